@@ -1,0 +1,491 @@
+/* ecs.h - v0.1 - data-oriented entities and component managers for C/C++
+   Public domain or MIT (see end of file).
+
+   Entities are 32-bit ids checked by one byte compare; components live in
+   managers that store their data as structure-of-arrays in one allocation.
+   The design follows the Bitsquid "data-oriented entity system" posts (2014).
+
+   Do this in *one* C or C++ file:
+       #define ECS_IMPLEMENTATION
+       #include "ecs.h"
+   and include "ecs.h" plainly everywhere else. The implementation uses
+   stb_ds.h (hash maps); see STB_DS below.
+
+TABLE OF CONTENTS
+   QUICK START, ENTITIES, COMPONENT MANAGERS, CONFIGURATION, STB_DS, ERRORS,
+   MEMORY AND POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+
+QUICK START (compiled by tests/test_readme.c)
+
+    #define ECS_IMPLEMENTATION
+    #include "ecs.h"
+
+    typedef struct vec3 { float x, y, z; } vec3;
+
+    #define POINT_MASS_FIELDS(X) \
+        X(float, mass)           \
+        X(vec3,  position)       \
+        X(vec3,  velocity)
+    ECS_MANAGER_DEFINE(point_mass, POINT_MASS_FIELDS)
+
+    static void point_mass_simulate(point_mass *pm, float dt) {
+        uint32_t i, n = point_mass_count(pm);
+        for (i = 0; i < n; ++i) {
+            pm->position[i].x += pm->velocity[i].x * dt;
+            pm->position[i].y += pm->velocity[i].y * dt;
+            pm->position[i].z += pm->velocity[i].z * dt;
+        }
+    }
+
+    int main(void) {
+        ecs_entity_manager em = {0};
+        point_mass pm;
+        ecs_entity e = ecs_entity_create(&em);
+        ecs_instance i;
+        point_mass_init(&pm, ECS_LOOKUP_HASH);
+        i = point_mass_create(&pm, e);
+        pm.mass[i.i] = 1.0f;
+        pm.velocity[i.i].x = 2.0f;
+        point_mass_simulate(&pm, 0.5f);
+        ecs_entity_destroy(&em, e);
+        point_mass_gc(&pm, &em);       // lazily drops the dead entity's data
+        point_mass_free(&pm);
+        ecs_entity_manager_free(&em);
+        return 0;
+    }
+
+ENTITIES
+   An ecs_entity is { uint32_t id }: bits 0..21 are the index, bits 22..29
+   the generation, bits 30..31 are zero and yours (every function here masks
+   them off). Index 0 is never handed out, so the all-zero entity is nil and
+   is never alive. The manager keeps one generation byte per index and a FIFO
+   queue of destroyed indices; an index is reused only while more than
+   ECS_MINIMUM_FREE_INDICES indices wait in the queue. A destroy bumps the
+   index's generation, so an id comes back only after its index has run
+   2^ECS_GENERATION_BITS laps through the queue: with the defaults, at least
+   256 * 1025 destroys of other entities in between. That wrap is accepted by
+   design (the seed's trade-off): hold ids across that many destroys and a
+   dead id may look alive again.
+
+COMPONENT MANAGERS
+   ECS_MANAGER_DEFINE(name, FIELDS) declares `name`, a struct with a typed
+   pointer per field plus `entity`, and static inline one-line wrappers:
+     name_init(m, lookup)   lookup is ECS_LOOKUP_HASH (sparse components,
+                            stb_ds hash map) or ECS_LOOKUP_DENSE (an array
+                            indexed by entity index, for near-universal ones)
+     name_free(m)           name_reserve(m, n)         name_count(m)
+     name_create(m, e)      adds an instance for e (an entity may own several)
+     name_lookup(m, e)      e's first instance, or nil
+     name_next(m, i)        the next instance of the same entity, or nil
+     name_destroy(m, i)     swap-erase: the last instance moves into i
+     name_destroy_entity(m, e)  every instance of e
+     name_gc(m, em)         the seed's lazy collection of dead entities' data
+   The fields are plain arrays: m->position[i.i] for i < name_count(m).
+   All logic lives once in the ecs_manager_* functions over a runtime field
+   table, so a plugin can define a layout at run time with ecs_manager_init.
+
+   ecs_instance is { uint32_t i }, an index into the field arrays; nil is
+   i == ECS_INSTANCE_NIL (0xFFFFFFFF). Iterate an entity's instances with
+       for (i = name_lookup(m, e); !ecs_instance_is_nil(i); i = name_next(m, i))
+
+CONFIGURATION (define before including; the same value in every file)
+   ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
+   ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
+   ECS_MINIMUM_FREE_INDICES  1024  queue length below which no index is reused
+   Implementation file only:
+   ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free);
+                                   ECS_REALLOC(NULL, n) must allocate
+   ECS_ASSERT(x)                   debug checks of misuse (default assert)
+   ECS_NO_STB_DS_IMPLEMENTATION    you compile STB_DS_IMPLEMENTATION elsewhere
+
+STB_DS
+   The implementation includes "stb_ds.h" from the include path (Debian:
+   apt-get install libstb-dev, then -I/usr/include/stb; a vendored copy:
+   -Ipath/to/your/copy). The ECS_IMPLEMENTATION file also compiles stb_ds's
+   implementation (with STBDS_NO_SHORT_NAMES) unless you define
+   ECS_NO_STB_DS_IMPLEMENTATION because another file of yours defines
+   STB_DS_IMPLEMENTATION: stb_ds must be compiled exactly once.
+
+ERRORS
+   Runtime failures (out of memory, exhausted index space, bad input in the
+   other headers) return an ecs_result code or a nil value and leave a
+   message in an ecs_error the caller owns: the entity manager's `error`
+   member, the component manager's `core.error`, or an ecs_error* argument.
+   Nothing is process-global. Misuse that is cheap to detect (nil or stale
+   entity, out-of-range instance) is a safe no-op with a documented result.
+
+MEMORY AND POINTER STABILITY
+   Field array pointers (m->mass, ...) change when a manager grows: re-read
+   them after create/reserve. Instance indices change when any instance of the
+   same manager is destroyed or collected (swap-erase): look up again.
+   The hash manager relies on stb_ds, which does not survive a failing
+   allocator; the dense manager and the entity manager do.
+
+THREADING
+   No locks. Distinct managers may be used from distinct threads; one manager
+   from several threads needs your own synchronisation. ecs_entity_alive may
+   run concurrently with other alive calls.
+
+DOES NOT
+   keep a per-entity list of components (managers own that knowledge), call
+   destructors of field data, run systems or schedule anything, serialise.
+*/
+#ifndef ECS_H_INCLUDED
+#define ECS_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef ECS_INDEX_BITS
+#define ECS_INDEX_BITS 22
+#endif
+#ifndef ECS_GENERATION_BITS
+#define ECS_GENERATION_BITS 8
+#endif
+#ifndef ECS_MINIMUM_FREE_INDICES
+#define ECS_MINIMUM_FREE_INDICES 1024
+#endif
+
+#if ECS_GENERATION_BITS < 1 || ECS_GENERATION_BITS > 8
+#error "ECS_GENERATION_BITS must be 1..8: the manager stores one byte per index"
+#endif
+#if ECS_INDEX_BITS < 2 || ECS_INDEX_BITS + ECS_GENERATION_BITS > 30
+#error "ECS_INDEX_BITS + ECS_GENERATION_BITS must be at most 30 (top two bits are the user's)"
+#endif
+#if ECS_MINIMUM_FREE_INDICES >= (1 << ECS_INDEX_BITS) - 1
+#error "ECS_MINIMUM_FREE_INDICES must be smaller than the index space"
+#endif
+
+#define ECS_INDEX_MASK ((1u << ECS_INDEX_BITS) - 1u)
+#define ECS_GENERATION_MASK ((1u << ECS_GENERATION_BITS) - 1u)
+#define ECS_INSTANCE_NIL 0xFFFFFFFFu
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- results and errors -------------------------------------------------
+   One list gives the codes and their default text, so they never drift. */
+#define ECS__RESULT_LIST(X)                                                   \
+    X(ECS_OK, "ok")                                                           \
+    X(ECS_ERROR_OUT_OF_MEMORY, "out of memory")                               \
+    X(ECS_ERROR_INDICES_EXHAUSTED, "entity index space exhausted")            \
+    X(ECS_ERROR_INVALID_ARGUMENT, "invalid argument")                         \
+    X(ECS_ERROR_NOT_FOUND, "not found")                                       \
+    X(ECS_ERROR_ALREADY_EXISTS, "already exists")                             \
+    X(ECS_ERROR_CYCLE, "link would create a cycle")                           \
+    X(ECS_ERROR_JSON, "malformed JSON")                                       \
+    X(ECS_ERROR_COMPILE, "compile error")                                     \
+    X(ECS_ERROR_UNKNOWN_COMPONENT, "unknown component type")                  \
+    X(ECS_ERROR_NAME_COLLISION, "two names hash to the same identifier")      \
+    X(ECS_ERROR_NON_CANONICAL_PATH, "path is not canonical")                  \
+    X(ECS_ERROR_CORRUPT_RESOURCE, "corrupt resource")                         \
+    X(ECS_ERROR_WRONG_BYTE_ORDER, "wrong byte order")                         \
+    X(ECS_ERROR_SPAWN_FAILED, "spawn failed")                                 \
+    X(ECS_ERROR_IO, "input/output error")                                     \
+    X(ECS_ERROR_PLUGIN_LOAD, "plugin library could not be loaded")            \
+    X(ECS_ERROR_PLUGIN_NO_ENTRY, "plugin has no get_plugin_api")              \
+    X(ECS_ERROR_PLUGIN_VERSION, "plugin speaks no plugin API version we know") \
+    X(ECS_ERROR_PLUGIN_INIT, "plugin init failed")                            \
+    X(ECS_ERROR_API_VERSION, "API version not available")
+
+#define ECS__RESULT_ENUM(code, text) code,
+/** Result codes: ECS_OK (0) or an ECS_ERROR_* value. */
+typedef enum ecs_result { ECS__RESULT_LIST(ECS__RESULT_ENUM) ECS__RESULT_COUNT } ecs_result;
+#undef ECS__RESULT_ENUM
+
+/** An error the caller owns: a code and a human-readable message. */
+typedef struct ecs_error {
+    ecs_result code;
+    char message[256];
+} ecs_error;
+
+/** The code's name, e.g. "ECS_ERROR_OUT_OF_MEMORY"; "?" for unknown values. */
+const char *ecs_result_name(ecs_result code);
+/** The code's default text, e.g. "out of memory". */
+const char *ecs_result_text(ecs_result code);
+/** Sets err (if non-NULL) to code and a printf-formatted message; returns code. */
+ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/** Clears err (if non-NULL) to ECS_OK and an empty message. */
+void ecs_error_clear(ecs_error *err);
+
+/* ---- entities ------------------------------------------------------------ */
+
+/** An entity id: index in bits 0..ECS_INDEX_BITS-1, generation above it. */
+typedef struct ecs_entity {
+    uint32_t id;
+} ecs_entity;
+
+/** Called for every destroyed entity while ecs_entity_alive is still true. */
+typedef void (*ecs_entity_destroy_fn)(void *user, ecs_entity e);
+
+typedef struct ecs_entity__callback {
+    ecs_entity_destroy_fn fn;
+    void *user;
+} ecs_entity__callback;
+
+/** Tracks which entities are alive. Zero-initialised is a valid empty manager.
+    Read-only members for the curious: `num_indices` (slots in use, slot 0
+    included once anything was created), `num_free` (queued indices). */
+typedef struct ecs_entity_manager {
+    uint8_t *generation;       /* one byte per index */
+    uint32_t num_indices;      /* indices handed out so far, slot 0 included */
+    uint32_t alive_limit;      /* num_indices - 1 (0 when empty): alive's bound */
+    uint32_t capacity;         /* allocated bytes of `generation` */
+    uint32_t num_alive;        /* entities alive right now */
+    uint32_t *free_ring;       /* FIFO of destroyed indices (ring buffer) */
+    uint32_t free_head;        /* ring position of the queue's front */
+    uint32_t num_free;         /* indices waiting in the queue */
+    uint32_t free_capacity;    /* ring size, a power of two (or 0) */
+    uint32_t num_retired;      /* indices lost to out-of-memory while queueing */
+    ecs_entity__callback *callbacks;
+    uint32_t num_callbacks, callbacks_capacity;
+    ecs_entity *destroying;    /* entities whose callbacks are running */
+    uint32_t num_destroying, destroying_capacity;
+    ecs_error error;           /* the last failure, for the caller to read */
+} ecs_entity_manager;
+
+/** Same as zero-initialising *em. */
+void ecs_entity_manager_init(ecs_entity_manager *em);
+/** Frees all memory; *em is then a valid empty manager again. */
+void ecs_entity_manager_free(ecs_entity_manager *em);
+
+/** Creates an entity. Returns the nil entity (id 0) only when the index space
+    is exhausted and no index is queued, or when memory runs out; em->error
+    then says which, and nothing else changed. */
+ecs_entity ecs_entity_create(ecs_entity_manager *em);
+/** Creates n entities into out[0..n-1] with one growth and one pass. All or
+    nothing: on failure (returns the error code, em->error set) no entity was
+    created and out is filled with nil. */
+ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
+/** True when e is alive. Safe on any value: nil, stale, forged, out of range. */
+static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
+/** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
+    generation and queues the index. Returns 1, or 0 (a no-op) when e is nil,
+    dead or already being destroyed. Callbacks may destroy other entities. */
+int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
+/** Destroys each of es[0..n-1]; returns how many were alive and destroyed. */
+uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
+/** Registers fn(user, e) to run for every destroyed entity, in registration
+    order. Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY. */
+ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
+/** Number of entities alive. */
+uint32_t ecs_entity_count(const ecs_entity_manager *em);
+
+/** The index part of e (bits above the generation ignored). */
+static inline uint32_t ecs_entity_index(ecs_entity e) { return e.id & ECS_INDEX_MASK; }
+/** The generation part of e. */
+static inline uint32_t ecs_entity_generation(ecs_entity e) { return (e.id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK; }
+/** Builds an id from index and generation (no check that it is alive). */
+static inline ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)
+{
+    ecs_entity e;
+    e.id = (index & ECS_INDEX_MASK) | ((generation & ECS_GENERATION_MASK) << ECS_INDEX_BITS);
+    return e;
+}
+/** True for the nil entity (index 0). */
+static inline int ecs_entity_is_nil(ecs_entity e) { return (e.id & ECS_INDEX_MASK) == 0; }
+
+static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t idx = e.id & ECS_INDEX_MASK;
+    /* idx - 1 < alive_limit rejects index 0 and indices never handed out. */
+    return idx - 1u < em->alive_limit &&
+           em->generation[idx] == (uint8_t)((e.id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK);
+}
+
+/* ---- component managers (runtime core) ---------------------------------- */
+
+/** A handle to one component instance: an index into the field arrays. */
+typedef struct ecs_instance {
+    uint32_t i;
+} ecs_instance;
+
+static inline ecs_instance ecs_instance_make(uint32_t i) { ecs_instance r; r.i = i; return r; }
+static inline ecs_instance ecs_instance_nil(void) { return ecs_instance_make(ECS_INSTANCE_NIL); }
+static inline int ecs_instance_is_nil(ecs_instance i) { return i.i == ECS_INSTANCE_NIL; }
+
+/** How a manager maps entities to instances. */
+typedef enum ecs_lookup_kind {
+    ECS_LOOKUP_HASH = 0,  /* stb_ds hash map keyed by entity id: sparse components */
+    ECS_LOOKUP_DENSE = 1  /* array indexed by entity index: near-universal ones */
+} ecs_lookup_kind;
+
+/** One field of a component layout. */
+typedef struct ecs_field_desc {
+    const char *name;
+    uint32_t size;   /* bytes per instance */
+    uint32_t align;  /* alignment; arrays are aligned to max(align, 16) */
+} ecs_field_desc;
+
+typedef struct ecs_manager__map_entry {
+    uint32_t key;    /* entity id */
+    uint32_t value;  /* first instance */
+} ecs_manager__map_entry;
+
+/** A component manager over a runtime field table. The typed managers made by
+    ECS_MANAGER_DEFINE embed one as `core`. */
+typedef struct ecs_manager {
+    uint32_t count;               /* instances in use */
+    uint32_t capacity;            /* instances allocated */
+    void *buffer;                 /* the one allocation for all field arrays */
+    ecs_entity *entity;           /* instance -> owning entity */
+    void **field;                 /* field k's array (num_fields pointers) */
+    ecs_field_desc *fields;       /* copy of the field table */
+    uint32_t num_fields;
+    uint32_t bytes_per_instance;  /* sum of field sizes, entity included */
+    uint32_t *next;               /* instance -> next instance of its entity;
+                                     NULL until an entity owns two instances */
+    ecs_lookup_kind lookup;
+    uint32_t *dense;              /* entity index -> first instance */
+    uint32_t dense_capacity;
+    ecs_manager__map_entry *hash; /* stb_ds hash map entity id -> first instance */
+    uint32_t rng;                 /* gc's random state */
+    ecs_error error;              /* the last failure */
+} ecs_manager;
+
+/** Initialises m for the given fields (copied). Returns ECS_OK, or
+    ECS_ERROR_INVALID_ARGUMENT / ECS_ERROR_OUT_OF_MEMORY (m is then empty). */
+ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                            ecs_lookup_kind lookup);
+/** Frees everything; m must be initialised again before use. */
+void ecs_manager_free(ecs_manager *m);
+/** Makes room for n instances in total; ECS_OK or ECS_ERROR_OUT_OF_MEMORY
+    (nothing changed). */
+ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
+/** Adds an instance for e (zero-filled fields) after e's other instances.
+    Returns nil for a nil entity (ECS_ERROR_INVALID_ARGUMENT) or when memory
+    runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which, nothing changed.
+    The manager does not know which entities are alive: gc does. */
+ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
+/** e's first instance, or nil (also for nil, stale and unknown entities). */
+ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
+/** The next instance of the same entity, or nil. */
+ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i);
+/** Swap-erase: removes i, moves the last instance into i, fixes lookups and
+    next links. Returns 1, or 0 for a nil or out-of-range instance. */
+int ecs_manager_destroy(ecs_manager *m, ecs_instance i);
+/** Destroys every instance of e; returns how many. */
+uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e);
+/** The seed's lazy collection: look at random instances, destroy those whose
+    entity is dead, stop after 4 alive in a row. Returns how many it destroyed.
+    Cheap when nothing is dead; call it every frame. */
+uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em);
+/** Copies instance `from` (all fields and entity) over instance `to` and
+    points e's lookup/next links at `to`; `from` is left as it was. Both must
+    be < capacity. For managers that keep links of their own (transforms). */
+void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
+/** Pointer to field k's value for instance i (no checks). */
+static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
+{
+    return (char *)m->field[k] + (size_t)i * m->fields[k].size;
+}
+/** Heap bytes owned by m (instance data, lookup, links). */
+size_t ecs_manager_memory(const ecs_manager *m);
+/** Bytes of one packed record: the field sizes added up in field order, no
+    padding, entity not included. The layout ecs_manager_spawn reads. */
+uint32_t ecs_manager_record_size(const ecs_manager *m);
+
+/* ---- typed managers ------------------------------------------------------ */
+
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define ECS__ALIGNOF(type) alignof(type)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define ECS__ALIGNOF(type) _Alignof(type)
+#else
+#define ECS__ALIGNOF(type) offsetof(struct { char c; type t; }, t)
+#endif
+
+#define ECS__FIELD_MEMBER(type, name) type *name;
+#define ECS__FIELD_DESC(type, name) {#name, (uint32_t)sizeof(type), (uint32_t)ECS__ALIGNOF(type)},
+#define ECS__FIELD_COUNT(type, name) +1
+#define ECS__FIELD_REFRESH(type, name) m->name = (type *)m->core.field[k++];
+
+/** Defines struct `name` (core + `entity` + a typed array per field) and its
+    static inline wrappers name_init, name_free, name_reserve, name_create,
+    name_lookup, name_next, name_destroy, name_destroy_entity, name_gc,
+    name_count. FIELDS is an X-macro: #define F(X) X(type, field) ... */
+#define ECS_MANAGER_DEFINE(name, FIELDS)                                                       \
+    typedef struct name {                                                                     \
+        ecs_manager core;                                                                     \
+        ecs_entity *entity;                                                                   \
+        FIELDS(ECS__FIELD_MEMBER)                                                             \
+    } name;                                                                                   \
+    static inline void name##_refresh_(name *m)                                               \
+    {                                                                                         \
+        uint32_t k = 0;                                                                       \
+        m->entity = m->core.entity;                                                           \
+        FIELDS(ECS__FIELD_REFRESH)                                                            \
+        (void)k;                                                                              \
+    }                                                                                         \
+    static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                     \
+    {                                                                                         \
+        static const ecs_field_desc fields[] = {FIELDS(ECS__FIELD_DESC)};                     \
+        ecs_result r = ecs_manager_init(&m->core, fields, 0 FIELDS(ECS__FIELD_COUNT), lookup); \
+        name##_refresh_(m);                                                                   \
+        return r;                                                                             \
+    }                                                                                         \
+    static inline void name##_free(name *m) { ecs_manager_free(&m->core); name##_refresh_(m); } \
+    static inline ecs_result name##_reserve(name *m, uint32_t n)                              \
+    {                                                                                         \
+        ecs_result r = ecs_manager_reserve(&m->core, n);                                      \
+        name##_refresh_(m);                                                                   \
+        return r;                                                                             \
+    }                                                                                         \
+    static inline ecs_instance name##_create(name *m, ecs_entity e)                           \
+    {                                                                                         \
+        ecs_instance i = ecs_manager_create(&m->core, e);                                     \
+        name##_refresh_(m);                                                                   \
+        return i;                                                                             \
+    }                                                                                         \
+    static inline ecs_instance name##_lookup(const name *m, ecs_entity e) { return ecs_manager_lookup(&m->core, e); } \
+    static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
+    static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
+    static inline uint32_t name##_destroy_entity(name *m, ecs_entity e) { return ecs_manager_destroy_entity(&m->core, e); } \
+    static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
+    static inline uint32_t name##_count(const name *m) { return m->core.count; }
+
+/* ---- the seam between resources and components --------------------------
+   ecs_resource.h calls spawn functions with this context; component headers
+   (ecs_transform.h, yours) provide them without including ecs_resource.h. */
+
+#define ECS_SPAWN_ROOT 0xFFFFFFFFu
+
+/** What a spawn function sees of the resource being spawned. */
+typedef struct ecs_spawn_context {
+    ecs_entity_manager *entities;    /* the manager the entities live in */
+    const ecs_entity *entity;        /* entity[k]: the entity made for resource entity k */
+    const uint32_t *parent_index;    /* parent of resource entity k, or ECS_SPAWN_ROOT */
+    uint32_t num_entities;
+    ecs_error *error;                /* where a failing spawn function explains why */
+} ecs_spawn_context;
+
+/** Creates num_instances instances: instance j belongs to
+    ctx->entity[entity_index[j]] and its bytes are in data (size bytes in all).
+    Returns ECS_OK, or an error (ctx->error set) after undoing its own work. */
+typedef ecs_result (*ecs_spawn_fn)(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                   const uint32_t *entity_index, const void *data, uint32_t size);
+/** Undoes a successful spawn function call with the same arguments (used when
+    a later block of the same resource fails: spawning is all or nothing). */
+typedef void (*ecs_unspawn_fn)(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                               const uint32_t *entity_index, const void *data, uint32_t size);
+
+/** A generic ecs_spawn_fn for any manager (user = the ecs_manager*): data
+    holds num_instances packed records (see ecs_manager_record_size), copied
+    into the field arrays. Checks size == num_instances * record size. For a
+    typed manager pass &m->core and re-read the field pointers afterwards
+    (or call name_reserve(m, 0) to refresh them). */
+ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                             const uint32_t *entity_index, const void *data, uint32_t size);
+/** Undoes ecs_manager_spawn: destroys the instances of the listed entities. */
+void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                         const uint32_t *entity_index, const void *data, uint32_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_H_INCLUDED */
