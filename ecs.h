@@ -400,10 +400,16 @@ uint32_t ecs_manager_record_size(const ecs_manager *m);
 #define ECS__ALIGNOF(type) offsetof(struct { char c; type t; }, t)
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__UNUSED __attribute__((unused))
+#else
+#define ECS__UNUSED
+#endif
+
 #define ECS__FIELD_MEMBER(type, name) type *name;
 #define ECS__FIELD_DESC(type, name) {#name, (uint32_t)sizeof(type), (uint32_t)ECS__ALIGNOF(type)},
 #define ECS__FIELD_COUNT(type, name) +1
-#define ECS__FIELD_REFRESH(type, name) m->name = (type *)m->core.field[k++];
+#define ECS__FIELD_REFRESH(type, name) m->name = (type *)(m->core.field ? m->core.field[k++] : NULL);
 
 /** Defines struct `name` (core + `entity` + a typed array per field) and its
     static inline wrappers name_init, name_free, name_reserve, name_create,
@@ -415,39 +421,39 @@ uint32_t ecs_manager_record_size(const ecs_manager *m);
         ecs_entity *entity;                                                                   \
         FIELDS(ECS__FIELD_MEMBER)                                                             \
     } name;                                                                                   \
-    static inline void name##_refresh_(name *m)                                               \
+    ECS__UNUSED static inline void name##_refresh_(name *m)                                               \
     {                                                                                         \
         uint32_t k = 0;                                                                       \
         m->entity = m->core.entity;                                                           \
         FIELDS(ECS__FIELD_REFRESH)                                                            \
         (void)k;                                                                              \
     }                                                                                         \
-    static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                     \
+    ECS__UNUSED static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                     \
     {                                                                                         \
         static const ecs_field_desc fields[] = {FIELDS(ECS__FIELD_DESC)};                     \
         ecs_result r = ecs_manager_init(&m->core, fields, 0 FIELDS(ECS__FIELD_COUNT), lookup); \
         name##_refresh_(m);                                                                   \
         return r;                                                                             \
     }                                                                                         \
-    static inline void name##_free(name *m) { ecs_manager_free(&m->core); name##_refresh_(m); } \
-    static inline ecs_result name##_reserve(name *m, uint32_t n)                              \
+    ECS__UNUSED static inline void name##_free(name *m) { ecs_manager_free(&m->core); name##_refresh_(m); } \
+    ECS__UNUSED static inline ecs_result name##_reserve(name *m, uint32_t n)                              \
     {                                                                                         \
         ecs_result r = ecs_manager_reserve(&m->core, n);                                      \
         name##_refresh_(m);                                                                   \
         return r;                                                                             \
     }                                                                                         \
-    static inline ecs_instance name##_create(name *m, ecs_entity e)                           \
+    ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                           \
     {                                                                                         \
         ecs_instance i = ecs_manager_create(&m->core, e);                                     \
         name##_refresh_(m);                                                                   \
         return i;                                                                             \
     }                                                                                         \
-    static inline ecs_instance name##_lookup(const name *m, ecs_entity e) { return ecs_manager_lookup(&m->core, e); } \
-    static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
-    static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
-    static inline uint32_t name##_destroy_entity(name *m, ecs_entity e) { return ecs_manager_destroy_entity(&m->core, e); } \
-    static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
-    static inline uint32_t name##_count(const name *m) { return m->core.count; }
+    ECS__UNUSED static inline ecs_instance name##_lookup(const name *m, ecs_entity e) { return ecs_manager_lookup(&m->core, e); } \
+    ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
+    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
+    ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e) { return ecs_manager_destroy_entity(&m->core, e); } \
+    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }
 
 /* ---- the seam between resources and components --------------------------
    ecs_resource.h calls spawn functions with this context; component headers
@@ -489,3 +495,735 @@ void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_
 }
 #endif
 #endif /* ECS_H_INCLUDED */
+
+/* ========================================================================== */
+#ifdef ECS_IMPLEMENTATION
+#ifndef ECS__IMPLEMENTATION_DONE
+#define ECS__IMPLEMENTATION_DONE
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(ECS_REALLOC) && !defined(ECS_FREE) || !defined(ECS_REALLOC) && defined(ECS_FREE)
+#error "define both ECS_REALLOC and ECS_FREE, or neither"
+#endif
+/* pico_ecs's implementation defines ECS_REALLOC/ECS_FREE as aliases with an
+   extra context argument: ignore those. */
+#ifndef ECS__REALLOC
+#if defined(ECS_REALLOC) && !defined(PICO_ECS_REALLOC)
+#define ECS__REALLOC(p, n) ECS_REALLOC(p, n)
+#define ECS__FREE(p) ECS_FREE(p)
+#else
+#define ECS__REALLOC(p, n) realloc(p, n)
+#define ECS__FREE(p) free(p)
+#endif
+#endif
+#ifndef ECS__ASSERT
+#ifdef ECS_ASSERT
+#define ECS__ASSERT(x) ECS_ASSERT(x)
+#else
+#include <assert.h>
+#define ECS__ASSERT(x) assert(x)
+#endif
+#endif
+
+/* stb_ds: short names off, its allocations through ours, typeof spelled the
+   way strict C99 accepts, and its own warnings kept out of the user's build. */
+#ifndef STBDS_NO_SHORT_NAMES
+#define STBDS_NO_SHORT_NAMES
+#endif
+#if !defined(ECS_NO_STB_DS_IMPLEMENTATION) && !defined(STB_DS_IMPLEMENTATION)
+#define STB_DS_IMPLEMENTATION
+#define ECS__UNDEF_STB_DS_IMPLEMENTATION
+#if !defined(STBDS_REALLOC) && !defined(STBDS_FREE)
+#define STBDS_REALLOC(c, p, s) ECS__REALLOC(p, s)
+#define STBDS_FREE(c, p) ECS__FREE(p)
+#endif
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+#include "stb_ds.h"
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#ifdef ECS__UNDEF_STB_DS_IMPLEMENTATION
+#undef STB_DS_IMPLEMENTATION
+#undef ECS__UNDEF_STB_DS_IMPLEMENTATION
+#endif
+
+/* ---- results ------------------------------------------------------------- */
+
+#define ECS__RESULT_NAME(code, text) #code,
+#define ECS__RESULT_TEXT(code, text) text,
+static const char *const ecs__result_names[] = {ECS__RESULT_LIST(ECS__RESULT_NAME)};
+static const char *const ecs__result_texts[] = {ECS__RESULT_LIST(ECS__RESULT_TEXT)};
+#undef ECS__RESULT_NAME
+#undef ECS__RESULT_TEXT
+
+const char *ecs_result_name(ecs_result code)
+{
+    return (unsigned)code < (unsigned)ECS__RESULT_COUNT ? ecs__result_names[code] : "?";
+}
+
+const char *ecs_result_text(ecs_result code)
+{
+    return (unsigned)code < (unsigned)ECS__RESULT_COUNT ? ecs__result_texts[code] : "unknown error";
+}
+
+ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+{
+    va_list ap;
+    if (!err) return code;
+    err->code = code;
+    if (!format) {
+        snprintf(err->message, sizeof err->message, "%s", ecs_result_text(code));
+        return code;
+    }
+    va_start(ap, format);
+    vsnprintf(err->message, sizeof err->message, format, ap);
+    va_end(ap);
+    return code;
+}
+
+void ecs_error_clear(ecs_error *err)
+{
+    if (!err) return;
+    err->code = ECS_OK;
+    err->message[0] = '\0';
+}
+
+/* ---- entities ------------------------------------------------------------ */
+
+#define ECS__INDEX_LIMIT ECS_INDEX_MASK /* highest usable index */
+
+void ecs_entity_manager_init(ecs_entity_manager *em)
+{
+    memset(em, 0, sizeof *em);
+}
+
+void ecs_entity_manager_free(ecs_entity_manager *em)
+{
+    ECS__FREE(em->generation);
+    ECS__FREE(em->free_ring);
+    ECS__FREE(em->callbacks);
+    ECS__FREE(em->destroying);
+    memset(em, 0, sizeof *em);
+}
+
+/* Makes the generation array hold at least `needed` indices. */
+static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
+{
+    uint32_t cap;
+    uint8_t *g;
+    if (needed <= em->capacity) return ECS_OK;
+    cap = em->capacity ? em->capacity : 1024u;
+    while (cap < needed) cap = cap > 0x7FFFFFFFu / 2 ? needed : cap * 2u;
+    if (cap > ECS__INDEX_LIMIT + 1u) cap = ECS__INDEX_LIMIT + 1u;
+    g = (uint8_t *)ECS__REALLOC(em->generation, cap);
+    if (!g) return ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory growing to %u indices", (unsigned)cap);
+    em->generation = g;
+    em->capacity = cap;
+    return ECS_OK;
+}
+
+static uint32_t ecs__free_pop(ecs_entity_manager *em)
+{
+    uint32_t idx = em->free_ring[em->free_head];
+    em->free_head = (em->free_head + 1u) & (em->free_capacity - 1u);
+    --em->num_free;
+    return idx;
+}
+
+/* Queues idx; on out of memory the index is retired (never reused). */
+static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
+{
+    if (em->num_free == em->free_capacity) {
+        uint32_t cap = em->free_capacity ? em->free_capacity * 2u : 1024u, k;
+        uint32_t *ring = (uint32_t *)ECS__REALLOC(NULL, (size_t)cap * sizeof *ring);
+        if (!ring) {
+            ++em->num_retired;
+            ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory queueing index %u; it is retired", (unsigned)idx);
+            return;
+        }
+        for (k = 0; k < em->num_free; ++k) ring[k] = em->free_ring[(em->free_head + k) & (em->free_capacity - 1u)];
+        ECS__FREE(em->free_ring);
+        em->free_ring = ring;
+        em->free_head = 0;
+        em->free_capacity = cap;
+    }
+    em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = idx;
+    ++em->num_free;
+}
+
+/* Hands out a fresh index; slot 0 is reserved the first time. */
+static uint32_t ecs__entity_grow_one(ecs_entity_manager *em)
+{
+    if (em->num_indices == 0) {
+        em->generation[0] = 0;
+        em->num_indices = 1;
+    }
+    em->generation[em->num_indices] = 0;
+    em->alive_limit = em->num_indices;
+    return em->num_indices++;
+}
+
+ecs_entity ecs_entity_create(ecs_entity_manager *em)
+{
+    uint32_t idx;
+    ecs_entity nil = {0};
+    if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
+        idx = ecs__free_pop(em);
+    } else if (em->num_indices <= ECS__INDEX_LIMIT) {
+        if (em->num_indices + 2u > em->capacity &&
+            ecs__entity_reserve(em, em->num_indices + 2u) != ECS_OK)
+            return nil;
+        idx = ecs__entity_grow_one(em);
+    } else if (em->num_free > 0) {
+        idx = ecs__free_pop(em); /* a free index beats a failure */
+    } else {
+        ecs_error_set(&em->error, ECS_ERROR_INDICES_EXHAUSTED,
+                      "entity manager: all %u indices are alive (ECS_INDEX_BITS = %d)",
+                      (unsigned)ECS__INDEX_LIMIT, ECS_INDEX_BITS);
+        return nil;
+    }
+    ++em->num_alive;
+    return ecs_entity_make(idx, em->generation[idx]);
+}
+
+ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
+{
+    uint32_t from_queue = 0, fresh, room, k, idx;
+    if (n == 0) return ECS_OK;
+    if (!out) return ecs_error_set(&em->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_entity_create_many: out is NULL");
+    if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
+        from_queue = em->num_free - ECS_MINIMUM_FREE_INDICES;
+        if (from_queue > n) from_queue = n;
+    }
+    fresh = n - from_queue;
+    room = em->num_indices ? ECS__INDEX_LIMIT + 1u - em->num_indices : ECS__INDEX_LIMIT;
+    if (fresh > room) { /* exhausted: the queue's remaining indices fill in */
+        uint32_t extra = fresh - room;
+        if (extra > em->num_free - from_queue) {
+            memset(out, 0, (size_t)n * sizeof *out);
+            return ecs_error_set(&em->error, ECS_ERROR_INDICES_EXHAUSTED,
+                                 "entity manager: cannot create %u entities, only %u indices left",
+                                 (unsigned)n, (unsigned)(room + em->num_free));
+        }
+        from_queue += extra;
+        fresh = room;
+    }
+    if (fresh && ecs__entity_reserve(em, em->num_indices + fresh + 1u) != ECS_OK) {
+        memset(out, 0, (size_t)n * sizeof *out);
+        return em->error.code;
+    }
+    for (k = 0; k < from_queue; ++k) {
+        idx = ecs__free_pop(em);
+        out[k] = ecs_entity_make(idx, em->generation[idx]);
+    }
+    if (fresh) {
+        if (em->num_indices == 0) {
+            em->generation[0] = 0;
+            em->num_indices = 1;
+        }
+        memset(em->generation + em->num_indices, 0, fresh);
+        for (k = 0; k < fresh; ++k) out[from_queue + k].id = em->num_indices + k;
+        em->num_indices += fresh;
+        em->alive_limit = em->num_indices - 1u;
+    }
+    em->num_alive += n;
+    return ECS_OK;
+}
+
+static int ecs__entity_is_destroying(const ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t k;
+    for (k = 0; k < em->num_destroying; ++k)
+        if (((em->destroying[k].id ^ e.id) & (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS))) == 0) return 1;
+    return 0;
+}
+
+/* Runs the callbacks for e; returns 0 when e is already being destroyed. */
+static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t k;
+    if (ecs__entity_is_destroying(em, e)) return 0;
+    if (em->num_destroying == em->destroying_capacity) {
+        uint32_t cap = em->destroying_capacity ? em->destroying_capacity * 2u : 8u;
+        ecs_entity *d = (ecs_entity *)ECS__REALLOC(em->destroying, (size_t)cap * sizeof *d);
+        if (!d) { /* run the callbacks unguarded rather than skip them */
+            for (k = 0; k < em->num_callbacks; ++k) em->callbacks[k].fn(em->callbacks[k].user, e);
+            return 1;
+        }
+        em->destroying = d;
+        em->destroying_capacity = cap;
+    }
+    em->destroying[em->num_destroying++] = e;
+    for (k = 0; k < em->num_callbacks; ++k) em->callbacks[k].fn(em->callbacks[k].user, e);
+    --em->num_destroying;
+    return 1;
+}
+
+int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t idx = e.id & ECS_INDEX_MASK;
+    if (!ecs_entity_alive(em, e)) return 0;
+    if (em->num_callbacks) {
+        if (!ecs__entity_run_callbacks(em, e)) return 0;
+        if (!ecs_entity_alive(em, e)) return 0; /* a callback destroyed it */
+    }
+    em->generation[idx] = (uint8_t)((em->generation[idx] + 1u) & ECS_GENERATION_MASK);
+    --em->num_alive;
+    ecs__free_push(em, idx);
+    return 1;
+}
+
+uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
+{
+    uint32_t k, destroyed = 0;
+    if (!es) return 0;
+    if (em->num_callbacks == 0 && em->free_capacity - em->num_free >= n) {
+        /* fast path: no callbacks, the queue has room */
+        uint32_t mask = em->free_capacity - 1u, tail = em->free_head + em->num_free;
+        for (k = 0; k < n; ++k) {
+            uint32_t idx = es[k].id & ECS_INDEX_MASK;
+            if (!ecs_entity_alive(em, es[k])) continue;
+            em->generation[idx] = (uint8_t)((em->generation[idx] + 1u) & ECS_GENERATION_MASK);
+            em->free_ring[(tail + destroyed) & mask] = idx;
+            ++destroyed;
+        }
+        em->num_free += destroyed;
+        em->num_alive -= destroyed;
+        return destroyed;
+    }
+    for (k = 0; k < n; ++k) destroyed += (uint32_t)ecs_entity_destroy(em, es[k]);
+    return destroyed;
+}
+
+ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+{
+    if (!fn) return ecs_error_set(&em->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_entity_on_destroy: fn is NULL");
+    if (em->num_callbacks == em->callbacks_capacity) {
+        uint32_t cap = em->callbacks_capacity ? em->callbacks_capacity * 2u : 4u;
+        ecs_entity__callback *c = (ecs_entity__callback *)ECS__REALLOC(em->callbacks, (size_t)cap * sizeof *c);
+        if (!c) return ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_entity_on_destroy: out of memory");
+        em->callbacks = c;
+        em->callbacks_capacity = cap;
+    }
+    em->callbacks[em->num_callbacks].fn = fn;
+    em->callbacks[em->num_callbacks].user = user;
+    ++em->num_callbacks;
+    return ECS_OK;
+}
+
+uint32_t ecs_entity_count(const ecs_entity_manager *em)
+{
+    return em->num_alive;
+}
+
+/* ---- component managers -------------------------------------------------- */
+
+#define ECS__NIL ECS_INSTANCE_NIL
+#define ECS__MIN_ALIGN 16u
+
+static size_t ecs__align_up(size_t x, size_t a)
+{
+    return (x + a - 1u) & ~(a - 1u);
+}
+
+static size_t ecs__field_align(const ecs_field_desc *f)
+{
+    size_t a = f->align > ECS__MIN_ALIGN ? f->align : ECS__MIN_ALIGN;
+    return a;
+}
+
+/* Bytes needed for `cap` instances, with each array aligned; offsets out. */
+static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
+{
+    size_t at = 0;
+    uint32_t k;
+    at += (size_t)cap * sizeof(ecs_entity);
+    for (k = 0; k < m->num_fields; ++k) {
+        at = ecs__align_up(at, ecs__field_align(&m->fields[k]));
+        if (offsets) offsets[k] = at;
+        at += (size_t)cap * m->fields[k].size;
+    }
+    return at + ECS__MIN_ALIGN; /* room to align the buffer itself */
+}
+
+ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                            ecs_lookup_kind lookup)
+{
+    uint32_t k;
+    memset(m, 0, sizeof *m);
+    m->lookup = lookup;
+    m->rng = 0x9E3779B9u;
+    if (num_fields && !fields)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: fields is NULL");
+    if (lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: unknown lookup kind %d", (int)lookup);
+    m->bytes_per_instance = (uint32_t)sizeof(ecs_entity);
+    for (k = 0; k < num_fields; ++k) {
+        uint32_t a = fields[k].align;
+        if (fields[k].size == 0 || a == 0 || (a & (a - 1u)) != 0 || a > 4096u)
+            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_manager_init: field %u (%s) has size %u, align %u", (unsigned)k,
+                                 fields[k].name ? fields[k].name : "?", (unsigned)fields[k].size, (unsigned)a);
+        m->bytes_per_instance += fields[k].size;
+    }
+    if (num_fields) {
+        m->fields = (ecs_field_desc *)ECS__REALLOC(NULL, num_fields * sizeof *m->fields);
+        m->field = (void **)ECS__REALLOC(NULL, num_fields * sizeof *m->field);
+        if (!m->fields || !m->field) {
+            ECS__FREE(m->fields);
+            ECS__FREE(m->field);
+            m->fields = NULL;
+            m->field = NULL;
+            return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_manager_init: out of memory");
+        }
+        memcpy(m->fields, fields, num_fields * sizeof *m->fields);
+        memset(m->field, 0, num_fields * sizeof *m->field);
+    }
+    m->num_fields = num_fields;
+    return ECS_OK;
+}
+
+void ecs_manager_free(ecs_manager *m)
+{
+    ECS__FREE(m->buffer);
+    ECS__FREE(m->field);
+    ECS__FREE(m->fields);
+    ECS__FREE(m->next);
+    ECS__FREE(m->dense);
+    stbds_hmfree(m->hash);
+    memset(m, 0, sizeof *m);
+}
+
+/* Grows the next-link array to the data capacity (cap >= count). */
+static ecs_result ecs__next_reserve(ecs_manager *m, uint32_t cap)
+{
+    uint32_t *nx;
+    if (!m->next) return ECS_OK;
+    nx = (uint32_t *)ECS__REALLOC(m->next, (size_t)cap * sizeof *nx);
+    if (!nx) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
+    m->next = nx;
+    return ECS_OK;
+}
+
+ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
+{
+    size_t offsets_small[16], *offsets = offsets_small, bytes;
+    char *buf, *base;
+    uint32_t k;
+    if (n <= m->capacity) return ECS_OK;
+    if (m->num_fields > 16) {
+        offsets = (size_t *)ECS__REALLOC(NULL, m->num_fields * sizeof *offsets);
+        if (!offsets) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
+    }
+    bytes = ecs__layout(m, n, offsets);
+    buf = ecs__next_reserve(m, n) == ECS_OK ? (char *)ECS__REALLOC(NULL, bytes) : NULL;
+    if (!buf) {
+        if (offsets != offsets_small) ECS__FREE(offsets);
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY,
+                             "component manager: out of memory growing to %u instances", (unsigned)n);
+    }
+    base = buf + ((ECS__MIN_ALIGN - ((uintptr_t)buf & (ECS__MIN_ALIGN - 1u))) & (ECS__MIN_ALIGN - 1u));
+    if (m->count) memcpy(base, m->entity, (size_t)m->count * sizeof(ecs_entity));
+    for (k = 0; k < m->num_fields; ++k) {
+        if (m->count) memcpy(base + offsets[k], m->field[k], (size_t)m->count * m->fields[k].size);
+        m->field[k] = base + offsets[k];
+    }
+    m->entity = (ecs_entity *)(void *)base;
+    ECS__FREE(m->buffer);
+    m->buffer = buf;
+    m->capacity = n;
+    if (offsets != offsets_small) ECS__FREE(offsets);
+    return ECS_OK;
+}
+
+#define ECS__ID_MASK (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS))
+
+/* stb_ds's hash functions called directly (its macros need typeof in C). */
+static ptrdiff_t ecs__hash_find(const ecs_manager *m, uint32_t id)
+{
+    ptrdiff_t temp = -1;
+    if (!m->hash) return -1;
+    (void)stbds_hmget_key_ts(m->hash, sizeof *m->hash, &id, sizeof id, &temp, STBDS_HM_BINARY);
+    return temp;
+}
+
+/* The first instance of the entity with (masked) id, or NIL. */
+static uint32_t ecs__map_get(const ecs_manager *m, uint32_t id)
+{
+    if (m->lookup == ECS_LOOKUP_DENSE) {
+        uint32_t idx = id & ECS_INDEX_MASK, i;
+        if (idx >= m->dense_capacity) return ECS__NIL;
+        i = m->dense[idx];
+        return i != ECS__NIL && m->entity[i].id == id ? i : ECS__NIL;
+    } else {
+        ptrdiff_t at = ecs__hash_find(m, id);
+        return at >= 0 ? m->hash[at].value : ECS__NIL;
+    }
+}
+
+/* Makes the dense array cover entity index idx. */
+static ecs_result ecs__dense_reserve(ecs_manager *m, uint32_t idx)
+{
+    uint32_t cap, *d;
+    if (idx < m->dense_capacity) return ECS_OK;
+    cap = m->dense_capacity ? m->dense_capacity : 1024u;
+    while (cap <= idx) cap *= 2u;
+    if (cap > ECS_INDEX_MASK + 1u) cap = ECS_INDEX_MASK + 1u;
+    d = (uint32_t *)ECS__REALLOC(m->dense, (size_t)cap * sizeof *d);
+    if (!d) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory growing lookup");
+    memset(d + m->dense_capacity, 0xFF, (size_t)(cap - m->dense_capacity) * sizeof *d);
+    m->dense = d;
+    m->dense_capacity = cap;
+    return ECS_OK;
+}
+
+/* Points the entity's lookup at instance i (NIL removes it). Dense storage
+   must already cover the index (ecs__dense_reserve). */
+static void ecs__map_set(ecs_manager *m, uint32_t id, uint32_t i)
+{
+    if (m->lookup == ECS_LOOKUP_DENSE) {
+        m->dense[id & ECS_INDEX_MASK] = i;
+    } else if (i == ECS__NIL) {
+        if (m->hash)
+            m->hash = (ecs_manager__map_entry *)stbds_hmdel_key(m->hash, sizeof *m->hash, &id, sizeof id,
+                                                                offsetof(ecs_manager__map_entry, key), STBDS_HM_BINARY);
+    } else {
+        ptrdiff_t at = ecs__hash_find(m, id);
+        if (at < 0) {
+            m->hash = (ecs_manager__map_entry *)stbds_hmput_key(m->hash, sizeof *m->hash, &id, sizeof id, STBDS_HM_BINARY);
+            at = stbds_temp(m->hash - 1);
+            m->hash[at].key = id;
+        }
+        m->hash[at].value = i;
+    }
+}
+
+static uint32_t ecs__next_of(const ecs_manager *m, uint32_t i)
+{
+    return m->next ? m->next[i] : ECS__NIL;
+}
+
+/* Replaces whatever points at instance `from` in its entity's chain by `to`. */
+static void ecs__repoint(ecs_manager *m, uint32_t id, uint32_t from, uint32_t to)
+{
+    uint32_t p = ecs__map_get(m, id);
+    if (p == from) {
+        ecs__map_set(m, id, to);
+        return;
+    }
+    while (p != ECS__NIL && m->next[p] != from) p = m->next[p];
+    if (p != ECS__NIL) m->next[p] = to;
+}
+
+ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
+{
+    uint32_t id = e.id & ECS__ID_MASK, first, i, k;
+    if ((id & ECS_INDEX_MASK) == 0) {
+        ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
+        return ecs_instance_nil();
+    }
+    if (m->count == m->capacity &&
+        ecs_manager_reserve(m, m->capacity < 16u ? 16u : (m->capacity > 0x7FFFFFFFu ? 0xFFFFFFFEu : m->capacity * 2u)) != ECS_OK)
+        return ecs_instance_nil();
+    if (m->lookup == ECS_LOOKUP_DENSE && ecs__dense_reserve(m, id & ECS_INDEX_MASK) != ECS_OK)
+        return ecs_instance_nil();
+    first = ecs__map_get(m, id);
+    if (first != ECS__NIL && !m->next) { /* the first entity with two instances */
+        m->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)m->capacity * sizeof *m->next);
+        if (!m->next) {
+            ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
+            return ecs_instance_nil();
+        }
+        memset(m->next, 0xFF, (size_t)m->capacity * sizeof *m->next);
+    }
+    i = m->count;
+    if (first == ECS__NIL) {
+        ecs__map_set(m, id, i);
+    } else {
+        while (m->next[first] != ECS__NIL) first = m->next[first];
+        m->next[first] = i;
+    }
+    m->entity[i].id = id;
+    for (k = 0; k < m->num_fields; ++k) memset(ecs_manager_field(m, k, i), 0, m->fields[k].size);
+    if (m->next) m->next[i] = ECS__NIL;
+    m->count = i + 1u;
+    return ecs_instance_make(i);
+}
+
+ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
+{
+    return ecs_instance_make(ecs__map_get(m, e.id & ECS__ID_MASK));
+}
+
+ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
+{
+    return ecs_instance_make(i.i < m->count ? ecs__next_of(m, i.i) : ECS__NIL);
+}
+
+void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
+{
+    uint32_t k, id = m->entity[from].id;
+    if (from == to) return;
+    ecs__repoint(m, id, from, to);
+    m->entity[to] = m->entity[from];
+    for (k = 0; k < m->num_fields; ++k)
+        memcpy(ecs_manager_field(m, k, to), ecs_manager_field(m, k, from), m->fields[k].size);
+    if (m->next) m->next[to] = m->next[from];
+}
+
+int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+{
+    uint32_t i = inst.i, id, last;
+    if (i >= m->count) return 0;
+    id = m->entity[i].id;
+    ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
+    last = m->count - 1u;
+    if (i != last) ecs_manager_move(m, last, i);
+    m->count = last;
+    return 1;
+}
+
+uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
+{
+    uint32_t n = 0;
+    ecs_instance i;
+    while (!ecs_instance_is_nil(i = ecs_manager_lookup(m, e))) n += (uint32_t)ecs_manager_destroy(m, i);
+    return n;
+}
+
+static uint32_t ecs__rand(uint32_t *state)
+{
+    uint32_t x = *state; /* xorshift32 */
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
+{
+    uint32_t alive_in_row = 0, destroyed = 0;
+    while (m->count > 0 && alive_in_row < 4) {
+        uint32_t i = (uint32_t)(((uint64_t)ecs__rand(&m->rng) * m->count) >> 32);
+        if (ecs_entity_alive(em, m->entity[i])) {
+            ++alive_in_row;
+            continue;
+        }
+        alive_in_row = 0;
+        ecs_manager_destroy(m, ecs_instance_make(i));
+        ++destroyed;
+    }
+    return destroyed;
+}
+
+size_t ecs_manager_memory(const ecs_manager *m)
+{
+    size_t bytes = m->buffer ? ecs__layout(m, m->capacity, NULL) : 0;
+    bytes += m->num_fields * (sizeof *m->fields + sizeof *m->field);
+    if (m->next) bytes += (size_t)m->capacity * sizeof *m->next;
+    bytes += (size_t)m->dense_capacity * sizeof *m->dense;
+    if (m->hash) /* entries, plus stb_ds's index: about 16 bytes a slot, 2 slots an entry */
+        bytes += (size_t)stbds_arrcap(m->hash) * (sizeof *m->hash + 32u);
+    return bytes;
+}
+
+uint32_t ecs_manager_record_size(const ecs_manager *m)
+{
+    return m->bytes_per_instance - (uint32_t)sizeof(ecs_entity);
+}
+
+ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                             const uint32_t *entity_index, const void *data, uint32_t size)
+{
+    ecs_manager *m = (ecs_manager *)user;
+    uint32_t rec = ecs_manager_record_size(m), j, k, first = m->count;
+    const unsigned char *src = (const unsigned char *)data, *at;
+    if ((uint64_t)num_instances * rec != size)
+        return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED,
+                             "spawn: %u instances of %u bytes need %llu bytes, block has %u", (unsigned)num_instances,
+                             (unsigned)rec, (unsigned long long)num_instances * rec, (unsigned)size);
+    if (ecs_manager_reserve(m, m->count + num_instances) != ECS_OK)
+        return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
+    for (j = 0; j < num_instances; ++j, src += rec) {
+        ecs_instance i = ecs_manager_create(m, ctx->entity[entity_index[j]]);
+        if (ecs_instance_is_nil(i)) { /* undo: ours are the last instances */
+            ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
+            while (m->count > first) ecs_manager_destroy(m, ecs_instance_make(m->count - 1u));
+            return ctx->error ? ctx->error->code : ECS_ERROR_SPAWN_FAILED;
+        }
+        for (k = 0, at = src; k < m->num_fields; at += m->fields[k].size, ++k)
+            memcpy(ecs_manager_field(m, k, i.i), at, m->fields[k].size);
+    }
+    return ECS_OK;
+}
+
+void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                         const uint32_t *entity_index, const void *data, uint32_t size)
+{
+    ecs_manager *m = (ecs_manager *)user;
+    uint32_t j;
+    (void)data;
+    (void)size;
+    for (j = num_instances; j-- > 0;) ecs_manager_destroy_entity(m, ctx->entity[entity_index[j]]);
+}
+
+#endif /* ECS__IMPLEMENTATION_DONE */
+#endif /* ECS_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the ecs.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an
+overt act of relinquishment in perpetuity of all present and future rights to
+this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/
