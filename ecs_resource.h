@@ -1,0 +1,2658 @@
+/* ecs_resource.h - v0.1 - entity resources: binary format, verify, spawn,
+   JSON compiler and resource paths, for ecs.h
+   Public domain or MIT (see end of file).
+
+   A level or a prefab is compiled from JSON into one blob that is spawned
+   as-is: all entities with one ecs_entity_create_many, then one call per
+   component type (the Bitsquid "entity resources" post, 2014). Needs ecs.h.
+
+   Do this in *one* C or C++ file (any order with ecs.h's implementation):
+       #define ECS_RESOURCE_IMPLEMENTATION
+       #include "ecs_resource.h"
+   and include "ecs_resource.h" plainly (after "ecs.h") everywhere else.
+
+TABLE OF CONTENTS
+   QUICK START, FORMAT (version 1), VERIFY AND SPAWN, COMPILER (JSON schema,
+   compile functions, standard components), PATHS, CONFIGURATION, ERRORS,
+   MEMORY AND POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+
+QUICK START (compiled by tests/test_resource_readme.c)
+
+    #define ECS_IMPLEMENTATION
+    #include "ecs.h"
+    #define ECS_RESOURCE_IMPLEMENTATION
+    #include "ecs_resource.h"
+    #include <stdio.h>
+    #include <string.h>
+
+    #define ACTOR_FIELDS(X) X(float, mass) X(float, radius)
+    ECS_MANAGER_DEFINE(actor_manager, ACTOR_FIELDS)
+
+    int main(void) {
+        const char *json = "{\"entities\": [{\"name\": \"ball\", \"components\": ["
+                           "{\"type\": \"actor\", \"mass\": 2, \"radius\": 0.25}]}]}";
+        ecs_entity_manager em = {0};
+        actor_manager actors;
+        ecs_compiler compiler;
+        ecs_compiler_output out;
+        ecs_spawner spawner;
+        ecs_entity ball;
+        ecs_error err;
+        int ok;
+
+        ecs_compiler_init(&compiler);
+        ecs_compiler_register_standard(&compiler, &err);  // transform, mesh, actor
+        if (ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err)) {
+            printf("%s\n", err.message);  // "entities[0].components[0] (line 1, ...
+            return 1;
+        }
+        actor_manager_init(&actors, ECS_LOOKUP_HASH);
+        ecs_spawner_init(&spawner);
+        ecs_spawner_register(&spawner, "actor", ecs_manager_spawn, ecs_manager_unspawn,
+                             ECS_RESOURCE_ACTOR_SIZE, &actors.core, &err);
+        // verifies the blob, creates the entity, fills the actor manager
+        if (ecs_spawner_spawn(&spawner, &em, out.blob, out.size, &ball, &err)) {
+            printf("%s\n", err.message);
+            return 1;
+        }
+        actor_manager_reserve(&actors, 0);  // re-reads the field pointers
+        ok = actors.mass[actor_manager_lookup(&actors, ball).i] == 2.0f;
+        ecs_compiler_output_free(&out);
+        ecs_compiler_free(&compiler);
+        ecs_spawner_free(&spawner);
+        actor_manager_free(&actors);
+        ecs_entity_manager_free(&em);
+        return ok ? 0 : 1;
+    }
+
+FORMAT (version 1, byte exact; every field a uint32 in the target byte order)
+   offset  field
+   0       magic 'E' 'C' 'S' 'R' (4 bytes, not a number)
+   4       version = 1
+   8       byte order mark 0x01020304 (reads 0x04030201 in the wrong order)
+   12      total_size: bytes in the whole blob
+   16      num_entities
+   20      num_component_types
+   24      parent_index[num_entities]: 0xFFFFFFFF = root, else < own index
+   ...     num_component_types blocks, in spawn order:
+             component_identifier   FNV-1a 32 of the component name's bytes
+             num_instances
+             size                   bytes of instance_data
+             entity_index[num_instances]   each < num_entities
+             instance_data[size]
+             zero bytes up to the next multiple of 4 (not counted in size)
+   Nothing follows the last block. Every block starts 4-byte aligned, so a
+   blob loaded at a 4-byte aligned address can be read in place.
+
+   Example, little-endian: two entities, entity 1 a child of entity 0, and one
+   "actor" block (identifier 0x0E8CD7BA) with one instance for entity 1:
+   mass 2.0f, radius 0.25f (8 bytes, so no padding). 56 bytes in all:
+     00: 45 43 53 52  01 00 00 00  04 03 02 01  38 00 00 00  ECSR v1 bom 56
+     10: 02 00 00 00  01 00 00 00  FF FF FF FF  00 00 00 00  2 ents, 1 type,
+     20: BA D7 8C 0E  01 00 00 00  08 00 00 00  01 00 00 00  parents, block
+     30: 00 00 00 40  00 00 80 3E                            2.0f 0.25f
+   (tests/test_resource.c builds exactly these bytes by hand and spawns them.)
+
+   Standard component records (packed, fields in the target byte order), laid
+   out so that ecs.h's generic ecs_manager_spawn copies them into a manager
+   whose fields are, in this order:
+     "transform"  64 bytes  float local[16], row-major, row vectors
+                            (world = local * parent_world; translation in
+                            local[12..14]), e.g. ecs_transform_spawn
+     "mesh"       12 bytes  uint64 mesh (ecs_path_hash of the mesh path),
+                            uint32 flags   -> fields (uint64_t, uint32_t)
+     "actor"       8 bytes  float mass, float radius -> fields (float, float)
+
+VERIFY AND SPAWN
+   ecs_resource_verify checks everything a reader relies on: magic, version,
+   byte order mark, total_size equal to the buffer size, every count, size
+   and index inside the buffer (overflow-safe), parents before children,
+   entity indices in range, zero padding, 4-byte aligned address. A verified
+   blob is read with no further checks.
+   An ecs_spawner maps component names to spawn functions (ecs.h's
+   ecs_spawn_fn / ecs_unspawn_fn). A fixed instance size has
+   size == num_instances * instance_size checked before the call;
+   ECS_SPAWNER_VARIABLE_SIZE leaves the check to the spawn function. Spawning
+   verifies, checks every registered block's size, creates all entities with
+   one ecs_entity_create_many, then calls each block's spawn function once
+   (once per copy with ecs_spawner_spawn_copies) in blob order. Blocks with no
+   registered spawner are skipped in one jump. All or nothing: when a spawn
+   function fails, the blocks already spawned are unspawned (newest first) and
+   the entities destroyed, so nothing stays behind.
+
+COMPILER
+   Input (RFC 8259 JSON, strict, UTF-8, nesting at most ECS_JSON_MAX_DEPTH):
+     {"entities": [ {"name": "crate",
+                     "components": [ {"type": "transform", "position": [1,2,3]},
+                                     {"type": "mesh", "mesh": "models/crate"} ],
+                     "children": [ {"components": [ ... ]} ] } ]}
+   "name", "components" and "children" are optional; no other member is
+   allowed (typos are errors). Names are for people; format 1 has no place
+   for them. An entity may hold several components of one type. Entities are
+   numbered depth-first (an entity, then its children, then its next sibling),
+   so parents come first. Blocks are sorted by spawn_order, then by name;
+   instances within a block follow entity order. The same input and the same
+   registrations always give the same bytes.
+   A compile function (ecs_compiler_fn) turns one component object into the
+   bytes of one instance through ecs_compiler_context: ecs_compiler_write_*
+   write in the target byte order, ecs_compiler_member_* read members with
+   defaults and type checks, ecs_compiler_write_reference validates a
+   resource path, records it as a dependency and writes its 64-bit hash, and
+   ecs_compiler_error reports an error at a JSON path.
+   Standard components (ecs_compiler_register_standard registers all three):
+     transform (spawn_order 0)   {"position": [x,y,z], "rotation": [x,y,z,w]
+                                  (a quaternion, normalised), "scale": [x,y,z]
+                                  or s}, each optional (0 / identity / 1); or
+                                  {"local": [16 numbers]} row-major.
+     mesh (spawn_order 100)      {"mesh": "models/crate", "flags": 3}; flags
+                                  optional (0), an integer 0..4294967295.
+     actor (spawn_order 200)     {"mass": 1.0, "radius": 0.5}, each optional
+                                  (1.0, 0.5), finite and >= 0.
+
+PATHS
+   A canonical resource path is relative to the project root, '/' between
+   segments, segments of a-z 0-9 _ - . only, no empty, "." or ".." segment,
+   no leading or trailing '/'. ecs_path_canonicalize gives the canonical
+   spelling of a sloppy path where one exists: '\' is read as '/', A-Z are
+   lowered, empty and "." segments vanish, ".." removes the segment before it,
+   a leading '/' means the project root:
+     "./././models\../textures\FLOWers/////rose" -> "textures/flowers/rose"
+   There is none when ".." climbs above the root, when a character is outside
+   the set (spaces, ':', non-ASCII), or when nothing is left.
+
+CONFIGURATION
+   ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
+                            reader accepts (every file; the entity tree can
+                            be half as deep, each level is an object and an
+                            array)
+   Implementation file only: ECS_REALLOC / ECS_FREE as in ecs.h (both or
+   neither). The transform compile function uses sqrt: link with -lm.
+
+ERRORS
+   Every function that reads outside data returns an ecs_result and fills the
+   caller's ecs_error (which may be NULL). Messages say where:
+     blobs      "offset 44 (block 0 entity_index[3]): entity 9, the resource
+                 has 5 entities"                 ECS_ERROR_CORRUPT_RESOURCE,
+                                                 ECS_ERROR_WRONG_BYTE_ORDER
+     JSON       "line 3, column 14: expected ',' or ']' after an array
+                 element, found '}'"             ECS_ERROR_JSON
+     compiling  "entities[3].components[1].mesh (line 9, column 21): path
+                 'Models/Crate' is not canonical; write 'models/crate'"
+                 ECS_ERROR_COMPILE, ECS_ERROR_UNKNOWN_COMPONENT (lists the
+                 registered names), ECS_ERROR_NON_CANONICAL_PATH
+     spawning   ECS_ERROR_SPAWN_FAILED (a block's size does not fit its fixed
+                instance size), or the code the spawn function returned, or
+                the entity manager's code (out of memory, indices exhausted)
+     registering  ECS_ERROR_NAME_COLLISION (two names, one identifier),
+                ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT
+   Out of memory anywhere is ECS_ERROR_OUT_OF_MEMORY and changes nothing.
+
+MEMORY AND POINTER STABILITY
+   Compiler output (blob, dependencies) is one allocation each, owned by the
+   ecs_compiler_output until ecs_compiler_output_free. ecs_json_doc owns its
+   values and strings; pointers into it stay valid until the next parse or
+   ecs_json_doc_free, and never point into the source text. A spawner keeps
+   scratch memory between spawns (freed by ecs_spawner_free). Spawned entities
+   and components own nothing of the blob: free it after spawning.
+   Registered names are copied.
+
+THREADING
+   No locks, no globals. A compiler, spawner or JSON document is used by one
+   thread at a time; ecs_compiler_compile only reads the compiler, so several
+   threads may compile with one compiler that nobody registers into meanwhile.
+   Verify and path functions are pure.
+
+DOES NOT
+   load files (hand it bytes), keep entity names, swap instance data it does
+   not understand (a foreign-order blob is rejected; ecs_resource_swap
+   converts one with your per-component swap function), resolve or load the
+   resources that paths name, read JSON with comments, trailing commas, a
+   byte order mark or other extensions.
+*/
+#ifndef ECS_RESOURCE_H_INCLUDED
+#define ECS_RESOURCE_H_INCLUDED
+
+#include "ecs.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef ECS_JSON_MAX_DEPTH
+#define ECS_JSON_MAX_DEPTH 256
+#endif
+#if ECS_JSON_MAX_DEPTH < 2 || ECS_JSON_MAX_DEPTH > 100000000
+#error "ECS_JSON_MAX_DEPTH must be 2..100000000"
+#endif
+
+#define ECS_RESOURCE_VERSION 1u
+#define ECS_RESOURCE_BYTE_ORDER_MARK 0x01020304u
+#define ECS_RESOURCE_HEADER_SIZE 24u
+#define ECS_RESOURCE_BLOCK_HEADER_SIZE 12u
+/** parent_index value of a root entity (same as ECS_SPAWN_ROOT). */
+#define ECS_RESOURCE_ROOT 0xFFFFFFFFu
+
+/** Standard component records (see FORMAT). */
+#define ECS_RESOURCE_TRANSFORM_SIZE 64u
+#define ECS_RESOURCE_MESH_SIZE 12u
+#define ECS_RESOURCE_ACTOR_SIZE 8u
+/** Their identifiers, FNV-1a 32 of "transform", "mesh", "actor". */
+#define ECS_RESOURCE_TRANSFORM_ID 0xE1AD931Bu
+#define ECS_RESOURCE_MESH_ID 0xA100BEBCu
+#define ECS_RESOURCE_ACTOR_ID 0x0E8CD7BAu
+/** Spawn orders ecs_compiler_register_standard uses. */
+#define ECS_RESOURCE_TRANSFORM_ORDER 0
+#define ECS_RESOURCE_MESH_ORDER 100
+#define ECS_RESOURCE_ACTOR_ORDER 200
+
+/** ecs_spawner_register's instance_size for data whose size the spawn
+    function checks itself. */
+#define ECS_SPAWNER_VARIABLE_SIZE 0xFFFFFFFFu
+
+/** ecs_compiler_compile flags. */
+#define ECS_COMPILER_BIG_ENDIAN 1u  /* write big-endian (default little-endian) */
+#define ECS_COMPILER_PREFAB 2u      /* require exactly one root entity */
+
+/** "no index" in ecs_json_value links. */
+#define ECS_JSON_NONE 0xFFFFFFFFu
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- names, hashes and paths ------------------------------------------ */
+
+/** The component_identifier of a component name: FNV-1a 32 of its bytes
+    (NUL not included). NULL hashes like "". */
+uint32_t ecs_resource_identifier(const char *name);
+/** FNV-1a 64 of path's bytes (NUL not included): the value compiled into a
+    blob for a resource reference. Hash canonical paths only (the compiler
+    does). NULL hashes like "". */
+uint64_t ecs_path_hash(const char *path);
+/** 1 when path is canonical (see PATHS), 0 otherwise (also for NULL). */
+int ecs_path_is_canonical(const char *path);
+/** Writes the canonical spelling of path to out (NUL-terminated). It is never
+    longer than path, so out_size >= strlen(path) + 1 always suffices; out may
+    equal path. Returns ECS_OK; ECS_ERROR_NON_CANONICAL_PATH when the path has
+    no canonical spelling (err says why and at which byte; out is then "");
+    ECS_ERROR_INVALID_ARGUMENT for NULL arguments or a too small out. */
+ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err);
+
+/* ---- JSON reader ------------------------------------------------------- */
+
+/** JSON value types. */
+typedef enum ecs_json_type {
+    ECS_JSON_NULL = 0,
+    ECS_JSON_FALSE,
+    ECS_JSON_TRUE,
+    ECS_JSON_NUMBER,
+    ECS_JSON_STRING,
+    ECS_JSON_ARRAY,
+    ECS_JSON_OBJECT
+} ecs_json_type;
+
+/** ecs_json_value flags for numbers. */
+#define ECS_JSON_INTEGER 1u   /* written without fraction or exponent and its
+                                 magnitude fits `integer` exactly */
+#define ECS_JSON_NEGATIVE 2u  /* written with a leading '-' */
+
+/** One parsed value. Values are stored depth-first in one array: a
+    container's children follow it, and `next` is the index just past its
+    subtree (so the next sibling, if any, is values[next]). Read-only. */
+typedef struct ecs_json_value {
+    uint8_t type;        /* ecs_json_type */
+    uint8_t flags;       /* numbers: ECS_JSON_INTEGER, ECS_JSON_NEGATIVE */
+    uint16_t reserved_;
+    uint32_t count;      /* arrays/objects: children; strings: bytes (no NUL) */
+    uint32_t next;       /* index one past this value's subtree */
+    uint32_t parent;     /* index of the enclosing array/object, or ECS_JSON_NONE */
+    uint32_t key;        /* member of an object: pool offset of its name, else ECS_JSON_NONE */
+    uint32_t key_length; /* bytes of the name (no NUL) */
+    uint32_t str;        /* strings: pool offset of the decoded UTF-8 bytes */
+    uint32_t offset;     /* byte offset of the value in the source text */
+    double number;       /* numbers: the value, correctly rounded (may be +-inf) */
+    uint64_t integer;    /* numbers with ECS_JSON_INTEGER: the exact magnitude */
+} ecs_json_value;
+
+/** A parsed JSON text. Zero-initialised is a valid empty document. */
+typedef struct ecs_json_doc {
+    ecs_json_value *values;  /* values[0] is the root once parsed */
+    uint32_t num_values, values_capacity;
+    char *pool;              /* decoded strings and names, each NUL-terminated */
+    uint32_t pool_size, pool_capacity;
+    uint32_t *stack;         /* the parser's open containers */
+    uint32_t stack_capacity;
+} ecs_json_doc;
+
+/** Parses len bytes of strict RFC 8259 JSON (UTF-8, no byte order mark,
+    nesting at most ECS_JSON_MAX_DEPTH) into doc, replacing what doc held
+    (its memory is reused). text need not be NUL-terminated and is not
+    referenced afterwards. Returns ECS_OK; ECS_ERROR_JSON with "line L, column
+    C: ..." in err (columns count characters from 1) and an empty doc;
+    ECS_ERROR_OUT_OF_MEMORY; ECS_ERROR_INVALID_ARGUMENT (NULL, or len of 4 GiB
+    or more). */
+ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err);
+/** Frees doc's memory; doc is then a valid empty document. */
+void ecs_json_doc_free(ecs_json_doc *doc);
+/** The root value, or NULL when doc holds nothing. */
+const ecs_json_value *ecs_json_root(const ecs_json_doc *doc);
+/** The first member of object v called key (NUL-terminated, compared by
+    bytes), or NULL (also when v is not an object). Linear in v's members. */
+const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key);
+/** The first child (element or member value) of array/object v, or NULL. */
+const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v);
+/** The sibling after v in its array/object, or NULL. */
+const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v);
+/** A string value's bytes (NUL-terminated; v->count bytes, may contain NUL),
+    or NULL when v is not a string. */
+const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v);
+/** The name of member v (NUL-terminated; v->key_length bytes), or NULL when v
+    is not an object member. */
+const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v);
+/** Writes v's path from the root, e.g. "entities[3].components[1].mesh" (""
+    for the root), truncated to fit size bytes including the NUL. Returns the
+    length it needed (like snprintf). */
+size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size);
+/** "null", "false", "true", "number", "string", "array", "object". */
+const char *ecs_json_type_name(ecs_json_type type);
+
+/* ---- blobs: verify and read -------------------------------------------- */
+
+/** Checks that size bytes at blob are a well-formed version 1 resource in
+    this machine's byte order (see VERIFY AND SPAWN). Returns ECS_OK, or
+    ECS_ERROR_CORRUPT_RESOURCE / ECS_ERROR_WRONG_BYTE_ORDER /
+    ECS_ERROR_INVALID_ARGUMENT (NULL, unaligned) with a message naming the
+    offset and the field. Reads nothing outside [blob, blob + size). */
+ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+
+/** One component block of a verified blob. */
+typedef struct ecs_resource_block {
+    uint32_t identifier;
+    uint32_t num_instances;
+    uint32_t size;                /* bytes of instance data */
+    const uint32_t *entity_index; /* num_instances indices */
+    const void *data;             /* size bytes */
+    uint32_t offset;              /* where the block starts in the blob */
+    uint32_t next;                /* where the next block starts (or total_size) */
+} ecs_resource_block;
+
+/** num_entities of a verified blob. */
+uint32_t ecs_resource_num_entities(const void *blob);
+/** num_component_types of a verified blob. */
+uint32_t ecs_resource_num_component_types(const void *blob);
+/** parent_index array of a verified blob (num_entities entries). */
+const uint32_t *ecs_resource_parent_index(const void *blob);
+/** Offset of a verified blob's first block. Walk the blocks with
+        for (i = 0, off = ecs_resource_first_block(b); i < ecs_resource_num_component_types(b);
+             ++i, off = blk.next) blk = ecs_resource_block_at(b, off); */
+uint32_t ecs_resource_first_block(const void *blob);
+/** The block at offset of a verified blob (no checks). */
+ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
+
+/** Swaps one block's instance data in place (a component knows its layout). */
+typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t num_instances, void *data,
+                                     uint32_t size);
+/** Converts a blob in either byte order to the other one, in place: verifies
+    it in the order its byte order mark says, swaps every header, parent,
+    block and index field, and calls swap_data (if non-NULL) for each block.
+    Returns ECS_OK, or the verify error with nothing changed. */
+ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err);
+/** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
+    mesh: u64 + u32 records, actor: 2 floats); other blocks are left as they
+    are, and so is a block whose size is not a whole number of records. */
+void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size);
+
+/* ---- spawner ------------------------------------------------------------ */
+
+typedef struct ecs_spawner__entry {
+    uint32_t identifier;
+    uint32_t instance_size; /* or ECS_SPAWNER_VARIABLE_SIZE */
+    ecs_spawn_fn spawn;
+    ecs_unspawn_fn unspawn;
+    void *user;
+    char *name;
+} ecs_spawner__entry;
+
+typedef struct ecs_spawner__step {
+    uint32_t offset; /* block offset */
+    uint32_t entry;  /* index into entries, or ECS_JSON_NONE: skip */
+} ecs_spawner__step;
+
+/** Spawn functions by component name, plus scratch memory. Zero-initialised
+    is valid (same as ecs_spawner_init). */
+typedef struct ecs_spawner {
+    ecs_spawner__entry *entries; /* sorted by identifier */
+    uint32_t num_entries, entries_capacity;
+    ecs_spawner__step *steps;
+    uint32_t steps_capacity;
+    ecs_entity *entities;        /* lookup table when the caller gives none */
+    uint32_t entities_capacity;
+} ecs_spawner;
+
+/** Same as zero-initialising *sp. */
+void ecs_spawner_init(ecs_spawner *sp);
+/** Frees the spawner's memory; *sp is then empty again. */
+void ecs_spawner_free(ecs_spawner *sp);
+/** Registers spawn/unspawn (both required) for blocks whose identifier is
+    ecs_resource_identifier(name); user is passed to both. instance_size: the
+    bytes of one instance, checked against every block before spawning, or
+    ECS_SPAWNER_VARIABLE_SIZE. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS (name
+    registered), ECS_ERROR_NAME_COLLISION (another name has the same
+    identifier), ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY. */
+ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                uint32_t instance_size, void *user, ecs_error *err);
+/** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
+ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
+/** Verifies blob and spawns it once into em. out (NULL, or room for
+    num_entities entities) receives the entity made for each resource entity.
+    All or nothing: on failure no entity stays alive, no spawned block stays
+    (its unspawn function ran), and out holds nil entities. See ERRORS. */
+ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                             ecs_entity *out, ecs_error *err);
+/** Spawns `copies` copies of one blob (a prefab fired many times) sharing the
+    work: one verify, one size check, one ecs_entity_create_many of
+    num_entities * copies; then for each block its spawn function once per
+    copy, copy c seeing entity table out + c * num_entities. out: NULL or room
+    for num_entities * copies entities. All or nothing as ecs_spawner_spawn. */
+ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                    uint32_t copies, ecs_entity *out, ecs_error *err);
+/** ecs_spawner_spawn_copies without the verify, for a blob that passed
+    ecs_resource_verify and has not changed since (undefined behaviour
+    otherwise). */
+ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                      uint32_t copies, ecs_entity *out, ecs_error *err);
+/** Undoes a successful spawn of a verified blob: calls every registered
+    block's unspawn function for each copy with the same arguments as the
+    spawn, then destroys the entities (entities[0 .. num_entities * copies)).
+    Returns how many entities were alive and destroyed. */
+uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                             const ecs_entity *entities);
+
+/* ---- compiler ----------------------------------------------------------- */
+
+/** What a compile function sees: the document, the target byte order, the
+    output of the current instance, the dependency list, the error. */
+typedef struct ecs_compiler_context ecs_compiler_context;
+
+/** Turns one component object (which has a "type" member naming this
+    function's component) into the bytes of one instance, written with the
+    ecs_compiler_write_* functions. Returns ECS_OK or an error code (report
+    it with ecs_compiler_error so the message has the JSON path). */
+typedef ecs_result (*ecs_compiler_fn)(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
+
+typedef struct ecs_compiler__type {
+    char *name;
+    uint32_t name_length;
+    uint32_t identifier;
+    int spawn_order;
+    ecs_compiler_fn fn;
+    void *user;
+} ecs_compiler__type;
+
+/** Compile functions by component name. Zero-initialised is valid. */
+typedef struct ecs_compiler {
+    ecs_compiler__type *types; /* sorted by identifier */
+    uint32_t num_types, types_capacity;
+} ecs_compiler;
+
+/** What ecs_compiler_compile produced. Free with ecs_compiler_output_free. */
+typedef struct ecs_compiler_output {
+    void *blob;                /* size bytes, 4-byte aligned, ready to verify and spawn */
+    uint32_t size;
+    const char **dependency;   /* canonical paths the resource refers to, sorted, unique */
+    uint32_t num_dependencies;
+} ecs_compiler_output;
+
+/** Same as zero-initialising *c. */
+void ecs_compiler_init(ecs_compiler *c);
+/** Frees the registrations; *c is then empty again. */
+void ecs_compiler_free(ecs_compiler *c);
+/** Registers fn for components {"type": name}. Blocks are ordered by
+    spawn_order, then name. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS,
+    ECS_ERROR_NAME_COLLISION (another registered name has the same
+    identifier: both names in the message), ECS_ERROR_INVALID_ARGUMENT (NULL
+    or empty name, NULL fn), ECS_ERROR_OUT_OF_MEMORY. */
+ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user, int spawn_order,
+                                 ecs_error *err);
+/** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
+ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
+/** Registers the standard components transform, mesh and actor (see
+    COMPILER) with their ECS_RESOURCE_*_ORDER. Stops at the first failure. */
+ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
+/** Compiles len bytes of JSON (see COMPILER) into out. flags: 0 or
+    ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB. Returns ECS_OK (out owns a
+    blob that passes ecs_resource_verify on a machine of the target order), or
+    an error with out zeroed: ECS_ERROR_JSON (line, column), ECS_ERROR_COMPILE
+    / ECS_ERROR_UNKNOWN_COMPONENT / ECS_ERROR_NON_CANONICAL_PATH (JSON path,
+    line, column), ECS_ERROR_OUT_OF_MEMORY, ECS_ERROR_INVALID_ARGUMENT. */
+ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
+                                ecs_compiler_output *out, ecs_error *err);
+/** Frees out's blob and dependency list and zeroes it. */
+void ecs_compiler_output_free(ecs_compiler_output *out);
+
+/* -- for compile functions -- */
+
+/** The parsed document (for ecs_json_member and friends). */
+const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
+/** 1 when writing big-endian, 0 for little-endian. */
+int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
+/** Resource index of the entity whose component is being compiled. */
+uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
+/** Reports a compile error at value `at` (NULL: the current component):
+    ECS_ERROR_COMPILE with "path (line L, column C): " and the formatted text.
+    Returns ECS_ERROR_COMPILE. */
+ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/** Appends n raw bytes (no byte order change). ECS_OK or out of memory. */
+ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+/** Appends one value in the target byte order. ECS_OK or out of memory. */
+ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v);
+/** See ecs_compiler_write_u8. */
+ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v);
+/** See ecs_compiler_write_u8. */
+ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v);
+/** See ecs_compiler_write_u8. */
+ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v);
+/** See ecs_compiler_write_u8 (IEEE 754 bits). */
+ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v);
+/** See ecs_compiler_write_u8 (IEEE 754 bits). */
+ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
+/** Validates the resource path in string value `path`, records it as a
+    dependency and returns its ecs_path_hash in *hash (may be NULL). A non-
+    canonical path is ECS_ERROR_NON_CANONICAL_PATH with the canonical spelling
+    in the message when there is one; a non-string ECS_ERROR_COMPILE. */
+ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash);
+/** ecs_compiler_add_dependency, then writes the hash as a uint64. */
+ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path);
+/** Checks that object obj has no member other than "type" and the n names in
+    known, and no member twice. ECS_OK or ECS_ERROR_COMPILE at the member. */
+ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                      const char *const *known, uint32_t n);
+/** Reads member key of obj as n floats: a number when n == 1, else an array
+    of exactly n numbers, each finite as a float. A missing member gives
+    defaults (n values) or, with defaults NULL, an error. ECS_OK or
+    ECS_ERROR_COMPILE at the offending value. */
+ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                   float *out, uint32_t n, const float *defaults);
+/** Reads member key of obj as an integer 0..4294967295 (written as an
+    integer, or a number with an integral value). A missing member gives
+    *defaults, or an error when defaults is NULL. */
+ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                   uint32_t *out, const uint32_t *defaults);
+
+/* -- the standard components (user is unused; see COMPILER) -- */
+
+/** Compiles a transform into its 64-byte local matrix. */
+ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
+/** Compiles a mesh into its 12-byte record {uint64 mesh path hash, uint32 flags}. */
+ecs_result ecs_resource_compile_mesh(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
+/** Compiles an actor into its 8-byte record {float mass, float radius}. */
+ecs_result ecs_resource_compile_actor(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_RESOURCE_H_INCLUDED */
+
+/* ======================================================================== */
+/*                             IMPLEMENTATION                               */
+/* ======================================================================== */
+#ifdef ECS_RESOURCE_IMPLEMENTATION
+#ifndef ECS_RESOURCE__IMPLEMENTED
+#define ECS_RESOURCE__IMPLEMENTED
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <locale.h>
+#include <math.h>
+
+#if defined(ECS_REALLOC) && !defined(ECS_FREE) || !defined(ECS_REALLOC) && defined(ECS_FREE)
+#error "define both ECS_REALLOC and ECS_FREE, or neither"
+#endif
+/* Same allocator choice as ecs.h (pico_ecs's implementation defines
+   ECS_REALLOC/ECS_FREE with an extra argument: those are ignored). */
+#ifndef ECS__REALLOC
+#if defined(ECS_REALLOC) && !defined(PICO_ECS_REALLOC)
+#define ECS__REALLOC(p, n) ECS_REALLOC(p, n)
+#define ECS__FREE(p) ECS_FREE(p)
+#else
+#define ECS__REALLOC(p, n) realloc(p, n)
+#define ECS__FREE(p) free(p)
+#endif
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__RES_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define ECS__RES_PRINTF(a, b)
+#endif
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint32_t ecs__res_bswap32(uint32_t v)
+{
+    return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+}
+
+static uint64_t ecs__res_bswap64(uint64_t v)
+{
+    return ((uint64_t)ecs__res_bswap32((uint32_t)v) << 32) | ecs__res_bswap32((uint32_t)(v >> 32));
+}
+
+static int ecs__res_host_big_endian(void)
+{
+    const uint32_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 0;
+}
+
+static uint32_t ecs__res_rd32(const unsigned char *p, int swap)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return swap ? ecs__res_bswap32(v) : v;
+}
+
+static void ecs__res_wr32(unsigned char *p, uint32_t v, int swap)
+{
+    if (swap) v = ecs__res_bswap32(v);
+    memcpy(p, &v, 4);
+}
+
+static uint32_t ecs__fnv1a32(const char *s, size_t n)
+{
+    uint32_t h = 0x811C9DC5u;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        h ^= (unsigned char)s[i];
+        h *= 0x01000193u;
+    }
+    return h;
+}
+
+static uint64_t ecs__fnv1a64(const char *s, size_t n)
+{
+    uint64_t h = 0xCBF29CE484222325ull;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
+/* Grows an array to hold `needed` elements (doubling). On success *out is the
+   (possibly moved) array and *capacity updated; on failure nothing changes. */
+static int ecs__res_grow(void *ptr, uint32_t *capacity, size_t needed, size_t elem, void **out)
+{
+    size_t cap = *capacity;
+    void *np;
+    *out = ptr;
+    if (needed <= cap) return 1;
+    if (needed > 0xFFFFFFFFu) return 0;
+    if (cap < 16) cap = 16;
+    while (cap < needed) cap *= 2;
+    if (cap > 0xFFFFFFFFu) cap = 0xFFFFFFFFu;
+    if (cap > (size_t)-1 / elem) return 0;
+    np = ECS__REALLOC(ptr, cap * elem);
+    if (!np) return 0;
+    *out = np;
+    *capacity = (uint32_t)cap;
+    return 1;
+}
+
+static char *ecs__res_strdup(const char *s, size_t n)
+{
+    char *d = (char *)ECS__REALLOC(NULL, n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+/* Line and column (characters, from 1) of byte offset in text. */
+static void ecs__res_text_position(const char *text, size_t len, size_t offset, uint32_t *line, uint32_t *column)
+{
+    uint32_t l = 1, c = 1;
+    size_t i;
+    if (offset > len) offset = len;
+    for (i = 0; i < offset; ++i) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\n') {
+            ++l;
+            c = 1;
+        } else if ((ch & 0xC0u) != 0x80u) {
+            ++c;
+        }
+    }
+    *line = l;
+    *column = c;
+}
+
+/* ---- names, hashes, paths ----------------------------------------------- */
+
+uint32_t ecs_resource_identifier(const char *name)
+{
+    return name ? ecs__fnv1a32(name, strlen(name)) : ecs__fnv1a32("", 0);
+}
+
+uint64_t ecs_path_hash(const char *path)
+{
+    return path ? ecs__fnv1a64(path, strlen(path)) : ecs__fnv1a64("", 0);
+}
+
+static int ecs__path_char_ok(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+static int ecs__path_is_canonical(const char *s, size_t n)
+{
+    size_t i, seg = 0; /* start of the current segment */
+    if (n == 0) return 0;
+    for (i = 0; i <= n; ++i) {
+        if (i == n || s[i] == '/') {
+            size_t len = i - seg;
+            if (len == 0) return 0; /* empty: leading, trailing or doubled '/' */
+            if (s[seg] == '.' && (len == 1 || (len == 2 && s[seg + 1] == '.'))) return 0;
+            seg = i + 1;
+        } else if (!ecs__path_char_ok((unsigned char)s[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int ecs_path_is_canonical(const char *path)
+{
+    return path ? ecs__path_is_canonical(path, strlen(path)) : 0;
+}
+
+/* Canonical spelling of s[0..n) into out (room for n + 1 bytes; out may be s).
+   Returns the length, or -1 with why/where set when there is none. */
+static long ecs__path_canonicalize(const char *s, size_t n, char *out, const char **why, size_t *where)
+{
+    size_t i = 0, o = 0;
+    while (i < n) {
+        size_t seg_start = i, seg_out = o, len;
+        if (o > 0) out[o++] = '/';
+        seg_out = o;
+        while (i < n && s[i] != '/' && s[i] != '\\') {
+            unsigned char c = (unsigned char)s[i];
+            if (c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a');
+            if (!ecs__path_char_ok(c)) {
+                *why = c == 0 ? "a NUL byte is not allowed" : "this character is not allowed (a-z 0-9 _ - . only)";
+                *where = i;
+                return -1;
+            }
+            out[o++] = (char)c;
+            ++i;
+        }
+        len = o - seg_out;
+        if (len == 0 || (len == 1 && out[seg_out] == '.')) {
+            o = seg_out > 0 ? seg_out - 1 : 0; /* drop the segment and its '/' */
+        } else if (len == 2 && out[seg_out] == '.' && out[seg_out + 1] == '.') {
+            if (seg_out == 0) {
+                *why = "'..' climbs above the project root";
+                *where = seg_start;
+                return -1;
+            }
+            o = seg_out - 1; /* drop "/.." */
+            while (o > 0 && out[o - 1] != '/') --o;
+            o = o > 0 ? o - 1 : 0; /* and the segment before it with its '/' */
+        }
+        if (i < n) ++i; /* the separator */
+    }
+    if (o == 0) {
+        *why = "it names no resource";
+        *where = 0;
+        return -1;
+    }
+    out[o] = 0;
+    return (long)o;
+}
+
+ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err)
+{
+    const char *why = "";
+    size_t where = 0, n;
+    if (!path || !out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_path_canonicalize: NULL argument");
+    n = strlen(path);
+    if (out_size < n + 1) {
+        if (out_size) out[0] = 0;
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_path_canonicalize: out has %lu bytes, needs strlen(path) + 1 = %lu",
+                             (unsigned long)out_size, (unsigned long)(n + 1));
+    }
+    if (ecs__path_canonicalize(path, n, out, &why, &where) < 0) {
+        out[0] = 0;
+        return ecs_error_set(err, ECS_ERROR_NON_CANONICAL_PATH, "path has no canonical spelling: %s (byte %lu)", why,
+                             (unsigned long)where);
+    }
+    return ECS_OK;
+}
+
+/* ---- JSON reader -------------------------------------------------------- */
+
+typedef struct ecs__json_parser {
+    ecs_json_doc *doc;
+    const unsigned char *text, *end;
+    uint32_t key, key_length; /* pending member name for the next value */
+    uint32_t depth;
+    ecs_error *err;
+} ecs__json_parser;
+
+/* 1 for bytes a string copies as they are: 0x20..0x7F except '"' and '\'. */
+static const unsigned char ecs__json_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+static const double ecs__json_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                           1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                           1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static ecs_result ecs__json_fail(const ecs__json_parser *ps, const unsigned char *at, const char *format, ...)
+    ECS__RES_PRINTF(3, 4);
+
+static ecs_result ecs__json_fail(const ecs__json_parser *ps, const unsigned char *at, const char *format, ...)
+{
+    char what[160], found[24];
+    uint32_t line, column;
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(what, sizeof what, format, ap);
+    va_end(ap);
+    if (at >= ps->end)
+        snprintf(found, sizeof found, "end of input");
+    else if (*at >= 0x20 && *at < 0x7F)
+        snprintf(found, sizeof found, "'%c'", *at);
+    else
+        snprintf(found, sizeof found, "byte 0x%02X", (unsigned)*at);
+    ecs__res_text_position((const char *)ps->text, (size_t)(ps->end - ps->text), (size_t)(at - ps->text), &line,
+                           &column);
+    return ecs_error_set(ps->err, ECS_ERROR_JSON, "line %u, column %u: %s, found %s", (unsigned)line,
+                         (unsigned)column, what, found);
+}
+
+static const unsigned char *ecs__json_ws(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    return p;
+}
+
+/* Length of the valid UTF-8 sequence (RFC 3629: no overlongs, no surrogates,
+   nothing above U+10FFFF) starting at s, or 0. s < end, *s >= 0x80. */
+static uint32_t ecs__utf8_sequence(const unsigned char *s, const unsigned char *end)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    size_t left = (size_t)(end - s);
+    if (c < 0xC2) return 0;
+    if (c < 0xE0) return left >= 2 && (s[1] & 0xC0u) == 0x80u ? 2u : 0u;
+    if (c < 0xF0) {
+        if (left < 3) return 0;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u ? 3u : 0u;
+    }
+    if (c < 0xF5) {
+        if (left < 4) return 0;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u && (s[3] & 0xC0u) == 0x80u ? 4u : 0u;
+    }
+    return 0;
+}
+
+static int ecs__json_hex4(const unsigned char *s, const unsigned char *end, uint32_t *out)
+{
+    uint32_t v = 0;
+    int i;
+    if (end - s < 4) return 0;
+    for (i = 0; i < 4; ++i) {
+        unsigned c = s[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= c - '0';
+        else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
+        else return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Parses the string at *pp (its opening quote) into the pool. The pool has
+   room: decoded bytes plus NUL never exceed the source bytes. */
+static ecs_result ecs__json_string(ecs__json_parser *ps, const unsigned char **pp, uint32_t *out_offset,
+                                   uint32_t *out_length)
+{
+    const unsigned char *s = *pp + 1, *end = ps->end;
+    uint32_t start = ps->doc->pool_size;
+    unsigned char *base = (unsigned char *)ps->doc->pool + start, *o = base;
+    for (;;) {
+        unsigned c;
+        while (s < end && ecs__json_plain[*s]) *o++ = *s++;
+        if (s >= end) return ecs__json_fail(ps, s, "unterminated string");
+        c = *s;
+        if (c == '"') break;
+        if (c == '\\') {
+            if (s + 1 >= end) return ecs__json_fail(ps, s + 1, "incomplete escape sequence");
+            switch (s[1]) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '/': *o++ = '/'; break;
+            case 'b': *o++ = '\b'; break;
+            case 'f': *o++ = '\f'; break;
+            case 'n': *o++ = '\n'; break;
+            case 'r': *o++ = '\r'; break;
+            case 't': *o++ = '\t'; break;
+            case 'u': {
+                uint32_t cp, lo;
+                if (!ecs__json_hex4(s + 2, end, &cp))
+                    return ecs__json_fail(ps, s, "\\u must be followed by 4 hexadecimal digits");
+                s += 6;
+                if (cp >= 0xDC00 && cp <= 0xDFFF)
+                    return ecs__json_fail(ps, s - 6, "unpaired low surrogate \\u%04X", (unsigned)cp);
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    if (end - s < 2 || s[0] != '\\' || s[1] != 'u' || !ecs__json_hex4(s + 2, end, &lo) ||
+                        lo < 0xDC00 || lo > 0xDFFF)
+                        return ecs__json_fail(ps, s - 6, "high surrogate \\u%04X is not followed by a low surrogate",
+                                              (unsigned)cp);
+                    cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
+                    s += 6;
+                }
+                if (cp < 0x80) {
+                    *o++ = (unsigned char)cp;
+                } else if (cp < 0x800) {
+                    *o++ = (unsigned char)(0xC0u | (cp >> 6));
+                    *o++ = (unsigned char)(0x80u | (cp & 0x3Fu));
+                } else if (cp < 0x10000) {
+                    *o++ = (unsigned char)(0xE0u | (cp >> 12));
+                    *o++ = (unsigned char)(0x80u | ((cp >> 6) & 0x3Fu));
+                    *o++ = (unsigned char)(0x80u | (cp & 0x3Fu));
+                } else {
+                    *o++ = (unsigned char)(0xF0u | (cp >> 18));
+                    *o++ = (unsigned char)(0x80u | ((cp >> 12) & 0x3Fu));
+                    *o++ = (unsigned char)(0x80u | ((cp >> 6) & 0x3Fu));
+                    *o++ = (unsigned char)(0x80u | (cp & 0x3Fu));
+                }
+                continue;
+            }
+            default:
+                return ecs__json_fail(ps, s + 1, "invalid escape sequence (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+            }
+            s += 2;
+        } else if (c < 0x20) {
+            return ecs__json_fail(ps, s, "control character in a string (write it as an escape)");
+        } else {
+            uint32_t n = ecs__utf8_sequence(s, end);
+            if (!n) return ecs__json_fail(ps, s, "invalid UTF-8 in a string");
+            memcpy(o, s, n);
+            o += n;
+            s += n;
+        }
+    }
+    *o = 0;
+    *out_offset = start;
+    *out_length = (uint32_t)(o - base);
+    ps->doc->pool_size = start + *out_length + 1;
+    *pp = s + 1;
+    return ECS_OK;
+}
+
+/* Slow path for numbers the fast path cannot convert exactly: strtod on a
+   copy with the locale's decimal point (strtod honours LC_NUMERIC). */
+static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, double *out)
+{
+    char small[96], *buf = small, point = '.';
+    size_t n = (size_t)(e - s), i;
+    const struct lconv *lc = localeconv();
+    if (lc && lc->decimal_point && lc->decimal_point[0]) point = lc->decimal_point[0];
+    if (n + 1 > sizeof small) {
+        buf = (char *)ECS__REALLOC(NULL, n + 1);
+        if (!buf) return 0;
+    }
+    for (i = 0; i < n; ++i) buf[i] = s[i] == '.' ? point : (char)s[i];
+    buf[n] = 0;
+    *out = strtod(buf, NULL);
+    if (buf != small) ECS__FREE(buf);
+    return 1;
+}
+
+#define ECS__JSON_DIGIT(c) ((unsigned)((c) - '0') < 10u)
+
+static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **pp, ecs_json_value *v)
+{
+    const unsigned char *s = *pp, *start = s, *end = ps->end;
+    int neg = 0, is_int = 1, int_overflow = 0, truncated = 0;
+    uint64_t m = 0, iv = 0;
+    uint32_t ndig = 0;
+    int64_t exp10 = 0;
+    double val;
+    if (*s == '-') {
+        neg = 1;
+        ++s;
+    }
+    if (s == end || !ECS__JSON_DIGIT(*s)) return ecs__json_fail(ps, s, "expected a digit");
+    if (*s == '0') {
+        ++s;
+        if (s < end && ECS__JSON_DIGIT(*s)) return ecs__json_fail(ps, s, "a number may not have leading zeros");
+    } else {
+        while (s < end && ECS__JSON_DIGIT(*s)) {
+            unsigned d = (unsigned)(*s - '0');
+            if (iv > (UINT64_MAX - d) / 10u) int_overflow = 1;
+            else iv = iv * 10u + d;
+            if (ndig < 19) {
+                m = m * 10u + d;
+                ++ndig;
+            } else {
+                ++exp10;
+                if (d) truncated = 1;
+            }
+            ++s;
+        }
+    }
+    if (s < end && *s == '.') {
+        is_int = 0;
+        ++s;
+        if (s == end || !ECS__JSON_DIGIT(*s)) return ecs__json_fail(ps, s, "expected a digit after the decimal point");
+        while (s < end && ECS__JSON_DIGIT(*s)) {
+            unsigned d = (unsigned)(*s - '0');
+            if (ndig < 19) {
+                if (m || d) {
+                    m = m * 10u + d;
+                    ++ndig;
+                }
+                --exp10;
+            } else if (d) {
+                truncated = 1;
+            }
+            ++s;
+        }
+    }
+    if (s < end && (*s == 'e' || *s == 'E')) {
+        int eneg = 0;
+        int64_t e = 0;
+        is_int = 0;
+        ++s;
+        if (s < end && (*s == '+' || *s == '-')) {
+            eneg = *s == '-';
+            ++s;
+        }
+        if (s == end || !ECS__JSON_DIGIT(*s)) return ecs__json_fail(ps, s, "expected a digit in the exponent");
+        while (s < end && ECS__JSON_DIGIT(*s)) {
+            if (e < 100000000) e = e * 10 + (*s - '0');
+            ++s;
+        }
+        exp10 += eneg ? -e : e;
+    }
+    if (m == 0) {
+        val = 0.0;
+    } else if (!truncated && m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+        val = exp10 < 0 ? (double)m / ecs__json_pow10[-exp10] : (double)m * ecs__json_pow10[exp10];
+    } else {
+        if (!ecs__json_strtod(neg ? start + 1 : start, s, &val))
+            return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory reading a number");
+    }
+    v->number = neg ? -val : val;
+    v->flags = (uint8_t)((is_int && !int_overflow ? ECS_JSON_INTEGER : 0u) | (neg ? ECS_JSON_NEGATIVE : 0u));
+    v->integer = is_int && !int_overflow ? iv : 0;
+    *pp = s;
+    return ECS_OK;
+}
+
+/* Appends a value of `type` at source position at; returns its index. */
+static ecs_result ecs__json_push(ecs__json_parser *ps, ecs_json_type type, const unsigned char *at, uint32_t *index)
+{
+    ecs_json_doc *doc = ps->doc;
+    ecs_json_value *v;
+    uint32_t parent = ps->depth ? doc->stack[ps->depth - 1] : ECS_JSON_NONE;
+    if (doc->num_values == doc->values_capacity) {
+        void *np;
+        if (doc->num_values == ECS_JSON_NONE - 1u ||
+            !ecs__res_grow(doc->values, &doc->values_capacity, (size_t)doc->num_values + 1, sizeof(ecs_json_value), &np))
+            return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory after %u JSON values",
+                                 (unsigned)doc->num_values);
+        doc->values = (ecs_json_value *)np;
+    }
+    *index = doc->num_values;
+    v = doc->values + doc->num_values++;
+    v->type = (uint8_t)type;
+    v->flags = 0;
+    v->reserved_ = 0;
+    v->count = 0;
+    v->next = *index + 1;
+    v->parent = parent;
+    v->key = ps->key;
+    v->key_length = ps->key_length;
+    v->str = 0;
+    v->offset = (uint32_t)(at - ps->text);
+    v->number = 0.0;
+    v->integer = 0;
+    if (parent != ECS_JSON_NONE) ++doc->values[parent].count;
+    ps->key = ECS_JSON_NONE;
+    ps->key_length = 0;
+    return ECS_OK;
+}
+
+/* At *pp: optional whitespace, a member name, whitespace, ':' and whitespace. */
+static ecs_result ecs__json_member_name(ecs__json_parser *ps, const unsigned char **pp)
+{
+    const unsigned char *p = *pp;
+    ecs_result r;
+    if (p >= ps->end || *p != '"') return ecs__json_fail(ps, p, "expected a member name (a string)");
+    r = ecs__json_string(ps, &p, &ps->key, &ps->key_length);
+    if (r) return r;
+    p = ecs__json_ws(p, ps->end);
+    if (p >= ps->end || *p != ':') return ecs__json_fail(ps, p, "expected ':' after the member name");
+    *pp = ecs__json_ws(p + 1, ps->end);
+    return ECS_OK;
+}
+
+ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err)
+{
+    ecs__json_parser ps;
+    const unsigned char *p, *end;
+    ecs_result r = ECS_OK;
+    uint32_t idx;
+    void *np;
+    if (!doc || (!text && len))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_json_parse: NULL argument");
+    doc->num_values = 0;
+    doc->pool_size = 0;
+    if (len >= 0xFFFFFFF0u)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "JSON text of %lu bytes: 4 GiB or more is not supported",
+                             (unsigned long)len);
+    if (!ecs__res_grow(doc->pool, &doc->pool_capacity, len + 1, 1, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for %lu bytes of JSON strings",
+                             (unsigned long)len);
+    doc->pool = (char *)np;
+    if (!ecs__res_grow(doc->values, &doc->values_capacity, len / 16 + 16, sizeof(ecs_json_value), &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON values");
+    doc->values = (ecs_json_value *)np;
+    ps.doc = doc;
+    ps.text = (const unsigned char *)(text ? text : "");
+    ps.end = ps.text + len;
+    ps.key = ECS_JSON_NONE;
+    ps.key_length = 0;
+    ps.depth = 0;
+    ps.err = err;
+    end = ps.end;
+    p = ecs__json_ws(ps.text, end);
+    for (;;) {
+        /* a value starts at p */
+        if (p >= end) {
+            r = ecs__json_fail(&ps, p, "expected a value");
+            break;
+        }
+        switch (*p) {
+        case '{':
+        case '[': {
+            int is_object = *p == '{';
+            if (ps.depth >= ECS_JSON_MAX_DEPTH) {
+                r = ecs__json_fail(&ps, p, "arrays and objects nest deeper than %d", ECS_JSON_MAX_DEPTH);
+                break;
+            }
+            if ((r = ecs__json_push(&ps, is_object ? ECS_JSON_OBJECT : ECS_JSON_ARRAY, p, &idx)) != ECS_OK) break;
+            if (ps.depth == doc->stack_capacity) {
+                if (!ecs__res_grow(doc->stack, &doc->stack_capacity, (size_t)ps.depth + 1, sizeof(uint32_t), &np)) {
+                    r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON nesting");
+                    break;
+                }
+                doc->stack = (uint32_t *)np;
+            }
+            doc->stack[ps.depth++] = idx;
+            p = ecs__json_ws(p + 1, end);
+            if (p < end && *p == (is_object ? '}' : ']')) {
+                ++p;
+                --ps.depth;
+                doc->values[idx].next = doc->num_values;
+                goto after_value;
+            }
+            if (is_object && (r = ecs__json_member_name(&ps, &p)) != ECS_OK) break;
+            continue; /* the first element or member value */
+        }
+        case '"': {
+            uint32_t off, n;
+            if ((r = ecs__json_push(&ps, ECS_JSON_STRING, p, &idx)) != ECS_OK) break;
+            if ((r = ecs__json_string(&ps, &p, &off, &n)) != ECS_OK) break;
+            doc->values[idx].str = off;
+            doc->values[idx].count = n;
+            goto after_value;
+        }
+        case 't':
+        case 'f':
+        case 'n': {
+            const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+            size_t wl = strlen(word);
+            if ((size_t)(end - p) < wl || memcmp(p, word, wl) != 0) {
+                r = ecs__json_fail(&ps, p, "invalid literal (expected %s)", word);
+                break;
+            }
+            if ((r = ecs__json_push(&ps, *p == 't' ? ECS_JSON_TRUE : *p == 'f' ? ECS_JSON_FALSE : ECS_JSON_NULL, p,
+                                    &idx)) != ECS_OK)
+                break;
+            p += wl;
+            goto after_value;
+        }
+        default:
+            if (*p == '-' || ECS__JSON_DIGIT(*p)) {
+                if ((r = ecs__json_push(&ps, ECS_JSON_NUMBER, p, &idx)) != ECS_OK) break;
+                if ((r = ecs__json_number(&ps, &p, doc->values + idx)) != ECS_OK) break;
+                goto after_value;
+            }
+            r = ecs__json_fail(&ps, p, "expected a value (object, array, string, number, true, false or null)");
+            break;
+        }
+        break; /* an error from the switch */
+
+    after_value:
+        for (;;) {
+            uint32_t top;
+            int is_object;
+            p = ecs__json_ws(p, end);
+            if (ps.depth == 0) {
+                if (p < end) {
+                    r = ecs__json_fail(&ps, p, "unexpected text after the JSON value");
+                } else {
+                    return ECS_OK;
+                }
+                break;
+            }
+            top = doc->stack[ps.depth - 1];
+            is_object = doc->values[top].type == ECS_JSON_OBJECT;
+            if (p < end && *p == ',') {
+                p = ecs__json_ws(p + 1, end);
+                if (is_object) r = ecs__json_member_name(&ps, &p);
+                break;
+            }
+            if (p < end && *p == (is_object ? '}' : ']')) {
+                ++p;
+                --ps.depth;
+                doc->values[top].next = doc->num_values;
+                continue;
+            }
+            r = ecs__json_fail(&ps, p, is_object ? "expected ',' or '}' after an object member"
+                                                 : "expected ',' or ']' after an array element");
+            break;
+        }
+        if (r != ECS_OK) break;
+    }
+    doc->num_values = 0;
+    doc->pool_size = 0;
+    return r;
+}
+
+void ecs_json_doc_free(ecs_json_doc *doc)
+{
+    if (!doc) return;
+    ECS__FREE(doc->values);
+    ECS__FREE(doc->pool);
+    ECS__FREE(doc->stack);
+    memset(doc, 0, sizeof *doc);
+}
+
+const ecs_json_value *ecs_json_root(const ecs_json_doc *doc)
+{
+    return doc && doc->num_values ? doc->values : NULL;
+}
+
+const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v)
+{
+    (void)doc;
+    if (!v || (v->type != ECS_JSON_ARRAY && v->type != ECS_JSON_OBJECT) || v->count == 0) return NULL;
+    return v + 1;
+}
+
+const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v)
+{
+    if (!doc || !v || v->parent == ECS_JSON_NONE) return NULL;
+    return v->next < doc->values[v->parent].next ? doc->values + v->next : NULL;
+}
+
+const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key)
+{
+    const ecs_json_value *c;
+    size_t n;
+    uint32_t i;
+    if (!doc || !v || !key || v->type != ECS_JSON_OBJECT) return NULL;
+    n = strlen(key);
+    for (i = 0, c = v + 1; i < v->count; ++i, c = doc->values + c->next)
+        if (c->key_length == n && memcmp(doc->pool + c->key, key, n) == 0) return c;
+    return NULL;
+}
+
+const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v)
+{
+    return doc && v && v->type == ECS_JSON_STRING ? doc->pool + v->str : NULL;
+}
+
+const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v)
+{
+    return doc && v && v->key != ECS_JSON_NONE ? doc->pool + v->key : NULL;
+}
+
+size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size)
+{
+    uint32_t depth = 0, level, target, i;
+    size_t n = 0;
+    if (buf && size) buf[0] = 0;
+    if (!doc || !v) return 0;
+    target = (uint32_t)(v - doc->values);
+    for (i = target; doc->values[i].parent != ECS_JSON_NONE; i = doc->values[i].parent) ++depth;
+    for (level = depth; level > 0; --level) {
+        /* the ancestor `level - 1` steps above target */
+        const ecs_json_value *a, *parent;
+        char piece[48];
+        uint32_t up;
+        const char *text = piece;
+        size_t tl;
+        i = target;
+        for (up = 1; up < level; ++up) i = doc->values[i].parent;
+        a = doc->values + i;
+        parent = doc->values + a->parent;
+        if (parent->type == ECS_JSON_OBJECT) {
+            if (n > 0) {
+                if (buf && n + 1 < size) buf[n] = '.';
+                ++n;
+            }
+            text = doc->pool + a->key;
+            tl = a->key_length;
+        } else {
+            const ecs_json_value *c = parent + 1;
+            uint32_t index = 0;
+            while (c != a) {
+                c = doc->values + c->next;
+                ++index;
+            }
+            snprintf(piece, sizeof piece, "[%u]", (unsigned)index);
+            tl = strlen(piece);
+        }
+        if (buf && n < size) {
+            size_t room = size - 1 - n;
+            memcpy(buf + n, text, tl < room ? tl : room);
+        }
+        n += tl;
+    }
+    if (buf && size) buf[n < size ? n : size - 1] = 0;
+    return n;
+}
+
+const char *ecs_json_type_name(ecs_json_type type)
+{
+    static const char *const names[] = {"null", "false", "true", "number", "string", "array", "object"};
+    return (unsigned)type < 7u ? names[type] : "?";
+}
+
+/* ---- blobs: verify, read, swap ------------------------------------------ */
+
+#define ECS__RES_CORRUPT(...) ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, __VA_ARGS__)
+
+/* Verifies b in native order (swap == 0) or the other order (swap == 1). */
+static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
+{
+    uint32_t bom, version, total, ne, nt, off, t, k;
+    if (!b) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "resource: blob is NULL");
+    if ((uintptr_t)b & 3u)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "resource: blob address is not 4-byte aligned (load it into aligned memory)");
+    if (size < ECS_RESOURCE_HEADER_SIZE)
+        return ECS__RES_CORRUPT("offset 0 (header): the blob has %lu bytes, the header alone needs 24",
+                                (unsigned long)size);
+    if (memcmp(b, "ECSR", 4) != 0)
+        return ECS__RES_CORRUPT("offset 0 (magic): expected 'ECSR' (45 43 53 52), found %02X %02X %02X %02X",
+                                (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)b[3]);
+    bom = ecs__res_rd32(b + 8, swap);
+    if (bom == 0x04030201u)
+        return ecs_error_set(err, ECS_ERROR_WRONG_BYTE_ORDER,
+                             "offset 8 (byte_order_mark): wrong byte order: the blob was written for a %s-endian "
+                             "machine (recompile it, or convert it with ecs_resource_swap)",
+                             ecs__res_host_big_endian() != swap ? "little" : "big");
+    if (bom != ECS_RESOURCE_BYTE_ORDER_MARK)
+        return ECS__RES_CORRUPT("offset 8 (byte_order_mark): 0x%08X is not 0x01020304", (unsigned)bom);
+    version = ecs__res_rd32(b + 4, swap);
+    if (version != ECS_RESOURCE_VERSION)
+        return ECS__RES_CORRUPT("offset 4 (version): version %u, this reader knows version 1", (unsigned)version);
+    total = ecs__res_rd32(b + 12, swap);
+    if ((size_t)total != size)
+        return ECS__RES_CORRUPT("offset 12 (total_size): says %u bytes, the buffer has %lu", (unsigned)total,
+                                (unsigned long)size);
+    /* from here on every offset fits a uint32 because size == total */
+    ne = ecs__res_rd32(b + 16, swap);
+    nt = ecs__res_rd32(b + 20, swap);
+    if (ne > (total - ECS_RESOURCE_HEADER_SIZE) / 4u)
+        return ECS__RES_CORRUPT("offset 16 (num_entities): %u entities need %lu bytes of parent_index, only %u bytes "
+                                "follow the header",
+                                (unsigned)ne, (unsigned long)ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
+    {
+        /* parent p of entity k: root (0xFFFFFFFF) or p < k, i.e. p + 1 <= k */
+        const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
+        uint32_t bad = 0;
+        if (!swap) {
+            for (k = 0; k < ne; ++k) bad |= (uint32_t)(parent[k] + 1u > k);
+        } else {
+            for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
+        }
+        if (bad) {
+            for (k = 0; k < ne; ++k) {
+                uint32_t p = swap ? ecs__res_bswap32(parent[k]) : parent[k];
+                if (p + 1u > k)
+                    return ECS__RES_CORRUPT("offset %u (parent_index[%u]): parent %u is not an earlier entity (parents "
+                                            "come first; 0xFFFFFFFF is a root)",
+                                            (unsigned)(ECS_RESOURCE_HEADER_SIZE + 4u * k), (unsigned)k, (unsigned)p);
+            }
+        }
+    }
+    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
+    for (t = 0; t < nt; ++t) {
+        uint32_t ni, sz, rem, pad, maxi = 0, j;
+        const uint32_t *index;
+        if (total - off < ECS_RESOURCE_BLOCK_HEADER_SIZE)
+            return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
+                                    "needs 12",
+                                    (unsigned)off, (unsigned)t, (unsigned)nt, (unsigned)(total - off));
+        ni = ecs__res_rd32(b + off + 4, swap);
+        sz = ecs__res_rd32(b + off + 8, swap);
+        rem = total - off - ECS_RESOURCE_BLOCK_HEADER_SIZE;
+        if (ni > rem / 4u)
+            return ECS__RES_CORRUPT("offset %u (block %u num_instances): %u instances need %lu bytes of entity_index, "
+                                    "%u bytes remain",
+                                    (unsigned)(off + 4), (unsigned)t, (unsigned)ni, (unsigned long)ni * 4ul,
+                                    (unsigned)rem);
+        rem -= 4u * ni;
+        if (sz > rem)
+            return ECS__RES_CORRUPT("offset %u (block %u size): %u bytes of instance_data, %u bytes remain",
+                                    (unsigned)(off + 8), (unsigned)t, (unsigned)sz, (unsigned)rem);
+        pad = (4u - (sz & 3u)) & 3u;
+        if (pad > rem - sz)
+            return ECS__RES_CORRUPT("offset %u (block %u padding): %u bytes of padding needed, %u bytes remain",
+                                    (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz), (unsigned)t,
+                                    (unsigned)pad, (unsigned)(rem - sz));
+        index = (const uint32_t *)(const void *)(b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE);
+        if (!swap) {
+            for (j = 0; j < ni; ++j) maxi = index[j] > maxi ? index[j] : maxi;
+        } else {
+            for (j = 0; j < ni; ++j) maxi |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
+        }
+        if (ni && (swap ? maxi != 0 : maxi >= ne)) {
+            for (j = 0; j < ni; ++j) {
+                uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
+                if (e >= ne)
+                    return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
+                                            "entities",
+                                            (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
+                                            (unsigned)j, (unsigned)e, (unsigned)ne);
+            }
+        }
+        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz;
+        for (j = 0; j < pad; ++j, ++off)
+            if (b[off] != 0)
+                return ECS__RES_CORRUPT("offset %u (block %u padding): byte 0x%02X, padding must be zero",
+                                        (unsigned)off, (unsigned)t, (unsigned)b[off]);
+    }
+    if (off != total)
+        return ECS__RES_CORRUPT("offset %u (total_size): %u bytes follow the last of %u blocks", (unsigned)off,
+                                (unsigned)(total - off), (unsigned)nt);
+    return ECS_OK;
+}
+
+ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
+{
+    return ecs__resource_verify((const unsigned char *)blob, size, 0, err);
+}
+
+uint32_t ecs_resource_num_entities(const void *blob)
+{
+    return ecs__res_rd32((const unsigned char *)blob + 16, 0);
+}
+
+uint32_t ecs_resource_num_component_types(const void *blob)
+{
+    return ecs__res_rd32((const unsigned char *)blob + 20, 0);
+}
+
+const uint32_t *ecs_resource_parent_index(const void *blob)
+{
+    return (const uint32_t *)(const void *)((const unsigned char *)blob + ECS_RESOURCE_HEADER_SIZE);
+}
+
+uint32_t ecs_resource_first_block(const void *blob)
+{
+    return ECS_RESOURCE_HEADER_SIZE + 4u * ecs_resource_num_entities(blob);
+}
+
+ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset)
+{
+    const unsigned char *b = (const unsigned char *)blob + offset;
+    const uint32_t *w = (const uint32_t *)(const void *)b;
+    ecs_resource_block blk;
+    blk.identifier = w[0];
+    blk.num_instances = w[1];
+    blk.size = w[2];
+    blk.entity_index = w + 3;
+    blk.data = b + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances;
+    blk.offset = offset;
+    blk.next = offset + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances + ((blk.size + 3u) & ~3u);
+    return blk;
+}
+
+static void ecs__res_swap_words(unsigned char *p, uint32_t n)
+{
+    uint32_t i, v;
+    for (i = 0; i < n; ++i, p += 4) {
+        memcpy(&v, p, 4);
+        v = ecs__res_bswap32(v);
+        memcpy(p, &v, 4);
+    }
+}
+
+ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err)
+{
+    unsigned char *b = (unsigned char *)blob;
+    uint32_t ne, nt, off, t;
+    int swapped = 0;
+    ecs_result r;
+    if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swapped = 1;
+    if ((r = ecs__resource_verify(b, size, swapped, err)) != ECS_OK) return r;
+    ne = ecs__res_rd32(b + 16, swapped);
+    nt = ecs__res_rd32(b + 20, swapped);
+    ecs__res_swap_words(b + 4, 5u + ne); /* version .. num_component_types, parent_index */
+    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
+    for (t = 0; t < nt; ++t) {
+        uint32_t id = ecs__res_rd32(b + off, swapped);
+        uint32_t ni = ecs__res_rd32(b + off + 4, swapped);
+        uint32_t sz = ecs__res_rd32(b + off + 8, swapped);
+        unsigned char *data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
+        ecs__res_swap_words(b + off, 3u + ni);
+        if (swap_data) swap_data(user, id, ni, data, sz);
+        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
+    }
+    return ECS_OK;
+}
+
+void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size)
+{
+    unsigned char *p = (unsigned char *)data;
+    (void)user;
+    if (identifier == ECS_RESOURCE_TRANSFORM_ID || identifier == ECS_RESOURCE_ACTOR_ID) {
+        uint32_t rec = identifier == ECS_RESOURCE_TRANSFORM_ID ? ECS_RESOURCE_TRANSFORM_SIZE : ECS_RESOURCE_ACTOR_SIZE;
+        if ((uint64_t)num_instances * rec == size) ecs__res_swap_words(p, size / 4u);
+    } else if (identifier == ECS_RESOURCE_MESH_ID) {
+        uint32_t i;
+        if ((uint64_t)num_instances * ECS_RESOURCE_MESH_SIZE != size) return;
+        for (i = 0; i < num_instances; ++i, p += ECS_RESOURCE_MESH_SIZE) {
+            uint64_t h;
+            memcpy(&h, p, 8);
+            h = ecs__res_bswap64(h);
+            memcpy(p, &h, 8);
+            ecs__res_swap_words(p + 8, 1);
+        }
+    }
+}
+
+/* ---- spawner ------------------------------------------------------------ */
+
+void ecs_spawner_init(ecs_spawner *sp)
+{
+    memset(sp, 0, sizeof *sp);
+}
+
+void ecs_spawner_free(ecs_spawner *sp)
+{
+    uint32_t i;
+    if (!sp) return;
+    for (i = 0; i < sp->num_entries; ++i) ECS__FREE(sp->entries[i].name);
+    ECS__FREE(sp->entries);
+    ECS__FREE(sp->steps);
+    ECS__FREE(sp->entities);
+    memset(sp, 0, sizeof *sp);
+}
+
+/* Index of the first entry with identifier >= id (entries sorted). */
+static uint32_t ecs__spawner_lower(const ecs_spawner *sp, uint32_t id)
+{
+    uint32_t lo = 0, hi = sp->num_entries;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (sp->entries[mid].identifier < id) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo;
+}
+
+ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                uint32_t instance_size, void *user, ecs_error *err)
+{
+    uint32_t id, at;
+    ecs_spawner__entry e;
+    void *np;
+    if (!sp || !name || !name[0] || !spawn || !unspawn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_spawner_register: needs a spawner, a non-empty name, a spawn and an unspawn function");
+    id = ecs_resource_identifier(name);
+    at = ecs__spawner_lower(sp, id);
+    if (at < sp->num_entries && sp->entries[at].identifier == id) {
+        if (strcmp(sp->entries[at].name, name) == 0)
+            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "spawner: component '%s' is already registered", name);
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "spawner: '%s' and the registered '%s' have the same identifier 0x%08X: rename one", name,
+                             sp->entries[at].name, (unsigned)id);
+    }
+    if (!ecs__res_grow(sp->entries, &sp->entries_capacity, (size_t)sp->num_entries + 1, sizeof *sp->entries, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
+    sp->entries = (ecs_spawner__entry *)np;
+    e.identifier = id;
+    e.instance_size = instance_size;
+    e.spawn = spawn;
+    e.unspawn = unspawn;
+    e.user = user;
+    e.name = ecs__res_strdup(name, strlen(name));
+    if (!e.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
+    memmove(sp->entries + at + 1, sp->entries + at, (sp->num_entries - at) * sizeof *sp->entries);
+    sp->entries[at] = e;
+    ++sp->num_entries;
+    return ECS_OK;
+}
+
+ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
+{
+    uint32_t at;
+    if (!sp || !name) return ECS_ERROR_NOT_FOUND;
+    at = ecs__spawner_lower(sp, ecs_resource_identifier(name));
+    if (at >= sp->num_entries || strcmp(sp->entries[at].name, name) != 0) return ECS_ERROR_NOT_FOUND;
+    ECS__FREE(sp->entries[at].name);
+    memmove(sp->entries + at, sp->entries + at + 1, (sp->num_entries - at - 1) * sizeof *sp->entries);
+    --sp->num_entries;
+    return ECS_OK;
+}
+
+static uint32_t ecs__spawner_find(const ecs_spawner *sp, uint32_t id)
+{
+    uint32_t at = ecs__spawner_lower(sp, id);
+    return at < sp->num_entries && sp->entries[at].identifier == id ? at : ECS_JSON_NONE;
+}
+
+static void ecs__spawner_unspawn(const ecs_spawner *sp, const ecs_spawner__step *step, const void *blob,
+                                 ecs_spawn_context *ctx, ecs_entity *entities, uint32_t copy)
+{
+    const ecs_spawner__entry *e = sp->entries + step->entry;
+    ecs_resource_block blk = ecs_resource_block_at(blob, step->offset);
+    ctx->entity = entities + (size_t)copy * ctx->num_entities;
+    e->unspawn(e->user, ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+}
+
+ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                      ecs_entity *out, ecs_error *err)
+{
+    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob);
+    uint32_t n, t, c, off, nsteps = 0;
+    ecs_entity *ents = out;
+    ecs_spawn_context ctx;
+    ecs_error inner;
+    ecs_result r;
+    void *np;
+    if (!sp || !em) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: NULL spawner or entity manager");
+    if (copies == 0) return ECS_OK;
+    if (ne > 0xFFFFFFFFu / copies)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: %u copies of %u entities exceed 2^32 entities",
+                             (unsigned)copies, (unsigned)ne);
+    n = ne * copies;
+    /* pass 1: find each block's spawner and check fixed sizes; nothing created yet */
+    if (!ecs__res_grow(sp->steps, &sp->steps_capacity, nt ? nt : 1, sizeof *sp->steps, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u blocks", (unsigned)nt);
+    sp->steps = (ecs_spawner__step *)np;
+    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
+        ecs_resource_block blk = ecs_resource_block_at(blob, off);
+        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
+        if (entry != ECS_JSON_NONE && blk.num_instances) {
+            const ecs_spawner__entry *e = sp->entries + entry;
+            if (e->instance_size != ECS_SPAWNER_VARIABLE_SIZE &&
+                (uint64_t)blk.num_instances * e->instance_size != blk.size)
+                return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED,
+                                     "offset %u (block %u size): component '%s' has %u bytes for %u instances of %u "
+                                     "bytes",
+                                     (unsigned)(off + 8), (unsigned)t, e->name, (unsigned)blk.size,
+                                     (unsigned)blk.num_instances, (unsigned)e->instance_size);
+            sp->steps[nsteps].offset = off;
+            sp->steps[nsteps].entry = entry;
+            ++nsteps;
+        }
+        off = blk.next;
+    }
+    if (!ents) {
+        if (!ecs__res_grow(sp->entities, &sp->entities_capacity, n ? n : 1, sizeof *sp->entities, &np))
+            return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u entities", (unsigned)n);
+        sp->entities = (ecs_entity *)np;
+        ents = sp->entities;
+    }
+    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK)
+        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, em->error.message);
+    ctx.entities = em;
+    ctx.parent_index = ecs_resource_parent_index(blob);
+    ctx.num_entities = ne;
+    ctx.error = &inner;
+    for (t = 0; t < nsteps; ++t) {
+        const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
+        ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
+        for (c = 0; c < copies; ++c) {
+            ctx.entity = ents + (size_t)c * ne;
+            ecs_error_clear(&inner);
+            r = e->spawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+            if (r != ECS_OK) {
+                /* all or nothing: undo newest first, then the entities */
+                uint32_t tt = t, cc = c, i;
+                ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset,
+                              e->name, (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
+                for (;;) {
+                    if (cc == 0) {
+                        if (tt == 0) break;
+                        --tt;
+                        cc = copies;
+                    }
+                    --cc;
+                    ecs__spawner_unspawn(sp, sp->steps + tt, blob, &ctx, ents, cc);
+                }
+                if (n) ecs_entity_destroy_many(em, n, ents);
+                if (out)
+                    for (i = 0; i < n; ++i) out[i].id = 0;
+                return r;
+            }
+        }
+    }
+    return ECS_OK;
+}
+
+ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                    uint32_t copies, ecs_entity *out, ecs_error *err)
+{
+    ecs_result r = ecs_resource_verify(blob, size, err);
+    if (r != ECS_OK) return r;
+    return ecs_spawner_spawn_verified(sp, em, blob, copies, out, err);
+}
+
+ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size, ecs_entity *out,
+                             ecs_error *err)
+{
+    return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
+}
+
+uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                             const ecs_entity *entities)
+{
+    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), t, c, off;
+    ecs_spawn_context ctx;
+    ecs_error inner;
+    if (!sp || !em || !entities || copies == 0) return 0;
+    ctx.entities = em;
+    ctx.parent_index = ecs_resource_parent_index(blob);
+    ctx.num_entities = ne;
+    ctx.error = &inner;
+    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
+        ecs_resource_block blk = ecs_resource_block_at(blob, off);
+        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
+        if (entry != ECS_JSON_NONE && blk.num_instances) {
+            const ecs_spawner__entry *e = sp->entries + entry;
+            for (c = 0; c < copies; ++c) {
+                ctx.entity = entities + (size_t)c * ne;
+                e->unspawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+            }
+        }
+        off = blk.next;
+    }
+    return ecs_entity_destroy_many(em, ne * copies, entities);
+}
+
+/* ---- compiler ----------------------------------------------------------- */
+
+typedef struct ecs__compile_block {
+    unsigned char *data;
+    uint32_t size, data_capacity;
+    uint32_t *entity_index;
+    uint32_t num_instances, index_capacity;
+} ecs__compile_block;
+
+struct ecs_compiler_context {
+    const ecs_compiler *compiler;
+    const ecs_json_doc *doc;
+    const char *text;
+    size_t text_length;
+    int swap;                    /* target order differs from this machine's */
+    int big_endian;
+    ecs__compile_block *block;   /* where the current instance's bytes go */
+    const ecs_json_value *component;
+    uint32_t entity;
+    ecs_error *error;
+    char **deps;
+    uint32_t num_deps, deps_capacity;
+};
+
+void ecs_compiler_init(ecs_compiler *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void ecs_compiler_free(ecs_compiler *c)
+{
+    uint32_t i;
+    if (!c) return;
+    for (i = 0; i < c->num_types; ++i) ECS__FREE(c->types[i].name);
+    ECS__FREE(c->types);
+    memset(c, 0, sizeof *c);
+}
+
+static uint32_t ecs__compiler_lower(const ecs_compiler *c, uint32_t id)
+{
+    uint32_t lo = 0, hi = c->num_types;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (c->types[mid].identifier < id) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The type registered under name[0..n), or ECS_JSON_NONE. */
+static uint32_t ecs__compiler_find(const ecs_compiler *c, const char *name, size_t n)
+{
+    uint32_t at = ecs__compiler_lower(c, ecs__fnv1a32(name, n));
+    if (at < c->num_types && c->types[at].name_length == n && memcmp(c->types[at].name, name, n) == 0) return at;
+    return ECS_JSON_NONE;
+}
+
+ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user, int spawn_order,
+                                 ecs_error *err)
+{
+    uint32_t id, at;
+    ecs_compiler__type t;
+    void *np;
+    if (!c || !name || !name[0] || !fn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_compiler_register: needs a compiler, a non-empty name and a function");
+    id = ecs_resource_identifier(name);
+    at = ecs__compiler_lower(c, id);
+    if (at < c->num_types && c->types[at].identifier == id) {
+        if (strcmp(c->types[at].name, name) == 0)
+            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "compiler: component '%s' is already registered", name);
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "compiler: '%s' and the registered '%s' have the same identifier 0x%08X: rename one",
+                             name, c->types[at].name, (unsigned)id);
+    }
+    if (!ecs__res_grow(c->types, &c->types_capacity, (size_t)c->num_types + 1, sizeof *c->types, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory registering '%s'", name);
+    c->types = (ecs_compiler__type *)np;
+    t.name_length = (uint32_t)strlen(name);
+    t.name = ecs__res_strdup(name, t.name_length);
+    if (!t.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory registering '%s'", name);
+    t.identifier = id;
+    t.spawn_order = spawn_order;
+    t.fn = fn;
+    t.user = user;
+    memmove(c->types + at + 1, c->types + at, (c->num_types - at) * sizeof *c->types);
+    c->types[at] = t;
+    ++c->num_types;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
+{
+    uint32_t at;
+    if (!c || !name) return ECS_ERROR_NOT_FOUND;
+    at = ecs__compiler_find(c, name, strlen(name));
+    if (at == ECS_JSON_NONE) return ECS_ERROR_NOT_FOUND;
+    ECS__FREE(c->types[at].name);
+    memmove(c->types + at, c->types + at + 1, (c->num_types - at - 1) * sizeof *c->types);
+    --c->num_types;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
+{
+    ecs_result r = ecs_compiler_register(c, "transform", ecs_resource_compile_transform, NULL,
+                                         ECS_RESOURCE_TRANSFORM_ORDER, err);
+    if (r == ECS_OK) r = ecs_compiler_register(c, "mesh", ecs_resource_compile_mesh, NULL, ECS_RESOURCE_MESH_ORDER, err);
+    if (r == ECS_OK)
+        r = ecs_compiler_register(c, "actor", ecs_resource_compile_actor, NULL, ECS_RESOURCE_ACTOR_ORDER, err);
+    return r;
+}
+
+static ecs_result ecs__compile_vfail(ecs_compiler_context *ctx, ecs_result code, const ecs_json_value *at,
+                                     const char *format, va_list ap)
+{
+    char what[224], path[160];
+    uint32_t line = 0, column = 0;
+    vsnprintf(what, sizeof what, format, ap);
+    if (!at) at = ctx->component;
+    if (at) {
+        ecs_json_path(ctx->doc, at, path, sizeof path);
+        ecs__res_text_position(ctx->text, ctx->text_length, at->offset, &line, &column);
+    } else {
+        path[0] = 0;
+    }
+    return ecs_error_set(ctx->error, code, "%s (line %u, column %u): %s", path[0] ? path : "(root)", (unsigned)line,
+                         (unsigned)column, what);
+}
+
+static ecs_result ecs__compile_fail(ecs_compiler_context *ctx, ecs_result code, const ecs_json_value *at,
+                                    const char *format, ...) ECS__RES_PRINTF(4, 5);
+
+static ecs_result ecs__compile_fail(ecs_compiler_context *ctx, ecs_result code, const ecs_json_value *at,
+                                    const char *format, ...)
+{
+    ecs_result r;
+    va_list ap;
+    va_start(ap, format);
+    r = ecs__compile_vfail(ctx, code, at, format, ap);
+    va_end(ap);
+    return r;
+}
+
+ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
+{
+    ecs_result r;
+    va_list ap;
+    va_start(ap, format);
+    r = ecs__compile_vfail(ctx, ECS_ERROR_COMPILE, at, format, ap);
+    va_end(ap);
+    return r;
+}
+
+const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx)
+{
+    return ctx->doc;
+}
+
+int ecs_compiler_big_endian(const ecs_compiler_context *ctx)
+{
+    return ctx->big_endian;
+}
+
+uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx)
+{
+    return ctx->entity;
+}
+
+ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n)
+{
+    ecs__compile_block *b = ctx->block;
+    if (n > 0xFFFFFFFFu - b->size)
+        return ecs__compile_fail(ctx, ECS_ERROR_COMPILE, NULL, "component data exceeds 4 GiB");
+    if (b->size + n > b->data_capacity) {
+        void *np;
+        if (!ecs__res_grow(b->data, &b->data_capacity, (size_t)b->size + n, 1, &np))
+            return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory for component data");
+        b->data = (unsigned char *)np;
+    }
+    if (n) memcpy(b->data + b->size, bytes, n);
+    b->size += n;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v)
+{
+    return ecs_compiler_write(ctx, &v, 1);
+}
+
+ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v)
+{
+    if (ctx->swap) v = (uint16_t)((v >> 8) | (v << 8));
+    return ecs_compiler_write(ctx, &v, 2);
+}
+
+ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v)
+{
+    if (ctx->swap) v = ecs__res_bswap32(v);
+    return ecs_compiler_write(ctx, &v, 4);
+}
+
+ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v)
+{
+    if (ctx->swap) v = ecs__res_bswap64(v);
+    return ecs_compiler_write(ctx, &v, 8);
+}
+
+ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    return ecs_compiler_write_u32(ctx, bits);
+}
+
+ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    return ecs_compiler_write_u64(ctx, bits);
+}
+
+ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash)
+{
+    const char *s;
+    uint32_t n;
+    char *copy;
+    void *np;
+    if (!path || path->type != ECS_JSON_STRING)
+        return ecs_compiler_error(ctx, path, "expected a resource path (a string), found %s",
+                                  path ? ecs_json_type_name((ecs_json_type)path->type) : "nothing");
+    s = ctx->doc->pool + path->str;
+    n = path->count;
+    if (!ecs__path_is_canonical(s, n)) {
+        const char *why = "";
+        size_t where = 0;
+        char *fix = (char *)ECS__REALLOC(NULL, (size_t)n + 1);
+        ecs_result r;
+        if (!fix) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory checking a path");
+        if (ecs__path_canonicalize(s, n, fix, &why, &where) >= 0)
+            r = ecs__compile_fail(ctx, ECS_ERROR_NON_CANONICAL_PATH, path, "path '%.96s' is not canonical; write '%.96s'",
+                                  s, fix);
+        else
+            r = ecs__compile_fail(ctx, ECS_ERROR_NON_CANONICAL_PATH, path,
+                                  "path '%.96s' is not canonical and has no canonical spelling: %s (byte %lu)", s, why,
+                                  (unsigned long)where);
+        ECS__FREE(fix);
+        return r;
+    }
+    if (!ecs__res_grow(ctx->deps, &ctx->deps_capacity, (size_t)ctx->num_deps + 1, sizeof(char *), &np))
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory recording a dependency");
+    ctx->deps = (char **)np;
+    copy = ecs__res_strdup(s, n);
+    if (!copy) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory recording a dependency");
+    ctx->deps[ctx->num_deps++] = copy;
+    if (hash) *hash = ecs__fnv1a64(s, n);
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path)
+{
+    uint64_t h = 0;
+    ecs_result r = ecs_compiler_add_dependency(ctx, path, &h);
+    return r ? r : ecs_compiler_write_u64(ctx, h);
+}
+
+/* Finds an earlier member of the same object with v's name. */
+static int ecs__json_duplicate(const ecs_json_doc *doc, const ecs_json_value *obj, const ecs_json_value *v)
+{
+    const ecs_json_value *c;
+    for (c = obj + 1; c != v; c = doc->values + c->next)
+        if (c->key_length == v->key_length && memcmp(doc->pool + c->key, doc->pool + v->key, v->key_length) == 0)
+            return 1;
+    return 0;
+}
+
+ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *const *known,
+                                      uint32_t n)
+{
+    const ecs_json_doc *doc = ctx->doc;
+    const ecs_json_value *m;
+    uint32_t i, k;
+    if (!obj || obj->type != ECS_JSON_OBJECT) return ecs_compiler_error(ctx, obj, "expected an object");
+    for (i = 0, m = obj + 1; i < obj->count; ++i, m = doc->values + m->next) {
+        const char *key = doc->pool + m->key;
+        int ok = m->key_length == 4 && memcmp(key, "type", 4) == 0;
+        for (k = 0; k < n && !ok; ++k) ok = strlen(known[k]) == m->key_length && memcmp(known[k], key, m->key_length) == 0;
+        if (!ok) {
+            char list[160];
+            size_t used = 0;
+            list[0] = 0;
+            for (k = 0; k < n && used < sizeof list; ++k)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", known[k]);
+            return ecs_compiler_error(ctx, m, "unknown member '%.64s' (known: type%s%s)", key, n ? ", " : "", list);
+        }
+        if (ecs__json_duplicate(doc, obj, m)) return ecs_compiler_error(ctx, m, "member '%.64s' appears twice", key);
+    }
+    return ECS_OK;
+}
+
+static ecs_result ecs__compile_f32(ecs_compiler_context *ctx, const ecs_json_value *v, float *out)
+{
+    if (v->type != ECS_JSON_NUMBER)
+        return ecs_compiler_error(ctx, v, "expected a number, found %s", ecs_json_type_name((ecs_json_type)v->type));
+    if (!(v->number >= -3.4028234663852886e38 && v->number <= 3.4028234663852886e38))
+        return ecs_compiler_error(ctx, v, "number %g does not fit a float", v->number);
+    *out = (float)v->number;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key, float *out,
+                                   uint32_t n, const float *defaults)
+{
+    const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key), *e;
+    uint32_t i;
+    ecs_result r;
+    if (!v) {
+        if (!defaults) return ecs_compiler_error(ctx, obj, "missing member '%s'", key);
+        memcpy(out, defaults, n * sizeof *out);
+        return ECS_OK;
+    }
+    if (n == 1 && v->type == ECS_JSON_NUMBER) return ecs__compile_f32(ctx, v, out);
+    if (v->type != ECS_JSON_ARRAY || v->count != n) {
+        if (n == 1) return ecs_compiler_error(ctx, v, "expected a number");
+        return ecs_compiler_error(ctx, v, "expected an array of %u numbers", (unsigned)n);
+    }
+    for (i = 0, e = v + 1; i < n; ++i, e = ctx->doc->values + e->next)
+        if ((r = ecs__compile_f32(ctx, e, out + i)) != ECS_OK) return r;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                   uint32_t *out, const uint32_t *defaults)
+{
+    const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key);
+    double d;
+    if (!v) {
+        if (!defaults) return ecs_compiler_error(ctx, obj, "missing member '%s'", key);
+        *out = *defaults;
+        return ECS_OK;
+    }
+    if (v->type != ECS_JSON_NUMBER)
+        return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %s",
+                                  ecs_json_type_name((ecs_json_type)v->type));
+    if (v->flags & ECS_JSON_INTEGER) {
+        if (v->integer > 0xFFFFFFFFu || ((v->flags & ECS_JSON_NEGATIVE) && v->integer != 0))
+            return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295");
+        *out = (uint32_t)v->integer;
+        return ECS_OK;
+    }
+    d = v->number;
+    if (!(d >= 0.0 && d <= 4294967295.0) || (double)(uint32_t)d != d)
+        return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %g", d);
+    *out = (uint32_t)d;
+    return ECS_OK;
+}
+
+/* -- standard components -- */
+
+ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    static const char *const known[] = {"position", "rotation", "scale", "local"};
+    static const float zero3[3] = {0.0f, 0.0f, 0.0f}, one3[3] = {1.0f, 1.0f, 1.0f};
+    static const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    const ecs_json_doc *doc = ctx->doc;
+    const ecs_json_value *local, *scale;
+    float m[16], pos[3], q[4], s[3];
+    ecs_result r;
+    int i;
+    (void)user;
+    if ((r = ecs_compiler_check_members(ctx, component, known, 4)) != ECS_OK) return r;
+    local = ecs_json_member(doc, component, "local");
+    if (local) {
+        const ecs_json_value *other = ecs_json_member(doc, component, "position");
+        if (!other) other = ecs_json_member(doc, component, "rotation");
+        if (!other) other = ecs_json_member(doc, component, "scale");
+        if (other) return ecs_compiler_error(ctx, other, "give either \"local\" or position/rotation/scale, not both");
+        if ((r = ecs_compiler_member_f32(ctx, component, "local", m, 16, NULL)) != ECS_OK) return r;
+    } else {
+        double x, y, z, w, len2, inv, md[16];
+        if ((r = ecs_compiler_member_f32(ctx, component, "position", pos, 3, zero3)) != ECS_OK) return r;
+        if ((r = ecs_compiler_member_f32(ctx, component, "rotation", q, 4, identity)) != ECS_OK) return r;
+        scale = ecs_json_member(doc, component, "scale");
+        if (scale && scale->type == ECS_JSON_NUMBER) {
+            if ((r = ecs_compiler_member_f32(ctx, component, "scale", s, 1, NULL)) != ECS_OK) return r;
+            s[1] = s[2] = s[0];
+        } else if ((r = ecs_compiler_member_f32(ctx, component, "scale", s, 3, one3)) != ECS_OK) {
+            return r;
+        }
+        x = q[0], y = q[1], z = q[2], w = q[3];
+        len2 = x * x + y * y + z * z + w * w;
+        if (!(len2 > 1e-12))
+            return ecs_compiler_error(ctx, ecs_json_member(doc, component, "rotation"),
+                                      "the rotation quaternion has zero length");
+        inv = 1.0 / sqrt(len2);
+        x *= inv, y *= inv, z *= inv, w *= inv;
+        /* row vectors: v' = v * S * R * T; row k of R is the image of axis k */
+        md[0] = s[0] * (1.0 - 2.0 * (y * y + z * z));
+        md[1] = s[0] * (2.0 * (x * y + z * w));
+        md[2] = s[0] * (2.0 * (x * z - y * w));
+        md[3] = 0.0;
+        md[4] = s[1] * (2.0 * (x * y - z * w));
+        md[5] = s[1] * (1.0 - 2.0 * (x * x + z * z));
+        md[6] = s[1] * (2.0 * (y * z + x * w));
+        md[7] = 0.0;
+        md[8] = s[2] * (2.0 * (x * z + y * w));
+        md[9] = s[2] * (2.0 * (y * z - x * w));
+        md[10] = s[2] * (1.0 - 2.0 * (x * x + y * y));
+        md[11] = 0.0;
+        md[12] = pos[0];
+        md[13] = pos[1];
+        md[14] = pos[2];
+        md[15] = 1.0;
+        for (i = 0; i < 16; ++i) {
+            if (!(md[i] >= -3.4028234663852886e38 && md[i] <= 3.4028234663852886e38))
+                return ecs_compiler_error(ctx, scale, "scale times rotation overflows a float");
+            m[i] = (float)md[i];
+        }
+    }
+    for (i = 0; i < 16 && r == ECS_OK; ++i) r = ecs_compiler_write_f32(ctx, m[i]);
+    return r;
+}
+
+ecs_result ecs_resource_compile_mesh(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    static const char *const known[] = {"mesh", "flags"};
+    static const uint32_t no_flags = 0;
+    const ecs_json_value *mesh;
+    uint32_t flags;
+    ecs_result r;
+    (void)user;
+    if ((r = ecs_compiler_check_members(ctx, component, known, 2)) != ECS_OK) return r;
+    mesh = ecs_json_member(ctx->doc, component, "mesh");
+    if (!mesh) return ecs_compiler_error(ctx, component, "missing member 'mesh' (a resource path)");
+    if ((r = ecs_compiler_member_u32(ctx, component, "flags", &flags, &no_flags)) != ECS_OK) return r;
+    if ((r = ecs_compiler_write_reference(ctx, mesh)) != ECS_OK) return r;
+    return ecs_compiler_write_u32(ctx, flags);
+}
+
+ecs_result ecs_resource_compile_actor(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    static const char *const known[] = {"mass", "radius"};
+    static const float default_mass = 1.0f, default_radius = 0.5f;
+    float mass, radius;
+    ecs_result r;
+    (void)user;
+    if ((r = ecs_compiler_check_members(ctx, component, known, 2)) != ECS_OK) return r;
+    if ((r = ecs_compiler_member_f32(ctx, component, "mass", &mass, 1, &default_mass)) != ECS_OK) return r;
+    if ((r = ecs_compiler_member_f32(ctx, component, "radius", &radius, 1, &default_radius)) != ECS_OK) return r;
+    if (mass < 0.0f) return ecs_compiler_error(ctx, ecs_json_member(ctx->doc, component, "mass"), "mass must be >= 0");
+    if (radius < 0.0f)
+        return ecs_compiler_error(ctx, ecs_json_member(ctx->doc, component, "radius"), "radius must be >= 0");
+    if ((r = ecs_compiler_write_f32(ctx, mass)) != ECS_OK) return r;
+    return ecs_compiler_write_f32(ctx, radius);
+}
+
+/* -- the compile driver -- */
+
+typedef struct ecs__compile_frame {
+    uint32_t next;      /* doc index of the next entity in this array */
+    uint32_t remaining; /* entities left in this array */
+    uint32_t parent;    /* resource index of their parent */
+} ecs__compile_frame;
+
+typedef struct ecs__compile_state {
+    ecs_compiler_context ctx;
+    ecs__compile_block *blocks;      /* one per registered type */
+    uint32_t *parents;
+    uint32_t num_entities, parents_capacity;
+    ecs__compile_frame *frames;
+    uint32_t num_frames, frames_capacity;
+} ecs__compile_state;
+
+static ecs_result ecs__compile_unknown(ecs__compile_state *st, const ecs_json_value *type)
+{
+    const ecs_compiler *c = st->ctx.compiler;
+    char list[200];
+    size_t used = 0;
+    uint32_t i, j, printed = 0;
+    const char *last = "";
+    list[0] = 0;
+    /* the registered names in byte order (selection by "smallest above last") */
+    for (i = 0; i < c->num_types && used < sizeof list; ++i) {
+        const char *best = NULL;
+        for (j = 0; j < c->num_types; ++j) {
+            const char *n = c->types[j].name;
+            if ((printed == 0 || strcmp(n, last) > 0) && (!best || strcmp(n, best) < 0)) best = n;
+        }
+        if (!best) break;
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", printed ? ", " : "", best);
+        last = best;
+        ++printed;
+    }
+    return ecs__compile_fail(&st->ctx, ECS_ERROR_UNKNOWN_COMPONENT, type,
+                             "unknown component type '%.64s' (registered: %s)",
+                             ecs_json_string(st->ctx.doc, type), c->num_types ? list : "none");
+}
+
+/* Compiles entity `ent` (resource index = st->num_entities) and returns its
+   non-empty "children" array in *children (or NULL). */
+static ecs_result ecs__compile_entity(ecs__compile_state *st, const ecs_json_value *ent, uint32_t parent,
+                                      const ecs_json_value **children)
+{
+    ecs_compiler_context *ctx = &st->ctx;
+    const ecs_json_doc *doc = ctx->doc;
+    const ecs_json_value *m, *components = NULL;
+    uint32_t i, k = st->num_entities;
+    void *np;
+    *children = NULL;
+    ctx->component = NULL;
+    if (ent->type != ECS_JSON_OBJECT)
+        return ecs_compiler_error(ctx, ent, "an entity must be an object, found %s",
+                                  ecs_json_type_name((ecs_json_type)ent->type));
+    for (i = 0, m = ent + 1; i < ent->count; ++i, m = doc->values + m->next) {
+        const char *key = doc->pool + m->key;
+        if (ecs__json_duplicate(doc, ent, m)) return ecs_compiler_error(ctx, m, "member '%.64s' appears twice", key);
+        if (strcmp(key, "name") == 0 && m->key_length == 4) {
+            if (m->type != ECS_JSON_STRING) return ecs_compiler_error(ctx, m, "an entity's name must be a string");
+        } else if (strcmp(key, "components") == 0 && m->key_length == 10) {
+            if (m->type != ECS_JSON_ARRAY) return ecs_compiler_error(ctx, m, "\"components\" must be an array");
+            components = m;
+        } else if (strcmp(key, "children") == 0 && m->key_length == 8) {
+            if (m->type != ECS_JSON_ARRAY) return ecs_compiler_error(ctx, m, "\"children\" must be an array");
+            if (m->count) *children = m;
+        } else {
+            return ecs_compiler_error(ctx, m, "unknown member '%.64s' in an entity (known: name, components, children)",
+                                      key);
+        }
+    }
+    if (k >= ECS_RESOURCE_ROOT - 1u) return ecs_compiler_error(ctx, ent, "too many entities");
+    if (!ecs__res_grow(st->parents, &st->parents_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
+    st->parents = (uint32_t *)np;
+    st->parents[k] = parent;
+    st->num_entities = k + 1;
+    ctx->entity = k;
+    if (!components) return ECS_OK;
+    for (i = 0, m = components + 1; i < components->count; ++i, m = doc->values + m->next) {
+        const ecs_json_value *type;
+        const ecs_compiler__type *t;
+        ecs__compile_block *b;
+        uint32_t ti;
+        ecs_result r;
+        ctx->component = m;
+        if (m->type != ECS_JSON_OBJECT)
+            return ecs_compiler_error(ctx, m, "a component must be an object with a \"type\", found %s",
+                                      ecs_json_type_name((ecs_json_type)m->type));
+        type = ecs_json_member(doc, m, "type");
+        if (!type) return ecs_compiler_error(ctx, m, "the component has no \"type\"");
+        if (type->type != ECS_JSON_STRING)
+            return ecs_compiler_error(ctx, type, "\"type\" must be a string naming a component");
+        ti = ecs__compiler_find(ctx->compiler, doc->pool + type->str, type->count);
+        if (ti == ECS_JSON_NONE) return ecs__compile_unknown(st, type);
+        t = ctx->compiler->types + ti;
+        b = st->blocks + ti;
+        ctx->block = b;
+        if (b->num_instances == b->index_capacity) {
+            if (!ecs__res_grow(b->entity_index, &b->index_capacity, (size_t)b->num_instances + 1, sizeof(uint32_t), &np))
+                return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, m, "out of memory");
+            b->entity_index = (uint32_t *)np;
+        }
+        ecs_error_clear(ctx->error);
+        r = t->fn(t->user, ctx, m);
+        if (r != ECS_OK) {
+            if (ctx->error->code == ECS_OK)
+                ecs__compile_fail(ctx, r, m, "the compile function of '%s' failed: %s", t->name, ecs_result_text(r));
+            return r;
+        }
+        b->entity_index[b->num_instances++] = k;
+    }
+    return ECS_OK;
+}
+
+static int ecs__compile_strcmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Builds the blob and the dependency list from the finished state. */
+static ecs_result ecs__compile_finish(ecs__compile_state *st, ecs_compiler_output *out)
+{
+    ecs_compiler_context *ctx = &st->ctx;
+    const ecs_compiler *c = ctx->compiler;
+    uint32_t *order = NULL, nblocks = 0, i, j, k;
+    uint64_t total = ECS_RESOURCE_HEADER_SIZE + 4ull * st->num_entities;
+    unsigned char *blob, *p;
+    int swap = ctx->swap;
+    ctx->component = NULL;
+    if (c->num_types) {
+        order = (uint32_t *)ECS__REALLOC(NULL, c->num_types * sizeof(uint32_t));
+        if (!order) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory");
+    }
+    /* blocks in use, by spawn order then name (insertion sort: few types) */
+    for (i = 0; i < c->num_types; ++i) {
+        const ecs_compiler__type *t = c->types + i;
+        if (!st->blocks[i].num_instances) continue;
+        for (j = nblocks; j > 0; --j) {
+            const ecs_compiler__type *u = c->types + order[j - 1];
+            if (u->spawn_order < t->spawn_order || (u->spawn_order == t->spawn_order && strcmp(u->name, t->name) < 0))
+                break;
+            order[j] = order[j - 1];
+        }
+        order[j] = i;
+        ++nblocks;
+        total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * st->blocks[i].num_instances +
+                 ((st->blocks[i].size + 3ull) & ~3ull);
+    }
+    if (total > 0xFFFFFFFFull) {
+        ECS__FREE(order);
+        return ecs__compile_fail(ctx, ECS_ERROR_COMPILE, NULL, "the resource would be %llu bytes, more than 4 GiB",
+                                 (unsigned long long)total);
+    }
+    blob = (unsigned char *)ECS__REALLOC(NULL, (size_t)total);
+    if (!blob) {
+        ECS__FREE(order);
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory for a %lu-byte blob",
+                                 (unsigned long)total);
+    }
+    memcpy(blob, "ECSR", 4);
+    ecs__res_wr32(blob + 4, ECS_RESOURCE_VERSION, swap);
+    ecs__res_wr32(blob + 8, ECS_RESOURCE_BYTE_ORDER_MARK, swap);
+    ecs__res_wr32(blob + 12, (uint32_t)total, swap);
+    ecs__res_wr32(blob + 16, st->num_entities, swap);
+    ecs__res_wr32(blob + 20, nblocks, swap);
+    p = blob + ECS_RESOURCE_HEADER_SIZE;
+    for (k = 0; k < st->num_entities; ++k, p += 4) ecs__res_wr32(p, st->parents[k], swap);
+    for (i = 0; i < nblocks; ++i) {
+        const ecs__compile_block *b = st->blocks + order[i];
+        uint32_t pad = (4u - (b->size & 3u)) & 3u;
+        ecs__res_wr32(p, c->types[order[i]].identifier, swap);
+        ecs__res_wr32(p + 4, b->num_instances, swap);
+        ecs__res_wr32(p + 8, b->size, swap);
+        p += ECS_RESOURCE_BLOCK_HEADER_SIZE;
+        for (k = 0; k < b->num_instances; ++k, p += 4) ecs__res_wr32(p, b->entity_index[k], swap);
+        if (b->size) memcpy(p, b->data, b->size);
+        p += b->size;
+        for (k = 0; k < pad; ++k) *p++ = 0;
+    }
+    ECS__FREE(order);
+    /* dependencies: sorted, unique, packed into one allocation */
+    if (ctx->num_deps) {
+        size_t bytes = 0, n = 0;
+        char *strings;
+        const char **list;
+        qsort(ctx->deps, ctx->num_deps, sizeof(char *), ecs__compile_strcmp);
+        for (i = 0; i < ctx->num_deps; ++i) {
+            if (i && strcmp(ctx->deps[i], ctx->deps[i - 1]) == 0) continue;
+            bytes += strlen(ctx->deps[i]) + 1;
+            ++n;
+        }
+        list = (const char **)ECS__REALLOC(NULL, n * sizeof(char *) + bytes);
+        if (!list) {
+            ECS__FREE(blob);
+            return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory for the dependency list");
+        }
+        strings = (char *)(list + n);
+        for (i = 0, n = 0; i < ctx->num_deps; ++i) {
+            size_t len;
+            if (i && strcmp(ctx->deps[i], ctx->deps[i - 1]) == 0) continue;
+            len = strlen(ctx->deps[i]) + 1;
+            memcpy(strings, ctx->deps[i], len);
+            list[n++] = strings;
+            strings += len;
+        }
+        out->dependency = list;
+        out->num_dependencies = (uint32_t)n;
+    }
+    out->blob = blob;
+    out->size = (uint32_t)total;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
+                                ecs_compiler_output *out, ecs_error *err)
+{
+    ecs__compile_state st;
+    ecs_json_doc doc;
+    ecs_error local;
+    const ecs_json_value *root, *entities = NULL, *m;
+    ecs_result r = ECS_OK;
+    uint32_t i;
+    void *np;
+    if (!err) err = &local;
+    if (out) memset(out, 0, sizeof *out);
+    if (!c || !out || (!json && len))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: NULL argument");
+    if (flags & ~(ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: unknown flags 0x%X",
+                             (unsigned)flags);
+    memset(&doc, 0, sizeof doc);
+    if ((r = ecs_json_parse(&doc, json, len, err)) != ECS_OK) {
+        ecs_json_doc_free(&doc);
+        return r;
+    }
+    memset(&st, 0, sizeof st);
+    st.ctx.compiler = c;
+    st.ctx.doc = &doc;
+    st.ctx.text = json;
+    st.ctx.text_length = len;
+    st.ctx.big_endian = (flags & ECS_COMPILER_BIG_ENDIAN) != 0;
+    st.ctx.swap = st.ctx.big_endian != ecs__res_host_big_endian();
+    st.ctx.error = err;
+    if (c->num_types) {
+        st.blocks = (ecs__compile_block *)ECS__REALLOC(NULL, c->num_types * sizeof *st.blocks);
+        if (!st.blocks) {
+            r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
+            goto done;
+        }
+        memset(st.blocks, 0, c->num_types * sizeof *st.blocks);
+    }
+    root = ecs_json_root(&doc);
+    if (root->type != ECS_JSON_OBJECT) {
+        r = ecs_compiler_error(&st.ctx, root, "a resource is an object {\"entities\": [...]}, found %s",
+                               ecs_json_type_name((ecs_json_type)root->type));
+        goto done;
+    }
+    for (i = 0, m = root + 1; i < root->count; ++i, m = doc.values + m->next) {
+        if (m->key_length != 8 || memcmp(doc.pool + m->key, "entities", 8) != 0) {
+            r = ecs_compiler_error(&st.ctx, m, "unknown member '%.64s' (a resource has only \"entities\")",
+                                   doc.pool + m->key);
+            goto done;
+        }
+        if (entities) {
+            r = ecs_compiler_error(&st.ctx, m, "member 'entities' appears twice");
+            goto done;
+        }
+        entities = m;
+    }
+    if (!entities) {
+        r = ecs_compiler_error(&st.ctx, root, "missing member 'entities' (an array of entities)");
+        goto done;
+    }
+    if (entities->type != ECS_JSON_ARRAY) {
+        r = ecs_compiler_error(&st.ctx, entities, "\"entities\" must be an array, found %s",
+                               ecs_json_type_name((ecs_json_type)entities->type));
+        goto done;
+    }
+    /* depth-first: an entity, then its children, then its next sibling */
+    if (entities->count) {
+        if (!ecs__res_grow(st.frames, &st.frames_capacity, 1, sizeof *st.frames, &np)) {
+            r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
+            goto done;
+        }
+        st.frames = (ecs__compile_frame *)np;
+        st.frames[0].next = (uint32_t)(entities - doc.values) + 1u;
+        st.frames[0].remaining = entities->count;
+        st.frames[0].parent = ECS_RESOURCE_ROOT;
+        st.num_frames = 1;
+    }
+    while (st.num_frames) {
+        ecs__compile_frame *f = st.frames + st.num_frames - 1;
+        const ecs_json_value *ent, *children;
+        uint32_t parent = f->parent;
+        if (f->remaining == 0) {
+            --st.num_frames;
+            continue;
+        }
+        ent = doc.values + f->next;
+        f->next = ent->next;
+        --f->remaining;
+        if ((r = ecs__compile_entity(&st, ent, parent, &children)) != ECS_OK) goto done;
+        if (children) {
+            if (!ecs__res_grow(st.frames, &st.frames_capacity, (size_t)st.num_frames + 1, sizeof *st.frames, &np)) {
+                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
+                goto done;
+            }
+            st.frames = (ecs__compile_frame *)np;
+            f = st.frames + st.num_frames++;
+            f->next = (uint32_t)(children - doc.values) + 1u;
+            f->remaining = children->count;
+            f->parent = st.num_entities - 1u;
+        }
+    }
+    if (flags & ECS_COMPILER_PREFAB) {
+        uint32_t roots = 0;
+        for (i = 0; i < st.num_entities; ++i) roots += st.parents[i] == ECS_RESOURCE_ROOT;
+        if (roots != 1) {
+            st.ctx.component = NULL;
+            r = ecs_compiler_error(&st.ctx, entities, "a prefab has exactly one root entity, this has %u",
+                                   (unsigned)roots);
+            goto done;
+        }
+    }
+    r = ecs__compile_finish(&st, out);
+done:
+    if (r == ECS_OK) ecs_error_clear(err);
+    for (i = 0; st.blocks && i < c->num_types; ++i) {
+        ECS__FREE(st.blocks[i].data);
+        ECS__FREE(st.blocks[i].entity_index);
+    }
+    ECS__FREE(st.blocks);
+    ECS__FREE(st.parents);
+    ECS__FREE(st.frames);
+    for (i = 0; i < st.ctx.num_deps; ++i) ECS__FREE(st.ctx.deps[i]);
+    ECS__FREE(st.ctx.deps);
+    ecs_json_doc_free(&doc);
+    return r;
+}
+
+void ecs_compiler_output_free(ecs_compiler_output *out)
+{
+    if (!out) return;
+    ECS__FREE(out->blob);
+    ECS__FREE((void *)out->dependency);
+    memset(out, 0, sizeof *out);
+}
+
+#endif /* ECS_RESOURCE__IMPLEMENTED */
+#endif /* ECS_RESOURCE_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the ecs.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication in perpetuation of all present and future
+rights to this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/
