@@ -143,7 +143,8 @@ COMPILER
      transform (spawn_order 0)   {"position": [x,y,z], "rotation": [x,y,z,w]
                                   (a quaternion, normalised), "scale": [x,y,z]
                                   or s}, each optional (0 / identity / 1); or
-                                  {"local": [16 numbers]} row-major.
+                                  {"local": [16 numbers]} row-major. One
+                                  per entity (a second one is an error).
      mesh (spawn_order 100)      {"mesh": "models/crate", "flags": 3}; flags
                                   optional (0), an integer 0..4294967295.
      actor (spawn_order 200)     {"mass": 1.0, "radius": 0.5}, each optional
@@ -166,7 +167,9 @@ CONFIGURATION
                             be half as deep, each level is an object and an
                             array)
    Implementation file only: ECS_REALLOC / ECS_FREE as in ecs.h (both or
-   neither). The transform compile function uses sqrt: link with -lm.
+   neither; ECS_REALLOC(NULL, n) must return memory aligned for uint64_t);
+   ECS_RESOURCE_NO_SIMD to verify without SSE2 (same answers, slower).
+   The transform compile function uses sqrt: link with -lm.
 
 ERRORS
    Every function that reads outside data returns an ecs_result and fills the
@@ -536,6 +539,9 @@ const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
 int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
 /** Resource index of the entity whose component is being compiled. */
 uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
+/** How many instances of the component type being compiled the current
+    entity already has (its earlier components of the same type). */
+uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx);
 /** Reports a compile error at value `at` (NULL: the current component):
     ECS_ERROR_COMPILE with "path (line L, column C): " and the formatted text.
     Returns ECS_ERROR_COMPILE. */
@@ -1393,6 +1399,54 @@ const char *ecs_json_type_name(ecs_json_type type)
 
 #define ECS__RES_CORRUPT(...) ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, __VA_ARGS__)
 
+/* The two checks over every parent and entity index, 4 at a time with SSE2
+   (gcc -O2 does not vectorise the plain loops). Unsigned a > b is signed
+   (a ^ 2^31) > (b ^ 2^31). */
+#if !defined(ECS_RESOURCE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#define ECS__RES_SSE2 1
+#include <emmintrin.h>
+#else
+#define ECS__RES_SSE2 0
+#endif
+
+/* 1 when some parent[k] is neither a root nor < k: parent + 1 > k (the root
+   0xFFFFFFFF wraps to 0). n < 2^30. */
+static int ecs__res_parents_bad(const uint32_t *parent, uint32_t n)
+{
+    uint32_t k = 0, bad = 0;
+#if ECS__RES_SSE2
+    const __m128i bias = _mm_set1_epi32(INT32_MIN), one = _mm_set1_epi32(1), four = _mm_set1_epi32(4);
+    __m128i kv = _mm_xor_si128(_mm_setr_epi32(0, 1, 2, 3), bias), acc = _mm_setzero_si128();
+    for (; k + 4u <= n; k += 4u) {
+        __m128i p = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(parent + k)), one);
+        acc = _mm_or_si128(acc, _mm_cmpgt_epi32(_mm_xor_si128(p, bias), kv));
+        kv = _mm_add_epi32(kv, four);
+    }
+    bad = (uint32_t)_mm_movemask_epi8(acc);
+#endif
+    for (; k < n; ++k) bad |= (uint32_t)(parent[k] + 1u > k);
+    return bad != 0;
+}
+
+/* 1 when some v[j] >= limit. limit < 2^30. */
+static int ecs__res_any_at_least(const uint32_t *v, uint32_t n, uint32_t limit)
+{
+    uint32_t j = 0, bad = 0;
+    if (limit == 0) return n != 0;
+#if ECS__RES_SSE2
+    {
+        const __m128i bias = _mm_set1_epi32(INT32_MIN);
+        const __m128i last = _mm_xor_si128(_mm_set1_epi32((int)(limit - 1u)), bias);
+        __m128i acc = _mm_setzero_si128();
+        for (; j + 4u <= n; j += 4u)
+            acc = _mm_or_si128(acc, _mm_cmpgt_epi32(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + j)), bias), last));
+        bad = (uint32_t)_mm_movemask_epi8(acc);
+    }
+#endif
+    for (; j < n; ++j) bad |= (uint32_t)(v[j] >= limit);
+    return bad != 0;
+}
+
 /* Verifies b in native order (swap == 0) or the other order (swap == 1). */
 static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
 {
@@ -1430,11 +1484,10 @@ static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int 
                                 "follow the header",
                                 (unsigned)ne, (unsigned long)ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
     {
-        /* parent p of entity k: root (0xFFFFFFFF) or p < k, i.e. p + 1 <= k */
         const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
         uint32_t bad = 0;
         if (!swap) {
-            for (k = 0; k < ne; ++k) bad |= (uint32_t)(parent[k] + 1u > k);
+            bad = (uint32_t)ecs__res_parents_bad(parent, ne);
         } else {
             for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
         }
@@ -1450,7 +1503,7 @@ static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int 
     }
     off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
     for (t = 0; t < nt; ++t) {
-        uint32_t ni, sz, rem, pad, maxi = 0, j;
+        uint32_t ni, sz, rem, pad, bad = 0, j;
         const uint32_t *index;
         if (total - off < ECS_RESOURCE_BLOCK_HEADER_SIZE)
             return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
@@ -1475,11 +1528,11 @@ static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int 
                                     (unsigned)pad, (unsigned)(rem - sz));
         index = (const uint32_t *)(const void *)(b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE);
         if (!swap) {
-            for (j = 0; j < ni; ++j) maxi = index[j] > maxi ? index[j] : maxi;
+            bad = (uint32_t)ecs__res_any_at_least(index, ni, ne);
         } else {
-            for (j = 0; j < ni; ++j) maxi |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
+            for (j = 0; j < ni; ++j) bad |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
         }
-        if (ni && (swap ? maxi != 0 : maxi >= ne)) {
+        if (bad) {
             for (j = 0; j < ni; ++j) {
                 uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
                 if (e >= ne)
@@ -1976,6 +2029,14 @@ uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx)
     return ctx->entity;
 }
 
+uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx)
+{
+    const ecs__compile_block *b = ctx->block;
+    uint32_t n = 0;
+    while (n < b->num_instances && b->entity_index[b->num_instances - 1u - n] == ctx->entity) ++n;
+    return n;
+}
+
 ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n)
 {
     ecs__compile_block *b = ctx->block;
@@ -2178,6 +2239,8 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
     int i;
     (void)user;
     if ((r = ecs_compiler_check_members(ctx, component, known, 4)) != ECS_OK) return r;
+    if (ecs_compiler_entity_instances(ctx) > 0)
+        return ecs_compiler_error(ctx, component, "an entity has at most one transform");
     local = ecs_json_member(doc, component, "local");
     if (local) {
         const ecs_json_value *other = ecs_json_member(doc, component, "position");

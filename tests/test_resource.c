@@ -952,6 +952,9 @@ static void test_compile_errors(void)
                  ECS_ERROR_COMPILE, "zero length");
     expect_error("{\"entities\": [{\"components\": [{\"type\": \"transform\", \"local\": [1], \"scale\": 2}]}]}",
                  ECS_ERROR_COMPILE, "either \"local\" or position/rotation/scale");
+    expect_error("{\"entities\": [{\"components\": [{\"type\": \"transform\"}, {\"type\": \"mesh\", \"mesh\": \"a\"},"
+                 " {\"type\": \"transform\"}]}]}",
+                 ECS_ERROR_COMPILE, "entities[0].components[2] (line 1, column 85): an entity has at most one transform");
     expect_error("{\"entities\": [{\"components\": [{\"type\": \"label\", \"text\": \"x\"}, {\"type\": \"quiet\"}]}]}",
                  ECS_ERROR_UNKNOWN_COMPONENT, "registered: actor, label");
     expect_error("{\"entities\": [{\"components\": [{\"mesh\": \"a\"}]}]}", ECS_ERROR_COMPILE, "has no \"type\"");
