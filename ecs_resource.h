@@ -31,7 +31,7 @@ QUICK START (compiled by tests/test_resource_readme.c)
     int main(void) {
         const char *json = "{\"entities\": [{\"name\": \"ball\", \"components\": ["
                            "{\"type\": \"actor\", \"mass\": 2, \"radius\": 0.25}]}]}";
-        ecs_entity_manager em = {0};
+        ecs_entity_manager em;
         actor_manager actors;
         ecs_compiler compiler;
         ecs_compiler_output out;
@@ -40,6 +40,7 @@ QUICK START (compiled by tests/test_resource_readme.c)
         ecs_error err;
         int ok;
 
+        ecs_entity_manager_init(&em);
         ecs_compiler_init(&compiler);
         ecs_compiler_register_standard(&compiler, &err);  // transform, mesh, actor
         if (ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err)) {

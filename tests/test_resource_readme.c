@@ -1,0 +1,109 @@
+/* tests/test_resource_readme.c - the QUICK START of ecs_resource.h, compiled
+   and run as it is printed, plus a check that the header still shows exactly
+   the code between the QUICK START markers below (run from the repo root). */
+#define main quick_start_main
+/* QUICK START BEGIN */
+#define ECS_IMPLEMENTATION
+#include "ecs.h"
+#define ECS_RESOURCE_IMPLEMENTATION
+#include "ecs_resource.h"
+#include <stdio.h>
+#include <string.h>
+
+#define ACTOR_FIELDS(X) X(float, mass) X(float, radius)
+ECS_MANAGER_DEFINE(actor_manager, ACTOR_FIELDS)
+
+int main(void) {
+    const char *json = "{\"entities\": [{\"name\": \"ball\", \"components\": ["
+                       "{\"type\": \"actor\", \"mass\": 2, \"radius\": 0.25}]}]}";
+    ecs_entity_manager em;
+    actor_manager actors;
+    ecs_compiler compiler;
+    ecs_compiler_output out;
+    ecs_spawner spawner;
+    ecs_entity ball;
+    ecs_error err;
+    int ok;
+
+    ecs_entity_manager_init(&em);
+    ecs_compiler_init(&compiler);
+    ecs_compiler_register_standard(&compiler, &err);  // transform, mesh, actor
+    if (ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err)) {
+        printf("%s\n", err.message);  // "entities[0].components[0] (line 1, ...
+        return 1;
+    }
+    actor_manager_init(&actors, ECS_LOOKUP_HASH);
+    ecs_spawner_init(&spawner);
+    ecs_spawner_register(&spawner, "actor", ecs_manager_spawn, ecs_manager_unspawn,
+                         ECS_RESOURCE_ACTOR_SIZE, &actors.core, &err);
+    // verifies the blob, creates the entity, fills the actor manager
+    if (ecs_spawner_spawn(&spawner, &em, out.blob, out.size, &ball, &err)) {
+        printf("%s\n", err.message);
+        return 1;
+    }
+    actor_manager_reserve(&actors, 0);  // re-reads the field pointers
+    ok = actors.mass[actor_manager_lookup(&actors, ball).i] == 2.0f;
+    ecs_compiler_output_free(&out);
+    ecs_compiler_free(&compiler);
+    ecs_spawner_free(&spawner);
+    actor_manager_free(&actors);
+    ecs_entity_manager_free(&em);
+    return ok ? 0 : 1;
+}
+/* QUICK START END */
+#undef main
+
+#include <string.h>
+#include "tests/test.h"
+
+/* Lines of `path` from the line after the one containing `from` up to the
+   line containing `to`, with `indent` leading spaces removed from each. */
+static int read_block(const char *path, const char *from, const char *to, int indent, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    size_t used = 0;
+    int inside = 0, found = 0;
+    if (!f) return 0;
+    out[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        if (!inside) {
+            if (strstr(line, from)) inside = 1;
+            continue;
+        }
+        if (strstr(line, to)) {
+            found = 1;
+            break;
+        }
+        {
+            const char *s = line;
+            int k;
+            size_t len;
+            for (k = 0; k < indent && *s == ' '; ++k) ++s;
+            len = strlen(s);
+            if (used + len + 1 > cap) break;
+            memcpy(out + used, s, len + 1);
+            used += len;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+int main(void)
+{
+    static char doc[8192], code[8192];
+    size_t n;
+    CHECK(quick_start_main() == 0);
+    /* The doc block: from the QUICK START heading to the next section heading. */
+    CHECK(read_block("ecs_resource.h", "QUICK START (compiled", "FORMAT (version 1", 4, doc, sizeof doc));
+    CHECK(read_block("tests/test_resource_readme.c", "QUICK START BEGIN", "QUICK START END", 0, code, sizeof code));
+    /* the doc block starts with a blank line and ends with one */
+    n = strlen(doc);
+    CHECK(n > 2 && doc[0] == '\n' && doc[n - 1] == '\n' && doc[n - 2] == '\n');
+    if (n > 2) {
+        doc[n - 1] = '\0';
+        CHECK_MSG(strcmp(doc + 1, code) == 0, "the QUICK START in ecs_resource.h and this file differ");
+    }
+    return test_report("test_resource_readme");
+}
