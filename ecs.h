@@ -848,6 +848,16 @@ static size_t ecs__field_align(const ecs_field_desc *f)
     return a;
 }
 
+/* The largest array alignment of m's layout. */
+static size_t ecs__max_align(const ecs_manager *m)
+{
+    size_t a = ECS__MIN_ALIGN;
+    uint32_t k;
+    for (k = 0; k < m->num_fields; ++k)
+        if (ecs__field_align(&m->fields[k]) > a) a = ecs__field_align(&m->fields[k]);
+    return a;
+}
+
 /* Bytes needed for `cap` instances, with each array aligned; offsets out. */
 static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
 {
@@ -859,7 +869,7 @@ static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
         if (offsets) offsets[k] = at;
         at += (size_t)cap * m->fields[k].size;
     }
-    return at + ECS__MIN_ALIGN; /* room to align the buffer itself */
+    return at + ecs__max_align(m); /* room to align the buffer itself */
 }
 
 ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
@@ -938,7 +948,7 @@ ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY,
                              "component manager: out of memory growing to %u instances", (unsigned)n);
     }
-    base = buf + ((ECS__MIN_ALIGN - ((uintptr_t)buf & (ECS__MIN_ALIGN - 1u))) & (ECS__MIN_ALIGN - 1u));
+    base = buf + ((ecs__max_align(m) - ((uintptr_t)buf & (ecs__max_align(m) - 1u))) & (ecs__max_align(m) - 1u));
     if (m->count) memcpy(base, m->entity, (size_t)m->count * sizeof(ecs_entity));
     for (k = 0; k < m->num_fields; ++k) {
         if (m->count) memcpy(base + offsets[k], m->field[k], (size_t)m->count * m->fields[k].size);
