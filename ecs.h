@@ -814,6 +814,11 @@ uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_e
 ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
 {
     if (!fn) return ecs_error_set(&em->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_entity_on_destroy: fn is NULL");
+    if (em->destroying_capacity == 0) { /* so that destroy needs no memory unless callbacks nest deeply */
+        em->destroying = (ecs_entity *)ECS__REALLOC(NULL, 16u * sizeof *em->destroying);
+        if (!em->destroying) return ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_entity_on_destroy: out of memory");
+        em->destroying_capacity = 16u;
+    }
     if (em->num_callbacks == em->callbacks_capacity) {
         uint32_t cap = em->callbacks_capacity ? em->callbacks_capacity * 2u : 4u;
         ecs_entity__callback *c = (ecs_entity__callback *)ECS__REALLOC(em->callbacks, (size_t)cap * sizeof *c);
