@@ -327,6 +327,11 @@ typedef struct ecs_manager__map_entry {
     uint32_t value;  /* first instance */
 } ecs_manager__map_entry;
 
+typedef struct ecs_manager__dense_entry {
+    uint32_t id;     /* entity id that owns `first` (0: none) */
+    uint32_t first;  /* first instance */
+} ecs_manager__dense_entry;
+
 /** A component manager over a runtime field table. The typed managers made by
     ECS_MANAGER_DEFINE embed one as `core`. */
 typedef struct ecs_manager {
@@ -341,7 +346,7 @@ typedef struct ecs_manager {
     uint32_t *next;               /* instance -> next instance of its entity;
                                      NULL until an entity owns two instances */
     ecs_lookup_kind lookup;
-    uint32_t *dense;              /* entity index -> first instance */
+    ecs_manager__dense_entry *dense; /* entity index -> (id, first instance) */
     uint32_t dense_capacity;
     ecs_manager__map_entry *hash; /* stb_ds hash map entity id -> first instance */
     uint32_t rng;                 /* gc's random state */
@@ -362,8 +367,10 @@ ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which, nothing changed.
     The manager does not know which entities are alive: gc does. */
 ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
-/** e's first instance, or nil (also for nil, stale and unknown entities). */
-ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
+/** e's first instance, or nil (also for nil, stale and unknown entities).
+    Dense managers answer inline with one memory access. */
+static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
+ecs_instance ecs_manager__lookup_hash(const ecs_manager *m, uint32_t id);
 /** The next instance of the same entity, or nil. */
 ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i);
 /** Swap-erase: removes i, moves the last instance into i, fixes lookups and
@@ -383,6 +390,16 @@ void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
 {
     return (char *)m->field[k] + (size_t)i * m->fields[k].size;
+}
+static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
+{
+    uint32_t id = e.id & (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS)), idx = id & ECS_INDEX_MASK;
+    if (m->lookup == ECS_LOOKUP_DENSE) {
+        ecs_instance r;
+        r.i = idx < m->dense_capacity && m->dense[idx].id == id ? m->dense[idx].first : ECS_INSTANCE_NIL;
+        return r;
+    }
+    return ecs_manager__lookup_hash(m, id);
 }
 /** Heap bytes owned by m (instance data, lookup, links). */
 size_t ecs_manager_memory(const ecs_manager *m);
@@ -978,31 +995,36 @@ static ptrdiff_t ecs__hash_find(const ecs_manager *m, uint32_t id)
     return temp;
 }
 
-/* The first instance of the entity with (masked) id, or NIL. */
+/* The first instance of the entity with (masked, non-nil) id, or NIL. */
 static uint32_t ecs__map_get(const ecs_manager *m, uint32_t id)
 {
     if (m->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = id & ECS_INDEX_MASK, i;
-        if (idx >= m->dense_capacity) return ECS__NIL;
-        i = m->dense[idx];
-        return i != ECS__NIL && m->entity[i].id == id ? i : ECS__NIL;
+        uint32_t idx = id & ECS_INDEX_MASK;
+        return idx < m->dense_capacity && m->dense[idx].id == id ? m->dense[idx].first : ECS__NIL;
     } else {
         ptrdiff_t at = ecs__hash_find(m, id);
         return at >= 0 ? m->hash[at].value : ECS__NIL;
     }
 }
 
+ecs_instance ecs_manager__lookup_hash(const ecs_manager *m, uint32_t id)
+{
+    return ecs_instance_make(ecs__map_get(m, id));
+}
+
 /* Makes the dense array cover entity index idx. */
 static ecs_result ecs__dense_reserve(ecs_manager *m, uint32_t idx)
 {
-    uint32_t cap, *d;
+    uint32_t cap;
+    ecs_manager__dense_entry *d;
     if (idx < m->dense_capacity) return ECS_OK;
     cap = m->dense_capacity ? m->dense_capacity : 1024u;
     while (cap <= idx) cap *= 2u;
     if (cap > ECS_INDEX_MASK + 1u) cap = ECS_INDEX_MASK + 1u;
-    d = (uint32_t *)ECS__REALLOC(m->dense, (size_t)cap * sizeof *d);
+    d = (ecs_manager__dense_entry *)ECS__REALLOC(m->dense, (size_t)cap * sizeof *d);
     if (!d) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory growing lookup");
-    memset(d + m->dense_capacity, 0xFF, (size_t)(cap - m->dense_capacity) * sizeof *d);
+    memset(d + m->dense_capacity, 0, (size_t)(cap - m->dense_capacity) * sizeof *d);
+    d[0].first = ECS__NIL; /* the nil entity (id 0) matches slot 0 and finds nothing */
     m->dense = d;
     m->dense_capacity = cap;
     return ECS_OK;
@@ -1013,7 +1035,8 @@ static ecs_result ecs__dense_reserve(ecs_manager *m, uint32_t idx)
 static void ecs__map_set(ecs_manager *m, uint32_t id, uint32_t i)
 {
     if (m->lookup == ECS_LOOKUP_DENSE) {
-        m->dense[id & ECS_INDEX_MASK] = i;
+        m->dense[id & ECS_INDEX_MASK].id = i == ECS__NIL ? 0u : id;
+        m->dense[id & ECS_INDEX_MASK].first = i;
     } else if (i == ECS__NIL) {
         if (m->hash)
             m->hash = (ecs_manager__map_entry *)stbds_hmdel_key(m->hash, sizeof *m->hash, &id, sizeof id,
@@ -1079,11 +1102,6 @@ ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
     if (m->next) m->next[i] = ECS__NIL;
     m->count = i + 1u;
     return ecs_instance_make(i);
-}
-
-ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
-{
-    return ecs_instance_make(ecs__map_get(m, e.id & ECS__ID_MASK));
 }
 
 ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)

@@ -491,7 +491,9 @@ static void test_component_edges(ecs_lookup_kind kind)
     CHECK(test_mgr_destroy(&m, j) == 1);
     CHECK(test_mgr_lookup(&m, a).i == 0u && ecs_instance_is_nil(test_mgr_lookup(&m, b)));
     CHECK(m.tag[0] == 1u && instance_intact(&m, 0));
-    /* nil entity refused; stale entity finds nothing */
+    /* nil entity refused and never found; stale entity finds nothing */
+    CHECK(ecs_instance_is_nil(test_mgr_lookup(&m, make_id(0))));
+    CHECK(ecs_instance_is_nil(test_mgr_lookup(&m, make_id(0xC0000000u))));
     CHECK(ecs_instance_is_nil(test_mgr_create(&m, make_id(0))));
     CHECK(m.core.error.code == ECS_ERROR_INVALID_ARGUMENT);
     stale = a;
@@ -530,6 +532,40 @@ static void test_component_edges(ecs_lookup_kind kind)
         CHECK(ecs_manager_memory(&m.core) >= 3000u * m.core.bytes_per_instance);
         free(es);
     }
+    test_mgr_free(&m);
+    ecs_entity_manager_free(&em);
+}
+
+/* A dead entity's instances wait for gc while its index is reused by a new
+   entity that gets instances of its own: lookups and gc stay right. */
+static void test_reused_index_before_gc(ecs_lookup_kind kind)
+{
+    ecs_entity_manager em;
+    test_mgr m;
+    ecs_entity a, b = {0}, churn[1100];
+    ecs_instance i;
+    uint32_t k, n;
+    ecs_entity_manager_init(&em);
+    CHECK(test_mgr_init(&m, kind) == ECS_OK);
+    a = ecs_entity_create(&em);
+    for (k = 0; k < 3; ++k) set_instance(&m, test_mgr_create(&m, a).i, 10u + k);
+    ecs_entity_destroy(&em, a);
+    CHECK(ecs_entity_create_many(&em, 1100, churn) == ECS_OK);
+    for (k = 0; k < 1100; ++k) set_instance(&m, test_mgr_create(&m, churn[k]).i, 1000u + k);
+    ecs_entity_destroy_many(&em, 1100, churn);
+    for (k = 0; k < 2000 && ecs_entity_index(b) != ecs_entity_index(a); ++k) b = ecs_entity_create(&em);
+    CHECK(ecs_entity_index(b) == ecs_entity_index(a) && b.id != a.id);
+    for (k = 0; k < 2; ++k) set_instance(&m, test_mgr_create(&m, b).i, 20u + k);
+    for (i = test_mgr_lookup(&m, b), n = 0; !ecs_instance_is_nil(i); i = test_mgr_next(&m, i), ++n)
+        CHECK(m.tag[i.i] == 20u + n);
+    CHECK(n == 2u);
+    for (k = 0; k < 100000 && test_mgr_count(&m) > 2u; ++k) test_mgr_gc(&m, &em);
+    CHECK(test_mgr_count(&m) == 2u);
+    for (i = test_mgr_lookup(&m, b), n = 0; !ecs_instance_is_nil(i); i = test_mgr_next(&m, i), ++n)
+        CHECK(m.tag[i.i] == 20u + n && instance_intact(&m, i.i) && m.entity[i.i].id == b.id);
+    CHECK(n == 2u);
+    CHECK(ecs_instance_is_nil(test_mgr_lookup(&m, a)));
+    CHECK(test_mgr_destroy_entity(&m, b) == 2u && test_mgr_count(&m) == 0u);
     test_mgr_free(&m);
     ecs_entity_manager_free(&em);
 }
@@ -604,6 +640,8 @@ int main(void)
     run_component_model(ECS_LOOKUP_DENSE, 1000000);
     test_component_edges(ECS_LOOKUP_HASH);
     test_component_edges(ECS_LOOKUP_DENSE);
+    test_reused_index_before_gc(ECS_LOOKUP_HASH);
+    test_reused_index_before_gc(ECS_LOOKUP_DENSE);
     test_runtime_layout_and_spawn();
     return test_report("test_ecs");
 }
