@@ -135,6 +135,7 @@ DOES NOT
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef ECS_INDEX_BITS
 #define ECS_INDEX_BITS 22
@@ -367,6 +368,9 @@ ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which, nothing changed.
     The manager does not know which entities are alive: gc does. */
 ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
+/** ecs_manager_create without zero-filling the fields (the caller writes
+    every field: the typed wrappers and ecs_manager_spawn use it). */
+ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
 /** e's first instance, or nil (also for nil, stale and unknown entities).
     Dense managers answer inline with one memory access. */
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
@@ -426,6 +430,7 @@ uint32_t ecs_manager_record_size(const ecs_manager *m);
 #define ECS__FIELD_MEMBER(type, name) type *name;
 #define ECS__FIELD_DESC(type, name) {#name, (uint32_t)sizeof(type), (uint32_t)ECS__ALIGNOF(type)},
 #define ECS__FIELD_COUNT(type, name) +1
+#define ECS__FIELD_ZERO(type, name) memset(&m->name[i.i], 0, sizeof(type));
 #define ECS__FIELD_REFRESH(type, name) m->name = (type *)(m->core.field ? m->core.field[k++] : NULL);
 
 /** Defines struct `name` (core + `entity` + a typed array per field) and its
@@ -461,8 +466,9 @@ uint32_t ecs_manager_record_size(const ecs_manager *m);
     }                                                                                         \
     ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                           \
     {                                                                                         \
-        ecs_instance i = ecs_manager_create(&m->core, e);                                     \
+        ecs_instance i = ecs_manager_create_uninitialized(&m->core, e);                       \
         name##_refresh_(m);                                                                   \
+        if (!ecs_instance_is_nil(i)) { FIELDS(ECS__FIELD_ZERO) }                              \
         return i;                                                                             \
     }                                                                                         \
     ECS__UNUSED static inline ecs_instance name##_lookup(const name *m, ecs_entity e) { return ecs_manager_lookup(&m->core, e); } \
@@ -1071,7 +1077,16 @@ static void ecs__repoint(ecs_manager *m, uint32_t id, uint32_t from, uint32_t to
 
 ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
 {
-    uint32_t id = e.id & ECS__ID_MASK, first, i, k;
+    ecs_instance i = ecs_manager_create_uninitialized(m, e);
+    uint32_t k;
+    if (!ecs_instance_is_nil(i))
+        for (k = 0; k < m->num_fields; ++k) memset(ecs_manager_field(m, k, i.i), 0, m->fields[k].size);
+    return i;
+}
+
+ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
+{
+    uint32_t id = e.id & ECS__ID_MASK, first, i;
     if ((id & ECS_INDEX_MASK) == 0) {
         ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
         return ecs_instance_nil();
@@ -1098,7 +1113,6 @@ ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
         m->next[first] = i;
     }
     m->entity[i].id = id;
-    for (k = 0; k < m->num_fields; ++k) memset(ecs_manager_field(m, k, i), 0, m->fields[k].size);
     if (m->next) m->next[i] = ECS__NIL;
     m->count = i + 1u;
     return ecs_instance_make(i);
@@ -1109,6 +1123,19 @@ ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
     return ecs_instance_make(i.i < m->count ? ecs__next_of(m, i.i) : ECS__NIL);
 }
 
+/* memcpy with the common small sizes inlined. */
+static void ecs__copy(void *dst, const void *src, uint32_t size)
+{
+    switch (size) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 12: memcpy(dst, src, 12); break;
+    case 16: memcpy(dst, src, 16); break;
+    case 64: memcpy(dst, src, 64); break;
+    default: memcpy(dst, src, size); break;
+    }
+}
+
 void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
     uint32_t k, id = m->entity[from].id;
@@ -1116,7 +1143,7 @@ void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
     ecs__repoint(m, id, from, to);
     m->entity[to] = m->entity[from];
     for (k = 0; k < m->num_fields; ++k)
-        memcpy(ecs_manager_field(m, k, to), ecs_manager_field(m, k, from), m->fields[k].size);
+        ecs__copy(ecs_manager_field(m, k, to), ecs_manager_field(m, k, from), m->fields[k].size);
     if (m->next) m->next[to] = m->next[from];
 }
 
@@ -1194,14 +1221,14 @@ ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t 
     if (ecs_manager_reserve(m, m->count + num_instances) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
     for (j = 0; j < num_instances; ++j, src += rec) {
-        ecs_instance i = ecs_manager_create(m, ctx->entity[entity_index[j]]);
+        ecs_instance i = ecs_manager_create_uninitialized(m, ctx->entity[entity_index[j]]);
         if (ecs_instance_is_nil(i)) { /* undo: ours are the last instances */
             ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
             while (m->count > first) ecs_manager_destroy(m, ecs_instance_make(m->count - 1u));
             return ctx->error ? ctx->error->code : ECS_ERROR_SPAWN_FAILED;
         }
         for (k = 0, at = src; k < m->num_fields; at += m->fields[k].size, ++k)
-            memcpy(ecs_manager_field(m, k, i.i), at, m->fields[k].size);
+            ecs__copy(ecs_manager_field(m, k, i.i), at, m->fields[k].size);
     }
     return ECS_OK;
 }

@@ -618,7 +618,7 @@ static void test_results(void)
     ecs_error err;
     CHECK(strcmp(ecs_result_name(ECS_ERROR_OUT_OF_MEMORY), "ECS_ERROR_OUT_OF_MEMORY") == 0);
     CHECK(strcmp(ecs_result_text(ECS_OK), "ok") == 0);
-    CHECK(strcmp(ecs_result_name((ecs_result)999), "?") == 0);
+    CHECK(strcmp(ecs_result_name(ECS__RESULT_COUNT), "?") == 0);
     CHECK(ecs_error_set(&err, ECS_ERROR_JSON, "line %d", 3) == ECS_ERROR_JSON);
     CHECK(err.code == ECS_ERROR_JSON && strcmp(err.message, "line 3") == 0);
     CHECK(ecs_error_set(NULL, ECS_ERROR_IO, "x") == ECS_ERROR_IO);
