@@ -1,0 +1,1865 @@
+/* ecs_plugin.h - v0.1 - API registry, plugin loader and hot reload for C/C++
+   Public domain or MIT (see end of file).
+
+   The engine publishes versioned API structs in a registry; a plugin is a
+   shared library that exports one function, get_plugin_api, and receives
+   get_engine_api in its init, as in the Bitsquid post "Building an Engine
+   Plugin System" (2014). The loader tracks everything a plugin registers, so
+   a failed load leaves nothing behind and a reload can swap code under live,
+   engine-owned component data.
+
+   Do this in *one* C or C++ file of the engine:
+       #define ECS_PLUGIN_IMPLEMENTATION
+       #include "ecs_plugin.h"
+   (with ECS_IMPLEMENTATION for ecs.h somewhere too) and include
+   "ecs_plugin.h" plainly everywhere else, plugins included: a plugin needs
+   only the declarations and links against nothing (not even ecs.h's code;
+   it reaches the engine through the API structs). Link the engine with -ldl.
+
+TABLE OF CONTENTS
+   QUICK START, THE ABI, VERSIONING RULES, STANDARD ENGINE APIS, LOADING AND
+   HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   SANITIZERS, THREADING, DOES NOT, LICENSE (end of file)
+
+QUICK START (tests/test_plugin.c builds both parts and runs them)
+
+    ---- plugin.c: cc -std=c99 -shared -fPIC -I. plugin.c -o plugin.so ----
+    #include "ecs_plugin.h"
+    typedef struct counter { const ecs_entities_api_v0 *ents; int ticks; } counter;
+    static ecs_result counter_init(ecs_get_api_fn get_engine_api, void **state,
+                                   ecs_error *err) {
+        counter *c = (counter *)*state;            // non-NULL after a reload
+        if (!c && !(c = (counter *)calloc(1, sizeof *c)))
+            return ecs_plugin_set_error(err, ECS_ERROR_OUT_OF_MEMORY, "no memory");
+        c->ents = (const ecs_entities_api_v0 *)get_engine_api(ECS_API_ENTITIES, 0);
+        *state = c;
+        return ECS_OK;
+    }
+    static void counter_shutdown(void *state) { free(state); }
+    static void counter_tick(void *state, float dt) {
+        counter *c = (counter *)state;
+        (void)dt;
+        if (c->ents && c->ents->count(c->ents->entities) > 0) c->ticks++;
+    }
+    ECS_PLUGIN_EXPORT void *get_plugin_api(unsigned api, unsigned version) {
+        static ecs_plugin_api_v0 plugin;
+        if (api != ECS_API_PLUGIN || version != 0) return NULL;
+        plugin.name = "counter";
+        plugin.init = counter_init;
+        plugin.shutdown = counter_shutdown;
+        plugin.tick = counter_tick;
+        return &plugin;
+    }
+    ---- engine.c: cc -std=c99 -I. -I/usr/include/stb engine.c -ldl -lm ----
+    #define ECS_IMPLEMENTATION
+    #define ECS_PLUGIN_IMPLEMENTATION
+    #include "ecs_plugin.h"
+    #include <stdio.h>
+    #include <string.h>
+    int main(int argc, char **argv) {
+        ecs_entity_manager em;
+        ecs_plugin_registry_desc desc;
+        ecs_plugin_registry *reg;
+        ecs_plugin plugin;
+        ecs_error err;
+        int frame;
+        ecs_entity_manager_init(&em);
+        memset(&desc, 0, sizeof desc);             // zero means default
+        desc.entities = &em;                       // published as ECS_API_ENTITIES v0
+        reg = ecs_plugin_registry_create(&desc, &err);
+        if (!reg) return 1;
+        ecs_entity_create(&em);
+        if (ecs_plugin_load(reg, argc > 1 ? argv[1] : "./plugin.so", &plugin, &err))
+            printf("%s: %s\n", ecs_result_name(err.code), err.message);  // goes on
+        for (frame = 0; frame < 3; ++frame) {
+            ecs_plugin_poll(reg, &err);            // reloads changed libraries
+            ecs_plugin_tick(reg, 1.0f / 60.0f);    // every plugin's tick
+        }
+        ecs_plugin_registry_destroy(reg);          // unloads what is left
+        ecs_entity_manager_free(&em);
+        return 0;
+    }
+    ---- end ----
+
+THE ABI
+   A plugin exports  void *get_plugin_api(unsigned api, unsigned version)
+   (ECS_PLUGIN_EXPORT gives it C linkage and default visibility). The loader
+   asks it for ECS_API_PLUGIN, newest version first (ECS_PLUGIN_API_VERSION
+   down to 0), and copies the ecs_plugin_api_v0 it returns. init receives
+   get_engine_api, a plain  void *(*)(unsigned api, unsigned version)  bound
+   to this registry, which the plugin may call at any time (cache the
+   pointers in your state). Every API is a struct of function pointers (and
+   context pointers such as the entity manager), so a plugin calls no engine
+   symbol by name and links against nothing.
+
+VERSIONING RULES
+   1. An API id (ECS_API_*) names a family; each version is its own struct
+      type, name_vN. Once published, a struct never changes: no member is
+      added, removed, reordered or retyped, and no meaning changes.
+   2. A change is a new struct, name_v(N+1), published beside the old ones.
+      The engine keeps publishing old versions for as long as it supports the
+      plugins built against them (several versions side by side).
+   3. get_engine_api(id, v) returns exactly version v or NULL. A plugin asks
+      for the newest version it knows and falls back to older ones; NULL
+      means "not here", never "use the newest".
+   4. The same holds the other way round: the loader asks a plugin for the
+      newest plugin API version it speaks, then older ones. A plugin that
+      answers none is refused with ECS_ERROR_PLUGIN_VERSION.
+   5. Ids below ECS_API_USER belong to this header. Use ECS_API_USER and up
+      for your own APIs (ecs_plugin_publish, or a plugin through
+      ECS_API_REGISTRY).
+
+STANDARD ENGINE APIS (all version 0)
+   ECS_API_ENTITIES    ecs_entities_api_v0   the desc's entity manager
+   ECS_API_COMPONENTS  ecs_components_api_v0 engine-owned component managers
+                       over ecs.h's runtime layouts (define by name and field
+                       table; the data survives reloads), and the ecs_manager
+                       operations
+   ECS_API_REGISTRY    ecs_registry_api_v0   a plugin publishes its own APIs
+   ECS_API_TRANSFORMS  ecs_transforms_api_v0 (ecs_plugin_publish_transforms)
+   ECS_API_RESOURCES   ecs_resources_api_v0  register a component's compile
+                       and spawn functions (ecs_plugin_publish_resources), so
+                       that levels can contain the plugin's component type
+   The transform and resource wrappers need ecs_transform.h / ecs_resource.h:
+   include those before ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file.
+   ecs_plugin.h itself never includes them; without them the two publish
+   functions return ECS_ERROR_NOT_FOUND with a message saying so.
+
+LOADING AND HOT RELOAD
+   ecs_plugin_load copies the library to a fresh file (desc.copy_dir,
+   default: next to the library) and loads the copy: the build may overwrite
+   the original at any time, and every load gets a fresh image with its own
+   globals. The copy is deleted when it is unloaded.
+   ecs_plugin_poll notices a changed library (size, time or inode; or content,
+   while the time stamp is too coarse to tell) and reloads it once it has
+   looked the same for two polls in a row (so a half-written build is never
+   picked up); ecs_plugin_reload does it now. A reload:
+     1. copies and loads the new build, finds get_plugin_api and a plugin API
+        version; on failure the old build goes on untouched;
+     2. calls the new init with the old state (*state = old state); what the
+        new build registers under the names the old build used is staged;
+     3. init failed: the staged registrations and any new ones are rolled
+        back, the new library is closed, the old build goes on with its
+        state (init must leave the state usable by the old build when it
+        fails); init succeeded: staged function pointers and API structs are
+        re-pointed in place, whatever the old build registered and the new
+        one did not is removed, the old library is closed.
+   Component managers defined through ECS_API_COMPONENTS belong to the
+   engine: a reload hands the new build the same manager (same data) when it
+   defines the same name with the same layout; a changed layout fails init.
+   The old build gets no call at a reload: its state now belongs to the new
+   build. shutdown(state) runs only at the final unload, before the plugin's
+   registrations are removed and the library is closed.
+
+CONFIGURATION
+   Implementation file only:
+   ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free)
+   ECS_PLUGIN_DLOPEN_FLAGS         dlopen flags (RTLD_NOW | RTLD_LOCAL)
+   At run time, ecs_plugin_registry_desc (zero = default): entities (the
+   entity manager ECS_API_ENTITIES hands out; not published when NULL),
+   copy_dir (where loaded copies go).
+   At most ECS_PLUGIN_MAX_REGISTRIES (16) registries exist at once in a
+   process: get_engine_api has no context argument, so each registry takes
+   one of 16 fixed entry points.
+
+ERRORS
+   Every failure returns an ecs_result and fills the caller's ecs_error:
+     ECS_ERROR_PLUGIN_LOAD     no such file, or the OS refused the library
+                               (the message carries dlerror's text)
+     ECS_ERROR_PLUGIN_NO_ENTRY the library exports no get_plugin_api
+     ECS_ERROR_PLUGIN_VERSION  no plugin API version we speak (the message
+                               lists the versions the plugin answers to)
+     ECS_ERROR_PLUGIN_INIT     init failed (the message carries the plugin's
+                               code and message), e.g. because a name it
+                               registers is taken or a manager's layout
+                               changed across a reload
+     ECS_ERROR_IO              the copy could not be written
+     ECS_ERROR_ALREADY_EXISTS  a name or (id, version) is taken
+     ECS_ERROR_NOT_FOUND       a stale plugin handle; a publish function
+                               compiled without its header
+     ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY as everywhere
+   The engine goes on after every one of them: a failed load or reload
+   leaves the registry exactly as it was before.
+
+MEMORY AND POINTER STABILITY
+   The registry copies published API structs: get_engine_api returns the
+   registry's copy, valid until it is unpublished or its plugin unloaded; a
+   reload overwrites it in place, so pointers other plugins hold stay valid
+   and reach the new code. ecs_manager pointers from define/find stay valid
+   until their plugin is unloaded (reloads keep them). A plugin handle is
+   { uint32_t id } with a generation: a stale handle is refused, never
+   aliased. A plugin's state is the plugin's memory.
+
+SANITIZERS
+   Build plugins with the same sanitizer flags as the engine: an ASan engine
+   loads ASan plugins, and one runtime serves both (gcc's shared libasan;
+   clang's, linked into the executable). LeakSanitizer
+   works with unloading: leaks made by a plugin are still reported after its
+   library is closed, but their stack frames inside it print as
+   "<unknown module>". Keeping libraries mapped (ECS_PLUGIN_DLOPEN_FLAGS with
+   RTLD_NODELETE) symbolizes those frames but *hides* every leak still
+   reachable from the plugin's globals, so the default unloads.
+
+THREADING
+   No locks. One registry belongs to one thread; get_engine_api may be called
+   from any thread while no other thread changes that registry. Registry
+   create/destroy claim and release their entry point atomically.
+
+DOES NOT
+   stop the old build's threads at a reload (join them in a state you can
+   hand over, or do not reload such plugins), migrate a state whose layout
+   changed (put a version number at its start), unload C++ plugins that glibc
+   marks unique (STB_GNU_UNIQUE symbols; build with -fno-gnu-unique), watch
+   files with inotify (poll once a frame), sandbox plugins, or fix up an entity
+   destroy callback a plugin registered (ecs.h has no unregister, so the
+   entities API does not offer it).
+*/
+#ifndef ECS_PLUGIN_H_INCLUDED
+#define ECS_PLUGIN_H_INCLUDED
+
+#include "ecs.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- API ids: ids below ECS_API_USER are this header's ------------------- */
+#define ECS_API_PLUGIN 0u     /* ecs_plugin_api_v0: what get_plugin_api answers */
+#define ECS_API_ENTITIES 1u   /* ecs_entities_api_v0 */
+#define ECS_API_COMPONENTS 2u /* ecs_components_api_v0 */
+#define ECS_API_TRANSFORMS 3u /* ecs_transforms_api_v0 */
+#define ECS_API_RESOURCES 4u  /* ecs_resources_api_v0 */
+#define ECS_API_REGISTRY 5u   /* ecs_registry_api_v0 */
+#define ECS_API_USER 256u     /* first id for your own APIs */
+
+/** The newest version of the plugin API (ECS_API_PLUGIN) this header speaks. */
+#define ECS_PLUGIN_API_VERSION 0u
+/** How many registries may exist at once in one process. */
+#define ECS_PLUGIN_MAX_REGISTRIES 16
+
+#if defined(_WIN32)
+#define ECS__PLUGIN_VISIBLE __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define ECS__PLUGIN_VISIBLE __attribute__((visibility("default")))
+#else
+#define ECS__PLUGIN_VISIBLE
+#endif
+/** Put before a plugin's get_plugin_api definition: exported, C linkage. */
+#ifdef __cplusplus
+#define ECS_PLUGIN_EXPORT extern "C" ECS__PLUGIN_VISIBLE
+#else
+#define ECS_PLUGIN_EXPORT ECS__PLUGIN_VISIBLE
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The seed's query function, both ways: get_plugin_api and get_engine_api.
+    Returns the struct of that exact (api, version), or NULL. */
+typedef void *(*ecs_get_api_fn)(unsigned api, unsigned version);
+
+/** ECS_API_PLUGIN version 0: what a plugin gives the engine. */
+typedef struct ecs_plugin_api_v0 {
+    /** The plugin's name for messages and ecs_plugin_get_info (copied at
+        load; NULL: the file's name). */
+    const char *name;
+    /** Required. *state is NULL at a first load and the previous build's state
+        at a reload. Set *state and return ECS_OK, or return an error code and
+        explain in err (ecs_plugin_set_error); a failing init must leave a
+        reload's state usable by the old build. get_engine_api stays valid
+        while the plugin is loaded. */
+    ecs_result (*init)(ecs_get_api_fn get_engine_api, void **state, ecs_error *err);
+    /** Optional. Final unload only (never at a reload): free the state. The
+        plugin's registrations still exist during the call. */
+    void (*shutdown)(void *state);
+    /** Optional. Called once per ecs_plugin_tick, in load order. */
+    void (*tick)(void *state, float dt);
+} ecs_plugin_api_v0;
+
+/** ECS_API_ENTITIES version 0: the engine's entity manager and ecs.h's calls. */
+typedef struct ecs_entities_api_v0 {
+    ecs_entity_manager *entities; /* the manager the engine spawns into */
+    ecs_entity (*create)(ecs_entity_manager *em);
+    ecs_result (*create_many)(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
+    int (*destroy)(ecs_entity_manager *em, ecs_entity e);
+    uint32_t (*destroy_many)(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
+    int (*alive)(const ecs_entity_manager *em, ecs_entity e);
+    uint32_t (*count)(const ecs_entity_manager *em);
+} ecs_entities_api_v0;
+
+typedef struct ecs_plugin_registry ecs_plugin_registry;
+
+/** ECS_API_COMPONENTS version 0: engine-owned component managers. */
+typedef struct ecs_components_api_v0 {
+    ecs_plugin_registry *registry; /* pass as the first argument of define/find */
+    /** ecs_plugin_define_manager: a new manager owned by the engine and
+        removed when the calling plugin unloads; across a reload the same
+        name and layout give back the same manager, data intact. */
+    ecs_manager *(*define)(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                           uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+    /** ecs_plugin_find_manager: any manager defined so far, or NULL. */
+    ecs_manager *(*find)(ecs_plugin_registry *reg, const char *name);
+    ecs_result (*reserve)(ecs_manager *m, uint32_t n);
+    ecs_instance (*create)(ecs_manager *m, ecs_entity e);
+    ecs_instance (*lookup)(const ecs_manager *m, ecs_entity e);
+    ecs_instance (*next)(const ecs_manager *m, ecs_instance i);
+    int (*destroy)(ecs_manager *m, ecs_instance i);
+    uint32_t (*destroy_entity)(ecs_manager *m, ecs_entity e);
+    uint32_t (*gc)(ecs_manager *m, const ecs_entity_manager *em);
+    uint32_t (*record_size)(const ecs_manager *m);
+    ecs_spawn_fn spawn;     /* ecs_manager_spawn (user = the ecs_manager*) */
+    ecs_unspawn_fn unspawn; /* ecs_manager_unspawn */
+} ecs_components_api_v0;
+
+/** ECS_API_REGISTRY version 0: plugins publish APIs for other plugins. */
+typedef struct ecs_registry_api_v0 {
+    ecs_plugin_registry *registry;
+    /** ecs_plugin_publish: the struct is copied; it is removed when the
+        calling plugin unloads and re-pointed in place when it reloads. */
+    ecs_result (*publish)(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
+                          size_t size, ecs_error *err);
+} ecs_registry_api_v0;
+
+/* ecs_transform.h's types, by struct tag only (see the resource types). */
+struct ecs_mat4;
+struct ecs_transform_manager;
+
+/** ECS_API_TRANSFORMS version 0: one world's transforms (ecs_transform.h's
+    functions of the same names; matrices are row-major, row vectors,
+    world = local * parent world). */
+typedef struct ecs_transforms_api_v0 {
+    struct ecs_transform_manager *transforms; /* the world the engine published */
+    ecs_instance (*lookup)(const struct ecs_transform_manager *tm, ecs_entity e);
+    ecs_instance (*create)(struct ecs_transform_manager *tm, ecs_entity e, const struct ecs_mat4 *local,
+                           ecs_instance parent);
+    int (*destroy)(struct ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*link)(struct ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
+    ecs_result (*unlink)(struct ecs_transform_manager *tm, ecs_instance child);
+    ecs_instance (*parent)(const struct ecs_transform_manager *tm, ecs_instance i);
+    const struct ecs_mat4 *(*local)(const struct ecs_transform_manager *tm, ecs_instance i);
+    const struct ecs_mat4 *(*world)(const struct ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*set_local)(struct ecs_transform_manager *tm, ecs_instance i, const struct ecs_mat4 *m);
+    ecs_result (*set_local_many)(struct ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                 const struct ecs_mat4 *locals);
+    /** *out = a * b (apply a, then b); out may alias. */
+    void (*mul)(struct ecs_mat4 *out, const struct ecs_mat4 *a, const struct ecs_mat4 *b);
+    /** *out = the rotation by radians about the axis (normalised; right-handed). */
+    void (*rotation)(struct ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians);
+} ecs_transforms_api_v0;
+
+/* The resource types below are ecs_resource.h's; ecs_plugin.h names them by
+   struct tag only, so it never needs that header to declare these APIs. */
+struct ecs_compiler;
+struct ecs_compiler_context;
+struct ecs_json_doc;
+struct ecs_json_value;
+struct ecs_spawner;
+
+/** A compile function, the same type as ecs_resource.h's ecs_compiler_fn. */
+typedef ecs_result (*ecs_plugin_compile_fn)(void *user, struct ecs_compiler_context *ctx,
+                                            const struct ecs_json_value *component);
+
+/** ECS_API_RESOURCES version 0: a plugin adds a component type to levels.
+    The registrations are tracked: removed when the plugin unloads, re-pointed
+    to the new build's functions when it reloads. The rest are ecs_resource.h's
+    functions of the same names (ecs_compiler_*, ecs_json_*, ecs_path_*), here
+    because a plugin links against nothing. */
+typedef struct ecs_resources_api_v0 {
+    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
+    /** ecs_compiler_register through the registry: fn compiles {"type": name}.
+        Across a reload the spawn order must stay the same. */
+    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                   ecs_plugin_compile_fn fn, void *user, ecs_error *err);
+    /** ecs_spawner_register through the registry. Across a reload the
+        instance size must stay the same. */
+    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
+    /* -- for compile functions -- */
+    const struct ecs_json_doc *(*doc)(const struct ecs_compiler_context *ctx);
+    int (*big_endian)(const struct ecs_compiler_context *ctx);
+    uint32_t (*entity_index)(const struct ecs_compiler_context *ctx);
+    ecs_result (*error)(struct ecs_compiler_context *ctx, const struct ecs_json_value *at, const char *format, ...);
+    ecs_result (*write)(struct ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+    ecs_result (*write_u8)(struct ecs_compiler_context *ctx, uint8_t v);
+    ecs_result (*write_u16)(struct ecs_compiler_context *ctx, uint16_t v);
+    ecs_result (*write_u32)(struct ecs_compiler_context *ctx, uint32_t v);
+    ecs_result (*write_u64)(struct ecs_compiler_context *ctx, uint64_t v);
+    ecs_result (*write_f32)(struct ecs_compiler_context *ctx, float v);
+    ecs_result (*write_f64)(struct ecs_compiler_context *ctx, double v);
+    ecs_result (*add_dependency)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path,
+                                 uint64_t *hash);
+    ecs_result (*write_reference)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path);
+    ecs_result (*check_members)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj,
+                                const char *const *known, uint32_t n);
+    ecs_result (*member_f32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
+                             float *out, uint32_t n, const float *defaults);
+    ecs_result (*member_u32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
+                             uint32_t *out, const uint32_t *defaults);
+    /* -- reading JSON -- */
+    const struct ecs_json_value *(*json_member)(const struct ecs_json_doc *doc, const struct ecs_json_value *v,
+                                                const char *key);
+    const struct ecs_json_value *(*json_first)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    const struct ecs_json_value *(*json_next)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    const char *(*json_string)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    const char *(*json_key)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    /* -- names and paths -- */
+    uint32_t (*identifier)(const char *name);
+    uint64_t (*path_hash)(const char *path);
+    int (*path_is_canonical)(const char *path);
+} ecs_resources_api_v0;
+
+/** A loaded plugin: index in the low 16 bits, generation above. Zero is nil. */
+typedef struct ecs_plugin {
+    uint32_t id;
+} ecs_plugin;
+
+/** Registry settings; zero-initialised means every default. */
+typedef struct ecs_plugin_registry_desc {
+    /** Published as ECS_API_ENTITIES v0 when non-NULL. */
+    ecs_entity_manager *entities;
+    /** Where loaded copies of libraries are written; NULL: the library's own
+        folder. Must allow executable mappings (not a noexec mount). */
+    const char *copy_dir;
+} ecs_plugin_registry_desc;
+
+/** What ecs_plugin_get_info reports. Strings belong to the registry: valid
+    until the plugin is reloaded or unloaded. */
+typedef struct ecs_plugin_info {
+    const char *name;         /* the plugin's name */
+    const char *path;         /* the library path given to ecs_plugin_load */
+    const char *loaded_path;  /* the copy actually loaded */
+    void *state;              /* what init put in *state */
+    unsigned api_version;     /* the plugin API version agreed on */
+    uint32_t reloads;         /* successful reloads so far */
+    uint32_t registrations;   /* things this plugin registered */
+} ecs_plugin_info;
+
+/** Creates a registry and publishes the standard APIs (ECS_API_ENTITIES when
+    desc->entities is set, ECS_API_COMPONENTS, ECS_API_REGISTRY). desc may be
+    NULL. Returns NULL on failure (err: ECS_ERROR_OUT_OF_MEMORY, or
+    ECS_ERROR_INVALID_ARGUMENT when ECS_PLUGIN_MAX_REGISTRIES exist). */
+ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err);
+/** Unloads every plugin (shutdown, newest first), removes every registration
+    and frees the registry. NULL is a no-op. */
+void ecs_plugin_registry_destroy(ecs_plugin_registry *reg);
+/** The get_engine_api function bound to this registry (what plugins get);
+    the engine may use it too. Valid until the registry is destroyed. */
+ecs_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg);
+
+/** Publishes a copy of api_struct (size bytes) as (api, version). Called by
+    the engine the registration belongs to the engine; called from a plugin
+    (through ECS_API_REGISTRY) it belongs to that plugin. Returns ECS_OK,
+    ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT (NULL or size 0),
+    ECS_ERROR_OUT_OF_MEMORY. */
+ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
+                              size_t size, ecs_error *err);
+/** Removes (api, version), whoever published it. ECS_OK or ECS_ERROR_NOT_FOUND.
+    Pointers to the removed struct dangle: unpublish only what no plugin holds. */
+ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version);
+/** The registry's copy of (api, version), or NULL (what get_engine_api does). */
+void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version);
+
+/** Loads the library at path (through a copy), agrees on a plugin API
+    version and calls init. On success *out is the plugin's handle. On
+    failure *out is nil, err says why (ECS_ERROR_PLUGIN_LOAD, _NO_ENTRY,
+    _VERSION, _INIT, ECS_ERROR_IO, ECS_ERROR_OUT_OF_MEMORY) and nothing the
+    plugin registered is left. out may be NULL. */
+ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
+/** Calls shutdown, removes the plugin's registrations (managers included),
+    closes and deletes the copy. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
+    stale handle (a no-op). */
+ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
+/** Reloads now from the plugin's path (see LOADING AND HOT RELOAD). On
+    failure the old build is still loaded and running, with its state and
+    registrations, and err says why (the load errors, or ECS_ERROR_NOT_FOUND
+    for a stale handle). */
+ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
+/** Looks at every plugin's library file and reloads those that changed and
+    then held still for one more poll. Returns how many were reloaded; err
+    (may be NULL) holds the first failure, or ECS_OK. A failed build is not
+    tried again until its file changes again. Cheap: one stat per plugin
+    (plus a read of the file for a second or so after it changed). */
+uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
+/** Calls every loaded plugin's tick(state, dt) in load order. */
+void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
+
+/** Fills *out for a loaded plugin. ECS_OK or ECS_ERROR_NOT_FOUND (stale). */
+ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out);
+/** Number of plugins loaded. */
+uint32_t ecs_plugin_count(const ecs_plugin_registry *reg);
+/** Number of registrations of every owner (APIs, managers, compile and
+    spawn functions): what a failed load must leave unchanged. */
+uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
+
+/** Defines an engine-owned component manager `name` (ecs_manager_init with
+    fields, copied) owned by the calling plugin, or by the engine when called
+    outside a plugin. During a reload of its owner, the same name with the
+    same layout returns the existing manager with its data. NULL on failure:
+    ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT (bad name or fields,
+    or a layout change across a reload), ECS_ERROR_OUT_OF_MEMORY. */
+ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+/** The manager defined as `name`, or NULL. Valid until its owner unloads. */
+ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
+
+/** Publishes ECS_API_TRANSFORMS v0 over tm, which must outlive the registry.
+    Needs ecs_transform.h included before ecs_plugin.h in the implementation
+    file; without it this returns ECS_ERROR_NOT_FOUND and says so.
+    ECS_ERROR_ALREADY_EXISTS when published. */
+ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
+                                         ecs_error *err);
+/** Publishes ECS_API_RESOURCES v0 over a compiler and a spawner (either may
+    be NULL; registering into a missing one fails with ECS_ERROR_NOT_FOUND).
+    Both must outlive the registry. Needs ecs_resource.h included before
+    ecs_plugin.h in the implementation file; without it this returns
+    ECS_ERROR_NOT_FOUND and says so. ECS_ERROR_ALREADY_EXISTS when published. */
+ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
+                                        struct ecs_spawner *spawner, ecs_error *err);
+
+/** For plugins (which do not link ecs_error_set): sets err (if non-NULL) to
+    code and a printf-formatted message; returns code. */
+static inline ecs_result ecs_plugin_set_error(ecs_error *err, ecs_result code, const char *format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static inline ecs_result ecs_plugin_set_error(ecs_error *err, ecs_result code, const char *format, ...)
+{
+    va_list ap;
+    if (!err) return code;
+    err->code = code;
+    va_start(ap, format);
+    vsnprintf(err->message, sizeof err->message, format, ap);
+    va_end(ap);
+    return code;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_PLUGIN_H_INCLUDED */
+
+/* ========================================================================== */
+#ifdef ECS_PLUGIN_IMPLEMENTATION
+#ifndef ECS__PLUGIN_IMPLEMENTATION_DONE
+#define ECS__PLUGIN_IMPLEMENTATION_DONE
+
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#if defined(ECS_REALLOC) && !defined(ECS_FREE) || !defined(ECS_REALLOC) && defined(ECS_FREE)
+#error "define both ECS_REALLOC and ECS_FREE, or neither"
+#endif
+#ifndef ECS__REALLOC
+#if defined(ECS_REALLOC) && !defined(PICO_ECS_REALLOC)
+#define ECS__REALLOC(p, n) ECS_REALLOC(p, n)
+#define ECS__FREE(p) ECS_FREE(p)
+#else
+#define ECS__REALLOC(p, n) realloc(p, n)
+#define ECS__FREE(p) free(p)
+#endif
+#endif
+
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#include <unistd.h>
+#ifndef ECS_PLUGIN_DLOPEN_FLAGS
+#define ECS_PLUGIN_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- platform: the only OS-specific code ---------------------------------- */
+
+typedef void (*ecs__plugin_fn)(void); /* storage for any function pointer */
+
+/* What identifies a version of a file without reading it. */
+typedef struct ecs__plugin_stamp {
+    long long size, mtime, inode;
+} ecs__plugin_stamp;
+
+#ifdef _WIN32
+static void *ecs__plugin_dl_open(const char *path, char *msg, size_t msg_size)
+{
+    HMODULE lib = LoadLibraryA(path);
+    if (!lib) {
+        DWORD code = GetLastError();
+        if (!FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, msg,
+                            (DWORD)msg_size, NULL))
+            snprintf(msg, msg_size, "LoadLibrary error %lu", (unsigned long)code);
+    }
+    return (void *)lib;
+}
+static ecs__plugin_fn ecs__plugin_dl_sym(void *lib, const char *name)
+{
+    return (ecs__plugin_fn)GetProcAddress((HMODULE)lib, name);
+}
+static void ecs__plugin_dl_close(void *lib) { FreeLibrary((HMODULE)lib); }
+static unsigned long ecs__plugin_pid(void) { return (unsigned long)GetCurrentProcessId(); }
+static int ecs__plugin_stat(const char *path, ecs__plugin_stamp *out)
+{
+    struct _stat64 st;
+    if (_stat64(path, &st) != 0) return 0;
+    out->size = (long long)st.st_size;
+    out->mtime = (long long)st.st_mtime;
+    out->inode = 0;
+    return 1;
+}
+#else
+static void *ecs__plugin_dl_open(const char *path, char *msg, size_t msg_size)
+{
+    void *lib = dlopen(path, ECS_PLUGIN_DLOPEN_FLAGS);
+    if (!lib) {
+        const char *e = dlerror();
+        snprintf(msg, msg_size, "%s", e ? e : "dlopen failed");
+    }
+    return lib;
+}
+static ecs__plugin_fn ecs__plugin_dl_sym(void *lib, const char *name)
+{
+    ecs__plugin_fn fn;
+    void *sym = dlsym(lib, name);
+    memcpy(&fn, &sym, sizeof fn); /* object to function pointer, as POSIX allows */
+    return fn;
+}
+static void ecs__plugin_dl_close(void *lib) { dlclose(lib); }
+static unsigned long ecs__plugin_pid(void) { return (unsigned long)getpid(); }
+static int ecs__plugin_stat(const char *path, ecs__plugin_stamp *out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    out->size = (long long)st.st_size;
+    out->mtime = (long long)st.st_mtime;
+    out->inode = (long long)st.st_ino;
+    return 1;
+}
+#endif
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static char *ecs__plugin_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = (char *)ECS__REALLOC(NULL, n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static const char *ecs__plugin_basename(const char *path)
+{
+    const char *b = path, *p;
+    for (p = path; *p; ++p)
+        if (*p == '/' || *p == '\\') b = p + 1;
+    return b;
+}
+
+static int ecs__plugin_stamp_equal(const ecs__plugin_stamp *a, const ecs__plugin_stamp *b)
+{
+    return a->size == b->size && a->mtime == b->mtime && a->inode == b->inode;
+}
+
+#define ECS__PLUGIN_FNV64_OFFSET 0xcbf29ce484222325ull
+#define ECS__PLUGIN_FNV64_PRIME 0x100000001b3ull
+
+/* Reads src (FNV-1a 64 into *hash) and, when dst is non-NULL, writes a copy. */
+static ecs_result ecs__plugin_copy_file(const char *src, const char *dst, uint64_t *hash, ecs_error *err)
+{
+    unsigned char buf[16384];
+    uint64_t h = ECS__PLUGIN_FNV64_OFFSET;
+    FILE *in = fopen(src, "rb"), *out = NULL;
+    size_t n, k;
+    int ok = 1;
+    if (!in) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "cannot open plugin '%s'", src);
+    if (dst && !(out = fopen(dst, "wb"))) {
+        fclose(in);
+        return ecs_error_set(err, ECS_ERROR_IO, "cannot write the copy '%s' of plugin '%s'", dst, src);
+    }
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+        for (k = 0; k < n; ++k) h = (h ^ buf[k]) * ECS__PLUGIN_FNV64_PRIME;
+        if (out && fwrite(buf, 1, n, out) != n) { ok = 0; break; }
+    }
+    if (ferror(in)) ok = 0;
+    fclose(in);
+    if (out && fclose(out) != 0) ok = 0;
+    if (!ok) {
+        if (dst) remove(dst);
+        return ecs_error_set(err, dst ? ECS_ERROR_IO : ECS_ERROR_PLUGIN_LOAD, "cannot copy plugin '%s' to '%s'",
+                             src, dst ? dst : "(hash)");
+    }
+    *hash = h;
+    return ECS_OK;
+}
+
+/* ---- the registry's data ---------------------------------------------------- */
+
+typedef struct ecs__plugin_rec ecs__plugin_rec;
+
+/* What differs between kinds of registration. */
+typedef struct ecs__plugin_kind {
+    const char *what;
+    void (*undo)(ecs_plugin_registry *reg, ecs__plugin_rec *r);    /* take it out of the engine, free */
+    void (*commit)(ecs_plugin_registry *reg, ecs__plugin_rec *r);  /* staged value becomes current */
+    void (*discard)(ecs_plugin_registry *reg, ecs__plugin_rec *r); /* drop the staged value */
+} ecs__plugin_kind;
+
+/* A value a registration holds: the current one and, during a reload, the
+   staged one. */
+typedef struct ecs__plugin_value {
+    void *ptr;            /* API copy, manager, or user pointer */
+    ecs__plugin_fn fn[2]; /* e.g. spawn + unspawn */
+    uint32_t u;           /* e.g. spawn order or instance size */
+} ecs__plugin_value;
+
+#define ECS__PLUGIN_STAGED 1u /* re-registered by the build being loaded */
+#define ECS__PLUGIN_NEW 2u    /* first registered by the build being loaded */
+
+/* One thing registered in the engine: its owner (plugin slot, 0 = engine),
+   its key (api/version or name) and value. Heap-allocated one by one so that
+   thunks can hold a stable pointer to it. */
+struct ecs__plugin_rec {
+    const ecs__plugin_kind *kind;
+    uint32_t owner;
+    uint32_t flags;
+    unsigned api, version;
+    char *name;
+    size_t size;
+    ecs__plugin_value cur, staged;
+    ecs_plugin_registry *reg;
+};
+
+typedef struct ecs__plugin_slot {
+    uint32_t generation;
+    int loaded;
+    char *path;        /* as given to load */
+    char *copy_path;   /* the file loaded */
+    char *name;
+    void *lib;
+    ecs_plugin_api_v0 api;
+    unsigned api_version;
+    void *state;
+    uint32_t reloads;
+    /* change detection */
+    ecs__plugin_stamp tried;   /* file stamp of the last load attempt */
+    uint64_t tried_hash;       /* its content hash */
+    long long tried_at;        /* time() of that attempt */
+    ecs__plugin_stamp seen;    /* stamp at the last poll */
+    int seen_valid;
+} ecs__plugin_slot;
+
+struct ecs_plugin_registry {
+    unsigned entry;           /* which get_engine_api entry point */
+    ecs__plugin_rec **recs;   /* in registration order */
+    uint32_t num_recs, cap_recs;
+    ecs__plugin_slot *slots;  /* slot 0 unused */
+    uint32_t num_slots, cap_slots;
+    uint32_t *order;          /* loaded slots in load order */
+    uint32_t num_order, cap_order;
+    uint32_t current;         /* slot of the plugin being called, 0 = engine */
+    uint32_t staging;         /* slot being reloaded, 0 = none */
+    uint32_t copies;          /* counter for copy names */
+    char *copy_dir;
+    ecs_entity_manager *entities;
+    ecs_entities_api_v0 entities_v0;
+    ecs_components_api_v0 components_v0;
+    ecs_registry_api_v0 registry_v0;
+    void *transforms;         /* what ecs_plugin_publish_transforms was given */
+    void *compiler, *spawner; /* what ecs_plugin_publish_resources was given */
+};
+
+/* ---- get_engine_api entry points ------------------------------------------
+   The ABI's get_engine_api has no context argument, so each registry takes
+   one of a fixed set of functions, each reading its own slot. */
+
+static ecs_plugin_registry *volatile ecs__plugin_entries[ECS_PLUGIN_MAX_REGISTRIES];
+
+static void *ecs__plugin_entry_get(unsigned k, unsigned api, unsigned version)
+{
+    ecs_plugin_registry *reg = ecs__plugin_entries[k];
+    return reg ? ecs_plugin_find_api(reg, api, version) : NULL;
+}
+
+#define ECS__PLUGIN_ENTRY(k) \
+    static void *ecs__plugin_entry_##k(unsigned api, unsigned version) { return ecs__plugin_entry_get(k, api, version); }
+ECS__PLUGIN_ENTRY(0) ECS__PLUGIN_ENTRY(1) ECS__PLUGIN_ENTRY(2) ECS__PLUGIN_ENTRY(3)
+ECS__PLUGIN_ENTRY(4) ECS__PLUGIN_ENTRY(5) ECS__PLUGIN_ENTRY(6) ECS__PLUGIN_ENTRY(7)
+ECS__PLUGIN_ENTRY(8) ECS__PLUGIN_ENTRY(9) ECS__PLUGIN_ENTRY(10) ECS__PLUGIN_ENTRY(11)
+ECS__PLUGIN_ENTRY(12) ECS__PLUGIN_ENTRY(13) ECS__PLUGIN_ENTRY(14) ECS__PLUGIN_ENTRY(15)
+#undef ECS__PLUGIN_ENTRY
+
+static const ecs_get_api_fn ecs__plugin_entry_fns[ECS_PLUGIN_MAX_REGISTRIES] = {
+    ecs__plugin_entry_0,  ecs__plugin_entry_1,  ecs__plugin_entry_2,  ecs__plugin_entry_3,
+    ecs__plugin_entry_4,  ecs__plugin_entry_5,  ecs__plugin_entry_6,  ecs__plugin_entry_7,
+    ecs__plugin_entry_8,  ecs__plugin_entry_9,  ecs__plugin_entry_10, ecs__plugin_entry_11,
+    ecs__plugin_entry_12, ecs__plugin_entry_13, ecs__plugin_entry_14, ecs__plugin_entry_15};
+
+/* Atomically sets entries[k] from `expect` to `to`; returns 1 on success. */
+static int ecs__plugin_entry_swap(unsigned k, ecs_plugin_registry *expect, ecs_plugin_registry *to)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __sync_bool_compare_and_swap(&ecs__plugin_entries[k], expect, to);
+#elif defined(_MSC_VER)
+    return InterlockedCompareExchangePointer((PVOID volatile *)&ecs__plugin_entries[k], (PVOID)to,
+                                             (PVOID)expect) == (PVOID)expect;
+#else
+    if (ecs__plugin_entries[k] != expect) return 0;
+    ecs__plugin_entries[k] = to;
+    return 1;
+#endif
+}
+
+/* ---- registrations ---------------------------------------------------------- */
+
+static const char *ecs__plugin_owner_name(const ecs_plugin_registry *reg, uint32_t owner)
+{
+    if (owner == 0 || owner >= reg->num_slots) return "the engine";
+    return reg->slots[owner].name ? reg->slots[owner].name : "a plugin";
+}
+
+static ecs__plugin_rec *ecs__plugin_rec_find(const ecs_plugin_registry *reg, const ecs__plugin_kind *kind,
+                                             unsigned api, unsigned version, const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < reg->num_recs; ++i) {
+        ecs__plugin_rec *r = reg->recs[i];
+        if (r->kind != kind) continue;
+        if (name ? (r->name && strcmp(r->name, name) == 0) : (r->api == api && r->version == version)) return r;
+    }
+    return NULL;
+}
+
+/* Looks for an existing registration of this key. Returns:
+   ECS_OK with *rec NULL: the key is free, register anew;
+   ECS_OK with *rec set: the plugin being reloaded registers this key again,
+     the caller stages its new value in (*rec)->staged and calls
+     ecs__plugin_rec_stage;
+   ECS_ERROR_ALREADY_EXISTS: taken (err set). */
+static ecs_result ecs__plugin_rec_claim(ecs_plugin_registry *reg, const ecs__plugin_kind *kind, unsigned api,
+                                        unsigned version, const char *name, ecs__plugin_rec **rec, ecs_error *err)
+{
+    ecs__plugin_rec *r = ecs__plugin_rec_find(reg, kind, api, version, name);
+    *rec = NULL;
+    if (!r) return ECS_OK;
+    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging && r->flags == 0) {
+        *rec = r;
+        return ECS_OK;
+    }
+    if (name)
+        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "%s '%s' is already registered by %s", kind->what,
+                             name, ecs__plugin_owner_name(reg, r->owner));
+    return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "%s (id %u, version %u) is already published by %s",
+                         kind->what, api, version, ecs__plugin_owner_name(reg, r->owner));
+}
+
+/* Adds a new registration owned by the current caller; takes ownership of
+   nothing on failure. */
+static ecs__plugin_rec *ecs__plugin_rec_add(ecs_plugin_registry *reg, const ecs__plugin_kind *kind, unsigned api,
+                                            unsigned version, const char *name, const ecs__plugin_value *value,
+                                            ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    if (reg->num_recs == reg->cap_recs) {
+        uint32_t cap = reg->cap_recs ? reg->cap_recs * 2 : 16;
+        ecs__plugin_rec **recs = (ecs__plugin_rec **)ECS__REALLOC(reg->recs, cap * sizeof *recs);
+        if (!recs) goto oom;
+        reg->recs = recs;
+        reg->cap_recs = cap;
+    }
+    r = (ecs__plugin_rec *)ECS__REALLOC(NULL, sizeof *r);
+    if (!r) goto oom;
+    memset(r, 0, sizeof *r);
+    if (name && !(r->name = ecs__plugin_strdup(name))) {
+        ECS__FREE(r);
+        goto oom;
+    }
+    r->kind = kind;
+    r->owner = reg->current;
+    r->flags = reg->staging && reg->current == reg->staging ? ECS__PLUGIN_NEW : 0u;
+    r->api = api;
+    r->version = version;
+    r->cur = *value;
+    r->reg = reg;
+    reg->recs[reg->num_recs++] = r;
+    return r;
+oom:
+    ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory registering %s", kind->what);
+    return NULL;
+}
+
+/* Undoes and frees registration i, keeping the others in order. */
+static void ecs__plugin_rec_remove(ecs_plugin_registry *reg, uint32_t i)
+{
+    ecs__plugin_rec *r = reg->recs[i];
+    memmove(reg->recs + i, reg->recs + i + 1, (reg->num_recs - i - 1) * sizeof *reg->recs);
+    reg->num_recs--;
+    r->kind->undo(reg, r);
+    ECS__FREE(r->name);
+    ECS__FREE(r);
+}
+
+/* Removes every registration of owner, newest first. */
+static void ecs__plugin_rec_remove_owner(ecs_plugin_registry *reg, uint32_t owner)
+{
+    uint32_t i = reg->num_recs;
+    while (i-- > 0)
+        if (reg->recs[i]->owner == owner) ecs__plugin_rec_remove(reg, i);
+}
+
+/* After a reload's init: success keeps what the new build registered and
+   drops what only the old one had; failure drops what the new one added. */
+static void ecs__plugin_rec_finish_staging(ecs_plugin_registry *reg, uint32_t owner, int success)
+{
+    uint32_t i = reg->num_recs;
+    while (i-- > 0) {
+        ecs__plugin_rec *r = reg->recs[i];
+        if (r->owner != owner) continue;
+        if (success) {
+            if (r->flags & ECS__PLUGIN_STAGED) r->kind->commit(reg, r);
+            if (r->flags == 0) {
+                ecs__plugin_rec_remove(reg, i);
+                continue;
+            }
+        } else {
+            if (r->flags & ECS__PLUGIN_NEW) {
+                ecs__plugin_rec_remove(reg, i);
+                continue;
+            }
+            if (r->flags & ECS__PLUGIN_STAGED) r->kind->discard(reg, r);
+        }
+        r->flags = 0;
+    }
+}
+
+static void ecs__plugin_nothing(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    (void)r;
+}
+
+/* ---- published APIs ---------------------------------------------------------- */
+
+static void ecs__plugin_api_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    ECS__FREE(r->cur.ptr);
+    ECS__FREE(r->staged.ptr);
+}
+static void ecs__plugin_api_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    memcpy(r->cur.ptr, r->staged.ptr, r->size); /* in place: held pointers stay valid */
+    ECS__FREE(r->staged.ptr);
+    r->staged.ptr = NULL;
+}
+static void ecs__plugin_api_discard(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    ECS__FREE(r->staged.ptr);
+    r->staged.ptr = NULL;
+}
+static const ecs__plugin_kind ecs__plugin_kind_api = {"API", ecs__plugin_api_undo, ecs__plugin_api_commit,
+                                                      ecs__plugin_api_discard};
+
+ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
+                              size_t size, ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_result res;
+    void *copy;
+    if (!reg || !api_struct || size == 0)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish: NULL registry or struct, or size 0");
+    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_api, api, version, NULL, &r, err);
+    if (res != ECS_OK) return res;
+    if (r && r->size != size)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "API (id %u, version %u) changed size across a reload (%lu to %lu bytes): "
+                             "a published struct never changes, publish a new version",
+                             api, version, (unsigned long)r->size, (unsigned long)size);
+    copy = ECS__REALLOC(NULL, size);
+    if (!copy) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory publishing API %u", api);
+    memcpy(copy, api_struct, size);
+    if (r) { /* staged by a reload */
+        r->staged.ptr = copy;
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    memset(&v, 0, sizeof v);
+    v.ptr = copy;
+    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_api, api, version, NULL, &v, err);
+    if (!r) {
+        ECS__FREE(copy);
+        return ECS_ERROR_OUT_OF_MEMORY;
+    }
+    r->size = size;
+    return ECS_OK;
+}
+
+ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
+{
+    uint32_t i;
+    if (!reg) return ECS_ERROR_NOT_FOUND;
+    for (i = 0; i < reg->num_recs; ++i) {
+        ecs__plugin_rec *r = reg->recs[i];
+        if (r->kind == &ecs__plugin_kind_api && r->api == api && r->version == version) {
+            ecs__plugin_rec_remove(reg, i);
+            return ECS_OK;
+        }
+    }
+    return ECS_ERROR_NOT_FOUND;
+}
+
+void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
+{
+    ecs__plugin_rec *r;
+    if (!reg) return NULL;
+    r = ecs__plugin_rec_find(reg, &ecs__plugin_kind_api, api, version, NULL);
+    return r ? r->cur.ptr : NULL;
+}
+
+/* ---- engine-owned component managers ---------------------------------------- */
+
+static void ecs__plugin_manager_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    ecs_manager_free((ecs_manager *)r->cur.ptr);
+    ECS__FREE(r->cur.ptr);
+}
+static const ecs__plugin_kind ecs__plugin_kind_manager = {"component manager", ecs__plugin_manager_undo,
+                                                          ecs__plugin_nothing, ecs__plugin_nothing};
+
+static int ecs__plugin_layout_equal(const ecs_manager *m, const ecs_field_desc *fields, uint32_t n,
+                                    ecs_lookup_kind lookup)
+{
+    uint32_t k;
+    if (m->num_fields != n || m->lookup != lookup) return 0;
+    for (k = 0; k < n; ++k) {
+        const ecs_field_desc *a = &m->fields[k], *b = &fields[k];
+        if (a->size != b->size || a->align != b->align) return 0;
+        if ((a->name == NULL) != (b->name == NULL) || (a->name && strcmp(a->name, b->name) != 0)) return 0;
+    }
+    return 1;
+}
+
+ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_manager *m;
+    ecs_result res;
+    if (!reg || !name || !name[0] || (num_fields && !fields)) {
+        ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "define manager: NULL registry, empty name or no fields");
+        return NULL;
+    }
+    if (ecs__plugin_rec_claim(reg, &ecs__plugin_kind_manager, 0, 0, name, &r, err) != ECS_OK) return NULL;
+    if (r) { /* the build being reloaded defines it again: same data */
+        m = (ecs_manager *)r->cur.ptr;
+        if (!ecs__plugin_layout_equal(m, fields, num_fields, lookup)) {
+            ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                          "component manager '%s' changed its layout across the reload; its data would not fit "
+                          "(define it under a new name and migrate)",
+                          name);
+            return NULL;
+        }
+        r->flags |= ECS__PLUGIN_STAGED;
+        return m;
+    }
+    /* One block: the manager, then its field table with the names copied.
+       ecs_manager_init copies the table but not the strings, and a plugin's
+       strings vanish with its library at a reload. */
+    {
+        size_t bytes = sizeof *m + (size_t)num_fields * sizeof *fields, at;
+        ecs_field_desc *own;
+        char *names;
+        uint32_t k;
+        for (k = 0; k < num_fields; ++k) bytes += fields[k].name ? strlen(fields[k].name) + 1 : 0;
+        m = (ecs_manager *)ECS__REALLOC(NULL, bytes);
+        if (!m) {
+            ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory defining manager '%s'", name);
+            return NULL;
+        }
+        memset(m, 0, sizeof *m);
+        own = (ecs_field_desc *)(void *)(m + 1);
+        names = (char *)(own + num_fields);
+        for (k = 0, at = 0; k < num_fields; ++k) {
+            own[k] = fields[k];
+            if (!fields[k].name) continue;
+            own[k].name = strcpy(names + at, fields[k].name);
+            at += strlen(fields[k].name) + 1;
+        }
+        res = ecs_manager_init(m, own, num_fields, lookup);
+    }
+    if (res != ECS_OK) {
+        ecs_error_set(err, res, "component manager '%s': %s", name, m->error.message);
+        ECS__FREE(m);
+        return NULL;
+    }
+    memset(&v, 0, sizeof v);
+    v.ptr = m;
+    if (!ecs__plugin_rec_add(reg, &ecs__plugin_kind_manager, 0, 0, name, &v, err)) {
+        ecs_manager_free(m);
+        ECS__FREE(m);
+        return NULL;
+    }
+    return m;
+}
+
+ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
+{
+    ecs__plugin_rec *r;
+    if (!reg || !name) return NULL;
+    r = ecs__plugin_rec_find(reg, &ecs__plugin_kind_manager, 0, 0, name);
+    return r ? (ecs_manager *)r->cur.ptr : NULL;
+}
+
+/* ---- ECS_API_TRANSFORMS (needs ecs_transform.h) ----------------------------- */
+#ifdef ECS_TRANSFORM_H_INCLUDED
+
+static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians)
+{
+    ecs_vec3 axis;
+    axis.x = axis_x;
+    axis.y = axis_y;
+    axis.z = axis_z;
+    *out = ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians));
+}
+
+ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
+                                         ecs_error *err)
+{
+    ecs_transforms_api_v0 a;
+    if (!reg || !tm) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish transforms: NULL argument");
+    memset(&a, 0, sizeof a);
+    a.transforms = tm;
+    a.lookup = ecs_transform_lookup;
+    a.create = ecs_transform_create;
+    a.destroy = ecs_transform_destroy;
+    a.link = ecs_transform_link;
+    a.unlink = ecs_transform_unlink;
+    a.parent = ecs_transform_parent;
+    a.local = ecs_transform_local;
+    a.world = ecs_transform_world;
+    a.set_local = ecs_transform_set_local;
+    a.set_local_many = ecs_transform_set_local_many;
+    a.mul = ecs_mat4_mul;
+    a.rotation = ecs__plugin_transform_rotation;
+    return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
+}
+
+#else /* !ECS_TRANSFORM_H_INCLUDED */
+
+ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
+                                         ecs_error *err)
+{
+    (void)reg;
+    (void)tm;
+    return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
+                         "ecs_plugin.h's implementation was compiled without ecs_transform.h: include it before "
+                         "ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file");
+}
+
+#endif /* ECS_TRANSFORM_H_INCLUDED */
+
+/* ---- ECS_API_RESOURCES (needs ecs_resource.h) ------------------------------- */
+#ifdef ECS_RESOURCE_H_INCLUDED
+
+/* Forgets the newest registration without undoing it (its engine-side
+   registration failed). */
+static void ecs__plugin_rec_drop_last(ecs_plugin_registry *reg)
+{
+    ecs__plugin_rec *r = reg->recs[--reg->num_recs];
+    ECS__FREE(r->name);
+    ECS__FREE(r);
+}
+
+/* Commit for function registrations: the staged pointers become current. */
+static void ecs__plugin_value_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    r->cur = r->staged;
+}
+
+/* The engine calls these; they call the owner's current function with the
+   owner as the registry's caller, so a reload re-points them in place. */
+static ecs_result ecs__plugin_compile_thunk(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
+    ecs_plugin_registry *reg = r->reg;
+    ecs_plugin_compile_fn fn = (ecs_plugin_compile_fn)r->cur.fn[0];
+    uint32_t saved = reg->current;
+    ecs_result res;
+    reg->current = r->owner;
+    res = fn(r->cur.ptr, ctx, component);
+    reg->current = saved;
+    return res;
+}
+
+static ecs_result ecs__plugin_spawn_thunk(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                          const uint32_t *entity_index, const void *data, uint32_t size)
+{
+    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
+    ecs_plugin_registry *reg = r->reg;
+    ecs_spawn_fn fn = (ecs_spawn_fn)r->cur.fn[0];
+    uint32_t saved = reg->current;
+    ecs_result res;
+    reg->current = r->owner;
+    res = fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
+    reg->current = saved;
+    return res;
+}
+
+static void ecs__plugin_unspawn_thunk(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                      const uint32_t *entity_index, const void *data, uint32_t size)
+{
+    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
+    ecs_plugin_registry *reg = r->reg;
+    ecs_unspawn_fn fn = (ecs_unspawn_fn)r->cur.fn[1];
+    uint32_t saved = reg->current;
+    reg->current = r->owner;
+    fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
+    reg->current = saved;
+}
+
+static void ecs__plugin_compile_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    ecs_compiler_unregister((ecs_compiler *)reg->compiler, r->name);
+}
+static void ecs__plugin_spawn_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    ecs_spawner_unregister((ecs_spawner *)reg->spawner, r->name);
+}
+static const ecs__plugin_kind ecs__plugin_kind_compile = {"compile function", ecs__plugin_compile_undo,
+                                                          ecs__plugin_value_commit, ecs__plugin_nothing};
+static const ecs__plugin_kind ecs__plugin_kind_spawn = {"spawn function", ecs__plugin_spawn_undo,
+                                                        ecs__plugin_value_commit, ecs__plugin_nothing};
+
+static ecs_result ecs__plugin_register_compile(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                               ecs_plugin_compile_fn fn, void *user, ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_result res;
+    if (!reg || !reg->compiler)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_compile: the engine published no compiler");
+    if (!name || !name[0] || !fn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_compile: empty name or NULL function");
+    memset(&v, 0, sizeof v);
+    v.ptr = user;
+    v.fn[0] = (ecs__plugin_fn)fn;
+    v.u = (uint32_t)spawn_order;
+    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_compile, 0, 0, name, &r, err);
+    if (res != ECS_OK) return res;
+    if (r) { /* the build being reloaded: re-point at commit */
+        if (r->cur.u != v.u)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "compile function '%s' changed its spawn order across a reload (%d to %d): "
+                                 "unload and load the plugin to change it",
+                                 name, (int)r->cur.u, spawn_order);
+        r->staged = v;
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_compile, 0, 0, name, &v, err);
+    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
+    res = ecs_compiler_register((ecs_compiler *)reg->compiler, name, ecs__plugin_compile_thunk, r, spawn_order, err);
+    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
+    return res;
+}
+
+static ecs_result ecs__plugin_register_spawn(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                             ecs_unspawn_fn unspawn, uint32_t instance_size, void *user,
+                                             ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_result res;
+    if (!reg || !reg->spawner)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_spawn: the engine published no spawner");
+    if (!name || !name[0] || !spawn || !unspawn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_spawn: empty name or NULL function");
+    memset(&v, 0, sizeof v);
+    v.ptr = user;
+    v.fn[0] = (ecs__plugin_fn)spawn;
+    v.fn[1] = (ecs__plugin_fn)unspawn;
+    v.u = instance_size;
+    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_spawn, 0, 0, name, &r, err);
+    if (res != ECS_OK) return res;
+    if (r) {
+        if (r->cur.u != instance_size)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "spawn function '%s' changed its instance size across a reload (%u to %u): "
+                                 "unload and load the plugin to change it",
+                                 name, r->cur.u, instance_size);
+        r->staged = v;
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_spawn, 0, 0, name, &v, err);
+    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
+    res = ecs_spawner_register((ecs_spawner *)reg->spawner, name, ecs__plugin_spawn_thunk, ecs__plugin_unspawn_thunk,
+                               instance_size, r, err);
+    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
+    return res;
+}
+
+ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
+                                        struct ecs_spawner *spawner, ecs_error *err)
+{
+    ecs_resources_api_v0 a;
+    ecs_result res;
+    if (!reg) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish resources: NULL registry");
+    memset(&a, 0, sizeof a);
+    a.registry = reg;
+    a.register_compile = ecs__plugin_register_compile;
+    a.register_spawn = ecs__plugin_register_spawn;
+    a.doc = ecs_compiler_doc;
+    a.big_endian = ecs_compiler_big_endian;
+    a.entity_index = ecs_compiler_entity_index;
+    a.error = ecs_compiler_error;
+    a.write = ecs_compiler_write;
+    a.write_u8 = ecs_compiler_write_u8;
+    a.write_u16 = ecs_compiler_write_u16;
+    a.write_u32 = ecs_compiler_write_u32;
+    a.write_u64 = ecs_compiler_write_u64;
+    a.write_f32 = ecs_compiler_write_f32;
+    a.write_f64 = ecs_compiler_write_f64;
+    a.add_dependency = ecs_compiler_add_dependency;
+    a.write_reference = ecs_compiler_write_reference;
+    a.check_members = ecs_compiler_check_members;
+    a.member_f32 = ecs_compiler_member_f32;
+    a.member_u32 = ecs_compiler_member_u32;
+    a.json_member = ecs_json_member;
+    a.json_first = ecs_json_first;
+    a.json_next = ecs_json_next;
+    a.json_string = ecs_json_string;
+    a.json_key = ecs_json_key;
+    a.identifier = ecs_resource_identifier;
+    a.path_hash = ecs_path_hash;
+    a.path_is_canonical = ecs_path_is_canonical;
+    res = ecs_plugin_publish(reg, ECS_API_RESOURCES, 0, &a, sizeof a, err);
+    if (res != ECS_OK) return res;
+    reg->compiler = compiler;
+    reg->spawner = spawner;
+    return ECS_OK;
+}
+
+#else /* !ECS_RESOURCE_H_INCLUDED */
+
+ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
+                                        struct ecs_spawner *spawner, ecs_error *err)
+{
+    (void)reg;
+    (void)compiler;
+    (void)spawner;
+    return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
+                         "ecs_plugin.h's implementation was compiled without ecs_resource.h: include it before "
+                         "ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file");
+}
+
+#endif /* ECS_RESOURCE_H_INCLUDED */
+
+/* ---- registry ---------------------------------------------------------------- */
+
+static int ecs__plugin_entities_alive(const ecs_entity_manager *em, ecs_entity e) { return ecs_entity_alive(em, e); }
+
+static ecs_result ecs__plugin_publish_standard(ecs_plugin_registry *reg, ecs_error *err)
+{
+    ecs_components_api_v0 *c = &reg->components_v0;
+    ecs_result res;
+    c->registry = reg;
+    c->define = ecs_plugin_define_manager;
+    c->find = ecs_plugin_find_manager;
+    c->reserve = ecs_manager_reserve;
+    c->create = ecs_manager_create;
+    c->lookup = ecs_manager_lookup;
+    c->next = ecs_manager_next;
+    c->destroy = ecs_manager_destroy;
+    c->destroy_entity = ecs_manager_destroy_entity;
+    c->gc = ecs_manager_gc;
+    c->record_size = ecs_manager_record_size;
+    c->spawn = ecs_manager_spawn;
+    c->unspawn = ecs_manager_unspawn;
+    res = ecs_plugin_publish(reg, ECS_API_COMPONENTS, 0, c, sizeof *c, err);
+    if (res != ECS_OK) return res;
+    reg->registry_v0.registry = reg;
+    reg->registry_v0.publish = ecs_plugin_publish;
+    res = ecs_plugin_publish(reg, ECS_API_REGISTRY, 0, &reg->registry_v0, sizeof reg->registry_v0, err);
+    if (res != ECS_OK || !reg->entities) return res;
+    reg->entities_v0.entities = reg->entities;
+    reg->entities_v0.create = ecs_entity_create;
+    reg->entities_v0.create_many = ecs_entity_create_many;
+    reg->entities_v0.destroy = ecs_entity_destroy;
+    reg->entities_v0.destroy_many = ecs_entity_destroy_many;
+    reg->entities_v0.alive = ecs__plugin_entities_alive;
+    reg->entities_v0.count = ecs_entity_count;
+    return ecs_plugin_publish(reg, ECS_API_ENTITIES, 0, &reg->entities_v0, sizeof reg->entities_v0, err);
+}
+
+ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err)
+{
+    ecs_plugin_registry *reg = (ecs_plugin_registry *)ECS__REALLOC(NULL, sizeof *reg);
+    unsigned k;
+    if (!reg) {
+        ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory creating a plugin registry");
+        return NULL;
+    }
+    memset(reg, 0, sizeof *reg);
+    if (desc) {
+        reg->entities = desc->entities;
+        if (desc->copy_dir && !(reg->copy_dir = ecs__plugin_strdup(desc->copy_dir))) {
+            ECS__FREE(reg);
+            ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory creating a plugin registry");
+            return NULL;
+        }
+    }
+    for (k = 0; k < ECS_PLUGIN_MAX_REGISTRIES; ++k)
+        if (ecs__plugin_entries[k] == NULL && ecs__plugin_entry_swap(k, NULL, reg)) break;
+    if (k == ECS_PLUGIN_MAX_REGISTRIES) {
+        ECS__FREE(reg->copy_dir);
+        ECS__FREE(reg);
+        ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "%d plugin registries exist already (the most at once)",
+                      ECS_PLUGIN_MAX_REGISTRIES);
+        return NULL;
+    }
+    reg->entry = k;
+    if (ecs__plugin_publish_standard(reg, err) != ECS_OK) {
+        ecs_plugin_registry_destroy(reg);
+        return NULL;
+    }
+    return reg;
+}
+
+ecs_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
+{
+    return reg ? ecs__plugin_entry_fns[reg->entry] : NULL;
+}
+
+uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg) { return reg ? reg->num_recs : 0; }
+
+uint32_t ecs_plugin_count(const ecs_plugin_registry *reg) { return reg ? reg->num_order : 0; }
+
+/* ---- plugins ------------------------------------------------------------------ */
+
+#define ECS__PLUGIN_INDEX_MASK 0xFFFFu
+
+static ecs__plugin_slot *ecs__plugin_slot_of(const ecs_plugin_registry *reg, ecs_plugin p)
+{
+    uint32_t i = p.id & ECS__PLUGIN_INDEX_MASK;
+    if (!reg || i == 0 || i >= reg->num_slots) return NULL;
+    if (!reg->slots[i].loaded || reg->slots[i].generation != p.id >> 16) return NULL;
+    return &reg->slots[i];
+}
+
+/* A library opened and checked, not yet initialised. */
+typedef struct ecs__plugin_build {
+    void *lib;
+    char *copy_path;
+    ecs_plugin_api_v0 api;
+    unsigned api_version;
+    char *name;            /* the plugin's name, ours */
+    ecs__plugin_stamp stamp;
+    uint64_t hash;
+    int read;              /* the file was read whole: stamp and hash are valid */
+} ecs__plugin_build;
+
+static void ecs__plugin_build_close(ecs__plugin_build *b)
+{
+    if (b->lib) ecs__plugin_dl_close(b->lib);
+    if (b->copy_path) {
+        remove(b->copy_path);
+        ECS__FREE(b->copy_path);
+    }
+    ECS__FREE(b->name);
+    b->lib = NULL;
+    b->copy_path = NULL;
+    b->name = NULL;
+}
+
+/* Copies path, opens the copy, finds get_plugin_api and a plugin API version.
+   On failure everything is closed and removed again. */
+static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *path, ecs__plugin_build *b,
+                                         ecs_error *err)
+{
+    const char *base = ecs__plugin_basename(path);
+    ecs_get_api_fn get_plugin_api;
+    ecs__plugin_fn sym;
+    ecs_result res;
+    size_t dir_len, len;
+    char msg[200];
+    unsigned v;
+    void *api = NULL;
+    memset(b, 0, sizeof *b);
+    if (!ecs__plugin_stat(path, &b->stamp))
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': no such file", path);
+    /* <dir>/ecs_plugin_<pid>_<entry>_<n>_<basename> */
+    if (reg->copy_dir) dir_len = strlen(reg->copy_dir);
+    else dir_len = (size_t)(base - path);
+    len = dir_len + strlen(base) + 80;
+    b->copy_path = (char *)ECS__REALLOC(NULL, len);
+    if (!b->copy_path) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    snprintf(b->copy_path, len, "%.*s%secs_plugin_%lu_%u_%u_%s", (int)dir_len, reg->copy_dir ? reg->copy_dir : path,
+             dir_len == 0 ? "./"
+             : (reg->copy_dir && reg->copy_dir[dir_len - 1] != '/' && reg->copy_dir[dir_len - 1] != '\\' ? "/" : ""),
+             ecs__plugin_pid(), reg->entry, ++reg->copies, base);
+    res = ecs__plugin_copy_file(path, b->copy_path, &b->hash, err);
+    if (res != ECS_OK) {
+        ECS__FREE(b->copy_path); /* copy_file removed the file */
+        b->copy_path = NULL;
+        return res;
+    }
+    b->read = 1;
+    b->lib = ecs__plugin_dl_open(b->copy_path, msg, sizeof msg);
+    if (!b->lib) {
+        ecs__plugin_build_close(b);
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' could not be loaded: %s", path, msg);
+    }
+    sym = ecs__plugin_dl_sym(b->lib, "get_plugin_api");
+    if (!sym) {
+        ecs__plugin_build_close(b);
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_NO_ENTRY, "plugin '%s' exports no get_plugin_api", path);
+    }
+    get_plugin_api = (ecs_get_api_fn)sym;
+    for (v = ECS_PLUGIN_API_VERSION + 1; v-- > 0 && !api;) {
+        api = get_plugin_api(ECS_API_PLUGIN, v);
+        if (api) b->api_version = v;
+    }
+    if (!api) {
+        char spoken[64] = "none";
+        size_t used = 0;
+        for (v = 0; v < 32 && used < sizeof spoken - 12; ++v) {
+            if (!get_plugin_api(ECS_API_PLUGIN, v)) continue;
+            used += (size_t)snprintf(spoken + used, sizeof spoken - used, "%s%u", used ? ", " : "", v);
+        }
+        ecs__plugin_build_close(b);
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_VERSION,
+                             "plugin '%s' speaks no plugin API version we know (we speak 0 to %u; it answers "
+                             "to: %s)",
+                             path, ECS_PLUGIN_API_VERSION, spoken);
+    }
+    memcpy(&b->api, api, sizeof b->api); /* version 0 is the only one so far */
+    b->name = ecs__plugin_strdup(b->api.name && b->api.name[0] ? b->api.name : base);
+    b->api.name = NULL; /* points into the library; the copy above is ours */
+    if (!b->name) {
+        ecs__plugin_build_close(b);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    }
+    if (!b->api.init) {
+        ecs__plugin_build_close(b);
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' has no init function", path);
+    }
+    return ECS_OK;
+}
+
+/* Calls the build's init with *state; on failure err carries the plugin's
+   message after ours. */
+static ecs_result ecs__plugin_build_init(ecs_plugin_registry *reg, uint32_t slot, const char *path,
+                                         ecs__plugin_build *b, void **state, ecs_error *err)
+{
+    ecs_error perr;
+    ecs_result res;
+    uint32_t saved = reg->current;
+    ecs_error_clear(&perr);
+    reg->current = slot;
+    res = b->api.init(ecs__plugin_entry_fns[reg->entry], state, &perr);
+    reg->current = saved;
+    if (res == ECS_OK) return ECS_OK;
+    perr.message[sizeof perr.message - 1] = '\0';
+    return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' init failed (%s): %s", path,
+                         ecs_result_name(perr.code != ECS_OK ? perr.code : res),
+                         perr.message[0] ? perr.message : "no message");
+}
+
+ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
+{
+    ecs__plugin_build b;
+    ecs__plugin_slot *s;
+    ecs_result res;
+    uint32_t i;
+    void *state = NULL;
+    if (out) out->id = 0;
+    if (!reg || !path || !path[0])
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "load: NULL registry or empty path");
+    /* room first, so that nothing can fail after init succeeded */
+    for (i = 1; i < reg->num_slots && reg->slots[i].loaded; ++i) {}
+    if (i > ECS__PLUGIN_INDEX_MASK)
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "too many plugins loaded (%u)", ECS__PLUGIN_INDEX_MASK);
+    if (i >= reg->cap_slots) {
+        uint32_t cap = reg->cap_slots ? reg->cap_slots * 2 : 8;
+        ecs__plugin_slot *slots = (ecs__plugin_slot *)ECS__REALLOC(reg->slots, cap * sizeof *slots);
+        if (!slots) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+        memset(slots + reg->cap_slots, 0, (cap - reg->cap_slots) * sizeof *slots);
+        reg->slots = slots;
+        reg->cap_slots = cap;
+    }
+    if (reg->num_order == reg->cap_order) {
+        uint32_t cap = reg->cap_order ? reg->cap_order * 2 : 8;
+        uint32_t *order = (uint32_t *)ECS__REALLOC(reg->order, cap * sizeof *order);
+        if (!order) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+        reg->order = order;
+        reg->cap_order = cap;
+    }
+    if (reg->num_slots == 0) reg->num_slots = 1;
+    if (i == reg->num_slots) reg->num_slots++;
+    s = &reg->slots[i];
+    s->path = ecs__plugin_strdup(path);
+    if (!s->path) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    res = ecs__plugin_build_open(reg, path, &b, err);
+    if (res == ECS_OK) {
+        s->name = b.name; /* for messages during init */
+        res = ecs__plugin_build_init(reg, i, path, &b, &state, err);
+        if (res != ECS_OK) {
+            ecs__plugin_rec_remove_owner(reg, i); /* whatever it registered before failing */
+            ecs__plugin_build_close(&b);       /* frees the name too */
+        }
+    }
+    if (res != ECS_OK) {
+        ECS__FREE(s->path);
+        s->path = s->name = NULL;
+        return res;
+    }
+    b.name = NULL; /* the slot owns it now */
+    s->loaded = 1;
+    s->lib = b.lib;
+    s->copy_path = b.copy_path;
+    s->api = b.api;
+    s->api_version = b.api_version;
+    s->state = state;
+    s->reloads = 0;
+    s->tried = s->seen = b.stamp;
+    s->seen_valid = 1;
+    s->tried_hash = b.hash;
+    s->tried_at = (long long)time(NULL);
+    reg->order[reg->num_order++] = i;
+    if (out) out->id = i | (s->generation << 16);
+    return ECS_OK;
+}
+
+static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
+{
+    ecs__plugin_slot *s = &reg->slots[i];
+    uint32_t k, saved = reg->current;
+    if (s->api.shutdown) {
+        reg->current = i;
+        s->api.shutdown(s->state);
+        reg->current = saved;
+    }
+    ecs__plugin_rec_remove_owner(reg, i);
+    ecs__plugin_dl_close(s->lib);
+    remove(s->copy_path);
+    ECS__FREE(s->copy_path);
+    ECS__FREE(s->path);
+    ECS__FREE(s->name);
+    for (k = 0; k < reg->num_order && reg->order[k] != i; ++k) {}
+    if (k < reg->num_order) {
+        memmove(reg->order + k, reg->order + k + 1, (reg->num_order - k - 1) * sizeof *reg->order);
+        reg->num_order--;
+    }
+    k = s->generation + 1u;
+    memset(s, 0, sizeof *s);
+    s->generation = k & 0xFFFFu;
+}
+
+ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)
+{
+    ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
+    if (!s) return ECS_ERROR_NOT_FOUND;
+    ecs__plugin_unload_slot(reg, (uint32_t)(s - reg->slots));
+    return ECS_OK;
+}
+
+/* The reload itself; s->tried* are updated by the caller. */
+static ecs_result ecs__plugin_reload_slot(ecs_plugin_registry *reg, uint32_t i, ecs__plugin_build *b,
+                                          ecs_error *err)
+{
+    ecs__plugin_slot *s = &reg->slots[i];
+    ecs_result res;
+    void *state = s->state;
+    if (reg->staging) /* a reload from inside a plugin call during a reload */
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "plugin '%s': reload while another reload runs",
+                             s->path);
+    reg->staging = i;
+    res = ecs__plugin_build_init(reg, i, s->path, b, &state, err);
+    reg->staging = 0;
+    ecs__plugin_rec_finish_staging(reg, i, res == ECS_OK);
+    if (res != ECS_OK) return res; /* the old build goes on; s->state untouched */
+    ecs__plugin_dl_close(s->lib);
+    remove(s->copy_path);
+    ECS__FREE(s->copy_path);
+    ECS__FREE(s->name);
+    s->name = b->name;
+    s->lib = b->lib;
+    s->copy_path = b->copy_path;
+    b->lib = NULL;
+    b->copy_path = NULL;
+    b->name = NULL;
+    s->api = b->api;
+    s->api_version = b->api_version;
+    s->state = state;
+    s->reloads++;
+    return ECS_OK;
+}
+
+/* Opens path as a new build of slot i and reloads; records the attempt so
+   that a failed build is not retried until the file changes again. */
+static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, ecs_error *err)
+{
+    ecs__plugin_slot *s = &reg->slots[i];
+    ecs__plugin_build b;
+    ecs_result res = ecs__plugin_build_open(reg, s->path, &b, err);
+    if (b.read) {
+        s->tried = b.stamp;
+        s->tried_hash = b.hash;
+        s->tried_at = (long long)time(NULL);
+    }
+    if (res != ECS_OK) return res;
+    res = ecs__plugin_reload_slot(reg, i, &b, err);
+    ecs__plugin_build_close(&b); /* the new build on failure; nothing on success */
+    return res;
+}
+
+ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err)
+{
+    ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
+    if (!s) return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "reload: no such plugin (stale or nil handle)");
+    return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), err);
+}
+
+uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
+{
+    uint32_t k, reloaded = 0;
+    ecs_error_clear(err);
+    if (!reg) return 0;
+    for (k = 0; k < reg->num_order; ++k) {
+        uint32_t i = reg->order[k];
+        ecs__plugin_slot *s = &reg->slots[i];
+        ecs__plugin_stamp now;
+        int changed, stable;
+        if (!ecs__plugin_stat(s->path, &now)) { /* being replaced, or gone: keep the old build */
+            s->seen_valid = 0;
+            continue;
+        }
+        stable = s->seen_valid && ecs__plugin_stamp_equal(&now, &s->seen);
+        s->seen = now;
+        s->seen_valid = 1;
+        if (!stable) continue; /* changed since the last poll: wait for it to hold still */
+        changed = !ecs__plugin_stamp_equal(&now, &s->tried);
+        if (!changed && now.mtime >= s->tried_at) {
+            /* The file's time stamp is not older than our last look at it: a
+               rebuild within the same second can keep size, time and inode.
+               Compare the content. */
+            uint64_t h;
+            if (ecs__plugin_copy_file(s->path, NULL, &h, NULL) == ECS_OK) changed = h != s->tried_hash;
+            if (!changed && (long long)time(NULL) > now.mtime) s->tried_at = (long long)time(NULL);
+        }
+        if (!changed) continue;
+        {
+            ecs_error e;
+            ecs_result res = ecs__plugin_try_reload(reg, i, &e);
+            if (res == ECS_OK) ++reloaded;
+            else if (err && err->code == ECS_OK) *err = e;
+        }
+    }
+    return reloaded;
+}
+
+void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
+{
+    uint32_t k, saved;
+    if (!reg) return;
+    saved = reg->current;
+    for (k = 0; k < reg->num_order; ++k) {
+        ecs__plugin_slot *s = &reg->slots[reg->order[k]];
+        if (!s->api.tick) continue;
+        reg->current = reg->order[k];
+        s->api.tick(s->state, dt);
+    }
+    reg->current = saved;
+}
+
+ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
+{
+    const ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
+    uint32_t i, n = 0, slot;
+    if (!s || !out) return ECS_ERROR_NOT_FOUND;
+    slot = (uint32_t)(s - reg->slots);
+    for (i = 0; i < reg->num_recs; ++i) n += reg->recs[i]->owner == slot;
+    out->name = s->name;
+    out->path = s->path;
+    out->loaded_path = s->copy_path;
+    out->state = s->state;
+    out->api_version = s->api_version;
+    out->reloads = s->reloads;
+    out->registrations = n;
+    return ECS_OK;
+}
+
+void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
+{
+    if (!reg) return;
+    while (reg->num_order > 0) ecs__plugin_unload_slot(reg, reg->order[reg->num_order - 1]);
+    while (reg->num_recs > 0) ecs__plugin_rec_remove(reg, reg->num_recs - 1);
+    ecs__plugin_entry_swap(reg->entry, reg, NULL);
+    ECS__FREE(reg->recs);
+    ECS__FREE(reg->slots);
+    ECS__FREE(reg->order);
+    ECS__FREE(reg->copy_dir);
+    ECS__FREE(reg);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS__PLUGIN_IMPLEMENTATION_DONE */
+#endif /* ECS_PLUGIN_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2024 the ecs.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an
+overt act of relinquishment in perpetuity of all present and future rights to
+this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/
