@@ -26,7 +26,7 @@ QUICK START (tests/test_plugin.c builds both parts and runs them)
     ---- plugin.c: cc -std=c99 -shared -fPIC -I. plugin.c -o plugin.so ----
     #include "ecs_plugin.h"
     typedef struct counter { const ecs_entities_api_v0 *ents; int ticks; } counter;
-    static ecs_result counter_init(ecs_get_api_fn get_engine_api, void **state,
+    static ecs_result counter_init(ecs_plugin_get_api_fn get_engine_api, void **state,
                                    ecs_error *err) {
         counter *c = (counter *)*state;            // non-NULL after a reload
         if (!c && !(c = (counter *)calloc(1, sizeof *c)))
@@ -256,7 +256,7 @@ extern "C" {
 
 /** The seed's query function, both ways: get_plugin_api and get_engine_api.
     Returns the struct of that exact (api, version), or NULL. */
-typedef void *(*ecs_get_api_fn)(unsigned api, unsigned version);
+typedef void *(*ecs_plugin_get_api_fn)(unsigned api, unsigned version);
 
 /** ECS_API_PLUGIN version 0: what a plugin gives the engine. */
 typedef struct ecs_plugin_api_v0 {
@@ -268,7 +268,7 @@ typedef struct ecs_plugin_api_v0 {
         explain in err (ecs_plugin_set_error); a failing init must leave a
         reload's state usable by the old build. get_engine_api stays valid
         while the plugin is loaded. */
-    ecs_result (*init)(ecs_get_api_fn get_engine_api, void **state, ecs_error *err);
+    ecs_result (*init)(ecs_plugin_get_api_fn get_engine_api, void **state, ecs_error *err);
     /** Optional. Final unload only (never at a reload): free the state. The
         plugin's registrations still exist during the call. */
     void (*shutdown)(void *state);
@@ -444,7 +444,7 @@ ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *
 void ecs_plugin_registry_destroy(ecs_plugin_registry *reg);
 /** The get_engine_api function bound to this registry (what plugins get);
     the engine may use it too. Valid until the registry is destroyed. */
-ecs_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg);
+ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg);
 
 /** Publishes a copy of api_struct (size bytes) as (api, version). Called by
     the engine the registration belongs to the engine; called from a plugin
@@ -788,15 +788,18 @@ static void *ecs__plugin_entry_get(unsigned k, unsigned api, unsigned version)
     return reg ? ecs_plugin_find_api(reg, api, version) : NULL;
 }
 
-#define ECS__PLUGIN_ENTRY(k) \
-    static void *ecs__plugin_entry_##k(unsigned api, unsigned version) { return ecs__plugin_entry_get(k, api, version); }
+#define ECS__PLUGIN_ENTRY(k)                                              \
+    static void *ecs__plugin_entry_##k(unsigned api, unsigned version) \
+    {                                                                   \
+        return ecs__plugin_entry_get(k, api, version);                  \
+    }
 ECS__PLUGIN_ENTRY(0) ECS__PLUGIN_ENTRY(1) ECS__PLUGIN_ENTRY(2) ECS__PLUGIN_ENTRY(3)
 ECS__PLUGIN_ENTRY(4) ECS__PLUGIN_ENTRY(5) ECS__PLUGIN_ENTRY(6) ECS__PLUGIN_ENTRY(7)
 ECS__PLUGIN_ENTRY(8) ECS__PLUGIN_ENTRY(9) ECS__PLUGIN_ENTRY(10) ECS__PLUGIN_ENTRY(11)
 ECS__PLUGIN_ENTRY(12) ECS__PLUGIN_ENTRY(13) ECS__PLUGIN_ENTRY(14) ECS__PLUGIN_ENTRY(15)
 #undef ECS__PLUGIN_ENTRY
 
-static const ecs_get_api_fn ecs__plugin_entry_fns[ECS_PLUGIN_MAX_REGISTRIES] = {
+static const ecs_plugin_get_api_fn ecs__plugin_entry_fns[ECS_PLUGIN_MAX_REGISTRIES] = {
     ecs__plugin_entry_0,  ecs__plugin_entry_1,  ecs__plugin_entry_2,  ecs__plugin_entry_3,
     ecs__plugin_entry_4,  ecs__plugin_entry_5,  ecs__plugin_entry_6,  ecs__plugin_entry_7,
     ecs__plugin_entry_8,  ecs__plugin_entry_9,  ecs__plugin_entry_10, ecs__plugin_entry_11,
@@ -1439,7 +1442,7 @@ ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *
     return reg;
 }
 
-ecs_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
+ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
 {
     return reg ? ecs__plugin_entry_fns[reg->entry] : NULL;
 }
@@ -1491,7 +1494,7 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
                                          ecs_error *err)
 {
     const char *base = ecs__plugin_basename(path);
-    ecs_get_api_fn get_plugin_api;
+    ecs_plugin_get_api_fn get_plugin_api;
     ecs__plugin_fn sym;
     ecs_result res;
     size_t dir_len, len;
@@ -1528,7 +1531,7 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
         ecs__plugin_build_close(b);
         return ecs_error_set(err, ECS_ERROR_PLUGIN_NO_ENTRY, "plugin '%s' exports no get_plugin_api", path);
     }
-    get_plugin_api = (ecs_get_api_fn)sym;
+    get_plugin_api = (ecs_plugin_get_api_fn)sym;
     for (v = ECS_PLUGIN_API_VERSION + 1; v-- > 0 && !api;) {
         api = get_plugin_api(ECS_API_PLUGIN, v);
         if (api) b->api_version = v;

@@ -3,7 +3,7 @@
    (the test publishes v0 and v1). Reports what it got through the probe. */
 #include "fixture.h"
 
-static ecs_result fallback_init(ecs_get_api_fn get_engine_api, void **state, ecs_error *err)
+static ecs_result fallback_init(ecs_plugin_get_api_fn get_engine_api, void **state, ecs_error *err)
 {
     const fixture_probe_api_v0 *probe = (const fixture_probe_api_v0 *)get_engine_api(FIXTURE_PROBE_API, 0);
     const void *ents;

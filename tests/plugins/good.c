@@ -76,7 +76,7 @@ static void good_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_
     for (j = 0; j < num_instances; ++j) s->components->destroy_entity(s->health, ctx->entity[entity_index[j]]);
 }
 
-static ecs_result good_init(ecs_get_api_fn get_engine_api, void **state, ecs_error *err)
+static ecs_result good_init(ecs_plugin_get_api_fn get_engine_api, void **state, ecs_error *err)
 {
     static const ecs_field_desc fields[] = {{"hp", 4, 4}, {"compiled_by", 4, 4}, {"spawned_by", 4, 4}};
     fixture_state *old = (fixture_state *)*state, *s = old;
