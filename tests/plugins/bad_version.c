@@ -3,10 +3,10 @@
 #include "ecs_plugin.h"
 
 typedef struct future_plugin_api_v7 {
-    int (*init_with_everything)(ecs_get_api_fn get_engine_api, void *options, void **state);
+    int (*init_with_everything)(ecs_plugin_get_api_fn get_engine_api, void *options, void **state);
 } future_plugin_api_v7;
 
-static int future_init(ecs_get_api_fn get_engine_api, void *options, void **state)
+static int future_init(ecs_plugin_get_api_fn get_engine_api, void *options, void **state)
 {
     (void)get_engine_api;
     (void)options;
