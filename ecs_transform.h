@@ -1,0 +1,1676 @@
+/* ecs_transform.h - v0.1 - transform component (scene graph) for ecs.h
+   Public domain or MIT (see end of file).
+
+   Places entities in a world: each transform has a local matrix relative to
+   its parent and a world matrix, and parent/child links form the scene graph.
+   One ecs_transform_manager per world; an entity may have a transform in
+   several managers (worlds) at once, at different places. The design follows
+   part 3 of the Bitsquid "data-oriented entity system" posts (2014).
+
+   Do this in *one* C or C++ file:
+       #define ECS_TRANSFORM_IMPLEMENTATION
+       #include "ecs_transform.h"
+   and include "ecs_transform.h" plainly everywhere else. It includes "ecs.h"
+   (keep the two side by side); one file must also define ECS_IMPLEMENTATION.
+
+TABLE OF CONTENTS
+   QUICK START, CONVENTION, API, MODES (when world matrices are current),
+   SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY, THREADING,
+   DOES NOT, LICENSE (end of file)
+
+QUICK START (compiled and run by tests/test_transform_readme.c)
+
+    #define ECS_IMPLEMENTATION
+    #include "ecs.h"
+    #define ECS_TRANSFORM_IMPLEMENTATION
+    #include "ecs_transform.h"
+    #include <stdio.h>
+
+    int main(void) {
+        ecs_entity_manager em;
+        ecs_transform_manager world;
+        ecs_entity car, wheel;
+        ecs_vec3 right = {1, 0, 0}, up = {0, 2, 0};
+        ecs_mat4 m = ecs_mat4_translation(right);
+        ecs_instance c, w;
+        const ecs_mat4 *at;
+
+        ecs_entity_manager_init(&em);
+        car = ecs_entity_create(&em);
+        wheel = ecs_entity_create(&em);
+        ecs_transform_manager_init(&world, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+        ecs_entity_on_destroy(&em, ecs_transform_on_entity_destroy, &world);
+        c = ecs_transform_create(&world, car, NULL, ecs_instance_nil()); // root at 0,0,0
+        w = ecs_transform_create(&world, wheel, &m, c);                  // 1 right of the car
+        m = ecs_mat4_translation(up);
+        ecs_transform_set_local(&world, c, &m);  // the car moves up, the wheel follows
+        at = ecs_transform_world(&world, w);
+        printf("wheel at %g %g %g\n", at->m[12], at->m[13], at->m[14]); // 1 2 0
+        for (w = ecs_transform_first_child(&world, c); !ecs_instance_is_nil(w);
+             w = ecs_transform_next_sibling(&world, w))
+            printf("child of the car: entity %u\n", (unsigned)ecs_transform_entity(&world, w).id);
+        ecs_entity_destroy(&em, car);  // its transform goes; the wheel stays where it was
+        at = ecs_transform_world(&world, ecs_transform_lookup(&world, wheel));
+        printf("wheel at %g %g %g\n", at->m[12], at->m[13], at->m[14]); // 1 2 0
+        ecs_transform_manager_free(&world);
+        ecs_entity_manager_free(&em);
+        return 0;
+    }
+
+CONVENTION
+   ecs_mat4 is 16 floats, row-major: m[row*4 + col]. Points are row vectors,
+   p' = p * M, so the translation sits in m[12], m[13], m[14] and transforms
+   chain left to right, as in the seed:  world = local * parent_world.
+   Example: the car's world is a translation by (0,2,0) and the wheel's local
+   a translation by (1,0,0); the wheel's world is T(1,0,0) * T(0,2,0) =
+   T(1,2,0). ecs_mat4_compose(t, r, s) = S * R * T: scale, rotate, translate.
+
+API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
+   ecs_transform_manager_init / _free / _reserve / _count / _memory
+   ecs_transform_create(tm, e, local or NULL, parent or nil)  one per entity
+   ecs_transform_lookup(tm, e), ecs_transform_entity(tm, i)
+   ecs_transform_destroy(tm, i), _destroy_entity(tm, e), _gc(tm, em),
+   ecs_transform_on_entity_destroy (an ecs_entity_destroy_fn, user = tm)
+       destroy is a swap-erase that keeps every link intact; the destroyed
+       node's children become roots and keep their world matrix.
+   ecs_transform_link(tm, child, parent)   keeps the child's local; refuses
+       to link a node under itself or a descendant (ECS_ERROR_CYCLE)
+   ecs_transform_unlink(tm, child)         the child becomes a root and keeps
+       its world matrix (its local becomes that world)
+   ecs_transform_set_local / _set_local_many / _local / _world /
+   ecs_transform_compute_world (the current world in either mode)
+   ecs_transform_parent / _first_child / _next_sibling / _prev_sibling
+       for (c = ecs_transform_first_child(tm, p); !ecs_instance_is_nil(c);
+            c = ecs_transform_next_sibling(tm, c)) ...
+   ecs_transform_reorder(tm)     depth-first order: parents first, siblings
+       together, so that ecs_transform_world_pass(tm) is one linear sweep
+   ecs_transform_commit(tm)      deferred mode: compute the dirty worlds
+   ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
+   ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
+   _inverse_affine / _transform_point, ecs_quat_axis_angle
+
+MODES (chosen at init, per manager)
+   ECS_TRANSFORM_IMMEDIATE: every call that changes a local matrix or a link
+   (create, set_local, set_local_many, link, unlink, destroy, gc, spawn)
+   leaves every world matrix current when it returns. set_local updates the
+   node's whole subtree at once, iteratively (any depth). n calls of
+   set_local on a moving chain of n nodes cost O(n^2); one set_local_many
+   updates each affected subtree once, O(n).
+   ECS_TRANSFORM_DEFERRED: set_local, link and unlink only record the node as
+   changed (O(1), instance indices unchanged); ecs_transform_world and the
+   world array may be stale until ecs_transform_commit, which moves changed
+   subtrees into a dirty range at the end of the arrays (parents before
+   children, by swapping) and computes every world matrix in that range in one
+   pass. Right after commit (and after reorder) every world matrix is current.
+   A node leaves the dirty range after idle_frames commits (default 5) without
+   a change. New nodes (create, spawn) start in the dirty range.
+   In both modes ecs_transform_compute_world returns the current world of any
+   node (deferred: it multiplies up the chain when something is pending).
+
+SPAWN DATA (component "transform", for ecs_resource.h's spawner)
+   Register ecs_transform_spawn / ecs_transform_unspawn with user = the
+   ecs_transform_manager* and instance size ECS_TRANSFORM_SPAWN_INSTANCE_SIZE.
+   instance_data is num_instances records of 64 bytes: the local matrix as 16
+   floats (IEEE 754 single, in the producer's byte order, which the spawner
+   only accepts when it is the native one), row-major in the CONVENTION above.
+   size must equal num_instances * 64. Instance j belongs to
+   ctx->entity[entity_index[j]]; it is linked under the transform of its
+   resource parent's entity (ctx->parent_index) when that entity has one in
+   this manager, and is a root otherwise (a parent without a transform cuts
+   the chain). World matrices of the whole batch are computed in one pass in
+   parent-first order. One transform per entity: an entity listed twice, or one
+   that already has a transform here, fails the spawn with nothing changed.
+
+CONFIGURATION (define before including; the same value in every file)
+   ECS_TRANSFORM_SSE   default 1 when the compiler targets SSE (x86-64 always),
+                       else 0. 1: matrix products use SSE intrinsics; 0: the
+                       portable scalar path (the reference). Both compute each
+                       element with the same operations in the same order.
+   ECS_REALLOC, ECS_FREE, ECS_ASSERT as in ecs.h (implementation file only).
+   ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts subtree
+                       world computations and swaps in static counters.
+
+ERRORS
+   Calls that can fail return an ecs_result (or a nil instance) and leave a
+   message in tm->error; spawn writes ctx->error. An out-of-range instance or
+   NULL argument is ECS_ERROR_INVALID_ARGUMENT; a link that would make a cycle
+   ECS_ERROR_CYCLE; a second transform for one entity
+   ECS_ERROR_ALREADY_EXISTS; a failed allocation ECS_ERROR_OUT_OF_MEMORY. In
+   every case nothing changed. Getters return NULL / nil / the nil entity for
+   a bad instance. The lookup tables are ours (no stb_ds), so a failing
+   allocator never corrupts a manager.
+
+MEMORY AND POINTER STABILITY
+   One allocation holds the arrays (149 bytes per instance: local, world,
+   entity, parent, first_child, next_sibling, prev_sibling, age), sized to a
+   power of two with one spare slot that swaps go through; plus the lookup
+   (dense: 4 bytes per entity index; hash: 8 bytes a slot at most 3/4 full),
+   and 4 bytes per instance once set_local_many was used (immediate mode).
+   Pointers from ecs_transform_local/_world and the tm->local, tm->world, ...
+   arrays change when the manager grows (create, spawn, reserve) and on
+   reorder. Instance indices change on destroy, gc, reorder, and (deferred
+   mode) commit: keep entities, and look them up again after those calls.
+
+THREADING
+   No locks. Distinct managers may be used from distinct threads. Getters and
+   ecs_transform_compute_world only read, and may run concurrently with each
+   other; anything else on one manager needs your own synchronisation.
+
+DOES NOT
+   store scale/rotation/translation separately (compose them into the local
+   matrix, decompose yourself), keep a model's bone hierarchy (the seed keeps
+   that apart), interpolate, cull, or make a transform for an entity twice in
+   one manager (use a second manager for a second world).
+*/
+#ifndef ECS_TRANSFORM_H_INCLUDED
+#define ECS_TRANSFORM_H_INCLUDED
+
+#include "ecs.h"
+
+#ifndef ECS_TRANSFORM_SSE
+#if defined(__SSE__) || defined(_M_X64) || defined(_M_AMD64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 1)
+#define ECS_TRANSFORM_SSE 1
+#else
+#define ECS_TRANSFORM_SSE 0
+#endif
+#endif
+
+/** Bytes per instance in a "transform" resource block: the local matrix. */
+#define ECS_TRANSFORM_SPAWN_INSTANCE_SIZE 64u
+/** Commits without change before a node leaves the dirty range (deferred mode). */
+#define ECS_TRANSFORM_DEFAULT_IDLE_FRAMES 5u
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A 4x4 matrix, row-major (m[row*4 + col]), for row vectors: p' = p * M. */
+typedef struct ecs_mat4 {
+    float m[16];
+} ecs_mat4;
+
+/** A 3-vector. */
+typedef struct ecs_vec3 {
+    float x, y, z;
+} ecs_vec3;
+
+/** A rotation quaternion (x, y, z vector part, w scalar part). */
+typedef struct ecs_quat {
+    float x, y, z, w;
+} ecs_quat;
+
+/** When world matrices are computed; see MODES. */
+typedef enum ecs_transform_mode {
+    ECS_TRANSFORM_IMMEDIATE = 0, /* every change updates the worlds before it returns */
+    ECS_TRANSFORM_DEFERRED = 1   /* changes are recorded; ecs_transform_commit computes */
+} ecs_transform_mode;
+
+typedef struct ecs_transform__slot {
+    uint32_t key;   /* entity id (generation included); 0 = empty */
+    uint32_t value; /* instance */
+} ecs_transform__slot;
+
+/** A world's transforms. Zero-initialised is a valid empty manager (immediate
+    mode, hash lookup). The arrays are public for tight loops: for
+    i < count, local[i], world[i], entity[i], and the links parent[i],
+    first_child[i], next_sibling[i], prev_sibling[i] (ECS_INSTANCE_NIL for
+    none). Change matrices and links only through the functions. */
+typedef struct ecs_transform_manager {
+    uint32_t count;          /* instances in use */
+    uint32_t capacity;       /* instances allocated (> count: a spare slot) */
+    ecs_mat4 *local;         /* local matrix, relative to the parent */
+    ecs_mat4 *world;         /* world = local * parent world (see MODES) */
+    ecs_entity *entity;      /* owning entity */
+    uint32_t *parent;        /* parent instance or nil */
+    uint32_t *first_child;   /* first child instance or nil */
+    uint32_t *next_sibling;  /* next child of the same parent or nil */
+    uint32_t *prev_sibling;  /* previous child of the same parent or nil */
+    uint8_t *age;            /* deferred: commits since the last change (0 = changed) */
+    void *buffer;            /* the one allocation behind the arrays above */
+    ecs_transform_mode mode;
+    uint32_t first_dirty;    /* deferred: [first_dirty, count) is the dirty range; immediate: count */
+    uint32_t idle_frames;    /* deferred: commits without change before leaving the range (0 = 5) */
+    uint32_t *pending;       /* deferred: entity ids of nodes changed since the last commit */
+    uint32_t num_pending, pending_capacity;
+    ecs_lookup_kind lookup;
+    uint32_t *dense;         /* dense lookup: entity index -> instance */
+    uint32_t dense_capacity;
+    ecs_transform__slot *hash; /* hash lookup: open addressing, linear probing */
+    uint32_t hash_capacity, hash_count, hash_shift;
+    uint32_t *mark;          /* set_local_many's scratch (immediate mode) */
+    uint32_t mark_capacity, mark_stamp;
+    uint32_t rng;            /* gc's random state */
+    ecs_error error;         /* the last failure */
+} ecs_transform_manager;
+
+/* ---- matrices ------------------------------------------------------------ */
+
+/** The identity matrix. */
+ecs_mat4 ecs_mat4_identity(void);
+/** *out = a * b (apply a, then b). out may alias a or b. Uses the SSE path
+    when ECS_TRANSFORM_SSE is 1, else the scalar one. */
+void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+/** *out = a * b with the portable scalar code (the reference). out may alias. */
+void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+#if ECS_TRANSFORM_SSE
+/** *out = a * b with SSE; same operations in the same order as the scalar
+    path. out may alias a or b. Only when ECS_TRANSFORM_SSE is 1. */
+void ecs_mat4_mul_sse(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+#endif
+/** A translation by t. */
+ecs_mat4 ecs_mat4_translation(ecs_vec3 t);
+/** A scale by s along x, y, z. */
+ecs_mat4 ecs_mat4_scale(ecs_vec3 s);
+/** The rotation of quaternion q (normalised here; a zero q gives identity). */
+ecs_mat4 ecs_mat4_rotation(ecs_quat q);
+/** S * R * T: scale by s, then rotate by r, then translate by t. */
+ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat r, ecs_vec3 s);
+/** Inverse of an affine matrix (last column 0,0,0,1, which is assumed).
+    Returns 1, or 0 when the 3x3 part is singular (then *out = identity).
+    out may alias m. */
+int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m);
+/** p * m for the point p (w = 1). */
+ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p);
+/** The rotation by `radians` about `axis` (normalised here; right-handed:
+    90 degrees about +z takes +x to +y). */
+ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians);
+
+/* ---- the manager ----------------------------------------------------------- */
+
+/** Initialises tm as an empty manager with the given lookup kind and mode.
+    Returns ECS_OK, or ECS_ERROR_INVALID_ARGUMENT for an unknown kind or mode
+    (tm is then a valid empty immediate/hash manager). Allocates nothing. */
+ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode);
+/** Frees all memory; tm is then a valid empty manager of the same lookup kind,
+    mode and idle_frames. */
+void ecs_transform_manager_free(ecs_transform_manager *tm);
+/** Makes room for n instances in total (arrays and lookup), so that creating
+    up to n does not allocate (dense lookup: for entity indices seen so far).
+    Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY (nothing changed). */
+ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n);
+/** Number of instances. */
+uint32_t ecs_transform_count(const ecs_transform_manager *tm);
+/** Heap bytes owned by tm (arrays, lookup, scratch). */
+size_t ecs_transform_memory(const ecs_transform_manager *tm);
+
+/** Creates e's transform with the given local matrix (NULL: identity) under
+    `parent` (nil: a root); its world is computed at once (deferred mode:
+    from the parent's stored world, and again at the next commit). Returns
+    the instance, or nil with tm->error set: ECS_ERROR_INVALID_ARGUMENT (nil
+    entity, parent out of range), ECS_ERROR_ALREADY_EXISTS (e has one here),
+    ECS_ERROR_OUT_OF_MEMORY. Field pointers may change (growth). The manager
+    does not check that e is alive: gc does. */
+ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                                  ecs_instance parent);
+/** e's transform in this manager, or nil (also for nil and unknown or stale
+    entities). O(1). */
+ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e);
+/** The entity owning instance i, or the nil entity when i is out of range. */
+ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i);
+
+/** Destroys instance i by swap-erase: another instance moves into i (links
+    and lookup follow it). i's children become roots and keep their world
+    matrix (their local becomes it). Returns 1, or 0 for a nil or
+    out-of-range i. Instance indices change: look up again afterwards. */
+int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance i);
+/** Destroys e's transform if it has one here; returns 1 or 0. */
+int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e);
+/** An ecs_entity_destroy_fn (user = the ecs_transform_manager*): register it
+    with ecs_entity_on_destroy to destroy transforms together with their
+    entities instead of collecting them with gc. */
+void ecs_transform_on_entity_destroy(void *user, ecs_entity e);
+/** The seed's lazy collection: looks at random instances, destroys those
+    whose entity is dead in em, stops after 4 alive in a row. Cheap when
+    nothing is dead; call it once a frame. Returns how many it destroyed. */
+uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em);
+
+/** Makes child a child of parent (unlinking it from its old parent first),
+    keeping its local matrix: its subtree's worlds follow the new parent
+    (immediate mode: at once; deferred: at commit). Refuses with
+    ECS_ERROR_CYCLE when parent is child or one of its descendants; with
+    ECS_ERROR_INVALID_ARGUMENT for out-of-range instances (use unlink for
+    "no parent"); deferred mode may fail with ECS_ERROR_OUT_OF_MEMORY. In every
+    failure nothing changed. O(depth of parent) for the cycle check. */
+ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
+/** Makes child a root that keeps its world matrix (its local becomes its
+    current world). A root is left as it is. ECS_OK or
+    ECS_ERROR_INVALID_ARGUMENT. */
+ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child);
+/** The parent of i, or nil (also for a bad i). */
+ecs_instance ecs_transform_parent(const ecs_transform_manager *tm, ecs_instance i);
+/** The first child of i, or nil. Children come newest-linked first. */
+ecs_instance ecs_transform_first_child(const ecs_transform_manager *tm, ecs_instance i);
+/** The next child of i's parent after i, or nil. */
+ecs_instance ecs_transform_next_sibling(const ecs_transform_manager *tm, ecs_instance i);
+/** The previous child of i's parent before i, or nil. */
+ecs_instance ecs_transform_prev_sibling(const ecs_transform_manager *tm, ecs_instance i);
+
+/** Sets i's local matrix. Immediate mode: updates i's world and its whole
+    subtree before returning (iteratively; any depth). Deferred mode: records
+    i as changed (O(1)); worlds follow at commit, and may fail with
+    ECS_ERROR_OUT_OF_MEMORY (nothing changed). ECS_ERROR_INVALID_ARGUMENT for
+    a bad i or NULL m. */
+ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
+/** Sets local[nodes[k]] = locals[k] for k < n (a repeated node: the last one
+    wins), then updates each affected subtree once: O(n + nodes updated),
+    where n set_local calls on a moving chain cost O(n^2). Checks every
+    instance first: ECS_ERROR_INVALID_ARGUMENT or ECS_ERROR_OUT_OF_MEMORY
+    (scratch of 4 bytes per instance, kept) leave everything unchanged. */
+ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                        const ecs_mat4 *locals);
+/** Pointer to i's local matrix, or NULL for a bad i. Valid until the manager
+    grows or reorders; read-only (use set_local). */
+const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instance i);
+/** Pointer to i's stored world matrix, or NULL for a bad i. Current in
+    immediate mode; in deferred mode as of the last commit (see MODES). */
+const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i);
+/** Writes i's current world matrix to *out in either mode (deferred: by
+    multiplying up the chain when changes are pending or i is dirty; O(depth)
+    then). ECS_OK or ECS_ERROR_INVALID_ARGUMENT (out untouched). Read-only. */
+ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out);
+
+/** Puts the instances in depth-first order: each root (in current index
+    order) followed by its subtree, parents before children, siblings
+    together; fixes every link and the lookup. Afterwards
+    ecs_transform_world_pass is one linear sweep. Deferred mode: also computes
+    every world and empties the dirty range. O(count); needs a second copy of
+    the arrays while it runs: ECS_ERROR_OUT_OF_MEMORY leaves all unchanged.
+    Instance indices and array pointers change. */
+ecs_result ecs_transform_reorder(ecs_transform_manager *tm);
+/** Recomputes every world matrix from the local matrices. One linear sweep
+    while parents come before children (as after reorder or a spawn into an
+    empty manager); otherwise it notices and walks the trees from the roots
+    (still O(count)). Returns 1 for the linear sweep, 0 for the walk. */
+int ecs_transform_world_pass(ecs_transform_manager *tm);
+/** Deferred mode: moves the nodes changed since the last commit, with their
+    subtrees, into the dirty range; swaps so that parents come first; computes
+    every world in the range; moves nodes unchanged for idle_frames commits
+    out. Afterwards every world matrix is current. Immediate mode: nothing.
+    Never fails; instance indices change. */
+void ecs_transform_commit(ecs_transform_manager *tm);
+
+/** ecs_spawn_fn for the "transform" component (user = the
+    ecs_transform_manager*); see SPAWN DATA. Returns ECS_OK, or an error in
+    ctx->error with nothing changed: ECS_ERROR_SPAWN_FAILED (size is not
+    num_instances * 64), ECS_ERROR_INVALID_ARGUMENT (index out of range, nil
+    entity), ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_OUT_OF_MEMORY. */
+ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                               const uint32_t *entity_index, const void *data, uint32_t size);
+/** ecs_unspawn_fn: destroys the transforms of the listed entities (last
+    first, so undoing the latest spawn moves nothing). */
+void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                           const uint32_t *entity_index, const void *data, uint32_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_TRANSFORM_H_INCLUDED */
+
+/* ========================================================================== */
+#ifdef ECS_TRANSFORM_IMPLEMENTATION
+#ifndef ECS__TRANSFORM_IMPLEMENTATION_DONE
+#define ECS__TRANSFORM_IMPLEMENTATION_DONE
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(ECS_REALLOC) && !defined(ECS_FREE) || !defined(ECS_REALLOC) && defined(ECS_FREE)
+#error "define both ECS_REALLOC and ECS_FREE, or neither"
+#endif
+#ifndef ECS__REALLOC
+#if defined(ECS_REALLOC) && !defined(PICO_ECS_REALLOC)
+#define ECS__REALLOC(p, n) ECS_REALLOC(p, n)
+#define ECS__FREE(p) ECS_FREE(p)
+#else
+#define ECS__REALLOC(p, n) realloc(p, n)
+#define ECS__FREE(p) free(p)
+#endif
+#endif
+#ifndef ECS__TF_ASSERT
+#ifdef ECS_ASSERT
+#define ECS__TF_ASSERT(x) ECS_ASSERT(x)
+#else
+#include <assert.h>
+#define ECS__TF_ASSERT(x) assert(x)
+#endif
+#endif
+
+#if ECS_TRANSFORM_SSE
+#include <xmmintrin.h>
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__TF_INLINE static inline __attribute__((always_inline))
+#define ECS__TF_RESTRICT __restrict__
+#elif defined(_MSC_VER)
+#define ECS__TF_INLINE static __forceinline
+#define ECS__TF_RESTRICT __restrict
+#else
+#define ECS__TF_INLINE static inline
+#define ECS__TF_RESTRICT
+#endif
+
+/* Tests count world computations and swaps to check the O(n) promises
+   without timing anything. */
+#ifdef ECS_TRANSFORM_TEST_COUNTERS
+static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps;
+#define ECS__TF_COUNT(counter, n) ((counter) += (unsigned long)(n))
+#else
+#define ECS__TF_COUNT(counter, n) ((void)0)
+#endif
+
+#define ECS__TF_NIL ECS_INSTANCE_NIL
+#define ECS__TF_ID_MASK (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS))
+#define ECS__TF_ALIGN 64u
+
+/* ---- matrix kernels --------------------------------------------------------
+   Row r of a*b = a[r][0]*b.row0 + a[r][1]*b.row1 + a[r][2]*b.row2 + a[r][3]*b.row3,
+   added left to right in both paths, so they give the same bits (no FMA). */
+
+ECS__TF_INLINE void ecs__tf_mul_scalar(float *ECS__TF_RESTRICT o, const float *ECS__TF_RESTRICT a,
+                                       const float *ECS__TF_RESTRICT b)
+{
+    int r;
+    for (r = 0; r < 16; r += 4) {
+        float a0 = a[r], a1 = a[r + 1], a2 = a[r + 2], a3 = a[r + 3];
+        o[r + 0] = a0 * b[0] + a1 * b[4] + a2 * b[8] + a3 * b[12];
+        o[r + 1] = a0 * b[1] + a1 * b[5] + a2 * b[9] + a3 * b[13];
+        o[r + 2] = a0 * b[2] + a1 * b[6] + a2 * b[10] + a3 * b[14];
+        o[r + 3] = a0 * b[3] + a1 * b[7] + a2 * b[11] + a3 * b[15];
+    }
+}
+
+#if ECS_TRANSFORM_SSE
+/* Safe when o aliases a or b: b is loaded first, row r of a before row r of o
+   is stored. */
+ECS__TF_INLINE void ecs__tf_mul_sse(float *o, const float *a, const float *b)
+{
+    __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + 4), b2 = _mm_loadu_ps(b + 8), b3 = _mm_loadu_ps(b + 12);
+    int r;
+    for (r = 0; r < 16; r += 4) {
+        __m128 ar = _mm_loadu_ps(a + r);
+        __m128 x = _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0x00), b0);
+        x = _mm_add_ps(x, _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0x55), b1));
+        x = _mm_add_ps(x, _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0xAA), b2));
+        x = _mm_add_ps(x, _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0xFF), b3));
+        _mm_storeu_ps(o + r, x);
+    }
+}
+#define ecs__tf_mul ecs__tf_mul_sse
+#else
+#define ecs__tf_mul ecs__tf_mul_scalar
+#endif
+
+ecs_mat4 ecs_mat4_identity(void)
+{
+    ecs_mat4 r;
+    memset(&r, 0, sizeof r);
+    r.m[0] = r.m[5] = r.m[10] = r.m[15] = 1.0f;
+    return r;
+}
+
+void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+{
+#if ECS_TRANSFORM_SSE
+    ecs__tf_mul_sse(out->m, a->m, b->m);
+#else
+    ecs_mat4 t;
+    ecs__tf_mul_scalar(t.m, a->m, b->m);
+    *out = t;
+#endif
+}
+
+void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+{
+    ecs_mat4 t;
+    ecs__tf_mul_scalar(t.m, a->m, b->m);
+    *out = t;
+}
+
+#if ECS_TRANSFORM_SSE
+void ecs_mat4_mul_sse(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+{
+    ecs__tf_mul_sse(out->m, a->m, b->m);
+}
+#endif
+
+ecs_mat4 ecs_mat4_translation(ecs_vec3 t)
+{
+    ecs_mat4 r = ecs_mat4_identity();
+    r.m[12] = t.x;
+    r.m[13] = t.y;
+    r.m[14] = t.z;
+    return r;
+}
+
+ecs_mat4 ecs_mat4_scale(ecs_vec3 s)
+{
+    ecs_mat4 r = ecs_mat4_identity();
+    r.m[0] = s.x;
+    r.m[5] = s.y;
+    r.m[10] = s.z;
+    return r;
+}
+
+ecs_mat4 ecs_mat4_rotation(ecs_quat q)
+{
+    ecs_mat4 r = ecs_mat4_identity();
+    float n = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, s;
+    float xx, yy, zz, xy, xz, yz, wx, wy, wz;
+    if (!(n > 0.0f)) return r;
+    s = 2.0f / n;
+    xx = q.x * q.x * s, yy = q.y * q.y * s, zz = q.z * q.z * s;
+    xy = q.x * q.y * s, xz = q.x * q.z * s, yz = q.y * q.z * s;
+    wx = q.w * q.x * s, wy = q.w * q.y * s, wz = q.w * q.z * s;
+    /* the transpose of the column-vector matrix: rows are the images of the axes */
+    r.m[0] = 1.0f - (yy + zz);
+    r.m[1] = xy + wz;
+    r.m[2] = xz - wy;
+    r.m[4] = xy - wz;
+    r.m[5] = 1.0f - (xx + zz);
+    r.m[6] = yz + wx;
+    r.m[8] = xz + wy;
+    r.m[9] = yz - wx;
+    r.m[10] = 1.0f - (xx + yy);
+    return r;
+}
+
+ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat q, ecs_vec3 s)
+{
+    ecs_mat4 r = ecs_mat4_rotation(q);
+    int k;
+    for (k = 0; k < 3; ++k) {
+        r.m[k] *= s.x;
+        r.m[4 + k] *= s.y;
+        r.m[8 + k] *= s.z;
+    }
+    r.m[12] = t.x;
+    r.m[13] = t.y;
+    r.m[14] = t.z;
+    return r;
+}
+
+int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m)
+{
+    const float *a = m->m;
+    double c00 = (double)a[5] * a[10] - (double)a[6] * a[9];
+    double c01 = (double)a[6] * a[8] - (double)a[4] * a[10];
+    double c02 = (double)a[4] * a[9] - (double)a[5] * a[8];
+    double det = a[0] * c00 + a[1] * c01 + a[2] * c02, inv, r[9];
+    double t0 = a[12], t1 = a[13], t2 = a[14];
+    ecs_mat4 o;
+    int k;
+    if (!(det != 0.0) || !(fabs(det) < HUGE_VAL) || !(fabs(1.0 / det) < HUGE_VAL)) {
+        *out = ecs_mat4_identity();
+        return 0;
+    }
+    inv = 1.0 / det;
+    r[0] = c00 * inv;
+    r[1] = ((double)a[2] * a[9] - (double)a[1] * a[10]) * inv;
+    r[2] = ((double)a[1] * a[6] - (double)a[2] * a[5]) * inv;
+    r[3] = c01 * inv;
+    r[4] = ((double)a[0] * a[10] - (double)a[2] * a[8]) * inv;
+    r[5] = ((double)a[2] * a[4] - (double)a[0] * a[6]) * inv;
+    r[6] = c02 * inv;
+    r[7] = ((double)a[1] * a[8] - (double)a[0] * a[9]) * inv;
+    r[8] = ((double)a[0] * a[5] - (double)a[1] * a[4]) * inv;
+    for (k = 0; k < 3; ++k) {
+        o.m[4 * k + 0] = (float)r[3 * k + 0];
+        o.m[4 * k + 1] = (float)r[3 * k + 1];
+        o.m[4 * k + 2] = (float)r[3 * k + 2];
+        o.m[4 * k + 3] = 0.0f;
+    }
+    /* translation row: -t * A^-1 */
+    o.m[12] = (float)-(t0 * r[0] + t1 * r[3] + t2 * r[6]);
+    o.m[13] = (float)-(t0 * r[1] + t1 * r[4] + t2 * r[7]);
+    o.m[14] = (float)-(t0 * r[2] + t1 * r[5] + t2 * r[8]);
+    o.m[15] = 1.0f;
+    *out = o;
+    return 1;
+}
+
+ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p)
+{
+    const float *a = m->m;
+    ecs_vec3 r;
+    r.x = p.x * a[0] + p.y * a[4] + p.z * a[8] + a[12];
+    r.y = p.x * a[1] + p.y * a[5] + p.z * a[9] + a[13];
+    r.z = p.x * a[2] + p.y * a[6] + p.z * a[10] + a[14];
+    return r;
+}
+
+ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians)
+{
+    ecs_quat q;
+    float len = sqrtf(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z), s;
+    if (!(len > 0.0f)) {
+        q.x = q.y = q.z = 0.0f;
+        q.w = 1.0f;
+        return q;
+    }
+    s = sinf(radians * 0.5f) / len;
+    q.x = axis.x * s;
+    q.y = axis.y * s;
+    q.z = axis.z * s;
+    q.w = cosf(radians * 0.5f);
+    return q;
+}
+
+/* ---- storage ------------------------------------------------------------------ */
+
+enum { ECS__TF_A_LOCAL, ECS__TF_A_WORLD, ECS__TF_A_ENTITY, ECS__TF_A_PARENT, ECS__TF_A_FIRST,
+       ECS__TF_A_NEXT, ECS__TF_A_PREV, ECS__TF_A_AGE, ECS__TF_A_COUNT };
+
+/* One set of array pointers over one allocation. */
+typedef struct ecs__tf_arrays {
+    ecs_mat4 *local, *world;
+    ecs_entity *entity;
+    uint32_t *parent, *first_child, *next_sibling, *prev_sibling;
+    uint8_t *age;
+    void *buffer;
+} ecs__tf_arrays;
+
+/* Bytes for `cap` instances, each array starting on a 64-byte boundary. */
+static size_t ecs__tf_layout(uint32_t cap, size_t *off)
+{
+    static const size_t elem[ECS__TF_A_COUNT] = {sizeof(ecs_mat4), sizeof(ecs_mat4), sizeof(ecs_entity), 4, 4, 4, 4, 1};
+    size_t at = 0;
+    int k;
+    for (k = 0; k < ECS__TF_A_COUNT; ++k) {
+        if (off) off[k] = at;
+        at += (elem[k] * cap + (ECS__TF_ALIGN - 1u)) & ~(size_t)(ECS__TF_ALIGN - 1u);
+    }
+    return at + ECS__TF_ALIGN; /* room to align the start */
+}
+
+static int ecs__tf_alloc(uint32_t cap, ecs__tf_arrays *a)
+{
+    size_t off[ECS__TF_A_COUNT], bytes;
+    char *raw, *base;
+    bytes = ecs__tf_layout(cap, off);
+    if (bytes / 149u < cap) return 0; /* size_t overflow (32-bit targets) */
+    raw = (char *)ECS__REALLOC(NULL, bytes);
+    if (!raw) return 0;
+    base = raw + ((ECS__TF_ALIGN - ((uintptr_t)raw & (ECS__TF_ALIGN - 1u))) & (ECS__TF_ALIGN - 1u));
+    a->buffer = raw;
+    a->local = (ecs_mat4 *)(void *)(base + off[ECS__TF_A_LOCAL]);
+    a->world = (ecs_mat4 *)(void *)(base + off[ECS__TF_A_WORLD]);
+    a->entity = (ecs_entity *)(void *)(base + off[ECS__TF_A_ENTITY]);
+    a->parent = (uint32_t *)(void *)(base + off[ECS__TF_A_PARENT]);
+    a->first_child = (uint32_t *)(void *)(base + off[ECS__TF_A_FIRST]);
+    a->next_sibling = (uint32_t *)(void *)(base + off[ECS__TF_A_NEXT]);
+    a->prev_sibling = (uint32_t *)(void *)(base + off[ECS__TF_A_PREV]);
+    a->age = (uint8_t *)(base + off[ECS__TF_A_AGE]);
+    return 1;
+}
+
+static void ecs__tf_adopt(ecs_transform_manager *tm, const ecs__tf_arrays *a, uint32_t cap)
+{
+    ECS__FREE(tm->buffer);
+    tm->buffer = a->buffer;
+    tm->local = a->local;
+    tm->world = a->world;
+    tm->entity = a->entity;
+    tm->parent = a->parent;
+    tm->first_child = a->first_child;
+    tm->next_sibling = a->next_sibling;
+    tm->prev_sibling = a->prev_sibling;
+    tm->age = a->age;
+    tm->capacity = cap;
+}
+
+/* Makes capacity >= need (need counts the spare slot). */
+static ecs_result ecs__tf_grow(ecs_transform_manager *tm, uint32_t need)
+{
+    ecs__tf_arrays a;
+    uint32_t cap, n = tm->count;
+    if (need <= tm->capacity) return ECS_OK;
+    cap = tm->capacity ? tm->capacity : 16u;
+    while (cap < need) cap = cap > 0x7FFFFFFFu ? need : cap * 2u;
+    if (!ecs__tf_alloc(cap, &a))
+        return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing to %u instances",
+                             (unsigned)cap);
+    if (n) {
+        memcpy(a.local, tm->local, (size_t)n * sizeof *a.local);
+        memcpy(a.world, tm->world, (size_t)n * sizeof *a.world);
+        memcpy(a.entity, tm->entity, (size_t)n * sizeof *a.entity);
+        memcpy(a.parent, tm->parent, (size_t)n * sizeof *a.parent);
+        memcpy(a.first_child, tm->first_child, (size_t)n * sizeof *a.first_child);
+        memcpy(a.next_sibling, tm->next_sibling, (size_t)n * sizeof *a.next_sibling);
+        memcpy(a.prev_sibling, tm->prev_sibling, (size_t)n * sizeof *a.prev_sibling);
+        memcpy(a.age, tm->age, (size_t)n);
+    }
+    ecs__tf_adopt(tm, &a, cap);
+    return ECS_OK;
+}
+
+/* ---- lookup: dense array or our own open-addressing hash -------------------- */
+
+static uint32_t ecs__tf_home(const ecs_transform_manager *tm, uint32_t key)
+{
+    return (key * 2654435769u) >> tm->hash_shift;
+}
+
+static uint32_t ecs__tf_hash_slot(const ecs_transform_manager *tm, uint32_t key)
+{
+    uint32_t mask, h;
+    if (!tm->hash_capacity) return ECS__TF_NIL;
+    mask = tm->hash_capacity - 1u;
+    for (h = ecs__tf_home(tm, key);; h = (h + 1u) & mask) {
+        uint32_t k = tm->hash[h].key;
+        if (k == key) return h;
+        if (k == 0) return ECS__TF_NIL;
+    }
+}
+
+/* The instance of the entity with masked id `key`, or NIL. */
+static uint32_t ecs__tf_find(const ecs_transform_manager *tm, uint32_t key)
+{
+    if (tm->lookup == ECS_LOOKUP_DENSE) {
+        uint32_t idx = key & ECS_INDEX_MASK, i;
+        if (idx >= tm->dense_capacity) return ECS__TF_NIL;
+        i = tm->dense[idx];
+        return i < tm->count && tm->entity[i].id == key ? i : ECS__TF_NIL;
+    } else {
+        uint32_t s = ecs__tf_hash_slot(tm, key);
+        return s == ECS__TF_NIL ? ECS__TF_NIL : tm->hash[s].value;
+    }
+}
+
+static ecs_result ecs__tf_hash_resize(ecs_transform_manager *tm, uint32_t cap)
+{
+    ecs_transform__slot *old = tm->hash, *slots;
+    uint32_t old_cap = tm->hash_capacity, shift = 32u, c, k;
+    slots = (ecs_transform__slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *slots);
+    if (!slots)
+        return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing the lookup to %u slots",
+                             (unsigned)cap);
+    memset(slots, 0, (size_t)cap * sizeof *slots);
+    for (c = cap; c > 1u; c >>= 1) --shift;
+    tm->hash = slots;
+    tm->hash_capacity = cap;
+    tm->hash_shift = shift;
+    for (k = 0; k < old_cap; ++k) {
+        uint32_t h;
+        if (!old[k].key) continue;
+        for (h = ecs__tf_home(tm, old[k].key); slots[h].key; h = (h + 1u) & (cap - 1u)) {
+        }
+        slots[h] = old[k];
+    }
+    ECS__FREE(old);
+    return ECS_OK;
+}
+
+/* Room for `entries` lookup entries in all, and (dense) entity index max_index. */
+static ecs_result ecs__tf_lookup_reserve(ecs_transform_manager *tm, uint32_t entries, uint32_t max_index)
+{
+    if (tm->lookup == ECS_LOOKUP_DENSE) {
+        uint32_t cap, *d;
+        if (max_index < tm->dense_capacity) return ECS_OK;
+        cap = tm->dense_capacity ? tm->dense_capacity : 1024u;
+        while (cap <= max_index) cap *= 2u;
+        if (cap > ECS_INDEX_MASK + 1u) cap = ECS_INDEX_MASK + 1u;
+        d = (uint32_t *)ECS__REALLOC(tm->dense, (size_t)cap * sizeof *d);
+        if (!d) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing the lookup");
+        memset(d + tm->dense_capacity, 0xFF, (size_t)(cap - tm->dense_capacity) * sizeof *d);
+        tm->dense = d;
+        tm->dense_capacity = cap;
+        return ECS_OK;
+    } else {
+        uint32_t cap = tm->hash_capacity ? tm->hash_capacity : 16u;
+        if ((uint64_t)entries * 4u > 0x80000000ull * 3u)
+            return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: lookup too large");
+        while ((uint64_t)entries * 4u > (uint64_t)cap * 3u) cap *= 2u;
+        return cap == tm->hash_capacity ? ECS_OK : ecs__tf_hash_resize(tm, cap);
+    }
+}
+
+/* Adds key -> value; room is reserved and key is absent. */
+static void ecs__tf_map_insert(ecs_transform_manager *tm, uint32_t key, uint32_t value)
+{
+    if (tm->lookup == ECS_LOOKUP_DENSE) {
+        tm->dense[key & ECS_INDEX_MASK] = value;
+    } else {
+        uint32_t mask = tm->hash_capacity - 1u, h;
+        for (h = ecs__tf_home(tm, key); tm->hash[h].key; h = (h + 1u) & mask) {
+        }
+        tm->hash[h].key = key;
+        tm->hash[h].value = value;
+        ++tm->hash_count;
+    }
+}
+
+/* Removes key's entry if it points at `value` (backward-shift deletion). */
+static void ecs__tf_map_remove(ecs_transform_manager *tm, uint32_t key, uint32_t value)
+{
+    if (tm->lookup == ECS_LOOKUP_DENSE) {
+        uint32_t idx = key & ECS_INDEX_MASK;
+        if (idx < tm->dense_capacity && tm->dense[idx] == value) tm->dense[idx] = ECS__TF_NIL;
+    } else {
+        uint32_t i = ecs__tf_hash_slot(tm, key), j, mask = tm->hash_capacity - 1u;
+        if (i == ECS__TF_NIL || tm->hash[i].value != value) return;
+        for (j = i;;) {
+            uint32_t home;
+            j = (j + 1u) & mask;
+            if (!tm->hash[j].key) break;
+            home = ecs__tf_home(tm, tm->hash[j].key);
+            if (((j - home) & mask) >= ((j - i) & mask)) {
+                tm->hash[i] = tm->hash[j];
+                i = j;
+            }
+        }
+        tm->hash[i].key = 0;
+        --tm->hash_count;
+    }
+}
+
+/* key's entry moves from instance `from` to `to`. */
+static void ecs__tf_map_repoint(ecs_transform_manager *tm, uint32_t key, uint32_t from, uint32_t to)
+{
+    if (tm->lookup == ECS_LOOKUP_DENSE) {
+        uint32_t idx = key & ECS_INDEX_MASK;
+        if (idx < tm->dense_capacity && tm->dense[idx] == from) tm->dense[idx] = to;
+    } else {
+        uint32_t s = ecs__tf_hash_slot(tm, key);
+        if (s != ECS__TF_NIL && tm->hash[s].value == from) tm->hash[s].value = to;
+    }
+}
+
+/* ---- links and moves ------------------------------------------------------------ */
+
+/* c (detached) becomes p's first child. */
+static void ecs__tf_attach(ecs_transform_manager *tm, uint32_t c, uint32_t p)
+{
+    uint32_t n = tm->first_child[p];
+    tm->parent[c] = p;
+    tm->prev_sibling[c] = ECS__TF_NIL;
+    tm->next_sibling[c] = n;
+    if (n != ECS__TF_NIL) tm->prev_sibling[n] = c;
+    tm->first_child[p] = c;
+}
+
+/* Takes c out of its parent's child list; c keeps its own children. */
+static void ecs__tf_detach(ecs_transform_manager *tm, uint32_t c)
+{
+    uint32_t p = tm->parent[c], pr, nx;
+    if (p == ECS__TF_NIL) return;
+    pr = tm->prev_sibling[c];
+    nx = tm->next_sibling[c];
+    if (pr != ECS__TF_NIL) tm->next_sibling[pr] = nx;
+    else tm->first_child[p] = nx;
+    if (nx != ECS__TF_NIL) tm->prev_sibling[nx] = pr;
+    tm->parent[c] = tm->prev_sibling[c] = tm->next_sibling[c] = ECS__TF_NIL;
+}
+
+/* Copies instance `from` to slot `to` (which nothing refers to) and points
+   every reference to `from` (parent, siblings, children, lookup) at `to`. */
+static void ecs__tf_move(ecs_transform_manager *tm, uint32_t from, uint32_t to)
+{
+    uint32_t p, pr, nx, c;
+    tm->entity[to] = tm->entity[from];
+    tm->local[to] = tm->local[from];
+    tm->world[to] = tm->world[from];
+    p = tm->parent[to] = tm->parent[from];
+    c = tm->first_child[to] = tm->first_child[from];
+    nx = tm->next_sibling[to] = tm->next_sibling[from];
+    pr = tm->prev_sibling[to] = tm->prev_sibling[from];
+    tm->age[to] = tm->age[from];
+    if (pr != ECS__TF_NIL) tm->next_sibling[pr] = to;
+    else if (p != ECS__TF_NIL) tm->first_child[p] = to;
+    if (nx != ECS__TF_NIL) tm->prev_sibling[nx] = to;
+    for (; c != ECS__TF_NIL; c = tm->next_sibling[c]) tm->parent[c] = to;
+    ecs__tf_map_repoint(tm, tm->entity[to].id, from, to);
+}
+
+/* The seed's swap in three steps through the spare slot at `count`:
+   [count] <- [a]; [a] <- [b]; [b] <- [count]. Each step moves one instance
+   into a slot nothing refers to, so the links stay intact throughout. */
+static void ecs__tf_swap(ecs_transform_manager *tm, uint32_t a, uint32_t b)
+{
+    uint32_t s = tm->count;
+    if (a == b) return;
+    ECS__TF_ASSERT(s < tm->capacity);
+    ECS__TF_COUNT(ecs__tf_count_swaps, 1);
+    ecs__tf_move(tm, a, s);
+    ecs__tf_move(tm, b, a);
+    ecs__tf_move(tm, s, b);
+}
+
+/* ---- world updates -------------------------------------------------------------- */
+
+/* world of r from its parent's stored world, then r's whole subtree in
+   pre-order, without a stack: down first_child, along next_sibling, up parent. */
+static void ecs__tf_update_subtree(ecs_transform_manager *tm, uint32_t r)
+{
+    ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
+    const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
+    const uint32_t *par = tm->parent, *fc = tm->first_child, *ns = tm->next_sibling;
+    uint32_t p = par[r], n;
+    if (p == ECS__TF_NIL) w[r] = l[r];
+    else ecs__tf_mul(w[r].m, l[r].m, w[p].m);
+    n = fc[r];
+    ECS__TF_COUNT(ecs__tf_count_worlds, 1);
+    while (n != ECS__TF_NIL) {
+        ECS__TF_COUNT(ecs__tf_count_worlds, 1);
+        ecs__tf_mul(w[n].m, l[n].m, w[par[n]].m);
+        if (fc[n] != ECS__TF_NIL) {
+            n = fc[n];
+            continue;
+        }
+        while (ns[n] == ECS__TF_NIL) {
+            n = par[n];
+            if (n == r) return;
+        }
+        n = ns[n];
+    }
+}
+
+/* i's current world into *out (see ecs_transform_compute_world). Clean nodes
+   are current while nothing is pending; otherwise multiply up the chain. */
+static void ecs__tf_current_world(const ecs_transform_manager *tm, uint32_t i, ecs_mat4 *out)
+{
+    ecs_mat4 m, t;
+    uint32_t p;
+    int clean_ok = tm->num_pending == 0;
+    if (tm->mode == ECS_TRANSFORM_IMMEDIATE || (clean_ok && i < tm->first_dirty)) {
+        *out = tm->world[i];
+        return;
+    }
+    m = tm->local[i];
+    for (p = tm->parent[i]; p != ECS__TF_NIL; p = tm->parent[p]) {
+        if (clean_ok && p < tm->first_dirty) {
+            ecs__tf_mul(t.m, m.m, tm->world[p].m);
+            *out = t;
+            return;
+        }
+        ecs__tf_mul(t.m, m.m, tm->local[p].m);
+        m = t;
+    }
+    *out = m;
+}
+
+/* Deferred: 1 when something at or above x is pending or dirty (so a clean,
+   unchanged node below x may hold a stale world). */
+static int ecs__tf_stale_from(const ecs_transform_manager *tm, uint32_t x)
+{
+    if (tm->num_pending == 0) return 0;
+    for (; x != ECS__TF_NIL; x = tm->parent[x])
+        if (x >= tm->first_dirty || tm->age[x] == 0) return 1;
+    return 0;
+}
+
+/* Deferred: records i as changed. A clean node with age 0 is already pending;
+   a dirty one only needs its age reset. */
+static ecs_result ecs__tf_touch(ecs_transform_manager *tm, uint32_t i)
+{
+    if (i >= tm->first_dirty || tm->age[i] == 0) {
+        tm->age[i] = 0;
+        return ECS_OK;
+    }
+    if (tm->num_pending == tm->pending_capacity) {
+        uint32_t cap = tm->pending_capacity ? tm->pending_capacity * 2u : 64u;
+        uint32_t *p = (uint32_t *)ECS__REALLOC(tm->pending, (size_t)cap * sizeof *p);
+        if (!p) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory recording a change");
+        tm->pending = p;
+        tm->pending_capacity = cap;
+    }
+    tm->pending[tm->num_pending++] = tm->entity[i].id;
+    tm->age[i] = 0;
+    return ECS_OK;
+}
+
+/* Deferred: moves clean node x and its clean descendants (nodes already in the
+   range keep their place; their subtrees are dirty too) to the front of the
+   dirty range, in pre-order. Each is swapped with the last clean slot, which
+   builds the block in reverse; one pass of swaps turns it around. Inserted
+   nodes never move again during the walk, so the walk's position stays valid. */
+static void ecs__tf_insert_subtree(ecs_transform_manager *tm, uint32_t x)
+{
+    const uint32_t start = tm->first_dirty;
+    uint32_t root, n, c, a, b;
+    ECS__TF_ASSERT(x < start);
+    ecs__tf_swap(tm, x, --tm->first_dirty);
+    root = n = tm->first_dirty;
+    tm->age[n] = 0;
+    for (;;) {
+        for (c = tm->first_child[n]; c != ECS__TF_NIL && c >= start; c = tm->next_sibling[c]) {
+        }
+        while (c == ECS__TF_NIL) {
+            if (n == root) goto reverse;
+            for (c = tm->next_sibling[n]; c != ECS__TF_NIL && c >= start; c = tm->next_sibling[c]) {
+            }
+            if (c == ECS__TF_NIL) n = tm->parent[n];
+        }
+        ecs__tf_swap(tm, c, --tm->first_dirty);
+        n = tm->first_dirty;
+        tm->age[n] = 0;
+    }
+reverse:
+    for (a = tm->first_dirty, b = start - 1u; a < b; ++a, --b) ecs__tf_swap(tm, a, b);
+}
+
+static uint32_t ecs__tf_idle(const ecs_transform_manager *tm)
+{
+    uint32_t t = tm->idle_frames ? tm->idle_frames : ECS_TRANSFORM_DEFAULT_IDLE_FRAMES;
+    return t > 255u ? 255u : t;
+}
+
+/* ---- the manager ------------------------------------------------------------- */
+
+ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode)
+{
+    memset(tm, 0, sizeof *tm);
+    tm->idle_frames = ECS_TRANSFORM_DEFAULT_IDLE_FRAMES;
+    if ((lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE) ||
+        (mode != ECS_TRANSFORM_IMMEDIATE && mode != ECS_TRANSFORM_DEFERRED))
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_manager_init: unknown lookup %d or mode %d",
+                             (int)lookup, (int)mode);
+    tm->lookup = lookup;
+    tm->mode = mode;
+    return ECS_OK;
+}
+
+void ecs_transform_manager_free(ecs_transform_manager *tm)
+{
+    ecs_lookup_kind lookup = tm->lookup;
+    ecs_transform_mode mode = tm->mode;
+    uint32_t idle = tm->idle_frames;
+    ECS__FREE(tm->buffer);
+    ECS__FREE(tm->dense);
+    ECS__FREE(tm->hash);
+    ECS__FREE(tm->pending);
+    ECS__FREE(tm->mark);
+    memset(tm, 0, sizeof *tm);
+    tm->lookup = lookup;
+    tm->mode = mode;
+    tm->idle_frames = idle;
+}
+
+ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n)
+{
+    ecs_result r;
+    if (n == 0xFFFFFFFFu) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reserve: too many");
+    r = ecs__tf_grow(tm, n + 1u);
+    if (r == ECS_OK && tm->lookup == ECS_LOOKUP_HASH) r = ecs__tf_lookup_reserve(tm, n, 0);
+    return r;
+}
+
+uint32_t ecs_transform_count(const ecs_transform_manager *tm) { return tm->count; }
+
+size_t ecs_transform_memory(const ecs_transform_manager *tm)
+{
+    size_t bytes = tm->buffer ? ecs__tf_layout(tm->capacity, NULL) : 0;
+    bytes += (size_t)tm->dense_capacity * sizeof *tm->dense;
+    bytes += (size_t)tm->hash_capacity * sizeof *tm->hash;
+    bytes += (size_t)tm->pending_capacity * sizeof *tm->pending;
+    bytes += (size_t)tm->mark_capacity * sizeof *tm->mark;
+    return bytes;
+}
+
+ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local, ecs_instance parent)
+{
+    uint32_t key = e.id & ECS__TF_ID_MASK, i = tm->count, p = parent.i;
+    if ((key & ECS_INDEX_MASK) == 0) {
+        ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: nil entity");
+        return ecs_instance_nil();
+    }
+    if (p != ECS__TF_NIL && p >= tm->count) {
+        ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: parent %u out of range (count %u)",
+                      (unsigned)p, (unsigned)tm->count);
+        return ecs_instance_nil();
+    }
+    if (ecs__tf_find(tm, key) != ECS__TF_NIL) {
+        ecs_error_set(&tm->error, ECS_ERROR_ALREADY_EXISTS, "ecs_transform_create: entity %u already has a transform here",
+                      (unsigned)key);
+        return ecs_instance_nil();
+    }
+    if (i >= 0xFFFFFFFDu) {
+        ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_create: too many instances");
+        return ecs_instance_nil();
+    }
+    if (ecs__tf_grow(tm, i + 2u) != ECS_OK ||
+        ecs__tf_lookup_reserve(tm, tm->hash_count + 1u, key & ECS_INDEX_MASK) != ECS_OK)
+        return ecs_instance_nil();
+    tm->entity[i].id = key;
+    tm->local[i] = local ? *local : ecs_mat4_identity();
+    tm->first_child[i] = ECS__TF_NIL;
+    tm->age[i] = 0;
+    ecs__tf_map_insert(tm, key, i);
+    if (p == ECS__TF_NIL) {
+        tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
+        tm->world[i] = tm->local[i];
+    } else {
+        ecs__tf_attach(tm, i, p);
+        ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+    }
+    tm->count = i + 1u;
+    if (tm->mode == ECS_TRANSFORM_IMMEDIATE) tm->first_dirty = tm->count;
+    return ecs_instance_make(i);
+}
+
+ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e)
+{
+    uint32_t key = e.id & ECS__TF_ID_MASK;
+    if ((key & ECS_INDEX_MASK) == 0) return ecs_instance_nil();
+    return ecs_instance_make(ecs__tf_find(tm, key));
+}
+
+ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i)
+{
+    ecs_entity nil = {0};
+    return i.i < tm->count ? tm->entity[i.i] : nil;
+}
+
+int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance inst)
+{
+    uint32_t i = inst.i, c, last, fd;
+    int deferred = tm->mode == ECS_TRANSFORM_DEFERRED, stale = 0;
+    if (i >= tm->count) return 0;
+    /* children become roots that keep their world */
+    if (deferred && tm->first_child[i] != ECS__TF_NIL) stale = ecs__tf_stale_from(tm, i);
+    for (c = tm->first_child[i]; c != ECS__TF_NIL;) {
+        uint32_t nx = tm->next_sibling[c];
+        ecs_mat4 w;
+        ecs__tf_current_world(tm, c, &w);
+        tm->local[c] = tm->world[c] = w;
+        tm->parent[c] = tm->prev_sibling[c] = tm->next_sibling[c] = ECS__TF_NIL;
+        /* deferred: a clean, unchanged child under a pending ancestor has a
+           stale subtree that no pending node covers any more: bring it up to date */
+        if (stale && c < tm->first_dirty && tm->age[c] != 0) ecs__tf_update_subtree(tm, c);
+        c = nx;
+    }
+    tm->first_child[i] = ECS__TF_NIL;
+    ecs__tf_detach(tm, i);
+    ecs__tf_map_remove(tm, tm->entity[i].id, i);
+    /* fill the hole, keeping the dirty range [first_dirty, count) contiguous */
+    last = tm->count - 1u;
+    fd = tm->first_dirty;
+    if (i < fd) {
+        if (i != fd - 1u) ecs__tf_move(tm, fd - 1u, i);
+        if (fd - 1u != last) ecs__tf_move(tm, last, fd - 1u);
+        tm->first_dirty = fd - 1u;
+    } else if (i != last) {
+        ecs__tf_move(tm, last, i);
+    }
+    tm->count = last;
+    return 1;
+}
+
+int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e)
+{
+    ecs_instance i = ecs_transform_lookup(tm, e);
+    return ecs_instance_is_nil(i) ? 0 : ecs_transform_destroy(tm, i);
+}
+
+void ecs_transform_on_entity_destroy(void *user, ecs_entity e)
+{
+    if (user) (void)ecs_transform_destroy_entity((ecs_transform_manager *)user, e);
+}
+
+static uint32_t ecs__tf_rand(uint32_t *state)
+{
+    uint32_t x = *state ? *state : 0x9E3779B9u; /* xorshift32 */
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em)
+{
+    uint32_t alive_in_row = 0, destroyed = 0;
+    while (tm->count > 0 && alive_in_row < 4) {
+        uint32_t i = (uint32_t)(((uint64_t)ecs__tf_rand(&tm->rng) * tm->count) >> 32);
+        if (ecs_entity_alive(em, tm->entity[i])) {
+            ++alive_in_row;
+            continue;
+        }
+        alive_in_row = 0;
+        ecs_transform_destroy(tm, ecs_instance_make(i));
+        ++destroyed;
+    }
+    return destroyed;
+}
+
+ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent)
+{
+    uint32_t c = child.i, p = parent.i, x;
+    if (c >= tm->count || p >= tm->count)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_link: child %u or parent %u out of range (count %u)",
+                             (unsigned)c, (unsigned)p, (unsigned)tm->count);
+    if (tm->parent[c] == p) return ECS_OK;
+    for (x = p; x != ECS__TF_NIL; x = tm->parent[x])
+        if (x == c)
+            return ecs_error_set(&tm->error, ECS_ERROR_CYCLE,
+                                 "ecs_transform_link: instance %u is %s instance %u; linking would make a cycle",
+                                 (unsigned)p, p == c ? "the same as" : "a descendant of", (unsigned)c);
+    if (tm->mode == ECS_TRANSFORM_DEFERRED) {
+        ecs_result r = ecs__tf_touch(tm, c);
+        if (r != ECS_OK) return r;
+    }
+    ecs__tf_detach(tm, c);
+    ecs__tf_attach(tm, c, p);
+    if (tm->mode == ECS_TRANSFORM_IMMEDIATE) ecs__tf_update_subtree(tm, c);
+    return ECS_OK;
+}
+
+ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child)
+{
+    uint32_t c = child.i;
+    ecs_mat4 w;
+    int stale;
+    if (c >= tm->count)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_unlink: instance %u out of range (count %u)",
+                             (unsigned)c, (unsigned)tm->count);
+    if (tm->parent[c] == ECS__TF_NIL) return ECS_OK;
+    stale = tm->mode == ECS_TRANSFORM_DEFERRED && c < tm->first_dirty && tm->age[c] != 0 &&
+            ecs__tf_stale_from(tm, tm->parent[c]);
+    ecs__tf_current_world(tm, c, &w);
+    ecs__tf_detach(tm, c);
+    tm->local[c] = tm->world[c] = w;
+    if (stale) ecs__tf_update_subtree(tm, c); /* see ecs_transform_destroy */
+    return ECS_OK;
+}
+
+ecs_instance ecs_transform_parent(const ecs_transform_manager *tm, ecs_instance i)
+{
+    return ecs_instance_make(i.i < tm->count ? tm->parent[i.i] : ECS__TF_NIL);
+}
+
+ecs_instance ecs_transform_first_child(const ecs_transform_manager *tm, ecs_instance i)
+{
+    return ecs_instance_make(i.i < tm->count ? tm->first_child[i.i] : ECS__TF_NIL);
+}
+
+ecs_instance ecs_transform_next_sibling(const ecs_transform_manager *tm, ecs_instance i)
+{
+    return ecs_instance_make(i.i < tm->count ? tm->next_sibling[i.i] : ECS__TF_NIL);
+}
+
+ecs_instance ecs_transform_prev_sibling(const ecs_transform_manager *tm, ecs_instance i)
+{
+    return ecs_instance_make(i.i < tm->count ? tm->prev_sibling[i.i] : ECS__TF_NIL);
+}
+
+ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance inst, const ecs_mat4 *m)
+{
+    uint32_t i = inst.i;
+    if (i >= tm->count || !m)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_set_local: instance %u out of range (count %u) or NULL matrix",
+                             (unsigned)i, (unsigned)tm->count);
+    if (tm->mode == ECS_TRANSFORM_DEFERRED) {
+        ecs_result r = ecs__tf_touch(tm, i);
+        if (r != ECS_OK) return r;
+        tm->local[i] = *m;
+        return ECS_OK;
+    }
+    tm->local[i] = *m;
+    ecs__tf_update_subtree(tm, i);
+    return ECS_OK;
+}
+
+/* set_local_many's marks: (stamp << 2) | code, valid for one call. */
+#define ECS__TF_CHANGED 0u /* local written in this call */
+#define ECS__TF_DONE 1u    /* changed, and its subtree was updated */
+#define ECS__TF_CLEAR 2u   /* unchanged, no changed ancestor */
+#define ECS__TF_COVERED 3u /* unchanged, below a changed node */
+
+ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                        const ecs_mat4 *locals)
+{
+    uint32_t k, s, *mark;
+    if (n == 0) return ECS_OK;
+    if (!nodes || !locals)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_set_local_many: NULL array");
+    for (k = 0; k < n; ++k)
+        if (nodes[k].i >= tm->count)
+            return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_transform_set_local_many: nodes[%u] = %u out of range (count %u)", (unsigned)k,
+                                 (unsigned)nodes[k].i, (unsigned)tm->count);
+    if (tm->mode == ECS_TRANSFORM_DEFERRED) {
+        /* make room for every pending entry first, so that nothing fails half way */
+        uint64_t need = (uint64_t)tm->num_pending + n;
+        if (need > tm->pending_capacity) {
+            uint32_t cap = tm->pending_capacity ? tm->pending_capacity : 64u, *p;
+            while (cap < need && cap < 0x80000000u) cap *= 2u;
+            p = cap >= need ? (uint32_t *)ECS__REALLOC(tm->pending, (size_t)cap * sizeof *p) : NULL;
+            if (!p) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_set_local_many: out of memory");
+            tm->pending = p;
+            tm->pending_capacity = cap;
+        }
+        for (k = 0; k < n; ++k) {
+            (void)ecs__tf_touch(tm, nodes[k].i);
+            tm->local[nodes[k].i] = locals[k];
+        }
+        return ECS_OK;
+    }
+    if (tm->mark_capacity < tm->count) {
+        uint32_t *m = (uint32_t *)ECS__REALLOC(tm->mark, (size_t)tm->capacity * sizeof *m);
+        if (!m) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_set_local_many: out of memory");
+        memset(m + tm->mark_capacity, 0, (size_t)(tm->capacity - tm->mark_capacity) * sizeof *m);
+        tm->mark = m;
+        tm->mark_capacity = tm->capacity;
+    }
+    mark = tm->mark;
+    if (++tm->mark_stamp >= (1u << 30)) { /* stamps ran out: start again from clean marks */
+        memset(mark, 0, (size_t)tm->mark_capacity * sizeof *mark);
+        tm->mark_stamp = 1;
+    }
+    s = tm->mark_stamp << 2;
+    for (k = 0; k < n; ++k) {
+        tm->local[nodes[k].i] = locals[k];
+        mark[nodes[k].i] = s | ECS__TF_CHANGED;
+    }
+    /* A changed node is the top of a subtree to update when no ancestor
+       changed. Each walk up stops at the first node with a mark, and marks
+       the nodes it passed, so every node is walked over at most once. */
+    for (k = 0; k < n; ++k) {
+        uint32_t i = nodes[k].i, x, y, covered = 0;
+        if (mark[i] == (s | ECS__TF_DONE)) continue; /* listed twice */
+        for (x = tm->parent[i]; x != ECS__TF_NIL; x = tm->parent[x]) {
+            uint32_t v = mark[x];
+            if (v == (s | ECS__TF_CLEAR)) break;
+            if ((v & ~3u) == s) {
+                covered = 1;
+                break;
+            }
+        }
+        for (y = tm->parent[i]; y != x; y = tm->parent[y]) mark[y] = s | (covered ? ECS__TF_COVERED : ECS__TF_CLEAR);
+        if (!covered) {
+            ecs__tf_update_subtree(tm, i);
+            mark[i] = s | ECS__TF_DONE;
+        }
+    }
+    return ECS_OK;
+}
+
+const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instance i)
+{
+    return i.i < tm->count ? &tm->local[i.i] : NULL;
+}
+
+const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i)
+{
+    return i.i < tm->count ? &tm->world[i.i] : NULL;
+}
+
+ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out)
+{
+    if (i.i >= tm->count || !out) return ECS_ERROR_INVALID_ARGUMENT;
+    ecs__tf_current_world(tm, i.i, out);
+    return ECS_OK;
+}
+
+ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
+{
+    uint32_t n = tm->count, t = 0, r, x, *order, *newpos;
+    ecs__tf_arrays a;
+    if (n == 0) {
+        tm->first_dirty = 0;
+        tm->num_pending = 0;
+        return ECS_OK;
+    }
+    order = (uint32_t *)ECS__REALLOC(NULL, (size_t)n * 2u * sizeof *order);
+    if (!order || !ecs__tf_alloc(tm->capacity, &a)) {
+        ECS__FREE(order);
+        return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reorder: out of memory for %u instances",
+                             (unsigned)n);
+    }
+    newpos = order + n;
+    /* depth-first, roots in index order, iteratively */
+    for (r = 0; r < n; ++r) {
+        if (tm->parent[r] != ECS__TF_NIL) continue;
+        x = r;
+        for (;;) {
+            order[t] = x;
+            newpos[x] = t++;
+            if (tm->first_child[x] != ECS__TF_NIL) {
+                x = tm->first_child[x];
+                continue;
+            }
+            while (x != r && tm->next_sibling[x] == ECS__TF_NIL) x = tm->parent[x];
+            if (x == r) break;
+            x = tm->next_sibling[x];
+        }
+    }
+    ECS__TF_ASSERT(t == n);
+#define ECS__TF_REMAP(v) ((v) == ECS__TF_NIL ? ECS__TF_NIL : newpos[v])
+    for (t = 0; t < n; ++t) {
+        uint32_t o = order[t];
+        a.entity[t] = tm->entity[o];
+        a.local[t] = tm->local[o];
+        a.world[t] = tm->world[o];
+        a.parent[t] = ECS__TF_REMAP(tm->parent[o]);
+        a.first_child[t] = ECS__TF_REMAP(tm->first_child[o]);
+        a.next_sibling[t] = ECS__TF_REMAP(tm->next_sibling[o]);
+        a.prev_sibling[t] = ECS__TF_REMAP(tm->prev_sibling[o]);
+        a.age[t] = tm->age[o];
+    }
+#undef ECS__TF_REMAP
+    if (tm->lookup == ECS_LOOKUP_DENSE) {
+        for (x = 0; x < tm->dense_capacity; ++x) {
+            uint32_t v = tm->dense[x];
+            tm->dense[x] = v < n ? newpos[v] : ECS__TF_NIL;
+        }
+    } else {
+        for (x = 0; x < tm->hash_capacity; ++x)
+            if (tm->hash[x].key) tm->hash[x].value = newpos[tm->hash[x].value];
+    }
+    ecs__tf_adopt(tm, &a, tm->capacity);
+    ECS__FREE(order);
+    if (tm->mode == ECS_TRANSFORM_DEFERRED) {
+        (void)ecs_transform_world_pass(tm);
+        memset(tm->age, (int)ecs__tf_idle(tm), n);
+        tm->first_dirty = n;
+        tm->num_pending = 0;
+    }
+    return ECS_OK;
+}
+
+int ecs_transform_world_pass(ecs_transform_manager *tm)
+{
+    ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
+    const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
+    const uint32_t *par = tm->parent;
+    uint32_t n = tm->count, i, r;
+    for (i = 0; i < n; ++i) {
+        uint32_t p = par[i];
+        if (p < i) ecs__tf_mul(w[i].m, l[i].m, w[p].m);
+        else if (p == ECS__TF_NIL) w[i] = l[i];
+        else break; /* a parent after its child: walk the trees instead */
+    }
+    if (i == n) return 1;
+    for (r = 0; r < n; ++r)
+        if (par[r] == ECS__TF_NIL) ecs__tf_update_subtree(tm, r);
+    return 0;
+}
+
+void ecs_transform_commit(ecs_transform_manager *tm)
+{
+    uint32_t k, i, idle;
+    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
+    /* 1. changed nodes (and their subtrees) into the dirty range */
+    for (k = 0; k < tm->num_pending; ++k) {
+        i = ecs__tf_find(tm, tm->pending[k]);
+        if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
+    }
+    tm->num_pending = 0;
+    /* 2. parents before children: a child whose parent comes later swaps with it */
+    for (i = tm->first_dirty; i < tm->count; ++i) {
+        uint32_t p;
+        while ((p = tm->parent[i]) != ECS__TF_NIL && p > i) ecs__tf_swap(tm, i, p);
+    }
+    /* 3. worlds; a node below a node changed this frame counts as changed */
+    {
+        ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
+        const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
+        const uint32_t *par = tm->parent, fd = tm->first_dirty, n = tm->count;
+        uint8_t *age = tm->age;
+        for (i = fd; i < n; ++i) {
+            uint32_t p = par[i];
+            if (p == ECS__TF_NIL) {
+                w[i] = l[i];
+            } else {
+                if (p >= fd && age[p] < age[i]) age[i] = age[p];
+                ecs__tf_mul(w[i].m, l[i].m, w[p].m);
+            }
+        }
+    }
+    /* 4. age; idle nodes leave the range (their parents are idle as long or
+       clean: a child's age never exceeds its dirty parent's after step 3) */
+    idle = ecs__tf_idle(tm);
+    for (i = tm->first_dirty; i < tm->count; ++i) {
+        uint32_t a = tm->age[i] + 1u;
+        tm->age[i] = (uint8_t)(a > 255u ? 255u : a);
+        if (tm->age[i] >= idle) {
+            ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
+            ++tm->first_dirty;
+        }
+    }
+}
+
+/* ---- spawning --------------------------------------------------------------------- */
+
+ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
+                               const void *data, uint32_t size)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)user;
+    ecs_error *err = ctx ? ctx->error : NULL;
+    const unsigned char *src = (const unsigned char *)data;
+    uint32_t n0, j, max_index = 0, *map, ordered = 1;
+    ecs_result r;
+    if (!tm || !ctx) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL manager or context");
+    if ((uint64_t)num * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE != size)
+        return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED, "transform spawn: %u instances of 64 bytes need %llu bytes, block has %u",
+                             (unsigned)num, (unsigned long long)num * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, (unsigned)size);
+    if (num == 0) return ECS_OK;
+    if (!entity_index || !data || !ctx->entity || !ctx->parent_index)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL array");
+    n0 = tm->count;
+    if ((uint64_t)n0 + num + 1u >= 0xFFFFFFFFull)
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: too many instances");
+    map = (uint32_t *)ECS__REALLOC(NULL, (size_t)(ctx->num_entities ? ctx->num_entities : 1u) * sizeof *map);
+    if (!map) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory");
+    memset(map, 0xFF, (size_t)ctx->num_entities * sizeof *map);
+    /* check everything before changing anything: resource entity -> new instance */
+    for (j = 0; j < num; ++j) {
+        uint32_t k = entity_index[j], key, pk;
+        if (k >= ctx->num_entities) {
+            r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: entity_index[%u] = %u out of range (%u entities)",
+                              (unsigned)j, (unsigned)k, (unsigned)ctx->num_entities);
+            goto fail;
+        }
+        key = ctx->entity[k].id & ECS__TF_ID_MASK;
+        pk = ctx->parent_index[k];
+        if ((key & ECS_INDEX_MASK) == 0 || (pk != ECS_SPAWN_ROOT && pk >= ctx->num_entities)) {
+            r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
+                              (unsigned)k);
+            goto fail;
+        }
+        if (map[k] != ECS__TF_NIL || ecs__tf_find(tm, key) != ECS__TF_NIL) {
+            r = ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "transform spawn: resource entity %u has two transforms",
+                              (unsigned)k);
+            goto fail;
+        }
+        map[k] = n0 + j;
+        if ((key & ECS_INDEX_MASK) > max_index) max_index = key & ECS_INDEX_MASK;
+    }
+    if (ecs__tf_grow(tm, n0 + num + 1u) != ECS_OK || ecs__tf_lookup_reserve(tm, tm->hash_count + num, max_index) != ECS_OK) {
+        r = ecs_error_set(err, tm->error.code, "transform spawn: %s", tm->error.message);
+        goto fail;
+    }
+    /* one pass: data, lookup, links, and worlds while parents come first */
+    memset(tm->first_child + n0, 0xFF, (size_t)num * sizeof *tm->first_child);
+    memset(tm->age + n0, 0, num);
+    for (j = 0; j < num; ++j) {
+        uint32_t i = n0 + j, k = entity_index[j], pk = ctx->parent_index[k], p = ECS__TF_NIL;
+        uint32_t key = ctx->entity[k].id & ECS__TF_ID_MASK;
+        tm->entity[i].id = key;
+        memcpy(&tm->local[i], src + (size_t)j * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, sizeof(ecs_mat4));
+        ecs__tf_map_insert(tm, key, i);
+        if (pk != ECS_SPAWN_ROOT) {
+            p = map[pk];
+            if (p == ECS__TF_NIL) p = ecs__tf_find(tm, ctx->entity[pk].id & ECS__TF_ID_MASK);
+        }
+        if (p == ECS__TF_NIL) {
+            tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
+            tm->world[i] = tm->local[i];
+        } else {
+            ecs__tf_attach(tm, i, p);
+            if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+            else ordered = 0;
+        }
+    }
+    tm->count = n0 + num;
+    if (tm->mode == ECS_TRANSFORM_IMMEDIATE) tm->first_dirty = tm->count;
+    if (!ordered) /* instances listed children first: walk from each batch root */
+        for (j = 0; j < num; ++j) {
+            uint32_t p = tm->parent[n0 + j];
+            if (p == ECS__TF_NIL || p < n0) ecs__tf_update_subtree(tm, n0 + j);
+        }
+    ECS__FREE(map);
+    return ECS_OK;
+fail:
+    ECS__FREE(map);
+    return r;
+}
+
+void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
+                           const void *data, uint32_t size)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)user;
+    uint32_t j;
+    (void)data;
+    (void)size;
+    if (!tm || !ctx || !entity_index || !ctx->entity) return;
+    for (j = num; j-- > 0;) {
+        uint32_t k = entity_index[j];
+        if (k < ctx->num_entities) (void)ecs_transform_destroy_entity(tm, ctx->entity[k]);
+    }
+}
+
+#endif /* ECS__TRANSFORM_IMPLEMENTATION_DONE */
+#endif /* ECS_TRANSFORM_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the ecs.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an
+overt act of relinquishment in perpetuity of all present and future rights to
+this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/
