@@ -237,8 +237,8 @@ typedef struct ecs_entity_manager {
     uint32_t num_indices;      /* indices handed out so far, slot 0 included */
     uint32_t alive_limit;      /* num_indices - 1 (0 when empty): alive's bound */
     uint32_t capacity;         /* allocated bytes of `generation` */
-    uint32_t num_alive;        /* entities alive right now */
-    uint32_t *free_ring;       /* FIFO of destroyed indices (ring buffer) */
+    uint32_t *free_ring;       /* FIFO of destroyed indices, stored as the id each
+                                  index will carry when reissued (ring buffer) */
     uint32_t free_head;        /* ring position of the queue's front */
     uint32_t num_free;         /* indices waiting in the queue */
     uint32_t free_capacity;    /* ring size, a power of two (or 0) */
@@ -257,8 +257,8 @@ void ecs_entity_manager_free(ecs_entity_manager *em);
 
 /** Creates an entity. Returns the nil entity (id 0) only when the index space
     is exhausted and no index is queued, or when memory runs out; em->error
-    then says which, and nothing else changed. */
-ecs_entity ecs_entity_create(ecs_entity_manager *em);
+    then says which, and nothing else changed. (Inline fast path.) */
+static inline ecs_entity ecs_entity_create(ecs_entity_manager *em);
 /** Creates n entities into out[0..n-1] with one growth and one pass. All or
     nothing: on failure (returns the error code, em->error set) no entity was
     created and out is filled with nil. */
@@ -268,7 +268,7 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
 /** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
     generation and queues the index. Returns 1, or 0 (a no-op) when e is nil,
     dead or already being destroyed. Callbacks may destroy other entities. */
-int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
+static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
 /** Destroys each of es[0..n-1]; returns how many were alive and destroyed. */
 uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
 /** Registers fn(user, e) to run for every destroyed entity, in registration
@@ -297,6 +297,40 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
     /* idx - 1 < alive_limit rejects index 0 and indices never handed out. */
     return idx - 1u < em->alive_limit &&
            em->generation[idx] == (uint8_t)((e.id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK);
+}
+
+/* The general paths (growth, exhaustion, callbacks, queue growth). */
+ecs_entity ecs_entity__create_slow(ecs_entity_manager *em);
+int ecs_entity__destroy_slow(ecs_entity_manager *em, ecs_entity e);
+
+static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
+{
+    ecs_entity e;
+    uint32_t n = em->num_indices;
+    if (em->num_free > ECS_MINIMUM_FREE_INDICES) { /* the queue's front */
+        e.id = em->free_ring[em->free_head];
+        em->free_head = (em->free_head + 1u) & (em->free_capacity - 1u);
+        --em->num_free;
+    } else if (n - 1u < em->capacity - 2u) {       /* a fresh index (generation 0) */
+        em->alive_limit = n;
+        em->num_indices = n + 1u;
+        e.id = n;
+    } else {
+        return ecs_entity__create_slow(em);
+    }
+    return e;
+}
+
+static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t idx = e.id & ECS_INDEX_MASK, gen;
+    if (em->num_callbacks || em->num_free == em->free_capacity) return ecs_entity__destroy_slow(em, e);
+    if (!ecs_entity_alive(em, e)) return 0;
+    gen = (em->generation[idx] + 1u) & ECS_GENERATION_MASK;
+    em->generation[idx] = (uint8_t)gen;
+    em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = idx | (gen << ECS_INDEX_BITS);
+    ++em->num_free;
+    return 1;
 }
 
 /* ---- component managers (runtime core) ---------------------------------- */
@@ -656,20 +690,23 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
     if (cap > ECS__INDEX_LIMIT + 1u) cap = ECS__INDEX_LIMIT + 1u;
     g = (uint8_t *)ECS__REALLOC(em->generation, cap);
     if (!g) return ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory growing to %u indices", (unsigned)cap);
+    memset(g + em->capacity, 0, cap - em->capacity); /* indices not yet handed out: generation 0 */
     em->generation = g;
     em->capacity = cap;
     return ECS_OK;
 }
 
+/* The queue's front: the id its index carries next. */
 static uint32_t ecs__free_pop(ecs_entity_manager *em)
 {
-    uint32_t idx = em->free_ring[em->free_head];
+    uint32_t id = em->free_ring[em->free_head];
     em->free_head = (em->free_head + 1u) & (em->free_capacity - 1u);
     --em->num_free;
-    return idx;
+    return id;
 }
 
-/* Queues idx; on out of memory the index is retired (never reused). */
+/* Queues idx (whose generation was just bumped); on out of memory the index
+   is retired (never reused). */
 static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
 {
     if (em->num_free == em->free_capacity) {
@@ -686,7 +723,7 @@ static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
         em->free_head = 0;
         em->free_capacity = cap;
     }
-    em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = idx;
+    em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = ecs_entity_make(idx, em->generation[idx]).id;
     ++em->num_free;
 }
 
@@ -702,32 +739,30 @@ static uint32_t ecs__entity_grow_one(ecs_entity_manager *em)
     return em->num_indices++;
 }
 
-ecs_entity ecs_entity_create(ecs_entity_manager *em)
+ecs_entity ecs_entity__create_slow(ecs_entity_manager *em)
 {
-    uint32_t idx;
-    ecs_entity nil = {0};
+    ecs_entity e = {0};
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
-        idx = ecs__free_pop(em);
+        e.id = ecs__free_pop(em);
     } else if (em->num_indices <= ECS__INDEX_LIMIT) {
         if (em->num_indices + 2u > em->capacity &&
             ecs__entity_reserve(em, em->num_indices + 2u) != ECS_OK)
-            return nil;
-        idx = ecs__entity_grow_one(em);
+            return e;
+        e.id = ecs__entity_grow_one(em);
     } else if (em->num_free > 0) {
-        idx = ecs__free_pop(em); /* a free index beats a failure */
+        e.id = ecs__free_pop(em); /* a free index beats a failure */
     } else {
         ecs_error_set(&em->error, ECS_ERROR_INDICES_EXHAUSTED,
                       "entity manager: all %u indices are alive (ECS_INDEX_BITS = %d)",
                       (unsigned)ECS__INDEX_LIMIT, ECS_INDEX_BITS);
-        return nil;
+        return e;
     }
-    ++em->num_alive;
-    return ecs_entity_make(idx, em->generation[idx]);
+    return e;
 }
 
 ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
 {
-    uint32_t from_queue = 0, fresh, room, k, idx;
+    uint32_t from_queue = 0, fresh, room, k;
     if (n == 0) return ECS_OK;
     if (!out) return ecs_error_set(&em->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_entity_create_many: out is NULL");
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
@@ -751,21 +786,16 @@ ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity
         memset(out, 0, (size_t)n * sizeof *out);
         return em->error.code;
     }
-    for (k = 0; k < from_queue; ++k) {
-        idx = ecs__free_pop(em);
-        out[k] = ecs_entity_make(idx, em->generation[idx]);
-    }
+    for (k = 0; k < from_queue; ++k) out[k].id = ecs__free_pop(em);
     if (fresh) {
         if (em->num_indices == 0) {
             em->generation[0] = 0;
             em->num_indices = 1;
         }
-        memset(em->generation + em->num_indices, 0, fresh);
         for (k = 0; k < fresh; ++k) out[from_queue + k].id = em->num_indices + k;
         em->num_indices += fresh;
         em->alive_limit = em->num_indices - 1u;
     }
-    em->num_alive += n;
     return ECS_OK;
 }
 
@@ -798,7 +828,7 @@ static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
     return 1;
 }
 
-int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
+int ecs_entity__destroy_slow(ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
@@ -807,7 +837,6 @@ int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
         if (!ecs_entity_alive(em, e)) return 0; /* a callback destroyed it */
     }
     em->generation[idx] = (uint8_t)((em->generation[idx] + 1u) & ECS_GENERATION_MASK);
-    --em->num_alive;
     ecs__free_push(em, idx);
     return 1;
 }
@@ -822,12 +851,12 @@ uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_e
         for (k = 0; k < n; ++k) {
             uint32_t idx = es[k].id & ECS_INDEX_MASK;
             if (!ecs_entity_alive(em, es[k])) continue;
-            em->generation[idx] = (uint8_t)((em->generation[idx] + 1u) & ECS_GENERATION_MASK);
-            em->free_ring[(tail + destroyed) & mask] = idx;
+            uint32_t gen = (em->generation[idx] + 1u) & ECS_GENERATION_MASK;
+            em->generation[idx] = (uint8_t)gen;
+            em->free_ring[(tail + destroyed) & mask] = idx | (gen << ECS_INDEX_BITS);
             ++destroyed;
         }
         em->num_free += destroyed;
-        em->num_alive -= destroyed;
         return destroyed;
     }
     for (k = 0; k < n; ++k) destroyed += (uint32_t)ecs_entity_destroy(em, es[k]);
@@ -857,7 +886,7 @@ ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn f
 
 uint32_t ecs_entity_count(const ecs_entity_manager *em)
 {
-    return em->num_alive;
+    return em->num_indices ? em->num_indices - 1u - em->num_free - em->num_retired : 0u;
 }
 
 /* ---- component managers -------------------------------------------------- */

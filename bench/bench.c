@@ -200,7 +200,7 @@ static void be_prepare_alive(void *p)
 {
     be_ctx *c = (be_ctx *)p;
     uint32_t k;
-    if (c->em.num_alive == c->n) return;
+    if (ecs_entity_count(&c->em) == c->n) return;
     be_fresh(p);
     ecs_entity_create_many(&c->em, c->n, c->ids);
     for (k = 0; k < c->n; ++k) c->order[k] = c->ids[c->perm[k]];
