@@ -1863,6 +1863,12 @@ uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void
 
 /* ---- compiler ----------------------------------------------------------- */
 
+typedef struct ecs__compile_dep {
+    uint64_t hash;  /* ecs_path_hash of the path */
+    const char *path; /* in the document's pool (alive for the whole compile) */
+    uint32_t length;
+} ecs__compile_dep;
+
 typedef struct ecs__compile_block {
     unsigned char *data;
     uint32_t size, data_capacity;
@@ -1881,8 +1887,10 @@ struct ecs_compiler_context {
     const ecs_json_value *component;
     uint32_t entity;
     ecs_error *error;
-    char **deps;
+    ecs__compile_dep *deps;      /* unique dependencies, in order of appearance */
     uint32_t num_deps, deps_capacity;
+    uint32_t *dep_slots;         /* hash set over deps: index + 1, 0 = empty */
+    uint32_t dep_slots_capacity; /* a power of two, or 0 */
 };
 
 void ecs_compiler_init(ecs_compiler *c)
@@ -2095,7 +2103,7 @@ ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json
 {
     const char *s;
     uint32_t n;
-    char *copy;
+    uint64_t h;
     void *np;
     if (!path || path->type != ECS_JSON_STRING)
         return ecs_compiler_error(ctx, path, "expected a resource path (a string), found %s",
@@ -2118,13 +2126,42 @@ ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json
         ECS__FREE(fix);
         return r;
     }
-    if (!ecs__res_grow(ctx->deps, &ctx->deps_capacity, (size_t)ctx->num_deps + 1, sizeof(char *), &np))
+    h = ecs__fnv1a64(s, n);
+    if (hash) *hash = h;
+    /* already recorded? (an open-addressing set over the 64-bit hashes) */
+    if (ctx->dep_slots_capacity) {
+        uint32_t mask = ctx->dep_slots_capacity - 1u, i = (uint32_t)h & mask;
+        for (; ctx->dep_slots[i]; i = (i + 1u) & mask) {
+            const ecs__compile_dep *d = ctx->deps + ctx->dep_slots[i] - 1u;
+            if (d->hash == h && d->length == n && memcmp(d->path, s, n) == 0) return ECS_OK;
+        }
+    }
+    if (!ecs__res_grow(ctx->deps, &ctx->deps_capacity, (size_t)ctx->num_deps + 1, sizeof *ctx->deps, &np))
         return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory recording a dependency");
-    ctx->deps = (char **)np;
-    copy = ecs__res_strdup(s, n);
-    if (!copy) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory recording a dependency");
-    ctx->deps[ctx->num_deps++] = copy;
-    if (hash) *hash = ecs__fnv1a64(s, n);
+    ctx->deps = (ecs__compile_dep *)np;
+    if ((ctx->num_deps + 1u) * 2u > ctx->dep_slots_capacity) { /* grow the set and put every entry back */
+        uint32_t cap = ctx->dep_slots_capacity ? ctx->dep_slots_capacity * 2u : 64u, k;
+        uint32_t *slots = (uint32_t *)ECS__REALLOC(NULL, cap * sizeof *slots);
+        if (!slots) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory recording a dependency");
+        memset(slots, 0, cap * sizeof *slots);
+        for (k = 0; k < ctx->num_deps; ++k) {
+            uint32_t i = (uint32_t)ctx->deps[k].hash & (cap - 1u);
+            while (slots[i]) i = (i + 1u) & (cap - 1u);
+            slots[i] = k + 1u;
+        }
+        ECS__FREE(ctx->dep_slots);
+        ctx->dep_slots = slots;
+        ctx->dep_slots_capacity = cap;
+    }
+    {
+        uint32_t mask = ctx->dep_slots_capacity - 1u, i = (uint32_t)h & mask;
+        while (ctx->dep_slots[i]) i = (i + 1u) & mask;
+        ctx->dep_slots[i] = ctx->num_deps + 1u;
+    }
+    ctx->deps[ctx->num_deps].hash = h;
+    ctx->deps[ctx->num_deps].path = s;
+    ctx->deps[ctx->num_deps].length = n;
+    ++ctx->num_deps;
     return ECS_OK;
 }
 
@@ -2290,8 +2327,13 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
             m[i] = (float)md[i];
         }
     }
-    for (i = 0; i < 16 && r == ECS_OK; ++i) r = ecs_compiler_write_f32(ctx, m[i]);
-    return r;
+    {
+        uint32_t words[16];
+        memcpy(words, m, sizeof words);
+        if (ctx->swap)
+            for (i = 0; i < 16; ++i) words[i] = ecs__res_bswap32(words[i]);
+        return ecs_compiler_write(ctx, words, sizeof words);
+    }
 }
 
 ecs_result ecs_resource_compile_mesh(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
@@ -2387,12 +2429,12 @@ static ecs_result ecs__compile_entity(ecs__compile_state *st, const ecs_json_val
     for (i = 0, m = ent + 1; i < ent->count; ++i, m = doc->values + m->next) {
         const char *key = doc->pool + m->key;
         if (ecs__json_duplicate(doc, ent, m)) return ecs_compiler_error(ctx, m, "member '%.64s' appears twice", key);
-        if (strcmp(key, "name") == 0 && m->key_length == 4) {
+        if (m->key_length == 4 && memcmp(key, "name", 4) == 0) {
             if (m->type != ECS_JSON_STRING) return ecs_compiler_error(ctx, m, "an entity's name must be a string");
-        } else if (strcmp(key, "components") == 0 && m->key_length == 10) {
+        } else if (m->key_length == 10 && memcmp(key, "components", 10) == 0) {
             if (m->type != ECS_JSON_ARRAY) return ecs_compiler_error(ctx, m, "\"components\" must be an array");
             components = m;
-        } else if (strcmp(key, "children") == 0 && m->key_length == 8) {
+        } else if (m->key_length == 8 && memcmp(key, "children", 8) == 0) {
             if (m->type != ECS_JSON_ARRAY) return ecs_compiler_error(ctx, m, "\"children\" must be an array");
             if (m->count) *children = m;
         } else {
@@ -2444,9 +2486,12 @@ static ecs_result ecs__compile_entity(ecs__compile_state *st, const ecs_json_val
     return ECS_OK;
 }
 
-static int ecs__compile_strcmp(const void *a, const void *b)
+/* Byte order of the paths (canonical paths hold no NUL). */
+static int ecs__compile_dep_cmp(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const ecs__compile_dep *x = (const ecs__compile_dep *)a, *y = (const ecs__compile_dep *)b;
+    int c = memcmp(x->path, y->path, x->length < y->length ? x->length : y->length);
+    return c ? c : (x->length > y->length) - (x->length < y->length);
 }
 
 /* Builds the blob and the dependency list from the finished state. */
@@ -2510,33 +2555,27 @@ static ecs_result ecs__compile_finish(ecs__compile_state *st, ecs_compiler_outpu
         for (k = 0; k < pad; ++k) *p++ = 0;
     }
     ECS__FREE(order);
-    /* dependencies: sorted, unique, packed into one allocation */
+    /* dependencies (unique already): sorted, packed into one allocation */
     if (ctx->num_deps) {
-        size_t bytes = 0, n = 0;
+        size_t bytes = 0;
         char *strings;
         const char **list;
-        qsort(ctx->deps, ctx->num_deps, sizeof(char *), ecs__compile_strcmp);
-        for (i = 0; i < ctx->num_deps; ++i) {
-            if (i && strcmp(ctx->deps[i], ctx->deps[i - 1]) == 0) continue;
-            bytes += strlen(ctx->deps[i]) + 1;
-            ++n;
-        }
-        list = (const char **)ECS__REALLOC(NULL, n * sizeof(char *) + bytes);
+        qsort(ctx->deps, ctx->num_deps, sizeof *ctx->deps, ecs__compile_dep_cmp);
+        for (i = 0; i < ctx->num_deps; ++i) bytes += ctx->deps[i].length + 1u;
+        list = (const char **)ECS__REALLOC(NULL, ctx->num_deps * sizeof(char *) + bytes);
         if (!list) {
             ECS__FREE(blob);
             return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory for the dependency list");
         }
-        strings = (char *)(list + n);
-        for (i = 0, n = 0; i < ctx->num_deps; ++i) {
-            size_t len;
-            if (i && strcmp(ctx->deps[i], ctx->deps[i - 1]) == 0) continue;
-            len = strlen(ctx->deps[i]) + 1;
-            memcpy(strings, ctx->deps[i], len);
-            list[n++] = strings;
-            strings += len;
+        strings = (char *)(list + ctx->num_deps);
+        for (i = 0; i < ctx->num_deps; ++i) {
+            memcpy(strings, ctx->deps[i].path, ctx->deps[i].length);
+            strings[ctx->deps[i].length] = 0;
+            list[i] = strings;
+            strings += ctx->deps[i].length + 1u;
         }
         out->dependency = list;
-        out->num_dependencies = (uint32_t)n;
+        out->num_dependencies = ctx->num_deps;
     }
     out->blob = blob;
     out->size = (uint32_t)total;
@@ -2664,8 +2703,8 @@ done:
     ECS__FREE(st.blocks);
     ECS__FREE(st.parents);
     ECS__FREE(st.frames);
-    for (i = 0; i < st.ctx.num_deps; ++i) ECS__FREE(st.ctx.deps[i]);
     ECS__FREE(st.ctx.deps);
+    ECS__FREE(st.ctx.dep_slots);
     ecs_json_doc_free(&doc);
     return r;
 }

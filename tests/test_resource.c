@@ -249,18 +249,12 @@ static void test_paths(void)
 
 static void test_json_suite(void)
 {
-    static const char *const dirs[] = {"../shared/data/JSONTestSuite/test_parsing",
-                                       "../../shared/data/JSONTestSuite/test_parsing"};
-    DIR *d = NULL;
+    const char *dir = "../shared/data/JSONTestSuite/test_parsing"; /* from the repo root */
+    DIR *d = opendir(dir);
     struct dirent *de;
-    const char *dir = NULL;
-    unsigned i, y = 0, n = 0, other = 0, y_bad = 0, n_bad = 0;
+    unsigned y = 0, n = 0, other = 0, y_bad = 0, n_bad = 0;
     ecs_json_doc doc;
     memset(&doc, 0, sizeof doc);
-    for (i = 0; i < 2 && !d; ++i) {
-        d = opendir(dirs[i]);
-        dir = dirs[i];
-    }
     if (!d) {
         printf("test_resource: skipping the JSONTestSuite cases: ../shared/data/JSONTestSuite is absent\n");
         return;
