@@ -197,8 +197,9 @@ MEMORY AND POINTER STABILITY
    values and strings; pointers into it stay valid until the next parse or
    ecs_json_doc_free, and never point into the source text. A spawner keeps
    scratch memory between spawns (freed by ecs_spawner_free). Spawned entities
-   and components own nothing of the blob: free it after spawning.
-   Registered names are copied.
+   and components own nothing of the blob (spawn functions copy): free it
+   after spawning, unless you will undo the spawn with ecs_spawner_despawn,
+   which reads it again. Registered names are copied.
 
 THREADING
    No locks, no globals. A compiler, spawner or JSON document is used by one
@@ -407,7 +408,7 @@ void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_in
 /* ---- spawner ------------------------------------------------------------ */
 
 typedef struct ecs_spawner__entry {
-    uint32_t identifier;
+    uint32_t identifier;    /* first: the registrations are sorted by it */
     uint32_t instance_size; /* or ECS_SPAWNER_VARIABLE_SIZE */
     ecs_spawn_fn spawn;
     ecs_unspawn_fn unspawn;
@@ -483,9 +484,9 @@ typedef struct ecs_compiler_context ecs_compiler_context;
 typedef ecs_result (*ecs_compiler_fn)(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
 
 typedef struct ecs_compiler__type {
-    char *name;
+    uint32_t identifier; /* first: the registrations are sorted by it */
     uint32_t name_length;
-    uint32_t identifier;
+    char *name;
     int spawn_order;
     ecs_compiler_fn fn;
     void *user;
@@ -719,6 +720,20 @@ static char *ecs__res_strdup(const char *s, size_t n)
     memcpy(d, s, n);
     d[n] = 0;
     return d;
+}
+
+/* First index of an array of n records of `stride` bytes, sorted by the
+   uint32 identifier each record starts with, whose identifier is >= id. */
+static uint32_t ecs__res_lower(const void *base, uint32_t n, size_t stride, uint32_t id)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u, v;
+        memcpy(&v, (const char *)base + (size_t)mid * stride, sizeof v);
+        if (v < id) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo;
 }
 
 /* Line and column (characters, from 1) of byte offset in text. */
@@ -1670,13 +1685,7 @@ void ecs_spawner_free(ecs_spawner *sp)
 /* Index of the first entry with identifier >= id (entries sorted). */
 static uint32_t ecs__spawner_lower(const ecs_spawner *sp, uint32_t id)
 {
-    uint32_t lo = 0, hi = sp->num_entries;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2u;
-        if (sp->entries[mid].identifier < id) lo = mid + 1u;
-        else hi = mid;
-    }
-    return lo;
+    return ecs__res_lower(sp->entries, sp->num_entries, sizeof *sp->entries, id);
 }
 
 ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
@@ -1909,13 +1918,7 @@ void ecs_compiler_free(ecs_compiler *c)
 
 static uint32_t ecs__compiler_lower(const ecs_compiler *c, uint32_t id)
 {
-    uint32_t lo = 0, hi = c->num_types;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2u;
-        if (c->types[mid].identifier < id) lo = mid + 1u;
-        else hi = mid;
-    }
-    return lo;
+    return ecs__res_lower(c->types, c->num_types, sizeof *c->types, id);
 }
 
 /* The type registered under name[0..n), or ECS_JSON_NONE. */
