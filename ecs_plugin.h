@@ -772,7 +772,6 @@ struct ecs_plugin_registry {
     ecs_entities_api_v0 entities_v0;
     ecs_components_api_v0 components_v0;
     ecs_registry_api_v0 registry_v0;
-    void *transforms;         /* what ecs_plugin_publish_transforms was given */
     void *compiler, *spawner; /* what ecs_plugin_publish_resources was given */
 };
 
