@@ -15,7 +15,7 @@ TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, CONFIGURATION, STB_DS, ERRORS,
    MEMORY AND POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
 
-QUICK START (compiled by tests/test_readme.c)
+QUICK START (compiled and run by tests/check_quickstart.sh)
 
     #define ECS_IMPLEMENTATION
     #include "ecs.h"
@@ -38,10 +38,12 @@ QUICK START (compiled by tests/test_readme.c)
     }
 
     int main(void) {
-        ecs_entity_manager em = {0};
+        ecs_entity_manager em;
         point_mass pm;
-        ecs_entity e = ecs_entity_create(&em);
+        ecs_entity e;
         ecs_instance i;
+        ecs_entity_manager_init(&em);      // or = {0} in C
+        e = ecs_entity_create(&em);
         point_mass_init(&pm, ECS_LOOKUP_HASH);
         i = point_mass_create(&pm, e);
         pm.mass[i.i] = 1.0f;
@@ -274,6 +276,9 @@ uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_e
 /** Registers fn(user, e) to run for every destroyed entity, in registration
     order. Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY. */
 ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
+/** Removes the first registration of (fn, user). ECS_OK, or
+    ECS_ERROR_NOT_FOUND. Not from inside a destroy callback. */
+ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
 /** Number of entities alive. */
 uint32_t ecs_entity_count(const ecs_entity_manager *em);
 
@@ -388,7 +393,8 @@ typedef struct ecs_manager {
     ecs_error error;              /* the last failure */
 } ecs_manager;
 
-/** Initialises m for the given fields (copied). Returns ECS_OK, or
+/** Initialises m for the given fields (the table and the names are copied:
+    the caller's may go away). Fields: at least one. Returns ECS_OK, or
     ECS_ERROR_INVALID_ARGUMENT / ECS_ERROR_OUT_OF_MEMORY (m is then empty). */
 ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                             ecs_lookup_kind lookup);
@@ -884,6 +890,18 @@ ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn f
     return ECS_OK;
 }
 
+ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+{
+    uint32_t k;
+    for (k = 0; k < em->num_callbacks; ++k)
+        if (em->callbacks[k].fn == fn && em->callbacks[k].user == user) {
+            memmove(em->callbacks + k, em->callbacks + k + 1, (em->num_callbacks - k - 1u) * sizeof *em->callbacks);
+            --em->num_callbacks;
+            return ECS_OK;
+        }
+    return ecs_error_set(&em->error, ECS_ERROR_NOT_FOUND, "ecs_entity_on_destroy_remove: no such callback");
+}
+
 uint32_t ecs_entity_count(const ecs_entity_manager *em)
 {
     return em->num_indices ? em->num_indices - 1u - em->num_free - em->num_retired : 0u;
@@ -950,7 +968,12 @@ ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32
         m->bytes_per_instance += fields[k].size;
     }
     if (num_fields) {
-        m->fields = (ecs_field_desc *)ECS__REALLOC(NULL, num_fields * sizeof *m->fields);
+        size_t names = 0;
+        char *at;
+        for (k = 0; k < num_fields; ++k) names += fields[k].name ? strlen(fields[k].name) + 1u : 0u;
+        /* one block: the table, then copies of the names (a plugin's strings
+           go away with its library) */
+        m->fields = (ecs_field_desc *)ECS__REALLOC(NULL, num_fields * sizeof *m->fields + names);
         m->field = (void **)ECS__REALLOC(NULL, num_fields * sizeof *m->field);
         if (!m->fields || !m->field) {
             ECS__FREE(m->fields);
@@ -960,6 +983,14 @@ ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32
             return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_manager_init: out of memory");
         }
         memcpy(m->fields, fields, num_fields * sizeof *m->fields);
+        at = (char *)(m->fields + num_fields);
+        for (k = 0; k < num_fields; ++k)
+            if (fields[k].name) {
+                size_t len = strlen(fields[k].name) + 1u;
+                memcpy(at, fields[k].name, len);
+                m->fields[k].name = at;
+                at += len;
+            }
         memset(m->field, 0, num_fields * sizeof *m->field);
     }
     m->num_fields = num_fields;

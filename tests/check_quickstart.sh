@@ -19,7 +19,7 @@ for f in "$out/header.c" "$out/readme.c"; do
   [ -s "$f" ] || { echo "empty quick start extracted into $f"; exit 1; }
   gcc -std=c99 $WARN -I. -I"$STB" "$f" -o "$out/qs_c" -lm
   "$out/qs_c"
-  clang++ -x c++ -std=c++11 $WARN -Wno-missing-field-initializers -I. -I"$STB" "$f" -o "$out/qs_cxx" -lm
+  clang++ -x c++ -std=c++11 $WARN -I. -I"$STB" "$f" -o "$out/qs_cxx" -lm
   "$out/qs_cxx"
   n=$((n + 1))
 done

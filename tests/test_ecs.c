@@ -284,6 +284,16 @@ static void test_callbacks(void)
     CHECK(ecs_entity_destroy_many(&em, 1, &d) == 1u);
     CHECK(log.n == 4u && log.seen[3].id == d.id);
     CHECK(ecs_entity_count(&em) == 0u);
+    /* removing a callback */
+    CHECK(ecs_entity_on_destroy_remove(&em, cb_cascade, &log) == ECS_OK);
+    CHECK(ecs_entity_on_destroy_remove(&em, cb_cascade, &log) == ECS_ERROR_NOT_FOUND);
+    a = ecs_entity_create(&em);
+    ecs_entity_destroy(&em, a);
+    CHECK(log.n == 5u && log.seen[4].id == a.id); /* the other one still runs */
+    CHECK(ecs_entity_on_destroy_remove(&em, cb_record, &log) == ECS_OK);
+    a = ecs_entity_create(&em);
+    ecs_entity_destroy(&em, a);
+    CHECK(log.n == 5u);
     ecs_entity_manager_free(&em);
 }
 
@@ -581,6 +591,8 @@ static void test_runtime_layout_and_spawn(void)
     unsigned char data[2 * 15];
     uint32_t idx[2] = {3, 1}, k;
     ecs_field_desc bad = {"bad", 4, 3};
+    char *name = (char *)malloc(8);
+    ecs_field_desc named;
     ecs_entity_manager_init(&em);
     CHECK(ecs_manager_init(&m, &bad, 1, ECS_LOOKUP_HASH) == ECS_ERROR_INVALID_ARGUMENT);
     ecs_manager_free(&m);
@@ -609,6 +621,16 @@ static void test_runtime_layout_and_spawn(void)
     }
     ecs_manager_unspawn(&m, &ctx, 2, idx, data, 30);
     CHECK(m.count == 0u);
+    ecs_manager_free(&m);
+    /* the field table and its names are copied */
+    memcpy(name, "speed", 6);
+    named.name = name;
+    named.size = 4;
+    named.align = 4;
+    CHECK(ecs_manager_init(&m, &named, 1, ECS_LOOKUP_HASH) == ECS_OK);
+    memcpy(name, "XXXXX", 6);
+    free(name);
+    CHECK(strcmp(m.fields[0].name, "speed") == 0);
     ecs_manager_free(&m);
     ecs_entity_manager_free(&em);
 }
