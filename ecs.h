@@ -82,6 +82,7 @@ COMPONENT MANAGERS
      name_destroy(m, i)     swap-erase: the last instance moves into i
      name_destroy_entity(m, e)  every instance of e
      name_gc(m, em)         the seed's lazy collection of dead entities' data
+     name_gc_all(m, em)     a full linear sweep (level unloads, exact reports)
    The fields are plain arrays: m->position[i.i] for i < name_count(m).
    All logic lives once in the ecs_manager_* functions over a runtime field
    table, so a plugin can define a layout at run time with ecs_manager_init.
@@ -426,6 +427,10 @@ uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e);
     entity is dead, stop after 4 alive in a row. Returns how many it destroyed.
     Cheap when nothing is dead; call it every frame. */
 uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em);
+/** A full sweep: destroys every instance whose entity is dead, in one linear
+    pass from the end. O(count); for level unloads, tools and exact reports,
+    where gc's random sampling would leave stragglers. Returns how many. */
+uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
 /** Copies instance `from` (all fields and entity) over instance `to` and
     points e's lookup/next links at `to`; `from` is left as it was. Both must
     be < capacity. For managers that keep links of their own (transforms). */
@@ -516,6 +521,7 @@ uint32_t ecs_manager_record_size(const ecs_manager *m);
     ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
     ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e) { return ecs_manager_destroy_entity(&m->core, e); } \
     ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em) { return ecs_manager_gc_all(&m->core, em); } \
     ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }
 
 /* ---- the seam between resources and components --------------------------
@@ -1249,6 +1255,17 @@ uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
         ecs_manager_destroy(m, ecs_instance_make(i));
         ++destroyed;
     }
+    return destroyed;
+}
+
+uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
+{
+    uint32_t i = m->count, destroyed = 0;
+    while (i-- > 0) /* what moves into i comes from the end: already checked */
+        if (!ecs_entity_alive(em, m->entity[i])) {
+            ecs_manager_destroy(m, ecs_instance_make(i));
+            ++destroyed;
+        }
     return destroyed;
 }
 

@@ -580,6 +580,51 @@ static void test_reused_index_before_gc(ecs_lookup_kind kind)
     ecs_entity_manager_free(&em);
 }
 
+/* gc_all: one sweep removes exactly the dead entities' instances. */
+static void test_gc_all(ecs_lookup_kind kind)
+{
+    enum { N = 3000 };
+    ecs_entity_manager em;
+    test_mgr m;
+    ecs_entity *es = (ecs_entity *)malloc(N * sizeof *es);
+    int *dead = (int *)calloc(N, sizeof *dead);
+    uint32_t k, live = 0, ok = 1;
+    ecs_entity_manager_init(&em);
+    CHECK(test_mgr_init(&m, kind) == ECS_OK);
+    CHECK(ecs_entity_create_many(&em, N, es) == ECS_OK);
+    rng_state = 99;
+    for (k = 0; k < N; ++k) {
+        uint32_t copies = 1u + (k % 3u), c;
+        for (c = 0; c < copies; ++c) set_instance(&m, test_mgr_create(&m, es[k]).i, k * 4u + c);
+    }
+    for (k = 0; k < N; ++k)
+        if (rnd_below(2)) {
+            dead[k] = 1;
+            ecs_entity_destroy(&em, es[k]);
+        } else {
+            live += 1u + (k % 3u);
+        }
+    k = test_mgr_count(&m);
+    CHECK(test_mgr_gc_all(&m, &em) == k - live);
+    CHECK(test_mgr_count(&m) == live);
+    for (k = 0; k < N; ++k) {
+        ecs_instance i = test_mgr_lookup(&m, es[k]);
+        uint32_t c = 0;
+        if (dead[k]) {
+            ok &= (uint32_t)ecs_instance_is_nil(i);
+            continue;
+        }
+        for (; !ecs_instance_is_nil(i); i = test_mgr_next(&m, i), ++c) ok &= m.tag[i.i] == k * 4u + c && instance_intact(&m, i.i);
+        ok &= c == 1u + (k % 3u);
+    }
+    CHECK(ok == 1u);
+    CHECK(test_mgr_gc_all(&m, &em) == 0u);
+    free(es);
+    free(dead);
+    test_mgr_free(&m);
+    ecs_entity_manager_free(&em);
+}
+
 static void test_runtime_layout_and_spawn(void)
 {
     static const ecs_field_desc fields[] = {{"a", 3, 1}, {"b", 8, 64}, {"c", 4, 4}};
@@ -664,6 +709,8 @@ int main(void)
     test_component_edges(ECS_LOOKUP_DENSE);
     test_reused_index_before_gc(ECS_LOOKUP_HASH);
     test_reused_index_before_gc(ECS_LOOKUP_DENSE);
+    test_gc_all(ECS_LOOKUP_HASH);
+    test_gc_all(ECS_LOOKUP_DENSE);
     test_runtime_layout_and_spawn();
     return test_report("test_ecs");
 }
