@@ -1141,6 +1141,14 @@ static void ecs__repoint(ecs_manager *m, uint32_t id, uint32_t from, uint32_t to
     if (p != ECS__NIL) m->next[p] = to;
 }
 
+/* Room for `needed` instances, growing geometrically (amortised O(1)). */
+static ecs_result ecs__grow_for(ecs_manager *m, uint32_t needed)
+{
+    uint32_t cap = m->capacity < 8u ? 16u : (m->capacity > 0x7FFFFFFFu ? 0xFFFFFFFEu : m->capacity * 2u);
+    if (needed <= m->capacity) return ECS_OK;
+    return ecs_manager_reserve(m, needed > cap ? needed : cap);
+}
+
 ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
 {
     ecs_instance i = ecs_manager_create_uninitialized(m, e);
@@ -1157,9 +1165,7 @@ ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
         ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
         return ecs_instance_nil();
     }
-    if (m->count == m->capacity &&
-        ecs_manager_reserve(m, m->capacity < 16u ? 16u : (m->capacity > 0x7FFFFFFFu ? 0xFFFFFFFEu : m->capacity * 2u)) != ECS_OK)
-        return ecs_instance_nil();
+    if (m->count == m->capacity && ecs__grow_for(m, m->count + 1u) != ECS_OK) return ecs_instance_nil();
     if (m->lookup == ECS_LOOKUP_DENSE && ecs__dense_reserve(m, id & ECS_INDEX_MASK) != ECS_OK)
         return ecs_instance_nil();
     first = ecs__map_get(m, id);
@@ -1295,7 +1301,7 @@ ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t 
         return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED,
                              "spawn: %u instances of %u bytes need %llu bytes, block has %u", (unsigned)num_instances,
                              (unsigned)rec, (unsigned long long)num_instances * rec, (unsigned)size);
-    if (ecs_manager_reserve(m, m->count + num_instances) != ECS_OK)
+    if (ecs__grow_for(m, m->count + num_instances) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
     for (j = 0; j < num_instances; ++j, src += rec) {
         ecs_instance i = ecs_manager_create_uninitialized(m, ctx->entity[entity_index[j]]);

@@ -34,13 +34,12 @@ else
 fi
 echo "bench: table $OUT/bench.txt, csv $OUT/bench.csv${1:+}$( [ "${1:-}" = --quick ] || echo ", plot $OUT/bench.svg")"
 
-if [ -f examples/engine.c ]; then
-  echo
-  echo "== building examples/engine.c"
-  $CC $FLAGS -I. -I"$STB_INCLUDE" examples/engine.c -o "$OUT/engine" -lm -ldl
-  for p in examples/plugins/*.c; do
-    [ -e "$p" ] || continue
-    $CC $FLAGS -shared -fPIC -I. -I"$STB_INCLUDE" "$p" -o "$OUT/$(basename "$p" .c).so"
-  done
-  "$OUT/engine" --plugins "$OUT"
-fi
+echo
+echo "== building the example engine, its plugin and the standard level"
+mkdir -p build/plugins build/levels
+$CC $FLAGS -I. -I"$STB_INCLUDE" examples/engine.c -o build/engine -lm -ldl
+$CC $FLAGS -shared -fPIC -I. examples/plugins/spin.c -o build/plugins/spin.so
+$CC $FLAGS examples/gen_level.c -o build/gen_level -lm
+build/gen_level >build/levels/standard.json
+echo "== build/engine (defaults: build/levels/standard.json, build/plugins, 120 frames)"
+build/engine --quiet

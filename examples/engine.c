@@ -1,0 +1,559 @@
+/* examples/engine.c - a headless hobby engine in one file: how the four
+   headers fit together.
+
+   Build (from the repository root; bench/run.sh does all of this):
+       cc -O2 -I. -I/usr/include/stb examples/engine.c -o build/engine -lm -ldl
+       cc -O2 -shared -fPIC -I. examples/plugins/spin.c -o build/plugins/spin.so
+       cc -O2 examples/gen_level.c -o build/gen_level -lm
+       mkdir -p build/levels && build/gen_level > build/levels/standard.json
+       build/engine --plugins build/plugins --level build/levels/standard.json
+
+   What it does, in order:
+     1. two worlds, as in the seeds' part 3: a game world and an inventory
+        world, each with its own transform manager; a pickaxe entity lives in
+        both, at different places;
+     2. the resource compiler (standard components transform, mesh, actor) and
+        a spawner that feeds the engine's managers;
+     3. a plugin registry publishing entities, transforms and resources; the
+        plugins in --plugins are loaded (the example's spin.so adds a "spin"
+        component that levels can contain);
+     4. the level (--level) and the spin demo level are compiled and spawned,
+        each in one batch;
+     5. --frames frames of: simulate (a few % of the objects move: their local
+        transforms are integrated and written with one set_local_many), the
+        plugins' tick (spin turns its entities), churn (--spawn prefab crates
+        spawned in one call, --destroy of the oldest crates destroyed), lazy
+        gc of every manager; with --reload, the spin plugin is hot-reloaded in
+        the middle of the run;
+     6. a report: entities alive, instances per manager (after a final full
+        collection), time per frame split by system, peak memory.
+   The report's lines start with "report:" and are key=value, for scripts
+   (tests/check_engine.sh checks them). */
+#if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in strict C99 */
+#endif
+#define ECS_IMPLEMENTATION
+#define ECS_TRANSFORM_IMPLEMENTATION
+#define ECS_RESOURCE_IMPLEMENTATION
+#define ECS_PLUGIN_IMPLEMENTATION
+#include "ecs.h"
+#include "ecs_transform.h"
+#include "ecs_resource.h"
+#include "ecs_plugin.h" /* after the two above: it then publishes their APIs */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#endif
+
+/* ---- the engine's own components ------------------------------------------ */
+
+#define MESH_FIELDS(X) \
+    X(uint64_t, mesh)  \
+    X(uint32_t, flags)
+ECS_MANAGER_DEFINE(mesh_manager, MESH_FIELDS)
+
+#define ACTOR_FIELDS(X) \
+    X(float, mass)      \
+    X(float, radius)
+ECS_MANAGER_DEFINE(actor_manager, ACTOR_FIELDS)
+
+/* velocity of the objects that move (not in levels: the engine picks them) */
+#define MOTION_FIELDS(X) X(ecs_vec3, velocity)
+ECS_MANAGER_DEFINE(motion_manager, MOTION_FIELDS)
+
+/* A crate with a lid, fired --spawn times a frame. */
+static const char crate_prefab[] =
+    "{\"entities\": [{\"name\": \"crate\", \"components\": ["
+    "  {\"type\": \"transform\"}, {\"type\": \"mesh\", \"mesh\": \"models/crate\", \"flags\": 1},"
+    "  {\"type\": \"actor\", \"mass\": 20, \"radius\": 0.7}],"
+    " \"children\": [{\"name\": \"lid\", \"components\": ["
+    "  {\"type\": \"transform\", \"position\": [0, 0.5, 0]}, {\"type\": \"mesh\", \"mesh\": \"models/crate_lid\"}]}]}]}";
+
+typedef struct options {
+    const char *level, *spin_level, *plugins;
+    uint32_t frames, spawn, destroy, moving_percent;
+    int reload, quiet;
+} options;
+
+enum { SYS_SIMULATE, SYS_TRANSFORMS, SYS_PLUGINS, SYS_CHURN, SYS_GC, SYS_COUNT };
+static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "plugins", "churn", "gc"};
+
+typedef struct engine {
+    options opt;
+    ecs_entity_manager em;
+    ecs_transform_manager game, inventory;
+    mesh_manager meshes;
+    actor_manager actors;
+    motion_manager motion;
+    ecs_compiler compiler;
+    ecs_spawner spawner;
+    ecs_plugin_registry *registry;
+    ecs_plugin spin_plugin;
+    int have_spin;
+    ecs_compiler_output crate;
+    ecs_entity *crates; /* FIFO of spawned crate entities (2 a crate) */
+    uint32_t crates_head, crates_count, crates_capacity;
+    ecs_instance *move_nodes;
+    ecs_mat4 *move_locals;
+    double system_ns[SYS_COUNT], system_max_ns[SYS_COUNT];
+    uint64_t rng;
+    uint32_t crates_spawned, crates_destroyed;
+} engine;
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint32_t random_below(engine *g, uint32_t n)
+{
+    uint64_t x = g->rng; /* xorshift64* */
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    g->rng = x;
+    return (uint32_t)(((x * 2685821657736338717ull) >> 32) % n);
+}
+
+static int fail(const char *what, const ecs_error *err)
+{
+    fprintf(stderr, "engine: %s: %s (%s)\n", what, err->message, ecs_result_name(err->code));
+    return 1;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *text;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    text = (char *)malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    fclose(f);
+    if (text) text[n] = '\0';
+    *len = (size_t)n;
+    return text;
+}
+
+/* ---- setup -------------------------------------------------------------------- */
+
+static int setup_worlds(engine *g)
+{
+    ecs_error err;
+    ecs_entity pickaxe;
+    ecs_vec3 in_hand = {0.4f, 1.2f, 0.1f}, in_slot = {3.0f, 1.0f, 0.0f};
+    ecs_mat4 m;
+    ecs_entity_manager_init(&g->em);
+    if (ecs_transform_manager_init(&g->game, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) != ECS_OK ||
+        ecs_transform_manager_init(&g->inventory, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE) != ECS_OK) {
+        ecs_error_set(&err, ECS_ERROR_OUT_OF_MEMORY, "transform managers");
+        return fail("setup", &err);
+    }
+    mesh_manager_init(&g->meshes, ECS_LOOKUP_HASH);
+    actor_manager_init(&g->actors, ECS_LOOKUP_HASH);
+    motion_manager_init(&g->motion, ECS_LOOKUP_HASH);
+    /* one entity, two worlds: the pickaxe in the player's hand and in the
+       inventory screen's slot */
+    pickaxe = ecs_entity_create(&g->em);
+    m = ecs_mat4_translation(in_hand);
+    ecs_transform_create(&g->game, pickaxe, &m, ecs_instance_nil());
+    m = ecs_mat4_translation(in_slot);
+    ecs_transform_create(&g->inventory, pickaxe, &m, ecs_instance_nil());
+    return 0;
+}
+
+static int setup_resources(engine *g)
+{
+    ecs_error err;
+    ecs_compiler_init(&g->compiler);
+    ecs_spawner_init(&g->spawner);
+    if (ecs_compiler_register_standard(&g->compiler, &err) ||
+        ecs_spawner_register(&g->spawner, "transform", ecs_transform_spawn, ecs_transform_unspawn,
+                             ECS_RESOURCE_TRANSFORM_SIZE, &g->game, &err) ||
+        ecs_spawner_register(&g->spawner, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE,
+                             &g->meshes.core, &err) ||
+        ecs_spawner_register(&g->spawner, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,
+                             &g->actors.core, &err))
+        return fail("registering the standard components", &err);
+    if (ecs_compiler_compile(&g->compiler, crate_prefab, sizeof crate_prefab - 1, ECS_COMPILER_PREFAB, &g->crate, &err) ||
+        ecs_resource_verify(g->crate.blob, g->crate.size, &err))
+        return fail("compiling the crate prefab", &err);
+    return 0;
+}
+
+static int setup_plugins(engine *g)
+{
+    ecs_plugin_registry_desc desc;
+    ecs_error err;
+    char path[1024];
+    memset(&desc, 0, sizeof desc);
+    desc.entities = &g->em;
+    g->registry = ecs_plugin_registry_create(&desc, &err);
+    if (!g->registry) return fail("plugin registry", &err);
+    if (ecs_plugin_publish_transforms(g->registry, &g->game, &err) ||
+        ecs_plugin_publish_resources(g->registry, &g->compiler, &g->spawner, &err))
+        return fail("publishing engine APIs", &err);
+    snprintf(path, sizeof path, "%s/spin%s", g->opt.plugins,
+#if defined(_WIN32)
+             ".dll"
+#elif defined(__APPLE__)
+             ".dylib"
+#else
+             ".so"
+#endif
+    );
+    if (ecs_plugin_load(g->registry, path, &g->spin_plugin, &err)) return fail(path, &err);
+    g->have_spin = 1;
+    return 0;
+}
+
+/* Compiles and spawns a level file; returns its entity count or -1. */
+static long spawn_level_file(engine *g, const char *path)
+{
+    ecs_compiler_output out;
+    ecs_error err;
+    size_t len;
+    char *json = read_file(path, &len);
+    long n;
+    double t0;
+    if (!json) {
+        fprintf(stderr, "engine: cannot read level %s\n", path);
+        if (strstr(path, "standard"))
+            fprintf(stderr, "  make it with: cc -O2 examples/gen_level.c -o build/gen_level -lm && "
+                            "mkdir -p build/levels && build/gen_level > build/levels/standard.json\n");
+        return -1;
+    }
+    t0 = now_ns();
+    if (ecs_compiler_compile(&g->compiler, json, len, 0, &out, &err)) {
+        free(json);
+        fail(path, &err);
+        return -1;
+    }
+    free(json);
+    if (ecs_spawner_spawn(&g->spawner, &g->em, out.blob, out.size, NULL, &err)) {
+        ecs_compiler_output_free(&out);
+        fail(path, &err);
+        return -1;
+    }
+    n = (long)ecs_resource_num_entities(out.blob);
+    printf("level %s: %ld entities, %u bytes compiled and spawned in %.2f ms\n", path, n, (unsigned)out.size,
+           (now_ns() - t0) / 1e6);
+    ecs_compiler_output_free(&out);
+    return n;
+}
+
+/* Gives --moving percent of the game world's nodes a velocity. */
+static void pick_movers(engine *g)
+{
+    uint32_t i, n = ecs_transform_count(&g->game), step;
+    if (!g->opt.moving_percent) return;
+    step = 100u / g->opt.moving_percent;
+    motion_manager_reserve(&g->motion, n / step + 1u);
+    for (i = 0; i < n; i += step) {
+        ecs_instance m = motion_manager_create(&g->motion, ecs_transform_entity(&g->game, ecs_instance_make(i)));
+        g->motion.velocity[m.i].x = (float)random_below(g, 200) / 100.0f - 1.0f;
+        g->motion.velocity[m.i].z = (float)random_below(g, 200) / 100.0f - 1.0f;
+    }
+}
+
+/* ---- one frame ------------------------------------------------------------------ */
+
+/* pos += velocity * dt for every mover, written with one set_local_many */
+static void frame_simulate(engine *g, float dt, uint32_t *moved)
+{
+    uint32_t k, n = motion_manager_count(&g->motion), count = 0;
+    g->move_nodes = (ecs_instance *)realloc(g->move_nodes, (n + 1u) * sizeof *g->move_nodes);
+    g->move_locals = (ecs_mat4 *)realloc(g->move_locals, (n + 1u) * sizeof *g->move_locals);
+    if (!g->move_nodes || !g->move_locals) {
+        fprintf(stderr, "engine: out of memory\n");
+        exit(1);
+    }
+    for (k = 0; k < n; ++k) {
+        ecs_instance t = ecs_transform_lookup(&g->game, g->motion.entity[k]);
+        const ecs_mat4 *local;
+        if (ecs_instance_is_nil(t)) continue; /* dead, not collected yet */
+        local = ecs_transform_local(&g->game, t);
+        g->move_nodes[count] = t;
+        g->move_locals[count] = *local;
+        g->move_locals[count].m[12] += g->motion.velocity[k].x * dt;
+        g->move_locals[count].m[14] += g->motion.velocity[k].z * dt;
+        ++count;
+    }
+    *moved = count;
+}
+
+static void frame_transforms(engine *g, uint32_t moved)
+{
+    ecs_transform_set_local_many(&g->game, moved, g->move_nodes, g->move_locals);
+}
+
+static int frame_churn(engine *g)
+{
+    ecs_error err;
+    uint32_t per = ecs_resource_num_entities(g->crate.blob), want = g->opt.spawn * per, k, d;
+    if (g->crates_count + want > g->crates_capacity) { /* grow the FIFO, keeping order */
+        uint32_t cap = (g->crates_count + want) * 2u;
+        ecs_entity *q = (ecs_entity *)malloc(cap * sizeof *q);
+        if (!q) return 1;
+        for (k = 0; k < g->crates_count; ++k) q[k] = g->crates[(g->crates_head + k) % g->crates_capacity];
+        free(g->crates);
+        g->crates = q;
+        g->crates_head = 0;
+        g->crates_capacity = cap;
+    }
+    /* destroy the oldest crates (a crate and its lid) */
+    for (d = 0; d < g->opt.destroy && g->crates_count >= per; ++d) {
+        for (k = 0; k < per; ++k) {
+            ecs_entity_destroy(&g->em, g->crates[g->crates_head]);
+            g->crates_head = (g->crates_head + 1u) % g->crates_capacity;
+            --g->crates_count;
+        }
+        ++g->crates_destroyed;
+    }
+    if (g->opt.spawn) {
+        ecs_entity *fresh = (ecs_entity *)malloc(want * sizeof *fresh);
+        if (!fresh) return 1;
+        /* verified once at setup: the spawner skips the checks */
+        if (ecs_spawner_spawn_verified(&g->spawner, &g->em, g->crate.blob, g->opt.spawn, fresh, &err)) {
+            free(fresh);
+            return fail("spawning crates", &err);
+        }
+        for (k = 0; k < want; ++k) {
+            g->crates[(g->crates_head + g->crates_count) % g->crates_capacity] = fresh[k];
+            ++g->crates_count;
+        }
+        /* scatter the new crates (their lids follow) */
+        for (k = 0; k < want; k += per) {
+            ecs_vec3 at;
+            ecs_mat4 m;
+            at.x = (float)random_below(g, 2000) / 10.0f - 100.0f;
+            at.y = 0.0f;
+            at.z = (float)random_below(g, 2000) / 10.0f - 100.0f;
+            m = ecs_mat4_translation(at);
+            ecs_transform_set_local(&g->game, ecs_transform_lookup(&g->game, fresh[k]), &m);
+        }
+        g->crates_spawned += g->opt.spawn;
+        free(fresh);
+    }
+    return 0;
+}
+
+static void frame_gc(engine *g)
+{
+    ecs_transform_gc(&g->game, &g->em);
+    ecs_transform_gc(&g->inventory, &g->em);
+    mesh_manager_gc(&g->meshes, &g->em);
+    actor_manager_gc(&g->actors, &g->em);
+    motion_manager_gc(&g->motion, &g->em);
+}
+
+static int run_frame(engine *g, uint32_t frame)
+{
+    const float dt = 1.0f / 60.0f;
+    double t[SYS_COUNT + 1];
+    uint32_t moved = 0, s;
+    ecs_error err;
+    t[0] = now_ns();
+    frame_simulate(g, dt, &moved);
+    t[1] = now_ns();
+    frame_transforms(g, moved);
+    t[2] = now_ns();
+    if (g->opt.reload && frame == g->opt.frames / 2 && g->have_spin) {
+        ecs_plugin_info info;
+        if (ecs_plugin_reload(g->registry, g->spin_plugin, &err))
+            printf("frame %u: reload of spin failed, the old build goes on: %s\n", (unsigned)frame, err.message);
+        else if (ecs_plugin_get_info(g->registry, g->spin_plugin, &info) == ECS_OK)
+            printf("frame %u: spin reloaded (reload %u, state kept at %p)\n", (unsigned)frame, (unsigned)info.reloads,
+                   info.state);
+    }
+    if (frame % 16u == 0u) ecs_plugin_poll(g->registry, &err); /* picks up a rebuilt library */
+    ecs_plugin_tick(g->registry, dt);
+    t[3] = now_ns();
+    if (frame_churn(g)) return 1;
+    t[4] = now_ns();
+    frame_gc(g);
+    t[5] = now_ns();
+    for (s = 0; s < SYS_COUNT; ++s) {
+        double d = t[s + 1] - t[s];
+        g->system_ns[s] += d;
+        if (d > g->system_max_ns[s]) g->system_max_ns[s] = d;
+    }
+    if (!g->opt.quiet || frame % (g->opt.frames / 10u + 1u) == 0 || frame + 1u == g->opt.frames)
+        printf("frame %4u/%u: %6u entities, %3u moved, %7.1f us\n", (unsigned)frame + 1u, (unsigned)g->opt.frames,
+               (unsigned)ecs_entity_count(&g->em), (unsigned)moved, (t[5] - t[0]) / 1e3);
+    return 0;
+}
+
+/* ---- report --------------------------------------------------------------------- */
+
+/* Removes every transform whose entity is dead, in one sweep from the end
+   (what moves into i comes from the end, already checked). */
+static void transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em)
+{
+    uint32_t i = ecs_transform_count(tm);
+    while (i-- > 0)
+        if (!ecs_entity_alive(em, ecs_transform_entity(tm, ecs_instance_make(i))))
+            ecs_transform_destroy(tm, ecs_instance_make(i));
+}
+
+/* gc is lazy and random; for an exact report, sweep everything once */
+static void collect_everything(engine *g)
+{
+    ecs_manager *spin = ecs_plugin_find_manager(g->registry, "spin");
+    transform_gc_all(&g->game, &g->em);
+    transform_gc_all(&g->inventory, &g->em);
+    mesh_manager_gc_all(&g->meshes, &g->em);
+    actor_manager_gc_all(&g->actors, &g->em);
+    motion_manager_gc_all(&g->motion, &g->em);
+    if (spin) ecs_manager_gc_all(spin, &g->em);
+}
+
+static long peak_memory_kb(void)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) return (long)ru.ru_maxrss;
+#endif
+    return -1;
+}
+
+static void report(engine *g, const char *when)
+{
+    ecs_manager *spin = ecs_plugin_find_manager(g->registry, "spin");
+    printf("report: when=%s entities_alive=%u transforms_game=%u transforms_inventory=%u meshes=%u actors=%u "
+           "movers=%u spins=%u crates_spawned=%u crates_destroyed=%u\n",
+           when, (unsigned)ecs_entity_count(&g->em), (unsigned)ecs_transform_count(&g->game),
+           (unsigned)ecs_transform_count(&g->inventory), (unsigned)mesh_manager_count(&g->meshes),
+           (unsigned)actor_manager_count(&g->actors), (unsigned)motion_manager_count(&g->motion),
+           spin ? (unsigned)spin->count : 0u, (unsigned)g->crates_spawned, (unsigned)g->crates_destroyed);
+}
+
+static void report_times(engine *g)
+{
+    uint32_t s;
+    double total = 0;
+    for (s = 0; s < SYS_COUNT; ++s) total += g->system_ns[s];
+    printf("report: time per frame (mean, max), %u frames:\n", (unsigned)g->opt.frames);
+    for (s = 0; s < SYS_COUNT; ++s)
+        printf("report:   %-10s %9.1f us %9.1f us\n", system_names[s], g->system_ns[s] / g->opt.frames / 1e3,
+               g->system_max_ns[s] / 1e3);
+    printf("report:   %-10s %9.1f us\n", "total", total / g->opt.frames / 1e3);
+    printf("report: peak_memory_kb=%ld\n", peak_memory_kb());
+}
+
+static void shutdown_engine(engine *g)
+{
+    ecs_plugin_registry_destroy(g->registry); /* the plugins first: they use the rest */
+    ecs_compiler_output_free(&g->crate);
+    ecs_compiler_free(&g->compiler);
+    ecs_spawner_free(&g->spawner);
+    motion_manager_free(&g->motion);
+    actor_manager_free(&g->actors);
+    mesh_manager_free(&g->meshes);
+    ecs_transform_manager_free(&g->inventory);
+    ecs_transform_manager_free(&g->game);
+    ecs_entity_manager_free(&g->em);
+    free(g->crates);
+    free(g->move_nodes);
+    free(g->move_locals);
+}
+
+/* ---- arguments -------------------------------------------------------------------- */
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: engine [options]\n"
+            "  --level FILE        level JSON (default build/levels/standard.json, from examples/gen_level.c)\n"
+            "  --spin-level FILE   level with spin components (default examples/levels/spin_demo.json)\n"
+            "  --plugins DIR       folder holding spin.so (default build/plugins)\n"
+            "  --frames N          frames to run (default 120)\n"
+            "  --spawn N           crates spawned per frame (default 12)\n"
+            "  --destroy N         oldest crates destroyed per frame (default 10)\n"
+            "  --moving PERCENT    share of objects that move (default 2)\n"
+            "  --reload            hot-reload the spin plugin halfway through\n"
+            "  --quiet             a progress line every 10%% instead of every frame\n"
+            "  --help              this text\n");
+}
+
+static int parse_number(const char *s, uint32_t *out)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v > 100000000ul) return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    int a;
+    memset(o, 0, sizeof *o);
+    o->level = "build/levels/standard.json";
+    o->spin_level = "examples/levels/spin_demo.json";
+    o->plugins = "build/plugins";
+    o->frames = 120;
+    o->spawn = 12;
+    o->destroy = 10;
+    o->moving_percent = 2;
+    for (a = 1; a < argc; ++a) {
+        const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+        int ok = 1;
+        if (strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(arg, "--reload") == 0) o->reload = 1;
+        else if (strcmp(arg, "--quiet") == 0) o->quiet = 1;
+        else if (!val) ok = 0;
+        else if (strcmp(arg, "--level") == 0) o->level = val, ++a;
+        else if (strcmp(arg, "--spin-level") == 0) o->spin_level = val, ++a;
+        else if (strcmp(arg, "--plugins") == 0) o->plugins = val, ++a;
+        else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames), ++a;
+        else if (strcmp(arg, "--spawn") == 0) ok = parse_number(val, &o->spawn), ++a;
+        else if (strcmp(arg, "--destroy") == 0) ok = parse_number(val, &o->destroy), ++a;
+        else if (strcmp(arg, "--moving") == 0) ok = parse_number(val, &o->moving_percent) && o->moving_percent <= 100, ++a;
+        else ok = 0;
+        if (!ok) {
+            fprintf(stderr, "engine: bad argument '%s'%s%s\n", arg, val ? " " : "", val ? val : "");
+            usage(stderr);
+            return 0;
+        }
+    }
+    if (o->frames == 0) o->frames = 1;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    static engine g; /* zero-initialised */
+    uint32_t frame;
+    int rc = 1;
+    if (!parse_args(argc, argv, &g.opt)) return 2;
+    g.rng = 0x5EED5EED1234ull;
+    if (setup_worlds(&g) || setup_resources(&g) || setup_plugins(&g)) goto done;
+    if (spawn_level_file(&g, g.opt.level) < 0 || spawn_level_file(&g, g.opt.spin_level) < 0) goto done;
+    pick_movers(&g);
+    report(&g, "start");
+    for (frame = 0; frame < g.opt.frames; ++frame)
+        if (run_frame(&g, frame)) goto done;
+    collect_everything(&g);
+    report(&g, "end");
+    report_times(&g);
+    rc = 0;
+done:
+    shutdown_engine(&g);
+    return rc;
+}

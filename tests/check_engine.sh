@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tests/check_engine.sh - builds the example engine, its plugin and the
+# standard level, runs a few frames (with a hot reload in the middle) and
+# checks the report: the counts must be what the frames imply.
+set -eu
+cd "$(dirname "$0")/.."
+out=${BUILD_DIR_ROOT:-/tmp}/engine
+mkdir -p "$out/plugins" "$out/levels"
+STB=${STB_INCLUDE:-/usr/include/stb}
+gcc -std=c99 -O1 -g -fsanitize=address,undefined -Wall -Wextra -Wpedantic -Werror -I. -I"$STB" \
+  examples/engine.c -o "$out/engine" -lm -ldl
+gcc -std=c99 -O1 -g -fsanitize=address,undefined -shared -fPIC -I. examples/plugins/spin.c -o "$out/plugins/spin.so"
+gcc -O2 examples/gen_level.c -o "$out/gen_level" -lm
+"$out/gen_level" 2000 3 >"$out/levels/small.json"
+
+frames=9; spawn=5; destroy=3
+"$out/engine" --level "$out/levels/small.json" --plugins "$out/plugins" --frames $frames --spawn $spawn \
+  --destroy $destroy --reload --quiet >"$out/run.log" 2>&1 || { cat "$out/run.log"; exit 1; }
+grep -q "spin reloaded" "$out/run.log" || { echo "no reload in the log"; cat "$out/run.log"; exit 1; }
+
+field() { grep "report: when=$1 " "$out/run.log" | tr ' ' '\n' | grep "^$2=" | cut -d= -f2; }
+# crates: $spawn each frame; from the second frame on, $destroy of the oldest
+alive_crates=$((frames * spawn - (frames - 1) * destroy))
+fails=0
+expect() { # name start-key end-key per-crate
+  local start end want
+  start=$(field start "$2"); end=$(field end "$2")
+  want=$((start + alive_crates * $3))
+  if [ "$end" != "$want" ]; then echo "$1: $end at the end, expected $want"; fails=$((fails + 1)); fi
+}
+expect "entities alive" entities_alive 2      # a crate and its lid
+expect "game transforms" transforms_game 2
+expect "meshes" meshes 2
+expect "actors" actors 1
+[ "$(field end transforms_inventory)" = 1 ] || { echo "inventory world lost the pickaxe"; fails=$((fails + 1)); }
+[ "$(field end spins)" = "$(field start spins)" ] && [ "$(field end spins)" -gt 0 ] || { echo "spins changed"; fails=$((fails + 1)); }
+[ "$(field end crates_destroyed)" = $(((frames - 1) * destroy)) ] || { echo "wrong crates_destroyed"; fails=$((fails + 1)); }
+
+# bad input: a missing level and a missing plugin folder fail cleanly
+if "$out/engine" --level /nonexistent.json --plugins "$out/plugins" --frames 1 >"$out/bad.log" 2>&1; then
+  echo "a missing level did not fail"; fails=$((fails + 1)); fi
+grep -q "cannot read level" "$out/bad.log" || { echo "no message for a missing level"; fails=$((fails + 1)); }
+if "$out/engine" --level "$out/levels/small.json" --plugins /nonexistent --frames 1 >"$out/bad2.log" 2>&1; then
+  echo "a missing plugin did not fail"; fails=$((fails + 1)); fi
+grep -q "ECS_ERROR_PLUGIN_LOAD" "$out/bad2.log" || { echo "no message for a missing plugin"; fails=$((fails + 1)); }
+echo '{"entities": [' >"$out/levels/broken.json"
+if "$out/engine" --level "$out/levels/broken.json" --plugins "$out/plugins" --frames 1 >"$out/bad3.log" 2>&1; then
+  echo "a broken level did not fail"; fails=$((fails + 1)); fi
+grep -q "ECS_ERROR_JSON" "$out/bad3.log" || { echo "no message for a broken level"; fails=$((fails + 1)); }
+if "$out/engine" --frames nope >/dev/null 2>&1; then echo "a bad argument did not fail"; fails=$((fails + 1)); fi
+
+[ $fails -eq 0 ] || { cat "$out/run.log"; exit 1; }
+echo "check_engine: report counts match $frames frames of +$spawn/-$destroy crates; bad input fails cleanly"
