@@ -447,9 +447,12 @@ ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn 
 /** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
 ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
 /** Verifies blob and spawns it once into em. out (NULL, or room for
-    num_entities entities) receives the entity made for each resource entity.
-    All or nothing: on failure no entity stays alive, no spawned block stays
-    (its unspawn function ran), and out holds nil entities. See ERRORS. */
+    num_entities entities) receives the entity made for each resource entity;
+    with NULL the spawner keeps the table (sp->entities, until the next
+    spawn). All or nothing: on failure no entity stays alive and no spawned
+    block stays (its unspawn function ran); what out holds then is not alive
+    (nil where it was written). See ERRORS. A spawn function must not spawn
+    through the same spawner (its scratch is in use): use a second one. */
 ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
                              ecs_entity *out, ecs_error *err);
 /** Spawns `copies` copies of one blob (a prefab fired many times) sharing the
