@@ -22,6 +22,7 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#include "resource_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,37 +36,7 @@
         }                                                                        \
     } while (0)
 
-static ecs_result label_compile(void *user, ecs_compiler_context *ctx, const ecs_json_value *c)
-{
-    const ecs_json_value *t = ecs_json_member(ecs_compiler_doc(ctx), c, "text");
-    ecs_result r;
-    (void)user;
-    if (!t || t->type != ECS_JSON_STRING || t->count > 255) return ecs_compiler_error(ctx, t, "text: a short string");
-    if ((r = ecs_compiler_write_u8(ctx, (uint8_t)t->count)) != ECS_OK) return r;
-    return ecs_compiler_write(ctx, ecs_json_string(ecs_compiler_doc(ctx), t), t->count);
-}
-static uint32_t labels_live;
-static ecs_result label_spawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *ei, const void *data,
-                              uint32_t size)
-{
-    const unsigned char *p = (const unsigned char *)data;
-    uint32_t j, at = 0;
-    (void)user, (void)ei;
-    for (j = 0; j < n; ++j) {
-        if (at >= size || p[at] > size - at - 1u) return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE, "label");
-        at += 1u + p[at];
-    }
-    if (at != size) return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE, "label bytes");
-    labels_live += n;
-    return ECS_OK;
-}
-static void label_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *ei, const void *data,
-                          uint32_t size)
-{
-    (void)user, (void)ctx, (void)ei, (void)data, (void)size;
-    labels_live -= n;
-}
-/* big-endian label data is the same bytes: nothing to swap for it */
+static label_store labels; /* label data is bytes: the same in both byte orders */
 
 static int ready;
 static ecs_compiler compiler;
@@ -95,7 +66,7 @@ static void setup(void)
                                     &err) == ECS_OK);
     FUZZ_CHECK(ecs_spawner_register(&sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,
                                     &actor, &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "label", label_spawn, label_unspawn, ECS_SPAWNER_VARIABLE_SIZE, NULL, &err) ==
+    FUZZ_CHECK(ecs_spawner_register(&sp, "label", label_spawn, label_unspawn, ECS_SPAWNER_VARIABLE_SIZE, &labels, &err) ==
                ECS_OK);
     ready = 1;
 }
@@ -179,9 +150,9 @@ static void check_compile(const char *text, size_t size)
             if (r2 != ECS_OK) fprintf(stderr, "fuzz_json: spawn failed: %s\n", err.message);
             FUZZ_CHECK(r2 == ECS_OK);
             FUZZ_CHECK(ecs_entity_count(&em) == ne);
-            FUZZ_CHECK(ecs_transform_count(&tm) + mesh.count + actor.count + labels_live == instances);
+            FUZZ_CHECK(ecs_transform_count(&tm) + mesh.count + actor.count + labels.live == instances);
             FUZZ_CHECK(ecs_spawner_despawn(&sp, &em, native->blob, 1, ents) == ne);
-            FUZZ_CHECK(ecs_entity_count(&em) == 0 && ecs_transform_count(&tm) + mesh.count + actor.count + labels_live == 0);
+            FUZZ_CHECK(ecs_entity_count(&em) == 0 && ecs_transform_count(&tm) + mesh.count + actor.count + labels.live == 0);
             free(ents);
         }
     }
@@ -230,57 +201,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FUZZ_STANDALONE
-#include <dirent.h>
-
-static int replay_file(const char *path)
+static void fuzz_cleanup(void)
 {
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    if (!f) return 0;
-    do {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            buf = (unsigned char *)realloc(buf, cap);
-            if (!buf) abort();
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got);
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, n);
-    free(buf);
-    return 1;
-}
-
-int main(int argc, char **argv)
-{
-    int a, files = 0;
-    for (a = 1; a < argc; ++a) {
-        DIR *d = opendir(argv[a]);
-        struct dirent *de;
-        if (!d) {
-            files += replay_file(argv[a]);
-            continue;
-        }
-        while ((de = readdir(d)) != NULL) {
-            char path[4096];
-            if (de->d_name[0] == '.') continue;
-            snprintf(path, sizeof path, "%s/%s", argv[a], de->d_name);
-            files += replay_file(path);
-        }
-        closedir(d);
-    }
-    printf("fuzz_json: replayed %d inputs\n", files);
-    if (ready) {
-        ecs_spawner_free(&sp);
-        ecs_manager_free(&mesh);
-        ecs_manager_free(&actor);
-        ecs_transform_manager_free(&tm);
-        ecs_entity_manager_free(&em);
-        ecs_json_doc_free(&doc);
-        ecs_compiler_free(&compiler);
-    }
-    return files > 0 ? 0 : 1;
+    if (!ready) return;
+    ecs_spawner_free(&sp);
+    ecs_manager_free(&mesh);
+    ecs_manager_free(&actor);
+    ecs_transform_manager_free(&tm);
+    ecs_entity_manager_free(&em);
+    ecs_json_doc_free(&doc);
+    ecs_compiler_free(&compiler);
+    ready = 0;
 }
 #endif

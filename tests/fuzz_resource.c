@@ -19,6 +19,7 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#include "resource_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,28 +33,7 @@
         }                                                                           \
     } while (0)
 
-/* "label": variable-size, a length byte and that many bytes per instance */
-static uint32_t labels_live;
-static ecs_result label_spawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *ei, const void *data,
-                              uint32_t size)
-{
-    const unsigned char *p = (const unsigned char *)data;
-    uint32_t j, at = 0;
-    (void)user, (void)ei;
-    for (j = 0; j < n; ++j) {
-        if (at >= size || p[at] > size - at - 1u) return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE, "label");
-        at += 1u + p[at];
-    }
-    if (at != size) return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE, "label bytes");
-    labels_live += n;
-    return ECS_OK;
-}
-static void label_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *ei, const void *data,
-                          uint32_t size)
-{
-    (void)user, (void)ctx, (void)ei, (void)data, (void)size;
-    labels_live -= n;
-}
+static label_store labels;
 
 static int ready;
 static ecs_entity_manager em;
@@ -77,12 +57,12 @@ static void setup(void)
                                     &err) == ECS_OK);
     FUZZ_CHECK(ecs_spawner_register(&sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,
                                     &actor, &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "label", label_spawn, label_unspawn, ECS_SPAWNER_VARIABLE_SIZE, NULL, &err) ==
+    FUZZ_CHECK(ecs_spawner_register(&sp, "label", label_spawn, label_unspawn, ECS_SPAWNER_VARIABLE_SIZE, &labels, &err) ==
                ECS_OK);
     ready = 1;
 }
 
-static uint32_t instances(void) { return ecs_transform_count(&tm) + mesh.count + actor.count + labels_live; }
+static uint32_t instances(void) { return ecs_transform_count(&tm) + mesh.count + actor.count + labels.live; }
 
 static void spawn_and_check(const unsigned char *b, size_t size, uint32_t copies, ecs_entity *ents)
 {
@@ -136,55 +116,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FUZZ_STANDALONE
-#include <dirent.h>
-
-static int replay_file(const char *path)
+static void fuzz_cleanup(void)
 {
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    if (!f) return 0;
-    do {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            buf = (unsigned char *)realloc(buf, cap);
-            if (!buf) abort();
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got);
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, n);
-    free(buf);
-    return 1;
-}
-
-int main(int argc, char **argv)
-{
-    int a, files = 0;
-    for (a = 1; a < argc; ++a) {
-        DIR *d = opendir(argv[a]);
-        struct dirent *de;
-        if (!d) {
-            files += replay_file(argv[a]);
-            continue;
-        }
-        while ((de = readdir(d)) != NULL) {
-            char path[4096];
-            if (de->d_name[0] == '.') continue;
-            snprintf(path, sizeof path, "%s/%s", argv[a], de->d_name);
-            files += replay_file(path);
-        }
-        closedir(d);
-    }
-    printf("fuzz_resource: replayed %d inputs\n", files);
-    if (ready) {
-        ecs_spawner_free(&sp);
-        ecs_manager_free(&mesh);
-        ecs_manager_free(&actor);
-        ecs_transform_manager_free(&tm);
-        ecs_entity_manager_free(&em);
-    }
-    return files > 0 ? 0 : 1;
+    if (!ready) return;
+    ecs_spawner_free(&sp);
+    ecs_manager_free(&mesh);
+    ecs_manager_free(&actor);
+    ecs_transform_manager_free(&tm);
+    ecs_entity_manager_free(&em);
+    ready = 0;
 }
 #endif

@@ -8,6 +8,7 @@
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#include "resource_fixture.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -28,51 +29,6 @@ ECS_MANAGER_DEFINE(t_mesh, MESH_FIELDS)
 #define ACTOR_FIELDS(X) X(float, mass) X(float, radius)
 ECS_MANAGER_DEFINE(t_actor, ACTOR_FIELDS)
 
-/* "label": variable-size data, each instance a length byte and that many
-   bytes; the spawn function checks its own bytes and counts live labels. */
-typedef struct label_store {
-    uint32_t live;
-    uint32_t spawn_calls, unspawn_calls;
-} label_store;
-
-static ecs_result label_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
-                              const uint32_t *entity_index, const void *data, uint32_t size)
-{
-    label_store *s = (label_store *)user;
-    const unsigned char *p = (const unsigned char *)data;
-    uint32_t j, at = 0;
-    (void)entity_index;
-    for (j = 0; j < num_instances; ++j) {
-        if (at >= size || p[at] > size - at - 1u)
-            return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE, "label %u runs past the block", (unsigned)j);
-        at += 1u + p[at];
-    }
-    if (at != size) return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE, "%u stray label bytes", (unsigned)(size - at));
-    s->live += num_instances;
-    ++s->spawn_calls;
-    return ECS_OK;
-}
-
-static void label_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
-                          const uint32_t *entity_index, const void *data, uint32_t size)
-{
-    label_store *s = (label_store *)user;
-    (void)ctx, (void)entity_index, (void)data, (void)size;
-    s->live -= num_instances;
-    ++s->unspawn_calls;
-}
-
-static ecs_result label_compile(void *user, ecs_compiler_context *ctx, const ecs_json_value *c)
-{
-    static const char *const known[] = {"text"};
-    const ecs_json_value *t = ecs_json_member(ecs_compiler_doc(ctx), c, "text");
-    ecs_result r;
-    (void)user;
-    if ((r = ecs_compiler_check_members(ctx, c, known, 1)) != ECS_OK) return r;
-    if (!t || t->type != ECS_JSON_STRING || t->count > 255) return ecs_compiler_error(ctx, t, "text: a short string");
-    if ((r = ecs_compiler_write_u8(ctx, (uint8_t)t->count)) != ECS_OK) return r;
-    return ecs_compiler_write(ctx, ecs_json_string(ecs_compiler_doc(ctx), t), t->count);
-}
 
 /* "sound": compiled but never registered with the spawner (an unknown block) */
 static ecs_result sound_compile(void *user, ecs_compiler_context *ctx, const ecs_json_value *c)
@@ -143,34 +99,9 @@ static unsigned char *copy_blob(const void *blob, size_t size)
     return p;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        buf = (char *)malloc((size_t)n + 1);
-        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        }
-        if (buf) *len = (size_t)n;
-    }
-    fclose(f);
-    return buf;
-}
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng_state = x;
-    return (uint32_t)((x * 2685821657736338717ull) >> 32);
-}
+static uint32_t rnd(void) { return fixture_rnd(&rng_state); }
 
 /* ---- paths ------------------------------------------------------------------ */
 
@@ -269,7 +200,7 @@ static void test_json_suite(void)
         size_t nl = strlen(name);
         if (nl < 6 || strcmp(name + nl - 5, ".json") != 0) continue;
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        text = read_file(path, &len);
+        text = fixture_read_file(path, &len);
         CHECK_MSG(text != NULL, "cannot read %s", path);
         if (!text) continue;
         r = ecs_json_parse(&doc, text, len, &err);

@@ -9,6 +9,7 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#include "resource_fixture.h"
 #include "test.h"
 
 #include <math.h>
@@ -181,15 +182,7 @@ static void test_failure_leaves_nothing(void)
 /* a random level (nested JSON from random earlier parents), spawned, against
    world matrices computed here from the JSON's own numbers */
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t rnd(void)
-{
-    uint64_t x = rng_state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng_state = x;
-    return (uint32_t)((x * 2685821657736338717ull) >> 32);
-}
+static uint32_t rnd(void) { return fixture_rnd(&rng_state); }
 
 #define RL_N 2000
 #define RL_CLOSE 0xFFFFFFFEu
