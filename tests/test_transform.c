@@ -810,6 +810,19 @@ static void test_spawn(ecs_lookup_kind lookup, ecs_transform_mode mode, int shuf
         ref.num = j;
         level_context(&lv2, &em, &err, &ctx);
         before = tm.count;
+        /* first a block that fails at its last instance (its entity already
+           has a transform): everything made before it, links to the older
+           nodes included, is undone */
+        {
+            uint32_t last = lv2.index[lv2.num - 1];
+            ecs_entity keep = lv2.entity[last];
+            lv2.entity[last] = extra;
+            CHECK(ecs_transform_spawn(&tm, &ctx, lv2.num, lv2.index, lv2.data, lv2.num * 64) == ECS_ERROR_ALREADY_EXISTS);
+            lv2.entity[last] = keep;
+        }
+        CHECK(tm.count == before && links_ok(&tm));
+        for (k = 3; k < 500; k += 7) CHECK(ecs_instance_is_nil(ecs_transform_first_child(&tm, ecs_transform_lookup(&tm, lv2.entity[k]))));
+        for (k = 0; k < 500; ++k) CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, lv2.entity[k])) == (k % 7 != 3));
         CHECK(ecs_transform_spawn(&tm, &ctx, lv2.num, lv2.index, lv2.data, lv2.num * 64) == ECS_OK);
         CHECK(tm.count == before + lv2.num && links_ok(&tm));
         for (k = 0; k < 500; ++k) { /* nodes whose parent had a transform before are under it */
