@@ -1219,23 +1219,28 @@ void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
     if (m->next) m->next[to] = m->next[from];
 }
 
-int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+/* Swap-erase of instance i, whose entity id the caller knows. */
+static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id)
 {
-    uint32_t i = inst.i, id, last;
-    if (i >= m->count) return 0;
-    id = m->entity[i].id;
+    uint32_t last = m->count - 1u;
     ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
-    last = m->count - 1u;
     if (i != last) ecs_manager_move(m, last, i);
     m->count = last;
+}
+
+int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+{
+    if (inst.i >= m->count) return 0;
+    ecs__destroy_known(m, inst.i, m->entity[inst.i].id);
     return 1;
 }
 
 uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
 {
-    uint32_t n = 0;
-    ecs_instance i;
-    while (!ecs_instance_is_nil(i = ecs_manager_lookup(m, e))) n += (uint32_t)ecs_manager_destroy(m, i);
+    uint32_t n = 0, id = e.id & ECS__ID_MASK, i;
+    if ((id & ECS_INDEX_MASK) == 0) return 0;
+    /* the id is known: no read of the entity array (a cache miss saved) */
+    for (; (i = ecs__map_get(m, id)) != ECS__NIL; ++n) ecs__destroy_known(m, i, id);
     return n;
 }
 

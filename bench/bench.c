@@ -417,7 +417,7 @@ static void bc_destroy(void *p)
 {
     bc_ctx *c = (bc_ctx *)p;
     uint32_t k;
-    for (k = 0; k < c->n; ++k) bench_body_destroy(&c->m, bench_body_lookup(&c->m, c->order[k]));
+    for (k = 0; k < c->n; ++k) bench_body_destroy_entity(&c->m, c->order[k]);
     c->acc += bench_body_count(&c->m);
 }
 /* half the entities die; gc runs (as once per frame) until 99% of their
