@@ -1493,7 +1493,7 @@ int ecs_transform_world_pass(ecs_transform_manager *tm)
 
 void ecs_transform_commit(ecs_transform_manager *tm)
 {
-    uint32_t k, i, idle;
+    uint32_t k, i, idle, fd, n, leaving = 0;
     if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
     /* 1. changed nodes (and their subtrees) into the dirty range */
     for (k = 0; k < tm->num_pending; ++k) {
@@ -1501,38 +1501,34 @@ void ecs_transform_commit(ecs_transform_manager *tm)
         if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
     }
     tm->num_pending = 0;
-    /* 2. parents before children: a child whose parent comes later swaps with it */
-    for (i = tm->first_dirty; i < tm->count; ++i) {
-        uint32_t p;
-        while ((p = tm->parent[i]) != ECS__TF_NIL && p > i) ecs__tf_swap(tm, i, p);
-    }
-    /* 3. worlds; a node below a node changed this frame counts as changed */
-    {
-        ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
-        const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
-        const uint32_t *par = tm->parent, fd = tm->first_dirty, n = tm->count;
-        uint8_t *age = tm->age;
-        for (i = fd; i < n; ++i) {
-            uint32_t p = par[i];
-            if (p == ECS__TF_NIL) {
-                w[i] = l[i];
-            } else {
-                if (p >= fd && age[p] < age[i]) age[i] = age[p];
-                ecs__tf_mul(w[i].m, l[i].m, w[p].m);
-            }
-        }
-    }
-    /* 4. age; idle nodes leave the range (their parents are idle as long or
-       clean: a child's age never exceeds its dirty parent's after step 3) */
+    /* 2. one sweep over the range: a child whose parent comes later swaps with
+       it (swaps only touch later positions, so everything before i is
+       settled); then the world, and the age: commits since the node or a
+       dirty ancestor changed, so a child is never older than its dirty parent */
     idle = ecs__tf_idle(tm);
-    for (i = tm->first_dirty; i < tm->count; ++i) {
-        uint32_t a = tm->age[i] + 1u;
-        tm->age[i] = (uint8_t)(a > 255u ? 255u : a);
-        if (tm->age[i] >= idle) {
-            ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
-            ++tm->first_dirty;
+    fd = tm->first_dirty;
+    n = tm->count;
+    for (i = fd; i < n; ++i) {
+        uint32_t p, a;
+        while ((p = tm->parent[i]) != ECS__TF_NIL && p > i) ecs__tf_swap(tm, i, p);
+        a = tm->age[i] + 1u;
+        if (p == ECS__TF_NIL) {
+            tm->world[i] = tm->local[i];
+        } else {
+            if (p >= fd && tm->age[p] < a) a = tm->age[p];
+            ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
         }
+        tm->age[i] = (uint8_t)(a > 255u ? 255u : a);
+        leaving |= a >= idle;
     }
+    /* 3. nodes unchanged for idle_frames commits leave the range (their dirty
+       parents are at least as old, so they leave too) */
+    if (leaving)
+        for (i = tm->first_dirty; i < n; ++i)
+            if (tm->age[i] >= idle) {
+                ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
+                ++tm->first_dirty;
+            }
 }
 
 /* ---- spawning --------------------------------------------------------------------- */

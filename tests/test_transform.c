@@ -616,13 +616,17 @@ static void test_deferred(void)
         CHECK(tm.entity[k].id == es[20 + k - 90].id);
     }
     CHECK(ecs_transform_world(&tm, ecs_transform_lookup(&tm, es[29]))->m[13] == 5.0f);
-    /* a node that keeps moving stays; the rest of the chain stays with it */
+    /* a node that keeps moving stays, the rest of its chain with it, while
+       another chain that moved once leaves after idle_frames commits */
+    m = translation(0, 0, 0);
+    CHECK(ecs_transform_set_local(&tm, ecs_transform_lookup(&tm, es[70]), &m) == ECS_OK);
     for (f = 0; f < 10; ++f) {
         m = translation(0, (float)f, 0);
         CHECK(ecs_transform_set_local(&tm, ecs_transform_lookup(&tm, es[20]), &m) == ECS_OK);
         ecs_transform_commit(&tm);
-        CHECK(tm.first_dirty == 90);
+        CHECK_MSG(tm.first_dirty == (f < 2 ? 80u : 90u), "commit %u: first_dirty %u", (unsigned)f, (unsigned)tm.first_dirty);
         CHECK(ecs_transform_world(&tm, ecs_transform_lookup(&tm, es[25]))->m[13] == (float)f);
+        for (k = tm.first_dirty; k < tm.count; ++k) CHECK(tm.entity[k].id >= es[20].id && tm.entity[k].id <= es[29].id + (f < 2 ? 50u : 0u));
     }
     for (f = 0; f < 3; ++f) ecs_transform_commit(&tm);
     CHECK(tm.first_dirty == 100);
