@@ -1457,8 +1457,10 @@ static int ecs__res_any_at_least(const uint32_t *v, uint32_t n, uint32_t limit)
         const __m128i bias = _mm_set1_epi32(INT32_MIN);
         const __m128i last = _mm_xor_si128(_mm_set1_epi32((int)(limit - 1u)), bias);
         __m128i acc = _mm_setzero_si128();
-        for (; j + 4u <= n; j += 4u)
-            acc = _mm_or_si128(acc, _mm_cmpgt_epi32(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + j)), bias), last));
+        for (; j + 4u <= n; j += 4u) {
+            __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + j)), bias);
+            acc = _mm_or_si128(acc, _mm_cmpgt_epi32(x, last));
+        }
         bad = (uint32_t)_mm_movemask_epi8(acc);
     }
 #endif
