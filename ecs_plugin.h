@@ -210,9 +210,9 @@ DOES NOT
    hand over, or do not reload such plugins), migrate a state whose layout
    changed (put a version number at its start), unload C++ plugins that glibc
    marks unique (STB_GNU_UNIQUE symbols; build with -fno-gnu-unique), watch
-   files with inotify (poll once a frame), sandbox plugins, or fix up an entity
-   destroy callback a plugin registered (ecs.h has no unregister, so the
-   entities API does not offer it).
+   files with inotify (poll once a frame), sandbox plugins, or offer entity
+   destroy callbacks to plugins (a reload would have to re-point them;
+   plugins collect their data with gc instead).
 */
 #ifndef ECS_PLUGIN_H_INCLUDED
 #define ECS_PLUGIN_H_INCLUDED
