@@ -157,7 +157,7 @@ static void bt_world_pass_rows(void)
     ecs_transform_manager tm;
     ecs_entity *es = (ecs_entity *)malloc((size_t)n * sizeof *es);
     ecs_mat4 *plain_local, *plain_world, *frame_locals;
-    double s_pass[64], s_plain[64], s_frame[64], pass, plain;
+    double s_pass[192], s_plain[192], s_frame[64], pass, plain;
     size_t heap0;
     int r, reps = BENCH_REPS < 64 ? BENCH_REPS : 64;
     uint64_t rng = 0xF00Du;
@@ -187,30 +187,37 @@ static void bt_world_pass_rows(void)
     memcpy(plain_local, tm.local, (size_t)n * sizeof *plain_local);
     memcpy(plain_parent, tm.parent, (size_t)n * sizeof *plain_parent);
 
-    for (r = -1; r < reps; ++r) {
-        double t0, t1;
-        int linear;
-        t0 = bench_now_ns();
-        linear = ecs_transform_world_pass(&tm);
-        t1 = bench_now_ns();
-        if (!linear) fprintf(stderr, "bench: world pass was not linear after reorder\n");
-        bench_checksum_add(tm.world[n - 1].m[12]);
-        if (r >= 0) s_pass[r] = (t1 - t0) / n;
-
-        t0 = bench_now_ns();
-        for (k = 0; k < n; ++k) {
-            uint32_t p = plain_parent[k];
-            if (p == BT_NIL) plain_world[k] = plain_local[k];
-            else bt_mul(plain_world[k].m, plain_local[k].m, plain_world[p].m);
+    /* pass and plain alternate, in both orders, three times BENCH_REPS
+       samples each (a pass is a few ms): machine noise hits both alike */
+    for (r = -1; r < 3 * reps; ++r) {
+        int q;
+        for (q = 0; q < 2; ++q) {
+            double t0, t1;
+            if ((q == 0) == (r % 2 == 0)) {
+                int linear;
+                t0 = bench_now_ns();
+                linear = ecs_transform_world_pass(&tm);
+                t1 = bench_now_ns();
+                if (!linear) fprintf(stderr, "bench: world pass was not linear after reorder\n");
+                bench_checksum_add(tm.world[n - 1].m[12]);
+                if (r >= 0) s_pass[r] = (t1 - t0) / n;
+            } else {
+                t0 = bench_now_ns();
+                for (k = 0; k < n; ++k) {
+                    uint32_t p = plain_parent[k];
+                    if (p == BT_NIL) plain_world[k] = plain_local[k];
+                    else bt_mul(plain_world[k].m, plain_local[k].m, plain_world[p].m);
+                }
+                t1 = bench_now_ns();
+                bench_checksum_add(plain_world[n - 1].m[12]);
+                if (r >= 0) s_plain[r] = (t1 - t0) / n;
+            }
         }
-        t1 = bench_now_ns();
-        bench_checksum_add(plain_world[n - 1].m[12]);
-        if (r >= 0) s_plain[r] = (t1 - t0) / n;
     }
     if (memcmp(plain_world, tm.world, (size_t)n * sizeof *plain_world) != 0)
         fprintf(stderr, "bench: world pass and plain loop disagree\n");
-    pass = bench_median(s_pass, reps);
-    plain = bench_median(s_plain, reps);
+    pass = bench_median(s_pass, 3 * reps);
+    plain = bench_median(s_plain, 3 * reps);
     bench_row("transform_world_pass_ns", pass, "ns");
     bench_row("transform_world_pass_plain_ns", plain, "ns");
     bench_row("transform_world_pass_ratio", pass / plain, "x");
