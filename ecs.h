@@ -233,12 +233,11 @@ typedef struct ecs_entity__callback {
 } ecs_entity__callback;
 
 /** Tracks which entities are alive. Zero-initialised is a valid empty manager.
-    Read-only members for the curious: `num_indices` (slots in use, slot 0
-    included once anything was created), `num_free` (queued indices). */
+    Read-only members for the curious: `max_index` (the highest index handed
+    out so far), `num_free` (queued indices). */
 typedef struct ecs_entity_manager {
     uint8_t *generation;       /* one byte per index */
-    uint32_t num_indices;      /* indices handed out so far, slot 0 included */
-    uint32_t alive_limit;      /* num_indices - 1 (0 when empty): alive's bound */
+    uint32_t max_index;        /* highest index handed out so far, 0 when none */
     uint32_t capacity;         /* allocated bytes of `generation` */
     uint32_t *free_ring;       /* FIFO of destroyed indices, stored as the id each
                                   index will carry when reissued (ring buffer) */
@@ -300,8 +299,8 @@ static inline int ecs_entity_is_nil(ecs_entity e) { return (e.id & ECS_INDEX_MAS
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
-    /* idx - 1 < alive_limit rejects index 0 and indices never handed out. */
-    return idx - 1u < em->alive_limit &&
+    /* idx - 1 < max_index rejects index 0 and indices never handed out. */
+    return idx - 1u < em->max_index &&
            em->generation[idx] == (uint8_t)((e.id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK);
 }
 
@@ -312,14 +311,13 @@ int ecs_entity__destroy_slow(ecs_entity_manager *em, ecs_entity e);
 static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 {
     ecs_entity e;
-    uint32_t n = em->num_indices;
+    uint32_t n = em->max_index + 1u;
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) { /* the queue's front */
         e.id = em->free_ring[em->free_head];
         em->free_head = (em->free_head + 1u) & (em->free_capacity - 1u);
         --em->num_free;
-    } else if (n - 1u < em->capacity - 2u) {       /* a fresh index (generation 0) */
-        em->alive_limit = n;
-        em->num_indices = n + 1u;
+    } else if (n < em->capacity) {                 /* a fresh index (generation 0) */
+        em->max_index = n;
         e.id = n;
     } else {
         return ecs_entity__create_slow(em);
@@ -739,28 +737,15 @@ static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
     ++em->num_free;
 }
 
-/* Hands out a fresh index; slot 0 is reserved the first time. */
-static uint32_t ecs__entity_grow_one(ecs_entity_manager *em)
-{
-    if (em->num_indices == 0) {
-        em->generation[0] = 0;
-        em->num_indices = 1;
-    }
-    em->generation[em->num_indices] = 0;
-    em->alive_limit = em->num_indices;
-    return em->num_indices++;
-}
-
 ecs_entity ecs_entity__create_slow(ecs_entity_manager *em)
 {
     ecs_entity e = {0};
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
         e.id = ecs__free_pop(em);
-    } else if (em->num_indices <= ECS__INDEX_LIMIT) {
-        if (em->num_indices + 2u > em->capacity &&
-            ecs__entity_reserve(em, em->num_indices + 2u) != ECS_OK)
+    } else if (em->max_index < ECS__INDEX_LIMIT) { /* index 0 stays reserved */
+        if (em->max_index + 2u > em->capacity && ecs__entity_reserve(em, em->max_index + 2u) != ECS_OK)
             return e;
-        e.id = ecs__entity_grow_one(em);
+        e.id = ++em->max_index;
     } else if (em->num_free > 0) {
         e.id = ecs__free_pop(em); /* a free index beats a failure */
     } else {
@@ -782,7 +767,7 @@ ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity
         if (from_queue > n) from_queue = n;
     }
     fresh = n - from_queue;
-    room = em->num_indices ? ECS__INDEX_LIMIT + 1u - em->num_indices : ECS__INDEX_LIMIT;
+    room = ECS__INDEX_LIMIT - em->max_index;
     if (fresh > room) { /* exhausted: the queue's remaining indices fill in */
         uint32_t extra = fresh - room;
         if (extra > em->num_free - from_queue) {
@@ -794,20 +779,13 @@ ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity
         from_queue += extra;
         fresh = room;
     }
-    if (fresh && ecs__entity_reserve(em, em->num_indices + fresh + 1u) != ECS_OK) {
+    if (fresh && ecs__entity_reserve(em, em->max_index + fresh + 1u) != ECS_OK) {
         memset(out, 0, (size_t)n * sizeof *out);
         return em->error.code;
     }
     for (k = 0; k < from_queue; ++k) out[k].id = ecs__free_pop(em);
-    if (fresh) {
-        if (em->num_indices == 0) {
-            em->generation[0] = 0;
-            em->num_indices = 1;
-        }
-        for (k = 0; k < fresh; ++k) out[from_queue + k].id = em->num_indices + k;
-        em->num_indices += fresh;
-        em->alive_limit = em->num_indices - 1u;
-    }
+    for (k = 0; k < fresh; ++k) out[from_queue + k].id = em->max_index + 1u + k;
+    em->max_index += fresh;
     return ECS_OK;
 }
 
@@ -910,7 +888,7 @@ ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destr
 
 uint32_t ecs_entity_count(const ecs_entity_manager *em)
 {
-    return em->num_indices ? em->num_indices - 1u - em->num_free - em->num_retired : 0u;
+    return em->max_index - em->num_free - em->num_retired;
 }
 
 /* ---- component managers -------------------------------------------------- */

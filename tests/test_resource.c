@@ -671,11 +671,11 @@ static void test_all_or_nothing(void)
     ecs_spawner_unregister(&w.sp, "fail");
     CHECK(ecs_spawner_register(&w.sp, "fail", fail_spawn, fail_unspawn, 8, &f, &err) == ECS_OK);
     f.calls = 0;
-    before_indices = w.em.num_indices;
+    before_indices = w.em.max_index;
     CHECK(ecs_spawner_spawn(&w.sp, &w.em, out.blob, out.size, ents, &err) == ECS_ERROR_SPAWN_FAILED);
     CHECK_MSG(has(err.message, "(block 2 size)") && has(err.message, "component 'fail' has 8 bytes for 2 instances of 8"),
               "%s", err.message);
-    CHECK(w.em.num_indices == before_indices && ecs_entity_count(&w.em) == 0 && f.calls == 0);
+    CHECK(w.em.max_index == before_indices && ecs_entity_count(&w.em) == 0 && f.calls == 0);
     /* and with everything in order it spawns */
     ecs_spawner_unregister(&w.sp, "fail");
     CHECK(ecs_spawner_register(&w.sp, "fail", fail_spawn, fail_unspawn, 4, &f, &err) == ECS_OK);
