@@ -409,7 +409,8 @@ ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
 ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 /** ecs_manager_create without zero-filling the fields (the caller writes
     every field: the typed wrappers and ecs_manager_spawn use it). */
-ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
+static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
+ecs_instance ecs_manager__create_slow(ecs_manager *m, ecs_entity e);
 /** e's first instance, or nil (also for nil, stale and unknown entities).
     Dense managers answer inline with one memory access. */
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
@@ -437,6 +438,22 @@ void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
 {
     return (char *)m->field[k] + (size_t)i * m->fields[k].size;
+}
+static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
+{
+    uint32_t id = e.id & (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS)), idx = id & ECS_INDEX_MASK;
+    uint32_t i = m->count;
+    /* dense fast path: room, and the entity owns no instance yet */
+    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx < m->dense_capacity && idx != 0 &&
+        m->dense[idx].id != id) {
+        m->dense[idx].id = id;
+        m->dense[idx].first = i;
+        m->entity[i].id = id;
+        if (m->next) m->next[i] = ECS_INSTANCE_NIL;
+        m->count = i + 1u;
+        return ecs_instance_make(i);
+    }
+    return ecs_manager__create_slow(m, e);
 }
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
 {
@@ -510,7 +527,7 @@ uint32_t ecs_manager_record_size(const ecs_manager *m);
     ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                           \
     {                                                                                         \
         ecs_instance i = ecs_manager_create_uninitialized(&m->core, e);                       \
-        name##_refresh_(m);                                                                   \
+        if (m->entity != m->core.entity) name##_refresh_(m);                                  \
         if (!ecs_instance_is_nil(i)) { FIELDS(ECS__FIELD_ZERO) }                              \
         return i;                                                                             \
     }                                                                                         \
@@ -1136,7 +1153,7 @@ ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
     return i;
 }
 
-ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
+ecs_instance ecs_manager__create_slow(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = e.id & ECS__ID_MASK, first, i;
     if ((id & ECS_INDEX_MASK) == 0) {
