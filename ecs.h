@@ -801,8 +801,11 @@ ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity
         return em->error.code;
     }
     for (k = 0; k < from_queue; ++k) out[k].id = ecs__free_pop(em);
-    for (k = 0; k < fresh; ++k) out[from_queue + k].id = em->max_index + 1u + k;
-    em->max_index += fresh;
+    {
+        uint32_t first = em->max_index + 1u; /* a local: stores to out may alias *em */
+        for (k = 0; k < fresh; ++k) out[from_queue + k].id = first + k;
+        em->max_index = first - 1u + fresh;
+    }
     return ECS_OK;
 }
 
@@ -854,13 +857,16 @@ uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_e
     if (!es) return 0;
     if (em->num_callbacks == 0 && em->free_capacity - em->num_free >= n) {
         /* fast path: no callbacks, the queue has room */
-        uint32_t mask = em->free_capacity - 1u, tail = em->free_head + em->num_free;
+        /* locals: the byte stores below may alias any member of *em */
+        uint32_t mask = em->free_capacity - 1u, tail = em->free_head + em->num_free, limit = em->max_index;
+        uint8_t *generation = em->generation;
+        uint32_t *ring = em->free_ring;
         for (k = 0; k < n; ++k) {
-            uint32_t idx = es[k].id & ECS_INDEX_MASK;
-            if (!ecs_entity_alive(em, es[k])) continue;
-            uint32_t gen = (em->generation[idx] + 1u) & ECS_GENERATION_MASK;
-            em->generation[idx] = (uint8_t)gen;
-            em->free_ring[(tail + destroyed) & mask] = idx | (gen << ECS_INDEX_BITS);
+            uint32_t idx = es[k].id & ECS_INDEX_MASK, gen = (es[k].id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK;
+            if (idx - 1u >= limit || generation[idx] != gen) continue; /* not alive */
+            gen = (gen + 1u) & ECS_GENERATION_MASK;
+            generation[idx] = (uint8_t)gen;
+            ring[(tail + destroyed) & mask] = idx | (gen << ECS_INDEX_BITS);
             ++destroyed;
         }
         em->num_free += destroyed;
@@ -941,7 +947,12 @@ static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
     uint32_t k;
     at += (size_t)cap * sizeof(ecs_entity);
     for (k = 0; k < m->num_fields; ++k) {
-        at = ecs__align_up(at, ecs__field_align(&m->fields[k]));
+        size_t a = ecs__field_align(&m->fields[k]);
+        /* stagger the arrays by a cache line each: with power-of-two
+           capacities they would otherwise start at the same offset modulo
+           4096, and a loop reading one array while writing another would
+           suffer the CPU's 4K-aliasing stalls */
+        at = ecs__align_up(at, a) + (size_t)(k + 1u) * (a > 64u ? a : 64u);
         if (offsets) offsets[k] = at;
         at += (size_t)cap * m->fields[k].size;
     }

@@ -580,12 +580,29 @@ static void bench_component_rows(void)
             aos.pm[k].position = plain.pos[k];
             aos.pm[k].velocity = plain.vel[k];
         }
-        /* interleave the three so that machine noise hits them alike */
-        t_sim = bench__time(NULL, bc_simulate, NULL, &c);
-        t_plain = bench__time(NULL, bs_plain, NULL, &plain);
-        t_aos = bench__time(NULL, bs_aos, NULL, &aos);
-        t_sim = 0.5 * (t_sim + bench__time(NULL, bc_simulate, NULL, &c));
-        t_plain = 0.5 * (t_plain + bench__time(NULL, bs_plain, NULL, &plain));
+        /* the three alternate, one repetition each in turn, so that machine
+           noise hits them alike; 3 x BENCH_REPS repetitions, medians */
+        {
+            double s_sim[64], s_plain[64], s_aos[64], t0;
+            int r, reps = 3 * BENCH_REPS < 64 ? 3 * BENCH_REPS : 64;
+            bc_simulate(&c); /* warm-up */
+            bs_plain(&plain);
+            bs_aos(&aos);
+            for (r = 0; r < reps; ++r) {
+                t0 = bench_now_ns();
+                bc_simulate(&c);
+                s_sim[r] = bench_now_ns() - t0;
+                t0 = bench_now_ns();
+                bs_plain(&plain);
+                s_plain[r] = bench_now_ns() - t0;
+                t0 = bench_now_ns();
+                bs_aos(&aos);
+                s_aos[r] = bench_now_ns() - t0;
+            }
+            t_sim = bench_median(s_sim, reps);
+            t_plain = bench_median(s_plain, reps);
+            t_aos = bench_median(s_aos, reps);
+        }
         bench_row("simulate_ns", t_sim / n, "ns");
         bench_row("simulate_plain_ns", t_plain / n, "ns");
         bench_row("simulate_ratio", t_sim / t_plain, "x");
