@@ -56,48 +56,14 @@ int main(void) {
 #include <string.h>
 #include "tests/test.h"
 
-/* Lines of `path` from the line after the one containing `from` up to the
-   line containing `to`, with `indent` leading spaces removed from each. */
-static int read_block(const char *path, const char *from, const char *to, int indent, char *out, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    char line[512];
-    size_t used = 0;
-    int inside = 0, found = 0;
-    if (!f) return 0;
-    out[0] = '\0';
-    while (fgets(line, sizeof line, f)) {
-        if (!inside) {
-            if (strstr(line, from)) inside = 1;
-            continue;
-        }
-        if (strstr(line, to)) {
-            found = 1;
-            break;
-        }
-        {
-            const char *s = line;
-            int k;
-            size_t len;
-            for (k = 0; k < indent && *s == ' '; ++k) ++s;
-            len = strlen(s);
-            if (used + len + 1 > cap) break;
-            memcpy(out + used, s, len + 1);
-            used += len;
-        }
-    }
-    fclose(f);
-    return found;
-}
-
 int main(void)
 {
     static char doc[8192], code[8192];
     size_t n;
     CHECK(quick_start_main() == 0);
     /* The doc block: from the QUICK START heading to the next section heading. */
-    CHECK(read_block("ecs_resource.h", "QUICK START (compiled", "FORMAT (version 1", 4, doc, sizeof doc));
-    CHECK(read_block("tests/test_resource_readme.c", "QUICK START BEGIN", "QUICK START END", 0, code, sizeof code));
+    CHECK(test_read_block("ecs_resource.h", "QUICK START (compiled", "FORMAT (version 1", 4, doc, sizeof doc));
+    CHECK(test_read_block("tests/test_resource_readme.c", "QUICK START BEGIN", "QUICK START END", 0, code, sizeof code));
     /* the doc block starts with a blank line and ends with one */
     n = strlen(doc);
     CHECK(n > 2 && doc[0] == '\n' && doc[n - 1] == '\n' && doc[n - 2] == '\n');
