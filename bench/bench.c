@@ -122,7 +122,7 @@ static void bench_row(const char *metric, double value, const char *unit)
 static double bench_row_value(const char *metric)
 {
     int k;
-    for (k = 0; k < bench__num_rows; ++k)
+    for (k = bench__num_rows; k-- > 0;) /* the newest row of that name */
         if (strcmp(bench__rows[k].metric, metric) == 0) return bench__rows[k].value;
     return NAN;
 }
@@ -1200,19 +1200,20 @@ static void bench_plot(const char *path)
     {
         const double W = 760, H = 440, L = 70, R = 220, T = 30, B = 50;
         const double lx0 = log10(1000.0), lx1 = log10(4000000.0);
-        ymax = ceil(ymax / 5.0) * 5.0;
+        const double ly0 = -1.0, ly1 = ceil(log10(ymax > 1.0 ? ymax : 1.0)); /* log axis: 0.1 ns up */
+#define BENCH__Y(v) (H - B - (log10((v) > 0.1 ? (v) : 0.1) - ly0) / (ly1 - ly0) * (H - B - T))
         fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
         fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-        fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N (median of 5, log N)</text>\n", L);
+        fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N (median of 5; both axes log)</text>\n", L);
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T, L, H - B);
         for (s = 0; s < NS; ++s) {
             double x = L + (log10((double)sizes[s]) - lx0) / (lx1 - lx0) * (W - R - L);
             fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%u</text>\n", x, H - B + 16, (unsigned)sizes[s]);
         }
-        for (k = 0; k <= 5; ++k) {
-            double v = ymax * k / 5.0, y = H - B - v / ymax * (H - B - T);
-            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>\n", L - 6, y + 4, v);
+        for (k = 0; k <= (uint32_t)(ly1 - ly0); ++k) {
+            double v = pow(10.0, ly0 + k), y = BENCH__Y(v);
+            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L - 6, y + 4, v);
             fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
         }
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">N (entities)</text>\n", (L + W - R) / 2, H - 12);
@@ -1220,13 +1221,14 @@ static void bench_plot(const char *path)
             fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", series[k].colour);
             for (s = 0; s < NS; ++s) {
                 double x = L + (log10((double)sizes[s]) - lx0) / (lx1 - lx0) * (W - R - L);
-                double v = series[k].ns[s] < ymax ? series[k].ns[s] : ymax;
-                fprintf(f, "%.1f,%.1f ", x, H - B - v / ymax * (H - B - T));
+                fprintf(f, "%.1f,%.1f ", x, BENCH__Y(series[k].ns[s]));
             }
-            fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R + 10, T + 16.0 * k + 10, series[k].colour,
-                    series[k].metric);
+            fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/>",
+                    W - R + 8, T + 16.0 * k + 6, W - R + 26, T + 16.0 * k + 6, series[k].colour);
+            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", W - R + 32, T + 16.0 * k + 10, series[k].metric);
         }
         fprintf(f, "</svg>\n");
+#undef BENCH__Y
     }
     fclose(f);
     fprintf(stderr, "bench: wrote %s\n", path);
