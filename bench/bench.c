@@ -244,6 +244,17 @@ static void be_churn(void *p)
         c->acc += c->ids[round].id;
     }
 }
+/* the same, destroying in creation order (the friendliest order) */
+static void be_churn_in_order(void *p)
+{
+    be_ctx *c = (be_ctx *)p;
+    uint32_t round, k;
+    for (round = 0; round < 10; ++round) {
+        for (k = 0; k < c->n; ++k) c->ids[k] = ecs_entity_create(&c->em);
+        for (k = 0; k < c->n; ++k) ecs_entity_destroy(&c->em, c->ids[k]);
+        c->acc += c->ids[round].id;
+    }
+}
 /* the same churn, untimed, keeping every destroyed id and asking alive()
    about all of them after each round */
 static void be_churn_stale(be_ctx *c)
@@ -327,6 +338,8 @@ static void bench_entity_rows(void)
     bench_row("destroy_many_ns", t / n, "ns");
     t = bench__time(be_fresh, be_churn, NULL, &c);
     bench_row("churn_ns", t / (10.0 * n), "ns");
+    t = bench__time(be_fresh, be_churn_in_order, NULL, &c);
+    bench_row("churn_creation_order_ns", t / (10.0 * n), "ns");
     be_churn_stale(&c);
     bench_row("churn_stale_alive", (double)c.stale_alive, "ids");
 
