@@ -63,11 +63,19 @@ ENTITIES
    is never alive. The manager keeps one generation byte per index and a FIFO
    queue of destroyed indices; an index is reused only while more than
    ECS_MINIMUM_FREE_INDICES indices wait in the queue. A destroy bumps the
-   index's generation, so an id comes back only after its index has run
-   2^ECS_GENERATION_BITS laps through the queue: with the defaults, at least
-   256 * 1025 destroys of other entities in between. That wrap is accepted by
-   design (the seed's trade-off): hold ids across that many destroys and a
-   dead id may look alive again.
+   index's generation (one byte), so a dead id tests alive again only at its
+   index's 2^ECS_GENERATION_BITS-th destroy and is handed out again one lap
+   later: with the defaults, after 255 and 256 laps of at least 1025 destroys
+   each through the queue. That wrap is the seed's accepted trade-off: hold
+   an id across some 260,000 destroys and it may look alive again.
+   ecs_entity_create / _create_many / _alive / _destroy / _destroy_many /
+   _count, ecs_entity_index / _generation / _make / _is_nil. When every index
+   is alive, create takes a queued index even below the threshold (a free
+   index beats a failure); with the queue empty too it returns nil and sets
+   em->error (ECS_ERROR_INDICES_EXHAUSTED). ecs_entity_on_destroy(em, fn,
+   user) runs fn for every destroyed entity while it is still alive (for
+   components that hold outside resources; fn may destroy other entities);
+   ecs_entity_on_destroy_remove undoes it.
 
 COMPONENT MANAGERS
    ECS_MANAGER_DEFINE(name, FIELDS) declares `name`, a struct with a typed
@@ -98,7 +106,9 @@ CONFIGURATION (define before including; the same value in every file)
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free);
                                    ECS_REALLOC(NULL, n) must allocate
-   ECS_ASSERT(x)                   debug checks of misuse (default assert)
+   ECS_ASSERT(x)                   checks of arguments whose misuse would be
+                                   undefined behaviour (default assert(); off
+                                   with NDEBUG)
    ECS_NO_STB_DS_IMPLEMENTATION    you compile STB_DS_IMPLEMENTATION elsewhere
 
 STB_DS
@@ -1216,7 +1226,9 @@ static void ecs__copy(void *dst, const void *src, uint32_t size)
 
 void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
-    uint32_t k, id = m->entity[from].id;
+    uint32_t k, id;
+    ECS__ASSERT(from < m->capacity && to < m->capacity);
+    id = m->entity[from].id;
     if (from == to) return;
     ecs__repoint(m, id, from, to);
     m->entity[to] = m->entity[from];
