@@ -1326,15 +1326,20 @@ ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t 
                              (unsigned)rec, (unsigned long long)num_instances * rec, (unsigned)size);
     if (ecs__grow_for(m, m->count + num_instances) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
-    for (j = 0; j < num_instances; ++j, src += rec) {
+    for (j = 0; j < num_instances; ++j) { /* instances first .. first + j, in order */
         ecs_instance i = ecs_manager_create_uninitialized(m, ctx->entity[entity_index[j]]);
         if (ecs_instance_is_nil(i)) { /* undo: ours are the last instances */
             ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
             while (m->count > first) ecs_manager_destroy(m, ecs_instance_make(m->count - 1u));
             return ctx->error ? ctx->error->code : ECS_ERROR_SPAWN_FAILED;
         }
-        for (k = 0, at = src; k < m->num_fields; at += m->fields[k].size, ++k)
-            ecs__copy(ecs_manager_field(m, k, i.i), at, m->fields[k].size);
+    }
+    /* then one field at a time: sequential writes into each array */
+    for (k = 0, at = src; k < m->num_fields; at += m->fields[k].size, ++k) {
+        uint32_t sz = m->fields[k].size;
+        unsigned char *dst = (unsigned char *)ecs_manager_field(m, k, first);
+        const unsigned char *from = at;
+        for (j = 0; j < num_instances; ++j, dst += sz, from += rec) ecs__copy(dst, from, sz);
     }
     return ECS_OK;
 }
