@@ -18,6 +18,9 @@
    mmap for big blocks), so after the warm-up every repetition runs on memory
    the process already owns: first-touch page faults are not timed.
    Baselines run in the same process, on the same data, with the same flags. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf under -std=c99 */
+#endif
 #define ECS_IMPLEMENTATION
 #define ECS_TRANSFORM_IMPLEMENTATION
 #define ECS_RESOURCE_IMPLEMENTATION
@@ -1082,7 +1085,7 @@ static void bench_resource_rows(void)
 {
     static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
     static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
-    double samples[BENCH_REPS], spawn_ns, copy_ns;
+    double samples[64], spawn_ns, copy_ns; /* BENCH_REPS <= 64 */
     size_t json_len = 0;
     char *json = br_level_json(BR_LEVEL_ENTITIES, 0x5EED5EEDull, &json_len);
     ecs_compiler compiler;
