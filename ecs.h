@@ -623,8 +623,9 @@ void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_
 #endif
 #endif
 
-/* stb_ds: short names off, its allocations through ours, typeof spelled the
-   way strict C99 accepts, and its own warnings kept out of the user's build. */
+/* stb_ds: short names off, its allocations through ours, and its own
+   warnings kept out of the user's build. (We call its functions directly,
+   not its macros, which need typeof in strict C99.) */
 #ifndef STBDS_NO_SHORT_NAMES
 #define STBDS_NO_SHORT_NAMES
 #endif
