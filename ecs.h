@@ -8,12 +8,14 @@
    Do this in *one* C or C++ file:
        #define ECS_IMPLEMENTATION
        #include "ecs.h"
-   and include "ecs.h" plainly everywhere else. The implementation uses
-   stb_ds.h (hash maps); see STB_DS below.
+   and include "ecs.h" plainly everywhere else. It needs nothing but libc.
+   (Forget the implementation and the linker names a symbol ending in
+   __needs_ECS_IMPLEMENTATION_in_one_file.)
 
 TABLE OF CONTENTS
-   QUICK START, ENTITIES, COMPONENT MANAGERS, CONFIGURATION, STB_DS, ERRORS,
-   MEMORY AND POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   QUICK START, ENTITIES, COMPONENT MANAGERS, LOOKUP KINDS, COLLECTION,
+   CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY, THREADING, DOES NOT,
+   LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -80,59 +82,108 @@ ENTITIES
 COMPONENT MANAGERS
    ECS_MANAGER_DEFINE(name, FIELDS) declares `name`, a struct with a typed
    pointer per field plus `entity`, and static inline one-line wrappers:
-     name_init(m, lookup)   lookup is ECS_LOOKUP_HASH (sparse components,
-                            stb_ds hash map) or ECS_LOOKUP_DENSE (an array
-                            indexed by entity index, for near-universal ones)
-     name_free(m)           name_reserve(m, n)         name_count(m)
-     name_create(m, e)      adds an instance for e (an entity may own several)
-     name_lookup(m, e)      e's first instance, or nil
+     name_init(m, kind)     kind: ECS_LOOKUP_DIRECT, _DENSE or _HASH (below)
+     name_free(m)           name_reserve(m, n)
+     name_create(m, e)      adds a zero-filled instance for e
+     name_create_many(m, n, es, &first)  one growth, one pass; you write the
+                            values (dense/hash: instances first.i .. +n-1)
+     name_lookup(m, e)      e's first instance, or nil (stale ids: nil)
+     name_lookup_many(m, n, es, out)  the same for n entities, misses overlapped
+     name_slot(m, e)        direct kind: the fast read, no ownership check
      name_next(m, i)        the next instance of the same entity, or nil
-     name_destroy(m, i)     swap-erase: the last instance moves into i
-     name_destroy_entity(m, e)  every instance of e
-     name_gc(m, em)         the seed's lazy collection of dead entities' data
-     name_gc_all(m, em)     a full linear sweep (level unloads, exact reports)
-   The fields are plain arrays: m->position[i.i] for i < name_count(m).
-   All logic lives once in the ecs_manager_* functions over a runtime field
-   table, so a plugin can define a layout at run time with ecs_manager_init.
-
+     name_destroy(m, i)     name_destroy_entity(m, e)
+     name_gc(m, em)         the seed's lazy collection (random samples)
+     name_collect(m, em)    exact collection of everything em destroyed since
+     name_gc_all(m, em)     a full sweep
+     name_count(m)          the loop bound; name_num_instances(m)
+   The fields are plain arrays, m->position[i.i], and stay right after every
+   call that moves them (create, reserve, spawn, a plugin's calls on the
+   core): no refresh step. All logic lives once in the ecs_manager_*
+   functions over a runtime field table, so a plugin can define a layout at
+   run time with ecs_manager_init (zero fields make a tag component).
    ecs_instance is { uint32_t i }, an index into the field arrays; nil is
-   i == ECS_INSTANCE_NIL (0xFFFFFFFF). Iterate an entity's instances with
+   i == ECS_INSTANCE_NIL (0xFFFFFFFF). An entity's instances:
        for (i = name_lookup(m, e); !ecs_instance_is_nil(i); i = name_next(m, i))
+
+LOOKUP KINDS (the seed's three ways from entity to data, part 2)
+   ECS_LOOKUP_DIRECT  the instance index IS the entity index: for components
+       almost every entity has. One instance per entity (a second create is
+       ECS_ERROR_ALREADY_EXISTS). The arrays have holes: count is one past the
+       highest slot used since the last gc_all; num_instances counts the
+       owned slots. Loop over it with
+           for (i = 0; i < name_count(m); ++i) {
+               if (ecs_entity_is_nil(m->entity[i])) continue;  // a hole
+               ...
+           }
+       (a loop that also computes over holes is harmless: their bytes are
+       left-overs or zero). Two ways in: name_lookup, checked (nil for stale,
+       forged and foreign ids), and name_slot, the fast read of one memory
+       access, as EnTT's and pico_ecs's release-build gets: the index, masked
+       to the slots so every read stays in the manager's memory, and an
+       ownership assert in debug builds only. Use name_slot where you know
+       the entity is alive and has the component (your own loops over your
+       own lists); name_lookup anywhere an id may be stale. Memory: every
+       field for every entity index up to the highest one used.
+   ECS_LOOKUP_DENSE   an array indexed by entity index holding the owner's
+       full id and first instance (8 bytes per index): a lookup reads one
+       slot, then the data. For common components. A stale id never matches;
+       when a newer id of an index gets an instance, the older (dead) id's
+       instances are dropped first.
+   ECS_LOOKUP_HASH    an open-addressing table of (id, first instance) pairs,
+       at most 3/4 full, 8 bytes a slot: for sparse components. One probe
+       in the common case.
+
+COLLECTION (a dead entity's data is the manager's to drop)
+   name_gc(m, em): the seed's lazy gc, random instances until 4 alive in a
+   row: nearly free when nothing died, right for a trickle of deaths.
+   name_collect(m, em): exact and proportional to the deaths since the last
+   call: the entity manager's free queue is a ring indexed by a running count
+   of destroys, so it doubles as a log of the last free_capacity destroyed
+   ids (at least 1024; it grows with the queue); each manager reads it from
+   its own cursor (any number of managers, no callbacks, nothing per
+   destroy). When the log cannot answer (first call, more deaths than it
+   holds, an index retired by out of memory) collect sweeps instead. Call it
+   once a frame when hundreds die a frame. Instances created for entities
+   that were already dead are left to gc/gc_all. name_gc_all(m, em): one
+   linear sweep, for level unloads and tools. Until one of these runs, a
+   dead entity's lookup still finds its instances: check
+   ecs_entity_alive(em, e) first where that matters.
 
 CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
    ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
    ECS_MINIMUM_FREE_INDICES  1024  queue length below which no index is reused
+   ECS_ASSERT(x)             checks of arguments whose misuse would be
+                             undefined behaviour, and the direct kind's
+                             ownership check (default assert(); off with
+                             NDEBUG)
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free);
                                    ECS_REALLOC(NULL, n) must allocate
-   ECS_ASSERT(x)                   checks of arguments whose misuse would be
-                                   undefined behaviour (default assert(); off
-                                   with NDEBUG)
-   ECS_NO_STB_DS_IMPLEMENTATION    you compile STB_DS_IMPLEMENTATION elsewhere
-
-STB_DS
-   The implementation includes "stb_ds.h" from the include path (Debian:
-   apt-get install libstb-dev, then -I/usr/include/stb; a vendored copy:
-   -Ipath/to/your/copy). The ECS_IMPLEMENTATION file also compiles stb_ds's
-   implementation (with STBDS_NO_SHORT_NAMES) unless you define
-   ECS_NO_STB_DS_IMPLEMENTATION because another file of yours defines
-   STB_DS_IMPLEMENTATION: stb_ds must be compiled exactly once.
 
 ERRORS
    Runtime failures (out of memory, exhausted index space, bad input in the
    other headers) return an ecs_result code or a nil value and leave a
    message in an ecs_error the caller owns: the entity manager's `error`
    member, the component manager's `core.error`, or an ecs_error* argument.
-   Nothing is process-global. Misuse that is cheap to detect (nil or stale
-   entity, out-of-range instance) is a safe no-op with a documented result.
+   Nothing is process-global. Every failing call changes nothing (tested
+   with an allocator that fails at each call, once and from then on, for
+   every kind); a manager whose init failed refuses every call. Misuse that
+   is cheap to detect (nil, stale, forged or out-of-range entity or
+   instance) is a safe no-op with a documented result, in release builds
+   too. Sizes that overflow (a reserve whose bytes exceed size_t, a batch
+   larger than the index space) fail before anything is allocated or
+   written.
 
 MEMORY AND POINTER STABILITY
-   Field array pointers (m->mass, ...) change when a manager grows: re-read
-   them after create/reserve. Instance indices change when any instance of the
-   same manager is destroyed or collected (swap-erase): look up again.
-   The hash manager relies on stb_ds, which does not survive a failing
-   allocator; the dense manager and the entity manager do.
+   One allocation holds the entity array and the field arrays (each aligned
+   to at least 16 bytes); it doubles when full. Plus the map (dense: 8 bytes
+   per entity index; hash: 8 bytes a slot, at most 3/4 full) and, once an
+   entity owns two instances, 4 bytes per instance of next links. The typed
+   pointers follow every growth; pointers you copied out do not: re-read
+   m->position after a call that can grow the manager. Instance indices
+   change when any instance of the same dense or hash manager is destroyed
+   or collected (swap-erase): look up again. Direct instances never move.
 
 THREADING
    No locks. Distinct managers may be used from distinct threads; one manager
@@ -171,7 +222,15 @@ DOES NOT
 #endif
 
 #define ECS_INDEX_MASK ((1u << ECS_INDEX_BITS) - 1u)
-#define ECS_GENERATION_MASK ((1u << ECS_GENERATION_BITS) - 1u)
+/* Inline functions' debug checks: ECS_ASSERT if you define it (then in every
+   file), else assert(), which NDEBUG turns off. */
+#ifdef ECS_ASSERT
+#define ECS__HEADER_ASSERT(x) ECS_ASSERT(x)
+#else
+#include <assert.h>
+#define ECS__HEADER_ASSERT(x) assert(x)
+#endif
+#define ECS_ENTITY_GENERATION_MASK ((1u << ECS_GENERATION_BITS) - 1u)
 #define ECS_INSTANCE_NIL 0xFFFFFFFFu
 
 #ifdef __cplusplus
@@ -251,7 +310,9 @@ typedef struct ecs_entity_manager {
     uint32_t capacity;         /* allocated bytes of `generation` */
     uint32_t *free_ring;       /* FIFO of destroyed indices, stored as the id each
                                   index will carry when reissued (ring buffer) */
-    uint32_t free_head;        /* ring position of the queue's front */
+    uint32_t free_head;        /* destroys ever queued before the queue's front
+                                  (a running count; ring slot = count & (capacity-1)),
+                                  so the ring doubles as the destroy log */
     uint32_t num_free;         /* indices waiting in the queue */
     uint32_t free_capacity;    /* ring size, a power of two (or 0) */
     uint32_t num_retired;      /* indices lost to out-of-memory while queueing */
@@ -272,8 +333,9 @@ void ecs_entity_manager_free(ecs_entity_manager *em);
     then says which, and nothing else changed. (Inline fast path.) */
 static inline ecs_entity ecs_entity_create(ecs_entity_manager *em);
 /** Creates n entities into out[0..n-1] with one growth and one pass. All or
-    nothing: on failure (returns the error code, em->error set) no entity was
-    created and out is filled with nil. */
+    nothing: on failure (ECS_ERROR_INDICES_EXHAUSTED when n exceeds the free
+    indices, ECS_ERROR_OUT_OF_MEMORY; em->error set) no entity was created and
+    out was not written at all (any n, however large, is checked first). */
 ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
 /** True when e is alive. Safe on any value: nil, stale, forged, out of range. */
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
@@ -295,12 +357,12 @@ uint32_t ecs_entity_count(const ecs_entity_manager *em);
 /** The index part of e (bits above the generation ignored). */
 static inline uint32_t ecs_entity_index(ecs_entity e) { return e.id & ECS_INDEX_MASK; }
 /** The generation part of e. */
-static inline uint32_t ecs_entity_generation(ecs_entity e) { return (e.id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK; }
+static inline uint32_t ecs_entity_generation(ecs_entity e) { return (e.id >> ECS_INDEX_BITS) & ECS_ENTITY_GENERATION_MASK; }
 /** Builds an id from index and generation (no check that it is alive). */
 static inline ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)
 {
     ecs_entity e;
-    e.id = (index & ECS_INDEX_MASK) | ((generation & ECS_GENERATION_MASK) << ECS_INDEX_BITS);
+    e.id = (index & ECS_INDEX_MASK) | ((generation & ECS_ENTITY_GENERATION_MASK) << ECS_INDEX_BITS);
     return e;
 }
 /** True for the nil entity (index 0). */
@@ -311,26 +373,26 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
     uint32_t idx = e.id & ECS_INDEX_MASK;
     /* idx - 1 < max_index rejects index 0 and indices never handed out. */
     return idx - 1u < em->max_index &&
-           em->generation[idx] == (uint8_t)((e.id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK);
+           em->generation[idx] == (uint8_t)((e.id >> ECS_INDEX_BITS) & ECS_ENTITY_GENERATION_MASK);
 }
 
 /* The general paths (growth, exhaustion, callbacks, queue growth). */
-ecs_entity ecs_entity__create_slow(ecs_entity_manager *em);
-int ecs_entity__destroy_slow(ecs_entity_manager *em, ecs_entity e);
+ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em);
+int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e);
 
 static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 {
     ecs_entity e;
     uint32_t n = em->max_index + 1u;
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) { /* the queue's front */
-        e.id = em->free_ring[em->free_head];
-        em->free_head = (em->free_head + 1u) & (em->free_capacity - 1u);
+        e.id = em->free_ring[em->free_head & (em->free_capacity - 1u)];
+        ++em->free_head;
         --em->num_free;
     } else if (n < em->capacity) {                 /* a fresh index (generation 0) */
         em->max_index = n;
         e.id = n;
     } else {
-        return ecs_entity__create_slow(em);
+        return ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(em);
     }
     return e;
 }
@@ -338,14 +400,52 @@ static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK, gen;
-    if (em->num_callbacks || em->num_free == em->free_capacity) return ecs_entity__destroy_slow(em, e);
+    if (em->num_callbacks || em->num_free == em->free_capacity) return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
     if (!ecs_entity_alive(em, e)) return 0;
-    gen = (em->generation[idx] + 1u) & ECS_GENERATION_MASK;
+    gen = (em->generation[idx] + 1u) & ECS_ENTITY_GENERATION_MASK;
     em->generation[idx] = (uint8_t)gen;
     em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = idx | (gen << ECS_INDEX_BITS);
     ++em->num_free;
     return 1;
 }
+
+/* ---- the destroy log ---------------------------------------------------------
+   The free queue is a ring indexed by a running count of destroys, so it
+   doubles as a log of the last free_capacity destroyed ids (at least 1024).
+   A component manager keeps a cursor into it and collects exactly the
+   entities destroyed since its last read (ecs_manager_collect), with no
+   callback per destroy. Component headers with arrays of their own use the
+   same three calls. */
+
+/** A reader's position in an entity manager's destroy log. Zero-initialised
+    means "never read": the first read reports ECS_ENTITY_LOG_LOST. */
+typedef struct ecs_entity_log_cursor {
+    const ecs_entity_manager *em; /* the manager read last time */
+    uint32_t next;                /* destroy count at the last read */
+    uint32_t retired;             /* em->num_retired at the last read */
+} ecs_entity_log_cursor;
+
+/** ecs_entity_log_pending's answer when destroys were lost to the reader (the
+    log overflowed, an index was retired, or the cursor is new or belongs to
+    another manager): sweep everything instead (e.g. ecs_manager_gc_all). */
+#define ECS_ENTITY_LOG_LOST 0xFFFFFFFFu
+
+/** Destroys recorded since the cursor's last read: returns how many (read them
+    with ecs_entity_log_at(em, c->next + k)), or ECS_ENTITY_LOG_LOST. */
+uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c);
+/** The id destroyed at destroy count `seq` (a value in the range pending
+    names); the nil entity when that entry was lost (treat as LOST). */
+static inline ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_t seq)
+{
+    uint32_t next_id = em->free_ring[seq & (em->free_capacity - 1u)]; /* the id the index carries next */
+    ecs_entity e;
+    e.id = next_id ? (next_id & ECS_INDEX_MASK) |
+                         ((((next_id >> ECS_INDEX_BITS) - 1u) & ECS_ENTITY_GENERATION_MASK) << ECS_INDEX_BITS)
+                   : 0u;
+    return e;
+}
+/** Moves the cursor past everything em has logged so far. */
+void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c);
 
 /* ---- component managers (runtime core) ---------------------------------- */
 
@@ -358,10 +458,11 @@ static inline ecs_instance ecs_instance_make(uint32_t i) { ecs_instance r; r.i =
 static inline ecs_instance ecs_instance_nil(void) { return ecs_instance_make(ECS_INSTANCE_NIL); }
 static inline int ecs_instance_is_nil(ecs_instance i) { return i.i == ECS_INSTANCE_NIL; }
 
-/** How a manager maps entities to instances. */
+/** How a manager finds an entity's data: the seed's three ways (part 2). */
 typedef enum ecs_lookup_kind {
-    ECS_LOOKUP_HASH = 0,  /* stb_ds hash map keyed by entity id: sparse components */
-    ECS_LOOKUP_DENSE = 1  /* array indexed by entity index: near-universal ones */
+    ECS_LOOKUP_HASH = 0,  /* open-addressing table keyed by entity id: sparse components */
+    ECS_LOOKUP_DENSE = 1, /* array indexed by entity index (owner id, first instance): common ones */
+    ECS_LOOKUP_DIRECT = 2 /* the instance index IS the entity index: near-universal ones */
 } ecs_lookup_kind;
 
 /** One field of a component layout. */
@@ -371,115 +472,271 @@ typedef struct ecs_field_desc {
     uint32_t align;  /* alignment; arrays are aligned to max(align, 16) */
 } ecs_field_desc;
 
-typedef struct ecs_manager__map_entry {
-    uint32_t key;    /* entity id */
-    uint32_t value;  /* first instance */
-} ecs_manager__map_entry;
+/* ---- the entity map: entity -> first instance ------------------------------
+   One implementation serves every component manager (dense and hash kinds)
+   and the transform manager. Dense: slots[entity index]. Hash: linear
+   probing in a power-of-two table at most 3/4 full, keyed by the entity id
+   (index and generation, top bits masked off; 0 marks an empty slot), with
+   backward-shift deletion (no tombstones). Either way a lookup reads one
+   8-byte slot in the common case, and a stale id never matches. Insertion
+   never allocates: ecs_entity_map_reserve first, so a failed allocation is
+   reported before anything changes. */
 
-typedef struct ecs_manager__dense_entry {
-    uint32_t id;     /* entity id that owns `first` (0: none) */
-    uint32_t first;  /* first instance */
-} ecs_manager__dense_entry;
+typedef struct ecs_entity_map_slot {
+    uint32_t id;    /* owner's entity id; 0: empty */
+    uint32_t first; /* its first instance (ECS_INSTANCE_NIL in empty slots) */
+} ecs_entity_map_slot;
+
+typedef struct ecs_entity_map {
+    ecs_entity_map_slot *slots; /* never NULL once initialised: a shared empty table before the first key */
+    uint32_t mask;        /* slots - 1 (slots are a power of two) */
+    uint32_t count;       /* keys stored */
+    uint32_t shift;       /* hash: 32 - log2(slots) */
+    uint32_t allocated;   /* 1 once slots is ours (0: the shared empty table) */
+    ecs_lookup_kind kind; /* ECS_LOOKUP_DENSE or ECS_LOOKUP_HASH */
+} ecs_entity_map;
+
+/** The id an entity is stored under: index and generation, user bits off. */
+static inline uint32_t ecs_entity_key(ecs_entity e)
+{
+    return e.id & (ECS_INDEX_MASK | (ECS_ENTITY_GENERATION_MASK << ECS_INDEX_BITS));
+}
+/** An empty map of the given kind (no allocation). Required before any use. */
+void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind);
+void ecs_entity_map_free(ecs_entity_map *map);
+/** Makes room so that `keys` keys in all (hash) / any key whose index is at
+    most max_index (dense) can be set without allocating. ECS_OK, or
+    ECS_ERROR_OUT_OF_MEMORY with err set and the map unchanged. */
+ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err);
+/** Points key at first (a key that is not there yet is added); first ==
+    ECS_INSTANCE_NIL removes the key. The room must have been reserved. */
+void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first);
+/** Heap bytes of the map. */
+size_t ecs_entity_map_memory(const ecs_entity_map *map);
+/** Dense map: key's first instance or ECS_INSTANCE_NIL. One 8-byte read; an
+    index beyond the table lands (masked) on a slot whose id cannot match. */
+static inline uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)
+{
+    ecs_entity_map_slot s = map->slots[key & map->mask];
+    return s.id == key ? s.first : ECS_INSTANCE_NIL; /* slot 0 holds {0, NIL}: key 0 finds nil */
+}
+/** Hash map: key's first instance or ECS_INSTANCE_NIL. */
+static inline uint32_t ecs_entity_map_find_hash(const ecs_entity_map *map, uint32_t key)
+{
+    uint32_t h = (key * 0x9E3779B1u) >> map->shift;
+    for (;; h = (h + 1u) & map->mask) {
+        ecs_entity_map_slot s = map->slots[h];
+        if (s.id == key) return s.first; /* key 0 meets an empty slot, whose first is NIL */
+        if (s.id == 0) return ECS_INSTANCE_NIL;
+    }
+}
+/** key's first instance, or ECS_INSTANCE_NIL (also for 0, stale and unknown keys). */
+static inline uint32_t ecs_entity_map_find(const ecs_entity_map *map, uint32_t key)
+{
+    return map->kind == ECS_LOOKUP_DENSE ? ecs_entity_map_find_dense(map, key) : ecs_entity_map_find_hash(map, key);
+}
+
+/* ---- the manager ------------------------------------------------------------ */
 
 /** A component manager over a runtime field table. The typed managers made by
-    ECS_MANAGER_DEFINE embed one as `core`. */
+    ECS_MANAGER_DEFINE embed one as `core`. Read-only for users except through
+    the functions below; the field arrays' contents are yours. */
 typedef struct ecs_manager {
-    uint32_t count;               /* instances in use */
-    uint32_t capacity;            /* instances allocated */
-    void *buffer;                 /* the one allocation for all field arrays */
-    ecs_entity *entity;           /* instance -> owning entity */
+    uint32_t count;               /* loop bound: instances are 0..count-1 (direct: slots, some empty) */
+    uint32_t num_instances;       /* instances in use (equals count except in the direct kind) */
+    uint32_t capacity;            /* instances (direct: slots, a power of two) allocated */
+    uint32_t slot_mask;           /* direct: capacity - 1 (0 when empty) */
+    ecs_lookup_kind lookup;
+    ecs_entity *entity;           /* instance -> owning entity (direct: id 0 marks an empty slot) */
     void **field;                 /* field k's array (num_fields pointers) */
-    ecs_field_desc *fields;       /* copy of the field table */
+    void *buffer;                 /* the one allocation for entity and field arrays */
+    ecs_field_desc *fields;       /* copy of the field table (and the names) */
     uint32_t num_fields;
     uint32_t bytes_per_instance;  /* sum of field sizes, entity included */
     uint32_t *next;               /* instance -> next instance of its entity;
                                      NULL until an entity owns two instances */
-    ecs_lookup_kind lookup;
-    ecs_manager__dense_entry *dense; /* entity index -> (id, first instance) */
-    uint32_t dense_capacity;
-    ecs_manager__map_entry *hash; /* stb_ds hash map entity id -> first instance */
+    ecs_entity_map map;           /* dense and hash kinds */
+    uint32_t flags;               /* ECS__MANAGER_READY, ECS__MANAGER_VIEW */
     uint32_t rng;                 /* gc's random state */
+    ecs_entity_log_cursor log;    /* ecs_manager_collect's place in the destroy log */
     ecs_error error;              /* the last failure */
 } ecs_manager;
 
+#define ECS__MANAGER_READY 1u /* init succeeded */
+#define ECS__MANAGER_VIEW 2u  /* typed pointers follow the struct (ECS_MANAGER_DEFINE) */
+
 /** Initialises m for the given fields (the table and the names are copied:
-    the caller's may go away). Fields: at least one. Returns ECS_OK, or
-    ECS_ERROR_INVALID_ARGUMENT / ECS_ERROR_OUT_OF_MEMORY (m is then empty). */
+    the caller's may go away). Zero fields make a tag component (entities
+    either have it or not). Returns ECS_OK, or ECS_ERROR_INVALID_ARGUMENT /
+    ECS_ERROR_OUT_OF_MEMORY: m is then a manager on which every call fails
+    cleanly (create returns nil, lookup nil, reserve the error). The direct
+    kind allocates its first slots here, so its fast read is always safe. */
 ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                             ecs_lookup_kind lookup);
+/** ecs_manager_init for a manager that is the first member of a struct whose
+    next members are `ecs_entity *entity` and one pointer per field, in field
+    order (what ECS_MANAGER_DEFINE declares): every call that moves the arrays
+    rewrites those pointers, so they are never stale. */
+ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                                      ecs_lookup_kind lookup);
 /** Frees everything; m must be initialised again before use. */
 void ecs_manager_free(ecs_manager *m);
-/** Makes room for n instances in total; ECS_OK or ECS_ERROR_OUT_OF_MEMORY
-    (nothing changed). */
+/** Makes room for n instances in total (direct kind: for entity indices
+    below n); ECS_OK or ECS_ERROR_OUT_OF_MEMORY (also when the bytes would
+    overflow size_t; nothing allocated or changed then). */
 ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
-/** Adds an instance for e (zero-filled fields) after e's other instances.
-    Returns nil for a nil entity (ECS_ERROR_INVALID_ARGUMENT) or when memory
-    runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which, nothing changed.
-    The manager does not know which entities are alive: gc does. */
+/** Adds an instance for e (zero-filled fields). Dense and hash kinds: after
+    e's other instances (an entity may own several). Direct kind: instance ==
+    e's index; a second instance for the same id is refused
+    (ECS_ERROR_ALREADY_EXISTS); a slot held by a stale id of the same index
+    is taken over. Returns nil for a nil entity (ECS_ERROR_INVALID_ARGUMENT)
+    or when memory runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which,
+    nothing changed. The manager does not know which entities are alive:
+    creating for a dead entity is a mistake that gc/collect later undo. */
 ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 /** ecs_manager_create without zero-filling the fields (the caller writes
     every field: the typed wrappers and ecs_manager_spawn use it). */
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
-ecs_instance ecs_manager__create_slow(ecs_manager *m, ecs_entity e);
-/** e's first instance, or nil (also for nil, stale and unknown entities).
-    Dense managers answer inline with one memory access. */
+/** Adds one instance for each of entities[0..n-1] with one growth and one
+    pass. records: n packed records (ecs_manager_record_size bytes each, the
+    spawn layout) to copy in, or NULL to leave the fields for the caller to
+    write (every field of every new instance). *first (may be NULL): dense
+    and hash kinds: the new instances are first..first+n-1, in order; direct
+    kind: nil (entity k's instance is its index). All or nothing: on failure
+    (nil entity, out of memory, direct kind: an id listed twice or already
+    present) nothing changed and the error is returned and set in m->error. */
+ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
+                                   ecs_instance *first);
+/** e's first instance, or nil (also for nil, stale, forged and unknown
+    entities, in every kind). Inline: one slot read in the common case. */
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
-ecs_instance ecs_manager__lookup_hash(const ecs_manager *m, uint32_t id);
-/** The next instance of the same entity, or nil. */
+/** out[k] = ecs_manager_lookup(m, entities[k]) for k < n, with the cache
+    misses of many lookups overlapped (software prefetch). */
+void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out);
+/** Direct kind only: e's slot without the ownership check, the fast read
+    (m->position[ecs_manager_slot(m, e).i]): e's index masked to the slots
+    (a power of two; an index past them lands on another slot), so every
+    read stays in the manager's memory. Whether e owns the slot is asserted in
+    debug builds (ECS_ASSERT); in release a stale or foreign id reads
+    whatever the slot holds. Use the checked lookup when ids may be stale. */
+static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e);
+/** The next instance of the same entity, or nil (always nil in the direct
+    kind, and for out-of-range instances). */
 ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i);
-/** Swap-erase: removes i, moves the last instance into i, fixes lookups and
-    next links. Returns 1, or 0 for a nil or out-of-range instance. */
+/** Removes instance i. Dense and hash: swap-erase (the last instance moves
+    into i). Direct: the slot becomes empty (entity id 0; the field bytes stay
+    until the slot is reused). Returns 1, or 0 for a nil, out-of-range or
+    empty instance. */
 int ecs_manager_destroy(ecs_manager *m, ecs_instance i);
-/** Destroys every instance of e; returns how many. */
+/** Destroys every instance of e (nil, stale and unknown: 0); returns how many. */
 uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e);
 /** The seed's lazy collection: look at random instances, destroy those whose
-    entity is dead, stop after 4 alive in a row. Returns how many it destroyed.
-    Cheap when nothing is dead; call it every frame. */
+    entity is dead, stop after 4 alive (or empty slots) in a row. Returns how
+    many it destroyed. Cheap when nothing is dead; call it every frame when
+    deaths come as a trickle. */
 uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em);
 /** A full sweep: destroys every instance whose entity is dead, in one linear
-    pass from the end. O(count); for level unloads, tools and exact reports,
-    where gc's random sampling would leave stragglers. Returns how many. */
+    pass from the end; O(count). The direct kind also lowers count past
+    trailing empty slots. Returns how many it destroyed. */
 uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
+/** Exact collection: destroys the instances of every entity destroyed in em
+    since m's last collect, reading em's destroy log from m's own cursor, so
+    any number of managers can collect from one entity manager. Costs O(deaths
+    since the last call), however many instances there are; when the log
+    cannot say (first call, more deaths than the log holds, an index retired
+    by out of memory) it sweeps instead (ecs_manager_gc_all). After one call no
+    instance of a dead entity remains, except instances created for entities
+    that were already dead at creation (gc finds those). Returns how many
+    instances it destroyed. */
+uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em);
 /** Copies instance `from` (all fields and entity) over instance `to` and
-    points e's lookup/next links at `to`; `from` is left as it was. Both must
-    be < capacity. For managers that keep links of their own (transforms). */
-void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
+    points its entity's lookup/next links at `to`; `from` is left as it was.
+    Dense and hash kinds only, for managers that keep links of their own.
+    Returns 1, or 0 (nothing done) when either index is >= capacity or the
+    manager is direct. */
+int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 /** Pointer to field k's value for instance i (no checks). */
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
 {
     return (char *)m->field[k] + (size_t)i * m->fields[k].size;
 }
-static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
-{
-    uint32_t id = e.id & (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS)), idx = id & ECS_INDEX_MASK;
-    uint32_t i = m->count;
-    /* dense fast path: room, and the entity owns no instance yet */
-    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx < m->dense_capacity && idx != 0 &&
-        m->dense[idx].id != id) {
-        m->dense[idx].id = id;
-        m->dense[idx].first = i;
-        m->entity[i].id = id;
-        if (m->next) m->next[i] = ECS_INSTANCE_NIL;
-        m->count = i + 1u;
-        return ecs_instance_make(i);
-    }
-    return ecs_manager__create_slow(m, e);
-}
-static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
-{
-    uint32_t id = e.id & (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS)), idx = id & ECS_INDEX_MASK;
-    if (m->lookup == ECS_LOOKUP_DENSE) {
-        ecs_instance r;
-        r.i = idx < m->dense_capacity && m->dense[idx].id == id ? m->dense[idx].first : ECS_INSTANCE_NIL;
-        return r;
-    }
-    return ecs_manager__lookup_hash(m, id);
-}
 /** Heap bytes owned by m (instance data, lookup, links). */
 size_t ecs_manager_memory(const ecs_manager *m);
 /** Bytes of one packed record: the field sizes added up in field order, no
-    padding, entity not included. The layout ecs_manager_spawn reads. */
+    padding, entity not included. The layout ecs_manager_spawn and
+    ecs_manager_create_many read. */
 uint32_t ecs_manager_record_size(const ecs_manager *m);
+
+/* The general paths behind the inline functions; their names say what a
+   linker error about them means. */
+ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e);
+
+static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
+{
+    uint32_t id = ecs_entity_key(e), idx = id & ECS_INDEX_MASK, i = m->count;
+    ecs_entity_map_slot *s = m->map.slots + idx;
+    /* dense fast path: room, an index the map covers (not 0), and no id of
+       this index owns an instance */
+    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0) {
+        ++m->map.count;
+        s->id = id;
+        s->first = i;
+        m->entity[i].id = id;
+        if (m->next) m->next[i] = ECS_INSTANCE_NIL;
+        m->count = i + 1u;
+        ++m->num_instances;
+        return ecs_instance_make(i);
+    }
+    return ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(m, e);
+}
+static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
+{
+    uint32_t key = ecs_entity_key(e);
+    if (m->lookup == ECS_LOOKUP_DENSE) return ecs_instance_make(ecs_entity_map_find_dense(&m->map, key));
+    if (m->lookup == ECS_LOOKUP_DIRECT) {
+        /* a masked index past the slots lands on one whose id cannot match;
+           key != 0: the nil entity never matches an empty slot */
+        uint32_t idx = key & m->slot_mask;
+        return ecs_instance_make(m->entity[idx].id == key && key != 0 ? idx : ECS_INSTANCE_NIL);
+    }
+    return ecs_instance_make(ecs_entity_map_find_hash(&m->map, key));
+}
+static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
+{
+    uint32_t idx = e.id & ECS_INDEX_MASK;
+    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && idx < m->capacity && m->entity[idx].id == ecs_entity_key(e));
+    return ecs_instance_make(idx & m->slot_mask);
+}
+
+/* The bookkeeping half of removing e's instance from a dense manager whose
+   entities own one instance each (no next links): the map, the entity array
+   and count. Returns -1 when that case does not apply (the caller takes the
+   general path), 0 when e owns nothing, 1 when it removed e's instance: the
+   caller then moves every field of instance *from into *to (swap-erase;
+   nothing to move when they are equal). Inline: the typed wrappers move the
+   fields with typed copies. */
+static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32_t *from, uint32_t *to)
+{
+    uint32_t key = ecs_entity_key(e), i, last;
+    ecs_entity_map_slot *s = m->map.slots;
+    if (m->lookup != ECS_LOOKUP_DENSE || m->next) return -1;
+    /* an index past the table lands on a slot whose id cannot match; key 0
+       would match slot 0 */
+    if (s[key & m->map.mask].id != key || key == 0) return 0;
+    i = s[key & m->map.mask].first;
+    s[key & m->map.mask].id = 0;
+    --m->map.count;
+    last = --m->count;
+    --m->num_instances;
+    *from = last;
+    *to = i;
+    if (i != last) {
+        uint32_t moved = m->entity[last].id;
+        s[moved & m->map.mask].first = i;
+        m->entity[i].id = moved;
+    }
+    return 1;
+}
 
 /* ---- typed managers ------------------------------------------------------ */
 
@@ -500,54 +757,85 @@ uint32_t ecs_manager_record_size(const ecs_manager *m);
 #define ECS__FIELD_MEMBER(type, name) type *name;
 #define ECS__FIELD_DESC(type, name) {#name, (uint32_t)sizeof(type), (uint32_t)ECS__ALIGNOF(type)},
 #define ECS__FIELD_COUNT(type, name) +1
+#define ECS__FIELD_ONE_POINTER(type, name) +sizeof(type *)
 #define ECS__FIELD_ZERO(type, name) memset(&m->name[i.i], 0, sizeof(type));
-#define ECS__FIELD_REFRESH(type, name) m->name = (type *)(m->core.field ? m->core.field[k++] : NULL);
+#define ECS__FIELD_MOVE(type, name) m->name[to] = m->name[from];
 
-/** Defines struct `name` (core + `entity` + a typed array per field) and its
-    static inline wrappers name_init, name_free, name_reserve, name_create,
-    name_lookup, name_next, name_destroy, name_destroy_entity, name_gc,
-    name_count. FIELDS is an X-macro: #define F(X) X(type, field) ... */
-#define ECS_MANAGER_DEFINE(name, FIELDS)                                                       \
-    typedef struct name {                                                                     \
-        ecs_manager core;                                                                     \
-        ecs_entity *entity;                                                                   \
-        FIELDS(ECS__FIELD_MEMBER)                                                             \
-    } name;                                                                                   \
-    ECS__UNUSED static inline void name##_refresh_(name *m)                                               \
-    {                                                                                         \
-        uint32_t k = 0;                                                                       \
-        m->entity = m->core.entity;                                                           \
-        FIELDS(ECS__FIELD_REFRESH)                                                            \
-        (void)k;                                                                              \
-    }                                                                                         \
-    ECS__UNUSED static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                     \
-    {                                                                                         \
-        static const ecs_field_desc fields[] = {FIELDS(ECS__FIELD_DESC)};                     \
-        ecs_result r = ecs_manager_init(&m->core, fields, 0 FIELDS(ECS__FIELD_COUNT), lookup); \
-        name##_refresh_(m);                                                                   \
-        return r;                                                                             \
-    }                                                                                         \
-    ECS__UNUSED static inline void name##_free(name *m) { ecs_manager_free(&m->core); name##_refresh_(m); } \
-    ECS__UNUSED static inline ecs_result name##_reserve(name *m, uint32_t n)                              \
-    {                                                                                         \
-        ecs_result r = ecs_manager_reserve(&m->core, n);                                      \
-        name##_refresh_(m);                                                                   \
-        return r;                                                                             \
-    }                                                                                         \
-    ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                           \
-    {                                                                                         \
-        ecs_instance i = ecs_manager_create_uninitialized(&m->core, e);                       \
-        if (m->entity != m->core.entity) name##_refresh_(m);                                  \
-        if (!ecs_instance_is_nil(i)) { FIELDS(ECS__FIELD_ZERO) }                              \
-        return i;                                                                             \
-    }                                                                                         \
+/** Declares struct `name`: the runtime core, then `entity` and one typed
+    array per field, which the core keeps current (never stale, whatever
+    call moved the arrays: create, reserve, spawn, a plugin). FIELDS is an
+    X-macro: #define F(X) X(type, field) ... Used by ECS_MANAGER_DEFINE; on
+    its own it lets code that did not create a manager view one (a plugin
+    viewing an engine-owned manager made with ecs_manager_init_with_view). */
+#define ECS_MANAGER_VIEW_DEFINE(name, FIELDS)                                                               \
+    typedef struct name {                                                                                   \
+        ecs_manager core;                                                                                   \
+        ecs_entity *entity;                                                                                 \
+        FIELDS(ECS__FIELD_MEMBER)                                                                           \
+    } name;                                                                                                 \
+    /* the core writes the pointers right after itself: no padding may sit between */                      \
+    typedef char name##_layout_check_[offsetof(name, entity) == sizeof(ecs_manager) &&                      \
+                                              sizeof(name) == sizeof(ecs_manager) + sizeof(ecs_entity *)    \
+                                                                  FIELDS(ECS__FIELD_ONE_POINTER)            \
+                                          ? 1                                                               \
+                                          : -1];
+
+/** Defines struct `name` (see ECS_MANAGER_VIEW_DEFINE) and its static inline
+    one-line wrappers over the ecs_manager_* functions: name_init(m, lookup),
+    name_free, name_reserve, name_create, name_create_many(m, n, entities,
+    &first), name_lookup, name_lookup_many, name_slot (direct kind's fast
+    read), name_next, name_destroy, name_destroy_entity, name_gc, name_gc_all,
+    name_collect, name_count (the loop bound), name_num_instances. */
+#define ECS_MANAGER_DEFINE(name, FIELDS)                                                                    \
+    ECS_MANAGER_VIEW_DEFINE(name, FIELDS)                                                                   \
+    ECS__UNUSED static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                       \
+    {                                                                                                       \
+        static const ecs_field_desc fields[] = {FIELDS(ECS__FIELD_DESC)};                                   \
+        return ecs_manager_init_with_view(&m->core, fields, 0 FIELDS(ECS__FIELD_COUNT), lookup);           \
+    }                                                                                                       \
+    ECS__UNUSED static inline void name##_free(name *m) { ecs_manager_free(&m->core); }                     \
+    ECS__UNUSED static inline ecs_result name##_reserve(name *m, uint32_t n) { return ecs_manager_reserve(&m->core, n); } \
+    ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                             \
+    {                                                                                                       \
+        ecs_instance i = ecs_manager_create_uninitialized(&m->core, e);                                     \
+        if (!ecs_instance_is_nil(i)) { FIELDS(ECS__FIELD_ZERO) }                                            \
+        return i;                                                                                           \
+    }                                                                                                       \
+    ECS__UNUSED static inline ecs_result name##_create_many(name *m, uint32_t n, const ecs_entity *entities, ecs_instance *first) \
+    {                                                                                                       \
+        return ecs_manager_create_many(&m->core, n, entities, NULL, first);                                 \
+    }                                                                                                       \
     ECS__UNUSED static inline ecs_instance name##_lookup(const name *m, ecs_entity e) { return ecs_manager_lookup(&m->core, e); } \
+    ECS__UNUSED static inline void name##_lookup_many(const name *m, uint32_t n, const ecs_entity *entities, ecs_instance *out) \
+    {                                                                                                       \
+        ecs_manager_lookup_many(&m->core, n, entities, out);                                                \
+    }                                                                                                       \
+    ECS__UNUSED static inline ecs_instance name##_slot(const name *m, ecs_entity e) { return ecs_manager_slot(&m->core, e); } \
     ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
     ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
-    ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e) { return ecs_manager_destroy_entity(&m->core, e); } \
+    ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e)                         \
+    {                                                                                                       \
+        uint32_t from, to;                                                                                  \
+        int r = ecs_manager__unlink_dense(&m->core, e, &from, &to);                                         \
+        if (r < 0) return ecs_manager_destroy_entity(&m->core, e);                                          \
+        if (r > 0 && from != to) { FIELDS(ECS__FIELD_MOVE) }                                                \
+        return (uint32_t)r;                                                                                 \
+    }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
     ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em) { return ecs_manager_gc_all(&m->core, em); } \
-    ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }
+    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em) { return ecs_manager_collect(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
+    ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
+
+/* ---- lazy collection for component headers with arrays of their own ------- */
+
+/** Destroys instance i of `owner` (swap-erase or similar); returns 1 if it did. */
+typedef int (*ecs_destroy_instance_fn)(void *owner, uint32_t i);
+/** The seed's gc loop over any manager: picks random i < *count, destroys it
+    when (*entity)[i] is dead, stops after 4 alive in a row. Re-reads *count
+    and *entity after each destroy. Returns how many it destroyed. */
+uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+                       ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner);
 
 /* ---- the seam between resources and components --------------------------
    ecs_resource.h calls spawn functions with this context; component headers
@@ -621,41 +909,6 @@ void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_
 #include <assert.h>
 #define ECS__ASSERT(x) assert(x)
 #endif
-#endif
-
-/* stb_ds: short names off, its allocations through ours, and its own
-   warnings kept out of the user's build. (We call its functions directly,
-   not its macros, which need typeof in strict C99.) */
-#ifndef STBDS_NO_SHORT_NAMES
-#define STBDS_NO_SHORT_NAMES
-#endif
-#if !defined(ECS_NO_STB_DS_IMPLEMENTATION) && !defined(STB_DS_IMPLEMENTATION)
-#define STB_DS_IMPLEMENTATION
-#define ECS__UNDEF_STB_DS_IMPLEMENTATION
-#if !defined(STBDS_REALLOC) && !defined(STBDS_FREE)
-#define STBDS_REALLOC(c, p, s) ECS__REALLOC(p, s)
-#define STBDS_FREE(c, p) ECS__FREE(p)
-#endif
-#endif
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wcast-qual"
-#pragma GCC diagnostic ignored "-Wpedantic"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#endif
-#include "stb_ds.h"
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-#ifdef ECS__UNDEF_STB_DS_IMPLEMENTATION
-#undef STB_DS_IMPLEMENTATION
-#undef ECS__UNDEF_STB_DS_IMPLEMENTATION
 #endif
 
 /* ---- results ------------------------------------------------------------- */
@@ -737,35 +990,46 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
 /* The queue's front: the id its index carries next. */
 static uint32_t ecs__free_pop(ecs_entity_manager *em)
 {
-    uint32_t id = em->free_ring[em->free_head];
-    em->free_head = (em->free_head + 1u) & (em->free_capacity - 1u);
+    uint32_t id = em->free_ring[em->free_head & (em->free_capacity - 1u)];
+    ++em->free_head;
     --em->num_free;
     return id;
+}
+
+/* Grows the ring (full) to twice its size, keeping every entry at the slot
+   its running count names, so the destroy log stays readable; slots the old
+   ring could not hold are zeroed (0 = "lost" for log readers). */
+static int ecs__free_grow(ecs_entity_manager *em)
+{
+    uint32_t cap = em->free_capacity ? em->free_capacity * 2u : 1024u, old = em->free_capacity, k;
+    uint32_t end = em->free_head + em->num_free;
+    uint32_t *ring = cap > 0x40000000u ? NULL : (uint32_t *)ECS__REALLOC(NULL, (size_t)cap * sizeof *ring);
+    if (!ring) return 0;
+    memset(ring, 0, (size_t)cap * sizeof *ring);
+    for (k = 0; k < old; ++k) { /* entries end-old .. end-1 */
+        uint32_t seq = end - old + k;
+        ring[seq & (cap - 1u)] = em->free_ring[seq & (old - 1u)];
+    }
+    ECS__FREE(em->free_ring);
+    em->free_ring = ring;
+    em->free_capacity = cap;
+    return 1;
 }
 
 /* Queues idx (whose generation was just bumped); on out of memory the index
    is retired (never reused). */
 static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
 {
-    if (em->num_free == em->free_capacity) {
-        uint32_t cap = em->free_capacity ? em->free_capacity * 2u : 1024u, k;
-        uint32_t *ring = (uint32_t *)ECS__REALLOC(NULL, (size_t)cap * sizeof *ring);
-        if (!ring) {
-            ++em->num_retired;
-            ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory queueing index %u; it is retired", (unsigned)idx);
-            return;
-        }
-        for (k = 0; k < em->num_free; ++k) ring[k] = em->free_ring[(em->free_head + k) & (em->free_capacity - 1u)];
-        ECS__FREE(em->free_ring);
-        em->free_ring = ring;
-        em->free_head = 0;
-        em->free_capacity = cap;
+    if (em->num_free == em->free_capacity && !ecs__free_grow(em)) {
+        ++em->num_retired;
+        ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory queueing index %u; it is retired", (unsigned)idx);
+        return;
     }
     em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = ecs_entity_make(idx, em->generation[idx]).id;
     ++em->num_free;
 }
 
-ecs_entity ecs_entity__create_slow(ecs_entity_manager *em)
+ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em)
 {
     ecs_entity e = {0};
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
@@ -799,7 +1063,6 @@ ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity
     if (fresh > room) { /* exhausted: the queue's remaining indices fill in */
         uint32_t extra = fresh - room;
         if (extra > em->num_free - from_queue) {
-            memset(out, 0, (size_t)n * sizeof *out);
             return ecs_error_set(&em->error, ECS_ERROR_INDICES_EXHAUSTED,
                                  "entity manager: cannot create %u entities, only %u indices left",
                                  (unsigned)n, (unsigned)(room + em->num_free));
@@ -808,7 +1071,6 @@ ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity
         fresh = room;
     }
     if (fresh && ecs__entity_reserve(em, em->max_index + fresh + 1u) != ECS_OK) {
-        memset(out, 0, (size_t)n * sizeof *out);
         return em->error.code;
     }
     for (k = 0; k < from_queue; ++k) out[k].id = ecs__free_pop(em);
@@ -824,7 +1086,7 @@ static int ecs__entity_is_destroying(const ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t k;
     for (k = 0; k < em->num_destroying; ++k)
-        if (((em->destroying[k].id ^ e.id) & (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS))) == 0) return 1;
+        if (((em->destroying[k].id ^ e.id) & (ECS_INDEX_MASK | (ECS_ENTITY_GENERATION_MASK << ECS_INDEX_BITS))) == 0) return 1;
     return 0;
 }
 
@@ -849,7 +1111,7 @@ static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
     return 1;
 }
 
-int ecs_entity__destroy_slow(ecs_entity_manager *em, ecs_entity e)
+int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
@@ -857,7 +1119,7 @@ int ecs_entity__destroy_slow(ecs_entity_manager *em, ecs_entity e)
         if (!ecs__entity_run_callbacks(em, e)) return 0;
         if (!ecs_entity_alive(em, e)) return 0; /* a callback destroyed it */
     }
-    em->generation[idx] = (uint8_t)((em->generation[idx] + 1u) & ECS_GENERATION_MASK);
+    em->generation[idx] = (uint8_t)((em->generation[idx] + 1u) & ECS_ENTITY_GENERATION_MASK);
     ecs__free_push(em, idx);
     return 1;
 }
@@ -873,9 +1135,9 @@ uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_e
         uint8_t *generation = em->generation;
         uint32_t *ring = em->free_ring;
         for (k = 0; k < n; ++k) {
-            uint32_t idx = es[k].id & ECS_INDEX_MASK, gen = (es[k].id >> ECS_INDEX_BITS) & ECS_GENERATION_MASK;
+            uint32_t idx = es[k].id & ECS_INDEX_MASK, gen = (es[k].id >> ECS_INDEX_BITS) & ECS_ENTITY_GENERATION_MASK;
             if (idx - 1u >= limit || generation[idx] != gen) continue; /* not alive */
-            gen = (gen + 1u) & ECS_GENERATION_MASK;
+            gen = (gen + 1u) & ECS_ENTITY_GENERATION_MASK;
             generation[idx] = (uint8_t)gen;
             ring[(tail + destroyed) & mask] = idx | (gen << ECS_INDEX_BITS);
             ++destroyed;
@@ -925,9 +1187,187 @@ uint32_t ecs_entity_count(const ecs_entity_manager *em)
     return em->max_index - em->num_free - em->num_retired;
 }
 
-/* ---- component managers -------------------------------------------------- */
+/* ---- the destroy log ---------------------------------------------------------- */
+
+uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
+{
+    uint32_t end = em->free_head + em->num_free, pending = end - c->next;
+    if (c->em != em || c->retired != em->num_retired || pending > em->free_capacity) return ECS_ENTITY_LOG_LOST;
+    return pending;
+}
+
+void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
+{
+    c->em = em;
+    c->next = em->free_head + em->num_free;
+    c->retired = em->num_retired;
+}
+
+/* ---- the entity map ---------------------------------------------------------- */
 
 #define ECS__NIL ECS_INSTANCE_NIL
+
+/* True when n elements of `size` bytes fit in size_t (32-bit builds). */
+static int ecs__fits(uint64_t n, size_t size)
+{
+    return n <= (uint64_t)(SIZE_MAX / size);
+}
+
+#define ECS__ID_MASK (ECS_INDEX_MASK | (ECS_ENTITY_GENERATION_MASK << ECS_INDEX_BITS))
+
+/* The table every map points at before its first key: two empty slots. */
+static ecs_entity_map_slot ecs__map_empty[2] = {{0u, ECS__NIL}, {0u, ECS__NIL}};
+
+void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
+{
+    memset(map, 0, sizeof *map);
+    map->kind = kind == ECS_LOOKUP_DENSE ? ECS_LOOKUP_DENSE : ECS_LOOKUP_HASH;
+    map->slots = ecs__map_empty;
+    /* dense: mask 0 (only slot 0, which no create writes); hash: two empty
+       slots, every key's home (shift 31) */
+    map->mask = map->kind == ECS_LOOKUP_DENSE ? 0u : 1u;
+    map->shift = 31u;
+}
+
+void ecs_entity_map_free(ecs_entity_map *map)
+{
+    if (map->allocated) ECS__FREE(map->slots);
+    ecs_entity_map_init(map, map->kind);
+}
+
+static uint32_t ecs__map_home(const ecs_entity_map *map, uint32_t key)
+{
+    return (key * 0x9E3779B1u) >> map->shift;
+}
+
+/* Hash: puts key (not present) into the table, which has room. */
+static void ecs__map_hash_insert(ecs_entity_map *map, uint32_t key, uint32_t first)
+{
+    uint32_t h = ecs__map_home(map, key);
+    while (map->slots[h].id != 0) h = (h + 1u) & map->mask;
+    map->slots[h].id = key;
+    map->slots[h].first = first;
+    ++map->count;
+}
+
+static uint32_t ecs__log2(uint32_t pow2)
+{
+    uint32_t bits = 0;
+    while ((1u << bits) < pow2) ++bits;
+    return bits;
+}
+
+/* Hash: a table of `cap` slots (a power of two >= 2) holding every key. */
+static ecs_result ecs__map_rehash(ecs_entity_map *map, uint32_t cap, ecs_error *err)
+{
+    ecs_entity_map_slot *old = map->slots, *s;
+    uint32_t old_slots = map->allocated ? map->mask + 1u : 0u, k;
+    if (!ecs__fits(cap, sizeof *s) || !(s = (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *s)))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "entity map: out of memory growing to %u slots", (unsigned)cap);
+    for (k = 0; k < cap; ++k) {
+        s[k].id = 0;
+        s[k].first = ECS__NIL;
+    }
+    map->slots = s;
+    map->mask = cap - 1u;
+    map->shift = 32u - ecs__log2(cap);
+    map->count = 0;
+    for (k = 0; k < old_slots; ++k)
+        if (old[k].id) ecs__map_hash_insert(map, old[k].id, old[k].first);
+    if (map->allocated) ECS__FREE(old);
+    map->allocated = 1u;
+    return ECS_OK;
+}
+
+/* Dense: covers every index up to max_index. Empty slots are {0, 0} (a
+   memset; no key but 0 can match them) except slot 0, which is {0, NIL}. */
+static ecs_result ecs__map_dense_reserve(ecs_entity_map *map, uint32_t max_index, ecs_error *err)
+{
+    uint32_t old = map->allocated ? map->mask + 1u : 0u, cap = old ? old : 1024u;
+    ecs_entity_map_slot *s;
+    if (max_index < old) return ECS_OK;
+    if (max_index > ECS_INDEX_MASK)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "entity map: index %u out of range", (unsigned)max_index);
+    while (cap <= max_index) cap *= 2u;
+    if (!ecs__fits(cap, sizeof *s) ||
+        !(s = (ecs_entity_map_slot *)ECS__REALLOC(map->allocated ? map->slots : NULL, (size_t)cap * sizeof *s)))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "entity map: out of memory growing to %u entries", (unsigned)cap);
+    memset(s + old, 0, (size_t)(cap - old) * sizeof *s);
+    s[0].id = 0;
+    s[0].first = ECS__NIL;
+    map->slots = s;
+    map->mask = cap - 1u;
+    map->allocated = 1u;
+    return ECS_OK;
+}
+
+ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err)
+{
+    uint32_t cap;
+    if (map->kind == ECS_LOOKUP_DENSE) return ecs__map_dense_reserve(map, max_index, err);
+    cap = map->allocated ? map->mask + 1u : 16u;
+    if (map->allocated && (uint64_t)keys * 4u <= (uint64_t)cap * 3u) return ECS_OK;
+    while ((uint64_t)keys * 4u > (uint64_t)cap * 3u) {
+        if (cap >= 0x80000000u) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "entity map: %u keys are too many", (unsigned)keys);
+        cap *= 2u;
+    }
+    return ecs__map_rehash(map, cap, err);
+}
+
+/* Hash: removes the key in slot h and shifts later members of its probe run
+   back, so that no lookup meets a hole before its key. */
+static void ecs__map_hash_erase_at(ecs_entity_map *map, uint32_t h)
+{
+    uint32_t mask = map->mask, j = h;
+    for (;;) {
+        uint32_t home;
+        j = (j + 1u) & mask;
+        if (map->slots[j].id == 0) break;
+        home = ecs__map_home(map, map->slots[j].id);
+        /* j's key may move to h only if h lies on its probe path home..j */
+        if (((j - home) & mask) >= ((j - h) & mask)) {
+            map->slots[h] = map->slots[j];
+            h = j;
+        }
+    }
+    map->slots[h].id = 0;
+    map->slots[h].first = ECS__NIL;
+    --map->count;
+}
+
+void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)
+{
+    if (map->kind == ECS_LOOKUP_DENSE) {
+        ecs_entity_map_slot *s = &map->slots[key & map->mask];
+        if (first == ECS__NIL && s->id != key) return; /* not there (also: past the table) */
+        ECS__ASSERT(map->allocated && (key & ECS_INDEX_MASK) <= map->mask && (key & ECS_INDEX_MASK) != 0);
+        map->count += (uint32_t)(s->id == 0 && first != ECS__NIL) - (uint32_t)(s->id != 0 && first == ECS__NIL);
+        s->id = first == ECS__NIL ? 0u : key;
+        s->first = first == ECS__NIL ? 0u : first;
+    } else {
+        uint32_t h;
+        for (h = ecs__map_home(map, key); map->slots[h].id != 0; h = (h + 1u) & map->mask)
+            if (map->slots[h].id == key) {
+                if (first == ECS__NIL) ecs__map_hash_erase_at(map, h);
+                else map->slots[h].first = first;
+                return;
+            }
+        if (first != ECS__NIL) {
+            ECS__ASSERT(map->allocated && (uint64_t)(map->count + 1u) * 4u <= (uint64_t)(map->mask + 1u) * 3u);
+            map->slots[h].id = key;
+            map->slots[h].first = first;
+            ++map->count;
+        }
+    }
+}
+
+size_t ecs_entity_map_memory(const ecs_entity_map *map)
+{
+    return map->allocated ? (size_t)(map->mask + 1u) * sizeof *map->slots : 0u;
+}
+
+/* ---- component managers: layout and growth --------------------------------- */
+
 #define ECS__MIN_ALIGN 16u
 
 static size_t ecs__align_up(size_t x, size_t a)
@@ -937,8 +1377,7 @@ static size_t ecs__align_up(size_t x, size_t a)
 
 static size_t ecs__field_align(const ecs_field_desc *f)
 {
-    size_t a = f->align > ECS__MIN_ALIGN ? f->align : ECS__MIN_ALIGN;
-    return a;
+    return f->align > ECS__MIN_ALIGN ? f->align : ECS__MIN_ALIGN;
 }
 
 /* The largest array alignment of m's layout. */
@@ -951,87 +1390,45 @@ static size_t ecs__max_align(const ecs_manager *m)
     return a;
 }
 
-/* Bytes needed for `cap` instances, with each array aligned; offsets out. */
+/* Bytes needed for `cap` instances, with each array aligned (offsets out),
+   or 0 when that does not fit in size_t. */
 static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
 {
-    size_t at = 0;
+    size_t at, extra = ecs__max_align(m);
     uint32_t k;
-    at += (size_t)cap * sizeof(ecs_entity);
+    /* everything below is at most cap * bytes_per_instance plus padding */
+    if ((uint64_t)cap * m->bytes_per_instance > (uint64_t)(SIZE_MAX / 2u) ||
+        (size_t)(m->num_fields + 2u) * (4096u + 4096u) > SIZE_MAX / 2u - (size_t)cap * m->bytes_per_instance)
+        return 0;
+    at = (size_t)cap * sizeof(ecs_entity);
     for (k = 0; k < m->num_fields; ++k) {
         size_t a = ecs__field_align(&m->fields[k]);
         /* stagger the arrays by a cache line each: with power-of-two
            capacities they would otherwise start at the same offset modulo
            4096, and a loop reading one array while writing another would
            suffer the CPU's 4K-aliasing stalls */
-        at = ecs__align_up(at, a) + (size_t)(k + 1u) * (a > 64u ? a : 64u);
+        at = ecs__align_up(at, a) + (size_t)(k % 64u + 1u) * (a > 64u ? a : 64u);
         if (offsets) offsets[k] = at;
         at += (size_t)cap * m->fields[k].size;
     }
-    return at + ecs__max_align(m); /* room to align the buffer itself */
+    return at + extra; /* room to align the buffer itself */
 }
 
-ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
-                            ecs_lookup_kind lookup)
+/* Writes the current array pointers into the typed struct that follows the
+   core (ECS_MANAGER_DEFINE), so that its typed pointers are never stale. */
+static void ecs__publish_view(ecs_manager *m)
 {
+    char *view = (char *)m + sizeof *m;
     uint32_t k;
-    memset(m, 0, sizeof *m);
-    m->lookup = lookup;
-    m->rng = 0x9E3779B9u;
-    if (num_fields && !fields)
-        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: fields is NULL");
-    if (lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE)
-        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: unknown lookup kind %d", (int)lookup);
-    m->bytes_per_instance = (uint32_t)sizeof(ecs_entity);
-    for (k = 0; k < num_fields; ++k) {
-        uint32_t a = fields[k].align;
-        if (fields[k].size == 0 || a == 0 || (a & (a - 1u)) != 0 || a > 4096u)
-            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_manager_init: field %u (%s) has size %u, align %u", (unsigned)k,
-                                 fields[k].name ? fields[k].name : "?", (unsigned)fields[k].size, (unsigned)a);
-        m->bytes_per_instance += fields[k].size;
+    if (!(m->flags & ECS__MANAGER_VIEW)) return;
+    memcpy(view, &m->entity, sizeof m->entity);
+    for (k = 0; k < m->num_fields; ++k) {
+        void *p = m->field ? m->field[k] : NULL;
+        memcpy(view + (size_t)(k + 1u) * sizeof p, &p, sizeof p);
     }
-    if (num_fields) {
-        size_t names = 0;
-        char *at;
-        for (k = 0; k < num_fields; ++k) names += fields[k].name ? strlen(fields[k].name) + 1u : 0u;
-        /* one block: the table, then copies of the names (a plugin's strings
-           go away with its library) */
-        m->fields = (ecs_field_desc *)ECS__REALLOC(NULL, num_fields * sizeof *m->fields + names);
-        m->field = (void **)ECS__REALLOC(NULL, num_fields * sizeof *m->field);
-        if (!m->fields || !m->field) {
-            ECS__FREE(m->fields);
-            ECS__FREE(m->field);
-            m->fields = NULL;
-            m->field = NULL;
-            return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_manager_init: out of memory");
-        }
-        memcpy(m->fields, fields, num_fields * sizeof *m->fields);
-        at = (char *)(m->fields + num_fields);
-        for (k = 0; k < num_fields; ++k)
-            if (fields[k].name) {
-                size_t len = strlen(fields[k].name) + 1u;
-                memcpy(at, fields[k].name, len);
-                m->fields[k].name = at;
-                at += len;
-            }
-        memset(m->field, 0, num_fields * sizeof *m->field);
-    }
-    m->num_fields = num_fields;
-    return ECS_OK;
 }
 
-void ecs_manager_free(ecs_manager *m)
-{
-    ECS__FREE(m->buffer);
-    ECS__FREE(m->field);
-    ECS__FREE(m->fields);
-    ECS__FREE(m->next);
-    ECS__FREE(m->dense);
-    stbds_hmfree(m->hash);
-    memset(m, 0, sizeof *m);
-}
-
-/* Grows the next-link array to the data capacity (cap >= count). */
+/* Grows the next-link array to `cap` entries (if there is one). */
 static ecs_result ecs__next_reserve(ecs_manager *m, uint32_t cap)
 {
     uint32_t *nx;
@@ -1042,25 +1439,46 @@ static ecs_result ecs__next_reserve(ecs_manager *m, uint32_t cap)
     return ECS_OK;
 }
 
+/* The entity array of a manager with no slots yet: one empty slot, so that
+   a direct lookup reads memory even before (or after a failed) init. */
+static ecs_entity ecs__no_entity[1];
+
+static ecs_result ecs__not_ready(ecs_manager *m)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: not initialised (init failed or never ran)");
+}
+
 ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
 {
-    size_t offsets_small[16], *offsets = offsets_small, bytes;
+    size_t offsets_small[16], *offsets = offsets_small, bytes, align;
     char *buf, *base;
     uint32_t k;
+    if (!(m->flags & ECS__MANAGER_READY)) return ecs__not_ready(m);
     if (n <= m->capacity) return ECS_OK;
-    if (m->num_fields > 16) {
-        offsets = (size_t *)ECS__REALLOC(NULL, m->num_fields * sizeof *offsets);
-        if (!offsets) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
+    if (m->lookup == ECS_LOOKUP_DIRECT) { /* slots for indices below n: a power of two */
+        uint32_t cap = 16u;
+        if (n > ECS_INDEX_MASK + 1u) n = ECS_INDEX_MASK + 1u;
+        while (cap < n) cap *= 2u;
+        n = cap;
     }
-    bytes = ecs__layout(m, n, offsets);
+    bytes = ecs__layout(m, n, NULL);
+    if (bytes == 0)
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: %u instances of %u bytes do not fit in memory",
+                             (unsigned)n, (unsigned)m->bytes_per_instance);
+    if (m->num_fields > 16 && !(offsets = (size_t *)ECS__REALLOC(NULL, m->num_fields * sizeof *offsets)))
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
+    (void)ecs__layout(m, n, offsets);
     buf = ecs__next_reserve(m, n) == ECS_OK ? (char *)ECS__REALLOC(NULL, bytes) : NULL;
     if (!buf) {
         if (offsets != offsets_small) ECS__FREE(offsets);
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY,
                              "component manager: out of memory growing to %u instances", (unsigned)n);
     }
-    base = buf + ((ecs__max_align(m) - ((uintptr_t)buf & (ecs__max_align(m) - 1u))) & (ecs__max_align(m) - 1u));
+    align = ecs__max_align(m);
+    base = buf + ((align - ((uintptr_t)buf & (align - 1u))) & (align - 1u));
+    /* direct kind: slots past count hold no entity (id 0) */
     if (m->count) memcpy(base, m->entity, (size_t)m->count * sizeof(ecs_entity));
+    if (m->lookup == ECS_LOOKUP_DIRECT) memset(base + (size_t)m->count * sizeof(ecs_entity), 0, (size_t)(n - m->count) * sizeof(ecs_entity));
     for (k = 0; k < m->num_fields; ++k) {
         if (m->count) memcpy(base + offsets[k], m->field[k], (size_t)m->count * m->fields[k].size);
         m->field[k] = base + offsets[k];
@@ -1069,76 +1487,150 @@ ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
     ECS__FREE(m->buffer);
     m->buffer = buf;
     m->capacity = n;
+    if (m->lookup == ECS_LOOKUP_DIRECT) m->slot_mask = n - 1u;
     if (offsets != offsets_small) ECS__FREE(offsets);
+    ecs__publish_view(m);
     return ECS_OK;
 }
 
-#define ECS__ID_MASK (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS))
-
-/* stb_ds's hash functions called directly (its macros need typeof in C). */
-static ptrdiff_t ecs__hash_find(const ecs_manager *m, uint32_t id)
+/* Room for `needed` instances (direct: slots), growing geometrically. */
+static ecs_result ecs__grow_for(ecs_manager *m, uint32_t needed)
 {
-    ptrdiff_t temp = -1;
-    if (!m->hash) return -1;
-    (void)stbds_hmget_key_ts(m->hash, sizeof *m->hash, &id, sizeof id, &temp, STBDS_HM_BINARY);
-    return temp;
+    uint32_t cap = m->capacity < 8u ? 16u : (m->capacity > 0x7FFFFFFFu ? 0xFFFFFFFFu : m->capacity * 2u);
+    if (needed <= m->capacity) return ECS_OK;
+    return ecs_manager_reserve(m, needed > cap ? needed : cap);
 }
 
-/* The first instance of the entity with (masked, non-nil) id, or NIL. */
-static uint32_t ecs__map_get(const ecs_manager *m, uint32_t id)
+/* Copies the field table and the names into one block. */
+static ecs_result ecs__copy_fields(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields)
 {
-    if (m->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = id & ECS_INDEX_MASK;
-        return idx < m->dense_capacity && m->dense[idx].id == id ? m->dense[idx].first : ECS__NIL;
-    } else {
-        ptrdiff_t at = ecs__hash_find(m, id);
-        return at >= 0 ? m->hash[at].value : ECS__NIL;
+    size_t names = 0;
+    uint32_t k;
+    char *at;
+    for (k = 0; k < num_fields; ++k) names += fields[k].name ? strlen(fields[k].name) + 1u : 0u;
+    m->fields = (ecs_field_desc *)ECS__REALLOC(NULL, num_fields * sizeof *m->fields + names);
+    m->field = (void **)ECS__REALLOC(NULL, num_fields * sizeof *m->field);
+    if (!m->fields || !m->field) {
+        ECS__FREE(m->fields);
+        ECS__FREE(m->field);
+        m->fields = NULL;
+        m->field = NULL;
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_manager_init: out of memory");
     }
-}
-
-ecs_instance ecs_manager__lookup_hash(const ecs_manager *m, uint32_t id)
-{
-    return ecs_instance_make(ecs__map_get(m, id));
-}
-
-/* Makes the dense array cover entity index idx. */
-static ecs_result ecs__dense_reserve(ecs_manager *m, uint32_t idx)
-{
-    uint32_t cap;
-    ecs_manager__dense_entry *d;
-    if (idx < m->dense_capacity) return ECS_OK;
-    cap = m->dense_capacity ? m->dense_capacity : 1024u;
-    while (cap <= idx) cap *= 2u;
-    if (cap > ECS_INDEX_MASK + 1u) cap = ECS_INDEX_MASK + 1u;
-    d = (ecs_manager__dense_entry *)ECS__REALLOC(m->dense, (size_t)cap * sizeof *d);
-    if (!d) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory growing lookup");
-    memset(d + m->dense_capacity, 0, (size_t)(cap - m->dense_capacity) * sizeof *d);
-    d[0].first = ECS__NIL; /* the nil entity (id 0) matches slot 0 and finds nothing */
-    m->dense = d;
-    m->dense_capacity = cap;
-    return ECS_OK;
-}
-
-/* Points the entity's lookup at instance i (NIL removes it). Dense storage
-   must already cover the index (ecs__dense_reserve). */
-static void ecs__map_set(ecs_manager *m, uint32_t id, uint32_t i)
-{
-    if (m->lookup == ECS_LOOKUP_DENSE) {
-        m->dense[id & ECS_INDEX_MASK].id = i == ECS__NIL ? 0u : id;
-        m->dense[id & ECS_INDEX_MASK].first = i;
-    } else if (i == ECS__NIL) {
-        if (m->hash)
-            m->hash = (ecs_manager__map_entry *)stbds_hmdel_key(m->hash, sizeof *m->hash, &id, sizeof id,
-                                                                offsetof(ecs_manager__map_entry, key), STBDS_HM_BINARY);
-    } else {
-        ptrdiff_t at = ecs__hash_find(m, id);
-        if (at < 0) {
-            m->hash = (ecs_manager__map_entry *)stbds_hmput_key(m->hash, sizeof *m->hash, &id, sizeof id, STBDS_HM_BINARY);
-            at = stbds_temp(m->hash - 1);
-            m->hash[at].key = id;
+    memcpy(m->fields, fields, num_fields * sizeof *m->fields);
+    at = (char *)(m->fields + num_fields);
+    for (k = 0; k < num_fields; ++k)
+        if (fields[k].name) {
+            size_t len = strlen(fields[k].name) + 1u;
+            memcpy(at, fields[k].name, len);
+            m->fields[k].name = at;
+            at += len;
         }
-        m->hash[at].value = i;
+    memset(m->field, 0, num_fields * sizeof *m->field);
+    m->num_fields = num_fields;
+    return ECS_OK;
+}
+
+static ecs_result ecs__check_fields(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields)
+{
+    uint64_t bytes = sizeof(ecs_entity);
+    uint32_t k;
+    if (num_fields && !fields)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: fields is NULL");
+    if (num_fields > 0xFFFFu)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: %u fields are too many", (unsigned)num_fields);
+    for (k = 0; k < num_fields; ++k) {
+        uint32_t a = fields[k].align;
+        if (fields[k].size == 0 || a == 0 || (a & (a - 1u)) != 0 || a > 4096u)
+            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_manager_init: field %u (%s) has size %u, align %u", (unsigned)k,
+                                 fields[k].name ? fields[k].name : "?", (unsigned)fields[k].size, (unsigned)a);
+        bytes += fields[k].size;
     }
+    if (bytes > 0x7FFFFFFFu)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: a record of %llu bytes is too big",
+                             (unsigned long long)bytes);
+    m->bytes_per_instance = (uint32_t)bytes;
+    return ECS_OK;
+}
+
+static ecs_result ecs__manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                                    ecs_lookup_kind lookup, uint32_t view)
+{
+    ecs_result r;
+    memset(m, 0, sizeof *m);
+    m->entity = ecs__no_entity;
+    m->flags = view;
+    m->lookup = lookup;
+    m->rng = 0x9E3779B9u;
+    ecs_entity_map_init(&m->map, lookup);
+    if (lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE && lookup != ECS_LOOKUP_DIRECT)
+        r = ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: unknown lookup kind %d", (int)lookup);
+    else if ((r = ecs__check_fields(m, fields, num_fields)) == ECS_OK && num_fields)
+        r = ecs__copy_fields(m, fields, num_fields);
+    if (r == ECS_OK) {
+        m->flags |= ECS__MANAGER_READY;
+        /* direct: slot 0 (never owned) always exists, for the fast read */
+        if (lookup == ECS_LOOKUP_DIRECT && (r = ecs_manager_reserve(m, 16u)) != ECS_OK) m->flags &= ~ECS__MANAGER_READY;
+    }
+    if (r != ECS_OK) { /* a manager on which every call fails cleanly */
+        ecs_error saved = m->error;
+        ecs_manager_free(m);
+        ecs_entity_map_init(&m->map, lookup);
+        m->entity = ecs__no_entity;
+        m->flags = view;
+        m->lookup = lookup;
+        m->error = saved;
+    }
+    ecs__publish_view(m);
+    return r;
+}
+
+ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields, ecs_lookup_kind lookup)
+{
+    return ecs__manager_init(m, fields, num_fields, lookup, 0u);
+}
+
+ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                                      ecs_lookup_kind lookup)
+{
+    return ecs__manager_init(m, fields, num_fields, lookup, ECS__MANAGER_VIEW);
+}
+
+void ecs_manager_free(ecs_manager *m)
+{
+    uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
+    ecs_lookup_kind lookup = m->lookup;
+    ECS__FREE(m->buffer);
+    ECS__FREE(m->field);
+    ECS__FREE(m->fields);
+    ECS__FREE(m->next);
+    ecs_entity_map_free(&m->map);
+    memset(m, 0, sizeof *m);
+    /* what is left fails cleanly: lookups find nothing, creates are refused */
+    ecs_entity_map_init(&m->map, lookup);
+    m->lookup = lookup;
+    m->entity = ecs__no_entity;
+    if (view) { /* the typed pointers: entity at the empty slot, fields NULL */
+        m->flags = ECS__MANAGER_VIEW;
+        memset((char *)m + sizeof *m, 0, (size_t)(num_fields + 1u) * sizeof(void *));
+        memcpy((char *)m + sizeof *m, &m->entity, sizeof m->entity);
+    }
+}
+
+/* ---- component managers: create ----------------------------------------------- */
+
+static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
+static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
+
+/* The first instance of the entity with key id, or NIL (any kind). */
+static uint32_t ecs__first(const ecs_manager *m, uint32_t id)
+{
+    if (m->lookup == ECS_LOOKUP_DIRECT) {
+        uint32_t idx = id & ECS_INDEX_MASK;
+        return idx < m->capacity && id != 0 && m->entity[idx].id == id ? idx : ECS__NIL;
+    }
+    return ecs_entity_map_find(&m->map, id);
 }
 
 static uint32_t ecs__next_of(const ecs_manager *m, uint32_t i)
@@ -1146,24 +1638,105 @@ static uint32_t ecs__next_of(const ecs_manager *m, uint32_t i)
     return m->next ? m->next[i] : ECS__NIL;
 }
 
-/* Replaces whatever points at instance `from` in its entity's chain by `to`. */
-static void ecs__repoint(ecs_manager *m, uint32_t id, uint32_t from, uint32_t to)
+/* Creates the next-link array (all NIL) when the first entity gets a second
+   instance. */
+static ecs_result ecs__need_next(ecs_manager *m)
 {
-    uint32_t p = ecs__map_get(m, id);
-    if (p == from) {
-        ecs__map_set(m, id, to);
-        return;
-    }
-    while (p != ECS__NIL && m->next[p] != from) p = m->next[p];
-    if (p != ECS__NIL) m->next[p] = to;
+    if (m->next) return ECS_OK;
+    m->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)(m->capacity ? m->capacity : 1u) * sizeof *m->next);
+    if (!m->next) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
+    memset(m->next, 0xFF, (size_t)m->capacity * sizeof *m->next);
+    return ECS_OK;
 }
 
-/* Room for `needed` instances, growing geometrically (amortised O(1)). */
-static ecs_result ecs__grow_for(ecs_manager *m, uint32_t needed)
+/* Direct kind: takes slot idx for id (room and id checked by the caller). */
+static void ecs__direct_take(ecs_manager *m, uint32_t id)
 {
-    uint32_t cap = m->capacity < 8u ? 16u : (m->capacity > 0x7FFFFFFFu ? 0xFFFFFFFEu : m->capacity * 2u);
-    if (needed <= m->capacity) return ECS_OK;
-    return ecs_manager_reserve(m, needed > cap ? needed : cap);
+    uint32_t idx = id & ECS_INDEX_MASK;
+    m->num_instances += m->entity[idx].id == 0; /* a stale owner's slot is taken over */
+    m->entity[idx].id = id;
+    if (idx >= m->count) m->count = idx + 1u;
+}
+
+/* Dense and hash: appends instance `count` for id, after id's other
+   instances. Room in the arrays, the map and (if id has an instance) the
+   next-link array is the caller's. */
+static uint32_t ecs__append(ecs_manager *m, uint32_t id)
+{
+    uint32_t i = m->count, p = ecs__first(m, id);
+    if (p == ECS__NIL) {
+        ecs_entity_map_set(&m->map, id, i);
+    } else {
+        while (m->next[p] != ECS__NIL) p = m->next[p];
+        m->next[p] = i;
+    }
+    m->entity[i].id = id;
+    if (m->next) m->next[i] = ECS__NIL;
+    m->count = i + 1u;
+    ++m->num_instances;
+    return i;
+}
+
+/* Hash: one probe finds either id (a further instance, chained) or the
+   empty slot it goes into. Room for the instance and the key is reserved. */
+static ecs_instance ecs__create_hash(ecs_manager *m, uint32_t id)
+{
+    ecs_entity_map_slot *s = m->map.slots;
+    uint32_t h = ecs__map_home(&m->map, id), i = m->count;
+    while (s[h].id != 0 && s[h].id != id) h = (h + 1u) & m->map.mask;
+    if (s[h].id == id) { /* a further instance */
+        uint32_t p = s[h].first;
+        if (ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
+        while (m->next[p] != ECS__NIL) p = m->next[p];
+        m->next[p] = i;
+    } else {
+        s[h].id = id;
+        s[h].first = i;
+        ++m->map.count;
+    }
+    m->entity[i].id = id;
+    if (m->next) m->next[i] = ECS__NIL;
+    m->count = i + 1u;
+    ++m->num_instances;
+    return ecs_instance_make(i);
+}
+
+static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
+{
+    uint32_t idx = id & ECS_INDEX_MASK;
+    if (idx < m->capacity && m->entity[idx].id == id) {
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (direct): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
+    if (ecs__grow_for(m, idx + 1u) != ECS_OK) return ecs_instance_nil();
+    ecs__direct_take(m, id);
+    return ecs_instance_make(idx);
+}
+
+ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
+{
+    uint32_t id = ecs_entity_key(e);
+    if (!(m->flags & ECS__MANAGER_READY)) {
+        ecs__not_ready(m);
+        return ecs_instance_nil();
+    }
+    if ((id & ECS_INDEX_MASK) == 0) {
+        ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
+        return ecs_instance_nil();
+    }
+    if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
+    if (m->count == 0xFFFFFFFEu) {
+        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
+        return ecs_instance_nil();
+    }
+    if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
+        ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
+        return ecs_instance_nil();
+    if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
+    ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
+    if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
+    return ecs_instance_make(ecs__append(m, id));
 }
 
 ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
@@ -1175,173 +1748,434 @@ ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
     return i;
 }
 
-ecs_instance ecs_manager__create_slow(ecs_manager *m, ecs_entity e)
+/* Copies `size` bytes; the common small sizes as plain loads and stores (a
+   switch of memcpy calls may be merged back into one call by the compiler). */
+static void ecs__copy(void *dst, const void *src, uint32_t size)
 {
-    uint32_t id = e.id & ECS__ID_MASK, first, i;
-    if ((id & ECS_INDEX_MASK) == 0) {
-        ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
-        return ecs_instance_nil();
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    uint64_t a, b;
+    uint32_t c;
+    switch (size) {
+    case 4: memcpy(&c, s, 4); memcpy(d, &c, 4); break;
+    case 8: memcpy(&a, s, 8); memcpy(d, &a, 8); break;
+    case 12: memcpy(&a, s, 8); memcpy(&c, s + 8, 4); memcpy(d, &a, 8); memcpy(d + 8, &c, 4); break;
+    case 16: memcpy(&a, s, 8); memcpy(&b, s + 8, 8); memcpy(d, &a, 8); memcpy(d + 8, &b, 8); break;
+    default: memcpy(d, s, size); break;
     }
-    if (m->count == m->capacity && ecs__grow_for(m, m->count + 1u) != ECS_OK) return ecs_instance_nil();
-    if (m->lookup == ECS_LOOKUP_DENSE && ecs__dense_reserve(m, id & ECS_INDEX_MASK) != ECS_OK)
-        return ecs_instance_nil();
-    first = ecs__map_get(m, id);
-    if (first != ECS__NIL && !m->next) { /* the first entity with two instances */
-        m->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)m->capacity * sizeof *m->next);
-        if (!m->next) {
-            ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
-            return ecs_instance_nil();
+}
+
+/* A batch's entity k: es[k], or es[index[k]] for a spawn. */
+static ecs_entity ecs__batch_entity(const ecs_entity *es, const uint32_t *index, uint32_t k)
+{
+    return es[index ? index[k] : k];
+}
+
+/* Copies n packed records into the field arrays, one field at a time: record
+   j goes to instance first + j (dense, hash) or to batch entity j's slot
+   (direct). */
+static void ecs__copy_records(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t first,
+                              const void *records)
+{
+    uint32_t rec = ecs_manager_record_size(m), j, k;
+    const unsigned char *at = (const unsigned char *)records;
+    int direct = m->lookup == ECS_LOOKUP_DIRECT;
+    for (k = 0; k < m->num_fields; at += m->fields[k].size, ++k) {
+        uint32_t sz = m->fields[k].size;
+        unsigned char *base = (unsigned char *)m->field[k];
+        const unsigned char *from = at;
+        for (j = 0; j < n; ++j, from += rec) {
+            uint32_t i = direct ? ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK : first + j;
+            ecs__copy(base + (size_t)i * sz, from, sz);
         }
-        memset(m->next, 0xFF, (size_t)m->capacity * sizeof *m->next);
     }
-    i = m->count;
-    if (first == ECS__NIL) {
-        ecs__map_set(m, id, i);
+}
+
+/* A batch's checks that need no memory. */
+static ecs_result ecs__batch_check(ecs_manager *m, uint32_t n, const ecs_entity *es)
+{
+    if (!(m->flags & ECS__MANAGER_READY)) return ecs__not_ready(m);
+    if (n && !es) return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: entities is NULL");
+    if (m->lookup != ECS_LOOKUP_DIRECT && (uint64_t)m->count + n > 0xFFFFFFFEu)
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "create_many: %u more instances exceed the count limit", (unsigned)n);
+    return ECS_OK;
+}
+
+static ecs_result ecs__batch_nil(ecs_manager *m, uint32_t k)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: entity %u of the batch is nil", (unsigned)k);
+}
+
+#define ECS__BATCH_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
+
+/* Direct kind: claims every batch entity's slot, or fails (nothing changed)
+   when an entity is nil or already present, or two batch ids share an index.
+   Slots are marked while checking, so no memory is needed. */
+static ecs_result ecs__batch_direct(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t k, j, max_index = 0;
+    for (k = 0; k < n; ++k) {
+        uint32_t idx = ecs__batch_entity(es, index, k).id & ECS_INDEX_MASK;
+        if (idx == 0) return ecs__batch_nil(m, k);
+        if (idx > max_index) max_index = idx;
+    }
+    if (ecs__grow_for(m, max_index + 1u) != ECS_OK) return m->error.code;
+    for (k = 0; k < n; ++k) {
+        uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), *slot = &m->entity[id & ECS_INDEX_MASK].id;
+        if (*slot == id || (*slot & ECS__BATCH_MARK)) {
+            for (j = 0; j < k; ++j) m->entity[ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK].id &= ~ECS__BATCH_MARK;
+            return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
+                                 *slot == id ? "create_many (direct): entity %u already has an instance"
+                                             : "create_many (direct): entity %u's index is listed twice",
+                                 (unsigned)id);
+        }
+        *slot |= ECS__BATCH_MARK;
+    }
+    for (k = 0; k < n; ++k) {
+        uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k));
+        m->entity[id & ECS_INDEX_MASK].id &= ~ECS__BATCH_MARK;
+        ecs__direct_take(m, id);
+    }
+    return ECS_OK;
+}
+
+/* Dense kind: an index whose slot names another (older, dead) id loses that
+   id's instances before a new entity of that index gets one, so that no
+   instance is ever unreachable from the map. */
+static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id)
+{
+    uint32_t idx = id & ECS_INDEX_MASK, stale, i;
+    if (m->lookup != ECS_LOOKUP_DENSE || idx > m->map.mask) return;
+    stale = m->map.slots[idx].id;
+    if (stale == 0 || stale == id) return;
+    while ((i = ecs_entity_map_find_dense(&m->map, stale)) != ECS__NIL) ecs__destroy_known(m, i, stale);
+}
+
+/* Dense: appends batch entities from k on while each one's slot is covered
+   and empty (the common case); returns where it stopped. Works in locals:
+   the stores may alias *m. */
+static uint32_t ecs__batch_dense_run(ecs_manager *m, uint32_t k, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    ecs_entity_map_slot *slots = m->map.slots;
+    ecs_entity *ent = m->entity;
+    uint32_t *nx = m->next, mask = m->map.mask, i = m->count, i0 = i;
+    for (; k < n; ++k) {
+        uint32_t id = ecs_entity_key(es[index ? index[k] : k]), idx = id & ECS_INDEX_MASK;
+        if (idx - 1u >= mask || slots[idx].id != 0) break; /* index 0, past the table, or taken */
+        slots[idx].id = id;
+        slots[idx].first = i;
+        ent[i].id = id;
+        if (nx) nx[i] = ECS__NIL;
+        ++i;
+    }
+    m->map.count += i - i0;
+    m->num_instances += i - i0;
+    m->count = i;
+    return k;
+}
+
+/* Dense: what the run could not do for entity k: appends it (ECS_OK), or
+   sets *stale (a slot names an older id; nothing done), or fails. */
+static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t id, uint32_t k, uint32_t first, int *stale)
+{
+    uint32_t idx = id & ECS_INDEX_MASK;
+    ecs_entity_map_slot *s;
+    if (idx == 0) return ecs__batch_nil(m, k);
+    if (idx > m->map.mask && ecs_entity_map_reserve(&m->map, 0, idx, &m->error) != ECS_OK) return m->error.code;
+    s = &m->map.slots[idx];
+    if (s->id != 0 && s->id != id) {
+        if (s->first >= first)
+            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+        *stale = 1;
+        return ECS_OK;
+    }
+    if (s->id == id && ecs__need_next(m) != ECS_OK) return m->error.code;
+    ecs__append(m, id);
+    return ECS_OK;
+}
+
+/* Dense and hash: appends one instance per batch entity (room for the
+   instances, and hash map room, reserved by the caller). Returns ECS_OK with
+   everything appended; or, having removed what it added, an error, or ECS_OK
+   with *stale set (a dense slot names an older id: drop those, try again). */
+static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index, int *stale)
+{
+    uint32_t k = 0, first = m->count;
+    ecs_result r = ECS_OK;
+    *stale = 0;
+    while (k < n && r == ECS_OK && !*stale) {
+        uint32_t id;
+        if (m->lookup == ECS_LOOKUP_DENSE && (k = ecs__batch_dense_run(m, k, n, es, index)) == n) break;
+        id = ecs_entity_key(ecs__batch_entity(es, index, k));
+        if (m->lookup == ECS_LOOKUP_DENSE) {
+            r = ecs__batch_dense_one(m, id, k, first, stale);
+        } else if ((id & ECS_INDEX_MASK) == 0) {
+            r = ecs__batch_nil(m, k);
+        } else {
+            if (!m->next && ecs_entity_map_find_hash(&m->map, id) != ECS__NIL) r = ecs__need_next(m);
+            if (r == ECS_OK) ecs__append(m, id);
+        }
+        ++k;
+    }
+    if (r != ECS_OK || *stale) /* ours are the last instances, each the tail of its chain */
+        while (m->count > first) ecs__destroy_known(m, m->count - 1u, m->entity[m->count - 1u].id);
+    return r;
+}
+
+/* Adds instances for a batch (spawn and create_many): all or nothing. */
+static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
+                                    const void *records, ecs_instance *first)
+{
+    uint32_t k, at;
+    int stale = 0;
+    ecs_result r = ecs__batch_check(m, n, es);
+    if (first) *first = ecs_instance_nil();
+    if (r != ECS_OK || n == 0) return r;
+    if (m->lookup == ECS_LOOKUP_DIRECT) {
+        if ((r = ecs__batch_direct(m, n, es, index)) != ECS_OK) return r;
+        at = 0;
     } else {
-        while (m->next[first] != ECS__NIL) first = m->next[first];
-        m->next[first] = i;
+        if (ecs__grow_for(m, m->count + n) != ECS_OK ||
+            (m->lookup == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
+            return m->error.code;
+        if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
+            for (k = 0; k < n; ++k) ecs__drop_stale_owner(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
+            r = ecs__batch_append(m, n, es, index, &stale); /* no stale slot is left */
+        }
+        if (r != ECS_OK) return r;
+        at = m->count - n;
+        if (first) *first = ecs_instance_make(at);
     }
-    m->entity[i].id = id;
-    if (m->next) m->next[i] = ECS__NIL;
-    m->count = i + 1u;
-    return ecs_instance_make(i);
+    if (records) ecs__copy_records(m, n, es, index, at, records);
+    return ECS_OK;
+}
+
+ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
+                                   ecs_instance *first)
+{
+    return ecs__create_batch(m, n, entities, NULL, records, first);
+}
+
+/* ---- component managers: lookup ------------------------------------------------ */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__PREFETCH(p) ((void)(p))
+#endif
+#define ECS__PREFETCH_DISTANCE 16u
+
+/* Starts loading the memory that looking up `key` reads first. */
+static void ecs__prefetch_key(const ecs_manager *m, uint32_t key)
+{
+    uint32_t idx = key & ECS_INDEX_MASK;
+    if (m->lookup == ECS_LOOKUP_DIRECT) ECS__PREFETCH(&m->entity[idx & m->slot_mask]);
+    else if (m->map.kind == ECS_LOOKUP_DENSE) ECS__PREFETCH(&m->map.slots[idx & m->map.mask]);
+    else ECS__PREFETCH(&m->map.slots[ecs__map_home(&m->map, key)]);
+}
+
+void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out)
+{
+    uint32_t k, ahead = n < ECS__PREFETCH_DISTANCE ? n : ECS__PREFETCH_DISTANCE;
+    for (k = 0; k < ahead; ++k) ecs__prefetch_key(m, ecs_entity_key(entities[k]));
+    for (k = 0; k < n; ++k) {
+        if (k + ahead < n) ecs__prefetch_key(m, ecs_entity_key(entities[k + ahead]));
+        out[k] = ecs_manager_lookup(m, entities[k]);
+    }
 }
 
 ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
 {
-    return ecs_instance_make(i.i < m->count ? ecs__next_of(m, i.i) : ECS__NIL);
+    return ecs_instance_make(i.i < m->count && m->lookup != ECS_LOOKUP_DIRECT ? ecs__next_of(m, i.i) : ECS__NIL);
 }
 
-/* memcpy with the common small sizes inlined. */
-static void ecs__copy(void *dst, const void *src, uint32_t size)
+/* ---- component managers: destroy ------------------------------------------------ */
+
+/* Copies every field of instance `from` over instance `to`. */
+static void ecs__copy_fields_of(ecs_manager *m, uint32_t from, uint32_t to)
 {
-    switch (size) {
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 12: memcpy(dst, src, 12); break;
-    case 16: memcpy(dst, src, 16); break;
-    case 64: memcpy(dst, src, 64); break;
-    default: memcpy(dst, src, size); break;
+    uint32_t k;
+    for (k = 0; k < m->num_fields; ++k) {
+        uint32_t sz = m->fields[k].size;
+        unsigned char *base = (unsigned char *)m->field[k];
+        ecs__copy(base + (size_t)to * sz, base + (size_t)from * sz, sz);
     }
 }
 
-void ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
+/* Makes whatever points at instance `from` in id's chain point at `to`. */
+static void ecs__repoint(ecs_manager *m, uint32_t id, uint32_t from, uint32_t to)
 {
-    uint32_t k, id;
-    ECS__ASSERT(from < m->capacity && to < m->capacity);
-    id = m->entity[from].id;
-    if (from == to) return;
+    uint32_t p = ecs_entity_map_find(&m->map, id);
+    if (p == from) {
+        ecs_entity_map_set(&m->map, id, to);
+        return;
+    }
+    while (p != ECS__NIL && m->next[p] != from) p = m->next[p];
+    if (p != ECS__NIL) m->next[p] = to;
+}
+
+/* Moves instance `from` into `to` (dense and hash), links included. */
+static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to)
+{
+    uint32_t id = m->entity[from].id;
     ecs__repoint(m, id, from, to);
-    m->entity[to] = m->entity[from];
-    for (k = 0; k < m->num_fields; ++k)
-        ecs__copy(ecs_manager_field(m, k, to), ecs_manager_field(m, k, from), m->fields[k].size);
+    m->entity[to].id = id;
+    ecs__copy_fields_of(m, from, to);
     if (m->next) m->next[to] = m->next[from];
 }
 
-/* Swap-erase of instance i, whose entity id the caller knows. */
+/* Swap-erase of instance i (dense, hash), whose entity id the caller knows. */
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id)
 {
     uint32_t last = m->count - 1u;
     ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
-    if (i != last) ecs_manager_move(m, last, i);
+    if (i != last) ecs__move(m, last, i);
     m->count = last;
+    --m->num_instances;
+}
+
+/* Direct kind: empties slot i. */
+static void ecs__direct_clear(ecs_manager *m, uint32_t i)
+{
+    m->entity[i].id = 0;
+    --m->num_instances;
 }
 
 int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
 {
     if (inst.i >= m->count) return 0;
+    if (m->lookup == ECS_LOOKUP_DIRECT) {
+        if (m->entity[inst.i].id == 0) return 0;
+        ecs__direct_clear(m, inst.i);
+        return 1;
+    }
     ecs__destroy_known(m, inst.i, m->entity[inst.i].id);
     return 1;
 }
 
 uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
 {
-    uint32_t n = 0, id = e.id & ECS__ID_MASK, i;
+    uint32_t n = 0, id = ecs_entity_key(e), i;
     if ((id & ECS_INDEX_MASK) == 0) return 0;
-    /* the id is known: no read of the entity array (a cache miss saved) */
-    for (; (i = ecs__map_get(m, id)) != ECS__NIL; ++n) ecs__destroy_known(m, i, id);
+    if (m->lookup == ECS_LOOKUP_DIRECT) {
+        i = ecs__first(m, id);
+        if (i == ECS__NIL) return 0;
+        ecs__direct_clear(m, i);
+        return 1;
+    }
+    if (m->lookup == ECS_LOOKUP_DENSE && !m->next) {
+        uint32_t from, to;
+        if (ecs_manager__unlink_dense(m, e, &from, &to) <= 0) return 0;
+        if (from != to) ecs__copy_fields_of(m, from, to);
+        return 1;
+    }
+    /* the id is known: no read of the entity array */
+    for (; (i = ecs_entity_map_find(&m->map, id)) != ECS__NIL; ++n) ecs__destroy_known(m, i, id);
     return n;
 }
 
+int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
+{
+    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT) return 0;
+    if (from != to) ecs__move(m, from, to);
+    return 1;
+}
+
+/* ---- component managers: collection ---------------------------------------------- */
+
 static uint32_t ecs__rand(uint32_t *state)
 {
-    uint32_t x = *state; /* xorshift32 */
+    uint32_t x = *state ? *state : 0x9E3779B9u; /* xorshift32 */
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
     return *state = x;
 }
 
-uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
+uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+                       ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner)
 {
     uint32_t alive_in_row = 0, destroyed = 0;
-    while (m->count > 0 && alive_in_row < 4) {
-        uint32_t i = (uint32_t)(((uint64_t)ecs__rand(&m->rng) * m->count) >> 32);
-        if (ecs_entity_alive(em, m->entity[i])) {
+    while (*count > 0 && alive_in_row < 4) {
+        uint32_t i = (uint32_t)(((uint64_t)ecs__rand(rng) * *count) >> 32);
+        ecs_entity e = (*entity)[i];
+        if (e.id == 0 || ecs_entity_alive(em, e)) { /* id 0: an empty direct slot */
             ++alive_in_row;
             continue;
         }
         alive_in_row = 0;
-        ecs_manager_destroy(m, ecs_instance_make(i));
-        ++destroyed;
+        destroyed += (uint32_t)destroy(owner, i);
     }
     return destroyed;
+}
+
+static int ecs__destroy_instance(void *owner, uint32_t i)
+{
+    return ecs_manager_destroy((ecs_manager *)owner, ecs_instance_make(i));
+}
+
+uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
+{
+    return ecs_gc_random(&m->rng, em, &m->count, &m->entity, ecs__destroy_instance, m);
 }
 
 uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
 {
     uint32_t i = m->count, destroyed = 0;
-    while (i-- > 0) /* what moves into i comes from the end: already checked */
-        if (!ecs_entity_alive(em, m->entity[i])) {
-            ecs_manager_destroy(m, ecs_instance_make(i));
-            ++destroyed;
-        }
+    while (i-- > 0) { /* what moves into i comes from the end: already checked */
+        ecs_entity e = m->entity[i];
+        if (e.id != 0 && !ecs_entity_alive(em, e)) destroyed += (uint32_t)ecs_manager_destroy(m, ecs_instance_make(i));
+    }
+    if (m->lookup == ECS_LOOKUP_DIRECT)
+        while (m->count > 0 && m->entity[m->count - 1u].id == 0) --m->count;
     return destroyed;
 }
+
+uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
+{
+    uint32_t n = ecs_entity_log_pending(em, &m->log), from = m->log.next, k, destroyed = 0;
+    if (n != ECS_ENTITY_LOG_LOST) {
+        uint32_t ahead = n < ECS__PREFETCH_DISTANCE ? n : ECS__PREFETCH_DISTANCE;
+        for (k = 0; k < ahead; ++k) ecs__prefetch_key(m, ecs_entity_log_at(em, from + k).id);
+        for (k = 0; k < n; ++k) {
+            ecs_entity dead = ecs_entity_log_at(em, from + k);
+            if (dead.id == 0) break; /* an entry lost to the ring's growth */
+            if (k + ahead < n) ecs__prefetch_key(m, ecs_entity_log_at(em, from + k + ahead).id);
+            destroyed += ecs_manager_destroy_entity(m, dead);
+        }
+    }
+    if (n == ECS_ENTITY_LOG_LOST || k < n) destroyed += ecs_manager_gc_all(m, em);
+    ecs_entity_log_skip_all(em, &m->log);
+    return destroyed;
+}
+
+/* ---- component managers: the rest ------------------------------------------------ */
 
 size_t ecs_manager_memory(const ecs_manager *m)
 {
     size_t bytes = m->buffer ? ecs__layout(m, m->capacity, NULL) : 0;
     bytes += m->num_fields * (sizeof *m->fields + sizeof *m->field);
     if (m->next) bytes += (size_t)m->capacity * sizeof *m->next;
-    bytes += (size_t)m->dense_capacity * sizeof *m->dense;
-    if (m->hash) /* entries, plus stb_ds's index: about 16 bytes a slot, 2 slots an entry */
-        bytes += (size_t)stbds_arrcap(m->hash) * (sizeof *m->hash + 32u);
-    return bytes;
+    return bytes + ecs_entity_map_memory(&m->map);
 }
 
 uint32_t ecs_manager_record_size(const ecs_manager *m)
 {
-    return m->bytes_per_instance - (uint32_t)sizeof(ecs_entity);
+    return m->bytes_per_instance ? m->bytes_per_instance - (uint32_t)sizeof(ecs_entity) : 0u;
 }
 
 ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                              const uint32_t *entity_index, const void *data, uint32_t size)
 {
     ecs_manager *m = (ecs_manager *)user;
-    uint32_t rec = ecs_manager_record_size(m), j, k, first = m->count;
-    const unsigned char *src = (const unsigned char *)data, *at;
+    uint32_t rec = ecs_manager_record_size(m);
     if ((uint64_t)num_instances * rec != size)
         return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED,
                              "spawn: %u instances of %u bytes need %llu bytes, block has %u", (unsigned)num_instances,
                              (unsigned)rec, (unsigned long long)num_instances * rec, (unsigned)size);
-    if (ecs__grow_for(m, m->count + num_instances) != ECS_OK)
+    if (ecs__create_batch(m, num_instances, ctx->entity, entity_index, data, NULL) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
-    for (j = 0; j < num_instances; ++j) { /* instances first .. first + j, in order */
-        ecs_instance i = ecs_manager_create_uninitialized(m, ctx->entity[entity_index[j]]);
-        if (ecs_instance_is_nil(i)) { /* undo: ours are the last instances */
-            ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
-            while (m->count > first) ecs_manager_destroy(m, ecs_instance_make(m->count - 1u));
-            return ctx->error ? ctx->error->code : ECS_ERROR_SPAWN_FAILED;
-        }
-    }
-    /* then one field at a time: sequential writes into each array */
-    for (k = 0, at = src; k < m->num_fields; at += m->fields[k].size, ++k) {
-        uint32_t sz = m->fields[k].size;
-        unsigned char *dst = (unsigned char *)ecs_manager_field(m, k, first);
-        const unsigned char *from = at;
-        for (j = 0; j < num_instances; ++j, dst += sz, from += rec) ecs__copy(dst, from, sz);
-    }
     return ECS_OK;
 }
 

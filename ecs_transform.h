@@ -469,7 +469,7 @@ static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps;
 #endif
 
 #define ECS__TF_NIL ECS_INSTANCE_NIL
-#define ECS__TF_ID_MASK (ECS_INDEX_MASK | (ECS_GENERATION_MASK << ECS_INDEX_BITS))
+#define ECS__TF_ID_MASK (ECS_INDEX_MASK | (ECS_ENTITY_GENERATION_MASK << ECS_INDEX_BITS))
 #define ECS__TF_ALIGN 64u
 
 /* ---- matrix kernels --------------------------------------------------------

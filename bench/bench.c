@@ -52,6 +52,27 @@ static void bench_free(void *p)
 #include "ecs_transform.h"
 #include "ecs_resource.h"
 
+/* stb_ds, for the baselines only (the headers keep their own containers):
+   short names off, its implementation compiled here, its warnings muted. */
+#define STBDS_NO_SHORT_NAMES
+#define STB_DS_IMPLEMENTATION
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+#include "stb_ds.h"
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -110,6 +131,7 @@ typedef struct bench__row {
 } bench__row;
 static bench__row bench__rows[96];
 static int bench__num_rows;
+static int bench__quiet; /* the plot's sweep: no progress lines */
 
 static void bench_row(const char *metric, double value, const char *unit)
 {
@@ -119,7 +141,7 @@ static void bench_row(const char *metric, double value, const char *unit)
         snprintf(r->unit, sizeof r->unit, "%s", unit);
         r->value = value;
     }
-    fprintf(stderr, "  %-36s %14.3f %s\n", metric, value, unit); /* progress */
+    if (!bench__quiet) fprintf(stderr, "  %-36s %14.3f %s\n", metric, value, unit); /* progress */
 }
 
 static double bench_row_value(const char *metric)
@@ -182,10 +204,17 @@ typedef struct be_ctx {
     ecs_entity *dead;         /* churn: every id destroyed so far */
     size_t num_dead;
     uint64_t stale_alive;
+    int alive_ready;          /* be_prepare_alive's state is in place */
     uint64_t acc;
 } be_ctx;
 
-static void be_fresh(void *p) { be_ctx *c = (be_ctx *)p; ecs_entity_manager_free(&c->em); ecs_entity_manager_init(&c->em); }
+static void be_fresh(void *p)
+{
+    be_ctx *c = (be_ctx *)p;
+    ecs_entity_manager_free(&c->em);
+    ecs_entity_manager_init(&c->em);
+    c->alive_ready = 0;
+}
 static void be_create(void *p)
 {
     be_ctx *c = (be_ctx *)p;
@@ -199,15 +228,20 @@ static void be_create_many(void *p)
     ecs_entity_create_many(&c->em, c->n, c->ids);
     c->acc += c->ids[c->n - 1].id;
 }
+/* N entities, then half of them (random) destroyed and as many created
+   again: the probes are the N first ids in random order, half of them stale */
 static void be_prepare_alive(void *p)
 {
     be_ctx *c = (be_ctx *)p;
-    uint32_t k;
-    if (ecs_entity_count(&c->em) == c->n) return;
+    uint32_t k, half = c->n / 2;
+    if (c->alive_ready) return;
     be_fresh(p);
     ecs_entity_create_many(&c->em, c->n, c->ids);
     for (k = 0; k < c->n; ++k) c->order[k] = c->ids[c->perm[k]];
-    /* half of the probes are stale ids (destroyed then recreated elsewhere) */
+    for (k = 0; k < half; ++k) ecs_entity_destroy(&c->em, c->order[k]);
+    for (k = 0; k < half; ++k) ecs_entity_create(&c->em);
+    for (k = 0; k < c->n; ++k) c->order[k] = c->ids[c->perm[c->n - 1u - k]]; /* reshuffle: dead and alive mixed */
+    c->alive_ready = 1;
 }
 static void be_alive(void *p)
 {
@@ -373,8 +407,10 @@ typedef struct bc_ctx {
     uint32_t n;
     ecs_lookup_kind kind;
     ecs_entity_manager em;
-    ecs_entity *ids, *order;
+    ecs_entity *ids, *order;     /* ids[k]: entity k; order: the same in random order */
     uint32_t *perm;
+    ecs_instance *found;         /* lookup_many's output */
+    bench_vec3 *plain_pos, *plain_vel; /* the plain-array limits */
     bench_body m;
     int m_live;
     uint32_t target_left;
@@ -382,17 +418,14 @@ typedef struct bc_ctx {
     double acc;
 } bc_ctx;
 
-static void bc_fill_positions(bc_ctx *c)
+static void bc_write_values(bench_body *m, uint32_t i, uint32_t k)
 {
-    uint32_t k, cnt = bench_body_count(&c->m);
-    for (k = 0; k < cnt; ++k) {
-        c->m.position[k].x = (float)k;
-        c->m.position[k].y = 1.0f;
-        c->m.position[k].z = 2.0f;
-        c->m.velocity[k].x = 0.5f;
-        c->m.velocity[k].y = -0.25f;
-        c->m.velocity[k].z = 1.0f;
-    }
+    m->position[i].x = (float)k;
+    m->position[i].y = 1.0f;
+    m->position[i].z = 2.0f;
+    m->velocity[i].x = 0.5f;
+    m->velocity[i].y = -0.25f;
+    m->velocity[i].z = 1.0f;
 }
 static void bc_fresh_manager(void *p)
 {
@@ -401,40 +434,131 @@ static void bc_fresh_manager(void *p)
     bench_body_init(&c->m, c->kind);
     c->m_live = 1;
 }
+/* one at a time: create, then write the two fields (as a game adds Pos+Vel) */
 static void bc_create(void *p)
 {
     bc_ctx *c = (bc_ctx *)p;
     uint32_t k;
-    for (k = 0; k < c->n; ++k) bench_body_create(&c->m, c->ids[k]);
+    for (k = 0; k < c->n; ++k) bc_write_values(&c->m, bench_body_create(&c->m, c->ids[k]).i, k);
     c->acc += bench_body_count(&c->m);
+}
+/* the typed bulk add: one call for N entities, then their values */
+static void bc_create_many(void *p)
+{
+    bc_ctx *c = (bc_ctx *)p;
+    ecs_instance first;
+    uint32_t k;
+    if (bench_body_create_many(&c->m, c->n, c->ids, &first) != ECS_OK) {
+        fprintf(stderr, "bench: create_many failed: %s\n", c->m.core.error.message);
+        exit(1);
+    }
+    for (k = 0; k < c->n; ++k) bc_write_values(&c->m, first.i + k, k);
+    c->acc += bench_body_count(&c->m);
+}
+/* its limit: the same stores into plain arrays */
+static void bc_fill_plain(void *p)
+{
+    bc_ctx *c = (bc_ctx *)p;
+    uint32_t k;
+    bench_vec3 *pos = c->plain_pos, *vel = c->plain_vel;
+    for (k = 0; k < c->n; ++k) {
+        pos[k].x = (float)k;
+        pos[k].y = 1.0f;
+        pos[k].z = 2.0f;
+        vel[k].x = 0.5f;
+        vel[k].y = -0.25f;
+        vel[k].z = 1.0f;
+    }
+    c->acc += pos[c->n / 2].x;
 }
 static void bc_populate(bc_ctx *c, ecs_lookup_kind kind)
 {
     uint32_t k;
     c->kind = kind;
     bc_fresh_manager(c);
-    for (k = 0; k < c->n; ++k) bench_body_create(&c->m, c->ids[k]);
-    bc_fill_positions(c);
+    for (k = 0; k < c->n; ++k) bc_write_values(&c->m, bench_body_create(&c->m, c->ids[k]).i, k);
 }
-static void bc_lookup(void *p)
+/* random gets: entity -> instance -> position, as a game reads another
+   entity's component; each kind with its own way in */
+static void bc_gather_plain(void *p)
 {
     bc_ctx *c = (bc_ctx *)p;
     uint32_t k;
-    uint64_t sum = 0;
-    for (k = 0; k < c->n; ++k) sum += bench_body_lookup(&c->m, c->order[k]).i;
-    c->acc += (double)sum;
+    const bench_vec3 *pos = c->plain_pos;
+    float sum = 0;
+    for (k = 0; k < c->n; ++k) {
+        const bench_vec3 *v = &pos[c->perm[k]];
+        sum += v->x + v->y + v->z;
+    }
+    c->acc += sum;
 }
-static void bc_prepare_destroy(void *p)
+static void bc_get_direct(void *p)
+{
+    bc_ctx *c = (bc_ctx *)p;
+    uint32_t k;
+    float sum = 0;
+    for (k = 0; k < c->n; ++k) {
+        const bench_vec3 *v = &c->m.position[bench_body_slot(&c->m, c->order[k]).i];
+        sum += v->x + v->y + v->z;
+    }
+    c->acc += sum;
+}
+static void bc_get_checked(void *p)
+{
+    bc_ctx *c = (bc_ctx *)p;
+    uint32_t k;
+    float sum = 0;
+    for (k = 0; k < c->n; ++k) {
+        ecs_instance i = bench_body_lookup(&c->m, c->order[k]);
+        if (!ecs_instance_is_nil(i)) {
+            const bench_vec3 *v = &c->m.position[i.i];
+            sum += v->x + v->y + v->z;
+        }
+    }
+    c->acc += sum;
+}
+static void bc_get_many(void *p)
+{
+    bc_ctx *c = (bc_ctx *)p;
+    uint32_t k;
+    float sum = 0;
+    bench_body_lookup_many(&c->m, c->n, c->order, c->found);
+    for (k = 0; k < c->n; ++k)
+        if (!ecs_instance_is_nil(c->found[k])) {
+            const bench_vec3 *v = &c->m.position[c->found[k].i];
+            sum += v->x + v->y + v->z;
+        }
+    c->acc += sum;
+}
+static void bc_prepare_remove(void *p)
 {
     bc_ctx *c = (bc_ctx *)p;
     bc_populate(c, c->kind);
 }
-static void bc_destroy(void *p)
+static void bc_remove(void *p)
 {
     bc_ctx *c = (bc_ctx *)p;
     uint32_t k;
     for (k = 0; k < c->n; ++k) bench_body_destroy_entity(&c->m, c->order[k]);
     c->acc += bench_body_count(&c->m);
+}
+/* fresh entities and a populated manager whose collect cursor is current;
+   then 10% of the entities die (random order) */
+static void bc_prepare_collect(void *p)
+{
+    bc_ctx *c = (bc_ctx *)p;
+    uint32_t k;
+    ecs_entity_manager_free(&c->em);
+    ecs_entity_manager_init(&c->em);
+    ecs_entity_create_many(&c->em, c->n, c->ids);
+    bc_populate(c, ECS_LOOKUP_DENSE);
+    bench_body_collect(&c->m, &c->em); /* the first call sweeps and sets the cursor */
+    for (k = 0; k < c->n / 10; ++k) ecs_entity_destroy(&c->em, c->ids[c->perm[k]]);
+}
+static void bc_collect(void *p)
+{
+    bc_ctx *c = (bc_ctx *)p;
+    c->collected = bench_body_collect(&c->m, &c->em);
 }
 /* half the entities die; gc runs (as once per frame) until 99% of their
    instances are gone */
@@ -456,6 +580,50 @@ static void bc_gc(void *p)
     while (bench_body_count(&c->m) > c->target_left) bench_body_gc(&c->m, &c->em);
     c->collected = before - bench_body_count(&c->m);
 }
+
+/* stb_ds's hash map in the same role: entity id -> instance, then the read */
+typedef struct bc_stb_entry {
+    uint32_t key;
+    uint32_t value;
+} bc_stb_entry;
+typedef struct bc_stb_ctx {
+    bc_ctx *c;
+    bc_stb_entry *map;
+} bc_stb_ctx;
+static void bc_stb_get(void *p)
+{
+    bc_stb_ctx *s = (bc_stb_ctx *)p;
+    bc_ctx *c = s->c;
+    uint32_t k;
+    float sum = 0;
+    for (k = 0; k < c->n; ++k) {
+        ptrdiff_t at = -1;
+        (void)stbds_hmget_key_ts(s->map, sizeof *s->map, &c->order[k].id, sizeof c->order[k].id, &at, STBDS_HM_BINARY);
+        if (at >= 0) {
+            const bench_vec3 *v = &c->m.position[s->map[at].value];
+            sum += v->x + v->y + v->z;
+        }
+    }
+    c->acc += sum;
+}
+static double bc_stb_row(bc_ctx *c)
+{
+    bc_stb_ctx s;
+    uint32_t k;
+    double t;
+    s.c = c;
+    s.map = NULL;
+    for (k = 0; k < c->n; ++k) {
+        uint32_t key = c->m.entity[k].id;
+        s.map = (bc_stb_entry *)stbds_hmput_key(s.map, sizeof *s.map, &key, sizeof key, STBDS_HM_BINARY);
+        s.map[stbds_temp(s.map - 1)].key = key;
+        s.map[stbds_temp(s.map - 1)].value = k;
+    }
+    t = bench__time(NULL, bc_stb_get, NULL, &s);
+    stbds_hmfree(s.map);
+    return t;
+}
+
 static void bc_simulate(void *p)
 {
     bc_ctx *c = (bc_ctx *)p;
@@ -534,22 +702,34 @@ static void bench_component_rows(void)
 {
     bc_ctx c;
     uint32_t n = bench_n, k;
-    double t;
+    double t, t_gather;
     size_t heap0;
     memset(&c, 0, sizeof c);
     c.n = n;
     c.ids = (ecs_entity *)bench_alloc((size_t)n * sizeof *c.ids);
     c.order = (ecs_entity *)bench_alloc((size_t)n * sizeof *c.order);
+    c.found = (ecs_instance *)bench_alloc((size_t)n * sizeof *c.found);
+    c.plain_pos = (bench_vec3 *)bench_alloc((size_t)n * sizeof *c.plain_pos);
+    c.plain_vel = (bench_vec3 *)bench_alloc((size_t)n * sizeof *c.plain_vel);
     c.perm = bench_shuffled(n, 23);
 
     /* memory first, on a clean heap count: entity manager + manager */
-    heap0 = bench_heap_bytes;
-    ecs_entity_manager_init(&c.em);
-    for (k = 0; k < n; ++k) c.ids[k] = ecs_entity_create(&c.em);
-    bc_populate(&c, ECS_LOOKUP_DENSE);
-    bench_row("component_bytes_per_entity", (double)(bench_heap_bytes - heap0) / n, "bytes");
-    bc_populate(&c, ECS_LOOKUP_HASH);
-    bench_row("component_bytes_per_entity_hash", (double)(bench_heap_bytes - heap0) / n, "bytes");
+    {
+        static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_DIRECT};
+        static const char *const rows[3] = {"component_bytes_per_entity", "component_bytes_per_entity_hash",
+                                            "component_bytes_per_entity_direct"};
+        for (k = 0; k < 3; ++k) {
+            uint32_t j;
+            if (c.m_live) bench_body_free(&c.m);
+            c.m_live = 0;
+            ecs_entity_manager_free(&c.em);
+            heap0 = bench_heap_bytes;
+            ecs_entity_manager_init(&c.em);
+            for (j = 0; j < n; ++j) c.ids[j] = ecs_entity_create(&c.em);
+            bc_populate(&c, kinds[k]);
+            bench_row(rows[k], (double)(bench_heap_bytes - heap0) / n, "bytes");
+        }
+    }
     for (k = 0; k < n; ++k) c.order[k] = c.ids[c.perm[k]];
 
     c.kind = ECS_LOOKUP_DENSE;
@@ -558,17 +738,38 @@ static void bench_component_rows(void)
     c.kind = ECS_LOOKUP_HASH;
     t = bench__time(bc_fresh_manager, bc_create, NULL, &c);
     bench_row("component_create_hash_ns", t / n, "ns");
+    c.kind = ECS_LOOKUP_DENSE;
+    t = bench__time(bc_fresh_manager, bc_create_many, NULL, &c);
+    bench_row("component_create_many_ns", t / n, "ns");
+    t = bench__time(NULL, bc_fill_plain, NULL, &c);
+    bench_row("fill_plain_ns", t / n, "ns");
 
-    bc_populate(&c, ECS_LOOKUP_HASH);
-    t = bench__time(NULL, bc_lookup, NULL, &c);
-    bench_row("component_lookup_hash_ns", t / n, "ns");
+    /* random gets; gather_plain_ns is the one-miss limit, same permutation */
+    t_gather = bench__time(NULL, bc_gather_plain, NULL, &c);
+    bench_row("gather_plain_ns", t_gather / n, "ns");
+    bc_populate(&c, ECS_LOOKUP_DIRECT);
+    t = bench__time(NULL, bc_get_direct, NULL, &c);
+    bench_row("component_get_direct_ns", t / n, "ns");
     bc_populate(&c, ECS_LOOKUP_DENSE);
-    t = bench__time(NULL, bc_lookup, NULL, &c);
-    bench_row("component_lookup_dense_ns", t / n, "ns");
+    t = bench__time(NULL, bc_get_checked, NULL, &c);
+    bench_row("component_get_dense_ns", t / n, "ns");
+    t = bench__time(NULL, bc_get_many, NULL, &c);
+    bench_row("component_get_many_dense_ns", t / n, "ns");
+    bc_populate(&c, ECS_LOOKUP_HASH);
+    t = bench__time(NULL, bc_get_checked, NULL, &c);
+    bench_row("component_get_hash_ns", t / n, "ns");
+    t = bc_stb_row(&c);
+    bench_row("baseline_stb_ds_lookup_ns", t / n, "ns");
 
     c.kind = ECS_LOOKUP_DENSE;
-    t = bench__time(bc_prepare_destroy, bc_destroy, NULL, &c);
-    bench_row("component_destroy_ns", t / n, "ns");
+    t = bench__time(bc_prepare_remove, bc_remove, NULL, &c);
+    bench_row("component_remove_dense_ns", t / n, "ns");
+    c.kind = ECS_LOOKUP_HASH;
+    t = bench__time(bc_prepare_remove, bc_remove, NULL, &c);
+    bench_row("component_remove_hash_ns", t / n, "ns");
+    t = bench__time(bc_prepare_collect, bc_collect, NULL, &c);
+    bench_row("component_collect_ns", c.collected ? t / (double)c.collected : NAN, "ns");
+    c.kind = ECS_LOOKUP_DENSE;
     t = bench__time(bc_prepare_gc, bc_gc, NULL, &c);
     bench_row("component_gc_ns", c.collected ? t / (double)c.collected : NAN, "ns");
 
@@ -649,6 +850,9 @@ static void bench_component_rows(void)
     ecs_entity_manager_free(&c.em);
     free(c.ids);
     free(c.order);
+    free(c.found);
+    free(c.plain_pos);
+    free(c.plain_vel);
     free(c.perm);
 }
 
@@ -1179,73 +1383,125 @@ typedef struct bench__series {
     double ns[8];
 } bench__series;
 
-static void bench_plot(const char *path)
+static const uint32_t bench__sizes[] = {1000u, 4000u, 16000u, 64000u, 250000u, 1000000u, 4000000u};
+enum { BENCH__NS = sizeof bench__sizes / sizeof bench__sizes[0] };
+static bench__series bench__series_list[] = {
+    {"create_ns", "#1f77b4", {0}},
+    {"alive_random_ns", "#ff7f0e", {0}},
+    {"destroy_ns", "#2ca02c", {0}},
+    {"component_create_ns", "#d62728", {0}},
+    {"gather_plain_ns", "#000000", {0}},
+    {"component_get_direct_ns", "#17becf", {0}},
+    {"component_get_dense_ns", "#9467bd", {0}},
+    {"component_get_hash_ns", "#8c564b", {0}},
+    {"simulate_ns", "#e377c2", {0}},
+    {"simulate_plain_ns", "#7f7f7f", {0}},
+};
+enum { BENCH__NSER = sizeof bench__series_list / sizeof bench__series_list[0] };
+static int bench__swept;
+
+/* Runs the entity and component rows at each N (quietly, 5 repetitions) and
+   keeps the plotted metrics; the table's rows are left as they were. */
+static void bench_sweep(void)
 {
-    static const uint32_t sizes[] = {1000u, 4000u, 16000u, 64000u, 250000u, 1000000u, 4000000u};
-    enum { NS = sizeof sizes / sizeof sizes[0] };
-    static bench__series series[] = {
-        {"create_ns", "#1f77b4", {0}},           {"alive_random_ns", "#ff7f0e", {0}},
-        {"destroy_ns", "#2ca02c", {0}},          {"component_create_ns", "#d62728", {0}},
-        {"component_lookup_dense_ns", "#9467bd", {0}}, {"component_lookup_hash_ns", "#8c564b", {0}},
-        {"simulate_ns", "#e377c2", {0}},         {"simulate_plain_ns", "#7f7f7f", {0}},
-    };
-    enum { NSER = sizeof series / sizeof series[0] };
     uint32_t saved_n = bench_n, s, k;
     int saved_rows = bench__num_rows, saved_reps = BENCH_REPS;
-    double ymax = 0;
-    FILE *f;
     BENCH_REPS = 5;
-    for (s = 0; s < NS; ++s) {
-        bench_n = sizes[s];
+    bench__quiet = 1;
+    for (s = 0; s < BENCH__NS; ++s) {
+        bench_n = bench__sizes[s];
         fprintf(stderr, "plot: N = %u\n", (unsigned)bench_n);
         bench_entity_rows();
         bench_component_rows();
-        for (k = 0; k < NSER; ++k) {
-            series[k].ns[s] = bench_row_value(series[k].metric);
-            if (series[k].ns[s] > ymax && series[k].ns[s] < 1e6) ymax = series[k].ns[s];
-        }
+        for (k = 0; k < BENCH__NSER; ++k) bench__series_list[k].ns[s] = bench_row_value(bench__series_list[k].metric);
         bench__num_rows = saved_rows;
     }
+    bench__quiet = 0;
     bench_n = saved_n;
     BENCH_REPS = saved_reps;
-    f = fopen(path, "w");
+    bench__swept = 1;
+}
+
+/* The sweep's figures, one CSV line each: metric@N,value,ns. */
+static void bench_print_sweep(FILE *out)
+{
+    uint32_t s, k;
+    if (!bench__swept) return;
+    for (k = 0; k < BENCH__NSER; ++k)
+        for (s = 0; s < BENCH__NS; ++s)
+            fprintf(out, "%s@%u,%.4f,ns\n", bench__series_list[k].metric, (unsigned)bench__sizes[s], bench__series_list[k].ns[s]);
+}
+
+/* The series drawn (almost) on top of series k, if any: within 5% at every N. */
+static int bench__overlap(uint32_t k)
+{
+    uint32_t j, s;
+    for (j = 0; j < k; ++j) {
+        int close = 1;
+        for (s = 0; s < BENCH__NS; ++s) {
+            double a = bench__series_list[j].ns[s], b = bench__series_list[k].ns[s];
+            close &= fabs(a - b) <= 0.05 * (a > b ? a : b);
+        }
+        if (close) return (int)j;
+    }
+    return -1;
+}
+
+static void bench_plot(const char *path, const char *machine)
+{
+    const double W = 820, H = 470, L = 70, R = 280, T = 46, B = 50;
+    const double lx0 = log10(1000.0), lx1 = log10(4000000.0);
+    double ymax = 0, ly0 = -1.0, ly1;
+    uint32_t s, k;
+    FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "bench: cannot write %s\n", path);
         return;
     }
-    {
-        const double W = 760, H = 440, L = 70, R = 220, T = 30, B = 50;
-        const double lx0 = log10(1000.0), lx1 = log10(4000000.0);
-        const double ly0 = -1.0, ly1 = ceil(log10(ymax > 1.0 ? ymax : 1.0)); /* log axis: 0.1 ns up */
+    for (k = 0; k < BENCH__NSER; ++k)
+        for (s = 0; s < BENCH__NS; ++s)
+            if (bench__series_list[k].ns[s] > ymax && bench__series_list[k].ns[s] < 1e6) ymax = bench__series_list[k].ns[s];
+    ly1 = ceil(log10(ymax > 1.0 ? ymax : 1.0)); /* log axis: 0.1 ns up */
 #define BENCH__Y(v) (H - B - (log10((v) > 0.1 ? (v) : 0.1) - ly0) / (ly1 - ly0) * (H - B - T))
-        fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-        fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-        fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N (median of 5; both axes log)</text>\n", L);
-        fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
-        fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T, L, H - B);
-        for (s = 0; s < NS; ++s) {
-            double x = L + (log10((double)sizes[s]) - lx0) / (lx1 - lx0) * (W - R - L);
-            fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%u</text>\n", x, H - B + 16, (unsigned)sizes[s]);
-        }
-        for (k = 0; k <= (uint32_t)(ly1 - ly0); ++k) {
-            double v = pow(10.0, ly0 + k), y = BENCH__Y(v);
-            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L - 6, y + 4, v);
-            fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
-        }
-        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">N (entities)</text>\n", (L + W - R) / 2, H - 12);
-        for (k = 0; k < NSER; ++k) {
-            fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", series[k].colour);
-            for (s = 0; s < NS; ++s) {
-                double x = L + (log10((double)sizes[s]) - lx0) / (lx1 - lx0) * (W - R - L);
-                fprintf(f, "%.1f,%.1f ", x, BENCH__Y(series[k].ns[s]));
-            }
-            fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/>",
-                    W - R + 8, T + 16.0 * k + 6, W - R + 26, T + 16.0 * k + 6, series[k].colour);
-            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", W - R + 32, T + 16.0 * k + 10, series[k].metric);
-        }
-        fprintf(f, "</svg>\n");
-#undef BENCH__Y
+#define BENCH__X(n) (L + (log10((double)(n)) - lx0) / (lx1 - lx0) * (W - R - L))
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N (median of 5 repetitions after a warm-up; both axes log)</text>\n", L);
+    fprintf(f, "<text x=\"%.0f\" y=\"34\" font-size=\"11\" fill=\"#555\">%s; %s, %s</text>\n", L, machine,
+#if defined(__clang__)
+            "clang "
+#elif defined(__GNUC__)
+            "gcc "
+#else
+            "cc "
+#endif
+            __VERSION__, BENCH_FLAGS);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, H - B, W - R, H - B);
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T, L, H - B);
+    for (s = 0; s < BENCH__NS; ++s)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%u</text>\n", BENCH__X(bench__sizes[s]), H - B + 16,
+                (unsigned)bench__sizes[s]);
+    for (k = 0; k <= (uint32_t)(ly1 - ly0); ++k) {
+        double v = pow(10.0, ly0 + k), y = BENCH__Y(v);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L - 6, y + 4, v);
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
     }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">N (entities)</text>\n", (L + W - R) / 2, H - 12);
+    for (k = 0; k < BENCH__NSER; ++k) {
+        int under = bench__overlap(k);
+        /* a series on top of another is drawn dashed, and the legend says so */
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", bench__series_list[k].colour,
+                under >= 0 ? " stroke-dasharray=\"6 4\"" : "");
+        for (s = 0; s < BENCH__NS; ++s) fprintf(f, "%.1f,%.1f ", BENCH__X(bench__sizes[s]), BENCH__Y(bench__series_list[k].ns[s]));
+        fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/>",
+                W - R + 8, T + 16.0 * k + 6, W - R + 26, T + 16.0 * k + 6, bench__series_list[k].colour);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s%s%s</text>\n", W - R + 32, T + 16.0 * k + 10, bench__series_list[k].metric,
+                under >= 0 ? " (dashed: on top of " : "", under >= 0 ? bench__series_list[under].metric : "");
+        if (under >= 0) fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">)</text>\n", W - 4, T + 16.0 * k + 10);
+    }
+    fprintf(f, "</svg>\n");
+#undef BENCH__Y
+#undef BENCH__X
     fclose(f);
     fprintf(stderr, "bench: wrote %s\n", path);
 }
@@ -1272,22 +1528,86 @@ static void bench_machine(char *out, size_t cap)
     }
 }
 
+/* DESIGN.md section 7's targets: value <= factor (x the median of `of`,
+   when given) */
+typedef struct bench__target {
+    const char *metric;
+    double factor;
+    const char *of;
+} bench__target;
+static const bench__target bench__targets[] = {
+    {"create_ns", 2, NULL},
+    {"create_many_ns", 1, NULL},
+    {"alive_random_ns", 2, NULL},
+    {"destroy_ns", 5, NULL},
+    {"churn_ns", 5, NULL},
+    {"churn_stale_alive", 0, NULL},
+    {"component_create_ns", 4, NULL},
+    {"component_create_hash_ns", 3, "component_create_ns"},
+    {"component_create_many_ns", 1.5, "fill_plain_ns"},
+    {"component_get_direct_ns", 1.2, "gather_plain_ns"},
+    {"component_get_dense_ns", 2.5, "gather_plain_ns"},
+    {"component_get_hash_ns", 3, "gather_plain_ns"},
+    {"component_get_many_dense_ns", 1.8, "gather_plain_ns"},
+    {"component_remove_dense_ns", 8, "gather_plain_ns"},
+    {"component_remove_hash_ns", 8, "gather_plain_ns"},
+    {"component_collect_ns", 1, "component_remove_dense_ns"},
+    {"component_bytes_per_entity", 40, NULL},
+    {"component_bytes_per_entity_hash", 48, NULL},
+    {"simulate_ratio", 1.1, NULL},
+    {"transform_world_pass_ratio", 1.2, NULL},
+    {"transform_reorder_ns", 200, NULL},
+    {"transform_create_ns", 250, NULL},
+    {"transform_bytes_per_node", 160, NULL},
+    {"spawn_level_10k_us", 100, NULL},
+    {"spawn_vs_memcpy_ratio", 5, NULL},
+};
+
+/* The target of a metric as text and whether the run met it: 1 met, 0
+   missed, -1 no target. */
+static int bench__check(const char *metric, double value, char *text, size_t cap)
+{
+    size_t k;
+    text[0] = '\0';
+    for (k = 0; k < sizeof bench__targets / sizeof bench__targets[0]; ++k) {
+        const bench__target *t = &bench__targets[k];
+        double limit = t->factor;
+        if (strcmp(t->metric, metric) != 0) continue;
+        if (t->of) {
+            limit *= bench_row_value(t->of);
+            snprintf(text, cap, "<= %g x %s (%.3g)", t->factor, t->of, limit);
+        } else {
+            snprintf(text, cap, "<= %g", t->factor);
+        }
+        return value <= limit;
+    }
+    return -1;
+}
+
 static void bench_print(FILE *out, int csv)
 {
-    int k;
+    int k, met = 0, missed = 0;
+    char target[96];
     if (csv) {
         for (k = 0; k < bench__num_rows; ++k) fprintf(out, "%s,%.4f,%s\n", bench__rows[k].metric, bench__rows[k].value, bench__rows[k].unit);
         return;
     }
-    fprintf(out, "| %-34s | %14s | %-5s |\n", "metric", "median", "unit");
-    fprintf(out, "|------------------------------------|----------------|-------|\n");
-    for (k = 0; k < bench__num_rows; ++k)
-        fprintf(out, "| %-34s | %14.3f | %-5s |\n", bench__rows[k].metric, bench__rows[k].value, bench__rows[k].unit);
+    fprintf(out, "| %-34s | %12s | %-5s | %-44s | %-6s |\n", "metric", "median", "unit", "target", "met");
+    fprintf(out, "|------------------------------------|--------------|-------|----------------------------------------------|--------|\n");
+    for (k = 0; k < bench__num_rows; ++k) {
+        const bench__row *r = &bench__rows[k];
+        int ok = bench__check(r->metric, r->value, target, sizeof target);
+        met += ok == 1;
+        missed += ok == 0;
+        fprintf(out, "| %-34s | %12.3f | %-5s | %-44s | %-6s |\n", r->metric, r->value, r->unit, target,
+                ok < 0 ? "" : ok ? "yes" : "MISSED");
+    }
+    fprintf(out, "\ntargets: %d met, %d missed\n", met, missed);
 }
 
 int main(int argc, char **argv)
 {
-    const char *plot = NULL, *csv_out = NULL;
+    const char *plot = NULL, *csv_out = NULL, *only = NULL;
     int csv = 0, a;
     char cpu[160];
     long cores = 1;
@@ -1295,11 +1615,13 @@ int main(int argc, char **argv)
         if (strcmp(argv[a], "--csv") == 0) csv = 1;
         else if (strcmp(argv[a], "--csv-out") == 0 && a + 1 < argc) csv_out = argv[++a];
         else if (strcmp(argv[a], "--plot") == 0 && a + 1 < argc) plot = argv[++a];
+        else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) only = argv[++a];
         else if (strcmp(argv[a], "--quick") == 0) {
             BENCH_REPS = 5;
             bench_n = 100000u;
         } else {
-            fprintf(stderr, "usage: %s [--csv] [--csv-out FILE] [--plot FILE.svg] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--csv] [--csv-out FILE] [--plot FILE.svg] [--quick]\n"
+                            "          [--only entities|components|transforms|resources]\n", argv[0]);
             return strcmp(argv[a], "--help") == 0 ? 0 : 2;
         }
     }
@@ -1312,10 +1634,10 @@ int main(int argc, char **argv)
 #endif
     bench_machine(cpu, sizeof cpu);
     fprintf(stderr, "bench: N = %u, %d repetitions after one warm-up (medians)\n", (unsigned)bench_n, BENCH_REPS);
-    bench_entity_rows();
-    bench_component_rows();
-    bench_transform_rows();
-    bench_resource_rows();
+    if (!only || strcmp(only, "entities") == 0) bench_entity_rows();
+    if (!only || strcmp(only, "components") == 0) bench_component_rows();
+    if (!only || strcmp(only, "transforms") == 0) bench_transform_rows();
+    if (!only || strcmp(only, "resources") == 0) bench_resource_rows();
     if (!csv) {
         printf("# ecs benchmark\n");
         printf("compiler: %s %s\n",
@@ -1333,15 +1655,22 @@ int main(int argc, char **argv)
                "          memory the process already owns (glibc keeps freed pages), fixed seeds\n\n",
                (unsigned)bench_n, BENCH_REPS);
     }
+    if (plot) {
+        char machine[200];
+        snprintf(machine, sizeof machine, "%s, %ld cores", cpu, cores);
+        bench_sweep();
+        bench_plot(plot, machine);
+    }
     bench_print(stdout, csv);
+    if (csv) bench_print_sweep(stdout);
     if (csv_out) {
         FILE *f = fopen(csv_out, "w");
         if (f) {
             bench_print(f, 1);
+            bench_print_sweep(f);
             fclose(f);
         }
     }
-    if (!csv) printf("\nchecksum: %.6g\n", bench__checksum);
-    if (plot) bench_plot(plot);
+    if (!csv) printf("\nchecksum: %.6g%s\n", bench__checksum, plot ? " (the plot's sweep lines are in the CSV: metric@N)" : "");
     return 0;
 }

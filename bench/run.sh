@@ -21,7 +21,7 @@ if [ ! -f /usr/include/stb/stb_ds.h ] && [ -z "${STB_INCLUDE:-}" ]; then
 fi
 STB_INCLUDE=${STB_INCLUDE:-/usr/include/stb}
 CC=${CC:-cc}
-FLAGS="-O2"
+FLAGS="-O2 -DNDEBUG"  # a release build, as the peers were measured
 OUT=build/bench
 mkdir -p "$OUT"
 

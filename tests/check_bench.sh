@@ -14,14 +14,19 @@ g++ -x c++ -std=c++11 -O2 $WARN -I. -I"$STB" bench/bench.c -o "$out/bench_cxx" -
 "$out/bench" --quick --csv >"$out/bench.csv" 2>/dev/null
 missing=""
 for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns churn_ns churn_stale_alive \
-  baseline_hashset_create_ns component_create_ns component_create_hash_ns component_lookup_hash_ns \
-  component_lookup_dense_ns component_destroy_ns component_gc_ns component_bytes_per_entity \
-  component_bytes_per_entity_hash simulate_ns simulate_plain_ns simulate_ratio baseline_aos_simulate_ns \
+  baseline_hashset_create_ns component_create_ns component_create_hash_ns component_create_many_ns fill_plain_ns \
+  component_get_direct_ns component_get_dense_ns component_get_hash_ns gather_plain_ns component_get_many_dense_ns \
+  component_remove_dense_ns component_remove_hash_ns component_collect_ns component_gc_ns component_bytes_per_entity \
+  component_bytes_per_entity_hash component_bytes_per_entity_direct baseline_stb_ds_lookup_ns \
+  simulate_ns simulate_plain_ns simulate_ratio baseline_aos_simulate_ns \
   memory_bandwidth_gbs transform_chain_set_local_ns transform_chain_set_local_many_ns transform_world_pass_ns \
   transform_world_pass_plain_ns transform_world_pass_ratio transform_deferred_frame_us transform_bytes_per_node \
   spawn_level_10k_us spawn_ns_per_entity spawn_vs_memcpy_ratio compile_mb_per_s; do
   grep -q "^$m,[0-9.]*," "$out/bench.csv" || missing="$missing $m"
 done
 [ -z "$missing" ] || { echo "metrics missing from --csv:$missing"; cat "$out/bench.csv"; exit 1; }
+for gone in component_lookup_hash_ns component_lookup_dense_ns; do
+  ! grep -q "^$gone," "$out/bench.csv" || { echo "dropped metric $gone still printed"; exit 1; }
+done
 grep -q "^churn_stale_alive,0.0000," "$out/bench.csv" || { echo "stale ids alive after churn"; exit 1; }
 echo "check_bench: builds as C99 (gcc, clang) and C++11; --quick --csv has all $(wc -l <"$out/bench.csv") rows"

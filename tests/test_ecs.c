@@ -43,7 +43,7 @@ static void test_layout_and_nil(void)
     CHECK(ecs_entity_is_nil(nil) && !ecs_entity_is_nil(a));
     CHECK(!ecs_entity_alive(&em, nil));
     /* index 0 with any generation, and ids never handed out, are never alive */
-    for (k = 0; k <= ECS_GENERATION_MASK; ++k) CHECK(!ecs_entity_alive(&em, ecs_entity_make(0, k)));
+    for (k = 0; k <= ECS_ENTITY_GENERATION_MASK; ++k) CHECK(!ecs_entity_alive(&em, ecs_entity_make(0, k)));
     CHECK(!ecs_entity_alive(&em, ecs_entity_make(3, 0)));
     CHECK(!ecs_entity_alive(&em, ecs_entity_make(ECS_INDEX_MASK, 0)));
     CHECK(!ecs_entity_alive(&em, make_id(0xFFFFFFFFu)));
@@ -180,7 +180,7 @@ static void test_random_churn(void)
                 uint32_t idx = ecs_entity_index(e);
                 live[at] = live[--n_live];
                 CHECK(ecs_entity_destroy(&em, e) == 1);
-                ref_gen[idx] = (uint8_t)((ref_gen[idx] + 1u) & ECS_GENERATION_MASK);
+                ref_gen[idx] = (uint8_t)((ref_gen[idx] + 1u) & ECS_ENTITY_GENERATION_MASK);
                 ref_queue[q_tail++] = idx;
                 dead[n_dead++] = e;
             }
@@ -361,19 +361,25 @@ static void model_remove_tag(model *md, int s, uint32_t tag)
     CHECK_MSG(0, "tag %u not in the model", (unsigned)tag);
 }
 
-/* Everything the manager says agrees with the model. Returns 0 on mismatch. */
+/* Everything the manager says agrees with the model. Returns 0 on mismatch.
+   Walks the arrays with the documented idiom: instances 0..count-1, skipping
+   empty slots (entity id 0, the direct kind's holes). */
 static int check_against_model(const test_mgr *m, const model *md)
 {
-    uint32_t i, s, ok = 1;
-    if (test_mgr_count(m) != md->total) return 0;
+    uint32_t i, s, ok = 1, seen = 0;
+    if (test_mgr_num_instances(m) != md->total) return 0;
+    if (m->core.lookup != ECS_LOOKUP_DIRECT && test_mgr_count(m) != md->total) return 0;
     for (i = 0; i < test_mgr_count(m); ++i) {
         /* the entity maps back to this instance exactly once */
         uint32_t hits = 0, steps = 0;
         ecs_instance it;
+        if (m->entity[i].id == 0) continue; /* a hole */
+        ++seen;
         for (it = test_mgr_lookup(m, m->entity[i]); !ecs_instance_is_nil(it) && steps < 64; it = test_mgr_next(m, it), ++steps)
             hits += it.i == i;
         ok &= hits == 1u && instance_intact(m, i);
     }
+    ok &= seen == md->total;
     for (s = 0; s < MODEL_ENTITIES; ++s) {
         ecs_instance it = test_mgr_lookup(m, md->e[s]);
         uint32_t k = 0;
@@ -384,11 +390,51 @@ static int check_against_model(const test_mgr *m, const model *md)
     return (int)ok;
 }
 
+/* After gc or collect: rebuilds the dead slots of the model from what is
+   left (gc removes instances one by one in random order); counts how many
+   instances of live entities went missing. Returns how many of the dead
+   entities' instances were removed. */
+static uint32_t model_after_collection(const test_mgr *m, model *md, const uint32_t *before, uint32_t *removed_live)
+{
+    uint32_t k, dead_total = 0;
+    for (k = 0; k < MODEL_ENTITIES; ++k) {
+        uint32_t left = 0;
+        ecs_instance it;
+        for (it = test_mgr_lookup(m, md->e[k]); !ecs_instance_is_nil(it); it = test_mgr_next(m, it)) ++left;
+        if (md->alive[k]) {
+            *removed_live += left != before[k];
+        } else {
+            uint32_t j = 0;
+            for (it = test_mgr_lookup(m, md->e[k]); !ecs_instance_is_nil(it); it = test_mgr_next(m, it))
+                md->tags[k][j++] = m->tag[it.i];
+            dead_total += before[k] - left;
+            md->total -= before[k] - left;
+            md->n[k] = left;
+        }
+    }
+    return dead_total;
+}
+
+/* An instance of the manager, at random: for the direct kind an occupied
+   slot (or nil when there is none nearby). */
+static ecs_instance random_instance(const test_mgr *m)
+{
+    uint32_t i, tries;
+    if (test_mgr_count(m) == 0) return ecs_instance_nil();
+    for (tries = 0; tries < 64; ++tries) {
+        i = rnd_below(test_mgr_count(m));
+        if (m->entity[i].id != 0) return ecs_instance_make(i);
+    }
+    return ecs_instance_nil();
+}
+
 static void run_component_model(ecs_lookup_kind kind, uint32_t ops)
 {
     ecs_entity_manager em;
     test_mgr m;
     model md;
+    int direct = kind == ECS_LOOKUP_DIRECT;
+    uint32_t max_inst = direct ? 1u : (uint32_t)MODEL_MAX_INST;
     uint32_t op, next_tag = 1, bad = 0, gc_removed_live = 0, s;
     memset(&md, 0, sizeof md);
     ecs_entity_manager_init(&em);
@@ -401,56 +447,74 @@ static void run_component_model(ecs_lookup_kind kind, uint32_t ops)
     for (op = 0; op < ops; ++op) {
         uint32_t r = rnd_below(100);
         s = rnd_below(MODEL_ENTITIES);
-        if (r < 35) { /* create */
-            if (md.alive[s] && md.n[s] < MODEL_MAX_INST) {
+        if (r < 30) { /* create */
+            if (md.alive[s] && md.n[s] < max_inst) {
                 ecs_instance i = test_mgr_create(&m, md.e[s]);
                 CHECK(!ecs_instance_is_nil(i));
+                CHECK(!direct || i.i == ecs_entity_index(md.e[s]));
                 set_instance(&m, i.i, next_tag);
                 md.tags[s][md.n[s]++] = next_tag++;
                 ++md.total;
+            } else if (md.alive[s] && direct) { /* a second instance: refused, nothing changes */
+                CHECK(ecs_instance_is_nil(test_mgr_create(&m, md.e[s])));
+                CHECK(m.core.error.code == ECS_ERROR_ALREADY_EXISTS);
             }
-        } else if (r < 60) { /* destroy a random instance */
-            if (test_mgr_count(&m)) {
-                uint32_t i = rnd_below(test_mgr_count(&m));
-                int slot = model_slot_of(&md, m.entity[i]);
+        } else if (r < 35) { /* create_many for a few entities */
+            ecs_entity batch[4];
+            uint32_t slots[4], nb = 0, k, j;
+            ecs_instance first;
+            for (k = 0; k < 4; ++k) {
+                uint32_t t = rnd_below(MODEL_ENTITIES), dup = 0;
+                for (j = 0; j < nb; ++j) dup |= slots[j] == t;
+                if (!md.alive[t] || md.n[t] + (dup ? 2u : 1u) > max_inst || (direct && dup)) continue;
+                if (dup) { /* the same entity twice in a batch: fine but for direct */
+                    uint32_t c = 0;
+                    for (j = 0; j < nb; ++j) c += slots[j] == t;
+                    if (md.n[t] + c + 1u > max_inst) continue;
+                }
+                slots[nb] = t;
+                batch[nb++] = md.e[t];
+            }
+            CHECK(test_mgr_create_many(&m, nb, batch, &first) == ECS_OK);
+            for (k = 0; k < nb; ++k) {
+                ecs_instance i = direct ? ecs_instance_make(ecs_entity_index(batch[k])) : ecs_instance_make(first.i + k);
+                CHECK(m.entity[i.i].id == batch[k].id);
+                set_instance(&m, i.i, next_tag);
+                md.tags[slots[k]][md.n[slots[k]]++] = next_tag++;
+                ++md.total;
+            }
+        } else if (r < 57) { /* destroy a random instance */
+            ecs_instance i = random_instance(&m);
+            if (!ecs_instance_is_nil(i)) {
+                int slot = model_slot_of(&md, m.entity[i.i]);
                 CHECK(slot >= 0);
-                if (slot >= 0) model_remove_tag(&md, slot, m.tag[i]);
-                CHECK(test_mgr_destroy(&m, ecs_instance_make(i)) == 1);
+                if (slot >= 0) model_remove_tag(&md, slot, m.tag[i.i]);
+                CHECK(test_mgr_destroy(&m, i) == 1);
             }
-        } else if (r < 75) { /* lookup + next walk: checked below */
+        } else if (r < 70) { /* lookup + next walk: checked below */
             ecs_instance i = test_mgr_lookup(&m, md.e[s]);
             CHECK(ecs_instance_is_nil(i) == (md.n[s] == 0));
-        } else if (r < 80) { /* destroy all instances of one entity */
+        } else if (r < 75) { /* destroy all instances of one entity */
             uint32_t expect = md.n[s];
             CHECK(test_mgr_destroy_entity(&m, md.e[s]) == expect);
             md.total -= md.n[s];
             md.n[s] = 0;
-        } else if (r < 87) { /* entity dies; its data waits for gc */
+        } else if (r < 83) { /* entity dies; its data waits for gc or collect */
             if (md.alive[s]) {
                 ecs_entity_destroy(&em, md.e[s]);
                 md.alive[s] = 0;
             }
-        } else if (r < 95) { /* gc: only dead entities' instances go */
-            uint32_t before[MODEL_ENTITIES], k, dead_total = 0, removed;
+        } else if (r < 95) { /* gc or collect: only dead entities' instances go */
+            uint32_t before[MODEL_ENTITIES], k, removed, dead_total, dead_left = 0;
+            int exact = r >= 90;
             for (k = 0; k < MODEL_ENTITIES; ++k) before[k] = md.n[k];
-            removed = test_mgr_gc(&m, &em);
-            /* rebuild the model from what is left, checking live ones survived */
-            for (k = 0; k < MODEL_ENTITIES; ++k) {
-                uint32_t left = 0;
-                ecs_instance it;
-                for (it = test_mgr_lookup(&m, md.e[k]); !ecs_instance_is_nil(it); it = test_mgr_next(&m, it)) ++left;
-                if (md.alive[k]) gc_removed_live += left != before[k];
-                else {
-                    /* gc removes whole instances one by one; re-read the order */
-                    uint32_t j = 0;
-                    for (it = test_mgr_lookup(&m, md.e[k]); !ecs_instance_is_nil(it); it = test_mgr_next(&m, it))
-                        md.tags[k][j++] = m.tag[it.i];
-                    dead_total += before[k] - left;
-                    md.total -= before[k] - left;
-                    md.n[k] = left;
-                }
-            }
+            removed = exact ? test_mgr_collect(&m, &em) : test_mgr_gc(&m, &em);
+            dead_total = model_after_collection(&m, &md, before, &gc_removed_live);
             CHECK(removed == dead_total);
+            if (exact) { /* nothing dead is left after one collect */
+                for (k = 0; k < MODEL_ENTITIES; ++k) dead_left += md.alive[k] ? 0u : md.n[k];
+                CHECK(dead_left == 0u);
+            }
         } else { /* replace a dead entity by a new one */
             if (!md.alive[s] && md.n[s] == 0) {
                 md.e[s] = ecs_entity_create(&em);
@@ -467,8 +531,8 @@ static void run_component_model(ecs_lookup_kind kind, uint32_t ops)
     /* gc eventually removes exactly the dead entities' instances */
     for (s = 0; s < MODEL_ENTITIES; ++s)
         if (md.alive[s]) ecs_entity_destroy(&em, md.e[s]);
-    for (s = 0; s < 10000 && test_mgr_count(&m); ++s) test_mgr_gc(&m, &em);
-    CHECK(test_mgr_count(&m) == 0u);
+    for (s = 0; s < 10000 && test_mgr_num_instances(&m); ++s) test_mgr_gc(&m, &em);
+    CHECK(test_mgr_num_instances(&m) == 0u);
     test_mgr_free(&m);
     ecs_entity_manager_free(&em);
 }
@@ -705,6 +769,7 @@ int main(void)
     test_callbacks();
     run_component_model(ECS_LOOKUP_HASH, 1000000);
     run_component_model(ECS_LOOKUP_DENSE, 1000000);
+    run_component_model(ECS_LOOKUP_DIRECT, 1000000);
     test_component_edges(ECS_LOOKUP_HASH);
     test_component_edges(ECS_LOOKUP_DENSE);
     test_reused_index_before_gc(ECS_LOOKUP_HASH);

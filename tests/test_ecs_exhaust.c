@@ -29,10 +29,10 @@ int main(void)
     for (k = 0; k < n; ++k) ok &= (uint32_t)ecs_entity_alive(&em, es[k]) & (ecs_entity_index(es[k]) == k + 1u);
     CHECK(ok == 1u);
     CHECK(ecs_entity_count(&em) == SPACE);
-    /* batch creation fails whole, out filled with nil, nothing changed */
+    /* batch creation fails whole, out untouched, nothing changed */
     memset(batch, 0xAB, sizeof batch);
     CHECK(ecs_entity_create_many(&em, 4, batch) == ECS_ERROR_INDICES_EXHAUSTED);
-    for (k = 0; k < 4; ++k) CHECK(batch[k].id == 0u);
+    for (k = 0; k < 4; ++k) CHECK(batch[k].id == 0xABABABABu);
     CHECK(ecs_entity_count(&em) == SPACE);
     /* a few destroyed: the queue is far below the minimum, but a free index
        beats a failure */

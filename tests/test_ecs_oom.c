@@ -1,12 +1,19 @@
-/* tests/test_ecs_oom.c - an allocator that fails on the k-th call, for every
-   k: each failing call reports ECS_ERROR_OUT_OF_MEMORY (or nil) and leaves the
-   entity manager and a dense component manager as they were. */
+/* tests/test_ecs_oom.c - an allocator that fails on the k-th call (once, or
+   from then on), for every k and every lookup kind: each failing call reports
+   ECS_ERROR_OUT_OF_MEMORY (or nil) and leaves the entity manager and the
+   component manager as they were; nothing leaks (LeakSanitizer). Also: sizes
+   that overflow fail before anything is allocated or written. */
 #include <stdlib.h>
 #include <string.h>
 static unsigned long oom_calls, oom_fail_at;
+static int oom_fail_after;      /* 1: every call from oom_fail_at on fails */
+static size_t oom_largest;      /* the largest size asked for */
 static void *oom_realloc(void *p, size_t n)
 {
-    if (++oom_calls == oom_fail_at) return NULL;
+    ++oom_calls;
+    if (n > oom_largest) oom_largest = n;
+    if (oom_fail_at && (oom_calls == oom_fail_at || (oom_fail_after && oom_calls > oom_fail_at))) return NULL;
+    if (n > ((size_t)1 << 30)) return NULL; /* never hand a test a gigabyte */
     return realloc(p, n);
 }
 #define ECS_REALLOC(p, n) oom_realloc(p, n)
@@ -21,17 +28,63 @@ ECS_MANAGER_DEFINE(oom_mgr, OOM_FIELDS)
 
 static void noop_cb(void *user, ecs_entity e) { (void)user; (void)e; }
 
-/* Runs a fixed scenario; returns 1 if some allocation failed. Every step
-   checks that a failure changed nothing. */
-static int scenario(void)
+/* Adds instances one at a time (and a second one for some, except in the
+   direct kind); every failure must change nothing. Returns 1 if one failed. */
+static int add_one_by_one(oom_mgr *m, ecs_lookup_kind kind, const ecs_entity *es, uint32_t n)
+{
+    uint32_t k, count_before;
+    int failed = 0;
+    for (k = 0; k < n; ++k) {
+        ecs_instance i;
+        count_before = oom_mgr_num_instances(m);
+        i = oom_mgr_create(m, es[k]);
+        if (ecs_instance_is_nil(i)) {
+            CHECK(m->core.error.code == ECS_ERROR_OUT_OF_MEMORY && oom_mgr_num_instances(m) == count_before);
+            CHECK(ecs_instance_is_nil(oom_mgr_lookup(m, es[k])));
+            failed = 1;
+            continue;
+        }
+        m->pos[i.i].x = (float)k;
+        if (k % 7u == 0u && kind != ECS_LOOKUP_DIRECT) { /* a second instance: needs the next-link array */
+            ecs_instance j = oom_mgr_create(m, es[k]);
+            if (ecs_instance_is_nil(j)) {
+                CHECK(oom_mgr_num_instances(m) == count_before + 1u);
+                CHECK(ecs_instance_is_nil(oom_mgr_next(m, i)));
+                failed = 1;
+            } else {
+                m->pos[j.i].x = -(float)k;
+            }
+        }
+    }
+    return failed;
+}
+
+/* A batch add: all or nothing. */
+static int add_batch(oom_mgr *m, const ecs_entity *es, uint32_t n, uint32_t base)
+{
+    uint32_t before = oom_mgr_num_instances(m), k;
+    ecs_instance first;
+    if (oom_mgr_create_many(m, n, es, &first) != ECS_OK) {
+        CHECK(m->core.error.code == ECS_ERROR_OUT_OF_MEMORY && oom_mgr_num_instances(m) == before);
+        for (k = 0; k < n; ++k) CHECK(ecs_instance_is_nil(oom_mgr_lookup(m, es[k])));
+        return 1;
+    }
+    for (k = 0; k < n; ++k) m->pos[oom_mgr_lookup(m, es[k]).i].x = (float)(base + k);
+    return 0;
+}
+
+/* Runs a fixed scenario; returns 1 if some allocation failed. */
+static int scenario(ecs_lookup_kind kind)
 {
     ecs_entity_manager em;
     oom_mgr m;
     ecs_entity es[3000];
-    uint32_t n = 0, k, alive_before, count_before, failed = 0, ok = 1;
+    uint32_t n = 0, k, alive_before, ok = 1;
+    int failed = 0;
     ecs_entity_manager_init(&em);
-    if (oom_mgr_init(&m, ECS_LOOKUP_DENSE) != ECS_OK) {
+    if (oom_mgr_init(&m, kind) != ECS_OK) { /* a manager on which every call fails cleanly */
         CHECK(m.core.error.code == ECS_ERROR_OUT_OF_MEMORY);
+        CHECK(ecs_instance_is_nil(oom_mgr_create(&m, ecs_entity_make(1, 0))) && oom_mgr_num_instances(&m) == 0u);
         oom_mgr_free(&m);
         return 1;
     }
@@ -50,35 +103,16 @@ static int scenario(void)
         es[n++] = e;
     }
     alive_before = ecs_entity_count(&em);
+    es[n].id = 12345u;
     if (ecs_entity_create_many(&em, 1000, es + n) != ECS_OK) {
         CHECK(em.error.code == ECS_ERROR_OUT_OF_MEMORY && ecs_entity_count(&em) == alive_before);
-        CHECK(es[n].id == 0u);
+        CHECK(es[n].id == 12345u); /* out untouched */
         failed = 1;
     } else {
         n += 1000;
     }
-    for (k = 0; k < n; ++k) {
-        ecs_instance i;
-        count_before = oom_mgr_count(&m);
-        i = oom_mgr_create(&m, es[k]);
-        if (ecs_instance_is_nil(i)) {
-            CHECK(m.core.error.code == ECS_ERROR_OUT_OF_MEMORY && oom_mgr_count(&m) == count_before);
-            CHECK(ecs_instance_is_nil(oom_mgr_lookup(&m, es[k])));
-            failed = 1;
-            continue;
-        }
-        m.pos[i.i].x = (float)k;
-        if (k % 7u == 0u) { /* a second instance: needs the next-link array */
-            ecs_instance j = oom_mgr_create(&m, es[k]);
-            if (ecs_instance_is_nil(j)) {
-                CHECK(oom_mgr_count(&m) == count_before + 1u);
-                CHECK(ecs_instance_is_nil(oom_mgr_next(&m, i)));
-                failed = 1;
-            } else {
-                m.pos[j.i].x = -(float)k;
-            }
-        }
-    }
+    failed |= add_one_by_one(&m, kind, es, n > 1200 ? 1200 : n);
+    if (n > 1200) failed |= add_batch(&m, es + 1200, n - 1200, 1200);
     /* everything that was created is intact */
     for (k = 0; k < n; ++k) {
         ecs_instance i = oom_mgr_lookup(&m, es[k]);
@@ -90,31 +124,74 @@ static int scenario(void)
         }
     }
     CHECK(ok == 1u);
-    /* destroy never fails; an index that cannot be queued is retired */
-    k = ecs_entity_destroy_many(&em, n, es);
-    CHECK(k == n);
+    /* destroy never fails; an index that cannot be queued is retired, and
+       collect then sweeps: nothing dead is left either way */
+    oom_mgr_collect(&m, &em);
+    k = ecs_entity_destroy_many(&em, n / 2u, es);
+    CHECK(k == n / 2u);
+    oom_mgr_collect(&m, &em);
+    for (k = 0; k < oom_mgr_count(&m); ++k)
+        if (!ecs_entity_is_nil(m.entity[k])) ok &= (uint32_t)ecs_entity_alive(&em, m.entity[k]);
+    CHECK(ok == 1u);
+    k = ecs_entity_destroy_many(&em, n - n / 2u, es + n / 2u);
     CHECK(em.num_free + em.num_retired == n);
     if (em.num_retired) failed = 1;
-    for (k = 0; k < 100000 && oom_mgr_count(&m); ++k) oom_mgr_gc(&m, &em);
-    CHECK(oom_mgr_count(&m) == 0u);
+    for (k = 0; k < 100000 && oom_mgr_num_instances(&m); ++k) oom_mgr_gc(&m, &em);
+    CHECK(oom_mgr_num_instances(&m) == 0u);
     oom_mgr_free(&m);
     ecs_entity_manager_free(&em);
-    return (int)failed;
+    return failed;
+}
+
+/* Sizes that overflow: refused before any allocation or write. */
+static void test_oversized(void)
+{
+    ecs_entity_manager em;
+    ecs_entity small[4];
+    static const ecs_field_desc big = {"big", 1u << 20, 16};
+    ecs_manager m;
+    uint32_t k;
+    ecs_entity_manager_init(&em);
+    for (k = 0; k < 4; ++k) small[k].id = 777u;
+    oom_largest = 0;
+    CHECK(ecs_entity_create_many(&em, 0xFFFFFFFFu, small) == ECS_ERROR_INDICES_EXHAUSTED);
+    CHECK(ecs_entity_create_many(&em, ECS_INDEX_MASK + 1u, small) == ECS_ERROR_INDICES_EXHAUSTED); /* index 0 is never used */
+    for (k = 0; k < 4; ++k) CHECK(small[k].id == 777u);
+    CHECK(oom_largest == 0u && ecs_entity_count(&em) == 0u);
+    CHECK(ecs_manager_init(&m, &big, 1, ECS_LOOKUP_DENSE) == ECS_OK);
+    oom_largest = 0;
+    CHECK(ecs_manager_reserve(&m, 0xFFFFFFFFu) == ECS_ERROR_OUT_OF_MEMORY);
+    /* 4 billion 1 MiB records: on 32-bit the bytes do not fit in size_t and
+       nothing is asked for; on 64-bit the ask is the exact size (refused) */
+    CHECK(sizeof(size_t) > 4 ? oom_largest >= (size_t)0xFFFFFFFFu * (1u << 20) : oom_largest == 0u);
+    CHECK(m.capacity == 0u && m.count == 0u);
+    ecs_manager_free(&m);
+    ecs_entity_manager_free(&em);
 }
 
 int main(void)
 {
-    unsigned long k, total, failures_seen = 0;
-    oom_fail_at = 0;
-    oom_calls = 0;
-    scenario();
-    total = oom_calls;
-    CHECK(total > 10u);
-    for (k = 1; k <= total; ++k) {
-        oom_calls = 0;
-        oom_fail_at = k;
-        failures_seen += (unsigned long)scenario();
-    }
-    CHECK(failures_seen == total);
+    static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DIRECT};
+    unsigned long k, total, failures_seen;
+    int kind, after;
+    for (kind = 0; kind < 3; ++kind)
+        for (after = 0; after < 2; ++after) {
+            oom_fail_at = 0;
+            oom_calls = 0;
+            scenario(kinds[kind]);
+            total = oom_calls;
+            CHECK(total > 10u);
+            failures_seen = 0;
+            oom_fail_after = after;
+            for (k = 1; k <= total; ++k) {
+                oom_calls = 0;
+                oom_fail_at = k;
+                failures_seen += (unsigned long)scenario(kinds[kind]);
+            }
+            CHECK_MSG(failures_seen == total, "kind %d, after %d: %lu of %lu", kind, after, failures_seen, total);
+            oom_fail_at = 0;
+            oom_fail_after = 0;
+        }
+    test_oversized();
     return test_report("test_ecs_oom");
 }

@@ -64,13 +64,6 @@ static void world_init(world *w)
                                NULL) == ECS_OK);
 }
 
-static void world_refresh(world *w)
-{
-    (void)t_xform_reserve(&w->xf, 0);
-    (void)t_mesh_reserve(&w->mesh, 0);
-    (void)t_actor_reserve(&w->actor, 0);
-}
-
 static uint32_t world_instances(const world *w)
 {
     return t_xform_count(&w->xf) + t_mesh_count(&w->mesh) + t_actor_count(&w->actor) + w->labels.live;
@@ -389,7 +382,6 @@ static void test_hand_blob(void)
     CHECK(ecs_resource_parent_index(b)[0] == ECS_RESOURCE_ROOT && ecs_resource_parent_index(b)[1] == 0);
     world_init(&w);
     CHECK(ecs_spawner_spawn(&w.sp, &w.em, b, sizeof hand_blob, ents, &err) == ECS_OK);
-    world_refresh(&w);
     CHECK(ecs_entity_count(&w.em) == 2 && t_actor_count(&w.actor) == 1);
     CHECK(ecs_instance_is_nil(t_actor_lookup(&w.actor, ents[0])));
     i = t_actor_lookup(&w.actor, ents[1]);
@@ -457,7 +449,6 @@ static void test_prefab(void)
 
     world_init(&w);
     CHECK(ecs_spawner_spawn(&w.sp, &w.em, out.blob, out.size, ents, &err) == ECS_OK);
-    world_refresh(&w);
     CHECK(ecs_entity_count(&w.em) == 4);
     for (k = 0; k < 4; ++k) CHECK(ecs_entity_alive(&w.em, ents[k]));
     CHECK(t_xform_count(&w.xf) == 4 && t_mesh_count(&w.mesh) == 3 && t_actor_count(&w.actor) == 1);
@@ -484,7 +475,6 @@ static void test_prefab(void)
         ecs_entity many[12];
         uint32_t calls = w.labels.spawn_calls, c;
         CHECK(ecs_spawner_spawn_copies(&w.sp, &w.em, out.blob, out.size, 3, many, &err) == ECS_OK);
-        world_refresh(&w);
         CHECK(ecs_entity_count(&w.em) == 16 && t_mesh_count(&w.mesh) == 12 && w.labels.spawn_calls == calls + 3);
         for (c = 0; c < 3; ++c) {
             i = t_actor_lookup(&w.actor, many[c * 4 + 3]);
@@ -533,7 +523,6 @@ static void test_level(void)
     world_init(&w);
     /* "sound" has no spawner: its block is skipped */
     CHECK(ecs_spawner_spawn(&w.sp, &w.em, out.blob, out.size, ents, &err) == ECS_OK);
-    world_refresh(&w);
     CHECK(ecs_entity_count(&w.em) == 5 && t_xform_count(&w.xf) == 2 && t_actor_count(&w.actor) == 2);
     i = t_actor_lookup(&w.actor, ents[2]);
     CHECK(!ecs_instance_is_nil(i) && w.actor.mass[i.i] == 1.0f && w.actor.radius[i.i] == 0.5f); /* defaults */

@@ -37,11 +37,11 @@ int main(void) {
     ecs_spawner_register(&spawner, "actor", ecs_manager_spawn, ecs_manager_unspawn,
                          ECS_RESOURCE_ACTOR_SIZE, &actors.core, &err);
     // verifies the blob, creates the entity, fills the actor manager
+    // (the typed pointers, actors.mass and the rest, follow on their own)
     if (ecs_spawner_spawn(&spawner, &em, out.blob, out.size, &ball, &err)) {
         printf("%s\n", err.message);
         return 1;
     }
-    actor_manager_reserve(&actors, 0);  // re-reads the field pointers
     ok = actors.mass[actor_manager_lookup(&actors, ball).i] == 2.0f;
     ecs_compiler_output_free(&out);
     ecs_compiler_free(&compiler);
