@@ -104,8 +104,16 @@ MODES (chosen at init, per manager)
    pass. Right after commit (and after reorder) every world matrix is current.
    A node leaves the dirty range after idle_frames commits (default 5) without
    a change. New nodes (create, spawn) start in the dirty range.
+   Exactness: both modes compute a world only as local * (the parent's
+   current world), parents first, with the same kernel; unlink and destroy
+   make the old world a local in that same way. So deferred mode gives bit
+   for bit what immediate mode gives for the same calls: after commit every
+   local and world equals the immediate manager's.
    In both modes ecs_transform_compute_world returns the current world of any
-   node (deferred: it multiplies up the chain when something is pending).
+   node. That is the stored world in immediate mode, and in deferred mode for
+   a clean node while nothing is pending; otherwise it multiplies down from
+   the root or the nearest such node in the order above (O(depth)), which
+   gives exactly the world the next commit will store.
 
 SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    Register ecs_transform_spawn / ecs_transform_unspawn with user = the
@@ -372,9 +380,11 @@ const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instanc
 /** Pointer to i's stored world matrix, or NULL for a bad i. Current in
     immediate mode; in deferred mode as of the last commit (see MODES). */
 const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i);
-/** Writes i's current world matrix to *out in either mode (deferred: by
-    multiplying up the chain when changes are pending or i is dirty; O(depth)
-    then). ECS_OK or ECS_ERROR_INVALID_ARGUMENT (out untouched). Read-only. */
+/** Writes i's current world matrix to *out in either mode: bit for bit the
+    world that immediate mode holds, and that the next commit stores (see
+    MODES). Deferred mode, when changes are pending or i is dirty: O(depth),
+    multiplying down the chain; no allocation, fixed stack use. ECS_OK or
+    ECS_ERROR_INVALID_ARGUMENT (out untouched). Read-only. */
 ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out);
 
 /** Puts the instances in depth-first order: each root (in current index
@@ -974,28 +984,56 @@ static void ecs__tf_update_subtree(ecs_transform_manager *tm, uint32_t r)
     }
 }
 
-/* i's current world into *out (see ecs_transform_compute_world). Clean nodes
-   are current while nothing is pending; otherwise multiply up the chain. */
+/* Nodes a chain walk keeps on the stack: ecs__tf_chain_down recurses at most
+   6 levels deep (64^6 > 2^32 nodes), 256 bytes a level. */
+#define ECS__TF_CHAIN 64u
+
+/* The chain x_0 = x, x_1 = parent(x_0), ... x_(len-1), applied top first:
+   *acc = local[x_k] * *acc for k = len-1 down to 0, where *started = 0 means
+   that *acc holds nothing yet (x_(len-1) is a root: its world is its local).
+   So with *acc = the stored world of x_(len-1)'s parent, *acc ends as x's
+   world computed exactly as commit and immediate mode compute it: each world
+   is local * (the parent's world), parents first. A chain longer than
+   ECS__TF_CHAIN is cut into at most ECS__TF_CHAIN pieces, found by one walk up,
+   and each piece is done the same way, top piece first. O(len) products and
+   O(len * log64 len) parent reads, whatever the depth. */
+static void ecs__tf_chain_down(const ecs_transform_manager *tm, uint32_t x, uint32_t len, ecs_mat4 *acc, int *started)
+{
+    uint32_t at[ECS__TF_CHAIN], k, m = 0, step, left;
+    if (len <= ECS__TF_CHAIN) {
+        for (k = 0; k < len; ++k, x = tm->parent[x]) at[k] = x;
+        while (k-- > 0) {
+            if (*started) ecs_mat4_mul(acc, &tm->local[at[k]], acc);
+            else *acc = tm->local[at[k]];
+            *started = 1;
+        }
+        return;
+    }
+    step = (len + ECS__TF_CHAIN - 1u) / ECS__TF_CHAIN; /* piece length: at most ECS__TF_CHAIN pieces */
+    for (k = 0, left = 0; k < len; ++k, x = tm->parent[x], --left)
+        if (left == 0) at[m++] = x, left = step; /* the bottom node of each piece */
+    while (m-- > 0) ecs__tf_chain_down(tm, at[m], m == (len - 1u) / step ? len - m * step : step, acc, started);
+}
+
+/* i's current world into *out (see ecs_transform_compute_world). A stored
+   world is current for a clean node while nothing is pending; otherwise the
+   chain from the nearest such ancestor (or the root) down to i is multiplied
+   top first, the order commit uses, so the result is the world commit will
+   store, bit for bit. O(1) or O(depth). */
 static void ecs__tf_current_world(const ecs_transform_manager *tm, uint32_t i, ecs_mat4 *out)
 {
-    ecs_mat4 m, t;
-    uint32_t p;
-    int clean_ok = tm->num_pending == 0;
+    uint32_t x, len = 0;
+    int clean_ok = tm->num_pending == 0, started = 0;
     if (tm->mode == ECS_TRANSFORM_IMMEDIATE || (clean_ok && i < tm->first_dirty)) {
         *out = tm->world[i];
         return;
     }
-    m = tm->local[i];
-    for (p = tm->parent[i]; p != ECS__TF_NIL; p = tm->parent[p]) {
-        if (clean_ok && p < tm->first_dirty) {
-            ecs__tf_mul(t.m, m.m, tm->world[p].m);
-            *out = t;
-            return;
-        }
-        ecs__tf_mul(t.m, m.m, tm->local[p].m);
-        m = t;
+    for (x = i; x != ECS__TF_NIL && !(clean_ok && x < tm->first_dirty); x = tm->parent[x]) ++len;
+    if (x != ECS__TF_NIL) {
+        *out = tm->world[x];
+        started = 1;
     }
-    *out = m;
+    ecs__tf_chain_down(tm, i, len, out, &started);
 }
 
 /* Deferred: 1 when something at or above x is pending or dirty (so a clean,
