@@ -98,12 +98,18 @@ MODES (chosen at init, per manager)
    updates each affected subtree once, O(n).
    ECS_TRANSFORM_DEFERRED: set_local, link and unlink only record the node as
    changed (O(1), instance indices unchanged); ecs_transform_world and the
-   world array may be stale until ecs_transform_commit, which moves changed
-   subtrees into a dirty range at the end of the arrays (parents before
-   children, by swapping) and computes every world matrix in that range in one
-   pass. Right after commit (and after reorder) every world matrix is current.
-   A node leaves the dirty range after idle_frames commits (default 5) without
-   a change. New nodes (create, spawn) start in the dirty range.
+   world array may be stale until ecs_transform_commit. Commit moves each
+   changed node's subtree into a dirty range at the end of the arrays (one
+   swap a node), computes every world in the range in one pass with parents
+   before children, and moves nodes that had no change for idle_frames
+   commits (default 5) out again. A child found before its parent swaps with
+   it, as in the seed; when that would take more than half a swap per node
+   in the range, the rest of the range is laid out depth-first in one pass
+   instead. So commit costs O(nodes in the range) whatever the order of the
+   arrays (a chain spawned children first too, which swaps alone make
+   O(depth^2)), allocates nothing and never fails. New nodes (create, spawn)
+   start in the range. Right after commit (and after reorder) every world
+   matrix is current.
    Exactness: both modes compute a world only as local * (the parent's
    current world), parents first, with the same kernel; unlink and destroy
    make the old world a local in that same way. So deferred mode gives bit
@@ -140,8 +146,9 @@ CONFIGURATION (define before including; the same value in every file)
                        portable scalar path (the reference). Both compute each
                        element with the same operations in the same order.
    ECS_REALLOC, ECS_FREE, ECS_ASSERT as in ecs.h (implementation file only).
-   ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts subtree
-                       world computations and swaps in static counters.
+   ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts world
+                       computations (subtree updates, commit), swaps and node
+                       moves (a swap is 3) in static counters.
 
 ERRORS
    Calls that can fail return an ecs_result (or a nil instance) and leave a
@@ -401,10 +408,12 @@ ecs_result ecs_transform_reorder(ecs_transform_manager *tm);
     (still O(count)). Returns 1 for the linear sweep, 0 for the walk. */
 int ecs_transform_world_pass(ecs_transform_manager *tm);
 /** Deferred mode: moves the nodes changed since the last commit, with their
-    subtrees, into the dirty range; swaps so that parents come first; computes
-    every world in the range; moves nodes unchanged for idle_frames commits
-    out. Afterwards every world matrix is current. Immediate mode: nothing.
-    Never fails; instance indices change. */
+    subtrees, into the dirty range; computes every world in the range, parents
+    first (fixing the order on the way); moves nodes unchanged for
+    idle_frames commits out. Afterwards every world matrix is current and
+    equals immediate mode's bit for bit. O(nodes in the range) for any order
+    of the arrays (see MODES). Immediate mode: nothing. Never fails, allocates
+    nothing; instance indices change. */
 void ecs_transform_commit(ecs_transform_manager *tm);
 
 /** ecs_spawn_fn for the "transform" component (user = the
@@ -460,19 +469,22 @@ void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t nu
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ECS__TF_INLINE static inline __attribute__((always_inline))
+#define ECS__TF_NOINLINE static __attribute__((noinline))
 #define ECS__TF_RESTRICT __restrict__
 #elif defined(_MSC_VER)
 #define ECS__TF_INLINE static __forceinline
+#define ECS__TF_NOINLINE static __declspec(noinline)
 #define ECS__TF_RESTRICT __restrict
 #else
 #define ECS__TF_INLINE static inline
+#define ECS__TF_NOINLINE static
 #define ECS__TF_RESTRICT
 #endif
 
-/* Tests count world computations and swaps to check the O(n) promises
-   without timing anything. */
+/* Tests count world computations, swaps and node moves (a swap is three
+   moves) to check the O(n) promises without timing anything. */
 #ifdef ECS_TRANSFORM_TEST_COUNTERS
-static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps;
+static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps, ecs__tf_count_moves;
 #define ECS__TF_COUNT(counter, n) ((counter) += (unsigned long)(n))
 #else
 #define ECS__TF_COUNT(counter, n) ((void)0)
@@ -921,14 +933,15 @@ static void ecs__tf_detach(ecs_transform_manager *tm, uint32_t c)
     tm->parent[c] = tm->prev_sibling[c] = tm->next_sibling[c] = ECS__TF_NIL;
 }
 
-/* Copies instance `from` to slot `to` (which nothing refers to) and points
-   every reference to `from` (parent, siblings, children, lookup) at `to`. */
-static void ecs__tf_move(ecs_transform_manager *tm, uint32_t from, uint32_t to)
+/* Copies instance `from`, all but its world matrix, to slot `to` (which
+   nothing refers to) and points every reference to `from` (parent, siblings,
+   children, lookup) at `to`. */
+static void ecs__tf_move_links(ecs_transform_manager *tm, uint32_t from, uint32_t to)
 {
     uint32_t p, pr, nx, c;
+    ECS__TF_COUNT(ecs__tf_count_moves, 1);
     tm->entity[to] = tm->entity[from];
     tm->local[to] = tm->local[from];
-    tm->world[to] = tm->world[from];
     p = tm->parent[to] = tm->parent[from];
     c = tm->first_child[to] = tm->first_child[from];
     nx = tm->next_sibling[to] = tm->next_sibling[from];
@@ -939,6 +952,13 @@ static void ecs__tf_move(ecs_transform_manager *tm, uint32_t from, uint32_t to)
     if (nx != ECS__TF_NIL) tm->prev_sibling[nx] = to;
     for (; c != ECS__TF_NIL; c = tm->next_sibling[c]) tm->parent[c] = to;
     ecs__tf_map_repoint(tm, tm->entity[to].id, from, to);
+}
+
+/* Moves instance `from` with its world matrix to slot `to` (see above). */
+static void ecs__tf_move(ecs_transform_manager *tm, uint32_t from, uint32_t to)
+{
+    tm->world[to] = tm->world[from];
+    ecs__tf_move_links(tm, from, to);
 }
 
 /* The seed's swap in three steps through the spare slot at `count`:
@@ -1066,34 +1086,103 @@ static ecs_result ecs__tf_touch(ecs_transform_manager *tm, uint32_t i)
     return ECS_OK;
 }
 
-/* Deferred: moves clean node x and its clean descendants (nodes already in the
-   range keep their place; their subtrees are dirty too) to the front of the
-   dirty range, in pre-order. Each is swapped with the last clean slot, which
-   builds the block in reverse; one pass of swaps turns it around. Inserted
-   nodes never move again during the walk, so the walk's position stays valid. */
+/* Deferred commit: the node after n in a pre-order walk of root's subtree
+   that skips the nodes at or after `skip` (already dirty; their subtrees are
+   dirty too), or NIL after the last. Each link is followed a bounded number
+   of times over a whole walk, so a walk is O(subtree). */
+static uint32_t ecs__tf_next_clean(const ecs_transform_manager *tm, uint32_t n, uint32_t root, uint32_t skip)
+{
+    uint32_t c;
+    for (c = tm->first_child[n]; c != ECS__TF_NIL && c >= skip; c = tm->next_sibling[c]) {
+    }
+    while (c == ECS__TF_NIL) {
+        if (n == root) return ECS__TF_NIL;
+        for (c = tm->next_sibling[n]; c != ECS__TF_NIL && c >= skip; c = tm->next_sibling[c]) {
+        }
+        if (c == ECS__TF_NIL) n = tm->parent[n];
+    }
+    return c;
+}
+
+/* Deferred commit: moves clean node x and its clean descendants into the
+   dirty range, just before it, in pre-order (parents first). One walk counts
+   them (m); a second puts the k-th node into slot first_dirty - m + k with one
+   swap. Placed nodes never move again and the walk follows links, so the
+   swaps do not disturb it. O(m) swaps. */
 static void ecs__tf_insert_subtree(ecs_transform_manager *tm, uint32_t x)
 {
-    const uint32_t start = tm->first_dirty;
-    uint32_t root, n, c, a, b;
-    ECS__TF_ASSERT(x < start);
-    ecs__tf_swap(tm, x, --tm->first_dirty);
-    root = n = tm->first_dirty;
-    tm->age[n] = 0;
-    for (;;) {
-        for (c = tm->first_child[n]; c != ECS__TF_NIL && c >= start; c = tm->next_sibling[c]) {
-        }
-        while (c == ECS__TF_NIL) {
-            if (n == root) goto reverse;
-            for (c = tm->next_sibling[n]; c != ECS__TF_NIL && c >= start; c = tm->next_sibling[c]) {
-            }
-            if (c == ECS__TF_NIL) n = tm->parent[n];
-        }
-        ecs__tf_swap(tm, c, --tm->first_dirty);
-        n = tm->first_dirty;
-        tm->age[n] = 0;
+    const uint32_t skip = tm->first_dirty;
+    uint32_t m = 0, n, t, root;
+    ECS__TF_ASSERT(x < skip);
+    for (n = x; n != ECS__TF_NIL; n = ecs__tf_next_clean(tm, n, x, skip)) ++m;
+    root = t = tm->first_dirty = skip - m;
+    for (n = x; n != ECS__TF_NIL; n = ecs__tf_next_clean(tm, t++, root, skip)) {
+        ecs__tf_swap(tm, n, t);
+        tm->age[t] = 0;
     }
-reverse:
-    for (a = tm->first_dirty, b = start - 1u; a < b; ++a, --b) ecs__tf_swap(tm, a, b);
+}
+
+/* Commit's ordering scratch: the first 4 bytes of world[k], for slots of the
+   dirty range whose worlds this commit has not computed yet (it computes
+   them right after, so nothing is lost and no memory is needed). */
+static uint32_t ecs__tf_scratch(const ecs_transform_manager *tm, uint32_t k)
+{
+    uint32_t v;
+    memcpy(&v, tm->world[k].m, sizeof v);
+    return v;
+}
+
+static void ecs__tf_scratch_set(ecs_transform_manager *tm, uint32_t k, uint32_t v)
+{
+    memcpy(tm->world[k].m, &v, sizeof v);
+}
+
+/* Writes the slots of r's subtree in pre-order to scratch t, t+1, ...;
+   returns the next t. Iterative (any depth). */
+static uint32_t ecs__tf_order_subtree(ecs_transform_manager *tm, uint32_t r, uint32_t t)
+{
+    uint32_t x = r;
+    for (;;) {
+        ECS__TF_ASSERT(t < tm->count);
+        ecs__tf_scratch_set(tm, t++, x);
+        if (tm->first_child[x] != ECS__TF_NIL) {
+            x = tm->first_child[x];
+            continue;
+        }
+        while (x != r && tm->next_sibling[x] == ECS__TF_NIL) x = tm->parent[x];
+        if (x == r) return t;
+        x = tm->next_sibling[x];
+    }
+}
+
+/* Deferred commit: lays [v, count) out depth-first: each node whose parent
+   lies before v (or that has none), in slot order, followed by its subtree.
+   Needs: no child before its parent in [first_dirty, v) and no clean node
+   under a dirty one, so that every subtree of those nodes lies inside
+   [v, count). The target order goes to the scratch; then each cycle of the
+   permutation is followed once through the spare slot at count, so every
+   node moves once (plus one move per cycle) and keeps its links. Worlds are
+   not moved (their slots hold the scratch; the sweep recomputes them).
+   O(count - v). */
+static void ecs__tf_relay(ecs_transform_manager *tm, uint32_t v)
+{
+    const uint32_t n = tm->count;
+    uint32_t s, t = v, cur, src;
+    ECS__TF_ASSERT(n < tm->capacity);
+    for (s = v; s < n; ++s)
+        if (tm->parent[s] == ECS__TF_NIL || tm->parent[s] < v) t = ecs__tf_order_subtree(tm, s, t);
+    ECS__TF_ASSERT(t == n);
+    for (s = v; s < n; ++s) {
+        if (ecs__tf_scratch(tm, s) == s) continue; /* in place, or placed by an earlier cycle */
+        ecs__tf_move_links(tm, s, n);
+        for (cur = s;; cur = src) {
+            src = ecs__tf_scratch(tm, cur); /* the node that belongs in slot cur */
+            ecs__tf_scratch_set(tm, cur, cur);
+            if (src == s) break;
+            ecs__tf_move_links(tm, src, cur);
+        }
+        ecs__tf_move_links(tm, n, cur);
+    }
 }
 
 static uint32_t ecs__tf_idle(const ecs_transform_manager *tm)
@@ -1532,27 +1621,48 @@ int ecs_transform_world_pass(ecs_transform_manager *tm)
     return 0;
 }
 
-void ecs_transform_commit(ecs_transform_manager *tm)
+/* Commit step 2, when the sweep finds the node at i before its parent:
+   puts a node whose parent comes earlier (or that has none) at i and
+   returns that parent. Swaps the child with its parent, as the seed does
+   (cheap when such children are few and shallow, as after nodes left the
+   range); once the swaps have cost what laying out the whole range would
+   (*swaps_left starts at half a swap per node: a swap is 3 moves, the
+   layout about 1.5 a node), lays out the rest of the range depth-first in
+   one pass instead (ecs__tf_relay). So a sweep makes O(range) moves for any
+   order, where swaps alone make O(depth^2) for a chain listed children
+   first. Only touches slots from i on. Kept out of line: the sweep's loop
+   stays as tight as it was. */
+ECS__TF_NOINLINE uint32_t ecs__tf_fix_order(ecs_transform_manager *tm, uint32_t i, uint32_t *swaps_left)
 {
-    uint32_t k, i, idle, fd, n, leaving = 0;
-    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
-    /* 1. changed nodes (and their subtrees) into the dirty range */
-    for (k = 0; k < tm->num_pending; ++k) {
-        i = ecs__tf_find(tm, tm->pending[k]);
-        if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
+    uint32_t p;
+    while ((p = tm->parent[i]) != ECS__TF_NIL && p > i) {
+        if (*swaps_left == 0) {
+            ecs__tf_relay(tm, i);
+            p = tm->parent[i];
+            ECS__TF_ASSERT(p == ECS__TF_NIL || p < i);
+            return p;
+        }
+        --*swaps_left;
+        ecs__tf_swap(tm, i, p);
     }
-    tm->num_pending = 0;
-    /* 2. one sweep over the range: a child whose parent comes later swaps with
-       it (swaps only touch later positions, so everything before i is
-       settled); then the world, and the age: commits since the node or a
-       dirty ancestor changed, so a child is never older than its dirty parent */
-    idle = ecs__tf_idle(tm);
-    fd = tm->first_dirty;
-    n = tm->count;
+    return p;
+}
+
+/* Commit step 2: computes the worlds and ages of the dirty range in one
+   sweep, parents first (ecs__tf_fix_order puts right a child found before
+   its parent; everything before i is settled). The age is the number of
+   commits since the node or a dirty ancestor changed, so a child is never
+   older than its dirty parent. Returns 1 when some node reached idle_frames. */
+static int ecs__tf_sweep(ecs_transform_manager *tm)
+{
+    const uint32_t fd = tm->first_dirty, n = tm->count, idle = ecs__tf_idle(tm);
+    uint32_t i, swaps_left = (n - fd) / 2u;
+    int leaving = 0;
     for (i = fd; i < n; ++i) {
-        uint32_t p, a;
-        while ((p = tm->parent[i]) != ECS__TF_NIL && p > i) ecs__tf_swap(tm, i, p);
+        uint32_t p = tm->parent[i], a;
+        if (p != ECS__TF_NIL && p > i) p = ecs__tf_fix_order(tm, i, &swaps_left);
         a = tm->age[i] + 1u;
+        ECS__TF_COUNT(ecs__tf_count_worlds, 1);
         if (p == ECS__TF_NIL) {
             tm->world[i] = tm->local[i];
         } else {
@@ -1562,14 +1672,30 @@ void ecs_transform_commit(ecs_transform_manager *tm)
         tm->age[i] = (uint8_t)(a > 255u ? 255u : a);
         leaving |= a >= idle;
     }
+    return leaving;
+}
+
+void ecs_transform_commit(ecs_transform_manager *tm)
+{
+    uint32_t k, i, idle, n;
+    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
+    /* 1. changed nodes (and their subtrees) into the dirty range */
+    for (k = 0; k < tm->num_pending; ++k) {
+        i = ecs__tf_find(tm, tm->pending[k]);
+        if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
+    }
+    tm->num_pending = 0;
+    /* 2. order, worlds and ages */
+    if (!ecs__tf_sweep(tm)) return;
     /* 3. nodes unchanged for idle_frames commits leave the range (their dirty
        parents are at least as old, so they leave too) */
-    if (leaving)
-        for (i = tm->first_dirty; i < n; ++i)
-            if (tm->age[i] >= idle) {
-                ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
-                ++tm->first_dirty;
-            }
+    idle = ecs__tf_idle(tm);
+    n = tm->count;
+    for (i = tm->first_dirty; i < n; ++i)
+        if (tm->age[i] >= idle) {
+            ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
+            ++tm->first_dirty;
+        }
 }
 
 /* ---- spawning --------------------------------------------------------------------- */
