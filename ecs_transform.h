@@ -98,14 +98,28 @@ MODES (chosen at init, per manager)
    updates each affected subtree once, O(n).
    ECS_TRANSFORM_DEFERRED: set_local, link and unlink only record the node as
    changed (O(1), instance indices unchanged); ecs_transform_world and the
-   world array may be stale until ecs_transform_commit, which moves changed
-   subtrees into a dirty range at the end of the arrays (parents before
-   children, by swapping) and computes every world matrix in that range in one
-   pass. Right after commit (and after reorder) every world matrix is current.
-   A node leaves the dirty range after idle_frames commits (default 5) without
-   a change. New nodes (create, spawn) start in the dirty range.
+   world array may be stale until ecs_transform_commit. Commit moves each
+   changed node's subtree into a dirty range at the end of the arrays (one
+   swap a node), computes every world in the range in one pass with parents
+   before children, and moves nodes that had no change for idle_frames
+   commits (default 5) out again. A child found before its parent swaps with
+   it, as in the seed; when that would take more than half a swap per node
+   in the range, the rest of the range is laid out depth-first in one pass
+   instead. So commit costs O(nodes in the range) whatever the order of the
+   arrays (a chain spawned children first too, which swaps alone make
+   O(depth^2)), allocates nothing and never fails. New nodes (create, spawn)
+   start in the range. Right after commit (and after reorder) every world
+   matrix is current.
+   Exactness: both modes compute a world only as local * (the parent's
+   current world), parents first, with the same kernel; unlink and destroy
+   make the old world a local in that same way. So deferred mode gives bit
+   for bit what immediate mode gives for the same calls: after commit every
+   local and world equals the immediate manager's.
    In both modes ecs_transform_compute_world returns the current world of any
-   node (deferred: it multiplies up the chain when something is pending).
+   node. That is the stored world in immediate mode, and in deferred mode for
+   a clean node while nothing is pending; otherwise it multiplies down from
+   the root or the nearest such node in the order above (O(depth)), which
+   gives exactly the world the next commit will store.
 
 SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    Register ecs_transform_spawn / ecs_transform_unspawn with user = the
@@ -132,8 +146,9 @@ CONFIGURATION (define before including; the same value in every file)
                        portable scalar path (the reference). Both compute each
                        element with the same operations in the same order.
    ECS_REALLOC, ECS_FREE, ECS_ASSERT as in ecs.h (implementation file only).
-   ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts subtree
-                       world computations and swaps in static counters.
+   ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts world
+                       computations (subtree updates, commit), swaps and node
+                       moves (a swap is 3) in static counters.
 
 ERRORS
    Calls that can fail return an ecs_result (or a nil instance) and leave a
@@ -372,9 +387,11 @@ const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instanc
 /** Pointer to i's stored world matrix, or NULL for a bad i. Current in
     immediate mode; in deferred mode as of the last commit (see MODES). */
 const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i);
-/** Writes i's current world matrix to *out in either mode (deferred: by
-    multiplying up the chain when changes are pending or i is dirty; O(depth)
-    then). ECS_OK or ECS_ERROR_INVALID_ARGUMENT (out untouched). Read-only. */
+/** Writes i's current world matrix to *out in either mode: bit for bit the
+    world that immediate mode holds, and that the next commit stores (see
+    MODES). Deferred mode, when changes are pending or i is dirty: O(depth),
+    multiplying down the chain; no allocation, fixed stack use. ECS_OK or
+    ECS_ERROR_INVALID_ARGUMENT (out untouched). Read-only. */
 ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out);
 
 /** Puts the instances in depth-first order: each root (in current index
@@ -391,10 +408,12 @@ ecs_result ecs_transform_reorder(ecs_transform_manager *tm);
     (still O(count)). Returns 1 for the linear sweep, 0 for the walk. */
 int ecs_transform_world_pass(ecs_transform_manager *tm);
 /** Deferred mode: moves the nodes changed since the last commit, with their
-    subtrees, into the dirty range; swaps so that parents come first; computes
-    every world in the range; moves nodes unchanged for idle_frames commits
-    out. Afterwards every world matrix is current. Immediate mode: nothing.
-    Never fails; instance indices change. */
+    subtrees, into the dirty range; computes every world in the range, parents
+    first (fixing the order on the way); moves nodes unchanged for
+    idle_frames commits out. Afterwards every world matrix is current and
+    equals immediate mode's bit for bit. O(nodes in the range) for any order
+    of the arrays (see MODES). Immediate mode: nothing. Never fails, allocates
+    nothing; instance indices change. */
 void ecs_transform_commit(ecs_transform_manager *tm);
 
 /** ecs_spawn_fn for the "transform" component (user = the
@@ -450,19 +469,22 @@ void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t nu
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ECS__TF_INLINE static inline __attribute__((always_inline))
+#define ECS__TF_NOINLINE static __attribute__((noinline))
 #define ECS__TF_RESTRICT __restrict__
 #elif defined(_MSC_VER)
 #define ECS__TF_INLINE static __forceinline
+#define ECS__TF_NOINLINE static __declspec(noinline)
 #define ECS__TF_RESTRICT __restrict
 #else
 #define ECS__TF_INLINE static inline
+#define ECS__TF_NOINLINE static
 #define ECS__TF_RESTRICT
 #endif
 
-/* Tests count world computations and swaps to check the O(n) promises
-   without timing anything. */
+/* Tests count world computations, swaps and node moves (a swap is three
+   moves) to check the O(n) promises without timing anything. */
 #ifdef ECS_TRANSFORM_TEST_COUNTERS
-static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps;
+static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps, ecs__tf_count_moves;
 #define ECS__TF_COUNT(counter, n) ((counter) += (unsigned long)(n))
 #else
 #define ECS__TF_COUNT(counter, n) ((void)0)
@@ -911,14 +933,15 @@ static void ecs__tf_detach(ecs_transform_manager *tm, uint32_t c)
     tm->parent[c] = tm->prev_sibling[c] = tm->next_sibling[c] = ECS__TF_NIL;
 }
 
-/* Copies instance `from` to slot `to` (which nothing refers to) and points
-   every reference to `from` (parent, siblings, children, lookup) at `to`. */
-static void ecs__tf_move(ecs_transform_manager *tm, uint32_t from, uint32_t to)
+/* Copies instance `from`, all but its world matrix, to slot `to` (which
+   nothing refers to) and points every reference to `from` (parent, siblings,
+   children, lookup) at `to`. */
+static void ecs__tf_move_links(ecs_transform_manager *tm, uint32_t from, uint32_t to)
 {
     uint32_t p, pr, nx, c;
+    ECS__TF_COUNT(ecs__tf_count_moves, 1);
     tm->entity[to] = tm->entity[from];
     tm->local[to] = tm->local[from];
-    tm->world[to] = tm->world[from];
     p = tm->parent[to] = tm->parent[from];
     c = tm->first_child[to] = tm->first_child[from];
     nx = tm->next_sibling[to] = tm->next_sibling[from];
@@ -929,6 +952,13 @@ static void ecs__tf_move(ecs_transform_manager *tm, uint32_t from, uint32_t to)
     if (nx != ECS__TF_NIL) tm->prev_sibling[nx] = to;
     for (; c != ECS__TF_NIL; c = tm->next_sibling[c]) tm->parent[c] = to;
     ecs__tf_map_repoint(tm, tm->entity[to].id, from, to);
+}
+
+/* Moves instance `from` with its world matrix to slot `to` (see above). */
+static void ecs__tf_move(ecs_transform_manager *tm, uint32_t from, uint32_t to)
+{
+    tm->world[to] = tm->world[from];
+    ecs__tf_move_links(tm, from, to);
 }
 
 /* The seed's swap in three steps through the spare slot at `count`:
@@ -974,28 +1004,56 @@ static void ecs__tf_update_subtree(ecs_transform_manager *tm, uint32_t r)
     }
 }
 
-/* i's current world into *out (see ecs_transform_compute_world). Clean nodes
-   are current while nothing is pending; otherwise multiply up the chain. */
+/* Nodes a chain walk keeps on the stack: ecs__tf_chain_down recurses at most
+   6 levels deep (64^6 > 2^32 nodes), 256 bytes a level. */
+#define ECS__TF_CHAIN 64u
+
+/* The chain x_0 = x, x_1 = parent(x_0), ... x_(len-1), applied top first:
+   *acc = local[x_k] * *acc for k = len-1 down to 0, where *started = 0 means
+   that *acc holds nothing yet (x_(len-1) is a root: its world is its local).
+   So with *acc = the stored world of x_(len-1)'s parent, *acc ends as x's
+   world computed exactly as commit and immediate mode compute it: each world
+   is local * (the parent's world), parents first. A chain longer than
+   ECS__TF_CHAIN is cut into at most ECS__TF_CHAIN pieces, found by one walk up,
+   and each piece is done the same way, top piece first. O(len) products and
+   O(len * log64 len) parent reads, whatever the depth. */
+static void ecs__tf_chain_down(const ecs_transform_manager *tm, uint32_t x, uint32_t len, ecs_mat4 *acc, int *started)
+{
+    uint32_t at[ECS__TF_CHAIN], k, m = 0, step, left;
+    if (len <= ECS__TF_CHAIN) {
+        for (k = 0; k < len; ++k, x = tm->parent[x]) at[k] = x;
+        while (k-- > 0) {
+            if (*started) ecs_mat4_mul(acc, &tm->local[at[k]], acc);
+            else *acc = tm->local[at[k]];
+            *started = 1;
+        }
+        return;
+    }
+    step = (len + ECS__TF_CHAIN - 1u) / ECS__TF_CHAIN; /* piece length: at most ECS__TF_CHAIN pieces */
+    for (k = 0, left = 0; k < len; ++k, x = tm->parent[x], --left)
+        if (left == 0) at[m++] = x, left = step; /* the bottom node of each piece */
+    while (m-- > 0) ecs__tf_chain_down(tm, at[m], m == (len - 1u) / step ? len - m * step : step, acc, started);
+}
+
+/* i's current world into *out (see ecs_transform_compute_world). A stored
+   world is current for a clean node while nothing is pending; otherwise the
+   chain from the nearest such ancestor (or the root) down to i is multiplied
+   top first, the order commit uses, so the result is the world commit will
+   store, bit for bit. O(1) or O(depth). */
 static void ecs__tf_current_world(const ecs_transform_manager *tm, uint32_t i, ecs_mat4 *out)
 {
-    ecs_mat4 m, t;
-    uint32_t p;
-    int clean_ok = tm->num_pending == 0;
+    uint32_t x, len = 0;
+    int clean_ok = tm->num_pending == 0, started = 0;
     if (tm->mode == ECS_TRANSFORM_IMMEDIATE || (clean_ok && i < tm->first_dirty)) {
         *out = tm->world[i];
         return;
     }
-    m = tm->local[i];
-    for (p = tm->parent[i]; p != ECS__TF_NIL; p = tm->parent[p]) {
-        if (clean_ok && p < tm->first_dirty) {
-            ecs__tf_mul(t.m, m.m, tm->world[p].m);
-            *out = t;
-            return;
-        }
-        ecs__tf_mul(t.m, m.m, tm->local[p].m);
-        m = t;
+    for (x = i; x != ECS__TF_NIL && !(clean_ok && x < tm->first_dirty); x = tm->parent[x]) ++len;
+    if (x != ECS__TF_NIL) {
+        *out = tm->world[x];
+        started = 1;
     }
-    *out = m;
+    ecs__tf_chain_down(tm, i, len, out, &started);
 }
 
 /* Deferred: 1 when something at or above x is pending or dirty (so a clean,
@@ -1028,34 +1086,103 @@ static ecs_result ecs__tf_touch(ecs_transform_manager *tm, uint32_t i)
     return ECS_OK;
 }
 
-/* Deferred: moves clean node x and its clean descendants (nodes already in the
-   range keep their place; their subtrees are dirty too) to the front of the
-   dirty range, in pre-order. Each is swapped with the last clean slot, which
-   builds the block in reverse; one pass of swaps turns it around. Inserted
-   nodes never move again during the walk, so the walk's position stays valid. */
+/* Deferred commit: the node after n in a pre-order walk of root's subtree
+   that skips the nodes at or after `skip` (already dirty; their subtrees are
+   dirty too), or NIL after the last. Each link is followed a bounded number
+   of times over a whole walk, so a walk is O(subtree). */
+static uint32_t ecs__tf_next_clean(const ecs_transform_manager *tm, uint32_t n, uint32_t root, uint32_t skip)
+{
+    uint32_t c;
+    for (c = tm->first_child[n]; c != ECS__TF_NIL && c >= skip; c = tm->next_sibling[c]) {
+    }
+    while (c == ECS__TF_NIL) {
+        if (n == root) return ECS__TF_NIL;
+        for (c = tm->next_sibling[n]; c != ECS__TF_NIL && c >= skip; c = tm->next_sibling[c]) {
+        }
+        if (c == ECS__TF_NIL) n = tm->parent[n];
+    }
+    return c;
+}
+
+/* Deferred commit: moves clean node x and its clean descendants into the
+   dirty range, just before it, in pre-order (parents first). One walk counts
+   them (m); a second puts the k-th node into slot first_dirty - m + k with one
+   swap. Placed nodes never move again and the walk follows links, so the
+   swaps do not disturb it. O(m) swaps. */
 static void ecs__tf_insert_subtree(ecs_transform_manager *tm, uint32_t x)
 {
-    const uint32_t start = tm->first_dirty;
-    uint32_t root, n, c, a, b;
-    ECS__TF_ASSERT(x < start);
-    ecs__tf_swap(tm, x, --tm->first_dirty);
-    root = n = tm->first_dirty;
-    tm->age[n] = 0;
-    for (;;) {
-        for (c = tm->first_child[n]; c != ECS__TF_NIL && c >= start; c = tm->next_sibling[c]) {
-        }
-        while (c == ECS__TF_NIL) {
-            if (n == root) goto reverse;
-            for (c = tm->next_sibling[n]; c != ECS__TF_NIL && c >= start; c = tm->next_sibling[c]) {
-            }
-            if (c == ECS__TF_NIL) n = tm->parent[n];
-        }
-        ecs__tf_swap(tm, c, --tm->first_dirty);
-        n = tm->first_dirty;
-        tm->age[n] = 0;
+    const uint32_t skip = tm->first_dirty;
+    uint32_t m = 0, n, t, root;
+    ECS__TF_ASSERT(x < skip);
+    for (n = x; n != ECS__TF_NIL; n = ecs__tf_next_clean(tm, n, x, skip)) ++m;
+    root = t = tm->first_dirty = skip - m;
+    for (n = x; n != ECS__TF_NIL; n = ecs__tf_next_clean(tm, t++, root, skip)) {
+        ecs__tf_swap(tm, n, t);
+        tm->age[t] = 0;
     }
-reverse:
-    for (a = tm->first_dirty, b = start - 1u; a < b; ++a, --b) ecs__tf_swap(tm, a, b);
+}
+
+/* Commit's ordering scratch: the first 4 bytes of world[k], for slots of the
+   dirty range whose worlds this commit has not computed yet (it computes
+   them right after, so nothing is lost and no memory is needed). */
+static uint32_t ecs__tf_scratch(const ecs_transform_manager *tm, uint32_t k)
+{
+    uint32_t v;
+    memcpy(&v, tm->world[k].m, sizeof v);
+    return v;
+}
+
+static void ecs__tf_scratch_set(ecs_transform_manager *tm, uint32_t k, uint32_t v)
+{
+    memcpy(tm->world[k].m, &v, sizeof v);
+}
+
+/* Writes the slots of r's subtree in pre-order to scratch t, t+1, ...;
+   returns the next t. Iterative (any depth). */
+static uint32_t ecs__tf_order_subtree(ecs_transform_manager *tm, uint32_t r, uint32_t t)
+{
+    uint32_t x = r;
+    for (;;) {
+        ECS__TF_ASSERT(t < tm->count);
+        ecs__tf_scratch_set(tm, t++, x);
+        if (tm->first_child[x] != ECS__TF_NIL) {
+            x = tm->first_child[x];
+            continue;
+        }
+        while (x != r && tm->next_sibling[x] == ECS__TF_NIL) x = tm->parent[x];
+        if (x == r) return t;
+        x = tm->next_sibling[x];
+    }
+}
+
+/* Deferred commit: lays [v, count) out depth-first: each node whose parent
+   lies before v (or that has none), in slot order, followed by its subtree.
+   Needs: no child before its parent in [first_dirty, v) and no clean node
+   under a dirty one, so that every subtree of those nodes lies inside
+   [v, count). The target order goes to the scratch; then each cycle of the
+   permutation is followed once through the spare slot at count, so every
+   node moves once (plus one move per cycle) and keeps its links. Worlds are
+   not moved (their slots hold the scratch; the sweep recomputes them).
+   O(count - v). */
+static void ecs__tf_relay(ecs_transform_manager *tm, uint32_t v)
+{
+    const uint32_t n = tm->count;
+    uint32_t s, t = v, cur, src;
+    ECS__TF_ASSERT(n < tm->capacity);
+    for (s = v; s < n; ++s)
+        if (tm->parent[s] == ECS__TF_NIL || tm->parent[s] < v) t = ecs__tf_order_subtree(tm, s, t);
+    ECS__TF_ASSERT(t == n);
+    for (s = v; s < n; ++s) {
+        if (ecs__tf_scratch(tm, s) == s) continue; /* in place, or placed by an earlier cycle */
+        ecs__tf_move_links(tm, s, n);
+        for (cur = s;; cur = src) {
+            src = ecs__tf_scratch(tm, cur); /* the node that belongs in slot cur */
+            ecs__tf_scratch_set(tm, cur, cur);
+            if (src == s) break;
+            ecs__tf_move_links(tm, src, cur);
+        }
+        ecs__tf_move_links(tm, n, cur);
+    }
 }
 
 static uint32_t ecs__tf_idle(const ecs_transform_manager *tm)
@@ -1494,27 +1621,48 @@ int ecs_transform_world_pass(ecs_transform_manager *tm)
     return 0;
 }
 
-void ecs_transform_commit(ecs_transform_manager *tm)
+/* Commit step 2, when the sweep finds the node at i before its parent:
+   puts a node whose parent comes earlier (or that has none) at i and
+   returns that parent. Swaps the child with its parent, as the seed does
+   (cheap when such children are few and shallow, as after nodes left the
+   range); once the swaps have cost what laying out the whole range would
+   (*swaps_left starts at half a swap per node: a swap is 3 moves, the
+   layout about 1.5 a node), lays out the rest of the range depth-first in
+   one pass instead (ecs__tf_relay). So a sweep makes O(range) moves for any
+   order, where swaps alone make O(depth^2) for a chain listed children
+   first. Only touches slots from i on. Kept out of line: the sweep's loop
+   stays as tight as it was. */
+ECS__TF_NOINLINE uint32_t ecs__tf_fix_order(ecs_transform_manager *tm, uint32_t i, uint32_t *swaps_left)
 {
-    uint32_t k, i, idle, fd, n, leaving = 0;
-    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
-    /* 1. changed nodes (and their subtrees) into the dirty range */
-    for (k = 0; k < tm->num_pending; ++k) {
-        i = ecs__tf_find(tm, tm->pending[k]);
-        if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
+    uint32_t p;
+    while ((p = tm->parent[i]) != ECS__TF_NIL && p > i) {
+        if (*swaps_left == 0) {
+            ecs__tf_relay(tm, i);
+            p = tm->parent[i];
+            ECS__TF_ASSERT(p == ECS__TF_NIL || p < i);
+            return p;
+        }
+        --*swaps_left;
+        ecs__tf_swap(tm, i, p);
     }
-    tm->num_pending = 0;
-    /* 2. one sweep over the range: a child whose parent comes later swaps with
-       it (swaps only touch later positions, so everything before i is
-       settled); then the world, and the age: commits since the node or a
-       dirty ancestor changed, so a child is never older than its dirty parent */
-    idle = ecs__tf_idle(tm);
-    fd = tm->first_dirty;
-    n = tm->count;
+    return p;
+}
+
+/* Commit step 2: computes the worlds and ages of the dirty range in one
+   sweep, parents first (ecs__tf_fix_order puts right a child found before
+   its parent; everything before i is settled). The age is the number of
+   commits since the node or a dirty ancestor changed, so a child is never
+   older than its dirty parent. Returns 1 when some node reached idle_frames. */
+static int ecs__tf_sweep(ecs_transform_manager *tm)
+{
+    const uint32_t fd = tm->first_dirty, n = tm->count, idle = ecs__tf_idle(tm);
+    uint32_t i, swaps_left = (n - fd) / 2u;
+    int leaving = 0;
     for (i = fd; i < n; ++i) {
-        uint32_t p, a;
-        while ((p = tm->parent[i]) != ECS__TF_NIL && p > i) ecs__tf_swap(tm, i, p);
+        uint32_t p = tm->parent[i], a;
+        if (p != ECS__TF_NIL && p > i) p = ecs__tf_fix_order(tm, i, &swaps_left);
         a = tm->age[i] + 1u;
+        ECS__TF_COUNT(ecs__tf_count_worlds, 1);
         if (p == ECS__TF_NIL) {
             tm->world[i] = tm->local[i];
         } else {
@@ -1524,14 +1672,30 @@ void ecs_transform_commit(ecs_transform_manager *tm)
         tm->age[i] = (uint8_t)(a > 255u ? 255u : a);
         leaving |= a >= idle;
     }
+    return leaving;
+}
+
+void ecs_transform_commit(ecs_transform_manager *tm)
+{
+    uint32_t k, i, idle, n;
+    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
+    /* 1. changed nodes (and their subtrees) into the dirty range */
+    for (k = 0; k < tm->num_pending; ++k) {
+        i = ecs__tf_find(tm, tm->pending[k]);
+        if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
+    }
+    tm->num_pending = 0;
+    /* 2. order, worlds and ages */
+    if (!ecs__tf_sweep(tm)) return;
     /* 3. nodes unchanged for idle_frames commits leave the range (their dirty
        parents are at least as old, so they leave too) */
-    if (leaving)
-        for (i = tm->first_dirty; i < n; ++i)
-            if (tm->age[i] >= idle) {
-                ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
-                ++tm->first_dirty;
-            }
+    idle = ecs__tf_idle(tm);
+    n = tm->count;
+    for (i = tm->first_dirty; i < n; ++i)
+        if (tm->age[i] >= idle) {
+            ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
+            ++tm->first_dirty;
+        }
 }
 
 /* ---- spawning --------------------------------------------------------------------- */
