@@ -13,9 +13,9 @@
    __needs_ECS_IMPLEMENTATION_in_one_file.)
 
 TABLE OF CONTENTS
-   QUICK START, ENTITIES, COMPONENT MANAGERS, LOOKUP KINDS, COLLECTION,
-   CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY, THREADING, DOES NOT,
-   LICENSE (end of file)
+   QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
+   COLLECTION, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   THREADING, DOES NOT, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -104,6 +104,40 @@ COMPONENT MANAGERS
    ecs_instance is { uint32_t i }, an index into the field arrays; nil is
    i == ECS_INSTANCE_NIL (0xFFFFFFFF). An entity's instances:
        for (i = name_lookup(m, e); !ecs_instance_is_nil(i); i = name_next(m, i))
+
+SCHEMAS (what the fields hold, for resources)
+   A schema describes a component's fields once, so that ecs_resource.h can
+   compile levels into its records, decompile them and spawn them with no
+   hand-written code. One X-list gives the typed manager and the schema:
+       #define TURRET_SCHEMA(X)                              \
+           X(f32, range, "{\"default\": 10, \"min\": 0}")     \
+           X(entity, ship, ECS_FIELD_REQUIRED)              \
+           X(path, model, "\"models/turret\"")               \
+           X(f32, heat, ECS_FIELD_RUNTIME)
+       ECS_MANAGER_DEFINE_SCHEMA(turret, TURRET_SCHEMA)
+   declares turret with float *range, ecs_entity *ship, uint64_t *model and
+   float *heat, ECS_MANAGER_DEFINE's wrappers, and turret_schema(&n) (the
+   ecs_schema_field table); turret_init gives the manager its schema. An
+   entry is X(kind, field, spec). Kinds and their C types: f32 f64 i32 u32
+   u64, bool (uint8_t), vec2 vec3 vec4 quat mat4 (ecs_vec2 .. ecs_mat4), path
+   (uint64_t: ecs_path_hash of a resource path), entity (ecs_entity: another
+   entity of the same resource). spec is JSON text: the default a resource
+   that omits the member gets, or {"default": v, "min": a, "max": b};
+   ECS_FIELD_REQUIRED ("{}") makes the member required; ECS_FIELD_RUNTIME
+   (NULL) marks runtime state, which resources never hold.
+   Runtime managers: ecs_manager_init_schema(m, table, n, lookup) takes the
+   field table from the kinds. A manager made any other way (ECS_MANAGER_
+   DEFINE with your own types, a plugin's engine-owned one):
+   ecs_manager_set_schema(m, table, n), names and sizes matching its fields.
+   ECS_MANAGER_VIEW_DEFINE_SCHEMA declares the struct alone (a plugin's view
+   of an engine-owned manager). Existing X(type, name) lists and
+   ecs_field_desc tables are unchanged.
+   With a schema, ecs_manager_spawn reads the schema's records: the fields
+   that are not runtime state, packed in order (schema->record_size).
+   Runtime fields start zeroed; an entity field holds the resource index of
+   another entity (0xFFFFFFFF: none) and becomes the entity spawned for it in
+   the same copy (ecs_spawn_resolve), so a turret spawned three times aims at
+   three ships.
 
 LOOKUP KINDS (the seed's three ways from entity to data, part 2)
    ECS_LOOKUP_DIRECT  the instance index IS the entity index: for components
@@ -260,7 +294,8 @@ extern "C" {
     X(ECS_ERROR_PLUGIN_NO_ENTRY, "plugin has no get_plugin_api")              \
     X(ECS_ERROR_PLUGIN_VERSION, "plugin speaks no plugin API version we know") \
     X(ECS_ERROR_PLUGIN_INIT, "plugin init failed")                            \
-    X(ECS_ERROR_API_VERSION, "API version not available")
+    X(ECS_ERROR_API_VERSION, "API version not available")                     \
+    X(ECS_ERROR_DECOMPILE, "resource cannot be decompiled")
 
 #define ECS__RESULT_ENUM(code, text) code,
 /** Result codes: ECS_OK (0) or an ECS_ERROR_* value. */
@@ -472,6 +507,87 @@ typedef struct ecs_field_desc {
     uint32_t align;  /* alignment; arrays are aligned to max(align, 16) */
 } ecs_field_desc;
 
+/* ---- schemas: what a component's fields mean -------------------------------
+   A field table says how big each field is; a schema says what it holds, so
+   that resources can be compiled, spawned and decompiled from it with no
+   hand-written code (ecs_resource.h). One entry per field, in field order.
+   ECS_MANAGER_DEFINE_SCHEMA declares a typed manager and its schema from one
+   X-macro list; ecs_manager_init_schema makes a runtime manager from a
+   schema; ecs_manager_set_schema attaches one to any manager (a typed
+   manager of ECS_MANAGER_DEFINE, a plugin's engine-owned one). */
+
+/** Small math types: schema kinds vec2..mat4 and ecs_transform.h use them.
+    ecs_mat4 is row-major (m[row * 4 + col]), for row vectors: p' = p * M. */
+typedef struct ecs_vec2 {
+    float x, y;
+} ecs_vec2;
+/** A 3-vector. */
+typedef struct ecs_vec3 {
+    float x, y, z;
+} ecs_vec3;
+/** A 4-vector. */
+typedef struct ecs_vec4 {
+    float x, y, z, w;
+} ecs_vec4;
+/** A rotation quaternion (x, y, z vector part, w scalar part). */
+typedef struct ecs_quat {
+    float x, y, z, w;
+} ecs_quat;
+/** A 4x4 matrix, row-major (m[row*4 + col]), for row vectors: p' = p * M. */
+typedef struct ecs_mat4 {
+    float m[16];
+} ecs_mat4;
+
+/** What a schema field holds. The C type a typed manager stores, the bytes
+    in a resource record (packed, target byte order) and the JSON form: */
+typedef enum ecs_field_kind {
+    ECS_FIELD_F32 = 1, /* float         4  a number that fits a float */
+    ECS_FIELD_F64,     /* double        8  a number */
+    ECS_FIELD_I32,     /* int32_t       4  an integer -2^31..2^31-1 */
+    ECS_FIELD_U32,     /* uint32_t      4  an integer 0..2^32-1 */
+    ECS_FIELD_U64,     /* uint64_t      8  an integer 0..2^64-1 */
+    ECS_FIELD_BOOL,    /* uint8_t       1  true or false (stored as 1 or 0) */
+    ECS_FIELD_VEC2,    /* ecs_vec2      8  [x, y] */
+    ECS_FIELD_VEC3,    /* ecs_vec3     12  [x, y, z] */
+    ECS_FIELD_VEC4,    /* ecs_vec4     16  [x, y, z, w] */
+    ECS_FIELD_QUAT,    /* ecs_quat     16  [x, y, z, w], not all zero */
+    ECS_FIELD_MAT4,    /* ecs_mat4     64  16 numbers, row-major */
+    ECS_FIELD_PATH,    /* uint64_t      8  a resource path, stored as its ecs_path_hash */
+    ECS_FIELD_ENTITY   /* ecs_entity    4  the name of an entity of the same resource, or
+                                           null; a record holds its resource index
+                                           (ECS_SPAWN_ROOT for null), spawning turns
+                                           it into the spawned entity (ecs_spawn_resolve) */
+} ecs_field_kind;
+#define ECS_FIELD_KIND_COUNT 14 /* one past the last kind */
+
+/** spec of a member that a resource must give (no default). */
+#define ECS_FIELD_REQUIRED "{}"
+/** spec of runtime state: not in resources (no bytes in a record, no JSON
+    member); spawning zero-fills it. */
+#define ECS_FIELD_RUNTIME ((const char *)0)
+
+/** One field of a schema. spec is JSON text (ecs.h only tells NULL apart):
+    the default value a resource that omits the member gets ("1",
+    "[0, 1, 0]", "\"models/box\"", "null"); or an object with "default",
+    "min" and "max" (numbers; vectors bound each element), e.g.
+    "{\"default\": 1, \"min\": 0}"; without "default" the member is required
+    (ECS_FIELD_REQUIRED is "{}"); NULL (ECS_FIELD_RUNTIME): runtime state. */
+typedef struct ecs_schema_field {
+    const char *name;
+    ecs_field_kind kind;
+    const char *spec;
+} ecs_schema_field;
+
+/** A manager's own copy of its schema (one allocation; read-only). */
+typedef struct ecs_schema {
+    ecs_schema_field *fields;    /* num_fields entries; names and specs copied */
+    uint32_t num_fields;
+    uint32_t record_size;        /* bytes of one resource record: the fields that
+                                    are not runtime state, packed in order */
+    uint32_t num_entity_fields;  /* ECS_FIELD_ENTITY fields */
+    uint32_t num_runtime_fields; /* fields with spec NULL */
+} ecs_schema;
+
 /* ---- the entity map: entity -> first instance ------------------------------
    One implementation serves every component manager (dense and hash kinds)
    and the transform manager. Dense: slots[entity index]. Hash: linear
@@ -560,6 +676,7 @@ typedef struct ecs_manager {
     uint32_t rng;                 /* gc's random state */
     ecs_entity_log_cursor log;    /* ecs_manager_collect's place in the destroy log */
     ecs_error error;              /* the last failure */
+    ecs_schema *schema;           /* ecs_manager_set_schema's copy, or NULL */
 } ecs_manager;
 
 #define ECS__MANAGER_READY 1u /* init succeeded */
@@ -827,6 +944,154 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
     ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
     ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
 
+/* ---- typed managers from a schema ------------------------------------------ */
+
+/** Makes m a manager whose fields are the schema's (sizes and alignments of
+    the kinds; the schema is copied: ecs_manager_set_schema). ECS_OK, or
+    ECS_ERROR_INVALID_ARGUMENT (a bad schema: see ecs_manager_set_schema) /
+    ECS_ERROR_OUT_OF_MEMORY: m then refuses every call, as after a failed
+    ecs_manager_init. */
+ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+                                   ecs_lookup_kind lookup);
+/** ecs_manager_init_schema for a manager followed by typed pointers (`entity`,
+    then one per field, of the kinds' C types): what ECS_MANAGER_DEFINE_SCHEMA
+    declares, or what a plugin views an engine-owned manager as. */
+ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+                                             ecs_lookup_kind lookup);
+/** Attaches a copy of schema to an initialised manager (replacing any
+    earlier one): one entry per field, in field order, with the field's name
+    and a kind whose size is the field's size. The generic spawn then reads
+    the schema's records (runtime fields zero-filled, entity references
+    resolved). ECS_OK; ECS_ERROR_INVALID_ARGUMENT (count, name, size or kind
+    does not match, an empty or repeated name, the name "type"; m->error
+    says which field), ECS_ERROR_OUT_OF_MEMORY; m is unchanged then. */
+ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields);
+/** m's schema, or NULL when it has none. */
+static inline const ecs_schema *ecs_manager_schema(const ecs_manager *m) { return m->schema; }
+/** Bytes of one value of kind (the C type's size); 0 for an unknown kind. */
+uint32_t ecs_field_kind_size(ecs_field_kind kind);
+/** The kind's name as an X-list writes it ("f32", "vec3", "path", ...), or "?". */
+const char *ecs_field_kind_name(ecs_field_kind kind);
+
+/* The kinds' C types and enum values by the names an X-list uses. */
+#define ECS__SCHEMA_TYPE_f32 float
+#define ECS__SCHEMA_TYPE_f64 double
+#define ECS__SCHEMA_TYPE_i32 int32_t
+#define ECS__SCHEMA_TYPE_u32 uint32_t
+#define ECS__SCHEMA_TYPE_u64 uint64_t
+#define ECS__SCHEMA_TYPE_bool uint8_t
+#define ECS__SCHEMA_TYPE_vec2 ecs_vec2
+#define ECS__SCHEMA_TYPE_vec3 ecs_vec3
+#define ECS__SCHEMA_TYPE_vec4 ecs_vec4
+#define ECS__SCHEMA_TYPE_quat ecs_quat
+#define ECS__SCHEMA_TYPE_mat4 ecs_mat4
+#define ECS__SCHEMA_TYPE_path uint64_t
+#define ECS__SCHEMA_TYPE_entity ecs_entity
+#define ECS__SCHEMA_KIND_f32 ECS_FIELD_F32
+#define ECS__SCHEMA_KIND_f64 ECS_FIELD_F64
+#define ECS__SCHEMA_KIND_i32 ECS_FIELD_I32
+#define ECS__SCHEMA_KIND_u32 ECS_FIELD_U32
+#define ECS__SCHEMA_KIND_u64 ECS_FIELD_U64
+#define ECS__SCHEMA_KIND_bool ECS_FIELD_BOOL
+#define ECS__SCHEMA_KIND_vec2 ECS_FIELD_VEC2
+#define ECS__SCHEMA_KIND_vec3 ECS_FIELD_VEC3
+#define ECS__SCHEMA_KIND_vec4 ECS_FIELD_VEC4
+#define ECS__SCHEMA_KIND_quat ECS_FIELD_QUAT
+#define ECS__SCHEMA_KIND_mat4 ECS_FIELD_MAT4
+#define ECS__SCHEMA_KIND_path ECS_FIELD_PATH
+#define ECS__SCHEMA_KIND_entity ECS_FIELD_ENTITY
+
+/* The kind argument is only ever pasted, so a kind named like a macro
+   (bool under <stdbool.h>) is not expanded first. */
+#define ECS__SCHEMA_MEMBER(kind, name, spec) ECS__SCHEMA_TYPE_##kind *name;
+#define ECS__SCHEMA_ONE_POINTER(kind, name, spec) +sizeof(void *)
+/** Turns an X-list entry X(kind, field, spec) into an ecs_schema_field
+    initializer (with its comma): static const ecs_schema_field
+    table[] = {MY_SCHEMA(ECS_SCHEMA_FIELD)}; */
+#define ECS_SCHEMA_FIELD(kind, name, spec) {#name, ECS__SCHEMA_KIND_##kind, spec},
+#define ECS__SCHEMA_COUNT(kind, name, spec) +1
+#define ECS__SCHEMA_ZERO(kind, name, spec) memset(&m->name[i.i], 0, sizeof *m->name);
+#define ECS__SCHEMA_MOVE(kind, name, spec) m->name[to] = m->name[from];
+
+/** Declares struct `name` like ECS_MANAGER_VIEW_DEFINE, from a schema list:
+    SCHEMA is an X-macro whose entries are X(kind, field, spec), kind one of
+    f32 f64 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path entity (the C types
+    of ecs_field_kind), spec as in ecs_schema_field. A plugin uses it to view
+    an engine-owned manager defined with the same list. Also declares
+    name_schema(&n): the schema table (static, n entries). */
+#define ECS_MANAGER_VIEW_DEFINE_SCHEMA(name, SCHEMA)                                                        \
+    typedef struct name {                                                                                   \
+        ecs_manager core;                                                                                   \
+        ecs_entity *entity;                                                                                 \
+        SCHEMA(ECS__SCHEMA_MEMBER)                                                                          \
+    } name;                                                                                                 \
+    typedef char name##_layout_check_[offsetof(name, entity) == sizeof(ecs_manager) &&                      \
+                                              sizeof(name) == sizeof(ecs_manager) + sizeof(ecs_entity *)    \
+                                                                  SCHEMA(ECS__SCHEMA_ONE_POINTER)           \
+                                          ? 1                                                               \
+                                          : -1];                                                            \
+    ECS__UNUSED static inline const ecs_schema_field *name##_schema(uint32_t *num_fields)                   \
+    {                                                                                                       \
+        static const ecs_schema_field table_[] = {SCHEMA(ECS_SCHEMA_FIELD)};                               \
+        *num_fields = 0 SCHEMA(ECS__SCHEMA_COUNT);                                                          \
+        return table_;                                                                                      \
+    }
+
+/** ECS_MANAGER_DEFINE from a schema list (see ECS_MANAGER_VIEW_DEFINE_SCHEMA):
+    the same struct and wrappers, and name_init gives the manager its schema,
+    so ecs_manager_spawn reads the schema's records and ecs_resource.h can
+    compile and decompile them (ecs_compiler_register_schema with
+    name_schema). Example:
+        #define SPIN_SCHEMA(X)                  \
+            X(vec3, axis, "[0, 1, 0]")          \
+            X(f32, speed, "1")                  \
+            X(entity, target, "null")           \
+            X(f32, angle, ECS_FIELD_RUNTIME)
+        ECS_MANAGER_DEFINE_SCHEMA(spin_manager, SPIN_SCHEMA)
+    gives spin_manager with ecs_vec3 *axis, float *speed, ecs_entity *target
+    and float *angle. */
+#define ECS_MANAGER_DEFINE_SCHEMA(name, SCHEMA)                                                             \
+    ECS_MANAGER_VIEW_DEFINE_SCHEMA(name, SCHEMA)                                                            \
+    ECS__UNUSED static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                       \
+    {                                                                                                       \
+        uint32_t n_;                                                                                        \
+        const ecs_schema_field *table_ = name##_schema(&n_);                                                \
+        return ecs_manager_init_schema_with_view(&m->core, table_, n_, lookup);                             \
+    }                                                                                                       \
+    ECS__UNUSED static inline void name##_free(name *m) { ecs_manager_free(&m->core); }                     \
+    ECS__UNUSED static inline ecs_result name##_reserve(name *m, uint32_t n) { return ecs_manager_reserve(&m->core, n); } \
+    ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                             \
+    {                                                                                                       \
+        ecs_instance i = ecs_manager_create_uninitialized(&m->core, e);                                     \
+        if (!ecs_instance_is_nil(i)) { SCHEMA(ECS__SCHEMA_ZERO) }                                           \
+        return i;                                                                                           \
+    }                                                                                                       \
+    ECS__UNUSED static inline ecs_result name##_create_many(name *m, uint32_t n, const ecs_entity *entities, ecs_instance *first) \
+    {                                                                                                       \
+        return ecs_manager_create_many(&m->core, n, entities, NULL, first);                                 \
+    }                                                                                                       \
+    ECS__UNUSED static inline ecs_instance name##_lookup(const name *m, ecs_entity e) { return ecs_manager_lookup(&m->core, e); } \
+    ECS__UNUSED static inline void name##_lookup_many(const name *m, uint32_t n, const ecs_entity *entities, ecs_instance *out) \
+    {                                                                                                       \
+        ecs_manager_lookup_many(&m->core, n, entities, out);                                                \
+    }                                                                                                       \
+    ECS__UNUSED static inline ecs_instance name##_slot(const name *m, ecs_entity e) { return ecs_manager_slot(&m->core, e); } \
+    ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
+    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
+    ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e)                         \
+    {                                                                                                       \
+        uint32_t from, to;                                                                                  \
+        int r = ecs_manager__unlink_dense(&m->core, e, &from, &to);                                         \
+        if (r < 0) return ecs_manager_destroy_entity(&m->core, e);                                          \
+        if (r > 0 && from != to) { SCHEMA(ECS__SCHEMA_MOVE) }                                               \
+        return (uint32_t)r;                                                                                 \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em) { return ecs_manager_gc_all(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em) { return ecs_manager_collect(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
+    ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
+
 /* ---- lazy collection for component headers with arrays of their own ------- */
 
 /** Destroys instance i of `owner` (swap-erase or similar); returns 1 if it did. */
@@ -862,11 +1127,26 @@ typedef ecs_result (*ecs_spawn_fn)(void *user, const ecs_spawn_context *ctx, uin
 typedef void (*ecs_unspawn_fn)(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                                const uint32_t *entity_index, const void *data, uint32_t size);
 
+/** A resource's entity index as the spawned entity: ctx->entity[index] for
+    index < ctx->num_entities, the nil entity for ECS_SPAWN_ROOT (a null
+    reference) and for anything out of range. For spawn functions that read
+    ECS_FIELD_ENTITY values (ecs_compiler_write_entity) themselves. */
+static inline ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_t index)
+{
+    ecs_entity nil;
+    nil.id = 0;
+    return index < ctx->num_entities ? ctx->entity[index] : nil;
+}
+
 /** A generic ecs_spawn_fn for any manager (user = the ecs_manager*): data
-    holds num_instances packed records (see ecs_manager_record_size), copied
-    into the field arrays. Checks size == num_instances * record size. For a
-    typed manager pass &m->core and re-read the field pointers afterwards
-    (or call name_reserve(m, 0) to refresh them). */
+    holds num_instances packed records, copied into the field arrays (a typed
+    manager's pointers follow). Without a schema a record is every field
+    (ecs_manager_record_size); with one (ecs_manager_set_schema) it is the
+    schema's record (schema->record_size): runtime fields are zero-filled and
+    entity references become the spawned entities of this copy, and a
+    reference past the resource's entities fails the call
+    (ECS_ERROR_CORRUPT_RESOURCE) before anything is created. Checks size ==
+    num_instances * record size. For a typed manager pass &m->core. */
 ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                              const uint32_t *entity_index, const void *data, uint32_t size);
 /** Undoes ecs_manager_spawn: destroys the instances of the listed entities. */
@@ -1605,6 +1885,7 @@ void ecs_manager_free(ecs_manager *m)
     ECS__FREE(m->field);
     ECS__FREE(m->fields);
     ECS__FREE(m->next);
+    ECS__FREE(m->schema);
     ecs_entity_map_free(&m->map);
     memset(m, 0, sizeof *m);
     /* what is left fails cleanly: lookups find nothing, creates are refused */
@@ -2165,15 +2446,191 @@ uint32_t ecs_manager_record_size(const ecs_manager *m)
     return m->bytes_per_instance ? m->bytes_per_instance - (uint32_t)sizeof(ecs_entity) : 0u;
 }
 
+/* ---- schemas ------------------------------------------------------------------ */
+
+static const uint8_t ecs__kind_sizes[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 8, 12, 16, 16, 64, 8, 4};
+static const uint8_t ecs__kind_aligns[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 4, 4, 4, 4, 4, 8, 4};
+static const char *const ecs__kind_names[ECS_FIELD_KIND_COUNT] = {
+    "?", "f32", "f64", "i32", "u32", "u64", "bool", "vec2", "vec3", "vec4", "quat", "mat4", "path", "entity"};
+
+uint32_t ecs_field_kind_size(ecs_field_kind kind)
+{
+    return (unsigned)kind < ECS_FIELD_KIND_COUNT ? ecs__kind_sizes[kind] : 0u;
+}
+
+const char *ecs_field_kind_name(ecs_field_kind kind)
+{
+    return (unsigned)kind < ECS_FIELD_KIND_COUNT ? ecs__kind_names[kind] : "?";
+}
+
+/* Checks schema against m's field table. Sets m->error and returns its code
+   on failure. */
+static ecs_result ecs__schema_check(ecs_manager *m, const ecs_schema_field *schema, uint32_t n)
+{
+    uint32_t k, j;
+    if (n && !schema) return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "schema: NULL table");
+    if (n != m->num_fields)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "schema: %u entries for %u fields", (unsigned)n,
+                             (unsigned)m->num_fields);
+    for (k = 0; k < n; ++k) {
+        const char *name = schema[k].name;
+        uint32_t size = ecs_field_kind_size(schema[k].kind);
+        if (!name || !name[0] || strcmp(name, "type") == 0)
+            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "schema: field %u needs a name other than \"type\"", (unsigned)k);
+        if (size == 0)
+            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "schema: field %u (%s) has kind %d, no kind",
+                                 (unsigned)k, name, (int)schema[k].kind);
+        if (strcmp(name, m->fields[k].name ? m->fields[k].name : "") != 0 || size != m->fields[k].size)
+            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "schema: entry %u is %s %s (%u bytes), field %u is %s (%u bytes)", (unsigned)k,
+                                 ecs_field_kind_name(schema[k].kind), name, (unsigned)size, (unsigned)k,
+                                 m->fields[k].name ? m->fields[k].name : "?", (unsigned)m->fields[k].size);
+        for (j = 0; j < k; ++j)
+            if (strcmp(schema[j].name, name) == 0)
+                return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "schema: two fields are called '%s'", name);
+    }
+    return ECS_OK;
+}
+
+ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields)
+{
+    size_t bytes = sizeof(ecs_schema) + (size_t)num_fields * sizeof(ecs_schema_field);
+    ecs_schema *copy;
+    char *strings;
+    uint32_t k;
+    ecs_result r;
+    if (!(m->flags & ECS__MANAGER_READY)) return ecs__not_ready(m);
+    if ((r = ecs__schema_check(m, schema, num_fields)) != ECS_OK) return r;
+    for (k = 0; k < num_fields; ++k)
+        bytes += strlen(schema[k].name) + 1u + (schema[k].spec ? strlen(schema[k].spec) + 1u : 0u);
+    copy = (ecs_schema *)ECS__REALLOC(NULL, bytes);
+    if (!copy) return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "schema: out of memory");
+    memset(copy, 0, sizeof *copy);
+    copy->fields = (ecs_schema_field *)(void *)(copy + 1);
+    copy->num_fields = num_fields;
+    strings = (char *)(copy->fields + num_fields);
+    for (k = 0; k < num_fields; ++k) {
+        size_t len = strlen(schema[k].name) + 1u;
+        copy->fields[k].kind = schema[k].kind;
+        copy->fields[k].name = (const char *)memcpy(strings, schema[k].name, len);
+        strings += len;
+        copy->fields[k].spec = NULL;
+        if (schema[k].spec) {
+            len = strlen(schema[k].spec) + 1u;
+            copy->fields[k].spec = (const char *)memcpy(strings, schema[k].spec, len);
+            strings += len;
+            copy->record_size += ecs_field_kind_size(schema[k].kind);
+            if (schema[k].kind == ECS_FIELD_ENTITY) ++copy->num_entity_fields;
+        } else {
+            ++copy->num_runtime_fields;
+        }
+    }
+    ECS__FREE(m->schema);
+    m->schema = copy;
+    return ECS_OK;
+}
+
+static ecs_result ecs__manager_init_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t n,
+                                           ecs_lookup_kind lookup, uint32_t view)
+{
+    ecs_field_desc small[16], *fields = small;
+    uint32_t k;
+    ecs_result r;
+    int bad = n > 0xFFFFu || (n && !schema);
+    if (!bad && n > 16) fields = (ecs_field_desc *)ECS__REALLOC(NULL, n * sizeof *fields);
+    if (bad || !fields) {
+        ecs__manager_init(m, NULL, 1, lookup, view); /* fails: a manager that refuses every call */
+        return ecs_error_set(&m->error, bad ? ECS_ERROR_INVALID_ARGUMENT : ECS_ERROR_OUT_OF_MEMORY,
+                             "ecs_manager_init_schema: %s", bad ? "NULL table or too many fields" : "out of memory");
+    }
+    memset(fields, 0, (n > 16 ? n : 16u) * sizeof *fields);
+    for (k = 0; k < n; ++k) {
+        fields[k].name = schema[k].name;
+        fields[k].size = ecs_field_kind_size(schema[k].kind);
+        fields[k].align = (unsigned)schema[k].kind < ECS_FIELD_KIND_COUNT ? ecs__kind_aligns[schema[k].kind] : 0u;
+    }
+    r = ecs__manager_init(m, fields, n, lookup, view);
+    if (fields != small) ECS__FREE(fields);
+    if (r == ECS_OK && (r = ecs_manager_set_schema(m, schema, n)) != ECS_OK) {
+        ecs_error saved = m->error;
+        ecs_manager_free(m); /* what is left refuses every call */
+        m->error = saved;
+    }
+    return r;
+}
+
+ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+                                   ecs_lookup_kind lookup)
+{
+    return ecs__manager_init_schema(m, schema, num_fields, lookup, 0u);
+}
+
+ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+                                             ecs_lookup_kind lookup)
+{
+    return ecs__manager_init_schema(m, schema, num_fields, lookup, ECS__MANAGER_VIEW);
+}
+
+/* The generic spawn for a schema with runtime or entity fields: every entity
+   reference is checked first, then the instances are made, then each field
+   is filled from the records (runtime fields zeroed, references resolved). */
+static ecs_result ecs__schema_spawn(ecs_manager *m, const ecs_spawn_context *ctx, uint32_t n,
+                                    const uint32_t *entity_index, const unsigned char *data)
+{
+    const ecs_schema *s = m->schema;
+    uint32_t rec = s->record_size, j, k, at = 0;
+    ecs_instance first;
+    for (k = 0; k < s->num_fields; ++k) {
+        uint32_t ref;
+        if (!s->fields[k].spec) continue;
+        for (j = 0; s->fields[k].kind == ECS_FIELD_ENTITY && j < n; ++j) {
+            memcpy(&ref, data + (size_t)j * rec + at, 4);
+            if (ref != ECS_SPAWN_ROOT && ref >= ctx->num_entities)
+                return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE,
+                                     "spawn: instance %u's %s refers to entity %u, the resource has %u", (unsigned)j,
+                                     s->fields[k].name, (unsigned)ref, (unsigned)ctx->num_entities);
+        }
+        at += m->fields[k].size;
+    }
+    if (ecs__create_batch(m, n, ctx->entity, entity_index, NULL, &first) != ECS_OK)
+        return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
+    for (k = 0, at = 0; k < s->num_fields; ++k) {
+        uint32_t size = m->fields[k].size;
+        unsigned char *base = (unsigned char *)m->field[k];
+        for (j = 0; j < n; ++j) {
+            uint32_t i = ecs_instance_is_nil(first) ? ctx->entity[entity_index[j]].id & ECS_INDEX_MASK : first.i + j;
+            unsigned char *to = base + (size_t)i * size;
+            const unsigned char *from = data + (size_t)j * rec + at;
+            if (!s->fields[k].spec) {
+                memset(to, 0, size);
+            } else if (s->fields[k].kind == ECS_FIELD_ENTITY) {
+                uint32_t ref;
+                ecs_entity e;
+                memcpy(&ref, from, 4);
+                e = ecs_spawn_resolve(ctx, ref);
+                memcpy(to, &e, sizeof e);
+            } else {
+                memcpy(to, from, size);
+            }
+        }
+        if (s->fields[k].spec) at += size;
+    }
+    return ECS_OK;
+}
+
 ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                              const uint32_t *entity_index, const void *data, uint32_t size)
 {
     ecs_manager *m = (ecs_manager *)user;
-    uint32_t rec = ecs_manager_record_size(m);
+    const ecs_schema *schema = m->schema;
+    uint32_t rec = schema ? schema->record_size : ecs_manager_record_size(m);
     if ((uint64_t)num_instances * rec != size)
         return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED,
                              "spawn: %u instances of %u bytes need %llu bytes, block has %u", (unsigned)num_instances,
                              (unsigned)rec, (unsigned long long)num_instances * rec, (unsigned)size);
+    if (schema && (schema->num_entity_fields || schema->num_runtime_fields))
+        return ecs__schema_spawn(m, ctx, num_instances, entity_index, (const unsigned char *)data);
     if (ecs__create_batch(m, num_instances, ctx->entity, entity_index, data, NULL) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
     return ECS_OK;

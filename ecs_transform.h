@@ -207,20 +207,7 @@ DOES NOT
 extern "C" {
 #endif
 
-/** A 4x4 matrix, row-major (m[row*4 + col]), for row vectors: p' = p * M. */
-typedef struct ecs_mat4 {
-    float m[16];
-} ecs_mat4;
-
-/** A 3-vector. */
-typedef struct ecs_vec3 {
-    float x, y, z;
-} ecs_vec3;
-
-/** A rotation quaternion (x, y, z vector part, w scalar part). */
-typedef struct ecs_quat {
-    float x, y, z, w;
-} ecs_quat;
+/* ecs_mat4, ecs_vec3 and ecs_quat come from ecs.h (the schema kinds share them). */
 
 /** When world matrices are computed; see MODES. */
 typedef enum ecs_transform_mode {
