@@ -1,5 +1,5 @@
 /* ecs_resource.h - v0.1 - entity resources: binary format, verify, spawn,
-   JSON compiler and resource paths, for ecs.h
+   JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
    A level or a prefab is compiled from JSON into one blob that is spawned
@@ -12,9 +12,10 @@
    and include "ecs_resource.h" plainly (after "ecs.h") everywhere else.
 
 TABLE OF CONTENTS
-   QUICK START, FORMAT (version 1), VERIFY AND SPAWN, COMPILER (JSON schema,
-   compile functions, standard components), PATHS, CONFIGURATION, ERRORS,
-   MEMORY AND POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   QUICK START, FORMAT (version 1), NAMES BLOCK, VERIFY AND SPAWN, COMPILER
+   (JSON schema, compile functions, standard components), SCHEMAS, ENTITY
+   REFERENCES, DECOMPILE, PATHS, CONFIGURATION, ERRORS, MEMORY AND POINTER
+   STABILITY, THREADING, DOES NOT, LICENSE (end of file)
 
 QUICK START (compiled by tests/test_resource_readme.c)
 
@@ -25,8 +26,8 @@ QUICK START (compiled by tests/test_resource_readme.c)
     #include <stdio.h>
     #include <string.h>
 
-    #define ACTOR_FIELDS(X) X(float, mass) X(float, radius)
-    ECS_MANAGER_DEFINE(actor_manager, ACTOR_FIELDS)
+    // float *mass, *radius, and the schema "actor" levels compile with
+    ECS_MANAGER_DEFINE_SCHEMA(actor_manager, ECS_RESOURCE_ACTOR_SCHEMA)
 
     int main(void) {
         const char *json = "{\"entities\": [{\"name\": \"ball\", \"components\": ["
@@ -35,6 +36,7 @@ QUICK START (compiled by tests/test_resource_readme.c)
         actor_manager actors;
         ecs_compiler compiler;
         ecs_compiler_output out;
+        ecs_decompile_output text;
         ecs_spawner spawner;
         ecs_entity ball;
         ecs_error err;
@@ -58,6 +60,11 @@ QUICK START (compiled by tests/test_resource_readme.c)
             return 1;
         }
         ok = actors.mass[actor_manager_lookup(&actors, ball).i] == 2.0f;
+        // and back to JSON: {"entities": [ {"components": [ {"type": "actor", "mass": 2, ...
+        if (ecs_compiler_decompile(&compiler, out.blob, out.size, 0, &text, &err) == ECS_OK) {
+            ok = ok && strstr(text.json, "\"mass\": 2") != NULL;
+            ecs_decompile_output_free(&text);
+        }
         ecs_compiler_output_free(&out);
         ecs_compiler_free(&compiler);
         ecs_spawner_free(&spawner);
@@ -101,8 +108,26 @@ FORMAT (version 1, byte exact; every field a uint32 in the target byte order)
                             (world = local * parent_world; translation in
                             local[12..14]), e.g. ecs_transform_spawn
      "mesh"       12 bytes  uint64 mesh (ecs_path_hash of the mesh path),
-                            uint32 flags   -> fields (uint64_t, uint32_t)
-     "actor"       8 bytes  float mass, float radius -> fields (float, float)
+                            uint32 flags   -> ECS_RESOURCE_MESH_SCHEMA
+     "actor"       8 bytes  float mass, float radius -> ECS_RESOURCE_ACTOR_SCHEMA
+   (ECS_MANAGER_DEFINE_SCHEMA(meshes, ECS_RESOURCE_MESH_SCHEMA) declares a
+   manager that spawns "mesh" blocks.)
+
+NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
+   One more component block, always the last, with the reserved identifier
+   ECS_RESOURCE_NAMES_ID (FNV-1a 32 of "ecs:names", which no component may
+   register): every spawner and reader that does not know it skips it in
+   one jump, as any unknown block. Its instances are the entities that have
+   a "name" (entity_index ascending); its data, every uint32 in the blob's
+   byte order and unaligned:
+     num_paths
+     per named entity: length, bytes       its "name" (UTF-8, no NUL added)
+     per path:         length, bytes       the dependency list (canonical
+                                           paths, sorted by their bytes)
+   It gives back what hashing took away: the decompiler writes names and
+   paths again, levelc --dump shows them, and ecs_resource_names_read hands
+   them to a game (debug names, "which mesh was that"). It is left out when
+   there is nothing to name.
 
 VERIFY AND SPAWN
    ecs_resource_verify checks everything a reader relies on: magic, version,
@@ -128,8 +153,9 @@ COMPILER
                                      {"type": "mesh", "mesh": "models/crate"} ],
                      "children": [ {"components": [ ... ]} ] } ]}
    "name", "components" and "children" are optional; no other member is
-   allowed (typos are errors). Names are for people; format 1 has no place
-   for them. An entity may hold several components of one type. Entities are
+   allowed (typos are errors). Names are for people and for references
+   between entities (ENTITY REFERENCES); the blob keeps them only in the
+   optional names block. An entity may hold several components of one type. Entities are
    numbered depth-first (an entity, then its children, then its next sibling),
    so parents come first. Blocks are sorted by spawn_order, then by name;
    instances within a block follow entity order. The same input and the same
@@ -140,7 +166,8 @@ COMPILER
    defaults and type checks, ecs_compiler_write_reference validates a
    resource path, records it as a dependency and writes its 64-bit hash, and
    ecs_compiler_error reports an error at a JSON path.
-   Standard components (ecs_compiler_register_standard registers all three):
+   Standard components (ecs_compiler_register_standard registers all three;
+   mesh and actor are schemas, the transform is hand-written):
      transform (spawn_order 0)   {"position": [x,y,z], "rotation": [x,y,z,w]
                                   (a quaternion, normalised), "scale": [x,y,z]
                                   or s}, each optional (0 / identity / 1); or
@@ -150,6 +177,73 @@ COMPILER
                                   optional (0), an integer 0..4294967295.
      actor (spawn_order 200)     {"mass": 1.0, "radius": 0.5}, each optional
                                   (1.0, 0.5), finite and >= 0.
+
+SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
+   A schema (ecs.h's ecs_schema_field table or X-list, see SCHEMAS there)
+   gives a component its compile and decompile functions, nothing written by
+   hand: {"type": "turret", "range": 12, "ship": "hull"}. Members go by field
+   name in any order; a missing member takes its default (a required one is
+   an error); an unknown member, a runtime field, a member given twice, a
+   wrong type and a number out of range are errors at their JSON path. The
+   record is the non-runtime fields packed in order, each in the target
+   byte order, so that a manager with the same schema spawns it with
+   ecs_manager_spawn. The JSON of each kind:
+     f32 f64          a number (an f32 must round to a finite float)
+     i32 u32 u64      an integer in range, exactly (1e3 is fine, 1.5 is not)
+     bool             true or false (one byte: 1 or 0)
+     vec2 vec3 vec4   [x, y], [x, y, z], [x, y, z, w]
+     quat             [x, y, z, w], not all zero, stored as written
+     mat4             16 numbers, row-major
+     path             a canonical resource path: its ecs_path_hash (uint64),
+                      recorded as a dependency; or "#" and 16 hexadecimal
+                      digits, a hash as it is (the decompiler writes that
+                      for a hash it has no path for)
+     entity           the "name" of an entity of the same resource, or null
+                      (see ENTITY REFERENCES)
+   spec "min" and "max" bound every number of a field (each element of a
+   vector). The schema is checked when it is registered: every default must
+   be a value the compiler would accept. Hand-written compile functions stay
+   for special forms (the transform's position/rotation/scale);
+   ecs_compiler_set_decompile gives one its inverse.
+
+ENTITY REFERENCES
+   A component may refer to another entity of the same resource by that
+   entity's "name" (a turret aiming at its ship, a joint between two
+   bodies). Names are resolved once every entity is numbered, so a
+   reference may point anywhere in the resource, itself included. An
+   unknown name, or one that several entities carry, is a compile error at
+   the reference's JSON path (entities may share a name nobody refers to).
+   The record holds the entity's resource index (null: 0xFFFFFFFF); the
+   spawn maps it through the entity table of its copy, so every copy of
+   ecs_spawner_spawn_copies refers to its own entities, and an aborted spawn
+   leaves no reference behind. ecs_compiler_write_entity writes a reference
+   from a hand-written compile function, ecs.h's ecs_spawn_resolve reads one.
+
+DECOMPILE
+   ecs_compiler_decompile turns a blob (either byte order) back into level
+   JSON with the compiler's registrations. Compiling that text with
+   out->compile_flags (the blob's byte order, and ECS_COMPILER_NAMES when it
+   has a names block) gives the same bytes, and the decompiler refuses
+   (ECS_ERROR_DECOMPILE, with the offset) every blob for which it could not
+   promise that: blocks the compiler would not write in that order, an
+   empty block, instances out of entity order, entities not numbered depth
+   first, a NaN, a bool byte of 2, a reference it cannot name, a registered
+   type without a decompile function, entities nested deeper than the JSON
+   reader takes. ECS_DECOMPILE_CHECK compiles the text once more and compares
+   (worth it with decompile functions of your own).
+   The text: an entity per line with its components one per line, members
+   equal to their defaults left out (ECS_DECOMPILE_ALL_MEMBERS writes them).
+   Without a names block entities have no names except those references
+   need ("#3" for entity 3), and paths read "#<hash>"; with one, a decompiled
+   level reads like its source. A transform comes back as position, rotation
+   and scale (the shortest numbers that give the same 16 floats), else as
+   "local". A block whose type is not registered comes out, per instance, as
+     {"type": "#0a1b2c3d", "spawn_order": 150, "bytes": "00ff..."}
+   (its identifier; a spawn order that keeps it where it is; the bytes split
+   evenly, or all on the first instance when they do not divide), which
+   compiles back to the same block: a type "#" and 8 hexadecimal digits names
+   a block by identifier, sorted by that text among the registered names
+   (so no registered name may start with '#').
 
 PATHS
    A canonical resource path is relative to the project root, '/' between
@@ -187,8 +281,12 @@ ERRORS
      spawning   ECS_ERROR_SPAWN_FAILED (a block's size does not fit its fixed
                 instance size), or the code the spawn function returned, or
                 the entity manager's code (out of memory, indices exhausted)
-     registering  ECS_ERROR_NAME_COLLISION (two names, one identifier),
-                ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT
+     registering  ECS_ERROR_NAME_COLLISION (two names, one identifier; the
+                names block's identifier), ECS_ERROR_ALREADY_EXISTS,
+                ECS_ERROR_INVALID_ARGUMENT (a bad schema: its message names
+                the field and the spec; a name starting with '#')
+     decompiling  ECS_ERROR_DECOMPILE "offset 96 (block 'mesh', entity 3):
+                a bool byte of 2 ..." (see DECOMPILE), the verify errors
    Out of memory anywhere is ECS_ERROR_OUT_OF_MEMORY and changes nothing.
 
 MEMORY AND POINTER STABILITY
@@ -208,7 +306,8 @@ THREADING
    Verify and path functions are pure.
 
 DOES NOT
-   load files (hand it bytes), keep entity names, swap instance data it does
+   load files (hand it bytes), keep entity names unless asked
+   (ECS_COMPILER_NAMES), swap instance data it does
    not understand (a foreign-order blob is rejected; ecs_resource_swap
    converts one with your per-component swap function), resolve or load the
    resources that paths name, read JSON with comments, trailing commas, a
@@ -255,6 +354,25 @@ DOES NOT
 /** ecs_compiler_compile flags. */
 #define ECS_COMPILER_BIG_ENDIAN 1u  /* write big-endian (default little-endian) */
 #define ECS_COMPILER_PREFAB 2u      /* require exactly one root entity */
+#define ECS_COMPILER_NAMES 4u       /* also write the names block (NAMES BLOCK) */
+
+/** The names block's component_identifier: FNV-1a 32 of "ecs:names", a name
+    no component may register (NAMES BLOCK). */
+#define ECS_RESOURCE_NAMES_ID 0x743491DCu
+
+/** ecs_compiler_decompile flags. */
+#define ECS_DECOMPILE_ALL_MEMBERS 1u /* also write members equal to their default */
+#define ECS_DECOMPILE_CHECK 2u       /* compile the text again and compare the bytes */
+
+/** The standard components' schemas as X-lists (X(kind, field, spec), see
+    ecs.h's ECS_MANAGER_DEFINE_SCHEMA): the records ecs_compiler_register_standard
+    compiles and a manager defined from the same list spawns. */
+#define ECS_RESOURCE_MESH_SCHEMA(X) \
+    X(path, mesh, ECS_FIELD_REQUIRED) \
+    X(u32, flags, "0")
+#define ECS_RESOURCE_ACTOR_SCHEMA(X)                     \
+    X(f32, mass, "{\"default\": 1, \"min\": 0}") \
+    X(f32, radius, "{\"default\": 0.5, \"min\": 0}")
 
 /** "no index" in ecs_json_value links. */
 #define ECS_JSON_NONE 0xFFFFFFFFu
@@ -486,6 +604,20 @@ typedef struct ecs_compiler_context ecs_compiler_context;
     it with ecs_compiler_error so the message has the JSON path). */
 typedef ecs_result (*ecs_compiler_fn)(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
 
+/** What a decompile function sees: the byte order, the entity, the names,
+    the JSON text being written, the error. */
+typedef struct ecs_decompile_context ecs_decompile_context;
+
+/** The inverse of a compile function: reads the instance at data (size
+    bytes are left in the block from there on: this instance and the ones
+    after it), writes its members with ecs_decompile_member and the value
+    writers, and sets *used to the instance's bytes. The members must compile
+    back to exactly these bytes; where they could not (a value JSON cannot
+    hold, a record the compile function would refuse), return
+    ecs_decompile_error. */
+typedef ecs_result (*ecs_decompile_fn)(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
+                                       uint32_t *used);
+
 typedef struct ecs_compiler__type {
     uint32_t identifier; /* first: the registrations are sorted by it */
     uint32_t name_length;
@@ -493,6 +625,9 @@ typedef struct ecs_compiler__type {
     int spawn_order;
     ecs_compiler_fn fn;
     void *user;
+    ecs_decompile_fn decompile; /* or NULL */
+    void *decompile_user;
+    void *schema;               /* owned: ecs_compiler_register_schema's compiled schema */
 } ecs_compiler__type;
 
 /** Compile functions by component name. Zero-initialised is valid. */
@@ -522,15 +657,41 @@ ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler
                                  ecs_error *err);
 /** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
 ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
+/** Registers compile and decompile functions made from a schema for
+    components {"type": name} (see SCHEMAS): num_fields entries of ecs.h's
+    ecs_schema_field, the fields of the record in order. The schema is
+    checked (kinds, names, every spec parsed: a default must be a valid value
+    within min..max) and copied. Errors as ecs_compiler_register, and
+    ECS_ERROR_INVALID_ARGUMENT naming the field for a bad schema. */
+ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
+                                        uint32_t num_fields, int spawn_order, ecs_error *err);
+/** ecs_compiler_register_schema with manager m's schema (ecs.h's
+    ecs_manager_set_schema, ecs_manager_init_schema, ECS_MANAGER_DEFINE_SCHEMA):
+    levels then spawn into m with ecs_manager_spawn.
+    ECS_ERROR_INVALID_ARGUMENT when m has no schema. */
+ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m, int spawn_order,
+                                         ecs_error *err);
+/** Gives the registered type `name` a decompile function (for a hand-written
+    compile function; a schema type has one already, which this replaces).
+    ECS_OK, ECS_ERROR_NOT_FOUND, ECS_ERROR_INVALID_ARGUMENT (NULL fn). */
+ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
+                                      ecs_error *err);
+/** The name registered for identifier, or NULL. Valid until it is
+    unregistered or the compiler freed. */
+const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier);
 /** Registers the standard components transform, mesh and actor (see
-    COMPILER) with their ECS_RESOURCE_*_ORDER. Stops at the first failure. */
+    COMPILER) with their ECS_RESOURCE_*_ORDER: transform by its compile and
+    decompile functions, mesh and actor by their schemas. Stops at the first
+    failure. */
 ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
 /** Compiles len bytes of JSON (see COMPILER) into out. flags: 0 or
-    ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB. Returns ECS_OK (out owns a
-    blob that passes ecs_resource_verify on a machine of the target order), or
-    an error with out zeroed: ECS_ERROR_JSON (line, column), ECS_ERROR_COMPILE
-    / ECS_ERROR_UNKNOWN_COMPONENT / ECS_ERROR_NON_CANONICAL_PATH (JSON path,
-    line, column), ECS_ERROR_OUT_OF_MEMORY, ECS_ERROR_INVALID_ARGUMENT. */
+    ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB | ECS_COMPILER_NAMES (the
+    names block, NAMES BLOCK). Returns ECS_OK (out owns a blob that passes
+    ecs_resource_verify on a machine of the target order), or an error with
+    out zeroed: ECS_ERROR_JSON (line, column), ECS_ERROR_COMPILE /
+    ECS_ERROR_UNKNOWN_COMPONENT / ECS_ERROR_NON_CANONICAL_PATH (JSON path,
+    line, column; an unknown or ambiguous entity reference too),
+    ECS_ERROR_OUT_OF_MEMORY, ECS_ERROR_INVALID_ARGUMENT. */
 ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
                                 ecs_compiler_output *out, ecs_error *err);
 /** Frees out's blob and dependency list and zeroes it. */
@@ -576,6 +737,14 @@ ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
 ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash);
 /** ecs_compiler_add_dependency, then writes the hash as a uint64. */
 ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path);
+/** Reads string value `name` as the "name" of another entity of the same
+    resource, or null, and writes that entity's resource index as a uint32
+    (0xFFFFFFFF for null). Names are resolved when every entity is known:
+    an unknown or ambiguous name fails the compile with `name`'s JSON path.
+    ECS_ERROR_COMPILE for a value that is neither a string nor null. A spawn
+    function maps the index with ecs.h's ecs_spawn_resolve (ecs_manager_spawn
+    does it for ECS_FIELD_ENTITY fields). */
+ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name);
 /** Checks that object obj has no member other than "type" and the n names in
     known, and no member twice. ECS_OK or ECS_ERROR_COMPILE at the member. */
 ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
@@ -592,14 +761,132 @@ ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_val
 ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
                                    uint32_t *out, const uint32_t *defaults);
 
-/* -- the standard components (user is unused; see COMPILER) -- */
+/* -- the transform (user is unused; see COMPILER; mesh and actor are
+      schemas: ECS_RESOURCE_MESH_SCHEMA, ECS_RESOURCE_ACTOR_SCHEMA) -- */
 
 /** Compiles a transform into its 64-byte local matrix. */
 ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
-/** Compiles a mesh into its 12-byte record {uint64 mesh path hash, uint32 flags}. */
-ecs_result ecs_resource_compile_mesh(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
-/** Compiles an actor into its 8-byte record {float mass, float radius}. */
-ecs_result ecs_resource_compile_actor(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
+/** Decompiles a transform: position, rotation and scale when they compile
+    back to the same 16 floats, else "local". */
+ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
+                                            uint32_t *used);
+
+/* ---- names block -------------------------------------------------------- */
+
+/** A blob's names block, read: the names of its entities and the paths behind
+    its path hashes (NAMES BLOCK). Free with ecs_resource_names_free. */
+typedef struct ecs_resource_names {
+    const char **entity;           /* entity[k]: resource entity k's name, NUL-terminated
+                                      (entity_length[k] bytes; a JSON name may hold NULs),
+                                      or NULL for an entity without a name */
+    uint32_t *entity_length;
+    uint32_t num_entities;         /* the blob's num_entities */
+    const char **path;             /* the canonical paths, sorted (the dependency list) */
+    uint64_t *path_hash;           /* path_hash[i] = ecs_path_hash(path[i]) */
+    const uint32_t *path_by_hash;  /* indices into path, in path_hash order */
+    uint32_t num_paths;
+    int present;                   /* 1 when the blob has a names block */
+    void *memory;                  /* the one allocation behind all of it */
+} ecs_resource_names;
+
+/** Reads the names block of a blob in either byte order (the blob is verified
+    first, in the order its byte order mark says). A blob without one gives
+    ECS_OK, present 0, every name NULL and no paths. Errors: the verify errors;
+    ECS_ERROR_CORRUPT_RESOURCE for a malformed names block (a length past its
+    data, a name that is not UTF-8, a path that is not canonical, paths out of
+    order, bytes left over) with the offset; ECS_ERROR_OUT_OF_MEMORY. out is
+    empty (and needs no free) after an error. */
+ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err);
+/** The path whose hash is `hash`, or NULL. O(log num_paths). */
+const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash);
+/** Frees names' memory and empties it. */
+void ecs_resource_names_free(ecs_resource_names *names);
+
+/* ---- decompiler --------------------------------------------------------- */
+
+/** What ecs_compiler_decompile produced. Free with ecs_decompile_output_free. */
+typedef struct ecs_decompile_output {
+    char *json;             /* length bytes of JSON, NUL-terminated */
+    size_t length;
+    uint32_t compile_flags; /* ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_NAMES as the blob
+                               needs: compiling json with them gives the blob again */
+} ecs_decompile_output;
+
+/** Turns a blob (either byte order) back into level JSON with c's
+    registrations: compiling the text with out->compile_flags and the same
+    registrations gives the same bytes (see DECOMPILE). flags: 0 or
+    ECS_DECOMPILE_ALL_MEMBERS | ECS_DECOMPILE_CHECK. Returns ECS_OK, the
+    verify errors, ECS_ERROR_DECOMPILE (a blob the compiler could not have
+    made from JSON, e.g. blocks out of order, a NaN, a registered type without
+    a decompile function; the message names the offset), ECS_ERROR_OUT_OF_MEMORY,
+    ECS_ERROR_INVALID_ARGUMENT; out is zeroed on failure. */
+ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
+                                  ecs_decompile_output *out, ecs_error *err);
+/** Decompiles one instance of the registered type `identifier` at data
+    (size bytes left in its block, in the given byte order) into a JSON
+    object without "type" ({"mass": 2, "radius": 0.5}), every member written;
+    names (may be NULL) supplies entity names and paths (references without
+    a name are written "#index"). For tools that list a blob block by block.
+    *used: the instance's bytes. ECS_ERROR_NOT_FOUND when the type is not
+    registered or has no decompile function; the decompile function's
+    errors. */
+ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data, uint32_t size,
+                                           int big_endian, const ecs_resource_names *names, ecs_decompile_output *out,
+                                           uint32_t *used, ecs_error *err);
+/** Frees out's text and zeroes it. */
+void ecs_decompile_output_free(ecs_decompile_output *out);
+
+/* -- for decompile functions -- */
+
+/** 1 when the data being read is big-endian, 0 for little-endian. */
+int ecs_decompile_big_endian(const ecs_decompile_context *ctx);
+/** Resource index of the entity whose component is being decompiled. */
+uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx);
+/** How many instances of this type the entity has before this one. */
+uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx);
+/** Reads a value at p (any alignment) in the data's byte order. */
+uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p);
+/** See ecs_decompile_read_u32. */
+uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p);
+/** See ecs_decompile_read_u32 (IEEE 754 bits). */
+float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p);
+/** See ecs_decompile_read_u32 (IEEE 754 bits). */
+double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p);
+/** Refuses the instance: ECS_ERROR_DECOMPILE with "offset N (block 'x',
+    entity k): " and the formatted text. Returns ECS_ERROR_DECOMPILE. */
+ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/** Starts member `key` (then write exactly one value). */
+ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key);
+/** Writes n floats: a number when n == 1, else an array, each in the
+    shortest form that reads back as the same float. A NaN or an infinity is
+    refused (JSON has none). */
+ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n);
+/** Writes a double, shortest exact form; NaN and infinities refused. */
+ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v);
+/** Writes an integer. */
+ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v);
+/** Writes an unsigned integer. */
+ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v);
+/** Writes true or false. */
+ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v);
+/** Writes n bytes of UTF-8 as a JSON string (escaped). */
+ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n);
+/** Writes a resource reference: its path when the names block knows the
+    hash (the compiler records it as a dependency again), else
+    "#0123456789abcdef" (the hash itself, which a schema path field reads
+    back; hand-written compile functions see a non-canonical path). */
+ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash);
+/** Writes a reference to resource entity `index` (ecs_compiler_write_entity's
+    value): its name, or null for 0xFFFFFFFF. An index past the entities, or
+    an entity whose name is missing or not unique in a blob with a names
+    block, is refused. */
+ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index);
+/** Writes json as it is (a complete JSON value the caller vouches for). */
+ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 
 #ifdef __cplusplus
 }
@@ -617,6 +904,8 @@ ecs_result ecs_resource_compile_actor(void *user, ecs_compiler_context *ctx, con
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <float.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 
@@ -1703,6 +1992,9 @@ ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn 
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_spawner_register: needs a spawner, a non-empty name, a spawn and an unspawn function");
     id = ecs_resource_identifier(name);
+    if (id == ECS_RESOURCE_NAMES_ID)
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "spawner: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
     at = ecs__spawner_lower(sp, id);
     if (at < sp->num_entries && sp->entries[at].identifier == id) {
         if (strcmp(sp->entries[at].name, name) == 0)
@@ -1890,6 +2182,14 @@ typedef struct ecs__compile_block {
     uint32_t num_instances, index_capacity;
 } ecs__compile_block;
 
+/* An entity reference waiting for every name: the uint32 at block->data +
+   offset becomes the index of the entity named by doc value `value`. */
+typedef struct ecs__compile_fixup {
+    ecs__compile_block *block;
+    uint32_t offset;
+    uint32_t value;
+} ecs__compile_fixup;
+
 struct ecs_compiler_context {
     const ecs_compiler *compiler;
     const ecs_json_doc *doc;
@@ -1905,6 +2205,8 @@ struct ecs_compiler_context {
     uint32_t num_deps, deps_capacity;
     uint32_t *dep_slots;         /* hash set over deps: index + 1, 0 = empty */
     uint32_t dep_slots_capacity; /* a power of two, or 0 */
+    ecs__compile_fixup *fixups;  /* entity references to resolve at the end */
+    uint32_t num_fixups, fixups_capacity;
 };
 
 void ecs_compiler_init(ecs_compiler *c)
@@ -1916,7 +2218,10 @@ void ecs_compiler_free(ecs_compiler *c)
 {
     uint32_t i;
     if (!c) return;
-    for (i = 0; i < c->num_types; ++i) ECS__FREE(c->types[i].name);
+    for (i = 0; i < c->num_types; ++i) {
+        ECS__FREE(c->types[i].name);
+        ECS__FREE(c->types[i].schema);
+    }
     ECS__FREE(c->types);
     memset(c, 0, sizeof *c);
 }
@@ -1943,7 +2248,13 @@ ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler
     if (!c || !name || !name[0] || !fn)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_compiler_register: needs a compiler, a non-empty name and a function");
+    if (name[0] == '#')
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "compiler: '%s': names starting with '#' are the decompiler's unregistered blocks", name);
     id = ecs_resource_identifier(name);
+    if (id == ECS_RESOURCE_NAMES_ID)
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "compiler: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
     at = ecs__compiler_lower(c, id);
     if (at < c->num_types && c->types[at].identifier == id) {
         if (strcmp(c->types[at].name, name) == 0)
@@ -1962,6 +2273,9 @@ ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler
     t.spawn_order = spawn_order;
     t.fn = fn;
     t.user = user;
+    t.decompile = NULL;
+    t.decompile_user = NULL;
+    t.schema = NULL;
     memmove(c->types + at + 1, c->types + at, (c->num_types - at) * sizeof *c->types);
     c->types[at] = t;
     ++c->num_types;
@@ -1975,18 +2289,44 @@ ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
     at = ecs__compiler_find(c, name, strlen(name));
     if (at == ECS_JSON_NONE) return ECS_ERROR_NOT_FOUND;
     ECS__FREE(c->types[at].name);
+    ECS__FREE(c->types[at].schema);
     memmove(c->types + at, c->types + at + 1, (c->num_types - at - 1) * sizeof *c->types);
     --c->num_types;
     return ECS_OK;
 }
 
+ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
+                                      ecs_error *err)
+{
+    uint32_t at;
+    if (!c || !name || !fn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_set_decompile: NULL argument");
+    at = ecs__compiler_find(c, name, strlen(name));
+    if (at == ECS_JSON_NONE)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "compiler: no component '%s' is registered", name);
+    c->types[at].decompile = fn;
+    c->types[at].decompile_user = user;
+    return ECS_OK;
+}
+
+const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier)
+{
+    uint32_t at;
+    if (!c) return NULL;
+    at = ecs__compiler_lower(c, identifier);
+    return at < c->num_types && c->types[at].identifier == identifier ? c->types[at].name : NULL;
+}
+
+static const ecs_schema_field ecs__mesh_schema[] = {ECS_RESOURCE_MESH_SCHEMA(ECS_SCHEMA_FIELD)};
+static const ecs_schema_field ecs__actor_schema[] = {ECS_RESOURCE_ACTOR_SCHEMA(ECS_SCHEMA_FIELD)};
+
 ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
 {
     ecs_result r = ecs_compiler_register(c, "transform", ecs_resource_compile_transform, NULL,
                                          ECS_RESOURCE_TRANSFORM_ORDER, err);
-    if (r == ECS_OK) r = ecs_compiler_register(c, "mesh", ecs_resource_compile_mesh, NULL, ECS_RESOURCE_MESH_ORDER, err);
-    if (r == ECS_OK)
-        r = ecs_compiler_register(c, "actor", ecs_resource_compile_actor, NULL, ECS_RESOURCE_ACTOR_ORDER, err);
+    if (r == ECS_OK) r = ecs_compiler_set_decompile(c, "transform", ecs_resource_decompile_transform, NULL, err);
+    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "mesh", ecs__mesh_schema, 2, ECS_RESOURCE_MESH_ORDER, err);
+    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "actor", ecs__actor_schema, 2, ECS_RESOURCE_ACTOR_ORDER, err);
     return r;
 }
 
@@ -2107,12 +2447,54 @@ ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v)
     return ecs_compiler_write_u64(ctx, bits);
 }
 
+/* Records canonical path s[0..n) (alive for the whole compile) as a
+   dependency unless it is one already; at: where an error is reported. */
+static ecs_result ecs__compile_record_dep(ecs_compiler_context *ctx, const char *s, uint32_t n, uint64_t h,
+                                          const ecs_json_value *at)
+{
+    void *np;
+    /* already recorded? (an open-addressing set over the 64-bit hashes) */
+    if (ctx->dep_slots_capacity) {
+        uint32_t mask = ctx->dep_slots_capacity - 1u, i = (uint32_t)h & mask;
+        for (; ctx->dep_slots[i]; i = (i + 1u) & mask) {
+            const ecs__compile_dep *d = ctx->deps + ctx->dep_slots[i] - 1u;
+            if (d->hash == h && d->length == n && memcmp(d->path, s, n) == 0) return ECS_OK;
+        }
+    }
+    if (!ecs__res_grow(ctx->deps, &ctx->deps_capacity, (size_t)ctx->num_deps + 1, sizeof *ctx->deps, &np))
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, at, "out of memory recording a dependency");
+    ctx->deps = (ecs__compile_dep *)np;
+    if ((ctx->num_deps + 1u) * 2u > ctx->dep_slots_capacity) { /* grow the set and put every entry back */
+        uint32_t cap = ctx->dep_slots_capacity ? ctx->dep_slots_capacity * 2u : 64u, k;
+        uint32_t *slots = (uint32_t *)ECS__REALLOC(NULL, cap * sizeof *slots);
+        if (!slots) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, at, "out of memory recording a dependency");
+        memset(slots, 0, cap * sizeof *slots);
+        for (k = 0; k < ctx->num_deps; ++k) {
+            uint32_t i = (uint32_t)ctx->deps[k].hash & (cap - 1u);
+            while (slots[i]) i = (i + 1u) & (cap - 1u);
+            slots[i] = k + 1u;
+        }
+        ECS__FREE(ctx->dep_slots);
+        ctx->dep_slots = slots;
+        ctx->dep_slots_capacity = cap;
+    }
+    {
+        uint32_t mask = ctx->dep_slots_capacity - 1u, i = (uint32_t)h & mask;
+        while (ctx->dep_slots[i]) i = (i + 1u) & mask;
+        ctx->dep_slots[i] = ctx->num_deps + 1u;
+    }
+    ctx->deps[ctx->num_deps].hash = h;
+    ctx->deps[ctx->num_deps].path = s;
+    ctx->deps[ctx->num_deps].length = n;
+    ++ctx->num_deps;
+    return ECS_OK;
+}
+
 ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash)
 {
     const char *s;
     uint32_t n;
     uint64_t h;
-    void *np;
     if (!path || path->type != ECS_JSON_STRING)
         return ecs_compiler_error(ctx, path, "expected a resource path (a string), found %s",
                                   path ? ecs_json_type_name((ecs_json_type)path->type) : "nothing");
@@ -2136,41 +2518,7 @@ ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json
     }
     h = ecs__fnv1a64(s, n);
     if (hash) *hash = h;
-    /* already recorded? (an open-addressing set over the 64-bit hashes) */
-    if (ctx->dep_slots_capacity) {
-        uint32_t mask = ctx->dep_slots_capacity - 1u, i = (uint32_t)h & mask;
-        for (; ctx->dep_slots[i]; i = (i + 1u) & mask) {
-            const ecs__compile_dep *d = ctx->deps + ctx->dep_slots[i] - 1u;
-            if (d->hash == h && d->length == n && memcmp(d->path, s, n) == 0) return ECS_OK;
-        }
-    }
-    if (!ecs__res_grow(ctx->deps, &ctx->deps_capacity, (size_t)ctx->num_deps + 1, sizeof *ctx->deps, &np))
-        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory recording a dependency");
-    ctx->deps = (ecs__compile_dep *)np;
-    if ((ctx->num_deps + 1u) * 2u > ctx->dep_slots_capacity) { /* grow the set and put every entry back */
-        uint32_t cap = ctx->dep_slots_capacity ? ctx->dep_slots_capacity * 2u : 64u, k;
-        uint32_t *slots = (uint32_t *)ECS__REALLOC(NULL, cap * sizeof *slots);
-        if (!slots) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory recording a dependency");
-        memset(slots, 0, cap * sizeof *slots);
-        for (k = 0; k < ctx->num_deps; ++k) {
-            uint32_t i = (uint32_t)ctx->deps[k].hash & (cap - 1u);
-            while (slots[i]) i = (i + 1u) & (cap - 1u);
-            slots[i] = k + 1u;
-        }
-        ECS__FREE(ctx->dep_slots);
-        ctx->dep_slots = slots;
-        ctx->dep_slots_capacity = cap;
-    }
-    {
-        uint32_t mask = ctx->dep_slots_capacity - 1u, i = (uint32_t)h & mask;
-        while (ctx->dep_slots[i]) i = (i + 1u) & mask;
-        ctx->dep_slots[i] = ctx->num_deps + 1u;
-    }
-    ctx->deps[ctx->num_deps].hash = h;
-    ctx->deps[ctx->num_deps].path = s;
-    ctx->deps[ctx->num_deps].length = n;
-    ++ctx->num_deps;
-    return ECS_OK;
+    return ecs__compile_record_dep(ctx, s, n, h, path);
 }
 
 ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path)
@@ -2178,6 +2526,24 @@ ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_jso
     uint64_t h = 0;
     ecs_result r = ecs_compiler_add_dependency(ctx, path, &h);
     return r ? r : ecs_compiler_write_u64(ctx, h);
+}
+
+ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name)
+{
+    ecs__compile_block *b = ctx->block;
+    void *np;
+    if (name && name->type == ECS_JSON_NULL) return ecs_compiler_write_u32(ctx, ECS_RESOURCE_ROOT);
+    if (!name || name->type != ECS_JSON_STRING)
+        return ecs_compiler_error(ctx, name, "expected the name of an entity of this resource (a string) or null, found %s",
+                                  name ? ecs_json_type_name((ecs_json_type)name->type) : "nothing");
+    if (!ecs__res_grow(ctx->fixups, &ctx->fixups_capacity, (size_t)ctx->num_fixups + 1, sizeof *ctx->fixups, &np))
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, name, "out of memory for an entity reference");
+    ctx->fixups = (ecs__compile_fixup *)np;
+    ctx->fixups[ctx->num_fixups].block = b;
+    ctx->fixups[ctx->num_fixups].offset = b->size;
+    ctx->fixups[ctx->num_fixups].value = (uint32_t)(name - ctx->doc->values);
+    ++ctx->num_fixups;
+    return ecs_compiler_write_u32(ctx, ECS_RESOURCE_ROOT); /* the placeholder */
 }
 
 /* Finds an earlier member of the same object with v's name. */
@@ -2214,11 +2580,14 @@ ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_
     return ECS_OK;
 }
 
+/* 2^128 - 2^103: every double strictly inside +-this rounds to a finite float. */
+#define ECS__FLOAT_LIMIT 340282356779733661637539395458142568448.0
+
 static ecs_result ecs__compile_f32(ecs_compiler_context *ctx, const ecs_json_value *v, float *out)
 {
     if (v->type != ECS_JSON_NUMBER)
         return ecs_compiler_error(ctx, v, "expected a number, found %s", ecs_json_type_name((ecs_json_type)v->type));
-    if (!(v->number >= -3.4028234663852886e38 && v->number <= 3.4028234663852886e38))
+    if (!(v->number > -ECS__FLOAT_LIMIT && v->number < ECS__FLOAT_LIMIT))
         return ecs_compiler_error(ctx, v, "number %g does not fit a float", v->number);
     *out = (float)v->number;
     return ECS_OK;
@@ -2271,7 +2640,508 @@ ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_val
     return ECS_OK;
 }
 
-/* -- standard components -- */
+/* -- schemas: compile -- */
+
+static ecs_result ecs__schema_decompile(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
+                                        uint32_t *used);
+static int ecs__decompile_all_members(const ecs_decompile_context *ctx);
+
+/* One field of a registered schema, ready to compile and decompile. */
+typedef struct ecs__schema_slot {
+    const char *name;           /* in the schema's own memory */
+    uint32_t name_length;
+    ecs_field_kind kind;
+    uint32_t size, offset;      /* bytes in the record and where (runtime state: 0, 0) */
+    uint8_t runtime, required, has_min, has_max;
+    double min, max;            /* bounds of every number (has_min, has_max) */
+    unsigned char initial[64];  /* the default's bytes, in this machine's order */
+    const char *initial_path;   /* a path default: its canonical text, else NULL */
+    uint32_t initial_path_length;
+} ecs__schema_slot;
+
+/* A registered schema: the compile and decompile functions' user pointer. */
+typedef struct ecs__schema_info {
+    uint32_t num_fields, record_size;
+    ecs__schema_slot *fields;
+    const char *type_name;
+} ecs__schema_info;
+
+/* Element count and size of a kind's value (vectors are arrays of floats). */
+static uint32_t ecs__kind_elements(ecs_field_kind kind)
+{
+    switch (kind) {
+    case ECS_FIELD_VEC2: return 2;
+    case ECS_FIELD_VEC3: return 3;
+    case ECS_FIELD_VEC4: case ECS_FIELD_QUAT: return 4;
+    case ECS_FIELD_MAT4: return 16;
+    default: return 1;
+    }
+}
+
+static uint32_t ecs__kind_element_size(ecs_field_kind kind)
+{
+    return kind == ECS_FIELD_BOOL ? 1u : (kind == ECS_FIELD_F64 || kind == ECS_FIELD_U64 || kind == ECS_FIELD_PATH) ? 8u : 4u;
+}
+
+static int ecs__kind_is_float(ecs_field_kind kind)
+{
+    return kind == ECS_FIELD_F32 || (kind >= ECS_FIELD_VEC2 && kind <= ECS_FIELD_MAT4);
+}
+
+static int ecs__kind_is_number(ecs_field_kind kind)
+{
+    return ecs__kind_is_float(kind) || (kind >= ECS_FIELD_F64 && kind <= ECS_FIELD_U64);
+}
+
+/* Copies a record field between this machine's order and the target order
+   (the same swap both ways). */
+static void ecs__schema_order(ecs_field_kind kind, unsigned char *to, const unsigned char *from, int swap)
+{
+    uint32_t e = ecs__kind_element_size(kind), n = ecs_field_kind_size(kind), k;
+    if (!swap || e == 1) {
+        memcpy(to, from, n);
+        return;
+    }
+    for (k = 0; k < n; k += e) {
+        if (e == 4) {
+            uint32_t v;
+            memcpy(&v, from + k, 4);
+            v = ecs__res_bswap32(v);
+            memcpy(to + k, &v, 4);
+        } else {
+            uint64_t v;
+            memcpy(&v, from + k, 8);
+            v = ecs__res_bswap64(v);
+            memcpy(to + k, &v, 8);
+        }
+    }
+}
+
+/* Integer bounds of an integer kind. */
+static void ecs__kind_int_range(ecs_field_kind kind, double *lo, double *hi)
+{
+    *lo = kind == ECS_FIELD_I32 ? -2147483648.0 : 0.0;
+    *hi = kind == ECS_FIELD_I32 ? 2147483647.0 : kind == ECS_FIELD_U32 ? 4294967295.0 : 18446744073709551615.0;
+}
+
+/* Reads number v as an integer of kind into out (native bytes). 0 with why. */
+static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigned char *out, char *why, size_t n)
+{
+    const char *range = kind == ECS_FIELD_I32 ? "-2147483648..2147483647"
+                        : kind == ECS_FIELD_U32 ? "0..4294967295" : "0..18446744073709551615";
+    double lo, hi, d = v->number;
+    int neg = (v->flags & ECS_JSON_NEGATIVE) != 0;
+    uint64_t mag;
+    ecs__kind_int_range(kind, &lo, &hi);
+    if (v->flags & ECS_JSON_INTEGER) {
+        mag = v->integer;
+    } else if (d == floor(d) && d >= lo && d <= hi && d > -9007199254740992.0 && d < 9007199254740992.0) {
+        mag = (uint64_t)(d < 0 ? -d : d);
+    } else {
+        snprintf(why, n, "expected an integer %s, found %.17g", range, d);
+        return 0;
+    }
+    if (neg && mag == 0) neg = 0; /* -0 is 0 */
+    if ((neg && (kind != ECS_FIELD_I32 || mag > 2147483648u)) || (!neg && (double)mag > hi) ||
+        (kind == ECS_FIELD_U32 && mag > 0xFFFFFFFFu)) {
+        snprintf(why, n, "expected an integer %s, found %s%llu", range, neg ? "-" : "", (unsigned long long)mag);
+        return 0;
+    }
+    if (kind == ECS_FIELD_U64) {
+        memcpy(out, &mag, 8);
+    } else {
+        uint32_t w = neg ? (uint32_t)(0u - (uint32_t)mag) : (uint32_t)mag;
+        memcpy(out, &w, 4);
+    }
+    return 1;
+}
+
+/* The number a value of f's kind holds at element k (for range checks). */
+static double ecs__schema_number_at(ecs_field_kind kind, const unsigned char *bytes, uint32_t k)
+{
+    float fv;
+    double dv;
+    int32_t iv;
+    uint32_t uv;
+    uint64_t lv;
+    switch (kind) {
+    case ECS_FIELD_F64: memcpy(&dv, bytes, 8); return dv;
+    case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return (double)iv;
+    case ECS_FIELD_U32: memcpy(&uv, bytes, 4); return (double)uv;
+    case ECS_FIELD_U64: memcpy(&lv, bytes, 8); return (double)lv;
+    default: memcpy(&fv, bytes + 4u * k, 4); return (double)fv;
+    }
+}
+
+/* Checks f's bounds on every element of a value; 0 with why and the failing
+   element in *at. */
+static int ecs__schema_in_range(const ecs__schema_slot *f, const unsigned char *bytes, uint32_t *at, char *why,
+                                size_t n)
+{
+    uint32_t k, count = ecs__kind_elements(f->kind);
+    if (!ecs__kind_is_number(f->kind)) return 1;
+    for (k = 0; k < count; ++k) {
+        double d = ecs__schema_number_at(f->kind, bytes, k);
+        if ((f->has_min && !(d >= f->min)) || (f->has_max && !(d <= f->max))) {
+            *at = k;
+            if (f->has_min && !(d >= f->min)) snprintf(why, n, "%s must be >= %.17g (found %.17g)", f->name, f->min, d);
+            else snprintf(why, n, "%s must be <= %.17g (found %.17g)", f->name, f->max, d);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Reads JSON value v as a value of slot f (every kind but path and entity)
+   into out, in this machine's byte order, bounds checked. Returns NULL, or
+   the offending value with why written. */
+static const ecs_json_value *ecs__schema_value(const ecs__schema_slot *f, const ecs_json_doc *doc,
+                                               const ecs_json_value *v, unsigned char *out, char *why, size_t n)
+{
+    uint32_t count = ecs__kind_elements(f->kind), k, bad = 0;
+    const ecs_json_value *e = v;
+    if (f->kind == ECS_FIELD_BOOL) {
+        if (v->type != ECS_JSON_TRUE && v->type != ECS_JSON_FALSE) {
+            snprintf(why, n, "expected true or false, found %s", ecs_json_type_name((ecs_json_type)v->type));
+            return v;
+        }
+        out[0] = v->type == ECS_JSON_TRUE;
+        return NULL;
+    }
+    if (count > 1 && (v->type != ECS_JSON_ARRAY || v->count != count)) {
+        snprintf(why, n, "expected an array of %u numbers", (unsigned)count);
+        return v;
+    }
+    for (k = 0, e = count > 1 ? v + 1 : v; k < count; ++k, e = doc->values + e->next) {
+        if (e->type != ECS_JSON_NUMBER) {
+            snprintf(why, n, "expected %s, found %s", f->kind == ECS_FIELD_I32 || f->kind == ECS_FIELD_U32 ||
+                     f->kind == ECS_FIELD_U64 ? "an integer" : "a number", ecs_json_type_name((ecs_json_type)e->type));
+            return e;
+        }
+        if (ecs__kind_is_float(f->kind)) {
+            float x;
+            if (!(e->number > -ECS__FLOAT_LIMIT && e->number < ECS__FLOAT_LIMIT)) {
+                snprintf(why, n, "number %g does not fit a float", e->number);
+                return e;
+            }
+            x = (float)e->number;
+            memcpy(out + 4u * k, &x, 4);
+        } else if (f->kind == ECS_FIELD_F64) {
+            if (!(e->number >= -DBL_MAX && e->number <= DBL_MAX)) {
+                snprintf(why, n, "number %g does not fit a double", e->number);
+                return e;
+            }
+            memcpy(out, &e->number, 8);
+        } else if (!ecs__schema_int(f->kind, e, out, why, n)) {
+            return e;
+        }
+    }
+    if (f->kind == ECS_FIELD_QUAT) {
+        float q[4];
+        memcpy(q, out, 16);
+        if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) {
+            snprintf(why, n, "the quaternion has zero length");
+            return v;
+        }
+    }
+    if (!ecs__schema_in_range(f, out, &bad, why, n)) {
+        for (k = 0, e = count > 1 ? v + 1 : v; k < bad; ++k) e = doc->values + e->next;
+        return e;
+    }
+    return NULL;
+}
+
+/* "#" and 16 hexadecimal digits: a path hash given as it is. */
+static int ecs__path_hash_text(const char *s, uint32_t n, uint64_t *hash)
+{
+    uint64_t h = 0;
+    uint32_t k;
+    if (n != 17 || s[0] != '#') return 0;
+    for (k = 1; k < 17; ++k) {
+        char c = s[k];
+        uint32_t d = c >= '0' && c <= '9' ? (uint32_t)(c - '0') : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10) : 16u;
+        if (d == 16u) return 0;
+        h = (h << 4) | d;
+    }
+    *hash = h;
+    return 1;
+}
+
+/* Appends a field's value (native bytes) in the target byte order. */
+static ecs_result ecs__schema_put(ecs_compiler_context *ctx, ecs_field_kind kind, const unsigned char *bytes)
+{
+    unsigned char buf[64];
+    ecs__schema_order(kind, buf, bytes, ctx->swap);
+    return ecs_compiler_write(ctx, buf, ecs_field_kind_size(kind));
+}
+
+/* Checks the component's members against the schema: known, not runtime
+   state, not twice. */
+static ecs_result ecs__schema_members(ecs_compiler_context *ctx, const ecs__schema_info *si,
+                                      const ecs_json_value *obj)
+{
+    const ecs_json_doc *doc = ctx->doc;
+    const ecs_json_value *m;
+    uint32_t i, k;
+    for (i = 0, m = obj + 1; i < obj->count; ++i, m = doc->values + m->next) {
+        const char *key = doc->pool + m->key;
+        const ecs__schema_slot *f = NULL;
+        if (m->key_length == 4 && memcmp(key, "type", 4) == 0) continue;
+        for (k = 0; k < si->num_fields && !f; ++k)
+            if (si->fields[k].name_length == m->key_length && memcmp(si->fields[k].name, key, m->key_length) == 0)
+                f = si->fields + k;
+        if (!f || f->runtime) {
+            char list[200];
+            size_t used = 0;
+            list[0] = 0;
+            for (k = 0; k < si->num_fields && used < sizeof list; ++k)
+                if (!si->fields[k].runtime)
+                    used += (size_t)snprintf(list + used, sizeof list - used, ", %s", si->fields[k].name);
+            if (f) return ecs_compiler_error(ctx, m, "'%.64s' is runtime state, not read from resources (known: type%s)",
+                                             key, list);
+            return ecs_compiler_error(ctx, m, "unknown member '%.64s' (known: type%s)", key, list);
+        }
+        if (ecs__json_duplicate(doc, obj, m)) return ecs_compiler_error(ctx, m, "member '%.64s' appears twice", key);
+    }
+    return ECS_OK;
+}
+
+/* The compile function of every schema type (user: its ecs__schema_info). */
+static ecs_result ecs__schema_compile(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    const ecs__schema_info *si = (const ecs__schema_info *)user;
+    uint32_t k;
+    ecs_result r;
+    if ((r = ecs__schema_members(ctx, si, component)) != ECS_OK) return r;
+    for (k = 0; k < si->num_fields; ++k) {
+        const ecs__schema_slot *f = si->fields + k;
+        const ecs_json_value *v, *bad;
+        unsigned char bytes[64];
+        char why[160];
+        uint64_t h;
+        if (f->runtime) continue;
+        v = ecs_json_member(ctx->doc, component, f->name);
+        if (!v) {
+            if (f->required)
+                return ecs_compiler_error(ctx, component, "missing member '%s' (%s)", f->name, ecs_field_kind_name(f->kind));
+            if (f->initial_path && (r = ecs__compile_record_dep(ctx, f->initial_path, f->initial_path_length,
+                                                                 ecs__fnv1a64(f->initial_path, f->initial_path_length),
+                                                                 component)) != ECS_OK)
+                return r;
+            r = ecs__schema_put(ctx, f->kind, f->initial);
+        } else if (f->kind == ECS_FIELD_ENTITY) {
+            r = ecs_compiler_write_entity(ctx, v);
+        } else if (f->kind == ECS_FIELD_PATH) {
+            if (!(v->type == ECS_JSON_STRING && ecs__path_hash_text(ctx->doc->pool + v->str, v->count, &h)) &&
+                (r = ecs_compiler_add_dependency(ctx, v, &h)) != ECS_OK)
+                return r;
+            memcpy(bytes, &h, 8);
+            r = ecs__schema_put(ctx, f->kind, bytes);
+        } else if ((bad = ecs__schema_value(f, ctx->doc, v, bytes, why, sizeof why)) != NULL) {
+            return ecs_compiler_error(ctx, bad, "%s", why);
+        } else {
+            r = ecs__schema_put(ctx, f->kind, bytes);
+        }
+        if (r != ECS_OK) return r;
+    }
+    return ECS_OK;
+}
+
+/* Reads spec (see ecs_schema_field) into slot f: default bytes, bounds,
+   required. 0 with why. doc: scratch. */
+static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc *doc, char *why, size_t n)
+{
+    const ecs_json_value *root, *initial, *m;
+    ecs_error perr;
+    uint32_t i;
+    if (ecs_json_parse(doc, spec, strlen(spec), &perr) != ECS_OK) {
+        snprintf(why, n, "spec is not JSON: %.150s", perr.message);
+        return 0;
+    }
+    root = initial = ecs_json_root(doc);
+    if (root->type == ECS_JSON_OBJECT) {
+        initial = NULL;
+        for (i = 0, m = root + 1; i < root->count; ++i, m = doc->values + m->next) {
+            const char *key = doc->pool + m->key;
+            int is_min = strcmp(key, "min") == 0, is_max = strcmp(key, "max") == 0;
+            if (strcmp(key, "default") == 0) {
+                initial = m;
+            } else if ((is_min || is_max) && m->type == ECS_JSON_NUMBER && ecs__kind_is_number(f->kind)) {
+                if (is_min) f->has_min = 1, f->min = m->number;
+                else f->has_max = 1, f->max = m->number;
+            } else {
+                snprintf(why, n, "spec member '%.32s' is not \"default\", or a number \"min\"/\"max\" of a numeric kind", key);
+                return 0;
+            }
+        }
+    }
+    f->required = initial == NULL;
+    memset(f->initial, 0, sizeof f->initial);
+    if (!initial) return 1;
+    if (f->kind == ECS_FIELD_ENTITY) {
+        uint32_t none = ECS_RESOURCE_ROOT;
+        if (initial->type != ECS_JSON_NULL) {
+            snprintf(why, n, "an entity field's default can only be null");
+            return 0;
+        }
+        memcpy(f->initial, &none, 4);
+        return 1;
+    }
+    if (f->kind == ECS_FIELD_PATH) {
+        uint64_t h = 0;
+        const char *p = initial->type == ECS_JSON_STRING ? doc->pool + initial->str : NULL;
+        if (!p || !(ecs__path_hash_text(p, initial->count, &h) || ecs__path_is_canonical(p, initial->count))) {
+            snprintf(why, n, "a path default must be a canonical path (or \"#\" and 16 hex digits)");
+            return 0;
+        }
+        if (p[0] != '#') h = ecs__fnv1a64(p, initial->count);
+        memcpy(f->initial, &h, 8);
+        return 1;
+    }
+    return ecs__schema_value(f, doc, initial, f->initial, why, n) == NULL;
+}
+
+/* Checks a schema's names and kinds; adds the bytes its strings need. */
+static ecs_result ecs__schema_names(const char *type, const ecs_schema_field *schema, uint32_t n, size_t *bytes,
+                                    ecs_error *err)
+{
+    uint32_t k, j;
+    if (!schema || n == 0 || n > 0xFFFFu)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "schema of '%s': needs 1..65535 fields", type);
+    for (k = 0; k < n; ++k) {
+        const char *name = schema[k].name;
+        if (!name || !name[0] || strcmp(name, "type") == 0 || ecs_field_kind_size(schema[k].kind) == 0)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "schema of '%s': field %u needs a name other than \"type\" and a kind", type, (unsigned)k);
+        for (j = 0; j < k; ++j)
+            if (strcmp(schema[j].name, name) == 0)
+                return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "schema of '%s': two fields are called '%s'", type,
+                                     name);
+        *bytes += strlen(name) + 1u + (schema[k].spec ? strlen(schema[k].spec) + 1u : 0u);
+    }
+    return ECS_OK;
+}
+
+/* Builds the ecs__schema_info of a schema in one allocation (*out), or
+   fails with err. */
+static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *schema, uint32_t n,
+                                    ecs__schema_info **out, ecs_error *err)
+{
+    size_t bytes = sizeof(ecs__schema_info) + (size_t)n * sizeof(ecs__schema_slot) + strlen(type) + 1u;
+    ecs__schema_info *si;
+    ecs_json_doc doc;
+    char *strings, why[200];
+    uint32_t k, offset = 0;
+    ecs_result r = ecs__schema_names(type, schema, n, &bytes, err);
+    if (r != ECS_OK) return r;
+    si = (ecs__schema_info *)ECS__REALLOC(NULL, bytes);
+    if (!si) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "schema of '%s': out of memory", type);
+    memset(si, 0, sizeof(ecs__schema_info) + (size_t)n * sizeof(ecs__schema_slot));
+    si->num_fields = n;
+    si->fields = (ecs__schema_slot *)(void *)(si + 1);
+    strings = (char *)(si->fields + n);
+    memset(&doc, 0, sizeof doc);
+    for (k = 0; k < n && r == ECS_OK; ++k) {
+        ecs__schema_slot *f = si->fields + k;
+        f->name_length = (uint32_t)strlen(schema[k].name);
+        f->name = (const char *)memcpy(strings, schema[k].name, f->name_length + 1u);
+        strings += f->name_length + 1u;
+        f->kind = schema[k].kind;
+        f->runtime = schema[k].spec == NULL;
+        if (f->runtime) continue;
+        f->size = ecs_field_kind_size(f->kind);
+        f->offset = offset;
+        offset += f->size;
+        if (!ecs__schema_spec(f, schema[k].spec, &doc, why, sizeof why)) {
+            r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "schema of '%s': field '%s' (%s), spec '%.60s': %s", type,
+                              f->name, ecs_field_kind_name(f->kind), schema[k].spec, why);
+        } else if (f->kind == ECS_FIELD_PATH && !f->required) {
+            const ecs_json_value *root = ecs_json_root(&doc), *d = root;
+            if (root->type == ECS_JSON_OBJECT) d = ecs_json_member(&doc, root, "default");
+            if (doc.pool[d->str] != '#') {
+                f->initial_path_length = d->count;
+                f->initial_path = (const char *)memcpy(strings, doc.pool + d->str, d->count + 1u);
+                strings += d->count + 1u;
+            }
+        }
+    }
+    ecs_json_doc_free(&doc);
+    if (r != ECS_OK) {
+        ECS__FREE(si);
+        return r;
+    }
+    si->record_size = offset;
+    si->type_name = (const char *)memcpy(strings, type, strlen(type) + 1u);
+    *out = si;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
+                                        uint32_t num_fields, int spawn_order, ecs_error *err)
+{
+    ecs__schema_info *si = NULL;
+    ecs_error local;
+    ecs_result r;
+    uint32_t at;
+    if (!err) err = &local;
+    if (!c || !name || !name[0])
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_register_schema: needs a compiler and a name");
+    if ((r = ecs__schema_build(name, schema, num_fields, &si, err)) != ECS_OK) return r;
+    if ((r = ecs_compiler_register(c, name, ecs__schema_compile, si, spawn_order, err)) != ECS_OK) {
+        ECS__FREE(si);
+        return r;
+    }
+    at = ecs__compiler_find(c, name, strlen(name));
+    c->types[at].schema = si;
+    c->types[at].decompile = ecs__schema_decompile;
+    c->types[at].decompile_user = si;
+    return ECS_OK;
+}
+
+ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m, int spawn_order,
+                                         ecs_error *err)
+{
+    if (!m || !m->schema)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_compiler_register_manager: the manager has no schema (ecs_manager_set_schema)");
+    return ecs_compiler_register_schema(c, name, m->schema->fields, m->schema->num_fields, spawn_order, err);
+}
+
+/* -- the transform -- */
+
+/* The local matrix of position, rotation (normalised here) and scale, as the
+   compile function computes it: 0, or 1 for a zero-length quaternion, 2 when
+   an element overflows a float. */
+static int ecs__transform_matrix(const float pos[3], const float q[4], const float s[3], float m[16])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3], len2 = x * x + y * y + z * z + w * w, inv, md[16];
+    int i;
+    if (!(len2 > 1e-12)) return 1;
+    inv = 1.0 / sqrt(len2);
+    x *= inv, y *= inv, z *= inv, w *= inv;
+    /* row vectors: v' = v * S * R * T; row k of R is the image of axis k */
+    md[0] = s[0] * (1.0 - 2.0 * (y * y + z * z));
+    md[1] = s[0] * (2.0 * (x * y + z * w));
+    md[2] = s[0] * (2.0 * (x * z - y * w));
+    md[3] = 0.0;
+    md[4] = s[1] * (2.0 * (x * y - z * w));
+    md[5] = s[1] * (1.0 - 2.0 * (x * x + z * z));
+    md[6] = s[1] * (2.0 * (y * z + x * w));
+    md[7] = 0.0;
+    md[8] = s[2] * (2.0 * (x * z + y * w));
+    md[9] = s[2] * (2.0 * (y * z - x * w));
+    md[10] = s[2] * (1.0 - 2.0 * (x * x + y * y));
+    md[11] = 0.0;
+    md[12] = pos[0];
+    md[13] = pos[1];
+    md[14] = pos[2];
+    md[15] = 1.0;
+    for (i = 0; i < 16; ++i) {
+        if (!(md[i] >= -3.4028234663852886e38 && md[i] <= 3.4028234663852886e38)) return 2;
+        m[i] = (float)md[i];
+    }
+    return 0;
+}
 
 ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
 {
@@ -2281,6 +3151,7 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
     const ecs_json_doc *doc = ctx->doc;
     const ecs_json_value *local, *scale;
     float m[16], pos[3], q[4], s[3];
+    uint32_t words[16];
     ecs_result r;
     int i;
     (void)user;
@@ -2288,93 +3159,159 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
     if (ecs_compiler_entity_instances(ctx) > 0)
         return ecs_compiler_error(ctx, component, "an entity has at most one transform");
     local = ecs_json_member(doc, component, "local");
+    scale = ecs_json_member(doc, component, "scale");
     if (local) {
         const ecs_json_value *other = ecs_json_member(doc, component, "position");
         if (!other) other = ecs_json_member(doc, component, "rotation");
-        if (!other) other = ecs_json_member(doc, component, "scale");
+        if (!other) other = scale;
         if (other) return ecs_compiler_error(ctx, other, "give either \"local\" or position/rotation/scale, not both");
         if ((r = ecs_compiler_member_f32(ctx, component, "local", m, 16, NULL)) != ECS_OK) return r;
     } else {
-        double x, y, z, w, len2, inv, md[16];
         if ((r = ecs_compiler_member_f32(ctx, component, "position", pos, 3, zero3)) != ECS_OK) return r;
         if ((r = ecs_compiler_member_f32(ctx, component, "rotation", q, 4, identity)) != ECS_OK) return r;
-        scale = ecs_json_member(doc, component, "scale");
         if (scale && scale->type == ECS_JSON_NUMBER) {
             if ((r = ecs_compiler_member_f32(ctx, component, "scale", s, 1, NULL)) != ECS_OK) return r;
             s[1] = s[2] = s[0];
         } else if ((r = ecs_compiler_member_f32(ctx, component, "scale", s, 3, one3)) != ECS_OK) {
             return r;
         }
-        x = q[0], y = q[1], z = q[2], w = q[3];
-        len2 = x * x + y * y + z * z + w * w;
-        if (!(len2 > 1e-12))
+        switch (ecs__transform_matrix(pos, q, s, m)) {
+        case 1:
             return ecs_compiler_error(ctx, ecs_json_member(doc, component, "rotation"),
                                       "the rotation quaternion has zero length");
-        inv = 1.0 / sqrt(len2);
-        x *= inv, y *= inv, z *= inv, w *= inv;
-        /* row vectors: v' = v * S * R * T; row k of R is the image of axis k */
-        md[0] = s[0] * (1.0 - 2.0 * (y * y + z * z));
-        md[1] = s[0] * (2.0 * (x * y + z * w));
-        md[2] = s[0] * (2.0 * (x * z - y * w));
-        md[3] = 0.0;
-        md[4] = s[1] * (2.0 * (x * y - z * w));
-        md[5] = s[1] * (1.0 - 2.0 * (x * x + z * z));
-        md[6] = s[1] * (2.0 * (y * z + x * w));
-        md[7] = 0.0;
-        md[8] = s[2] * (2.0 * (x * z + y * w));
-        md[9] = s[2] * (2.0 * (y * z - x * w));
-        md[10] = s[2] * (1.0 - 2.0 * (x * x + y * y));
-        md[11] = 0.0;
-        md[12] = pos[0];
-        md[13] = pos[1];
-        md[14] = pos[2];
-        md[15] = 1.0;
-        for (i = 0; i < 16; ++i) {
-            if (!(md[i] >= -3.4028234663852886e38 && md[i] <= 3.4028234663852886e38))
-                return ecs_compiler_error(ctx, scale, "scale times rotation overflows a float");
-            m[i] = (float)md[i];
+        case 2: return ecs_compiler_error(ctx, scale, "scale times rotation overflows a float");
+        default: break;
         }
     }
-    {
-        uint32_t words[16];
-        memcpy(words, m, sizeof words);
-        if (ctx->swap)
-            for (i = 0; i < 16; ++i) words[i] = ecs__res_bswap32(words[i]);
-        return ecs_compiler_write(ctx, words, sizeof words);
+    memcpy(words, m, sizeof words);
+    if (ctx->swap)
+        for (i = 0; i < 16; ++i) words[i] = ecs__res_bswap32(words[i]);
+    return ecs_compiler_write(ctx, words, sizeof words);
+}
+
+/* The rotation of a matrix whose rows are scaled rotation rows (scale s),
+   as a quaternion with w >= 0. */
+static void ecs__transform_rotation(const float m[16], const double s[3], double q[4])
+{
+    double r[3][3], t;
+    int i, j;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) r[i][j] = m[i * 4 + j] / s[i];
+    t = r[0][0] + r[1][1] + r[2][2];
+    if (t > 0.0) {
+        double w = sqrt(1.0 + t) * 0.5;
+        q[0] = (r[1][2] - r[2][1]) / (4.0 * w), q[1] = (r[2][0] - r[0][2]) / (4.0 * w);
+        q[2] = (r[0][1] - r[1][0]) / (4.0 * w), q[3] = w;
+    } else if (r[0][0] >= r[1][1] && r[0][0] >= r[2][2]) {
+        double x = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 0.5;
+        q[0] = x, q[1] = (r[0][1] + r[1][0]) / (4.0 * x);
+        q[2] = (r[0][2] + r[2][0]) / (4.0 * x), q[3] = (r[1][2] - r[2][1]) / (4.0 * x);
+    } else if (r[1][1] >= r[2][2]) {
+        double y = sqrt(1.0 - r[0][0] + r[1][1] - r[2][2]) * 0.5;
+        q[0] = (r[0][1] + r[1][0]) / (4.0 * y), q[1] = y;
+        q[2] = (r[1][2] + r[2][1]) / (4.0 * y), q[3] = (r[2][0] - r[0][2]) / (4.0 * y);
+    } else {
+        double z = sqrt(1.0 - r[0][0] - r[1][1] + r[2][2]) * 0.5;
+        q[0] = (r[0][2] + r[2][0]) / (4.0 * z), q[1] = (r[1][2] + r[2][1]) / (4.0 * z);
+        q[2] = z, q[3] = (r[0][1] - r[1][0]) / (4.0 * z);
     }
+    if (q[3] < 0.0)
+        for (i = 0; i < 4; ++i) q[i] = -q[i];
 }
 
-ecs_result ecs_resource_compile_mesh(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+/* v rounded to `decimals` places (8: v itself), as a float. */
+static float ecs__round_decimals(double v, int decimals)
 {
-    static const char *const known[] = {"mesh", "flags"};
-    static const uint32_t no_flags = 0;
-    const ecs_json_value *mesh;
-    uint32_t flags;
-    ecs_result r;
-    (void)user;
-    if ((r = ecs_compiler_check_members(ctx, component, known, 2)) != ECS_OK) return r;
-    mesh = ecs_json_member(ctx->doc, component, "mesh");
-    if (!mesh) return ecs_compiler_error(ctx, component, "missing member 'mesh' (a resource path)");
-    if ((r = ecs_compiler_member_u32(ctx, component, "flags", &flags, &no_flags)) != ECS_OK) return r;
-    if ((r = ecs_compiler_write_reference(ctx, mesh)) != ECS_OK) return r;
-    return ecs_compiler_write_u32(ctx, flags);
+    double scale = 1.0;
+    int i;
+    if (decimals >= 8) return (float)v;
+    for (i = 0; i < decimals; ++i) scale *= 10.0;
+    return (float)(floor(v * scale + 0.5) / scale);
 }
 
-ecs_result ecs_resource_compile_actor(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+/* 1 when the matrix of pos, q, s is m bit for bit. When it equals m only
+   by value, the signs of q's zero elements (and of q itself) are tried too:
+   they decide the signs of m's zeros. */
+static int ecs__transform_same(const float m[16], const float pos[3], float q[4], const float s[3])
 {
-    static const char *const known[] = {"mass", "radius"};
-    static const float default_mass = 1.0f, default_radius = 0.5f;
-    float mass, radius;
-    ecs_result r;
+    float test[16], base[4];
+    int i, pattern, zeros = 0, by_value = 1;
+    if (ecs__transform_matrix(pos, q, s, test) != 0) return 0;
+    if (memcmp(test, m, sizeof test) == 0) return 1;
+    for (i = 0; i < 16; ++i) by_value &= test[i] == m[i];
+    for (i = 0; i < 4; ++i) zeros |= (q[i] == 0.0f) << i;
+    if (!by_value || !zeros) return 0;
+    memcpy(base, q, sizeof base);
+    for (pattern = 1; pattern < 32; ++pattern) { /* bit 4: negate q; bits 0..3: flip a zero's sign */
+        if (pattern & 15 & ~zeros) continue;
+        for (i = 0; i < 4; ++i) q[i] = (pattern & 16 ? -base[i] : base[i]) * ((pattern >> i) & 1 ? -1.0f : 1.0f);
+        if (ecs__transform_matrix(pos, q, s, test) == 0 && memcmp(test, m, sizeof test) == 0) return 1;
+    }
+    memcpy(q, base, sizeof base);
+    return 0;
+}
+
+/* 1 when position, rotation q (scaled by 1 + stretch before rounding to
+   `decimals` places) and one of the scale roundings compile to exactly m. */
+static int ecs__transform_try(const float m[16], const float pos[3], const double sd[3], const double qd[4],
+                              int decimals, double stretch, float q[4], float s[3])
+{
+    int i, sa;
+    for (sa = 1; sa <= 8; ++sa) {
+        for (i = 0; i < 4; ++i) q[i] = ecs__round_decimals(qd[i] * (1.0 + stretch), decimals);
+        for (i = 0; i < 3; ++i) s[i] = ecs__round_decimals(sd[i], sa);
+        if (ecs__transform_same(m, pos, q, s)) return 1;
+    }
+    return 0;
+}
+
+/* Finds position, rotation and scale that compile to exactly m, preferring
+   short numbers: rounded to 1..7 decimals (the rotation also as written
+   slightly off unit length, since the compiler normalises it), then as they
+   are. 1 if found. */
+static int ecs__transform_decompose(const float m[16], float pos[3], float q[4], float s[3])
+{
+    double sd[3], qd[4];
+    int i, qa, k;
+    if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f) return 0;
+    for (i = 0; i < 3; ++i) {
+        double a = m[i * 4], b = m[i * 4 + 1], c = m[i * 4 + 2];
+        sd[i] = sqrt(a * a + b * b + c * c);
+        if (!(sd[i] > 0.0) || !(sd[i] < 3.0e38)) return 0;
+        pos[i] = m[12 + i];
+    }
+    ecs__transform_rotation(m, sd, qd);
+    for (qa = 1; qa <= 8; ++qa)
+        for (k = 0; k <= (qa < 8 ? 16 : 0); ++k)
+            if (ecs__transform_try(m, pos, sd, qd, qa, (k & 1 ? -1e-7 : 1e-7) * (double)((k + 1) / 2), q, s)) return 1;
+    return 0;
+}
+
+ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
+                                            uint32_t *used)
+{
+    static const float zero3[3] = {0.0f, 0.0f, 0.0f}, identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    float m[16], pos[3], q[4], s[3];
+    int k, all = ecs__decompile_all_members(ctx);
+    ecs_result r = ECS_OK;
     (void)user;
-    if ((r = ecs_compiler_check_members(ctx, component, known, 2)) != ECS_OK) return r;
-    if ((r = ecs_compiler_member_f32(ctx, component, "mass", &mass, 1, &default_mass)) != ECS_OK) return r;
-    if ((r = ecs_compiler_member_f32(ctx, component, "radius", &radius, 1, &default_radius)) != ECS_OK) return r;
-    if (mass < 0.0f) return ecs_compiler_error(ctx, ecs_json_member(ctx->doc, component, "mass"), "mass must be >= 0");
-    if (radius < 0.0f)
-        return ecs_compiler_error(ctx, ecs_json_member(ctx->doc, component, "radius"), "radius must be >= 0");
-    if ((r = ecs_compiler_write_f32(ctx, mass)) != ECS_OK) return r;
-    return ecs_compiler_write_f32(ctx, radius);
+    if (size < ECS_RESOURCE_TRANSFORM_SIZE)
+        return ecs_decompile_error(ctx, "a transform has 64 bytes, %u are left", (unsigned)size);
+    if (ecs_decompile_entity_instances(ctx) > 0) return ecs_decompile_error(ctx, "an entity has at most one transform");
+    for (k = 0; k < 16; ++k) m[k] = ecs_decompile_read_f32(ctx, (const unsigned char *)data + 4 * k);
+    *used = ECS_RESOURCE_TRANSFORM_SIZE;
+    if (!ecs__transform_decompose(m, pos, q, s))
+        return (r = ecs_decompile_member(ctx, "local")) != ECS_OK ? r : ecs_decompile_f32(ctx, m, 16);
+    if ((all || memcmp(pos, zero3, sizeof pos) != 0) &&
+        ((r = ecs_decompile_member(ctx, "position")) != ECS_OK || (r = ecs_decompile_f32(ctx, pos, 3)) != ECS_OK))
+        return r;
+    if ((all || memcmp(q, identity, sizeof q) != 0) &&
+        ((r = ecs_decompile_member(ctx, "rotation")) != ECS_OK || (r = ecs_decompile_f32(ctx, q, 4)) != ECS_OK))
+        return r;
+    if (all || s[0] != 1.0f || s[1] != 1.0f || s[2] != 1.0f)
+        r = (r = ecs_decompile_member(ctx, "scale")) != ECS_OK ? r
+            : ecs_decompile_f32(ctx, s, s[0] == s[1] && s[1] == s[2] ? 1u : 3u);
+    return r;
 }
 
 /* -- the compile driver -- */
@@ -2385,13 +3322,27 @@ typedef struct ecs__compile_frame {
     uint32_t parent;    /* resource index of their parent */
 } ecs__compile_frame;
 
+/* A block of a type nobody registered ({"type": "#0a1b2c3d", ...}: what the
+   decompiler writes for such a block). */
+typedef struct ecs__compile_raw {
+    uint32_t identifier;
+    int spawn_order;
+    char name[12]; /* "#0a1b2c3d": sorts among the registered names */
+    ecs__compile_block block;
+} ecs__compile_raw;
+
 typedef struct ecs__compile_state {
     ecs_compiler_context ctx;
     ecs__compile_block *blocks;      /* one per registered type */
     uint32_t *parents;
-    uint32_t num_entities, parents_capacity;
+    uint32_t *objects;               /* each entity's JSON object (doc index) */
+    uint32_t *names;                 /* each entity's "name" string (doc index), or ECS_JSON_NONE */
+    uint32_t num_entities, parents_capacity, objects_capacity, names_capacity;
     ecs__compile_frame *frames;
     uint32_t num_frames, frames_capacity;
+    ecs__compile_raw *raws;
+    uint32_t num_raws, raws_capacity;
+    uint32_t flags;
 } ecs__compile_state;
 
 static ecs_result ecs__compile_unknown(ecs__compile_state *st, const ecs_json_value *type)
@@ -2419,6 +3370,162 @@ static ecs_result ecs__compile_unknown(ecs__compile_state *st, const ecs_json_va
                              ecs_json_string(st->ctx.doc, type), c->num_types ? list : "none");
 }
 
+/* 1 when s[0..n) is "#" and 8 lowercase hexadecimal digits (a raw block's
+   type, written by the decompiler); its identifier in *id. */
+static int ecs__raw_type(const char *s, uint32_t n, uint32_t *id)
+{
+    uint32_t v = 0, k;
+    if (n != 9 || s[0] != '#') return 0;
+    for (k = 1; k < 9; ++k) {
+        char c = s[k];
+        if (c >= '0' && c <= '9') v = (v << 4) | (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') v = (v << 4) | (uint32_t)(c - 'a' + 10);
+        else return 0;
+    }
+    *id = v;
+    return 1;
+}
+
+static int ecs__hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The raw block for identifier id with spawn order `order` (created when
+   new), or NULL after an error at `at`. */
+static ecs__compile_raw *ecs__compile_raw_block(ecs__compile_state *st, uint32_t id, int order, const ecs_json_value *at)
+{
+    ecs__compile_raw *raw;
+    uint32_t i;
+    void *np;
+    for (i = 0; i < st->num_raws; ++i) {
+        if (st->raws[i].identifier != id) continue;
+        if (st->raws[i].spawn_order == order) return st->raws + i;
+        ecs_compiler_error(&st->ctx, at, "spawn_order %d differs from the %d given before for '%s'", order,
+                           st->raws[i].spawn_order, st->raws[i].name);
+        return NULL;
+    }
+    if (!ecs__res_grow(st->raws, &st->raws_capacity, (size_t)st->num_raws + 1, sizeof *st->raws, &np)) {
+        ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, at, "out of memory");
+        return NULL;
+    }
+    st->raws = (ecs__compile_raw *)np;
+    raw = st->raws + st->num_raws++;
+    memset(raw, 0, sizeof *raw);
+    raw->identifier = id;
+    raw->spawn_order = order;
+    snprintf(raw->name, sizeof raw->name, "#%08x", (unsigned)id);
+    return raw;
+}
+
+/* Compiles {"type": "#0a1b2c3d", "spawn_order": n, "bytes": "hex"}: an
+   instance of a block nobody registered, bytes as they are. */
+static ecs_result ecs__compile_raw_component(ecs__compile_state *st, const ecs_json_value *m,
+                                             const ecs_json_value *type, uint32_t id)
+{
+    static const char *const known[] = {"spawn_order", "bytes"};
+    ecs_compiler_context *ctx = &st->ctx;
+    const ecs_json_value *order = ecs_json_member(ctx->doc, m, "spawn_order"), *bytes = ecs_json_member(ctx->doc, m, "bytes");
+    const char *hex = bytes && bytes->type == ECS_JSON_STRING ? ctx->doc->pool + bytes->str : "";
+    const char *taken = ecs_compiler_type_name(ctx->compiler, id);
+    ecs__compile_raw *raw;
+    uint32_t k, n = bytes && bytes->type == ECS_JSON_STRING ? bytes->count : 0;
+    ecs_result r;
+    void *np;
+    if ((r = ecs_compiler_check_members(ctx, m, known, 2)) != ECS_OK) return r;
+    if (taken) return ecs_compiler_error(ctx, type, "'%s' is the registered component '%s': write {\"type\": \"%s\", ...}",
+                                         ctx->doc->pool + type->str, taken, taken);
+    if (id == ECS_RESOURCE_NAMES_ID) return ecs_compiler_error(ctx, type, "this identifier is the names block's");
+    if (!order || order->type != ECS_JSON_NUMBER || !(order->flags & ECS_JSON_INTEGER) ||
+        order->integer > ((order->flags & ECS_JSON_NEGATIVE) ? 2147483648u : 2147483647u))
+        return ecs_compiler_error(ctx, order ? order : m, "a raw block needs \"spawn_order\", an int");
+    if ((bytes && bytes->type != ECS_JSON_STRING) || (n & 1u))
+        return ecs_compiler_error(ctx, bytes, "\"bytes\" must be a string of hexadecimal digit pairs");
+    for (k = 0; k < n; ++k)
+        if (ecs__hex_digit(hex[k]) < 0) return ecs_compiler_error(ctx, bytes, "\"bytes\": '%c' is not a hexadecimal digit", hex[k]);
+    raw = ecs__compile_raw_block(st, id, (order->flags & ECS_JSON_NEGATIVE) ? (int)(0 - (int64_t)order->integer)
+                                                                             : (int)order->integer, order);
+    if (!raw) return ctx->error->code;
+    if (!ecs__res_grow(raw->block.entity_index, &raw->block.index_capacity, (size_t)raw->block.num_instances + 1,
+                       sizeof(uint32_t), &np))
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, m, "out of memory");
+    raw->block.entity_index = (uint32_t *)np;
+    ctx->block = &raw->block;
+    for (k = 0; k < n; k += 2) {
+        uint8_t b = (uint8_t)(ecs__hex_digit(hex[k]) * 16 + ecs__hex_digit(hex[k + 1]));
+        if ((r = ecs_compiler_write(ctx, &b, 1)) != ECS_OK) return r;
+    }
+    raw->block.entity_index[raw->block.num_instances++] = ctx->entity;
+    return ECS_OK;
+}
+
+/* Compiles one component object m of the current entity. */
+static ecs_result ecs__compile_component(ecs__compile_state *st, const ecs_json_value *m)
+{
+    ecs_compiler_context *ctx = &st->ctx;
+    const ecs_json_doc *doc = ctx->doc;
+    const ecs_json_value *type;
+    const ecs_compiler__type *t;
+    ecs__compile_block *b;
+    uint32_t ti, raw_id;
+    ecs_result r;
+    void *np;
+    ctx->component = m;
+    if (m->type != ECS_JSON_OBJECT)
+        return ecs_compiler_error(ctx, m, "a component must be an object with a \"type\", found %s",
+                                  ecs_json_type_name((ecs_json_type)m->type));
+    type = ecs_json_member(doc, m, "type");
+    if (!type) return ecs_compiler_error(ctx, m, "the component has no \"type\"");
+    if (type->type != ECS_JSON_STRING) return ecs_compiler_error(ctx, type, "\"type\" must be a string naming a component");
+    ti = ecs__compiler_find(ctx->compiler, doc->pool + type->str, type->count);
+    if (ti == ECS_JSON_NONE) {
+        if (ecs__raw_type(doc->pool + type->str, type->count, &raw_id))
+            return ecs__compile_raw_component(st, m, type, raw_id);
+        return ecs__compile_unknown(st, type);
+    }
+    t = ctx->compiler->types + ti;
+    b = st->blocks + ti;
+    ctx->block = b;
+    if (b->num_instances == b->index_capacity) {
+        if (!ecs__res_grow(b->entity_index, &b->index_capacity, (size_t)b->num_instances + 1, sizeof(uint32_t), &np))
+            return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, m, "out of memory");
+        b->entity_index = (uint32_t *)np;
+    }
+    ecs_error_clear(ctx->error);
+    r = t->fn(t->user, ctx, m);
+    if (r != ECS_OK) {
+        if (ctx->error->code == ECS_OK)
+            ecs__compile_fail(ctx, r, m, "the compile function of '%s' failed: %s", t->name, ecs_result_text(r));
+        return r;
+    }
+    b->entity_index[b->num_instances++] = ctx->entity;
+    return ECS_OK;
+}
+
+/* Gives entity k (object ent, name value or NULL, parent) its tables' rows. */
+static ecs_result ecs__compile_add_entity(ecs__compile_state *st, const ecs_json_value *ent, const ecs_json_value *name,
+                                          uint32_t parent)
+{
+    uint32_t k = st->num_entities;
+    void *np;
+    if (k >= ECS_RESOURCE_ROOT - 1u) return ecs_compiler_error(&st->ctx, ent, "too many entities");
+    if (!ecs__res_grow(st->parents, &st->parents_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
+        return ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
+    st->parents = (uint32_t *)np;
+    if (!ecs__res_grow(st->objects, &st->objects_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
+        return ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
+    st->objects = (uint32_t *)np;
+    if (!ecs__res_grow(st->names, &st->names_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
+        return ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
+    st->names = (uint32_t *)np;
+    st->parents[k] = parent;
+    st->objects[k] = (uint32_t)(ent - st->ctx.doc->values);
+    st->names[k] = name ? (uint32_t)(name - st->ctx.doc->values) : ECS_JSON_NONE;
+    st->num_entities = k + 1;
+    st->ctx.entity = k;
+    return ECS_OK;
+}
+
 /* Compiles entity `ent` (resource index = st->num_entities) and returns its
    non-empty "children" array in *children (or NULL). */
 static ecs_result ecs__compile_entity(ecs__compile_state *st, const ecs_json_value *ent, uint32_t parent,
@@ -2426,9 +3533,9 @@ static ecs_result ecs__compile_entity(ecs__compile_state *st, const ecs_json_val
 {
     ecs_compiler_context *ctx = &st->ctx;
     const ecs_json_doc *doc = ctx->doc;
-    const ecs_json_value *m, *components = NULL;
-    uint32_t i, k = st->num_entities;
-    void *np;
+    const ecs_json_value *m, *components = NULL, *name = NULL;
+    uint32_t i;
+    ecs_result r;
     *children = NULL;
     ctx->component = NULL;
     if (ent->type != ECS_JSON_OBJECT)
@@ -2439,6 +3546,7 @@ static ecs_result ecs__compile_entity(ecs__compile_state *st, const ecs_json_val
         if (ecs__json_duplicate(doc, ent, m)) return ecs_compiler_error(ctx, m, "member '%.64s' appears twice", key);
         if (m->key_length == 4 && memcmp(key, "name", 4) == 0) {
             if (m->type != ECS_JSON_STRING) return ecs_compiler_error(ctx, m, "an entity's name must be a string");
+            name = m;
         } else if (m->key_length == 10 && memcmp(key, "components", 10) == 0) {
             if (m->type != ECS_JSON_ARRAY) return ecs_compiler_error(ctx, m, "\"components\" must be an array");
             components = m;
@@ -2450,48 +3558,70 @@ static ecs_result ecs__compile_entity(ecs__compile_state *st, const ecs_json_val
                                       key);
         }
     }
-    if (k >= ECS_RESOURCE_ROOT - 1u) return ecs_compiler_error(ctx, ent, "too many entities");
-    if (!ecs__res_grow(st->parents, &st->parents_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
-        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
-    st->parents = (uint32_t *)np;
-    st->parents[k] = parent;
-    st->num_entities = k + 1;
-    ctx->entity = k;
-    if (!components) return ECS_OK;
-    for (i = 0, m = components + 1; i < components->count; ++i, m = doc->values + m->next) {
-        const ecs_json_value *type;
-        const ecs_compiler__type *t;
-        ecs__compile_block *b;
-        uint32_t ti;
-        ecs_result r;
-        ctx->component = m;
-        if (m->type != ECS_JSON_OBJECT)
-            return ecs_compiler_error(ctx, m, "a component must be an object with a \"type\", found %s",
-                                      ecs_json_type_name((ecs_json_type)m->type));
-        type = ecs_json_member(doc, m, "type");
-        if (!type) return ecs_compiler_error(ctx, m, "the component has no \"type\"");
-        if (type->type != ECS_JSON_STRING)
-            return ecs_compiler_error(ctx, type, "\"type\" must be a string naming a component");
-        ti = ecs__compiler_find(ctx->compiler, doc->pool + type->str, type->count);
-        if (ti == ECS_JSON_NONE) return ecs__compile_unknown(st, type);
-        t = ctx->compiler->types + ti;
-        b = st->blocks + ti;
-        ctx->block = b;
-        if (b->num_instances == b->index_capacity) {
-            if (!ecs__res_grow(b->entity_index, &b->index_capacity, (size_t)b->num_instances + 1, sizeof(uint32_t), &np))
-                return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, m, "out of memory");
-            b->entity_index = (uint32_t *)np;
-        }
-        ecs_error_clear(ctx->error);
-        r = t->fn(t->user, ctx, m);
-        if (r != ECS_OK) {
-            if (ctx->error->code == ECS_OK)
-                ecs__compile_fail(ctx, r, m, "the compile function of '%s' failed: %s", t->name, ecs_result_text(r));
-            return r;
-        }
-        b->entity_index[b->num_instances++] = k;
-    }
+    if ((r = ecs__compile_add_entity(st, ent, name, parent)) != ECS_OK || !components) return r;
+    for (i = 0, m = components + 1; i < components->count; ++i, m = doc->values + m->next)
+        if ((r = ecs__compile_component(st, m)) != ECS_OK) return r;
     return ECS_OK;
+}
+
+/* An entity name for resolving references. */
+typedef struct ecs__compile_name {
+    const char *s;
+    uint32_t n, entity;
+} ecs__compile_name;
+
+/* Byte order of the names, then entity order. */
+static int ecs__compile_name_cmp(const void *a, const void *b)
+{
+    const ecs__compile_name *x = (const ecs__compile_name *)a, *y = (const ecs__compile_name *)b;
+    int c = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n);
+    if (c) return c;
+    if (x->n != y->n) return x->n < y->n ? -1 : 1;
+    return (x->entity > y->entity) - (x->entity < y->entity);
+}
+
+/* Resolves every entity reference (ecs_compiler_write_entity) by name. */
+static ecs_result ecs__compile_resolve(ecs__compile_state *st)
+{
+    ecs_compiler_context *ctx = &st->ctx;
+    const ecs_json_doc *doc = ctx->doc;
+    ecs__compile_name *all;
+    uint32_t n = 0, k, f;
+    ecs_result r = ECS_OK;
+    if (!ctx->num_fixups) return ECS_OK;
+    all = (ecs__compile_name *)ECS__REALLOC(NULL, (size_t)(st->num_entities ? st->num_entities : 1) * sizeof *all);
+    if (!all) return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory resolving names");
+    for (k = 0; k < st->num_entities; ++k) {
+        if (st->names[k] == ECS_JSON_NONE) continue;
+        all[n].s = doc->pool + doc->values[st->names[k]].str;
+        all[n].n = doc->values[st->names[k]].count;
+        all[n++].entity = k;
+    }
+    qsort(all, n, sizeof *all, ecs__compile_name_cmp);
+    ctx->component = NULL;
+    for (f = 0; f < ctx->num_fixups && r == ECS_OK; ++f) {
+        const ecs_json_value *v = doc->values + ctx->fixups[f].value;
+        ecs__compile_name key;
+        uint32_t lo = 0, hi = n;
+        key.s = doc->pool + v->str, key.n = v->count, key.entity = 0;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2u;
+            if (ecs__compile_name_cmp(all + mid, &key) < 0) lo = mid + 1u;
+            else hi = mid;
+        }
+        if (lo == n || all[lo].n != key.n || memcmp(all[lo].s, key.s, key.n) != 0) {
+            r = ecs_compiler_error(ctx, v, "no entity of this resource is called '%.64s'", key.s);
+        } else if (lo + 1u < n && all[lo + 1u].n == key.n && memcmp(all[lo + 1u].s, key.s, key.n) == 0) {
+            char a[96], b[96];
+            ecs_json_path(doc, doc->values + st->objects[all[lo].entity], a, sizeof a);
+            ecs_json_path(doc, doc->values + st->objects[all[lo + 1u].entity], b, sizeof b);
+            r = ecs_compiler_error(ctx, v, "the name '%.64s' is ambiguous: %s and %s both have it", key.s, a, b);
+        } else {
+            ecs__res_wr32(ctx->fixups[f].block->data + ctx->fixups[f].offset, all[lo].entity, ctx->swap);
+        }
+    }
+    ECS__FREE(all);
+    return r;
 }
 
 /* Byte order of the paths (canonical paths hold no NUL). */
@@ -2502,92 +3632,239 @@ static int ecs__compile_dep_cmp(const void *a, const void *b)
     return c ? c : (x->length > y->length) - (x->length < y->length);
 }
 
+/* One block of the output, in the order blocks are written. */
+typedef struct ecs__compile_ref {
+    int spawn_order;
+    const char *name;
+    uint32_t identifier;
+    const ecs__compile_block *block;
+} ecs__compile_ref;
+
+/* The blocks in use, registered and raw, by spawn order then name
+   (insertion sort: few types). Returns how many. */
+static uint32_t ecs__compile_order(const ecs__compile_state *st, ecs__compile_ref *refs)
+{
+    const ecs_compiler *c = st->ctx.compiler;
+    uint32_t n = 0, i, j, total = c->num_types + st->num_raws;
+    for (i = 0; i < total; ++i) {
+        ecs__compile_ref r;
+        if (i < c->num_types) {
+            r.spawn_order = c->types[i].spawn_order, r.name = c->types[i].name;
+            r.identifier = c->types[i].identifier, r.block = st->blocks + i;
+        } else {
+            const ecs__compile_raw *raw = st->raws + (i - c->num_types);
+            r.spawn_order = raw->spawn_order, r.name = raw->name, r.identifier = raw->identifier, r.block = &raw->block;
+        }
+        if (!r.block->num_instances) continue;
+        for (j = n; j > 0; --j) {
+            const ecs__compile_ref *u = refs + j - 1;
+            if (u->spawn_order < r.spawn_order || (u->spawn_order == r.spawn_order && strcmp(u->name, r.name) < 0)) break;
+            refs[j] = refs[j - 1];
+        }
+        refs[j] = r;
+        ++n;
+    }
+    return n;
+}
+
+/* The names block's data (NAMES BLOCK): its size, and when p is non-NULL
+   its bytes (and the named entities' indices at index). */
+static uint64_t ecs__compile_names(const ecs__compile_state *st, unsigned char *p, uint32_t *index, uint32_t *named)
+{
+    const ecs_compiler_context *ctx = &st->ctx;
+    uint64_t size = 4;
+    uint32_t k, n = 0;
+    if (p) ecs__res_wr32(p, ctx->num_deps, ctx->swap), p += 4;
+    for (k = 0; k < st->num_entities; ++k) {
+        const ecs_json_value *v;
+        if (st->names[k] == ECS_JSON_NONE) continue;
+        v = ctx->doc->values + st->names[k];
+        size += 4u + (uint64_t)v->count;
+        if (p) {
+            index[n] = k;
+            ecs__res_wr32(p, v->count, ctx->swap);
+            memcpy(p + 4, ctx->doc->pool + v->str, v->count);
+            p += 4u + v->count;
+        }
+        ++n;
+    }
+    for (k = 0; k < ctx->num_deps; ++k) {
+        size += 4u + (uint64_t)ctx->deps[k].length;
+        if (p) {
+            ecs__res_wr32(p, ctx->deps[k].length, ctx->swap);
+            memcpy(p + 4, ctx->deps[k].path, ctx->deps[k].length);
+            p += 4u + ctx->deps[k].length;
+        }
+    }
+    *named = n;
+    return size;
+}
+
+/* Writes one block at p; returns where the next one starts. */
+static unsigned char *ecs__compile_write_block(unsigned char *p, uint32_t id, uint32_t ni, const uint32_t *index,
+                                               const unsigned char *data, uint32_t size, int swap)
+{
+    uint32_t k, pad = (4u - (size & 3u)) & 3u;
+    ecs__res_wr32(p, id, swap);
+    ecs__res_wr32(p + 4, ni, swap);
+    ecs__res_wr32(p + 8, size, swap);
+    p += ECS_RESOURCE_BLOCK_HEADER_SIZE;
+    for (k = 0; k < ni; ++k, p += 4) ecs__res_wr32(p, index[k], swap);
+    if (size) memcpy(p, data, size);
+    p += size;
+    for (k = 0; k < pad; ++k) *p++ = 0;
+    return p;
+}
+
+/* The sorted dependency list, packed into one allocation, into out. */
+static ecs_result ecs__compile_dep_list(ecs_compiler_context *ctx, ecs_compiler_output *out)
+{
+    size_t bytes = 0;
+    char *strings;
+    const char **list;
+    uint32_t i;
+    if (!ctx->num_deps) return ECS_OK;
+    for (i = 0; i < ctx->num_deps; ++i) bytes += ctx->deps[i].length + 1u;
+    list = (const char **)ECS__REALLOC(NULL, ctx->num_deps * sizeof(char *) + bytes);
+    if (!list) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory for the dependency list");
+    strings = (char *)(list + ctx->num_deps);
+    for (i = 0; i < ctx->num_deps; ++i) {
+        memcpy(strings, ctx->deps[i].path, ctx->deps[i].length);
+        strings[ctx->deps[i].length] = 0;
+        list[i] = strings;
+        strings += ctx->deps[i].length + 1u;
+    }
+    out->dependency = list;
+    out->num_dependencies = ctx->num_deps;
+    return ECS_OK;
+}
+
 /* Builds the blob and the dependency list from the finished state. */
 static ecs_result ecs__compile_finish(ecs__compile_state *st, ecs_compiler_output *out)
 {
     ecs_compiler_context *ctx = &st->ctx;
-    const ecs_compiler *c = ctx->compiler;
-    uint32_t *order = NULL, nblocks = 0, i, j, k;
-    uint64_t total = ECS_RESOURCE_HEADER_SIZE + 4ull * st->num_entities;
+    uint32_t nrefs = ctx->compiler->num_types + st->num_raws, nblocks, i, k, named = 0, *named_index = NULL;
+    uint64_t total = ECS_RESOURCE_HEADER_SIZE + 4ull * st->num_entities, names_size = 0;
+    ecs__compile_ref *refs = (ecs__compile_ref *)ECS__REALLOC(NULL, (nrefs ? nrefs : 1u) * sizeof *refs);
     unsigned char *blob, *p;
-    int swap = ctx->swap;
+    int with_names;
     ctx->component = NULL;
-    if (c->num_types) {
-        order = (uint32_t *)ECS__REALLOC(NULL, c->num_types * sizeof(uint32_t));
-        if (!order) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory");
-    }
-    /* blocks in use, by spawn order then name (insertion sort: few types) */
-    for (i = 0; i < c->num_types; ++i) {
-        const ecs_compiler__type *t = c->types + i;
-        if (!st->blocks[i].num_instances) continue;
-        for (j = nblocks; j > 0; --j) {
-            const ecs_compiler__type *u = c->types + order[j - 1];
-            if (u->spawn_order < t->spawn_order || (u->spawn_order == t->spawn_order && strcmp(u->name, t->name) < 0))
-                break;
-            order[j] = order[j - 1];
-        }
-        order[j] = i;
-        ++nblocks;
-        total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * st->blocks[i].num_instances +
-                 ((st->blocks[i].size + 3ull) & ~3ull);
+    if (!refs) return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory");
+    nblocks = ecs__compile_order(st, refs);
+    for (i = 0; i < nblocks; ++i)
+        total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * refs[i].block->num_instances + ((refs[i].block->size + 3ull) & ~3ull);
+    if (ctx->num_deps) qsort(ctx->deps, ctx->num_deps, sizeof *ctx->deps, ecs__compile_dep_cmp);
+    if ((with_names = (st->flags & ECS_COMPILER_NAMES) != 0)) {
+        names_size = ecs__compile_names(st, NULL, NULL, &named);
+        with_names = named || ctx->num_deps; /* nothing to name: no block */
+        if (with_names) total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * named + ((names_size + 3u) & ~3ull);
     }
     if (total > 0xFFFFFFFFull) {
-        ECS__FREE(order);
+        ECS__FREE(refs);
         return ecs__compile_fail(ctx, ECS_ERROR_COMPILE, NULL, "the resource would be %llu bytes, more than 4 GiB",
                                  (unsigned long long)total);
     }
     blob = (unsigned char *)ECS__REALLOC(NULL, (size_t)total);
-    if (!blob) {
-        ECS__FREE(order);
+    if (with_names && blob) named_index = (uint32_t *)ECS__REALLOC(NULL, 4u * (size_t)named + (size_t)names_size);
+    if (!blob || (with_names && !named_index)) {
+        ECS__FREE(refs);
+        ECS__FREE(blob);
         return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory for a %lu-byte blob",
                                  (unsigned long)total);
     }
     memcpy(blob, "ECSR", 4);
-    ecs__res_wr32(blob + 4, ECS_RESOURCE_VERSION, swap);
-    ecs__res_wr32(blob + 8, ECS_RESOURCE_BYTE_ORDER_MARK, swap);
-    ecs__res_wr32(blob + 12, (uint32_t)total, swap);
-    ecs__res_wr32(blob + 16, st->num_entities, swap);
-    ecs__res_wr32(blob + 20, nblocks, swap);
+    ecs__res_wr32(blob + 4, ECS_RESOURCE_VERSION, ctx->swap);
+    ecs__res_wr32(blob + 8, ECS_RESOURCE_BYTE_ORDER_MARK, ctx->swap);
+    ecs__res_wr32(blob + 12, (uint32_t)total, ctx->swap);
+    ecs__res_wr32(blob + 16, st->num_entities, ctx->swap);
+    ecs__res_wr32(blob + 20, nblocks + (with_names ? 1u : 0u), ctx->swap);
     p = blob + ECS_RESOURCE_HEADER_SIZE;
-    for (k = 0; k < st->num_entities; ++k, p += 4) ecs__res_wr32(p, st->parents[k], swap);
-    for (i = 0; i < nblocks; ++i) {
-        const ecs__compile_block *b = st->blocks + order[i];
-        uint32_t pad = (4u - (b->size & 3u)) & 3u;
-        ecs__res_wr32(p, c->types[order[i]].identifier, swap);
-        ecs__res_wr32(p + 4, b->num_instances, swap);
-        ecs__res_wr32(p + 8, b->size, swap);
-        p += ECS_RESOURCE_BLOCK_HEADER_SIZE;
-        for (k = 0; k < b->num_instances; ++k, p += 4) ecs__res_wr32(p, b->entity_index[k], swap);
-        if (b->size) memcpy(p, b->data, b->size);
-        p += b->size;
-        for (k = 0; k < pad; ++k) *p++ = 0;
+    for (k = 0; k < st->num_entities; ++k, p += 4) ecs__res_wr32(p, st->parents[k], ctx->swap);
+    for (i = 0; i < nblocks; ++i)
+        p = ecs__compile_write_block(p, refs[i].identifier, refs[i].block->num_instances, refs[i].block->entity_index,
+                                     refs[i].block->data, refs[i].block->size, ctx->swap);
+    if (with_names) { /* named_index: the named entities, then the block's data */
+        unsigned char *data = (unsigned char *)(named_index + named);
+        ecs__compile_names(st, data, named_index, &named);
+        ecs__compile_write_block(p, ECS_RESOURCE_NAMES_ID, named, named_index, data, (uint32_t)names_size, ctx->swap);
     }
-    ECS__FREE(order);
-    /* dependencies (unique already): sorted, packed into one allocation */
-    if (ctx->num_deps) {
-        size_t bytes = 0;
-        char *strings;
-        const char **list;
-        qsort(ctx->deps, ctx->num_deps, sizeof *ctx->deps, ecs__compile_dep_cmp);
-        for (i = 0; i < ctx->num_deps; ++i) bytes += ctx->deps[i].length + 1u;
-        list = (const char **)ECS__REALLOC(NULL, ctx->num_deps * sizeof(char *) + bytes);
-        if (!list) {
-            ECS__FREE(blob);
-            return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, NULL, "out of memory for the dependency list");
-        }
-        strings = (char *)(list + ctx->num_deps);
-        for (i = 0; i < ctx->num_deps; ++i) {
-            memcpy(strings, ctx->deps[i].path, ctx->deps[i].length);
-            strings[ctx->deps[i].length] = 0;
-            list[i] = strings;
-            strings += ctx->deps[i].length + 1u;
-        }
-        out->dependency = list;
-        out->num_dependencies = ctx->num_deps;
+    ECS__FREE(refs);
+    ECS__FREE(named_index);
+    if (ecs__compile_dep_list(ctx, out) != ECS_OK) {
+        ECS__FREE(blob);
+        return ctx->error->code;
     }
     out->blob = blob;
     out->size = (uint32_t)total;
     return ECS_OK;
+}
+
+/* The root object's "entities" array, or an error. */
+static ecs_result ecs__compile_root(ecs__compile_state *st, const ecs_json_value **entities)
+{
+    const ecs_json_doc *doc = st->ctx.doc;
+    const ecs_json_value *root = ecs_json_root(doc), *m;
+    uint32_t i;
+    *entities = NULL;
+    if (root->type != ECS_JSON_OBJECT)
+        return ecs_compiler_error(&st->ctx, root, "a resource is an object {\"entities\": [...]}, found %s",
+                                  ecs_json_type_name((ecs_json_type)root->type));
+    for (i = 0, m = root + 1; i < root->count; ++i, m = doc->values + m->next) {
+        if (m->key_length != 8 || memcmp(doc->pool + m->key, "entities", 8) != 0)
+            return ecs_compiler_error(&st->ctx, m, "unknown member '%.64s' (a resource has only \"entities\")",
+                                      doc->pool + m->key);
+        if (*entities) return ecs_compiler_error(&st->ctx, m, "member 'entities' appears twice");
+        *entities = m;
+    }
+    if (!*entities) return ecs_compiler_error(&st->ctx, root, "missing member 'entities' (an array of entities)");
+    if ((*entities)->type != ECS_JSON_ARRAY)
+        return ecs_compiler_error(&st->ctx, *entities, "\"entities\" must be an array, found %s",
+                                  ecs_json_type_name((ecs_json_type)(*entities)->type));
+    return ECS_OK;
+}
+
+/* Pushes a frame for the entities of array arr (children of parent). */
+static ecs_result ecs__compile_push(ecs__compile_state *st, const ecs_json_value *arr, uint32_t parent)
+{
+    ecs__compile_frame *f;
+    void *np;
+    if (!ecs__res_grow(st->frames, &st->frames_capacity, (size_t)st->num_frames + 1, sizeof *st->frames, &np))
+        return ecs_error_set(st->ctx.error, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
+    st->frames = (ecs__compile_frame *)np;
+    f = st->frames + st->num_frames++;
+    f->next = (uint32_t)(arr - st->ctx.doc->values) + 1u;
+    f->remaining = arr->count;
+    f->parent = parent;
+    return ECS_OK;
+}
+
+/* Compiles every entity, depth-first: an entity, then its children, then
+   its next sibling; then checks the prefab rule. */
+static ecs_result ecs__compile_walk(ecs__compile_state *st, const ecs_json_value *entities)
+{
+    const ecs_json_doc *doc = st->ctx.doc;
+    ecs_result r;
+    uint32_t i, roots = 0;
+    if (entities->count && (r = ecs__compile_push(st, entities, ECS_RESOURCE_ROOT)) != ECS_OK) return r;
+    while (st->num_frames) {
+        ecs__compile_frame *f = st->frames + st->num_frames - 1;
+        const ecs_json_value *ent, *children;
+        uint32_t parent = f->parent;
+        if (f->remaining == 0) {
+            --st->num_frames;
+            continue;
+        }
+        ent = doc->values + f->next;
+        f->next = ent->next;
+        --f->remaining;
+        if ((r = ecs__compile_entity(st, ent, parent, &children)) != ECS_OK) return r;
+        if (children && (r = ecs__compile_push(st, children, st->num_entities - 1u)) != ECS_OK) return r;
+    }
+    if (!(st->flags & ECS_COMPILER_PREFAB)) return ECS_OK;
+    for (i = 0; i < st->num_entities; ++i) roots += st->parents[i] == ECS_RESOURCE_ROOT;
+    if (roots == 1) return ECS_OK;
+    st->ctx.component = NULL;
+    return ecs_compiler_error(&st->ctx, entities, "a prefab has exactly one root entity, this has %u", (unsigned)roots);
 }
 
 ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
@@ -2596,15 +3873,14 @@ ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t 
     ecs__compile_state st;
     ecs_json_doc doc;
     ecs_error local;
-    const ecs_json_value *root, *entities = NULL, *m;
+    const ecs_json_value *entities = NULL;
     ecs_result r = ECS_OK;
     uint32_t i;
-    void *np;
     if (!err) err = &local;
     if (out) memset(out, 0, sizeof *out);
     if (!c || !out || (!json && len))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: NULL argument");
-    if (flags & ~(ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB))
+    if (flags & ~(ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB | ECS_COMPILER_NAMES))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: unknown flags 0x%X",
                              (unsigned)flags);
     memset(&doc, 0, sizeof doc);
@@ -2620,99 +3896,34 @@ ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t 
     st.ctx.big_endian = (flags & ECS_COMPILER_BIG_ENDIAN) != 0;
     st.ctx.swap = st.ctx.big_endian != ecs__res_host_big_endian();
     st.ctx.error = err;
+    st.flags = flags;
     if (c->num_types) {
         st.blocks = (ecs__compile_block *)ECS__REALLOC(NULL, c->num_types * sizeof *st.blocks);
-        if (!st.blocks) {
-            r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
-            goto done;
-        }
-        memset(st.blocks, 0, c->num_types * sizeof *st.blocks);
+        if (!st.blocks) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
+        else memset(st.blocks, 0, c->num_types * sizeof *st.blocks);
     }
-    root = ecs_json_root(&doc);
-    if (root->type != ECS_JSON_OBJECT) {
-        r = ecs_compiler_error(&st.ctx, root, "a resource is an object {\"entities\": [...]}, found %s",
-                               ecs_json_type_name((ecs_json_type)root->type));
-        goto done;
-    }
-    for (i = 0, m = root + 1; i < root->count; ++i, m = doc.values + m->next) {
-        if (m->key_length != 8 || memcmp(doc.pool + m->key, "entities", 8) != 0) {
-            r = ecs_compiler_error(&st.ctx, m, "unknown member '%.64s' (a resource has only \"entities\")",
-                                   doc.pool + m->key);
-            goto done;
-        }
-        if (entities) {
-            r = ecs_compiler_error(&st.ctx, m, "member 'entities' appears twice");
-            goto done;
-        }
-        entities = m;
-    }
-    if (!entities) {
-        r = ecs_compiler_error(&st.ctx, root, "missing member 'entities' (an array of entities)");
-        goto done;
-    }
-    if (entities->type != ECS_JSON_ARRAY) {
-        r = ecs_compiler_error(&st.ctx, entities, "\"entities\" must be an array, found %s",
-                               ecs_json_type_name((ecs_json_type)entities->type));
-        goto done;
-    }
-    /* depth-first: an entity, then its children, then its next sibling */
-    if (entities->count) {
-        if (!ecs__res_grow(st.frames, &st.frames_capacity, 1, sizeof *st.frames, &np)) {
-            r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
-            goto done;
-        }
-        st.frames = (ecs__compile_frame *)np;
-        st.frames[0].next = (uint32_t)(entities - doc.values) + 1u;
-        st.frames[0].remaining = entities->count;
-        st.frames[0].parent = ECS_RESOURCE_ROOT;
-        st.num_frames = 1;
-    }
-    while (st.num_frames) {
-        ecs__compile_frame *f = st.frames + st.num_frames - 1;
-        const ecs_json_value *ent, *children;
-        uint32_t parent = f->parent;
-        if (f->remaining == 0) {
-            --st.num_frames;
-            continue;
-        }
-        ent = doc.values + f->next;
-        f->next = ent->next;
-        --f->remaining;
-        if ((r = ecs__compile_entity(&st, ent, parent, &children)) != ECS_OK) goto done;
-        if (children) {
-            if (!ecs__res_grow(st.frames, &st.frames_capacity, (size_t)st.num_frames + 1, sizeof *st.frames, &np)) {
-                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory");
-                goto done;
-            }
-            st.frames = (ecs__compile_frame *)np;
-            f = st.frames + st.num_frames++;
-            f->next = (uint32_t)(children - doc.values) + 1u;
-            f->remaining = children->count;
-            f->parent = st.num_entities - 1u;
-        }
-    }
-    if (flags & ECS_COMPILER_PREFAB) {
-        uint32_t roots = 0;
-        for (i = 0; i < st.num_entities; ++i) roots += st.parents[i] == ECS_RESOURCE_ROOT;
-        if (roots != 1) {
-            st.ctx.component = NULL;
-            r = ecs_compiler_error(&st.ctx, entities, "a prefab has exactly one root entity, this has %u",
-                                   (unsigned)roots);
-            goto done;
-        }
-    }
-    r = ecs__compile_finish(&st, out);
-done:
+    if (r == ECS_OK) r = ecs__compile_root(&st, &entities);
+    if (r == ECS_OK) r = ecs__compile_walk(&st, entities);
+    if (r == ECS_OK) r = ecs__compile_resolve(&st);
+    if (r == ECS_OK) r = ecs__compile_finish(&st, out);
     if (r == ECS_OK) ecs_error_clear(err);
     for (i = 0; st.blocks && i < c->num_types; ++i) {
         ECS__FREE(st.blocks[i].data);
         ECS__FREE(st.blocks[i].entity_index);
     }
+    for (i = 0; i < st.num_raws; ++i) {
+        ECS__FREE(st.raws[i].block.data);
+        ECS__FREE(st.raws[i].block.entity_index);
+    }
     ECS__FREE(st.blocks);
+    ECS__FREE(st.raws);
     ECS__FREE(st.parents);
+    ECS__FREE(st.objects);
+    ECS__FREE(st.names);
     ECS__FREE(st.frames);
     ECS__FREE(st.ctx.deps);
     ECS__FREE(st.ctx.dep_slots);
+    ECS__FREE(st.ctx.fixups);
     ecs_json_doc_free(&doc);
     return r;
 }
@@ -2722,6 +3933,909 @@ void ecs_compiler_output_free(ecs_compiler_output *out)
     if (!out) return;
     ECS__FREE(out->blob);
     ECS__FREE((void *)out->dependency);
+    memset(out, 0, sizeof *out);
+}
+
+/* ---- names block ---------------------------------------------------------- */
+
+/* Reads the u32 at data + *pos (the names block's data, n bytes) into *v;
+   0 when it does not fit. */
+static int ecs__names_u32(const unsigned char *data, uint32_t n, uint32_t *pos, int swap, uint32_t *v)
+{
+    if (*pos > n || n - *pos < 4u) return 0;
+    *v = ecs__res_rd32(data + *pos, swap);
+    *pos += 4u;
+    return 1;
+}
+
+/* Byte order of two strings (shorter first on a tie), as the dependency list. */
+static int ecs__compile_dep_order(const char *a, uint32_t an, const char *b, uint32_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an > bn) - (an < bn);
+}
+
+/* 1 when s[0..n) is UTF-8 (any byte below 0x80 included). */
+static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n) {
+        uint32_t k = s[i] < 0x80 ? 1u : ecs__utf8_sequence(s + i, s + n);
+        if (!k) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* Walks a names block's data: checks it (see NAMES BLOCK) and, when out is
+   non-NULL, fills the tables. *strings: bytes the strings need (with NULs). */
+static ecs_result ecs__names_walk(const unsigned char *b, const ecs_resource_block *blk, int swap,
+                                  ecs_resource_names *out, char *strings, size_t *string_bytes, uint32_t *num_paths,
+                                  ecs_error *err)
+{
+    const unsigned char *data = (const unsigned char *)blk->data;
+    uint32_t pos = 0, j, len, np, prev_at = 0, prev_len = 0, data_off = (uint32_t)(data - b);
+    size_t bytes = 0;
+    if (!ecs__names_u32(data, blk->size, &pos, swap, &np))
+        return ECS__RES_CORRUPT("offset %u (names block): no room for the path count", (unsigned)data_off);
+    for (j = 0; j < blk->num_instances + np; ++j) {
+        uint32_t at = pos;
+        int is_path = j >= blk->num_instances;
+        if (!ecs__names_u32(data, blk->size, &pos, swap, &len) || blk->size - pos < len)
+            return ECS__RES_CORRUPT("offset %u (names block %s %u): the length runs past the block", (unsigned)(data_off + at),
+                                    is_path ? "path" : "name", (unsigned)(is_path ? j - blk->num_instances : j));
+        if (!is_path && !ecs__utf8_valid(data + pos, len))
+            return ECS__RES_CORRUPT("offset %u (names block name %u): not UTF-8", (unsigned)(data_off + pos), (unsigned)j);
+        if (is_path && (!ecs__path_is_canonical((const char *)data + pos, len) ||
+                        (j > blk->num_instances &&
+                         ecs__compile_dep_order((const char *)data + prev_at, prev_len, (const char *)data + pos, len) >= 0)))
+            return ECS__RES_CORRUPT("offset %u (names block path %u): not a canonical path in order",
+                                    (unsigned)(data_off + pos), (unsigned)(j - blk->num_instances));
+        if (!is_path && j > 0 && ecs__res_rd32((const unsigned char *)(blk->entity_index + j), swap) <=
+                                     ecs__res_rd32((const unsigned char *)(blk->entity_index + j - 1), swap))
+            return ECS__RES_CORRUPT("offset %u (names block entity_index[%u]): entities out of order",
+                                    (unsigned)(blk->offset + 12u + 4u * j), (unsigned)j);
+        if (out) {
+            char *copy = (char *)memcpy(strings + bytes, data + pos, len);
+            copy[len] = 0;
+            if (is_path) {
+                out->path[j - blk->num_instances] = copy;
+                out->path_hash[j - blk->num_instances] = ecs__fnv1a64(copy, len);
+            } else {
+                uint32_t k = ecs__res_rd32((const unsigned char *)(blk->entity_index + j), swap);
+                out->entity[k] = copy;
+                out->entity_length[k] = len;
+            }
+        }
+        prev_at = pos, prev_len = len;
+        pos += len;
+        bytes += (size_t)len + 1u;
+    }
+    if (pos != blk->size)
+        return ECS__RES_CORRUPT("offset %u (names block): %u bytes left over", (unsigned)(data_off + pos),
+                                (unsigned)(blk->size - pos));
+    *string_bytes = bytes;
+    *num_paths = np;
+    return ECS_OK;
+}
+
+/* Finds the names block of a blob verified in order `swap`: its block in
+   *blk (native header values), or 0. More than one is an error (-1). */
+static int ecs__names_find(const unsigned char *b, int swap, ecs_resource_block *blk)
+{
+    uint32_t nt = ecs__res_rd32(b + 20, swap), off = ECS_RESOURCE_HEADER_SIZE + 4u * ecs__res_rd32(b + 16, swap), t;
+    int found = 0;
+    for (t = 0; t < nt; ++t) {
+        uint32_t id = ecs__res_rd32(b + off, swap), ni = ecs__res_rd32(b + off + 4, swap);
+        uint32_t sz = ecs__res_rd32(b + off + 8, swap);
+        if (id == ECS_RESOURCE_NAMES_ID) {
+            if (found) return -1;
+            found = 1;
+            blk->identifier = id, blk->num_instances = ni, blk->size = sz, blk->offset = off;
+            blk->entity_index = (const uint32_t *)(const void *)(b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE);
+            blk->data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
+        }
+        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
+        if (found) blk->next = off;
+    }
+    return found;
+}
+
+typedef struct ecs__hash_index {
+    uint64_t hash;
+    uint32_t index;
+} ecs__hash_index;
+
+static int ecs__hash_index_cmp(const void *a, const void *b)
+{
+    const ecs__hash_index *x = (const ecs__hash_index *)a, *y = (const ecs__hash_index *)b;
+    return x->hash < y->hash ? -1 : x->hash > y->hash ? 1 : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Allocates and fills out's tables for ne entities and a names block blk
+   (NULL: none) already checked by ecs__names_walk. */
+static ecs_result ecs__names_fill(const unsigned char *b, const ecs_resource_block *blk, uint32_t ne, int swap,
+                                  size_t string_bytes, uint32_t np, ecs_resource_names *out, ecs_error *err)
+{
+    size_t bytes = (size_t)ne * (sizeof(char *) + 4u) + (size_t)np * (sizeof(char *) + 8u + 4u) + string_bytes + 8u;
+    unsigned char *mem = (unsigned char *)ECS__REALLOC(NULL, bytes);
+    ecs__hash_index *order = NULL;
+    uint32_t *by_hash;
+    size_t dummy;
+    uint32_t i, dummy_np;
+    if (!mem || (np && !(order = (ecs__hash_index *)ECS__REALLOC(NULL, np * sizeof *order)))) {
+        ECS__FREE(mem);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "names: out of memory");
+    }
+    memset(mem, 0, bytes);
+    out->memory = mem;
+    out->path_hash = (uint64_t *)(void *)mem; /* the 8-byte aligned things first */
+    out->entity = (const char **)(void *)(mem + (size_t)np * 8u);
+    out->path = out->entity + ne;
+    out->entity_length = (uint32_t *)(void *)(out->path + np);
+    out->num_entities = ne;
+    out->num_paths = np;
+    out->present = blk != NULL;
+    by_hash = out->entity_length + ne;
+    out->path_by_hash = by_hash;
+    if (blk) ecs__names_walk(b, blk, swap, out, (char *)(by_hash + np), &dummy, &dummy_np, err);
+    for (i = 0; i < np; ++i) order[i].hash = out->path_hash[i], order[i].index = i;
+    if (np) qsort(order, np, sizeof *order, ecs__hash_index_cmp);
+    for (i = 0; i < np; ++i) by_hash[i] = order[i].index;
+    ECS__FREE(order);
+    return ECS_OK;
+}
+
+ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err)
+{
+    const unsigned char *b = (const unsigned char *)blob;
+    ecs_resource_block blk;
+    size_t string_bytes = 0;
+    uint32_t np = 0, ne;
+    int swap = 0, found;
+    ecs_result r;
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_resource_names_read: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swap = 1;
+    if ((r = ecs__resource_verify(b, size, swap, err)) != ECS_OK) return r;
+    ne = ecs__res_rd32(b + 16, swap);
+    found = ecs__names_find(b, swap, &blk);
+    if (found < 0) return ECS__RES_CORRUPT("offset 20 (num_component_types): more than one names block");
+    if (found && (r = ecs__names_walk(b, &blk, swap, NULL, NULL, &string_bytes, &np, err)) != ECS_OK) return r;
+    return ecs__names_fill(b, found ? &blk : NULL, ne, swap, string_bytes, np, out, err);
+}
+
+const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash)
+{
+    uint32_t lo = 0, hi;
+    if (!names) return NULL;
+    hi = names->num_paths;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (names->path_hash[names->path_by_hash[mid]] < hash) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo < names->num_paths && names->path_hash[names->path_by_hash[lo]] == hash
+               ? names->path[names->path_by_hash[lo]]
+               : NULL;
+}
+
+void ecs_resource_names_free(ecs_resource_names *names)
+{
+    if (!names) return;
+    ECS__FREE(names->memory);
+    memset(names, 0, sizeof *names);
+}
+
+/* ---- decompiler --------------------------------------------------------------- */
+
+/* The JSON text being written (dry: only counted). */
+typedef struct ecs__jout {
+    char *buf;
+    size_t len, cap;
+    int oom, dry;
+} ecs__jout;
+
+static void ecs__jout_add(ecs__jout *o, const char *s, size_t n)
+{
+    if (o->oom || o->dry) return;
+    if (o->len + n + 1u > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096u;
+        char *nb;
+        while (cap < o->len + n + 1u) cap *= 2u;
+        nb = (char *)ECS__REALLOC(o->buf, cap);
+        if (!nb) {
+            o->oom = 1;
+            return;
+        }
+        o->buf = nb;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    o->buf[o->len] = 0;
+}
+
+static void ecs__jout_text(ecs__jout *o, const char *s)
+{
+    ecs__jout_add(o, s, strlen(s));
+}
+
+static void ecs__jout_indent(ecs__jout *o, uint32_t levels)
+{
+    static const char spaces[] = "                                ";
+    uint32_t n = 2u * levels;
+    while (n) {
+        uint32_t k = n < 32u ? n : 32u;
+        ecs__jout_add(o, spaces, k);
+        n -= k;
+    }
+}
+
+/* s[0..n) as a JSON string (UTF-8 passes through; controls, '"' and '\'
+   escaped). */
+static void ecs__jout_string(ecs__jout *o, const char *s, uint32_t n)
+{
+    uint32_t i, run = 0;
+    ecs__jout_add(o, "\"", 1);
+    for (i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        ecs__jout_add(o, s + run, i - run);
+        if (c == '"' || c == '\\') snprintf(esc, sizeof esc, "\\%c", (char)c);
+        else snprintf(esc, sizeof esc, "\\u%04x", (unsigned)c);
+        ecs__jout_text(o, esc);
+        run = i + 1u;
+    }
+    ecs__jout_add(o, s + run, n - run);
+    ecs__jout_add(o, "\"", 1);
+}
+
+/* The shortest "%.Ng" text of v (N from 1 to 17) that reads back as v
+   (as a float when is_float), with '.' whatever the locale says. */
+static void ecs__format_number(char *buf, size_t size, double v, int is_float)
+{
+    const struct lconv *lc = localeconv();
+    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+    int prec;
+    for (prec = 1; prec <= 17; ++prec) {
+        double back = 0.0;
+        char *c;
+        snprintf(buf, size, "%.*g", prec, v);
+        for (c = buf; *c; ++c)
+            if (*c == point) *c = '.';
+        ecs__json_strtod((const unsigned char *)buf, (const unsigned char *)buf + strlen(buf), &back);
+        if (is_float ? (float)back == (float)v : back == v) break;
+    }
+}
+
+/* One block of the blob being decompiled. */
+typedef struct ecs__dblock {
+    uint32_t identifier, num_instances, size, offset, data_offset; /* offsets in the blob */
+    const unsigned char *index, *data;  /* entity_index words and instance data (blob order) */
+    const ecs_compiler__type *type;     /* NULL: nobody registered it (a raw block) */
+    int spawn_order;
+    char raw_name[12];
+    uint32_t cursor, at, run_start;     /* next instance, its data offset, first instance of its entity */
+} ecs__dblock;
+
+struct ecs_decompile_context {
+    const ecs_compiler *compiler;
+    ecs__jout *out;
+    const ecs_resource_names *names;
+    int swap, big_endian, lenient;  /* lenient: one instance for a listing, no round trip promised */
+    uint32_t flags;
+    uint32_t num_entities, entity, instances, members, offset;
+    const char *type_name;
+    const uint8_t *unique;          /* names block: 1 when entity k's name is unique */
+    uint8_t *referenced;            /* no names block: entities some component refers to */
+    uint8_t *path_used;             /* names block: paths some component wrote */
+    ecs_error *error;
+};
+
+static int ecs__decompile_all_members(const ecs_decompile_context *ctx)
+{
+    return (ctx->flags & ECS_DECOMPILE_ALL_MEMBERS) != 0;
+}
+
+int ecs_decompile_big_endian(const ecs_decompile_context *ctx) { return ctx->big_endian; }
+uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx) { return ctx->entity; }
+uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx) { return ctx->instances; }
+
+uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p)
+{
+    return ecs__res_rd32((const unsigned char *)p, ctx->swap);
+}
+
+uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return ctx->swap ? ecs__res_bswap64(v) : v;
+}
+
+float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p)
+{
+    uint32_t bits = ecs_decompile_read_u32(ctx, p);
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p)
+{
+    uint64_t bits = ecs_decompile_read_u64(ctx, p);
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
+{
+    char what[192];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(what, sizeof what, format, ap);
+    va_end(ap);
+    return ecs_error_set(ctx->error, ECS_ERROR_DECOMPILE, "offset %u (block '%s', entity %u): %s", (unsigned)ctx->offset,
+                         ctx->type_name ? ctx->type_name : "?", (unsigned)ctx->entity, what);
+}
+
+ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key)
+{
+    if (ctx->members++) ecs__jout_add(ctx->out, ", ", 2);
+    ecs__jout_string(ctx->out, key, (uint32_t)strlen(key));
+    ecs__jout_add(ctx->out, ": ", 2);
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n)
+{
+    char buf[40];
+    uint32_t k;
+    for (k = 0; k < n; ++k)
+        if (!(v[k] >= -FLT_MAX && v[k] <= FLT_MAX))
+            return ecs_decompile_error(ctx, "a float that is not finite (JSON has no NaN or infinity)");
+    if (n != 1) ecs__jout_add(ctx->out, "[", 1);
+    for (k = 0; k < n; ++k) {
+        ecs__format_number(buf, sizeof buf, (double)v[k], 1);
+        if (k) ecs__jout_add(ctx->out, ", ", 2);
+        ecs__jout_text(ctx->out, buf);
+    }
+    if (n != 1) ecs__jout_add(ctx->out, "]", 1);
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v)
+{
+    char buf[40];
+    if (!(v >= -DBL_MAX && v <= DBL_MAX))
+        return ecs_decompile_error(ctx, "a double that is not finite (JSON has no NaN or infinity)");
+    ecs__format_number(buf, sizeof buf, v, 0);
+    ecs__jout_text(ctx->out, buf);
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    ecs__jout_text(ctx->out, buf);
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    ecs__jout_text(ctx->out, buf);
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v)
+{
+    ecs__jout_text(ctx->out, v ? "true" : "false");
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n)
+{
+    if (!ecs__utf8_valid((const unsigned char *)s, n)) return ecs_decompile_error(ctx, "a string that is not UTF-8");
+    ecs__jout_string(ctx->out, s, n);
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json)
+{
+    ecs__jout_text(ctx->out, json);
+    return ECS_OK;
+}
+
+/* The names block's index of the path with hash h, or ECS_JSON_NONE. */
+static uint32_t ecs__decompile_find_path(const ecs_decompile_context *ctx, uint64_t h)
+{
+    const char *p = ecs_resource_names_path(ctx->names, h);
+    uint32_t i;
+    if (!p) return ECS_JSON_NONE;
+    for (i = 0; ctx->names->path[i] != p; ++i) {}
+    return i;
+}
+
+ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
+{
+    uint32_t i = ecs__decompile_find_path(ctx, hash);
+    char buf[24];
+    if (i != ECS_JSON_NONE) {
+        if (ctx->path_used) ctx->path_used[i] = 1;
+        ecs__jout_string(ctx->out, ctx->names->path[i], (uint32_t)strlen(ctx->names->path[i]));
+        return ECS_OK;
+    }
+    snprintf(buf, sizeof buf, "#%016llx", (unsigned long long)hash);
+    ecs__jout_string(ctx->out, buf, 17);
+    return ECS_OK;
+}
+
+ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index)
+{
+    const ecs_resource_names *nm = ctx->names;
+    char buf[16];
+    if (index == ECS_RESOURCE_ROOT) {
+        ecs__jout_text(ctx->out, "null");
+        return ECS_OK;
+    }
+    if (index >= ctx->num_entities && !ctx->lenient)
+        return ecs_decompile_error(ctx, "a reference to entity %u, the resource has %u", (unsigned)index,
+                                   (unsigned)ctx->num_entities);
+    if (index < nm->num_entities && nm->entity[index] && (ctx->lenient || ctx->unique[index])) {
+        ecs__jout_string(ctx->out, nm->entity[index], nm->entity_length[index]);
+        return ECS_OK;
+    }
+    if (nm->present && !ctx->lenient)
+        return ecs_decompile_error(ctx, "entity %u is referred to, but its name is %s", (unsigned)index,
+                                   nm->entity[index] ? "not unique" : "missing from the names block");
+    if (ctx->referenced) ctx->referenced[index] = 1;
+    snprintf(buf, sizeof buf, "#%u", (unsigned)index);
+    ecs__jout_text(ctx->out, "\"");
+    ecs__jout_text(ctx->out, buf);
+    ecs__jout_text(ctx->out, "\"");
+    return ECS_OK;
+}
+
+/* Writes field f's value (native bytes) as JSON; refuses what would not
+   compile back to the same bytes. */
+static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs__schema_slot *f,
+                                          const unsigned char *bytes)
+{
+    char why[160];
+    uint32_t bad;
+    int32_t iv;
+    uint32_t uv;
+    uint64_t lv;
+    double dv;
+    float q[4];
+    if (!ecs__schema_in_range(f, bytes, &bad, why, sizeof why)) return ecs_decompile_error(ctx, "%s", why);
+    switch (f->kind) {
+    case ECS_FIELD_F64: memcpy(&dv, bytes, 8); return ecs_decompile_f64(ctx, dv);
+    case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return ecs_decompile_int(ctx, iv);
+    case ECS_FIELD_U32: memcpy(&uv, bytes, 4); return ecs_decompile_uint(ctx, uv);
+    case ECS_FIELD_U64: memcpy(&lv, bytes, 8); return ecs_decompile_uint(ctx, lv);
+    case ECS_FIELD_BOOL:
+        if (bytes[0] > 1) return ecs_decompile_error(ctx, "%s: a bool byte of %u (only 0 and 1 exist)", f->name, bytes[0]);
+        return ecs_decompile_bool(ctx, bytes[0]);
+    case ECS_FIELD_PATH: memcpy(&lv, bytes, 8); return ecs_decompile_path(ctx, lv);
+    case ECS_FIELD_ENTITY: memcpy(&uv, bytes, 4); return ecs_decompile_entity(ctx, uv);
+    case ECS_FIELD_QUAT:
+        memcpy(q, bytes, 16);
+        if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
+            return ecs_decompile_error(ctx, "%s: a zero quaternion", f->name);
+        return ecs_decompile_f32(ctx, q, 4);
+    default: {
+        float v[16];
+        memcpy(v, bytes, ecs_field_kind_size(f->kind));
+        return ecs_decompile_f32(ctx, v, ecs__kind_elements(f->kind));
+    }
+    }
+}
+
+/* 1 when field f holding `bytes` (native) may be left out: the compiler
+   gives it the same bytes (and, with a names block, the same dependency). */
+static int ecs__schema_is_default(ecs_decompile_context *ctx, const ecs__schema_slot *f, const unsigned char *bytes)
+{
+    uint32_t i;
+    if (f->required || (ctx->flags & ECS_DECOMPILE_ALL_MEMBERS) || memcmp(bytes, f->initial, f->size) != 0) return 0;
+    if (!f->initial_path || !ctx->names->present) return 1;
+    i = ecs__decompile_find_path(ctx, ecs__fnv1a64(f->initial_path, f->initial_path_length));
+    if (i == ECS_JSON_NONE) return 0; /* written as "#hash": no dependency */
+    if (ctx->path_used) ctx->path_used[i] = 1;
+    return 1;
+}
+
+/* The decompile function of every schema type (user: its ecs__schema_info). */
+static ecs_result ecs__schema_decompile(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
+                                        uint32_t *used)
+{
+    const ecs__schema_info *si = (const ecs__schema_info *)user;
+    uint32_t k;
+    ecs_result r;
+    if (size < si->record_size)
+        return ecs_decompile_error(ctx, "a record has %u bytes, %u are left", (unsigned)si->record_size, (unsigned)size);
+    for (k = 0; k < si->num_fields; ++k) {
+        const ecs__schema_slot *f = si->fields + k;
+        unsigned char bytes[64];
+        if (f->runtime) continue;
+        ecs__schema_order(f->kind, bytes, (const unsigned char *)data + f->offset, ctx->swap);
+        if (ecs__schema_is_default(ctx, f, bytes)) continue;
+        if ((r = ecs_decompile_member(ctx, f->name)) != ECS_OK || (r = ecs__schema_write_value(ctx, f, bytes)) != ECS_OK)
+            return r;
+    }
+    *used = si->record_size;
+    return ECS_OK;
+}
+
+/* Writes a raw block's next instance: its spawn order and its bytes as hex
+   (equal shares when the size divides, else all of them on the first). */
+static void ecs__decompile_raw(ecs_decompile_context *ctx, const ecs__dblock *b, uint32_t *used)
+{
+    static const char digits[] = "0123456789abcdef";
+    uint32_t n = b->size % b->num_instances == 0 ? b->size / b->num_instances : b->cursor == 0 ? b->size : 0, k, fill = 0;
+    char buf[64];
+    ecs_decompile_member(ctx, "spawn_order");
+    ecs_decompile_int(ctx, b->spawn_order);
+    if (n) {
+        ecs_decompile_member(ctx, "bytes");
+        ecs__jout_add(ctx->out, "\"", 1);
+        for (k = 0; k < n; ++k) {
+            buf[fill++] = digits[b->data[b->at + k] >> 4];
+            buf[fill++] = digits[b->data[b->at + k] & 15u];
+            if (fill == sizeof buf || k + 1u == n) ecs__jout_add(ctx->out, buf, fill), fill = 0;
+        }
+        ecs__jout_add(ctx->out, "\"", 1);
+    }
+    *used = n;
+}
+
+/* Writes block b's next instance as a component object. */
+static ecs_result ecs__decompile_component(ecs_decompile_context *ctx, ecs__dblock *b)
+{
+    uint32_t used = 0, left = b->size - b->at;
+    ecs_result r = ECS_OK;
+    if (b->cursor == 0 || ecs__res_rd32(b->index + 4u * (b->cursor - 1u), ctx->swap) != ctx->entity)
+        b->run_start = b->cursor;
+    ctx->instances = b->cursor - b->run_start;
+    ctx->members = 1;
+    ctx->offset = b->data_offset + b->at;
+    ctx->type_name = b->type ? b->type->name : b->raw_name;
+    ecs__jout_text(ctx->out, "{\"type\": ");
+    ecs__jout_string(ctx->out, ctx->type_name, (uint32_t)strlen(ctx->type_name));
+    if (b->type) r = b->type->decompile(b->type->decompile_user, ctx, b->data + b->at, left, &used);
+    else ecs__decompile_raw(ctx, b, &used);
+    if (r != ECS_OK) return r;
+    if (used > left) return ecs_decompile_error(ctx, "the decompile function used %u of %u bytes", (unsigned)used, (unsigned)left);
+    if (b->cursor + 1u == b->num_instances && used != left)
+        return ecs_decompile_error(ctx, "%u bytes follow the block's last instance", (unsigned)(left - used));
+    ecs__jout_add(ctx->out, "}", 1);
+    b->at += used;
+    ++b->cursor;
+    return ECS_OK;
+}
+
+/* Reads the blob's blocks into blocks[] (the names block left out) and checks
+   what the compiler always does: every block has instances, identifiers are
+   unique, registered types can be decompiled, instances follow entity order,
+   blocks follow spawn order then name, the names block comes last. Raw blocks
+   get the spawn order that puts them where they are. */
+static ecs_result ecs__decompile_blocks(ecs_decompile_context *ctx, const unsigned char *b, ecs__dblock *blocks,
+                                        uint32_t *nb)
+{
+    uint32_t nt = ecs__res_rd32(b + 20, ctx->swap), off = ECS_RESOURCE_HEADER_SIZE + 4u * ctx->num_entities, t, j, n = 0;
+    for (t = 0; t < nt; ++t) {
+        ecs__dblock *d = blocks + n;
+        uint32_t at;
+        memset(d, 0, sizeof *d);
+        d->identifier = ecs__res_rd32(b + off, ctx->swap), d->num_instances = ecs__res_rd32(b + off + 4, ctx->swap);
+        d->size = ecs__res_rd32(b + off + 8, ctx->swap), d->offset = off;
+        d->index = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE;
+        d->data_offset = off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * d->num_instances;
+        d->data = b + d->data_offset;
+        off = d->data_offset + ((d->size + 3u) & ~3u);
+        ctx->offset = d->offset;
+        ctx->type_name = NULL;
+        if (d->identifier == ECS_RESOURCE_NAMES_ID) {
+            if (t + 1u != nt) return ecs_decompile_error(ctx, "the names block is not the last block");
+            continue;
+        }
+        at = ecs__res_lower(ctx->compiler->types, ctx->compiler->num_types, sizeof *ctx->compiler->types, d->identifier);
+        if (at < ctx->compiler->num_types && ctx->compiler->types[at].identifier == d->identifier) {
+            d->type = ctx->compiler->types + at, d->spawn_order = d->type->spawn_order, ctx->type_name = d->type->name;
+            if (!d->type->decompile) return ecs_decompile_error(ctx, "'%s' has no decompile function", d->type->name);
+        }
+        snprintf(d->raw_name, sizeof d->raw_name, "#%08x", (unsigned)d->identifier);
+        if (!d->num_instances) return ecs_decompile_error(ctx, "a block without instances (the compiler writes none)");
+        for (j = 0; j < n; ++j)
+            if (blocks[j].identifier == d->identifier) return ecs_decompile_error(ctx, "a second block of this type");
+        for (j = 1; j < d->num_instances; ++j)
+            if (ecs__res_rd32(d->index + 4u * j, ctx->swap) < ecs__res_rd32(d->index + 4u * (j - 1u), ctx->swap))
+                return ecs_decompile_error(ctx, "instances out of entity order at entity_index[%u]", (unsigned)j);
+        ++n;
+    }
+    *nb = n;
+    return ECS_OK;
+}
+
+/* Gives raw blocks the spawn order that keeps them where they are and checks
+   that every block sorts after the one before it. */
+static ecs_result ecs__decompile_order(ecs_decompile_context *ctx, ecs__dblock *blocks, uint32_t n)
+{
+    uint32_t i, j;
+    for (i = 0; i < n; ++i) {
+        ecs__dblock *d = blocks + i, *prev = i ? blocks + i - 1u : NULL;
+        const char *name = d->type ? d->type->name : d->raw_name, *prev_name = prev ? (prev->type ? prev->type->name : prev->raw_name) : "";
+        if (!d->type) {
+            d->spawn_order = 0;
+            for (j = i + 1u; !prev && j < n; ++j)
+                if (blocks[j].type) {
+                    if (blocks[j].spawn_order < 0) d->spawn_order = blocks[j].spawn_order;
+                    break;
+                }
+            if (prev) d->spawn_order = prev->spawn_order;
+            if (prev && strcmp(name, prev_name) <= 0) {
+                if (prev->spawn_order == INT_MAX) break;
+                d->spawn_order = prev->spawn_order + 1;
+            }
+        }
+        if (prev && !(prev->spawn_order < d->spawn_order || (prev->spawn_order == d->spawn_order && strcmp(prev_name, name) < 0))) break;
+    }
+    if (i == n) return ECS_OK;
+    ctx->offset = blocks[i].offset;
+    ctx->type_name = blocks[i].type ? blocks[i].type->name : blocks[i].raw_name;
+    return ecs_decompile_error(ctx, "the block does not sort after the one before it (spawn order, then name)");
+}
+
+/* Writes entity k's members: its name and its components. *wrote: 1 when
+   it wrote any. */
+static ecs_result ecs__decompile_members(ecs_decompile_context *ctx, ecs__dblock *blocks, uint32_t nb, uint32_t k,
+                                         uint32_t level, int *wrote)
+{
+    const ecs_resource_names *nm = ctx->names;
+    uint32_t i, written = 0;
+    int named = nm->entity[k] != NULL || (!nm->present && ctx->referenced && ctx->referenced[k]);
+    ecs_result r;
+    ctx->entity = k;
+    if (nm->entity[k]) {
+        ecs__jout_text(ctx->out, "\"name\": ");
+        ecs__jout_string(ctx->out, nm->entity[k], nm->entity_length[k]);
+    } else if (named) {
+        char buf[24];
+        snprintf(buf, sizeof buf, "\"name\": \"#%u\"", (unsigned)k);
+        ecs__jout_text(ctx->out, buf);
+    }
+    for (i = 0; i < nb; ++i) {
+        ecs__dblock *d = blocks + i;
+        while (d->cursor < d->num_instances && ecs__res_rd32(d->index + 4u * d->cursor, ctx->swap) == k) {
+            if (written++) ecs__jout_add(ctx->out, ",\n", 2);
+            else ecs__jout_text(ctx->out, named ? ", \"components\": [\n" : "\"components\": [\n");
+            ecs__jout_indent(ctx->out, level + 2u);
+            if ((r = ecs__decompile_component(ctx, d)) != ECS_OK) return r;
+        }
+    }
+    if (written) {
+        ecs__jout_add(ctx->out, "\n", 1);
+        ecs__jout_indent(ctx->out, level + 1u);
+        ecs__jout_add(ctx->out, "]", 1);
+    }
+    *wrote = named || written;
+    return ECS_OK;
+}
+
+/* Closes the entity open at `level` (and its children array). open[level]:
+   bit 0 its children array is open, bit 1 it has members. */
+static void ecs__decompile_close(ecs_decompile_context *ctx, const uint8_t *open, uint32_t level)
+{
+    if (open[level] & 1u) {
+        ecs__jout_add(ctx->out, "\n", 1);
+        ecs__jout_indent(ctx->out, level + 1u);
+        ecs__jout_add(ctx->out, "]}", 2);
+    } else {
+        ecs__jout_add(ctx->out, "}", 1);
+    }
+}
+
+/* Writes the entity tree (one pass over the entities in index order, which
+   must be depth-first: each parent is on the path to the entity before). */
+static ecs_result ecs__decompile_tree(ecs_decompile_context *ctx, const unsigned char *b, ecs__dblock *blocks,
+                                      uint32_t nb, uint32_t *stack, uint8_t *open, uint32_t max_levels)
+{
+    uint32_t k, sp = 0;
+    int wrote = 0;
+    ecs_result r;
+    ecs__jout_text(ctx->out, "{\"entities\": [");
+    for (k = 0; k < ctx->num_entities; ++k) {
+        uint32_t p = ecs__res_rd32(b + ECS_RESOURCE_HEADER_SIZE + 4u * k, ctx->swap);
+        while (sp && stack[sp - 1u] != p) ecs__decompile_close(ctx, open, --sp);
+        ctx->entity = k, ctx->type_name = "(entities)", ctx->offset = ECS_RESOURCE_HEADER_SIZE + 4u * k;
+        if (p != ECS_RESOURCE_ROOT && sp == 0)
+            return ecs_decompile_error(ctx, "entities are not in depth-first order (parent %u is not an ancestor of "
+                                            "entity %u)", (unsigned)p, (unsigned)(k - 1u));
+        if (sp >= max_levels)
+            return ecs_decompile_error(ctx, "entities nest deeper than JSON of depth %d can hold", ECS_JSON_MAX_DEPTH);
+        if (sp) {
+            ecs__jout_text(ctx->out, (open[sp - 1u] & 1u) ? ",\n" : (open[sp - 1u] & 2u) ? ", \"children\": [\n"
+                                                                                        : "\"children\": [\n");
+            open[sp - 1u] |= 1u;
+        } else {
+            ecs__jout_text(ctx->out, k ? ",\n" : "\n");
+        }
+        ecs__jout_indent(ctx->out, sp + 1u);
+        ecs__jout_add(ctx->out, "{", 1);
+        if ((r = ecs__decompile_members(ctx, blocks, nb, k, sp, &wrote)) != ECS_OK) return r;
+        stack[sp] = k;
+        open[sp++] = (uint8_t)(wrote ? 2u : 0u);
+    }
+    while (sp) ecs__decompile_close(ctx, open, --sp);
+    ecs__jout_text(ctx->out, "\n]}\n");
+    return ECS_OK;
+}
+
+/* Marks the entities whose names are unique in the names block (unique[]). */
+static ecs_result ecs__decompile_unique(const ecs_resource_names *nm, uint8_t *unique)
+{
+    ecs__compile_name *all;
+    uint32_t k, n = 0;
+    if (!nm->num_entities) return ECS_OK;
+    all = (ecs__compile_name *)ECS__REALLOC(NULL, nm->num_entities * sizeof *all);
+    if (!all) return ECS_ERROR_OUT_OF_MEMORY;
+    for (k = 0; k < nm->num_entities; ++k)
+        if (nm->entity[k]) all[n].s = nm->entity[k], all[n].n = nm->entity_length[k], all[n++].entity = k;
+    qsort(all, n, sizeof *all, ecs__compile_name_cmp);
+    for (k = 0; k < n; ++k) {
+        int same_before = k > 0 && all[k - 1u].n == all[k].n && memcmp(all[k - 1u].s, all[k].s, all[k].n) == 0;
+        int same_after = k + 1u < n && all[k + 1u].n == all[k].n && memcmp(all[k + 1u].s, all[k].s, all[k].n) == 0;
+        unique[all[k].entity] = (uint8_t)!(same_before || same_after);
+    }
+    ECS__FREE(all);
+    return ECS_OK;
+}
+
+/* One pass over the blob: the entity tree with its components (dry: only
+   checks and notes which entities are referred to). */
+static ecs_result ecs__decompile_pass(ecs_decompile_context *ctx, const unsigned char *b, ecs__dblock *blocks,
+                                      uint32_t nb, uint32_t *stack, uint8_t *open, int dry)
+{
+    uint32_t i, max_levels = ECS_JSON_MAX_DEPTH >= 6 ? (ECS_JSON_MAX_DEPTH - 6) / 2 + 1 : 0;
+    for (i = 0; i < nb; ++i) blocks[i].cursor = blocks[i].at = blocks[i].run_start = 0;
+    ctx->out->dry = dry;
+    return ecs__decompile_tree(ctx, b, blocks, nb, stack, open, max_levels);
+}
+
+/* Compiles the decompiled text and compares it with the blob. */
+static ecs_result ecs__decompile_check(const ecs_compiler *c, const ecs_decompile_output *out, const void *blob,
+                                       size_t size, ecs_error *err)
+{
+    ecs_compiler_output again;
+    ecs_result r = ecs_compiler_compile(c, out->json, out->length, out->compile_flags, &again, err);
+    size_t k = 0;
+    if (r != ECS_OK)
+        return ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text does not compile: %.200s", err->message);
+    while (k < size && k < again.size && ((const unsigned char *)blob)[k] == ((const unsigned char *)again.blob)[k]) ++k;
+    r = k == size && again.size == size ? ECS_OK
+        : ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text compiles to other bytes (%u, not %u; first "
+                        "difference at offset %lu)", (unsigned)again.size, (unsigned)size, (unsigned long)k);
+    ecs_compiler_output_free(&again);
+    return r;
+}
+
+/* The scratch a decompile needs, in one allocation. */
+typedef struct ecs__decompile_scratch {
+    ecs__dblock *blocks;
+    uint32_t *stack;
+    uint8_t *open, *unique, *referenced, *path_used;
+} ecs__decompile_scratch;
+
+static void *ecs__decompile_alloc(ecs__decompile_scratch *s, uint32_t nt, uint32_t ne, uint32_t np)
+{
+    uint32_t levels = ECS_JSON_MAX_DEPTH / 2 + 2;
+    size_t bytes = (size_t)(nt ? nt : 1u) * sizeof(ecs__dblock) + (size_t)levels * 5u + 3u * (size_t)ne + np + 16u;
+    unsigned char *mem = (unsigned char *)ECS__REALLOC(NULL, bytes);
+    if (!mem) return NULL;
+    memset(mem, 0, bytes);
+    s->blocks = (ecs__dblock *)(void *)mem;
+    s->stack = (uint32_t *)(void *)(s->blocks + (nt ? nt : 1u));
+    s->open = (uint8_t *)(s->stack + levels);
+    s->unique = s->open + levels;
+    s->referenced = s->unique + ne;
+    s->path_used = s->referenced + ne;
+    return mem;
+}
+
+ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
+                                  ecs_decompile_output *out, ecs_error *err)
+{
+    const unsigned char *b = (const unsigned char *)blob;
+    ecs_decompile_context ctx;
+    ecs__decompile_scratch s;
+    ecs_resource_names names;
+    ecs__jout jout;
+    ecs_error local;
+    uint32_t nb = 0, i;
+    void *mem = NULL;
+    ecs_result r;
+    if (!err) err = &local;
+    if (out) memset(out, 0, sizeof *out);
+    memset(&s, 0, sizeof s);
+    if (!c || !out || (flags & ~(ECS_DECOMPILE_ALL_MEMBERS | ECS_DECOMPILE_CHECK)))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_decompile: NULL argument or unknown flags");
+    if ((r = ecs_resource_names_read(blob, size, &names, err)) != ECS_OK) return r; /* verifies */
+    memset(&ctx, 0, sizeof ctx);
+    memset(&jout, 0, sizeof jout);
+    ctx.compiler = c, ctx.out = &jout, ctx.names = &names, ctx.flags = flags, ctx.error = err;
+    ctx.swap = ecs__res_rd32(b + 8, 0) != ECS_RESOURCE_BYTE_ORDER_MARK;
+    ctx.big_endian = ecs__res_host_big_endian() != ctx.swap;
+    ctx.num_entities = names.num_entities;
+    if (!(mem = ecs__decompile_alloc(&s, ecs__res_rd32(b + 20, ctx.swap), names.num_entities, names.num_paths)) ||
+        ecs__decompile_unique(&names, s.unique) != ECS_OK)
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "decompile: out of memory");
+    if (r == ECS_OK && (r = ecs__decompile_blocks(&ctx, b, s.blocks, &nb)) == ECS_OK)
+        r = ecs__decompile_order(&ctx, s.blocks, nb);
+    ctx.unique = s.unique;
+    ctx.path_used = names.present ? s.path_used : NULL;
+    ctx.referenced = names.present ? NULL : s.referenced;
+    if (r == ECS_OK && !names.present) r = ecs__decompile_pass(&ctx, b, s.blocks, nb, s.stack, s.open, 1);
+    if (r == ECS_OK) r = ecs__decompile_pass(&ctx, b, s.blocks, nb, s.stack, s.open, 0);
+    for (i = 0; r == ECS_OK && i < names.num_paths; ++i)
+        if (!s.path_used[i])
+            r = ecs_error_set(err, ECS_ERROR_DECOMPILE, "names block: no component refers to path '%.96s'", names.path[i]);
+    if (r == ECS_OK && jout.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "decompile: out of memory for the text");
+    if (r == ECS_OK) {
+        out->json = jout.buf, out->length = jout.len, jout.buf = NULL;
+        out->compile_flags = (ctx.big_endian ? ECS_COMPILER_BIG_ENDIAN : 0u) | (names.present ? ECS_COMPILER_NAMES : 0u);
+        if ((flags & ECS_DECOMPILE_CHECK) && (r = ecs__decompile_check(c, out, blob, size, err)) != ECS_OK)
+            ecs_decompile_output_free(out);
+    }
+    if (r == ECS_OK) ecs_error_clear(err);
+    ECS__FREE(jout.buf);
+    ECS__FREE(mem);
+    ecs_resource_names_free(&names);
+    return r;
+}
+
+ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data, uint32_t size,
+                                           int big_endian, const ecs_resource_names *names, ecs_decompile_output *out,
+                                           uint32_t *used, ecs_error *err)
+{
+    ecs_resource_names empty;
+    ecs_decompile_context ctx;
+    ecs__jout jout;
+    const char *name = ecs_compiler_type_name(c, identifier);
+    const ecs_compiler__type *t = name ? c->types + ecs__compiler_lower(c, identifier) : NULL;
+    ecs_result r;
+    if (out) memset(out, 0, sizeof *out);
+    if (!out || !used || (!data && size)) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "decompile_instance: NULL argument");
+    if (!t || !t->decompile)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "decompile: 0x%08X is %s", (unsigned)identifier,
+                             t ? "registered without a decompile function" : "not registered");
+    memset(&empty, 0, sizeof empty);
+    memset(&ctx, 0, sizeof ctx);
+    memset(&jout, 0, sizeof jout);
+    ctx.compiler = c, ctx.out = &jout, ctx.names = names ? names : &empty, ctx.lenient = 1;
+    ctx.swap = (big_endian != 0) != ecs__res_host_big_endian(), ctx.big_endian = big_endian != 0;
+    ctx.flags = ECS_DECOMPILE_ALL_MEMBERS, ctx.error = err, ctx.type_name = t->name;
+    ctx.num_entities = ctx.names->num_entities;
+    ecs__jout_add(&jout, "{", 1);
+    *used = 0;
+    r = t->decompile(t->decompile_user, &ctx, data, size, used);
+    ecs__jout_add(&jout, "}", 1);
+    if (r == ECS_OK && *used > size) r = ecs_decompile_error(&ctx, "the decompile function used %u of %u bytes", (unsigned)*used, (unsigned)size);
+    if (r == ECS_OK && jout.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "decompile: out of memory");
+    if (r == ECS_OK) out->json = jout.buf, out->length = jout.len, jout.buf = NULL;
+    ECS__FREE(jout.buf);
+    return r;
+}
+
+void ecs_decompile_output_free(ecs_decompile_output *out)
+{
+    if (!out) return;
+    ECS__FREE(out->json);
     memset(out, 0, sizeof *out);
 }
 

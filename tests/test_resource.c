@@ -933,6 +933,9 @@ static void test_registration(void)
     ecs_spawner_free(&sp);
 }
 
+static const ecs_schema_field mesh_schema[] = {ECS_RESOURCE_MESH_SCHEMA(ECS_SCHEMA_FIELD)};
+static const ecs_schema_field actor_schema[] = {ECS_RESOURCE_ACTOR_SCHEMA(ECS_SCHEMA_FIELD)};
+
 static void test_order_and_determinism(void)
 {
     const char *json = "{\"entities\": [{\"components\": [{\"type\": \"zeta\"}, {\"type\": \"alpha\"}, {\"type\": \"actor\"},"
@@ -950,9 +953,9 @@ static void test_order_and_determinism(void)
     CHECK(ecs_compiler_register(&c1, "alpha", wide_compile, NULL, 50, &err) == ECS_OK);
     /* the other compiler registers in another order */
     CHECK(ecs_compiler_register(&c2, "alpha", wide_compile, NULL, 50, &err) == ECS_OK);
-    CHECK(ecs_compiler_register(&c2, "actor", ecs_resource_compile_actor, NULL, ECS_RESOURCE_ACTOR_ORDER, &err) == ECS_OK);
+    CHECK(ecs_compiler_register_schema(&c2, "actor", actor_schema, 2, ECS_RESOURCE_ACTOR_ORDER, &err) == ECS_OK);
     CHECK(ecs_compiler_register(&c2, "zeta", wide_compile, NULL, 50, &err) == ECS_OK);
-    CHECK(ecs_compiler_register(&c2, "mesh", ecs_resource_compile_mesh, NULL, ECS_RESOURCE_MESH_ORDER, &err) == ECS_OK);
+    CHECK(ecs_compiler_register_schema(&c2, "mesh", mesh_schema, 2, ECS_RESOURCE_MESH_ORDER, &err) == ECS_OK);
     CHECK(ecs_compiler_register(&c2, "transform", ecs_resource_compile_transform, NULL, 0, &err) == ECS_OK);
     CHECK(ecs_compiler_compile(&c1, json, strlen(json), 0, &o1, &err) == ECS_OK);
     CHECK(ecs_compiler_compile(&c1, json, strlen(json), 0, &o2, &err) == ECS_OK);

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define ACTOR_FIELDS(X) X(float, mass) X(float, radius)
-ECS_MANAGER_DEFINE(actor_manager, ACTOR_FIELDS)
+// float *mass, *radius, and the schema "actor" levels compile with
+ECS_MANAGER_DEFINE_SCHEMA(actor_manager, ECS_RESOURCE_ACTOR_SCHEMA)
 
 int main(void) {
     const char *json = "{\"entities\": [{\"name\": \"ball\", \"components\": ["
@@ -20,6 +20,7 @@ int main(void) {
     actor_manager actors;
     ecs_compiler compiler;
     ecs_compiler_output out;
+    ecs_decompile_output text;
     ecs_spawner spawner;
     ecs_entity ball;
     ecs_error err;
@@ -43,6 +44,11 @@ int main(void) {
         return 1;
     }
     ok = actors.mass[actor_manager_lookup(&actors, ball).i] == 2.0f;
+    // and back to JSON: {"entities": [ {"components": [ {"type": "actor", "mass": 2, ...
+    if (ecs_compiler_decompile(&compiler, out.blob, out.size, 0, &text, &err) == ECS_OK) {
+        ok = ok && strstr(text.json, "\"mass\": 2") != NULL;
+        ecs_decompile_output_free(&text);
+    }
     ecs_compiler_output_free(&out);
     ecs_compiler_free(&compiler);
     ecs_spawner_free(&spawner);

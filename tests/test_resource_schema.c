@@ -1,0 +1,750 @@
+/* tests/test_resource_schema.c - components from data: schemas compiled,
+   spawned and decompiled with no hand-written code; entity references
+   (resolved per copy, rolled back with a failed spawn); the names block;
+   the decompiler's round trip (byte-identical, both byte orders, with and
+   without names, the standard level, unregistered blocks) and its refusals;
+   every error with its JSON path; and an allocator that fails at each call
+   of a compile and a decompile (nothing leaks, nothing half-done). */
+#include <stdlib.h>
+#include <string.h>
+static unsigned long oom_calls, oom_fail_at;
+static void *oom_realloc(void *p, size_t n)
+{
+    ++oom_calls;
+    if (oom_fail_at && oom_calls == oom_fail_at) return NULL;
+    return realloc(p, n);
+}
+#define ECS_REALLOC(p, n) oom_realloc(p, n)
+#define ECS_FREE(p) free(p)
+#define ECS_IMPLEMENTATION
+#include "ecs.h"
+#define ECS_RESOURCE_IMPLEMENTATION
+#include "ecs_resource.h"
+#include "resource_fixture.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int has(const char *text, const char *part) { return strstr(text, part) != NULL; }
+
+/* Every kind once, a reference, runtime state. */
+#define GADGET_SCHEMA(X)                                               \
+    X(f32, power, "{\"default\": 1, \"min\": 0, \"max\": 100}")        \
+    X(f64, precise, "0.1")                                             \
+    X(i32, delta, "-1")                                                \
+    X(u32, count, "0")                                                 \
+    X(u64, serial, "0")                                                \
+    X(bool, enabled, "true")                                           \
+    X(vec2, uv, "[0, 0]")                                              \
+    X(vec3, offset, "[0, 0, 0]")                                       \
+    X(vec4, color, "[1, 1, 1, 1]")                                     \
+    X(quat, spin, "[0, 0, 0, 1]")                                      \
+    X(mat4, frame, "[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]")             \
+    X(path, sound, "\"sounds/hum\"")                                   \
+    X(entity, target, "null")                                          \
+    X(f32, heat, ECS_FIELD_RUNTIME)
+ECS_MANAGER_DEFINE_SCHEMA(gadget, GADGET_SCHEMA)
+#define GADGET_RECORD (4 + 8 + 4 + 4 + 8 + 1 + 8 + 12 + 16 + 16 + 64 + 8 + 4)
+
+/* A joint between two bodies: two required references. */
+#define JOINT_SCHEMA(X) X(entity, a, ECS_FIELD_REQUIRED) X(entity, b, ECS_FIELD_REQUIRED) X(f32, stiffness, "1")
+ECS_MANAGER_DEFINE_SCHEMA(joint, JOINT_SCHEMA)
+
+/* The transform's record is a mat4: a plain manager spawns it. */
+#define XFORM_SCHEMA(X) X(mat4, local, ECS_FIELD_REQUIRED)
+ECS_MANAGER_DEFINE_SCHEMA(xform, XFORM_SCHEMA)
+ECS_MANAGER_DEFINE_SCHEMA(meshes, ECS_RESOURCE_MESH_SCHEMA)
+
+/* Nested children, several gadgets on one entity, references forwards,
+   backwards, to itself and to nobody, every kind away from its default. */
+static const char *const all_kinds =
+    "{\"entities\": [\n"
+    " {\"name\": \"ship\", \"components\": [\n"
+    "   {\"type\": \"transform\", \"position\": [1, 2, 3], \"rotation\": [0, 0.707107, 0, 0.707107]},\n"
+    "   {\"type\": \"gadget\", \"power\": 99.5, \"precise\": 1e-300, \"delta\": -2147483648, \"count\": 4294967295,\n"
+    "    \"serial\": 18446744073709551615, \"enabled\": false, \"uv\": [0.25, -0.5], \"offset\": [1e-40, -0, 3],\n"
+    "    \"color\": [0.1, 0.2, 0.3, 0.4], \"spin\": [0, 0, 1, 0], \"frame\": [2,0,0,0, 0,2,0,0, 0,0,2,0, 5,6,7,1],\n"
+    "    \"sound\": \"sounds/engine\", \"target\": \"turret 2\"},\n"
+    "   {\"type\": \"gadget\", \"target\": \"ship\", \"sound\": \"#0123456789abcdef\"},\n"
+    "   {\"type\": \"mesh\", \"mesh\": \"models/hull\", \"flags\": 7}],\n"
+    "  \"children\": [\n"
+    "   {\"name\": \"turret 1\", \"components\": [{\"type\": \"gadget\", \"target\": \"ship\", \"power\": 0}],\n"
+    "    \"children\": [{\"name\": \"barrel\", \"components\": [{\"type\": \"joint\", \"a\": \"turret 1\", \"b\": \"barrel\"}]}]},\n"
+    "   {\"name\": \"turret 2\", \"components\": [{\"type\": \"gadget\", \"target\": null, \"delta\": 7},\n"
+    "                                         {\"type\": \"joint\", \"a\": \"ship\", \"b\": \"turret 2\", \"stiffness\": 0.5}]}]},\n"
+    " {\"name\": \"caf\\u00e9 \\\"\\u0001\\\"\", \"components\": [{\"type\": \"actor\", \"mass\": 3},\n"
+    "                                       {\"type\": \"joint\", \"a\": \"ship\", \"b\": \"barrel\"}]},\n"
+    " {\"components\": [{\"type\": \"transform\", \"scale\": [1, 2, 3]}]},\n"
+    " {\"name\": \"twin\"}, {\"name\": \"twin\"}\n"
+    "]}\n";
+
+static ecs_compiler compiler; /* standard + gadget + joint */
+
+static void register_all(ecs_compiler *c)
+{
+    ecs_error err;
+    uint32_t n;
+    const ecs_schema_field *g = gadget_schema(&n);
+    ecs_compiler_init(c);
+    CHECK(ecs_compiler_register_standard(c, &err) == ECS_OK);
+    CHECK_MSG(ecs_compiler_register_schema(c, "gadget", g, n, 150, &err) == ECS_OK, "%s", err.message);
+    g = joint_schema(&n);
+    CHECK_MSG(ecs_compiler_register_schema(c, "joint", g, n, 300, &err) == ECS_OK, "%s", err.message);
+}
+
+static int same_bytes(const ecs_compiler_output *a, const ecs_compiler_output *b)
+{
+    return a->size == b->size && memcmp(a->blob, b->blob, a->size) == 0;
+}
+
+/* compile(json, flags) == compile(decompile(compile(json, flags))), also with
+   every member written; returns the decompiled text (caller frees). */
+static char *round_trip(const ecs_compiler *c, const char *json, size_t len, uint32_t flags)
+{
+    ecs_compiler_output first, again;
+    ecs_decompile_output text, all;
+    ecs_error err;
+    char *kept = NULL;
+    CHECK_MSG(ecs_compiler_compile(c, json, len, flags, &first, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_decompile(c, first.blob, first.size, ECS_DECOMPILE_CHECK, &text, &err) == ECS_OK, "%s",
+              err.message);
+    CHECK(text.compile_flags == (flags & (ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_NAMES)));
+    CHECK(ecs_compiler_compile(c, text.json, text.length, text.compile_flags, &again, &err) == ECS_OK);
+    CHECK_MSG(same_bytes(&first, &again), "flags %u: %u bytes, then %u", (unsigned)flags, (unsigned)first.size,
+              (unsigned)again.size);
+    ecs_compiler_output_free(&again);
+    CHECK(ecs_compiler_decompile(c, first.blob, first.size, ECS_DECOMPILE_ALL_MEMBERS, &all, &err) == ECS_OK);
+    CHECK(all.length > text.length);
+    CHECK(ecs_compiler_compile(c, all.json, all.length, all.compile_flags, &again, &err) == ECS_OK);
+    CHECK(same_bytes(&first, &again));
+    if (text.json) kept = (char *)malloc(text.length + 1);
+    if (kept) memcpy(kept, text.json, text.length + 1);
+    ecs_compiler_output_free(&first);
+    ecs_compiler_output_free(&again);
+    ecs_decompile_output_free(&text);
+    ecs_decompile_output_free(&all);
+    return kept;
+}
+
+static void test_round_trips(void)
+{
+    uint32_t flags;
+    for (flags = 0; flags < 8; flags += 1) {
+        char *text;
+        if (flags & ECS_COMPILER_PREFAB) continue;
+        text = round_trip(&compiler, all_kinds, strlen(all_kinds), flags);
+        if (!text) continue;
+        if (flags & ECS_COMPILER_NAMES) {
+            /* with names it reads like its source */
+            CHECK(has(text, "{\"name\": \"ship\", \"components\": [") && has(text, "\"sound\": \"sounds/engine\""));
+            CHECK(has(text, "\"target\": \"turret 2\"") && has(text, "\"name\": \"caf\xc3\xa9 \\\"\\u0001\\\"\""));
+            CHECK(has(text, "{\"type\": \"joint\", \"a\": \"turret 1\", \"b\": \"barrel\"}"));
+            CHECK(has(text, "\"mesh\": \"models/hull\""));
+        } else {
+            /* without: referenced entities get index names, paths their hashes */
+            CHECK(has(text, "{\"name\": \"#0\", \"components\": [") && has(text, "\"target\": \"#3\""));
+            CHECK(!has(text, "ship") && has(text, "\"sound\": \"#"));
+        }
+        CHECK(has(text, "\"sound\": \"#0123456789abcdef\"") && has(text, "\"serial\": 18446744073709551615"));
+        CHECK(has(text, "\"delta\": -2147483648") && has(text, "\"offset\": [1e-40, -0, 3]"));
+        CHECK(has(text, "{\"type\": \"transform\", \"position\": [1, 2, 3], \"rotation\": [0, 0.707, 0, 0.707]}"));
+        CHECK(has(text, "{\"type\": \"transform\", \"scale\": [1, 2, 3]}"));
+        CHECK(!has(text, "\"heat\""));
+        free(text);
+    }
+}
+
+/* A level like examples/gen_level.c's: transforms with rotations about y,
+   meshes on even entities, actors on every tenth, 30% roots, the others
+   children of the entity before (chains at most 6 deep). */
+static size_t close_entities(char *s, size_t cap, uint32_t open)
+{
+    size_t used = (size_t)snprintf(s, cap, "}");
+    while (open-- > 1) used += (size_t)snprintf(s + used, cap - used, "]}");
+    return used;
+}
+
+static char *standard_level(uint32_t n, size_t *len)
+{
+    size_t cap = (size_t)n * 400u + 64u, used = 0;
+    char *s = (char *)malloc(cap);
+    uint64_t rng = 7;
+    uint32_t k, open = 0;
+    used += (size_t)snprintf(s + used, cap - used, "{\"entities\": [\n");
+    for (k = 0; k < n; ++k) {
+        double angle = (double)(fixture_rnd(&rng) % 6283u) / 1000.0;
+        if (k > 0 && k % 10u >= 3u && open < 6u) {
+            used += (size_t)snprintf(s + used, cap - used, ", \"children\": [\n");
+        } else if (k > 0) {
+            used += close_entities(s + used, cap - used, open);
+            used += (size_t)snprintf(s + used, cap - used, ",\n");
+            open = 0;
+        }
+        used += (size_t)snprintf(s + used, cap - used,
+                                 "{\"name\": \"e%u\", \"components\": [{\"type\": \"transform\", \"position\": [%.3f, %.3f, "
+                                 "%.3f], \"rotation\": [0, %.6f, 0, %.6f]}",
+                                 (unsigned)k, (double)(fixture_rnd(&rng) % 200000u) / 1000.0 - 100.0,
+                                 (double)(fixture_rnd(&rng) % 10000u) / 1000.0,
+                                 (double)(fixture_rnd(&rng) % 200000u) / 1000.0 - 100.0, sin(angle / 2), cos(angle / 2));
+        if (k % 2u == 0)
+            used += (size_t)snprintf(s + used, cap - used, ", {\"type\": \"mesh\", \"mesh\": \"models/prop_%02u\", \"flags\": %u}",
+                                     (unsigned)(fixture_rnd(&rng) % 16u), (unsigned)(fixture_rnd(&rng) % 4u));
+        if (k % 10u == 5)
+            used += (size_t)snprintf(s + used, cap - used, ", {\"type\": \"actor\", \"mass\": %.2f, \"radius\": %.2f}",
+                                     1.0 + (double)(fixture_rnd(&rng) % 9900u) / 100.0,
+                                     0.25 + (double)(fixture_rnd(&rng) % 175u) / 100.0);
+        used += (size_t)snprintf(s + used, cap - used, "]");
+        ++open;
+    }
+    used += close_entities(s + used, cap - used, open);
+    used += (size_t)snprintf(s + used, cap - used, "\n]}\n");
+    *len = used;
+    return s;
+}
+
+static void test_standard_level(void)
+{
+    size_t len;
+    char *json = standard_level(3000, &len), *text;
+    uint32_t flags;
+    for (flags = 0; flags < 8; ++flags) {
+        if (flags & ECS_COMPILER_PREFAB) continue;
+        text = round_trip(&compiler, json, len, flags);
+        /* the transforms read like their source: position, rotation, no "local" */
+        CHECK(text && !has(text, "\"local\"") && has(text, "\"rotation\": [0, "));
+        if (flags & ECS_COMPILER_NAMES) CHECK(text && has(text, "{\"name\": \"e2999\"") && has(text, "models/prop_"));
+        free(text);
+    }
+    free(json);
+}
+
+/* ---- spawning references ----------------------------------------------------- */
+
+typedef struct world {
+    ecs_entity_manager em;
+    xform xf;
+    meshes mesh;
+    gadget g;
+    joint j;
+    ecs_spawner sp;
+} world;
+
+static ecs_result failing_spawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *index,
+                                const void *data, uint32_t size)
+{
+    (void)user, (void)n, (void)index, (void)data, (void)size;
+    return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED, "actors refuse today");
+}
+
+static void failing_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *index,
+                            const void *data, uint32_t size)
+{
+    (void)user, (void)ctx, (void)n, (void)index, (void)data, (void)size;
+}
+
+static void world_init(world *w, int actors_fail)
+{
+    ecs_entity_manager_init(&w->em);
+    CHECK(xform_init(&w->xf, ECS_LOOKUP_DENSE) == ECS_OK && meshes_init(&w->mesh, ECS_LOOKUP_HASH) == ECS_OK);
+    CHECK(gadget_init(&w->g, ECS_LOOKUP_HASH) == ECS_OK && joint_init(&w->j, ECS_LOOKUP_DENSE) == ECS_OK);
+    ecs_spawner_init(&w->sp);
+    CHECK(ecs_spawner_register(&w->sp, "transform", ecs_manager_spawn, ecs_manager_unspawn, 64, &w->xf.core, NULL) == 0);
+    CHECK(ecs_spawner_register(&w->sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE,
+                               &w->mesh.core, NULL) == ECS_OK);
+    CHECK(ecs_spawner_register(&w->sp, "gadget", ecs_manager_spawn, ecs_manager_unspawn, GADGET_RECORD, &w->g.core,
+                               NULL) == ECS_OK);
+    CHECK(ecs_spawner_register(&w->sp, "joint", ecs_manager_spawn, ecs_manager_unspawn,
+                               ecs_manager_schema(&w->j.core)->record_size, &w->j.core, NULL) == ECS_OK);
+    if (actors_fail)
+        CHECK(ecs_spawner_register(&w->sp, "actor", failing_spawn, failing_unspawn, 8, NULL, NULL) == ECS_OK);
+}
+
+static void world_free(world *w)
+{
+    ecs_spawner_free(&w->sp);
+    xform_free(&w->xf);
+    meshes_free(&w->mesh);
+    gadget_free(&w->g);
+    joint_free(&w->j);
+    ecs_entity_manager_free(&w->em);
+}
+
+/* Resource entities of all_kinds: 0 ship, 1 turret 1, 2 barrel, 3 turret 2,
+   4 café, 5 unnamed, 6 and 7 twins. */
+static void check_copy(const world *w, const ecs_entity *e)
+{
+    ecs_instance i = gadget_lookup(&w->g, e[0]), k;
+    CHECK(!ecs_instance_is_nil(i) && w->g.target[i.i].id == e[3].id && w->g.power[i.i] == 99.5f);
+    CHECK(w->g.serial[i.i] == 18446744073709551615ull && w->g.enabled[i.i] == 0 && w->g.delta[i.i] == INT32_MIN);
+    CHECK(w->g.sound[i.i] == ecs_path_hash("sounds/engine") && w->g.frame[i.i].m[12] == 5.0f);
+    k = gadget_next(&w->g, i); /* the second gadget of the ship aims at the ship */
+    CHECK(!ecs_instance_is_nil(k) && w->g.target[k.i].id == e[0].id && w->g.sound[k.i] == 0x0123456789abcdefull);
+    i = gadget_lookup(&w->g, e[1]);
+    CHECK(!ecs_instance_is_nil(i) && w->g.target[i.i].id == e[0].id && w->g.sound[i.i] == ecs_path_hash("sounds/hum"));
+    i = gadget_lookup(&w->g, e[3]);
+    CHECK(!ecs_instance_is_nil(i) && w->g.target[i.i].id == 0 && w->g.delta[i.i] == 7 && w->g.heat[i.i] == 0.0f);
+    i = joint_lookup(&w->j, e[2]);
+    CHECK(!ecs_instance_is_nil(i) && w->j.a[i.i].id == e[1].id && w->j.b[i.i].id == e[2].id);
+    i = joint_lookup(&w->j, e[4]);
+    CHECK(!ecs_instance_is_nil(i) && w->j.a[i.i].id == e[0].id && w->j.b[i.i].id == e[2].id && w->j.stiffness[i.i] == 1.0f);
+}
+
+static void test_spawn_references(void)
+{
+    ecs_compiler_output out;
+    ecs_error err;
+    ecs_entity ents[24];
+    world w;
+    uint32_t c;
+    CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES, &out, &err) == ECS_OK);
+    world_init(&w, 0);
+    CHECK_MSG(ecs_spawner_spawn(&w.sp, &w.em, out.blob, out.size, ents, &err) == ECS_OK, "%s", err.message);
+    check_copy(&w, ents);
+    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 1, ents) == 8);
+    /* three copies, each aiming at its own entities */
+    CHECK_MSG(ecs_spawner_spawn_copies(&w.sp, &w.em, out.blob, out.size, 3, ents, &err) == ECS_OK, "%s", err.message);
+    for (c = 0; c < 3; ++c) check_copy(&w, ents + 8 * c);
+    CHECK(gadget_num_instances(&w.g) == 12 && joint_num_instances(&w.j) == 9);
+    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 3, ents) == 24 && gadget_num_instances(&w.g) == 0);
+    world_free(&w);
+    /* all or nothing: actors (after gadgets, before joints) fail: the gadgets
+       with their references are undone, no entity stays */
+    world_init(&w, 1);
+    CHECK(ecs_spawner_spawn_copies(&w.sp, &w.em, out.blob, out.size, 2, ents, &err) == ECS_ERROR_SPAWN_FAILED);
+    CHECK(has(err.message, "actors refuse today") && ecs_entity_count(&w.em) == 0);
+    CHECK(gadget_num_instances(&w.g) == 0 && joint_num_instances(&w.j) == 0 && xform_num_instances(&w.xf) == 0);
+    world_free(&w);
+    ecs_compiler_output_free(&out);
+}
+
+/* ---- errors ------------------------------------------------------------------- */
+
+static void expect_error(const char *json, ecs_result code, const char *part)
+{
+    ecs_compiler_output out;
+    ecs_error err;
+    ecs_result r = ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err);
+    CHECK_MSG(r == code, "%s: got %s: %s", json, ecs_result_name(r), err.message);
+    CHECK_MSG(has(err.message, part), "%s: message '%s' lacks '%s'", json, err.message, part);
+    CHECK(out.blob == NULL);
+}
+
+#define ONE(components) "{\"entities\": [{\"name\": \"a\", \"components\": [" components "]}]}"
+
+static void test_compile_errors(void)
+{
+    expect_error(ONE("{\"type\": \"gadget\", \"powr\": 1}"), ECS_ERROR_COMPILE,
+                 "entities[0].components[0].powr (line 1, column 71): unknown member 'powr' (known: type, power, precise");
+    expect_error(ONE("{\"type\": \"gadget\", \"heat\": 1}"), ECS_ERROR_COMPILE, "'heat' is runtime state");
+    expect_error(ONE("{\"type\": \"gadget\", \"enabled\": 1}"), ECS_ERROR_COMPILE,
+                 "components[0].enabled (line 1, column 74): expected true or false, found number");
+    expect_error(ONE("{\"type\": \"gadget\", \"power\": \"high\"}"), ECS_ERROR_COMPILE,
+                 "components[0].power (line 1, column 72): expected a number, found string");
+    expect_error(ONE("{\"type\": \"gadget\", \"offset\": [1, 2]}"), ECS_ERROR_COMPILE, "expected an array of 3 numbers");
+    expect_error(ONE("{\"type\": \"gadget\", \"color\": [1, 2, 3, \"4\"]}"), ECS_ERROR_COMPILE,
+                 "components[0].color[3] (line 1, column 82): expected a number, found string");
+    expect_error(ONE("{\"type\": \"gadget\", \"count\": -1}"), ECS_ERROR_COMPILE,
+                 "components[0].count (line 1, column 72): expected an integer 0..4294967295, found -1");
+    expect_error(ONE("{\"type\": \"gadget\", \"delta\": 2147483648}"), ECS_ERROR_COMPILE,
+                 "expected an integer -2147483648..2147483647, found 2147483648");
+    expect_error(ONE("{\"type\": \"gadget\", \"serial\": 18446744073709551616}"), ECS_ERROR_COMPILE,
+                 "components[0].serial (line 1, column 73): expected an integer 0..18446744073709551615");
+    expect_error(ONE("{\"type\": \"gadget\", \"serial\": 1.5}"), ECS_ERROR_COMPILE, "found 1.5");
+    expect_error(ONE("{\"type\": \"gadget\", \"power\": 100.5}"), ECS_ERROR_COMPILE, "power must be <= 100 (found 100.5)");
+    expect_error(ONE("{\"type\": \"actor\", \"mass\": -1}"), ECS_ERROR_COMPILE,
+                 "components[0].mass (line 1, column 70): mass must be >= 0 (found -1)");
+    expect_error(ONE("{\"type\": \"gadget\", \"spin\": [0, 0, 0, 0]}"), ECS_ERROR_COMPILE, "zero length");
+    expect_error(ONE("{\"type\": \"gadget\", \"sound\": \"./Sounds\\\\Hum\"}"), ECS_ERROR_NON_CANONICAL_PATH,
+                 "components[0].sound (line 1, column 72): path './Sounds\\Hum' is not canonical; write 'sounds/hum'");
+    expect_error(ONE("{\"type\": \"gadget\", \"sound\": \"#0123\"}"), ECS_ERROR_NON_CANONICAL_PATH, "'#0123' is not canonical");
+    expect_error(ONE("{\"type\": \"gadget\", \"target\": \"nobody\"}"), ECS_ERROR_COMPILE,
+                 "entities[0].components[0].target (line 1, column 73): no entity of this resource is called 'nobody'");
+    expect_error(ONE("{\"type\": \"gadget\", \"target\": 3}"), ECS_ERROR_COMPILE,
+                 "expected the name of an entity of this resource (a string) or null, found number");
+    expect_error("{\"entities\": [{\"name\": \"x\", \"components\": [{\"type\": \"joint\", \"a\": \"x\", \"b\": \"twin\"}]},\n"
+                 " {\"name\": \"twin\"}, {\"children\": [{\"name\": \"twin\"}]}]}",
+                 ECS_ERROR_COMPILE,
+                 "entities[0].components[0].b (line 1, column 77): the name 'twin' is ambiguous: entities[1] and "
+                 "entities[2].children[0] both have it");
+    expect_error(ONE("{\"type\": \"joint\", \"b\": \"a\"}"), ECS_ERROR_COMPILE,
+                 "entities[0].components[0] (line 1, column 44): missing member 'a' (entity)");
+    expect_error(ONE("{\"type\": \"#0e8cd7ba\", \"spawn_order\": 1}"), ECS_ERROR_COMPILE,
+                 "'#0e8cd7ba' is the registered component 'actor'");
+    expect_error(ONE("{\"type\": \"#00000001\", \"spawn_order\": 1, \"bytes\": \"0\"}"), ECS_ERROR_COMPILE,
+                 "pairs");
+    expect_error(ONE("{\"type\": \"#00000001\", \"spawn_order\": 1, \"bytes\": \"0g\"}"), ECS_ERROR_COMPILE,
+                 "'g' is not a hexadecimal digit");
+    expect_error(ONE("{\"type\": \"#00000001\"}"), ECS_ERROR_COMPILE, "needs \"spawn_order\"");
+    expect_error(ONE("{\"type\": \"#00000001\", \"spawn_order\": 1}, {\"type\": \"#00000001\", \"spawn_order\": 2}"),
+                 ECS_ERROR_COMPILE, "spawn_order 2 differs from the 1 given before for '#00000001'");
+    expect_error(ONE("{\"type\": \"#743491dc\", \"spawn_order\": 1}"), ECS_ERROR_COMPILE, "the names block's");
+    expect_error(ONE("{\"type\": \"#0E8CD7BA\", \"spawn_order\": 1}"), ECS_ERROR_UNKNOWN_COMPONENT, "unknown component type");
+}
+
+static void test_registration(void)
+{
+    static const ecs_schema_field not_json[] = {{"x", ECS_FIELD_F32, "1,"}};
+    static const ecs_schema_field out_of_range[] = {{"x", ECS_FIELD_F32, "{\"default\": -1, \"min\": 0}"}};
+    static const ecs_schema_field bool_bound[] = {{"x", ECS_FIELD_BOOL, "{\"default\": true, \"max\": 1}"}};
+    static const ecs_schema_field entity_default[] = {{"x", ECS_FIELD_ENTITY, "\"ship\""}};
+    static const ecs_schema_field path_default[] = {{"x", ECS_FIELD_PATH, "\"Models/A\""}};
+    static const ecs_schema_field bad_member[] = {{"x", ECS_FIELD_U32, "{\"defualt\": 1}"}};
+    static const ecs_schema_field typed[] = {{"type", ECS_FIELD_U32, "0"}};
+    static const ecs_schema_field twice[] = {{"x", ECS_FIELD_U32, "0"}, {"x", ECS_FIELD_U32, "0"}};
+    static const ecs_schema_field wrong_kind[] = {{"x", ECS_FIELD_VEC2, "[1, 2, 3]"}};
+    static const ecs_schema_field good[] = {{"x", ECS_FIELD_U32, "0"}};
+    ecs_compiler c;
+    ecs_manager plain;
+    ecs_error err;
+    static const ecs_field_desc one[] = {{"x", 4, 4}};
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register_schema(&c, "a", not_json, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+          has(err.message, "schema of 'a': field 'x' (f32), spec '1,': spec is not JSON"));
+    CHECK(ecs_compiler_register_schema(&c, "a", out_of_range, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+          has(err.message, "x must be >= 0 (found -1)"));
+    CHECK(ecs_compiler_register_schema(&c, "a", bool_bound, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT && has(err.message, "'max'"));
+    CHECK(ecs_compiler_register_schema(&c, "a", entity_default, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+          has(err.message, "only be null"));
+    CHECK(ecs_compiler_register_schema(&c, "a", path_default, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+          has(err.message, "canonical"));
+    CHECK(ecs_compiler_register_schema(&c, "a", bad_member, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT && has(err.message, "defualt"));
+    CHECK(ecs_compiler_register_schema(&c, "a", typed, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_compiler_register_schema(&c, "a", twice, 2, 0, &err) == ECS_ERROR_INVALID_ARGUMENT && has(err.message, "two fields"));
+    CHECK(ecs_compiler_register_schema(&c, "a", wrong_kind, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+          has(err.message, "array of 2 numbers"));
+    CHECK(ecs_compiler_register_schema(&c, "a", good, 0, 0, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_compiler_register_schema(&c, "#a", good, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT && has(err.message, "'#'"));
+    CHECK(ecs_compiler_register_schema(&c, "ecs:names", good, 1, 0, &err) == ECS_ERROR_NAME_COLLISION);
+    CHECK(c.num_types == 0);
+    CHECK(ecs_compiler_register_schema(&c, "a", good, 1, 0, &err) == ECS_OK);
+    CHECK(ecs_compiler_register_schema(&c, "a", good, 1, 0, &err) == ECS_ERROR_ALREADY_EXISTS); /* no leak */
+    CHECK(ecs_compiler_set_decompile(&c, "b", ecs_resource_decompile_transform, NULL, &err) == ECS_ERROR_NOT_FOUND);
+    CHECK(strcmp(ecs_compiler_type_name(&c, ecs_resource_identifier("a")), "a") == 0);
+    CHECK(ecs_compiler_type_name(&c, 12345) == NULL);
+    CHECK(ecs_compiler_unregister(&c, "a") == ECS_OK && c.num_types == 0);
+    CHECK(ecs_manager_init(&plain, one, 1, ECS_LOOKUP_HASH) == ECS_OK);
+    CHECK(ecs_compiler_register_manager(&c, "p", &plain, 0, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_manager_set_schema(&plain, good, 1) == ECS_OK && ecs_compiler_register_manager(&c, "p", &plain, 0, &err) == ECS_OK);
+    ecs_manager_free(&plain);
+    ecs_compiler_free(&c);
+    {
+        ecs_spawner sp;
+        ecs_spawner_init(&sp);
+        CHECK(ecs_spawner_register(&sp, "ecs:names", failing_spawn, failing_unspawn, 1, NULL, &err) == ECS_ERROR_NAME_COLLISION);
+        ecs_spawner_free(&sp);
+    }
+}
+
+/* ---- the decompiler's refusals and unregistered blocks ----------------------- */
+
+static ecs_resource_block find_block(const void *blob, uint32_t id)
+{
+    ecs_resource_block blk;
+    uint32_t t, off = ecs_resource_first_block(blob);
+    memset(&blk, 0, sizeof blk);
+    for (t = 0; t < ecs_resource_num_component_types(blob); ++t, off = blk.next) {
+        blk = ecs_resource_block_at(blob, off);
+        if (blk.identifier == id) return blk;
+    }
+    memset(&blk, 0, sizeof blk);
+    return blk;
+}
+
+static void expect_refusal(const ecs_compiler *c, const void *blob, uint32_t size, const char *part)
+{
+    ecs_decompile_output out;
+    ecs_error err;
+    ecs_result r = ecs_compiler_decompile(c, blob, size, 0, &out, &err);
+    CHECK_MSG(r == ECS_ERROR_DECOMPILE && has(err.message, part), "%s: %s", ecs_result_name(r), err.message);
+    CHECK(out.json == NULL);
+}
+
+/* Compiles json with the standard compiler and changes byte `at` of block
+   id's data (offset into its data) to value, then expects a refusal. */
+static void refuse_changed(const char *json, uint32_t flags, uint32_t id, uint32_t at, const void *value, uint32_t n,
+                           const char *part)
+{
+    ecs_compiler_output out;
+    ecs_error err;
+    CHECK(ecs_compiler_compile(&compiler, json, strlen(json), flags, &out, &err) == ECS_OK);
+    if (!out.blob) return;
+    memcpy((unsigned char *)(uintptr_t)find_block(out.blob, id).data + at, value, n);
+    expect_refusal(&compiler, out.blob, out.size, part);
+    ecs_compiler_output_free(&out);
+}
+
+/* A blob by hand: ne entities with parents, and (ni > 0) one block `id` of
+   ni records of rec bytes (every float 1) for entities index[]. */
+static uint32_t hand_blob(uint32_t *words, uint32_t ne, const uint32_t *parents, uint32_t id, uint32_t rec, uint32_t ni,
+                          const uint32_t *index)
+{
+    uint32_t k, at = 6;
+    memcpy(words, "ECSR", 4);
+    words[1] = 1, words[2] = ECS_RESOURCE_BYTE_ORDER_MARK, words[4] = ne, words[5] = ni ? 1u : 0u;
+    for (k = 0; k < ne; ++k) words[at++] = parents[k];
+    if (ni) {
+        words[at++] = id, words[at++] = ni, words[at++] = rec * ni;
+        for (k = 0; k < ni; ++k) words[at++] = index[k];
+        for (k = 0; k < rec * ni / 4u; ++k) {
+            float one = 1.0f;
+            memcpy(&words[at++], &one, 4);
+        }
+    }
+    words[3] = at * 4u;
+    return at * 4u;
+}
+
+/* Appends a block (ni instances of entities index[], size bytes of data)
+   to the hand-made blob whose first `at` words are written; fixes the
+   header; returns the new word count. */
+static uint32_t add_block(uint32_t *words, uint32_t at, uint32_t id, uint32_t ni, const uint32_t *index,
+                          const void *data, uint32_t size)
+{
+    uint32_t k;
+    words[at++] = id, words[at++] = ni, words[at++] = size;
+    for (k = 0; k < ni; ++k) words[at++] = index[k];
+    memset(words + at, 0, (size + 3u) & ~3u);
+    if (size) memcpy(words + at, data, size);
+    at += (size + 3u) / 4u;
+    words[3] = at * 4u, words[5] += 1;
+    return at;
+}
+
+static void test_refusals(void)
+{
+    static const uint32_t depth_first_not[] = {ECS_RESOURCE_ROOT, ECS_RESOURCE_ROOT, 0};
+    static const uint32_t order_ok[] = {0, 0, 1}, order_bad[] = {1, 0, 1};
+    uint32_t words[4096], parents[1000], k, size;
+    float nan_value = (float)NAN;
+    uint8_t two = 2;
+    uint32_t far = 99;
+    ecs_compiler late, bare;
+    ecs_error err;
+    const char *gadget_json = ONE("{\"type\": \"gadget\", \"target\": \"a\"}");
+    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 29, &nan_value, 4, "not finite");
+    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 28, &two, 1, "a bool byte of 2");
+    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), GADGET_RECORD - 4, &far, 4, "entity 99");
+    nan_value = 200.0f;
+    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 0, &nan_value, 4, "power must be <= 100");
+    /* entities must be numbered depth-first, instances in entity order */
+    size = hand_blob(words, 3, depth_first_not, 0, 0, 0, NULL);
+    expect_refusal(&compiler, words, size, "not in depth-first order");
+    for (k = 0; k < 1000; ++k) parents[k] = k ? k - 1u : ECS_RESOURCE_ROOT;
+    size = hand_blob(words, 1, parents, ECS_RESOURCE_TRANSFORM_ID, 64, 2, order_ok);
+    expect_refusal(&compiler, words, size, "at most one transform");
+    size = hand_blob(words, 3, parents, ECS_RESOURCE_ACTOR_ID, 8, 3, order_bad);
+    expect_refusal(&compiler, words, size, "out of entity order");
+    size = hand_blob(words, 3, parents, ECS_RESOURCE_ACTOR_ID, 8, 3, order_ok);
+    CHECK(ecs_resource_verify(words, size, &err) == ECS_OK);
+    {
+        ecs_decompile_output out;
+        CHECK_MSG(ecs_compiler_decompile(&compiler, words, size, ECS_DECOMPILE_CHECK, &out, &err) == ECS_OK, "%s", err.message);
+        ecs_decompile_output_free(&out);
+    }
+    /* too deep for the JSON reader: refused; as deep as it takes: fine */
+    size = hand_blob(words, 200, parents, 0, 0, 0, NULL);
+    expect_refusal(&compiler, words, size, "nest deeper");
+    size = hand_blob(words, (ECS_JSON_MAX_DEPTH - 6) / 2 + 1, parents, 0, 0, 0, NULL);
+    {
+        ecs_decompile_output out;
+        CHECK_MSG(ecs_compiler_decompile(&compiler, words, size, ECS_DECOMPILE_CHECK, &out, &err) == ECS_OK, "%s", err.message);
+        ecs_decompile_output_free(&out);
+    }
+    /* blocks the compiler never writes: empty, twice, a names block before
+       another block, two names blocks, a names block listing a path nobody
+       uses */
+    {
+        static const uint32_t no_paths[1] = {0}, zero[1] = {0}, one = 1, three = 3;
+        unsigned char one_path[11];
+        uint32_t b[64], at;
+        memcpy(one_path, &one, 4), memcpy(one_path + 4, &three, 4), memcpy(one_path + 8, "a/b", 3);
+        at = add_block(b, hand_blob(b, 1, parents, 0, 0, 0, NULL) / 4u, ECS_RESOURCE_ACTOR_ID, 0, zero, NULL, 0);
+        expect_refusal(&compiler, b, at * 4u, "a block without instances");
+        at = hand_blob(b, 1, parents, ECS_RESOURCE_ACTOR_ID, 8, 1, order_ok) / 4u;
+        at = add_block(b, at, ECS_RESOURCE_ACTOR_ID, 1, zero, b + 10, 8);
+        expect_refusal(&compiler, b, at * 4u, "a second block of this type");
+        at = add_block(b, hand_blob(b, 1, parents, 0, 0, 0, NULL) / 4u, ECS_RESOURCE_NAMES_ID, 0, zero, no_paths, 4);
+        at = add_block(b, at, ECS_RESOURCE_ACTOR_ID, 1, zero, one_path, 8);
+        CHECK(ecs_resource_verify(b, at * 4u, &err) == ECS_OK);
+        expect_refusal(&compiler, b, at * 4u, "the names block is not the last block");
+        at = add_block(b, at, ECS_RESOURCE_NAMES_ID, 0, zero, no_paths, 4);
+        {
+            ecs_decompile_output out;
+            CHECK(ecs_compiler_decompile(&compiler, b, at * 4u, 0, &out, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+                  has(err.message, "more than one names block"));
+            CHECK(ecs_compiler_decompile(&compiler, b, at * 4u, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        }
+        at = add_block(b, hand_blob(b, 1, parents, 0, 0, 0, NULL) / 4u, ECS_RESOURCE_NAMES_ID, 0, zero, one_path, 11);
+        expect_refusal(&compiler, b, at * 4u, "no component refers to path 'a/b'");
+    }
+    /* a reference to an entity whose name is not unique */
+    {
+        ecs_compiler_output out;
+        ecs_resource_block blk;
+        uint32_t twin = 6;
+        CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES, &out, &err) == ECS_OK);
+        blk = find_block(out.blob, ecs_resource_identifier("joint"));
+        memcpy((unsigned char *)(uintptr_t)blk.data + 2 * 12 + 4, &twin, 4); /* cafe's joint: b = twin */
+        expect_refusal(&compiler, out.blob, out.size, "entity 6 is referred to, but its name is not unique");
+        twin = 5; /* the unnamed one */
+        memcpy((unsigned char *)(uintptr_t)blk.data + 2 * 12 + 4, &twin, 4);
+        expect_refusal(&compiler, out.blob, out.size, "missing from the names block");
+        ecs_compiler_output_free(&out);
+    }
+    /* a block whose registration does not sort where it is; no decompile function */
+    ecs_compiler_init(&late);
+    CHECK(ecs_compiler_register_standard(&late, &err) == ECS_OK && ecs_compiler_unregister(&late, "mesh") == ECS_OK);
+    CHECK(ecs_compiler_register_schema(&late, "mesh", (const ecs_schema_field *)meshes_schema(&k), 2, 300, &err) == 0);
+    {
+        ecs_compiler_output out;
+        CHECK(ecs_compiler_compile(&compiler, ONE("{\"type\": \"mesh\", \"mesh\": \"m\"}, {\"type\": \"actor\"}"), 80, 0,
+                                   &out, &err) != ECS_OK || 1);
+        ecs_compiler_output_free(&out);
+        CHECK(ecs_compiler_compile(&compiler, ONE("{\"type\": \"mesh\", \"mesh\": \"m\"}, {\"type\": \"actor\"}"),
+                                   strlen(ONE("{\"type\": \"mesh\", \"mesh\": \"m\"}, {\"type\": \"actor\"}")), 0, &out,
+                                   &err) == ECS_OK);
+        expect_refusal(&late, out.blob, out.size, "does not sort after");
+        CHECK(ecs_compiler_unregister(&late, "mesh") == ECS_OK);
+        CHECK(ecs_compiler_register(&late, "mesh", label_compile, NULL, 100, &err) == ECS_OK);
+        expect_refusal(&late, out.blob, out.size, "'mesh' has no decompile function");
+        ecs_compiler_output_free(&out);
+    }
+    ecs_compiler_free(&late);
+    /* unregistered blocks: written by identifier, compiled back in place */
+    ecs_compiler_init(&bare);
+    {
+        ecs_compiler_output out, again;
+        ecs_decompile_output text;
+        const char *json = "{\"entities\": [{\"components\": [{\"type\": \"label\", \"text\": \"abc\"}, {\"type\": \"actor\"},"
+                           " {\"type\": \"label\", \"text\": \"de\"}]}, {\"components\": [{\"type\": \"label\", \"text\": \"\"},"
+                           " {\"type\": \"mesh\", \"mesh\": \"m\"}, {\"type\": \"gadget\"}]}]}";
+        ecs_compiler with_label;
+        register_all(&with_label);
+        CHECK(ecs_compiler_register(&with_label, "label", label_compile, NULL, 150, &err) == ECS_OK);
+        CHECK(ecs_compiler_register(&bare, "mesh", label_compile, NULL, 100, &err) == ECS_OK); /* no decompile: refused */
+        CHECK(ecs_compiler_unregister(&bare, "mesh") == ECS_OK);
+        CHECK(ecs_compiler_compile(&with_label, json, strlen(json), ECS_COMPILER_BIG_ENDIAN, &out, &err) == ECS_OK);
+        CHECK_MSG(ecs_compiler_decompile(&bare, out.blob, out.size, ECS_DECOMPILE_CHECK, &text, &err) == ECS_OK, "%s",
+                  err.message);
+        CHECK(text.json && has(text.json, "{\"type\": \"#0e8cd7ba\", \"spawn_order\": ") &&
+              has(text.json, "\"bytes\": \"0361626302646500\"}"));
+        CHECK(ecs_compiler_compile(&bare, text.json, text.length, text.compile_flags, &again, &err) == ECS_OK &&
+              same_bytes(&out, &again));
+        ecs_compiler_output_free(&again);
+        ecs_decompile_output_free(&text);
+        expect_refusal(&with_label, out.blob, out.size, "'label' has no decompile function");
+        ecs_compiler_output_free(&out);
+        ecs_compiler_free(&with_label);
+    }
+    ecs_compiler_free(&bare);
+}
+
+/* ---- the names block ---------------------------------------------------------- */
+
+static void test_names(void)
+{
+    ecs_compiler_output out;
+    ecs_resource_names names;
+    ecs_decompile_output one;
+    ecs_error err;
+    ecs_resource_block blk;
+    uint32_t used, k;
+    CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES | ECS_COMPILER_BIG_ENDIAN, &out,
+                               &err) == ECS_OK);
+    CHECK(ecs_resource_names_read(out.blob, out.size, &names, &err) == ECS_OK && names.present);
+    CHECK(names.num_entities == 8 && names.entity[5] == NULL && strcmp(names.entity[3], "turret 2") == 0);
+    CHECK(names.entity_length[4] == 9 && memcmp(names.entity[4], "caf\xc3\xa9 \"\x01\"", 9) == 0);
+    CHECK(names.num_paths == 3 && strcmp(names.path[0], "models/hull") == 0 && strcmp(names.path[2], "sounds/hum") == 0);
+    CHECK(strcmp(ecs_resource_names_path(&names, ecs_path_hash("sounds/engine")), "sounds/engine") == 0);
+    CHECK(ecs_resource_names_path(&names, 42) == NULL);
+    ecs_resource_names_free(&names);
+    /* a spawner skips the block; the last block is it */
+    CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK); /* headers to this machine's order */
+    blk = find_block(out.blob, ECS_RESOURCE_NAMES_ID);
+    CHECK(blk.num_instances == 7 && blk.next == out.size);
+    /* one instance for a listing: every member, names from the block */
+    CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK); /* back to big-endian */
+    CHECK(ecs_resource_names_read(out.blob, out.size, &names, &err) == ECS_OK);
+    CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
+    blk = find_block(out.blob, ECS_RESOURCE_MESH_ID);
+    CHECK(ecs_compiler_decompile_instance(&compiler, ECS_RESOURCE_MESH_ID, blk.data, blk.size, 1, &names, &one, &used,
+                                          &err) == ECS_OK);
+    CHECK(used == 12 && one.json && strcmp(one.json, "{\"mesh\": \"models/hull\", \"flags\": 7}") == 0);
+    ecs_decompile_output_free(&one);
+    CHECK(ecs_compiler_decompile_instance(&compiler, 77, blk.data, blk.size, 1, &names, &one, &used, &err) ==
+          ECS_ERROR_NOT_FOUND);
+    ecs_resource_names_free(&names);
+    /* a broken names block is refused with its offset, by the reader and the decompiler */
+    blk = find_block(out.blob, ECS_RESOURCE_NAMES_ID);
+    CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
+    for (k = 0; k < 4; ++k) {
+        unsigned char *d = (unsigned char *)(uintptr_t)blk.data, saved = d[7];
+        d[7] = (unsigned char)(k == 0 ? 0xFF : k == 1 ? 'A' : k == 2 ? 0xC3 : 'p');
+        if (k == 1) d[7] = saved, d[blk.size - 3] = 'A';   /* a path that is not canonical */
+        if (k == 2) d[7] = saved, d[12] = 0xC3;            /* a name that is not UTF-8 */
+        if (k == 3) d[7] = saved, d[3] = 2;                /* fewer paths: bytes left over */
+        CHECK_MSG(ecs_resource_names_read(out.blob, out.size, &names, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+                      has(err.message, "names block"), "case %u: %s", (unsigned)k, err.message);
+        CHECK(ecs_compiler_decompile(&compiler, out.blob, out.size, 0, &one, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
+        ecs_compiler_output_free(&out);
+        CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES | ECS_COMPILER_BIG_ENDIAN,
+                                   &out, &err) == ECS_OK);
+        CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
+        blk = find_block(out.blob, ECS_RESOURCE_NAMES_ID);
+        CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
+    }
+    ecs_compiler_output_free(&out);
+    /* nothing to name: no block */
+    CHECK(ecs_compiler_compile(&compiler, "{\"entities\": [{}]}", 18, ECS_COMPILER_NAMES, &out, &err) == ECS_OK);
+    CHECK(ecs_resource_num_component_types(out.blob) == 0);
+    CHECK(ecs_resource_names_read(out.blob, out.size, &names, &err) == ECS_OK && !names.present && names.num_entities == 1);
+    ecs_resource_names_free(&names);
+    ecs_compiler_output_free(&out);
+}
+
+/* ---- out of memory ------------------------------------------------------------- */
+
+static void test_out_of_memory(void)
+{
+    unsigned long at;
+    ecs_compiler_output out, ref;
+    ecs_decompile_output text;
+    ecs_error err;
+    int compiles = 0, decompiles = 0;
+    CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES, &ref, &err) == ECS_OK);
+    for (at = 1; at < 400; ++at) {
+        ecs_result r;
+        oom_calls = 0, oom_fail_at = at;
+        r = ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES, &out, &err);
+        CHECK(r == ECS_OK || (r == ECS_ERROR_OUT_OF_MEMORY && out.blob == NULL));
+        compiles += r == ECS_OK;
+        if (r == ECS_OK) CHECK(same_bytes(&out, &ref));
+        ecs_compiler_output_free(&out);
+        oom_calls = 0;
+        r = ecs_compiler_decompile(&compiler, ref.blob, ref.size, ECS_DECOMPILE_CHECK, &text, &err);
+        CHECK_MSG(r == ECS_OK || ((r == ECS_ERROR_OUT_OF_MEMORY || r == ECS_ERROR_DECOMPILE) && text.json == NULL), "%s",
+                  err.message);
+        decompiles += r == ECS_OK;
+        ecs_decompile_output_free(&text);
+        oom_fail_at = 0;
+    }
+    CHECK(compiles > 0 && compiles < 399 && decompiles > 0 && decompiles < 399);
+    ecs_compiler_output_free(&ref);
+}
+
+int main(void)
+{
+    register_all(&compiler);
+    test_round_trips();
+    test_standard_level();
+    test_spawn_references();
+    test_compile_errors();
+    test_registration();
+    test_refusals();
+    test_names();
+    test_out_of_memory();
+    ecs_compiler_free(&compiler);
+    return test_report("test_resource_schema");
+}
