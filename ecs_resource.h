@@ -4193,16 +4193,18 @@ static void ecs__jout_string(ecs__jout *o, const char *s, uint32_t n)
 }
 
 /* The shortest "%.Ng" text of v (N from 1 to 17) that reads back as v
-   (as a float when is_float), with '.' whatever the locale says. */
+   (as a float when is_float), with '.' whatever the locale says; no
+   exponent for magnitudes from 1e-4 to 1e15 (90, not 9e+01). */
 static void ecs__format_number(char *buf, size_t size, double v, int is_float)
 {
     const struct lconv *lc = localeconv();
     char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
-    int prec;
+    int prec, plain = (v >= 1e-4 && v < 1e15) || (v <= -1e-4 && v > -1e15);
     for (prec = 1; prec <= 17; ++prec) {
         double back = 0.0;
         char *c;
         snprintf(buf, size, "%.*g", prec, v);
+        if (plain && prec < 17 && strchr(buf, 'e')) continue;
         for (c = buf; *c; ++c)
             if (*c == point) *c = '.';
         ecs__json_strtod((const unsigned char *)buf, (const unsigned char *)buf + strlen(buf), &back);
@@ -4563,32 +4565,56 @@ static ecs_result ecs__decompile_blocks(ecs_decompile_context *ctx, const unsign
     return ECS_OK;
 }
 
-/* Gives raw blocks the spawn order that keeps them where they are and checks
+static const char *ecs__dblock_name(const ecs__dblock *d)
+{
+    return d->type ? d->type->name : d->raw_name;
+}
+
+/* Gives the raw blocks of run [i, j) spawn orders that sort them where they
+   are: as high as the registered block after the run allows, or (no block
+   after) as low as the one before allows. 0 when int has no room. */
+static int ecs__decompile_run_order(ecs__dblock *blocks, uint32_t i, uint32_t j, uint32_t n)
+{
+    const char *next = j < n ? ecs__dblock_name(blocks + j) : NULL, *prev = i ? ecs__dblock_name(blocks + i - 1u) : NULL;
+    int64_t o = j < n ? blocks[j].spawn_order : i ? blocks[i - 1u].spawn_order : 0;
+    uint32_t k;
+    if (next) {
+        for (k = j; k-- > i; next = blocks[k].raw_name) {
+            if (strcmp(blocks[k].raw_name, next) >= 0) --o; /* the same order needs a smaller name */
+            if (o < INT_MIN) return 0;
+            blocks[k].spawn_order = (int)o;
+        }
+        return 1;
+    }
+    for (k = i; k < j; prev = blocks[k++].raw_name) {
+        if (prev && strcmp(blocks[k].raw_name, prev) <= 0) ++o;
+        if (o > INT_MAX) return 0;
+        blocks[k].spawn_order = (int)o;
+    }
+    return 1;
+}
+
+/* Gives raw blocks the spawn orders that keep them where they are and checks
    that every block sorts after the one before it. */
 static ecs_result ecs__decompile_order(ecs_decompile_context *ctx, ecs__dblock *blocks, uint32_t n)
 {
-    uint32_t i, j;
-    for (i = 0; i < n; ++i) {
-        ecs__dblock *d = blocks + i, *prev = i ? blocks + i - 1u : NULL;
-        const char *name = d->type ? d->type->name : d->raw_name, *prev_name = prev ? (prev->type ? prev->type->name : prev->raw_name) : "";
-        if (!d->type) {
-            d->spawn_order = 0;
-            for (j = i + 1u; !prev && j < n; ++j)
-                if (blocks[j].type) {
-                    if (blocks[j].spawn_order < 0) d->spawn_order = blocks[j].spawn_order;
-                    break;
-                }
-            if (prev) d->spawn_order = prev->spawn_order;
-            if (prev && strcmp(name, prev_name) <= 0) {
-                if (prev->spawn_order == INT_MAX) break;
-                d->spawn_order = prev->spawn_order + 1;
-            }
-        }
-        if (prev && !(prev->spawn_order < d->spawn_order || (prev->spawn_order == d->spawn_order && strcmp(prev_name, name) < 0))) break;
+    uint32_t i = 0, j, run = 0;
+    int fits = 1;
+    while (i < n && fits) {
+        for (j = i; j < n && !blocks[j].type; ++j) {}
+        if (j > i) fits = ecs__decompile_run_order(blocks, run = i, j, n);
+        i = j > i ? j : i + 1u;
     }
-    if (i == n) return ECS_OK;
+    for (i = 1; fits && i < n; ++i) {
+        const ecs__dblock *d = blocks + i, *prev = blocks + i - 1u;
+        if (!(prev->spawn_order < d->spawn_order ||
+              (prev->spawn_order == d->spawn_order && strcmp(ecs__dblock_name(prev), ecs__dblock_name(d)) < 0)))
+            break;
+    }
+    if (fits && i >= n) return ECS_OK;
+    if (!fits) i = run;
     ctx->offset = blocks[i].offset;
-    ctx->type_name = blocks[i].type ? blocks[i].type->name : blocks[i].raw_name;
+    ctx->type_name = ecs__dblock_name(blocks + i);
     return ecs_decompile_error(ctx, "the block does not sort after the one before it (spawn order, then name)");
 }
 

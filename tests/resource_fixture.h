@@ -2,7 +2,8 @@
    share (include it after ecs_resource.h):
    - the "label" component: variable-size data (per instance a length byte and
      that many bytes) whose spawn function checks its own bytes, with a
-     compile function {"type": "label", "text": "..."};
+     compile function {"type": "label", "text": "..."} and its decompile
+     function;
    - a file reader and a random number generator;
    - with FUZZ_STANDALONE, the plain main of a fuzz harness: it replays the
      files and folders named on the command line through
@@ -60,6 +61,20 @@ static inline ecs_result label_compile(void *user, ecs_compiler_context *ctx, co
     if (!t || t->type != ECS_JSON_STRING || t->count > 255) return ecs_compiler_error(ctx, t, "text: a short string");
     if ((r = ecs_compiler_write_u8(ctx, (uint8_t)t->count)) != ECS_OK) return r;
     return ecs_compiler_write(ctx, ecs_json_string(ecs_compiler_doc(ctx), t), t->count);
+}
+
+/* ecs_decompile_fn for "label": {"text": "..."} back from a length byte and
+   that many bytes (refused when they run past the block or are not UTF-8). */
+static inline ecs_result label_decompile(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
+                                         uint32_t *used)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    ecs_result r;
+    (void)user;
+    if (size < 1u || p[0] > size - 1u) return ecs_decompile_error(ctx, "a label runs past the block");
+    *used = 1u + p[0];
+    if ((r = ecs_decompile_member(ctx, "text")) != ECS_OK) return r;
+    return ecs_decompile_string(ctx, (const char *)p + 1, p[0]);
 }
 
 /* The whole file (malloc'd, *len bytes), or NULL. */
