@@ -1,20 +1,26 @@
-/* examples/levelc.c - the level compiler: JSON in, resource blob out.
+/* examples/levelc.c - the level compiler: JSON in, resource blob out, and
+   back.
 
      cc -O2 -I. -I/usr/include/stb -o levelc examples/levelc.c -lm
      ./levelc level.json level.bin               compile (little-endian)
      ./levelc --big-endian level.json level.bin  compile for a big-endian target
+     ./levelc --names level.json level.bin       also write the names block
      ./levelc --prefab crate.json crate.bin      also require exactly one root
      ./levelc --deps level.json [level.bin]      list the resources it refers to
      ./levelc --dump level.bin                   print any blob as text
+     ./levelc --decompile level.bin [out.json]   the blob as level JSON again
+                                                 (--all-members: defaults too)
 
    The standard components (transform, mesh, actor) are registered with
    ecs_compiler_register_standard, the same compile functions an engine uses.
-   The blob is written to OUT.tmp and renamed to OUT only when everything
-   succeeded, so a failed compile never leaves a half-written blob behind (an
-   old OUT stays as it was). Errors go to stderr with the JSON path or line and
-   column; the exit status is 0 on success, 1 on a compile or I/O error, 2 on
-   a usage error. --dump verifies first and also reads blobs of the other byte
-   order (converted with ecs_resource_swap for display). */
+   Output files (the blob, the decompiled JSON) are written to OUT.tmp and
+   renamed to OUT only when everything succeeded, so a failure never leaves a
+   half-written file behind (an old OUT stays as it was). Errors go to stderr
+   with the JSON path or line and column, or the blob offset; the exit status
+   is 0 on success, 1 on a compile, decompile or I/O error, 2 on a usage
+   error. --dump and --decompile verify first and read blobs of either byte
+   order. --decompile checks that its text compiles back to the same bytes
+   and says on stderr which flags do that (--big-endian, --names). */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
@@ -26,8 +32,9 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: levelc [--big-endian] [--prefab] [--deps] IN.json [OUT]\n"
-                    "       levelc --dump IN.blob\n");
+    fprintf(stderr, "usage: levelc [--big-endian] [--prefab] [--names] [--deps] IN.json [OUT]\n"
+                    "       levelc --dump IN.blob\n"
+                    "       levelc [--all-members] --decompile IN.blob [OUT.json]\n");
     return 2;
 }
 
@@ -94,78 +101,91 @@ static int write_atomically(const char *path, const void *data, size_t size)
     return ok;
 }
 
-static const char *standard_name(uint32_t id)
-{
-    if (id == ECS_RESOURCE_TRANSFORM_ID) return "transform";
-    if (id == ECS_RESOURCE_MESH_ID) return "mesh";
-    if (id == ECS_RESOURCE_ACTOR_ID) return "actor";
-    return NULL;
-}
-
 static void dump_hex(const unsigned char *p, uint32_t n)
 {
     uint32_t i;
     for (i = 0; i < n; ++i) printf("%s%02X", i ? " " : "", (unsigned)p[i]);
 }
 
-/* Prints a verified blob in this machine's byte order. */
-static void dump(const void *blob, uint32_t size, const char *order)
+/* Prints n bytes as a JSON string (names may hold any UTF-8, even NULs). */
+static void print_string(const char *s, uint32_t n)
+{
+    uint32_t i;
+    putchar('"');
+    for (i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", (unsigned)c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+/* Prints the instances of a block: as JSON where the type is registered
+   (and its bytes make sense), else as hex. */
+static void dump_instances(const ecs_compiler *c, const ecs_resource_block *b, int big_endian,
+                           const ecs_resource_names *names)
+{
+    const unsigned char *d = (const unsigned char *)b->data;
+    uint32_t j = 0, at = 0;
+    for (; j < b->num_instances; ++j) {
+        ecs_decompile_output one;
+        ecs_error err;
+        uint32_t used = 0, k = b->entity_index[j];
+        if (ecs_compiler_decompile_instance(c, b->identifier, d + at, b->size - at, big_endian, names, &one, &used,
+                                            &err) != ECS_OK)
+            break;
+        printf("  entity %u", (unsigned)k);
+        if (k < names->num_entities && names->entity[k]) putchar(' '), print_string(names->entity[k], names->entity_length[k]);
+        printf(": %s\n", one.json);
+        ecs_decompile_output_free(&one);
+        at += used;
+    }
+    if (j == b->num_instances) return;
+    if (b->num_instances && b->size % b->num_instances == 0 && j == 0) {
+        uint32_t each = b->size / b->num_instances;
+        for (j = 0; j < b->num_instances; ++j) {
+            printf("  entity %u:%s", (unsigned)b->entity_index[j], each ? " " : " (no data)");
+            dump_hex(d + (size_t)j * each, each);
+            printf("\n");
+        }
+        return;
+    }
+    printf("  entities:");
+    for (; j < b->num_instances; ++j) printf(" %u", (unsigned)b->entity_index[j]);
+    printf("\n  data: ");
+    dump_hex(d + at, b->size - at);
+    printf("\n");
+}
+
+/* Prints a verified blob whose headers are in this machine's byte order
+   (the instance data in `order`). */
+static void dump(const ecs_compiler *c, const void *blob, uint32_t size, const char *order, int big_endian,
+                 const ecs_resource_names *names)
 {
     uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), k, t, off;
     const uint32_t *parent = ecs_resource_parent_index(blob);
-    printf("resource: %u bytes, version %u, %s, %u entities, %u component types\n", (unsigned)size,
-           (unsigned)ECS_RESOURCE_VERSION, order, (unsigned)ne, (unsigned)nt);
-    printf("entity  parent\n");
+    printf("resource: %u bytes, version %u, %s, %u entities, %u component types%s\n", (unsigned)size,
+           (unsigned)ECS_RESOURCE_VERSION, order, (unsigned)ne, (unsigned)nt, names->present ? ", names block" : "");
+    printf("entity  parent  name\n");
     for (k = 0; k < ne; ++k) {
-        if (parent[k] == ECS_RESOURCE_ROOT) printf("%6u  root\n", (unsigned)k);
-        else printf("%6u  %u\n", (unsigned)k, (unsigned)parent[k]);
+        if (parent[k] == ECS_RESOURCE_ROOT) printf("%6u  root  ", (unsigned)k);
+        else printf("%6u  %4u  ", (unsigned)k, (unsigned)parent[k]);
+        if (names->entity[k]) print_string(names->entity[k], names->entity_length[k]);
+        printf("\n");
     }
     for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
         ecs_resource_block b = ecs_resource_block_at(blob, off);
-        const char *name = standard_name(b.identifier);
-        const unsigned char *d = (const unsigned char *)b.data;
-        uint32_t j, rec = 0;
+        const char *name = ecs_compiler_type_name(c, b.identifier);
+        if (b.identifier == ECS_RESOURCE_NAMES_ID) name = "names block";
         printf("block %u at offset %u: %s (0x%08X), %u instances, %u bytes\n", (unsigned)t, (unsigned)off,
                name ? name : "unknown", (unsigned)b.identifier, (unsigned)b.num_instances, (unsigned)b.size);
-        if (b.identifier == ECS_RESOURCE_TRANSFORM_ID) rec = ECS_RESOURCE_TRANSFORM_SIZE;
-        if (b.identifier == ECS_RESOURCE_MESH_ID) rec = ECS_RESOURCE_MESH_SIZE;
-        if (b.identifier == ECS_RESOURCE_ACTOR_ID) rec = ECS_RESOURCE_ACTOR_SIZE;
-        if (rec && (uint64_t)rec * b.num_instances != b.size) rec = 0; /* not the standard layout: hex */
-        if (!rec && b.num_instances && b.size % b.num_instances == 0) {
-            uint32_t each = b.size / b.num_instances;
-            for (j = 0; j < b.num_instances; ++j) {
-                printf("  entity %u:%s", (unsigned)b.entity_index[j], each ? " " : " (no data)");
-                dump_hex(d + (size_t)j * each, each);
-                printf("\n");
-            }
-        } else if (!rec) {
-            printf("  entities:");
-            for (j = 0; j < b.num_instances; ++j) printf(" %u", (unsigned)b.entity_index[j]);
-            printf("\n  data: ");
-            dump_hex(d, b.size);
-            printf("\n");
-        }
-        for (j = 0; rec && j < b.num_instances; ++j, d += rec) {
-            printf("  entity %u: ", (unsigned)b.entity_index[j]);
-            if (b.identifier == ECS_RESOURCE_TRANSFORM_ID) {
-                float m[16];
-                int i;
-                memcpy(m, d, sizeof m);
-                printf("local [");
-                for (i = 0; i < 16; ++i) printf("%s%g", i == 0 ? "" : i % 4 == 0 ? " | " : " ", (double)m[i]);
-                printf("]\n");
-            } else if (b.identifier == ECS_RESOURCE_MESH_ID) {
-                uint64_t mesh;
-                uint32_t flags;
-                memcpy(&mesh, d, 8);
-                memcpy(&flags, d + 8, 4);
-                printf("mesh 0x%016llX flags %u\n", (unsigned long long)mesh, (unsigned)flags);
-            } else {
-                float mass, radius;
-                memcpy(&mass, d, 4);
-                memcpy(&radius, d + 4, 4);
-                printf("mass %g radius %g\n", (double)mass, (double)radius);
-            }
+        if (b.identifier == ECS_RESOURCE_NAMES_ID) {
+            printf("  %u named entities (above), %u paths:\n", (unsigned)b.num_instances, (unsigned)names->num_paths);
+            for (k = 0; k < names->num_paths; ++k)
+                printf("  path %s  #%016llx\n", names->path[k], (unsigned long long)names->path_hash[k]);
+        } else {
+            dump_instances(c, &b, big_endian, names);
         }
         off = b.next;
     }
@@ -179,69 +199,127 @@ static int host_big_endian(void)
     return c == 0;
 }
 
-static int run_dump(const char *path)
+static int run_dump(const ecs_compiler *c, const char *path)
 {
     size_t len = 0;
     char *blob = read_all(path, &len);
+    ecs_resource_names names;
     ecs_error err;
     ecs_result r;
-    const char *native = host_big_endian() ? "big-endian" : "little-endian";
-    const char *foreign = host_big_endian() ? "little-endian" : "big-endian";
+    int big = host_big_endian();
     if (!blob) {
         fprintf(stderr, "levelc: cannot read %s\n", path);
         return 1;
     }
-    r = ecs_resource_verify(blob, len, &err);
-    if (r == ECS_ERROR_WRONG_BYTE_ORDER) { /* convert a copy for display */
-        r = ecs_resource_swap(blob, len, ecs_resource_swap_standard, NULL, &err);
-        if (r == ECS_OK) dump(blob, (uint32_t)len, foreign);
-    } else if (r == ECS_OK) {
-        dump(blob, (uint32_t)len, native);
+    r = ecs_resource_names_read(blob, len, &names, &err); /* verifies, in either order */
+    if (r == ECS_OK && ecs_resource_verify(blob, len, &err) == ECS_ERROR_WRONG_BYTE_ORDER) {
+        big = !big; /* headers to this machine's order for display; the data stays as it is */
+        r = ecs_resource_swap(blob, len, NULL, NULL, &err);
     }
-    if (r != ECS_OK) fprintf(stderr, "levelc: %s: %s\n", path, err.message);
+    if (r == ECS_OK) dump(c, blob, (uint32_t)len, big ? "big-endian" : "little-endian", big, &names);
+    else fprintf(stderr, "levelc: %s: %s\n", path, err.message);
+    ecs_resource_names_free(&names);
     free(blob);
+    return r == ECS_OK ? 0 : 1;
+}
+
+static int run_decompile(const ecs_compiler *c, const char *in, const char *out, uint32_t flags)
+{
+    size_t len = 0;
+    char *blob = read_all(in, &len);
+    ecs_decompile_output text;
+    ecs_error err;
+    ecs_result r;
+    int ok;
+    if (!blob) {
+        fprintf(stderr, "levelc: cannot read %s\n", in);
+        return 1;
+    }
+    r = ecs_compiler_decompile(c, blob, len, flags | ECS_DECOMPILE_CHECK, &text, &err);
+    free(blob);
+    if (r != ECS_OK) {
+        fprintf(stderr, "%s: %s: %s\n", in, ecs_result_name(r), err.message);
+        return 1;
+    }
+    if (text.compile_flags)
+        fprintf(stderr, "levelc: compile it with%s%s to get %s again\n",
+                (text.compile_flags & ECS_COMPILER_BIG_ENDIAN) ? " --big-endian" : "",
+                (text.compile_flags & ECS_COMPILER_NAMES) ? " --names" : "", in);
+    ok = out ? write_atomically(out, text.json, text.length) : fwrite(text.json, 1, text.length, stdout) == text.length;
+    ecs_decompile_output_free(&text);
+    return ok ? 0 : 1;
+}
+
+typedef struct options {
+    uint32_t flags, decompile_flags;
+    int deps, dump, decompile;
+    const char *in, *out;
+} options;
+
+/* Reads the command line into o; 0 for a usage error. */
+static int parse(int argc, char **argv, options *o)
+{
+    int a;
+    memset(o, 0, sizeof *o);
+    for (a = 1; a < argc; ++a) {
+        if (strcmp(argv[a], "--big-endian") == 0) o->flags |= ECS_COMPILER_BIG_ENDIAN;
+        else if (strcmp(argv[a], "--prefab") == 0) o->flags |= ECS_COMPILER_PREFAB;
+        else if (strcmp(argv[a], "--names") == 0) o->flags |= ECS_COMPILER_NAMES;
+        else if (strcmp(argv[a], "--deps") == 0) o->deps = 1;
+        else if (strcmp(argv[a], "--dump") == 0) o->dump = 1;
+        else if (strcmp(argv[a], "--decompile") == 0) o->decompile = 1;
+        else if (strcmp(argv[a], "--all-members") == 0) o->decompile_flags |= ECS_DECOMPILE_ALL_MEMBERS;
+        else if (argv[a][0] == '-' && argv[a][1]) return 0;
+        else if (!o->in) o->in = argv[a];
+        else if (!o->out) o->out = argv[a];
+        else return 0;
+    }
+    if (!o->in || o->dump + o->decompile + (o->flags || o->deps) > 1) return 0;
+    if (o->dump) return o->out == NULL && !o->decompile_flags;
+    if (o->decompile) return 1;
+    return (o->out || o->deps) && !o->decompile_flags;
+}
+
+static int run_compile(const ecs_compiler *c, const options *o)
+{
+    size_t len = 0;
+    char *json = read_all(o->in, &len);
+    ecs_compiler_output blob;
+    ecs_error err;
+    ecs_result r;
+    uint32_t i;
+    if (!json) {
+        fprintf(stderr, "levelc: cannot read %s\n", o->in);
+        return 1;
+    }
+    r = ecs_compiler_compile(c, json, len, o->flags, &blob, &err);
+    free(json);
+    if (r != ECS_OK) {
+        fprintf(stderr, "%s: %s: %s\n", o->in, ecs_result_name(r), err.message);
+        return 1;
+    }
+    if (o->deps)
+        for (i = 0; i < blob.num_dependencies; ++i) printf("%s\n", blob.dependency[i]);
+    if (o->out && !write_atomically(o->out, blob.blob, blob.size)) r = ECS_ERROR_IO;
+    ecs_compiler_output_free(&blob);
     return r == ECS_OK ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    uint32_t flags = 0, i;
-    int deps = 0, a;
-    const char *in = NULL, *out = NULL;
-    char *json;
-    size_t len = 0;
+    options o;
     ecs_compiler compiler;
-    ecs_compiler_output blob;
     ecs_error err;
-    ecs_result r;
-    if (argc == 3 && strcmp(argv[1], "--dump") == 0) return run_dump(argv[2]);
-    for (a = 1; a < argc; ++a) {
-        if (strcmp(argv[a], "--big-endian") == 0) flags |= ECS_COMPILER_BIG_ENDIAN;
-        else if (strcmp(argv[a], "--prefab") == 0) flags |= ECS_COMPILER_PREFAB;
-        else if (strcmp(argv[a], "--deps") == 0) deps = 1;
-        else if (argv[a][0] == '-' && argv[a][1]) return usage();
-        else if (!in) in = argv[a];
-        else if (!out) out = argv[a];
-        else return usage();
-    }
-    if (!in || (!out && !deps)) return usage();
-    json = read_all(in, &len);
-    if (!json) {
-        fprintf(stderr, "levelc: cannot read %s\n", in);
-        return 1;
-    }
+    int status;
+    if (!parse(argc, argv, &o)) return usage();
     ecs_compiler_init(&compiler);
-    r = ecs_compiler_register_standard(&compiler, &err);
-    if (r == ECS_OK) r = ecs_compiler_compile(&compiler, json, len, flags, &blob, &err);
-    free(json);
-    ecs_compiler_free(&compiler);
-    if (r != ECS_OK) {
-        fprintf(stderr, "%s: %s: %s\n", in, ecs_result_name(r), err.message);
+    if (ecs_compiler_register_standard(&compiler, &err) != ECS_OK) {
+        fprintf(stderr, "levelc: %s\n", err.message);
         return 1;
     }
-    if (deps)
-        for (i = 0; i < blob.num_dependencies; ++i) printf("%s\n", blob.dependency[i]);
-    if (out && !write_atomically(out, blob.blob, blob.size)) r = ECS_ERROR_IO;
-    ecs_compiler_output_free(&blob);
-    return r == ECS_OK ? 0 : 1;
+    if (o.dump) status = run_dump(&compiler, o.in);
+    else if (o.decompile) status = run_decompile(&compiler, o.in, o.out, o.decompile_flags);
+    else status = run_compile(&compiler, &o);
+    ecs_compiler_free(&compiler);
+    return status;
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # tests/check_levelc.sh - builds examples/levelc.c and examples/gen_level.c and
 # checks the tools end to end: the standard level compiles, dumps, lists its
-# dependencies; big-endian output dumps to the same text; a failed compile
-# leaves the old output untouched and no temporary file; --prefab refuses a
-# level; gen_level is deterministic.
+# dependencies; big-endian output dumps to the same text; --names writes the
+# names block and --dump shows names and paths; --decompile gives JSON that
+# compiles back to the same bytes (both byte orders, with and without names,
+# every member written or not); a failed compile or decompile leaves the old
+# output untouched and no temporary file; --prefab refuses a level; gen_level
+# is deterministic.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${BUILD_DIR_ROOT:-build/tests}/levelc
@@ -25,12 +28,24 @@ check "gen_level is deterministic" sh -c "'$OUT/gen_level' 3000 5 | cmp -s - '$O
 check "compile" "$L" "$OUT/level.json" "$OUT/level.bin"
 check "no temporary file left" test ! -e "$OUT/level.bin.tmp"
 check "dump" sh -c "'$L' --dump '$OUT/level.bin' > '$OUT/dump_le.txt' && grep -q '3000 entities, 3 component types' '$OUT/dump_le.txt'"
-check "dump shows mesh records" grep -q 'mesh 0x[0-9A-F]* flags [0-3]' "$OUT/dump_le.txt"
+check "dump shows mesh records" grep -q '"mesh": "#[0-9a-f]*", "flags": [0-3]}' "$OUT/dump_le.txt"
 check "deps" sh -c "'$L' --deps '$OUT/level.json' > '$OUT/deps.txt' && [ \$(wc -l < '$OUT/deps.txt') -eq 16 ] && grep -qx models/prop_00 '$OUT/deps.txt'"
 check "big-endian compile" "$L" --big-endian "$OUT/level.json" "$OUT/level_be.bin"
 check "big-endian blob differs" sh -c "! cmp -s '$OUT/level.bin' '$OUT/level_be.bin'"
 check "big-endian dump" sh -c "'$L' --dump '$OUT/level_be.bin' > '$OUT/dump_be.txt'"
 check "big-endian dump is the same text" sh -c "tail -n +2 '$OUT/dump_le.txt' > '$OUT/le.body' && tail -n +2 '$OUT/dump_be.txt' > '$OUT/be.body' && cmp -s '$OUT/le.body' '$OUT/be.body' && grep -q 'big-endian' '$OUT/dump_be.txt'"
+check "names: compile" "$L" --names "$OUT/level.json" "$OUT/named.bin"
+check "names: the block is one more component block" sh -c "'$L' --dump '$OUT/named.bin' > '$OUT/dump_named.txt' && grep -q '3000 entities, 4 component types, names block' '$OUT/dump_named.txt'"
+check "names: dump shows entity names and paths" sh -c "grep -q '^     0  root  \"e0\"' '$OUT/dump_named.txt' && grep -q '\"mesh\": \"models/prop_[0-9]*\", \"flags\"' '$OUT/dump_named.txt' && grep -q '^  path models/prop_00  #' '$OUT/dump_named.txt'"
+check "names: everything else is the same bytes (the block comes last)" sh -c "cmp -s -n \$(( \$(wc -c < '$OUT/level.bin') - 24 )) -i 24:24 '$OUT/level.bin' '$OUT/named.bin'"
+for v in "level.bin:" "level_be.bin:--big-endian" "named.bin:--names"; do
+  f=${v%%:*}; flag=${v#*:}
+  check "decompile $f" sh -c "'$L' --decompile '$OUT/$f' '$OUT/$f.json' 2> '$OUT/$f.note'"
+  check "decompile $f: compiles back to the same bytes" sh -c "'$L' $flag '$OUT/$f.json' '$OUT/$f.again' && cmp -s '$OUT/$f' '$OUT/$f.again'"
+  check "decompile $f: every member too" sh -c "'$L' --all-members --decompile '$OUT/$f' > '$OUT/$f.all.json' && '$L' $flag '$OUT/$f.all.json' '$OUT/$f.again' && cmp -s '$OUT/$f' '$OUT/$f.again'"
+done
+check "decompile says which flags give the bytes back" grep -q 'with --big-endian to get' "$OUT/level_be.bin.note"
+check "decompiled names read like the source" sh -c "grep -q '{\"name\": \"e0\", \"components\": \[' '$OUT/named.bin.json' && grep -q '\"position\": \[' '$OUT/named.bin.json' && ! grep -q '\"local\"' '$OUT/named.bin.json'"
 printf '{"entities": [{"components": [{"type": "mesh", "mesh": "Models/Crate"}]}]}' >"$OUT/bad.json"
 cp "$OUT/level.bin" "$OUT/before.bin"
 check "a bad file fails" sh -c "! '$L' '$OUT/bad.json' '$OUT/level.bin' 2> '$OUT/bad.txt'"
@@ -39,6 +54,9 @@ check "the old output is untouched" cmp -s "$OUT/level.bin" "$OUT/before.bin"
 check "no temporary file after a failure" test ! -e "$OUT/level.bin.tmp"
 check "--prefab refuses a level" sh -c "! '$L' --prefab '$OUT/level.json' '$OUT/x.bin' 2>/dev/null && test ! -e '$OUT/x.bin'"
 check "--dump refuses a broken blob" sh -c "head -c 100 '$OUT/level.bin' > '$OUT/cut.bin'; ! '$L' --dump '$OUT/cut.bin' 2>/dev/null"
+cp "$OUT/level.bin.json" "$OUT/dec_before.json"
+check "--decompile refuses a broken blob and keeps the old output" sh -c "! '$L' --decompile '$OUT/cut.bin' '$OUT/level.bin.json' 2>/dev/null && cmp -s '$OUT/level.bin.json' '$OUT/dec_before.json' && test ! -e '$OUT/level.bin.json.tmp'"
+check "usage errors" sh -c "'$L' --dump '$OUT/level.bin' x 2>/dev/null; [ \$? -eq 2 ] && '$L' --decompile 2>/dev/null; [ \$? -eq 2 ] && '$L' --names --decompile '$OUT/level.bin' 2>/dev/null; [ \$? -eq 2 ]"
 check "usage error" sh -c "'$L' 2>/dev/null; [ \$? -eq 2 ]"
 if [ "$fail" -ne 0 ]; then tail -n 20 "$OUT/log"; echo "check_levelc: $fail failed"; exit 1; fi
 echo "check_levelc: levelc and gen_level work"
