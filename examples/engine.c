@@ -51,15 +51,11 @@
 
 /* ---- the engine's own components ------------------------------------------ */
 
-#define MESH_FIELDS(X) \
-    X(uint64_t, mesh)  \
-    X(uint32_t, flags)
-ECS_MANAGER_DEFINE(mesh_manager, MESH_FIELDS)
-
-#define ACTOR_FIELDS(X) \
-    X(float, mass)      \
-    X(float, radius)
-ECS_MANAGER_DEFINE(actor_manager, ACTOR_FIELDS)
+/* mesh and actor from the standard schemas: uint64_t *mesh and uint32_t
+   *flags, float *mass and *radius, the records levels compile to; the
+   managers spawn them with ecs_manager_spawn */
+ECS_MANAGER_DEFINE_SCHEMA(mesh_manager, ECS_RESOURCE_MESH_SCHEMA)
+ECS_MANAGER_DEFINE_SCHEMA(actor_manager, ECS_RESOURCE_ACTOR_SCHEMA)
 
 /* velocity of the objects that move (not in levels: the engine picks them) */
 #define MOTION_FIELDS(X) X(ecs_vec3, velocity)
