@@ -126,14 +126,29 @@ STANDARD ENGINE APIS (all version 0)
    functions return ECS_ERROR_NOT_FOUND with a message saying so.
 
 LOADING AND HOT RELOAD
-   ecs_plugin_load copies the library to a fresh file (desc.copy_dir,
-   default: next to the library) and loads the copy: the build may overwrite
-   the original at any time, and every load gets a fresh image with its own
-   globals. The copy is deleted when it is unloaded.
+   ecs_plugin_load reads the library into memory once, checks those bytes
+   (ecs_plugin_check_image: every part its headers point at lies inside the
+   file, and it is a library of this platform and word size), writes them to
+   a fresh copy (desc.copy_dir, default: next to the library) and loads the
+   copy: the build may overwrite the original at any time, the bytes checked
+   are the bytes loaded, and every load gets a fresh image with its own
+   globals (a copy's name is never used twice in a process).
+   Copies never pile up: on POSIX the copy's name is unlinked as soon as
+   dlopen returns (the mapping stays valid), so a copy exists on disk only
+   while it is being loaded, and a process that is killed later leaves
+   nothing behind. The cost: debuggers and sanitizer symbolizers find a
+   loaded plugin's symbols by its file name, and there is none; define
+   ECS_PLUGIN_KEEP_COPIES to keep each copy until its unload while you debug
+   (then a killed process leaves its copies: delete ecs_plugin_* files in the
+   copy folder). Under _WIN32 a loaded DLL cannot be deleted: the copy stays
+   until the unload, as with ECS_PLUGIN_KEEP_COPIES.
    ecs_plugin_poll notices a changed library (size, time or inode; or content,
    while the time stamp is too coarse to tell) and reloads it once it has
-   looked the same for two polls in a row (so a half-written build is never
-   picked up); ecs_plugin_reload does it now. A reload:
+   looked the same for two polls in a row; ecs_plugin_reload does it now.
+   Holding still is no proof that a build is complete (an interrupted build
+   or copy also holds still): a file cut short is refused as "truncated" by
+   the check above, the old build goes on, and the file is tried again when
+   it changes again. A reload:
      1. copies and loads the new build, finds get_plugin_api and a plugin API
         version; on failure the old build goes on untouched;
      2. calls the new init with the old state (*state = old state); what the
@@ -155,6 +170,9 @@ CONFIGURATION
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free)
    ECS_PLUGIN_DLOPEN_FLAGS         dlopen flags (RTLD_NOW | RTLD_LOCAL)
+   ECS_PLUGIN_KEEP_COPIES          defined: a loaded copy stays on disk until
+                                   its unload, for debuggers (POSIX; default:
+                                   unlinked once loaded)
    At run time, ecs_plugin_registry_desc (zero = default): entities (the
    entity manager ECS_API_ENTITIES hands out; not published when NULL),
    copy_dir (where loaded copies go).
@@ -164,8 +182,14 @@ CONFIGURATION
 
 ERRORS
    Every failure returns an ecs_result and fills the caller's ecs_error:
-     ECS_ERROR_PLUGIN_LOAD     no such file, or the OS refused the library
-                               (the message carries dlerror's text)
+     ECS_ERROR_PLUGIN_LOAD     the file is missing or unreadable, a
+                               directory or another non-regular file (a FIFO
+                               is never opened), empty, not a shared library
+                               (no ELF, PE or Mach-O header; an object file or
+                               an executable), truncated (the message names
+                               the part that lies beyond the end), a library
+                               of another platform or word size; or the OS
+                               refused it (the message carries dlerror's text)
      ECS_ERROR_PLUGIN_NO_ENTRY the library exports no get_plugin_api
      ECS_ERROR_PLUGIN_VERSION  no plugin API version we speak (the message
                                lists the versions the plugin answers to)
@@ -173,7 +197,7 @@ ERRORS
                                code and message), e.g. because a name it
                                registers is taken or a manager's layout
                                changed across a reload
-     ECS_ERROR_IO              the copy could not be written
+     ECS_ERROR_IO              the copy could not be written (a full disk)
      ECS_ERROR_ALREADY_EXISTS  a name or (id, version) is taken
      ECS_ERROR_NOT_FOUND       a stale plugin handle; a publish function
                                compiled without its header
@@ -188,7 +212,9 @@ MEMORY AND POINTER STABILITY
    and reach the new code. ecs_manager pointers from define/find stay valid
    until their plugin is unloaded (reloads keep them). A plugin handle is
    { uint32_t id } with a generation: a stale handle is refused, never
-   aliased. A plugin's state is the plugin's memory.
+   aliased. A plugin's state is the plugin's memory. A load or reload holds
+   the whole library file in memory while it checks and copies it (freed
+   before dlopen).
 
 SANITIZERS
    Build plugins with the same sanitizer flags as the engine: an ASan engine
@@ -198,7 +224,10 @@ SANITIZERS
    library is closed, but their stack frames inside it print as
    "<unknown module>". Keeping libraries mapped (ECS_PLUGIN_DLOPEN_FLAGS with
    RTLD_NODELETE) symbolizes those frames but *hides* every leak still
-   reachable from the plugin's globals, so the default unloads.
+   reachable from the plugin's globals, so the default unloads. A report
+   made while a plugin is loaded names its frames by function and line only
+   when the copy is still on disk: define ECS_PLUGIN_KEEP_COPIES for that
+   (see LOADING AND HOT RELOAD).
 
 THREADING
    No locks. One registry belongs to one thread; get_engine_api may be called
@@ -212,7 +241,11 @@ DOES NOT
    marks unique (STB_GNU_UNIQUE symbols; build with -fno-gnu-unique), watch
    files with inotify (poll once a frame), sandbox plugins, or offer entity
    destroy callbacks to plugins (a reload would have to re-point them;
-   plugins collect their data with gc instead).
+   plugins collect their data with gc instead), check Mach-O files beyond
+   their magic (they go to dlopen as they are), or choose large-file
+   support for you: a 32-bit program built without -D_FILE_OFFSET_BITS=64
+   cannot stat a file whose inode number or size does not fit 32 bits (the
+   load fails and says so).
 */
 #ifndef ECS_PLUGIN_H_INCLUDED
 #define ECS_PLUGIN_H_INCLUDED
@@ -433,7 +466,8 @@ typedef struct ecs_plugin_registry_desc {
 typedef struct ecs_plugin_info {
     const char *name;         /* the plugin's name */
     const char *path;         /* the library path given to ecs_plugin_load */
-    const char *loaded_path;  /* the copy actually loaded */
+    const char *loaded_path;  /* the copy actually loaded (POSIX: unlinked once
+                                 loaded, unless ECS_PLUGIN_KEEP_COPIES) */
     void *state;              /* what init put in *state */
     unsigned api_version;     /* the plugin API version agreed on */
     uint32_t reloads;         /* successful reloads so far */
@@ -472,7 +506,7 @@ void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned
     plugin registered is left. out may be NULL. */
 ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
 /** Calls shutdown, removes the plugin's registrations (managers included),
-    closes and deletes the copy. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
+    closes the library and deletes its copy if it is still on disk. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
     stale handle (a no-op). */
 ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
 /** Reloads now from the plugin's path (see LOADING AND HOT RELOAD). On
@@ -565,6 +599,7 @@ static inline ecs_result ecs_plugin_set_error(ecs_error *err, ecs_result code, c
 #ifndef ECS__PLUGIN_IMPLEMENTATION_DONE
 #define ECS__PLUGIN_IMPLEMENTATION_DONE
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -1907,13 +1942,24 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
     unsigned v;
     void *api = NULL;
     memset(b, 0, sizeof *b);
-    if (!ecs__plugin_stat(path, &b->stamp))
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': no such file", path);
+    errno = 0;
+    if (!ecs__plugin_stat(path, &b->stamp)) {
+        int e = errno;
+        if (e == ENOENT || e == 0) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': no such file", path);
+#ifdef EOVERFLOW
+        if (e == EOVERFLOW)
+            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                                 "plugin '%s': cannot stat it: %s (a 32-bit program needs -D_FILE_OFFSET_BITS=64 "
+                                 "for this file system)",
+                                 path, strerror(e));
+#endif
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': cannot stat it: %s", path, strerror(e));
+    }
     if (b->stamp.kind != ECS__PLUGIN_REGULAR) {
         b->read = 1; /* the stamp is valid; a non-file has no content (hash 0) */
         return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' is %s, not a shared library", path,
                              b->stamp.kind == ECS__PLUGIN_DIRECTORY ? "a directory"
-                                                                    : "not a regular file (a FIFO, device or socket)");
+                                                                    : "a FIFO, device or socket (no regular file)");
     }
     /* <dir>/ecs_plugin_<pid>_<entry>_<n>_<basename> */
     if (reg->copy_dir) dir_len = strlen(reg->copy_dir);
