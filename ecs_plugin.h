@@ -917,7 +917,10 @@ static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
     if (!ecs__plugin_img_in(im, 0, ehsize)) return ecs__plugin_img_truncated(im, "its ELF header", 0, ehsize);
     type = ecs__plugin_img_get(im, 16, 2);
     if (type != 3) {
-        const char *kind = type == 1 ? "a relocatable object (.o)" : type == 2 ? "an executable" : type == 4 ? "a core dump" : NULL;
+        const char *kind = type == 1   ? "a relocatable object (.o)"
+                           : type == 2 ? "an executable"
+                           : type == 4 ? "a core dump"
+                                       : NULL;
         if (kind)
             return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
                                  "plugin '%s' is an ELF file but %s, not a shared library (link it with -shared)",
@@ -1130,8 +1133,9 @@ static ecs_result ecs__plugin_check_native(const unsigned char *p, size_t size, 
                                  "same -m32/-m64)",
                                  name, bits, (unsigned)(sizeof(void *) * 8));
         if ((p[5] == 1) != little)
-            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' is a %s-endian library; this process is %s-endian",
-                                 name, p[5] == 1 ? "little" : "big", little ? "little" : "big");
+            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                                 "plugin '%s' is a %s-endian library; this process is %s-endian", name,
+                                 p[5] == 1 ? "little" : "big", little ? "little" : "big");
     }
     return ECS_OK;
 }

@@ -590,8 +590,9 @@ static void test_messages(void)
     /* a library for another word size, and one for another platform */
     n = make_elf(img, sizeof(void *) == 4, 0, 0);
     CHECK(write_bytes(build_path("other_bits.so"), img, n));
-    check_load_message(build_path("other_bits.so"), sizeof(void *) == 4 ? "is a 64-bit library; this process is 32-bit"
-                                                                        : "is a 32-bit library; this process is 64-bit");
+    check_load_message(build_path("other_bits.so"), sizeof(void *) == 4
+                                                        ? "is a 64-bit library; this process is 32-bit"
+                                                        : "is a 32-bit library; this process is 64-bit");
     n = make_pe(img);
     CHECK(write_bytes(build_path("windows.dll"), img, n));
     check_load_message(build_path("windows.dll"), "is a PE (Windows) library; this platform loads ELF");

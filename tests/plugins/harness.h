@@ -60,7 +60,8 @@ HARNESS_UNUSED static void env_init(void)
         }
     }
 #if defined(__i386__)
-    if (strlen(g_flags) + 6 < sizeof g_flags) strcat(g_flags, " -m32"); /* plugins and engines built here match this test */
+    /* plugins and engines built here match this test */
+    if (strlen(g_flags) + 6 < sizeof g_flags) strcat(g_flags, " -m32");
 #endif
     snprintf(g_copies, sizeof g_copies, "%s/copies", g_build);
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_copies);
