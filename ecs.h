@@ -687,6 +687,24 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
         ++m->num_instances;
         return ecs_instance_make(i);
     }
+    /* hash fast path: room in the arrays and the table (at most 3/4 full
+       after), and the probe meets an empty slot before the key */
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated &&
+        (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
+        uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
+        s = m->map.slots;
+        while (s[h].id != 0 && s[h].id != id) h = (h + 1u) & m->map.mask;
+        if (s[h].id == 0) {
+            ++m->map.count;
+            s[h].id = id;
+            s[h].first = i;
+            m->entity[i].id = id;
+            if (m->next) m->next[i] = ECS_INSTANCE_NIL;
+            m->count = i + 1u;
+            ++m->num_instances;
+            return ecs_instance_make(i);
+        }
+    }
     return ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(m, e);
 }
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
@@ -707,6 +725,18 @@ static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
     ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && idx < m->capacity && m->entity[idx].id == ecs_entity_key(e));
     return ecs_instance_make(idx & m->slot_mask);
 }
+
+/** Moves every field of instance `from` over instance `to` (the typed
+    managers generate one with typed copies; the core's default copies bytes
+    field by field). */
+typedef void (*ecs_fields_move_fn)(ecs_manager *m, uint32_t from, uint32_t to);
+/* The destroying calls with a mover, for ECS_MANAGER_DEFINE's wrappers (the
+   ecs_manager_* versions use the default mover). */
+int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance i, ecs_fields_move_fn move);
+uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move);
+uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
+uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
+uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
 
 /* The bookkeeping half of removing e's instance from a dense manager whose
    entities own one instance each (no next links): the map, the entity array
@@ -812,18 +842,35 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
     }                                                                                                       \
     ECS__UNUSED static inline ecs_instance name##_slot(const name *m, ecs_entity e) { return ecs_manager_slot(&m->core, e); } \
     ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
-    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
+    ECS__UNUSED static void name##_move_fields_(ecs_manager *core, uint32_t from, uint32_t to)              \
+    {                                                                                                       \
+        name *m = (name *)(void *)core; /* core is name's first member */                                  \
+        FIELDS(ECS__FIELD_MOVE)                                                                             \
+    }                                                                                                       \
+    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i)                                  \
+    {                                                                                                       \
+        return ecs_manager__destroy_moving(&m->core, i, name##_move_fields_);                               \
+    }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e)                         \
     {                                                                                                       \
         uint32_t from, to;                                                                                  \
         int r = ecs_manager__unlink_dense(&m->core, e, &from, &to);                                         \
-        if (r < 0) return ecs_manager_destroy_entity(&m->core, e);                                          \
+        if (r < 0) return ecs_manager__destroy_entity_moving(&m->core, e, name##_move_fields_);             \
         if (r > 0 && from != to) { FIELDS(ECS__FIELD_MOVE) }                                                \
         return (uint32_t)r;                                                                                 \
     }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
-    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em) { return ecs_manager_gc_all(&m->core, em); } \
-    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em) { return ecs_manager_collect(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em)                    \
+    {                                                                                                       \
+        return ecs_manager__gc_moving(&m->core, em, name##_move_fields_);                                   \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em)                \
+    {                                                                                                       \
+        return ecs_manager__gc_all_moving(&m->core, em, name##_move_fields_);                               \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em)               \
+    {                                                                                                       \
+        return ecs_manager__collect_moving(&m->core, em, name##_move_fields_);                              \
+    }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
     ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
 
@@ -1874,14 +1921,29 @@ static uint32_t ecs__batch_dense_run(ecs_manager *m, uint32_t k, uint32_t n, con
     return k;
 }
 
+/* The largest entity index among batch entities k.. k+n-1 (for one map
+   growth where the run met an index past the table). */
+static uint32_t ecs__batch_max_index(uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t k)
+{
+    uint32_t max_index = 0, j;
+    for (j = k; j < k + n; ++j) {
+        uint32_t idx = ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK;
+        if (idx > max_index) max_index = idx;
+    }
+    return max_index;
+}
+
 /* Dense: what the run could not do for entity k: appends it (ECS_OK), or
    sets *stale (a slot names an older id; nothing done), or fails. */
-static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t id, uint32_t k, uint32_t first, int *stale)
+static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
+                                       uint32_t k, uint32_t first, int *stale)
 {
-    uint32_t idx = id & ECS_INDEX_MASK;
+    uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), idx = id & ECS_INDEX_MASK;
     ecs_entity_map_slot *s;
     if (idx == 0) return ecs__batch_nil(m, k);
-    if (idx > m->map.mask && ecs_entity_map_reserve(&m->map, 0, idx, &m->error) != ECS_OK) return m->error.code;
+    if (idx > m->map.mask && /* one growth for the rest of the batch */
+        ecs_entity_map_reserve(&m->map, 0, ecs__batch_max_index(n - k, es, index, k), &m->error) != ECS_OK)
+        return m->error.code;
     s = &m->map.slots[idx];
     if (s->id != 0 && s->id != id) {
         if (s->first >= first)
@@ -1909,7 +1971,7 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
         if (m->lookup == ECS_LOOKUP_DENSE && (k = ecs__batch_dense_run(m, k, n, es, index)) == n) break;
         id = ecs_entity_key(ecs__batch_entity(es, index, k));
         if (m->lookup == ECS_LOOKUP_DENSE) {
-            r = ecs__batch_dense_one(m, id, k, first, stale);
+            r = ecs__batch_dense_one(m, n, es, index, k, first, stale);
         } else if ((id & ECS_INDEX_MASK) == 0) {
             r = ecs__batch_nil(m, k);
         } else {
@@ -1975,9 +2037,25 @@ static void ecs__prefetch_key(const ecs_manager *m, uint32_t key)
     else ECS__PREFETCH(&m->map.slots[ecs__map_home(&m->map, key)]);
 }
 
+/* Dense: each slot is loaded ECS__PREFETCH_DISTANCE lookups ahead. */
+static void ecs__lookup_many_dense(const ecs_entity_map *map, uint32_t n, const ecs_entity *es, ecs_instance *out)
+{
+    const ecs_entity_map_slot *slots = map->slots;
+    uint32_t k, mask = map->mask;
+    for (k = 0; k < n && k < ECS__PREFETCH_DISTANCE; ++k) ECS__PREFETCH(&slots[es[k].id & mask]);
+    for (k = 0; k < n; ++k) {
+        if (k + ECS__PREFETCH_DISTANCE < n) ECS__PREFETCH(&slots[es[k + ECS__PREFETCH_DISTANCE].id & mask]);
+        out[k].i = ecs_entity_map_find_dense(map, ecs_entity_key(es[k]));
+    }
+}
+
 void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out)
 {
     uint32_t k, ahead = n < ECS__PREFETCH_DISTANCE ? n : ECS__PREFETCH_DISTANCE;
+    if (m->lookup == ECS_LOOKUP_DENSE) {
+        ecs__lookup_many_dense(&m->map, n, entities, out);
+        return;
+    }
     for (k = 0; k < ahead; ++k) ecs__prefetch_key(m, ecs_entity_key(entities[k]));
     for (k = 0; k < n; ++k) {
         if (k + ahead < n) ecs__prefetch_key(m, ecs_entity_key(entities[k + ahead]));
@@ -1992,7 +2070,8 @@ ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
 
 /* ---- component managers: destroy ------------------------------------------------ */
 
-/* Copies every field of instance `from` over instance `to`. */
+/* Copies every field of instance `from` over instance `to`: the mover of
+   managers without a typed view (the typed wrappers pass their own). */
 static void ecs__copy_fields_of(ecs_manager *m, uint32_t from, uint32_t to)
 {
     uint32_t k;
@@ -2016,23 +2095,28 @@ static void ecs__repoint(ecs_manager *m, uint32_t id, uint32_t from, uint32_t to
 }
 
 /* Moves instance `from` into `to` (dense and hash), links included. */
-static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to)
+static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to, ecs_fields_move_fn move)
 {
     uint32_t id = m->entity[from].id;
     ecs__repoint(m, id, from, to);
     m->entity[to].id = id;
-    ecs__copy_fields_of(m, from, to);
+    move(m, from, to);
     if (m->next) m->next[to] = m->next[from];
 }
 
 /* Swap-erase of instance i (dense, hash), whose entity id the caller knows. */
-static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id)
+static void ecs__destroy_known_moving(ecs_manager *m, uint32_t i, uint32_t id, ecs_fields_move_fn move)
 {
     uint32_t last = m->count - 1u;
     ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
-    if (i != last) ecs__move(m, last, i);
+    if (i != last) ecs__move(m, last, i, move);
     m->count = last;
     --m->num_instances;
+}
+
+static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id)
+{
+    ecs__destroy_known_moving(m, i, id, ecs__copy_fields_of);
 }
 
 /* Direct kind: empties slot i. */
@@ -2042,7 +2126,7 @@ static void ecs__direct_clear(ecs_manager *m, uint32_t i)
     --m->num_instances;
 }
 
-int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance inst, ecs_fields_move_fn move)
 {
     if (inst.i >= m->count) return 0;
     if (m->lookup == ECS_LOOKUP_DIRECT) {
@@ -2050,11 +2134,40 @@ int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
         ecs__direct_clear(m, inst.i);
         return 1;
     }
-    ecs__destroy_known(m, inst.i, m->entity[inst.i].id);
+    ecs__destroy_known_moving(m, inst.i, m->entity[inst.i].id, move);
     return 1;
 }
 
-uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
+int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+{
+    return ecs_manager__destroy_moving(m, inst, ecs__copy_fields_of);
+}
+
+/* Hash, one instance per entity (no next links): one probe to remove the
+   key, one to repoint the instance that moves into the hole. */
+static uint32_t ecs__destroy_hash_single(ecs_manager *m, uint32_t key, ecs_fields_move_fn move)
+{
+    ecs_entity_map_slot *s = m->map.slots;
+    uint32_t h = ecs__map_home(&m->map, key), i, last;
+    while (s[h].id != key) {
+        if (s[h].id == 0) return 0;
+        h = (h + 1u) & m->map.mask;
+    }
+    i = s[h].first;
+    ecs__map_hash_erase_at(&m->map, h);
+    last = --m->count;
+    --m->num_instances;
+    if (i != last) {
+        uint32_t moved = m->entity[last].id;
+        for (h = ecs__map_home(&m->map, moved); s[h].id != moved; h = (h + 1u) & m->map.mask) {}
+        s[h].first = i;
+        m->entity[i].id = moved;
+        move(m, last, i);
+    }
+    return 1;
+}
+
+uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move)
 {
     uint32_t n = 0, id = ecs_entity_key(e), i;
     if ((id & ECS_INDEX_MASK) == 0) return 0;
@@ -2064,21 +2177,27 @@ uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
         ecs__direct_clear(m, i);
         return 1;
     }
-    if (m->lookup == ECS_LOOKUP_DENSE && !m->next) {
+    if (!m->next) {
         uint32_t from, to;
+        if (m->lookup == ECS_LOOKUP_HASH) return ecs__destroy_hash_single(m, id, move);
         if (ecs_manager__unlink_dense(m, e, &from, &to) <= 0) return 0;
-        if (from != to) ecs__copy_fields_of(m, from, to);
+        if (from != to) move(m, from, to);
         return 1;
     }
     /* the id is known: no read of the entity array */
-    for (; (i = ecs_entity_map_find(&m->map, id)) != ECS__NIL; ++n) ecs__destroy_known(m, i, id);
+    for (; (i = ecs_entity_map_find(&m->map, id)) != ECS__NIL; ++n) ecs__destroy_known_moving(m, i, id, move);
     return n;
+}
+
+uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
+{
+    return ecs_manager__destroy_entity_moving(m, e, ecs__copy_fields_of);
 }
 
 int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
     if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT) return 0;
-    if (from != to) ecs__move(m, from, to);
+    if (from != to) ecs__move(m, from, to, ecs__copy_fields_of);
     return 1;
 }
 
@@ -2110,31 +2229,52 @@ uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32
     return destroyed;
 }
 
+/* gc's destroy callback: the manager and its mover. */
+typedef struct ecs__gc_owner {
+    ecs_manager *m;
+    ecs_fields_move_fn move;
+} ecs__gc_owner;
+
 static int ecs__destroy_instance(void *owner, uint32_t i)
 {
-    return ecs_manager_destroy((ecs_manager *)owner, ecs_instance_make(i));
+    ecs__gc_owner *o = (ecs__gc_owner *)owner;
+    return ecs_manager__destroy_moving(o->m, ecs_instance_make(i), o->move);
+}
+
+uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
+{
+    ecs__gc_owner o;
+    o.m = m;
+    o.move = move;
+    return ecs_gc_random(&m->rng, em, &m->count, &m->entity, ecs__destroy_instance, &o);
 }
 
 uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
 {
-    return ecs_gc_random(&m->rng, em, &m->count, &m->entity, ecs__destroy_instance, m);
+    return ecs_manager__gc_moving(m, em, ecs__copy_fields_of);
 }
 
-uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
+uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
 {
     uint32_t i = m->count, destroyed = 0;
     while (i-- > 0) { /* what moves into i comes from the end: already checked */
         ecs_entity e = m->entity[i];
-        if (e.id != 0 && !ecs_entity_alive(em, e)) destroyed += (uint32_t)ecs_manager_destroy(m, ecs_instance_make(i));
+        if (e.id != 0 && !ecs_entity_alive(em, e))
+            destroyed += (uint32_t)ecs_manager__destroy_moving(m, ecs_instance_make(i), move);
     }
     if (m->lookup == ECS_LOOKUP_DIRECT)
         while (m->count > 0 && m->entity[m->count - 1u].id == 0) --m->count;
     return destroyed;
 }
 
-uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
+uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
 {
-    uint32_t n = ecs_entity_log_pending(em, &m->log), from = m->log.next, k, destroyed = 0;
+    return ecs_manager__gc_all_moving(m, em, ecs__copy_fields_of);
+}
+
+uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
+{
+    uint32_t n = ecs_entity_log_pending(em, &m->log), from = m->log.next, k = 0, destroyed = 0;
     if (n != ECS_ENTITY_LOG_LOST) {
         uint32_t ahead = n < ECS__PREFETCH_DISTANCE ? n : ECS__PREFETCH_DISTANCE;
         for (k = 0; k < ahead; ++k) ecs__prefetch_key(m, ecs_entity_log_at(em, from + k).id);
@@ -2142,12 +2282,17 @@ uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
             ecs_entity dead = ecs_entity_log_at(em, from + k);
             if (dead.id == 0) break; /* an entry lost to the ring's growth */
             if (k + ahead < n) ecs__prefetch_key(m, ecs_entity_log_at(em, from + k + ahead).id);
-            destroyed += ecs_manager_destroy_entity(m, dead);
+            destroyed += ecs_manager__destroy_entity_moving(m, dead, move);
         }
     }
-    if (n == ECS_ENTITY_LOG_LOST || k < n) destroyed += ecs_manager_gc_all(m, em);
+    if (n == ECS_ENTITY_LOG_LOST || k < n) destroyed += ecs_manager__gc_all_moving(m, em, move);
     ecs_entity_log_skip_all(em, &m->log);
     return destroyed;
+}
+
+uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
+{
+    return ecs_manager__collect_moving(m, em, ecs__copy_fields_of);
 }
 
 /* ---- component managers: the rest ------------------------------------------------ */
