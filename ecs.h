@@ -1,4 +1,4 @@
-/* ecs.h - v0.1 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.2 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -15,7 +15,7 @@
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, LOOKUP KINDS, COLLECTION,
    CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY, THREADING, DOES NOT,
-   LICENSE (end of file)
+   REVISION HISTORY, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -153,6 +153,10 @@ CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
    ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
    ECS_MINIMUM_FREE_INDICES  1024  queue length below which no index is reused
+   ECS_DEF / ECS_STATIC      the linkage of every public function of the four
+                             headers: extern by default; ECS_STATIC: static
+                             (everything in one file); or your own ECS_DEF
+                             (e.g. a DLL export)
    ECS_ASSERT(x)             checks of arguments whose misuse would be
                              undefined behaviour, and the direct kind's
                              ownership check (default assert(); off with
@@ -193,9 +197,19 @@ THREADING
 DOES NOT
    keep a per-entity list of components (managers own that knowledge), call
    destructors of field data, run systems or schedule anything, serialise.
+
+REVISION HISTORY
+   0.2  the seed's three lookup kinds in one entity map (direct, dense, our
+        own open-addressing hash; no stb_ds), create_many / lookup_many /
+        the direct kind's fast read, exact collect from the destroy log,
+        typed pointers kept current by the core, ECS_DEF / ECS_STATIC
+   0.1  entities, the free queue, callbacks, component managers
 */
 #ifndef ECS_H_INCLUDED
 #define ECS_H_INCLUDED
+
+#define ECS_VERSION_MAJOR 0
+#define ECS_VERSION_MINOR 2
 
 #include <stddef.h>
 #include <stdint.h>
@@ -219,6 +233,25 @@ DOES NOT
 #endif
 #if ECS_MINIMUM_FREE_INDICES >= (1 << ECS_INDEX_BITS) - 1
 #error "ECS_MINIMUM_FREE_INDICES must be smaller than the index space"
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__UNUSED __attribute__((unused))
+#else
+#define ECS__UNUSED
+#endif
+
+/* The linkage of every public function in the four headers: extern by
+   default; ECS_STATIC makes them static (when one file includes all the
+   implementations and nothing else uses them), or define ECS_DEF yourself
+   (e.g. __declspec(dllexport) when you build them into a DLL). The same in
+   every file. */
+#ifndef ECS_DEF
+#ifdef ECS_STATIC
+#define ECS_DEF static ECS__UNUSED
+#else
+#define ECS_DEF extern
+#endif
 #endif
 
 #define ECS_INDEX_MASK ((1u << ECS_INDEX_BITS) - 1u)
@@ -274,17 +307,17 @@ typedef struct ecs_error {
 } ecs_error;
 
 /** The code's name, e.g. "ECS_ERROR_OUT_OF_MEMORY"; "?" for unknown values. */
-const char *ecs_result_name(ecs_result code);
+ECS_DEF const char *ecs_result_name(ecs_result code);
 /** The code's default text, e.g. "out of memory". */
-const char *ecs_result_text(ecs_result code);
+ECS_DEF const char *ecs_result_text(ecs_result code);
 /** Sets err (if non-NULL) to code and a printf-formatted message; returns code. */
-ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+ECS_DEF ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /** Clears err (if non-NULL) to ECS_OK and an empty message. */
-void ecs_error_clear(ecs_error *err);
+ECS_DEF void ecs_error_clear(ecs_error *err);
 
 /* ---- entities ------------------------------------------------------------ */
 
@@ -324,9 +357,9 @@ typedef struct ecs_entity_manager {
 } ecs_entity_manager;
 
 /** Same as zero-initialising *em. */
-void ecs_entity_manager_init(ecs_entity_manager *em);
+ECS_DEF void ecs_entity_manager_init(ecs_entity_manager *em);
 /** Frees all memory; *em is then a valid empty manager again. */
-void ecs_entity_manager_free(ecs_entity_manager *em);
+ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em);
 
 /** Creates an entity. Returns the nil entity (id 0) only when the index space
     is exhausted and no index is queued, or when memory runs out; em->error
@@ -336,7 +369,7 @@ static inline ecs_entity ecs_entity_create(ecs_entity_manager *em);
     nothing: on failure (ECS_ERROR_INDICES_EXHAUSTED when n exceeds the free
     indices, ECS_ERROR_OUT_OF_MEMORY; em->error set) no entity was created and
     out was not written at all (any n, however large, is checked first). */
-ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
+ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
 /** True when e is alive. Safe on any value: nil, stale, forged, out of range. */
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
 /** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
@@ -344,15 +377,15 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
     dead or already being destroyed. Callbacks may destroy other entities. */
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
 /** Destroys each of es[0..n-1]; returns how many were alive and destroyed. */
-uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
+ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
 /** Registers fn(user, e) to run for every destroyed entity, in registration
     order. Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
+ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
 /** Removes the first registration of (fn, user). ECS_OK, or
     ECS_ERROR_NOT_FOUND. Not from inside a destroy callback. */
-ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
+ECS_DEF ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
 /** Number of entities alive. */
-uint32_t ecs_entity_count(const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em);
 
 /** The index part of e (bits above the generation ignored). */
 static inline uint32_t ecs_entity_index(ecs_entity e) { return e.id & ECS_INDEX_MASK; }
@@ -377,8 +410,8 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
 }
 
 /* The general paths (growth, exhaustion, callbacks, queue growth). */
-ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em);
-int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e);
+ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em);
+ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e);
 
 static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 {
@@ -432,7 +465,7 @@ typedef struct ecs_entity_log_cursor {
 
 /** Destroys recorded since the cursor's last read: returns how many (read them
     with ecs_entity_log_at(em, c->next + k)), or ECS_ENTITY_LOG_LOST. */
-uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c);
+ECS_DEF uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c);
 /** The id destroyed at destroy count `seq` (a value in the range pending
     names); the nil entity when that entry was lost (treat as LOST). */
 static inline ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_t seq)
@@ -445,7 +478,7 @@ static inline ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_
     return e;
 }
 /** Moves the cursor past everything em has logged so far. */
-void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c);
+ECS_DEF void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c);
 
 /* ---- component managers (runtime core) ---------------------------------- */
 
@@ -502,17 +535,17 @@ static inline uint32_t ecs_entity_key(ecs_entity e)
     return e.id & (ECS_INDEX_MASK | (ECS_ENTITY_GENERATION_MASK << ECS_INDEX_BITS));
 }
 /** An empty map of the given kind (no allocation). Required before any use. */
-void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind);
-void ecs_entity_map_free(ecs_entity_map *map);
+ECS_DEF void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind);
+ECS_DEF void ecs_entity_map_free(ecs_entity_map *map);
 /** Makes room so that `keys` keys in all (hash) / any key whose index is at
     most max_index (dense) can be set without allocating. ECS_OK, or
     ECS_ERROR_OUT_OF_MEMORY with err set and the map unchanged. */
-ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err);
+ECS_DEF ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err);
 /** Points key at first (a key that is not there yet is added); first ==
     ECS_INSTANCE_NIL removes the key. The room must have been reserved. */
-void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first);
+ECS_DEF void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first);
 /** Heap bytes of the map. */
-size_t ecs_entity_map_memory(const ecs_entity_map *map);
+ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map);
 /** Dense map: key's first instance or ECS_INSTANCE_NIL. One 8-byte read; an
     index beyond the table lands (masked) on a slot whose id cannot match. */
 static inline uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)
@@ -571,20 +604,20 @@ typedef struct ecs_manager {
     ECS_ERROR_OUT_OF_MEMORY: m is then a manager on which every call fails
     cleanly (create returns nil, lookup nil, reserve the error). The direct
     kind allocates its first slots here, so its fast read is always safe. */
-ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                             ecs_lookup_kind lookup);
 /** ecs_manager_init for a manager that is the first member of a struct whose
     next members are `ecs_entity *entity` and one pointer per field, in field
     order (what ECS_MANAGER_DEFINE declares): every call that moves the arrays
     rewrites those pointers, so they are never stale. */
-ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                                       ecs_lookup_kind lookup);
 /** Frees everything; m must be initialised again before use. */
-void ecs_manager_free(ecs_manager *m);
+ECS_DEF void ecs_manager_free(ecs_manager *m);
 /** Makes room for n instances in total (direct kind: for entity indices
     below n); ECS_OK or ECS_ERROR_OUT_OF_MEMORY (also when the bytes would
     overflow size_t; nothing allocated or changed then). */
-ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
+ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
 /** Adds an instance for e (zero-filled fields). Dense and hash kinds: after
     e's other instances (an entity may own several). Direct kind: instance ==
     e's index; a second instance for the same id is refused
@@ -593,7 +626,7 @@ ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     or when memory runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which,
     nothing changed. The manager does not know which entities are alive:
     creating for a dead entity is a mistake that gc/collect later undo. */
-ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
+ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 /** ecs_manager_create without zero-filling the fields (the caller writes
     every field: the typed wrappers and ecs_manager_spawn use it). */
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
@@ -605,14 +638,14 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     kind: nil (entity k's instance is its index). All or nothing: on failure
     (nil entity, out of memory, direct kind: an id listed twice or already
     present) nothing changed and the error is returned and set in m->error. */
-ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
+ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first);
 /** e's first instance, or nil (also for nil, stale, forged and unknown
     entities, in every kind). Inline: one slot read in the common case. */
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
 /** out[k] = ecs_manager_lookup(m, entities[k]) for k < n, with the cache
     misses of many lookups overlapped (software prefetch). */
-void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out);
+ECS_DEF void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out);
 /** Direct kind only: e's slot without the ownership check, the fast read
     (m->position[ecs_manager_slot(m, e).i]): e's index masked to the slots
     (a power of two; an index past them lands on another slot), so every
@@ -622,23 +655,23 @@ void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity 
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e);
 /** The next instance of the same entity, or nil (always nil in the direct
     kind, and for out-of-range instances). */
-ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i);
+ECS_DEF ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i);
 /** Removes instance i. Dense and hash: swap-erase (the last instance moves
     into i). Direct: the slot becomes empty (entity id 0; the field bytes stay
     until the slot is reused). Returns 1, or 0 for a nil, out-of-range or
     empty instance. */
-int ecs_manager_destroy(ecs_manager *m, ecs_instance i);
+ECS_DEF int ecs_manager_destroy(ecs_manager *m, ecs_instance i);
 /** Destroys every instance of e (nil, stale and unknown: 0); returns how many. */
-uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e);
+ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e);
 /** The seed's lazy collection: look at random instances, destroy those whose
     entity is dead, stop after 4 alive (or empty slots) in a row. Returns how
     many it destroyed. Cheap when nothing is dead; call it every frame when
     deaths come as a trickle. */
-uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em);
 /** A full sweep: destroys every instance whose entity is dead, in one linear
     pass from the end; O(count). The direct kind also lowers count past
     trailing empty slots. Returns how many it destroyed. */
-uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
 /** Exact collection: destroys the instances of every entity destroyed in em
     since m's last collect, reading em's destroy log from m's own cursor, so
     any number of managers can collect from one entity manager. Costs O(deaths
@@ -648,28 +681,28 @@ uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
     instance of a dead entity remains, except instances created for entities
     that were already dead at creation (gc finds those). Returns how many
     instances it destroyed. */
-uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em);
 /** Copies instance `from` (all fields and entity) over instance `to` and
     points its entity's lookup/next links at `to`; `from` is left as it was.
     Dense and hash kinds only, for managers that keep links of their own.
     Returns 1, or 0 (nothing done) when either index is >= capacity or the
     manager is direct. */
-int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
+ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 /** Pointer to field k's value for instance i (no checks). */
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
 {
     return (char *)m->field[k] + (size_t)i * m->fields[k].size;
 }
 /** Heap bytes owned by m (instance data, lookup, links). */
-size_t ecs_manager_memory(const ecs_manager *m);
+ECS_DEF size_t ecs_manager_memory(const ecs_manager *m);
 /** Bytes of one packed record: the field sizes added up in field order, no
     padding, entity not included. The layout ecs_manager_spawn and
     ecs_manager_create_many read. */
-uint32_t ecs_manager_record_size(const ecs_manager *m);
+ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m);
 
 /* The general paths behind the inline functions; their names say what a
    linker error about them means. */
-ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e);
+ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e);
 
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
 {
@@ -732,11 +765,11 @@ static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
 typedef void (*ecs_fields_move_fn)(ecs_manager *m, uint32_t from, uint32_t to);
 /* The destroying calls with a mover, for ECS_MANAGER_DEFINE's wrappers (the
    ecs_manager_* versions use the default mover). */
-int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance i, ecs_fields_move_fn move);
-uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move);
-uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
-uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
-uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
+ECS_DEF int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance i, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
 
 /* The bookkeeping half of removing e's instance from a dense manager whose
    entities own one instance each (no next links): the map, the entity array
@@ -776,12 +809,6 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 #define ECS__ALIGNOF(type) _Alignof(type)
 #else
 #define ECS__ALIGNOF(type) offsetof(struct { char c; type t; }, t)
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define ECS__UNUSED __attribute__((unused))
-#else
-#define ECS__UNUSED
 #endif
 
 #define ECS__FIELD_MEMBER(type, name) type *name;
@@ -881,7 +908,7 @@ typedef int (*ecs_destroy_instance_fn)(void *owner, uint32_t i);
 /** The seed's gc loop over any manager: picks random i < *count, destroys it
     when (*entity)[i] is dead, stops after 4 alive in a row. Re-reads *count
     and *entity after each destroy. Returns how many it destroyed. */
-uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+ECS_DEF uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
                        ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner);
 
 /* ---- the seam between resources and components --------------------------
@@ -914,10 +941,10 @@ typedef void (*ecs_unspawn_fn)(void *user, const ecs_spawn_context *ctx, uint32_
     into the field arrays. Checks size == num_instances * record size. For a
     typed manager pass &m->core and re-read the field pointers afterwards
     (or call name_reserve(m, 0) to refresh them). */
-ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                              const uint32_t *entity_index, const void *data, uint32_t size);
 /** Undoes ecs_manager_spawn: destroys the instances of the listed entities. */
-void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                          const uint32_t *entity_index, const void *data, uint32_t size);
 
 #ifdef __cplusplus
@@ -967,17 +994,17 @@ static const char *const ecs__result_texts[] = {ECS__RESULT_LIST(ECS__RESULT_TEX
 #undef ECS__RESULT_NAME
 #undef ECS__RESULT_TEXT
 
-const char *ecs_result_name(ecs_result code)
+ECS_DEF const char *ecs_result_name(ecs_result code)
 {
     return (unsigned)code < (unsigned)ECS__RESULT_COUNT ? ecs__result_names[code] : "?";
 }
 
-const char *ecs_result_text(ecs_result code)
+ECS_DEF const char *ecs_result_text(ecs_result code)
 {
     return (unsigned)code < (unsigned)ECS__RESULT_COUNT ? ecs__result_texts[code] : "unknown error";
 }
 
-ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+ECS_DEF ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
 {
     va_list ap;
     if (!err) return code;
@@ -992,7 +1019,7 @@ ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ..
     return code;
 }
 
-void ecs_error_clear(ecs_error *err)
+ECS_DEF void ecs_error_clear(ecs_error *err)
 {
     if (!err) return;
     err->code = ECS_OK;
@@ -1003,12 +1030,12 @@ void ecs_error_clear(ecs_error *err)
 
 #define ECS__INDEX_LIMIT ECS_INDEX_MASK /* highest usable index */
 
-void ecs_entity_manager_init(ecs_entity_manager *em)
+ECS_DEF void ecs_entity_manager_init(ecs_entity_manager *em)
 {
     memset(em, 0, sizeof *em);
 }
 
-void ecs_entity_manager_free(ecs_entity_manager *em)
+ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em)
 {
     ECS__FREE(em->generation);
     ECS__FREE(em->free_ring);
@@ -1076,7 +1103,7 @@ static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
     ++em->num_free;
 }
 
-ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em)
+ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em)
 {
     ecs_entity e = {0};
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
@@ -1096,7 +1123,7 @@ ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_enti
     return e;
 }
 
-ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
+ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
 {
     uint32_t from_queue = 0, fresh, room, k;
     if (n == 0) return ECS_OK;
@@ -1158,7 +1185,7 @@ static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
     return 1;
 }
 
-int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e)
+ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
@@ -1171,7 +1198,7 @@ int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_man
     return 1;
 }
 
-uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
+ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
 {
     uint32_t k, destroyed = 0;
     if (!es) return 0;
@@ -1196,7 +1223,7 @@ uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_e
     return destroyed;
 }
 
-ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
 {
     if (!fn) return ecs_error_set(&em->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_entity_on_destroy: fn is NULL");
     if (em->destroying_capacity == 0) { /* so that destroy needs no memory unless callbacks nest deeply */
@@ -1217,7 +1244,7 @@ ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn f
     return ECS_OK;
 }
 
-ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+ECS_DEF ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
 {
     uint32_t k;
     for (k = 0; k < em->num_callbacks; ++k)
@@ -1229,21 +1256,21 @@ ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destr
     return ecs_error_set(&em->error, ECS_ERROR_NOT_FOUND, "ecs_entity_on_destroy_remove: no such callback");
 }
 
-uint32_t ecs_entity_count(const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em)
 {
     return em->max_index - em->num_free - em->num_retired;
 }
 
 /* ---- the destroy log ---------------------------------------------------------- */
 
-uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
+ECS_DEF uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
 {
     uint32_t end = em->free_head + em->num_free, pending = end - c->next;
     if (c->em != em || c->retired != em->num_retired || pending > em->free_capacity) return ECS_ENTITY_LOG_LOST;
     return pending;
 }
 
-void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
+ECS_DEF void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
 {
     c->em = em;
     c->next = em->free_head + em->num_free;
@@ -1265,7 +1292,7 @@ static int ecs__fits(uint64_t n, size_t size)
 /* The table every map points at before its first key: two empty slots. */
 static ecs_entity_map_slot ecs__map_empty[2] = {{0u, ECS__NIL}, {0u, ECS__NIL}};
 
-void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
+ECS_DEF void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
 {
     memset(map, 0, sizeof *map);
     map->kind = kind == ECS_LOOKUP_DENSE ? ECS_LOOKUP_DENSE : ECS_LOOKUP_HASH;
@@ -1276,7 +1303,7 @@ void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
     map->shift = 31u;
 }
 
-void ecs_entity_map_free(ecs_entity_map *map)
+ECS_DEF void ecs_entity_map_free(ecs_entity_map *map)
 {
     if (map->allocated) ECS__FREE(map->slots);
     ecs_entity_map_init(map, map->kind);
@@ -1348,7 +1375,7 @@ static ecs_result ecs__map_dense_reserve(ecs_entity_map *map, uint32_t max_index
     return ECS_OK;
 }
 
-ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err)
+ECS_DEF ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err)
 {
     uint32_t cap;
     if (map->kind == ECS_LOOKUP_DENSE) return ecs__map_dense_reserve(map, max_index, err);
@@ -1382,7 +1409,7 @@ static void ecs__map_hash_erase_at(ecs_entity_map *map, uint32_t h)
     --map->count;
 }
 
-void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)
+ECS_DEF void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)
 {
     if (map->kind == ECS_LOOKUP_DENSE) {
         ecs_entity_map_slot *s = &map->slots[key & map->mask];
@@ -1408,7 +1435,7 @@ void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)
     }
 }
 
-size_t ecs_entity_map_memory(const ecs_entity_map *map)
+ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map)
 {
     return map->allocated ? (size_t)(map->mask + 1u) * sizeof *map->slots : 0u;
 }
@@ -1495,7 +1522,7 @@ static ecs_result ecs__not_ready(ecs_manager *m)
     return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: not initialised (init failed or never ran)");
 }
 
-ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
+ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
 {
     size_t offsets_small[16], *offsets = offsets_small, bytes, align;
     char *buf, *base;
@@ -1633,18 +1660,18 @@ static ecs_result ecs__manager_init(ecs_manager *m, const ecs_field_desc *fields
     return r;
 }
 
-ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields, ecs_lookup_kind lookup)
+ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields, ecs_lookup_kind lookup)
 {
     return ecs__manager_init(m, fields, num_fields, lookup, 0u);
 }
 
-ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                                       ecs_lookup_kind lookup)
 {
     return ecs__manager_init(m, fields, num_fields, lookup, ECS__MANAGER_VIEW);
 }
 
-void ecs_manager_free(ecs_manager *m)
+ECS_DEF void ecs_manager_free(ecs_manager *m)
 {
     uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
     ecs_lookup_kind lookup = m->lookup;
@@ -1761,7 +1788,7 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
-ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
+ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
     if (!(m->flags & ECS__MANAGER_READY)) {
@@ -1786,7 +1813,7 @@ ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_m
     return ecs_instance_make(ecs__append(m, id));
 }
 
-ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
+ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
 {
     ecs_instance i = ecs_manager_create_uninitialized(m, e);
     uint32_t k;
@@ -2013,7 +2040,7 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     return ECS_OK;
 }
 
-ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
+ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first)
 {
     return ecs__create_batch(m, n, entities, NULL, records, first);
@@ -2049,7 +2076,7 @@ static void ecs__lookup_many_dense(const ecs_entity_map *map, uint32_t n, const 
     }
 }
 
-void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out)
+ECS_DEF void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out)
 {
     uint32_t k, ahead = n < ECS__PREFETCH_DISTANCE ? n : ECS__PREFETCH_DISTANCE;
     if (m->lookup == ECS_LOOKUP_DENSE) {
@@ -2063,7 +2090,7 @@ void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity 
     }
 }
 
-ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
+ECS_DEF ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
 {
     return ecs_instance_make(i.i < m->count && m->lookup != ECS_LOOKUP_DIRECT ? ecs__next_of(m, i.i) : ECS__NIL);
 }
@@ -2126,7 +2153,7 @@ static void ecs__direct_clear(ecs_manager *m, uint32_t i)
     --m->num_instances;
 }
 
-int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance inst, ecs_fields_move_fn move)
+ECS_DEF int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance inst, ecs_fields_move_fn move)
 {
     if (inst.i >= m->count) return 0;
     if (m->lookup == ECS_LOOKUP_DIRECT) {
@@ -2138,7 +2165,7 @@ int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance inst, ecs_fields_mo
     return 1;
 }
 
-int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+ECS_DEF int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
 {
     return ecs_manager__destroy_moving(m, inst, ecs__copy_fields_of);
 }
@@ -2167,7 +2194,7 @@ static uint32_t ecs__destroy_hash_single(ecs_manager *m, uint32_t key, ecs_field
     return 1;
 }
 
-uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move)
+ECS_DEF uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move)
 {
     uint32_t n = 0, id = ecs_entity_key(e), i;
     if ((id & ECS_INDEX_MASK) == 0) return 0;
@@ -2189,12 +2216,12 @@ uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fi
     return n;
 }
 
-uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
+ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
 {
     return ecs_manager__destroy_entity_moving(m, e, ecs__copy_fields_of);
 }
 
-int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
+ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
     if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT) return 0;
     if (from != to) ecs__move(m, from, to, ecs__copy_fields_of);
@@ -2212,7 +2239,7 @@ static uint32_t ecs__rand(uint32_t *state)
     return *state = x;
 }
 
-uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+ECS_DEF uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
                        ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner)
 {
     uint32_t alive_in_row = 0, destroyed = 0;
@@ -2241,7 +2268,7 @@ static int ecs__destroy_instance(void *owner, uint32_t i)
     return ecs_manager__destroy_moving(o->m, ecs_instance_make(i), o->move);
 }
 
-uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
+ECS_DEF uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
 {
     ecs__gc_owner o;
     o.m = m;
@@ -2249,12 +2276,12 @@ uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ec
     return ecs_gc_random(&m->rng, em, &m->count, &m->entity, ecs__destroy_instance, &o);
 }
 
-uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
 {
     return ecs_manager__gc_moving(m, em, ecs__copy_fields_of);
 }
 
-uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
+ECS_DEF uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
 {
     uint32_t i = m->count, destroyed = 0;
     while (i-- > 0) { /* what moves into i comes from the end: already checked */
@@ -2267,12 +2294,12 @@ uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em
     return destroyed;
 }
 
-uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
 {
     return ecs_manager__gc_all_moving(m, em, ecs__copy_fields_of);
 }
 
-uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
+ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
 {
     uint32_t n = ecs_entity_log_pending(em, &m->log), from = m->log.next, k = 0, destroyed = 0;
     if (n != ECS_ENTITY_LOG_LOST) {
@@ -2290,14 +2317,14 @@ uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *e
     return destroyed;
 }
 
-uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
 {
     return ecs_manager__collect_moving(m, em, ecs__copy_fields_of);
 }
 
 /* ---- component managers: the rest ------------------------------------------------ */
 
-size_t ecs_manager_memory(const ecs_manager *m)
+ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 {
     size_t bytes = m->buffer ? ecs__layout(m, m->capacity, NULL) : 0;
     bytes += m->num_fields * (sizeof *m->fields + sizeof *m->field);
@@ -2305,12 +2332,12 @@ size_t ecs_manager_memory(const ecs_manager *m)
     return bytes + ecs_entity_map_memory(&m->map);
 }
 
-uint32_t ecs_manager_record_size(const ecs_manager *m)
+ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m)
 {
     return m->bytes_per_instance ? m->bytes_per_instance - (uint32_t)sizeof(ecs_entity) : 0u;
 }
 
-ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                              const uint32_t *entity_index, const void *data, uint32_t size)
 {
     ecs_manager *m = (ecs_manager *)user;
@@ -2324,7 +2351,7 @@ ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t 
     return ECS_OK;
 }
 
-void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                          const uint32_t *entity_index, const void *data, uint32_t size)
 {
     ecs_manager *m = (ecs_manager *)user;
