@@ -115,6 +115,13 @@ if [ "$MODE" != quick ]; then
           M32_RUNNER=binfmt
         fi
       done
+    elif ! command -v qemu-i386 >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      # best effort: without it the i386 programs are built only
+      echo "tests/run.sh: this kernel cannot run i386 binaries; installing qemu-user with apt-get"
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-user) \
+        >/tmp/ecs-apt-qemu.log 2>&1 || echo "tests/run.sh: apt-get failed (see /tmp/ecs-apt-qemu.log)"
+    fi
+    if [ -n "$M32_RUNNER" ]; then :
     elif command -v qemu-i386 >/dev/null 2>&1 && qemu-i386 "$m32_dir/probe" >/dev/null 2>&1; then
       M32_RUNNER=qemu-i386
     else
