@@ -1,4 +1,4 @@
-/* ecs.h - v0.1 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.2 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -15,7 +15,7 @@
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
    COLLECTION, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   THREADING, DOES NOT, LICENSE (end of file)
+   THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -187,6 +187,10 @@ CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
    ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
    ECS_MINIMUM_FREE_INDICES  1024  queue length below which no index is reused
+   ECS_DEF / ECS_STATIC      the linkage of every public function of the four
+                             headers: extern by default; ECS_STATIC: static
+                             (everything in one file); or your own ECS_DEF
+                             (e.g. a DLL export)
    ECS_ASSERT(x)             checks of arguments whose misuse would be
                              undefined behaviour, and the direct kind's
                              ownership check (default assert(); off with
@@ -227,9 +231,19 @@ THREADING
 DOES NOT
    keep a per-entity list of components (managers own that knowledge), call
    destructors of field data, run systems or schedule anything, serialise.
+
+REVISION HISTORY
+   0.2  the seed's three lookup kinds in one entity map (direct, dense, our
+        own open-addressing hash; no stb_ds), create_many / lookup_many /
+        the direct kind's fast read, exact collect from the destroy log,
+        typed pointers kept current by the core, ECS_DEF / ECS_STATIC
+   0.1  entities, the free queue, callbacks, component managers
 */
 #ifndef ECS_H_INCLUDED
 #define ECS_H_INCLUDED
+
+#define ECS_VERSION_MAJOR 0
+#define ECS_VERSION_MINOR 2
 
 #include <stddef.h>
 #include <stdint.h>
@@ -253,6 +267,25 @@ DOES NOT
 #endif
 #if ECS_MINIMUM_FREE_INDICES >= (1 << ECS_INDEX_BITS) - 1
 #error "ECS_MINIMUM_FREE_INDICES must be smaller than the index space"
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__UNUSED __attribute__((unused))
+#else
+#define ECS__UNUSED
+#endif
+
+/* The linkage of every public function in the four headers: extern by
+   default; ECS_STATIC makes them static (when one file includes all the
+   implementations and nothing else uses them), or define ECS_DEF yourself
+   (e.g. __declspec(dllexport) when you build them into a DLL). The same in
+   every file. */
+#ifndef ECS_DEF
+#ifdef ECS_STATIC
+#define ECS_DEF static ECS__UNUSED
+#else
+#define ECS_DEF extern
+#endif
 #endif
 
 #define ECS_INDEX_MASK ((1u << ECS_INDEX_BITS) - 1u)
@@ -309,17 +342,17 @@ typedef struct ecs_error {
 } ecs_error;
 
 /** The code's name, e.g. "ECS_ERROR_OUT_OF_MEMORY"; "?" for unknown values. */
-const char *ecs_result_name(ecs_result code);
+ECS_DEF const char *ecs_result_name(ecs_result code);
 /** The code's default text, e.g. "out of memory". */
-const char *ecs_result_text(ecs_result code);
+ECS_DEF const char *ecs_result_text(ecs_result code);
 /** Sets err (if non-NULL) to code and a printf-formatted message; returns code. */
-ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+ECS_DEF ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /** Clears err (if non-NULL) to ECS_OK and an empty message. */
-void ecs_error_clear(ecs_error *err);
+ECS_DEF void ecs_error_clear(ecs_error *err);
 
 /* ---- entities ------------------------------------------------------------ */
 
@@ -359,9 +392,9 @@ typedef struct ecs_entity_manager {
 } ecs_entity_manager;
 
 /** Same as zero-initialising *em. */
-void ecs_entity_manager_init(ecs_entity_manager *em);
+ECS_DEF void ecs_entity_manager_init(ecs_entity_manager *em);
 /** Frees all memory; *em is then a valid empty manager again. */
-void ecs_entity_manager_free(ecs_entity_manager *em);
+ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em);
 
 /** Creates an entity. Returns the nil entity (id 0) only when the index space
     is exhausted and no index is queued, or when memory runs out; em->error
@@ -371,7 +404,7 @@ static inline ecs_entity ecs_entity_create(ecs_entity_manager *em);
     nothing: on failure (ECS_ERROR_INDICES_EXHAUSTED when n exceeds the free
     indices, ECS_ERROR_OUT_OF_MEMORY; em->error set) no entity was created and
     out was not written at all (any n, however large, is checked first). */
-ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
+ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
 /** True when e is alive. Safe on any value: nil, stale, forged, out of range. */
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
 /** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
@@ -379,15 +412,15 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
     dead or already being destroyed. Callbacks may destroy other entities. */
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
 /** Destroys each of es[0..n-1]; returns how many were alive and destroyed. */
-uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
+ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
 /** Registers fn(user, e) to run for every destroyed entity, in registration
     order. Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
+ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
 /** Removes the first registration of (fn, user). ECS_OK, or
     ECS_ERROR_NOT_FOUND. Not from inside a destroy callback. */
-ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
+ECS_DEF ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
 /** Number of entities alive. */
-uint32_t ecs_entity_count(const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em);
 
 /** The index part of e (bits above the generation ignored). */
 static inline uint32_t ecs_entity_index(ecs_entity e) { return e.id & ECS_INDEX_MASK; }
@@ -412,8 +445,8 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
 }
 
 /* The general paths (growth, exhaustion, callbacks, queue growth). */
-ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em);
-int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e);
+ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em);
+ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e);
 
 static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 {
@@ -467,7 +500,7 @@ typedef struct ecs_entity_log_cursor {
 
 /** Destroys recorded since the cursor's last read: returns how many (read them
     with ecs_entity_log_at(em, c->next + k)), or ECS_ENTITY_LOG_LOST. */
-uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c);
+ECS_DEF uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c);
 /** The id destroyed at destroy count `seq` (a value in the range pending
     names); the nil entity when that entry was lost (treat as LOST). */
 static inline ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_t seq)
@@ -480,7 +513,7 @@ static inline ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_
     return e;
 }
 /** Moves the cursor past everything em has logged so far. */
-void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c);
+ECS_DEF void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c);
 
 /* ---- component managers (runtime core) ---------------------------------- */
 
@@ -618,17 +651,17 @@ static inline uint32_t ecs_entity_key(ecs_entity e)
     return e.id & (ECS_INDEX_MASK | (ECS_ENTITY_GENERATION_MASK << ECS_INDEX_BITS));
 }
 /** An empty map of the given kind (no allocation). Required before any use. */
-void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind);
-void ecs_entity_map_free(ecs_entity_map *map);
+ECS_DEF void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind);
+ECS_DEF void ecs_entity_map_free(ecs_entity_map *map);
 /** Makes room so that `keys` keys in all (hash) / any key whose index is at
     most max_index (dense) can be set without allocating. ECS_OK, or
     ECS_ERROR_OUT_OF_MEMORY with err set and the map unchanged. */
-ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err);
+ECS_DEF ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err);
 /** Points key at first (a key that is not there yet is added); first ==
     ECS_INSTANCE_NIL removes the key. The room must have been reserved. */
-void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first);
+ECS_DEF void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first);
 /** Heap bytes of the map. */
-size_t ecs_entity_map_memory(const ecs_entity_map *map);
+ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map);
 /** Dense map: key's first instance or ECS_INSTANCE_NIL. One 8-byte read; an
     index beyond the table lands (masked) on a slot whose id cannot match. */
 static inline uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)
@@ -688,20 +721,20 @@ typedef struct ecs_manager {
     ECS_ERROR_OUT_OF_MEMORY: m is then a manager on which every call fails
     cleanly (create returns nil, lookup nil, reserve the error). The direct
     kind allocates its first slots here, so its fast read is always safe. */
-ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                             ecs_lookup_kind lookup);
 /** ecs_manager_init for a manager that is the first member of a struct whose
     next members are `ecs_entity *entity` and one pointer per field, in field
     order (what ECS_MANAGER_DEFINE declares): every call that moves the arrays
     rewrites those pointers, so they are never stale. */
-ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                                       ecs_lookup_kind lookup);
 /** Frees everything; m must be initialised again before use. */
-void ecs_manager_free(ecs_manager *m);
+ECS_DEF void ecs_manager_free(ecs_manager *m);
 /** Makes room for n instances in total (direct kind: for entity indices
     below n); ECS_OK or ECS_ERROR_OUT_OF_MEMORY (also when the bytes would
     overflow size_t; nothing allocated or changed then). */
-ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
+ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
 /** Adds an instance for e (zero-filled fields). Dense and hash kinds: after
     e's other instances (an entity may own several). Direct kind: instance ==
     e's index; a second instance for the same id is refused
@@ -710,7 +743,7 @@ ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     or when memory runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which,
     nothing changed. The manager does not know which entities are alive:
     creating for a dead entity is a mistake that gc/collect later undo. */
-ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
+ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 /** ecs_manager_create without zero-filling the fields (the caller writes
     every field: the typed wrappers and ecs_manager_spawn use it). */
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
@@ -722,14 +755,14 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     kind: nil (entity k's instance is its index). All or nothing: on failure
     (nil entity, out of memory, direct kind: an id listed twice or already
     present) nothing changed and the error is returned and set in m->error. */
-ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
+ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first);
 /** e's first instance, or nil (also for nil, stale, forged and unknown
     entities, in every kind). Inline: one slot read in the common case. */
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e);
 /** out[k] = ecs_manager_lookup(m, entities[k]) for k < n, with the cache
     misses of many lookups overlapped (software prefetch). */
-void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out);
+ECS_DEF void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out);
 /** Direct kind only: e's slot without the ownership check, the fast read
     (m->position[ecs_manager_slot(m, e).i]): e's index masked to the slots
     (a power of two; an index past them lands on another slot), so every
@@ -739,23 +772,23 @@ void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity 
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e);
 /** The next instance of the same entity, or nil (always nil in the direct
     kind, and for out-of-range instances). */
-ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i);
+ECS_DEF ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i);
 /** Removes instance i. Dense and hash: swap-erase (the last instance moves
     into i). Direct: the slot becomes empty (entity id 0; the field bytes stay
     until the slot is reused). Returns 1, or 0 for a nil, out-of-range or
     empty instance. */
-int ecs_manager_destroy(ecs_manager *m, ecs_instance i);
+ECS_DEF int ecs_manager_destroy(ecs_manager *m, ecs_instance i);
 /** Destroys every instance of e (nil, stale and unknown: 0); returns how many. */
-uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e);
+ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e);
 /** The seed's lazy collection: look at random instances, destroy those whose
     entity is dead, stop after 4 alive (or empty slots) in a row. Returns how
     many it destroyed. Cheap when nothing is dead; call it every frame when
     deaths come as a trickle. */
-uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em);
 /** A full sweep: destroys every instance whose entity is dead, in one linear
     pass from the end; O(count). The direct kind also lowers count past
     trailing empty slots. Returns how many it destroyed. */
-uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
 /** Exact collection: destroys the instances of every entity destroyed in em
     since m's last collect, reading em's destroy log from m's own cursor, so
     any number of managers can collect from one entity manager. Costs O(deaths
@@ -765,28 +798,28 @@ uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em);
     instance of a dead entity remains, except instances created for entities
     that were already dead at creation (gc finds those). Returns how many
     instances it destroyed. */
-uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em);
 /** Copies instance `from` (all fields and entity) over instance `to` and
     points its entity's lookup/next links at `to`; `from` is left as it was.
     Dense and hash kinds only, for managers that keep links of their own.
     Returns 1, or 0 (nothing done) when either index is >= capacity or the
     manager is direct. */
-int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
+ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 /** Pointer to field k's value for instance i (no checks). */
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
 {
     return (char *)m->field[k] + (size_t)i * m->fields[k].size;
 }
 /** Heap bytes owned by m (instance data, lookup, links). */
-size_t ecs_manager_memory(const ecs_manager *m);
+ECS_DEF size_t ecs_manager_memory(const ecs_manager *m);
 /** Bytes of one packed record: the field sizes added up in field order, no
     padding, entity not included. The layout ecs_manager_spawn and
     ecs_manager_create_many read. */
-uint32_t ecs_manager_record_size(const ecs_manager *m);
+ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m);
 
 /* The general paths behind the inline functions; their names say what a
    linker error about them means. */
-ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e);
+ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e);
 
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
 {
@@ -803,6 +836,24 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
         m->count = i + 1u;
         ++m->num_instances;
         return ecs_instance_make(i);
+    }
+    /* hash fast path: room in the arrays and the table (at most 3/4 full
+       after), and the probe meets an empty slot before the key */
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated &&
+        (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
+        uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
+        s = m->map.slots;
+        while (s[h].id != 0 && s[h].id != id) h = (h + 1u) & m->map.mask;
+        if (s[h].id == 0) {
+            ++m->map.count;
+            s[h].id = id;
+            s[h].first = i;
+            m->entity[i].id = id;
+            if (m->next) m->next[i] = ECS_INSTANCE_NIL;
+            m->count = i + 1u;
+            ++m->num_instances;
+            return ecs_instance_make(i);
+        }
     }
     return ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(m, e);
 }
@@ -824,6 +875,18 @@ static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
     ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && idx < m->capacity && m->entity[idx].id == ecs_entity_key(e));
     return ecs_instance_make(idx & m->slot_mask);
 }
+
+/** Moves every field of instance `from` over instance `to` (the typed
+    managers generate one with typed copies; the core's default copies bytes
+    field by field). */
+typedef void (*ecs_fields_move_fn)(ecs_manager *m, uint32_t from, uint32_t to);
+/* The destroying calls with a mover, for ECS_MANAGER_DEFINE's wrappers (the
+   ecs_manager_* versions use the default mover). */
+ECS_DEF int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance i, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
+ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move);
 
 /* The bookkeeping half of removing e's instance from a dense manager whose
    entities own one instance each (no next links): the map, the entity array
@@ -863,12 +926,6 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 #define ECS__ALIGNOF(type) _Alignof(type)
 #else
 #define ECS__ALIGNOF(type) offsetof(struct { char c; type t; }, t)
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define ECS__UNUSED __attribute__((unused))
-#else
-#define ECS__UNUSED
 #endif
 
 #define ECS__FIELD_MEMBER(type, name) type *name;
@@ -929,18 +986,35 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
     }                                                                                                       \
     ECS__UNUSED static inline ecs_instance name##_slot(const name *m, ecs_entity e) { return ecs_manager_slot(&m->core, e); } \
     ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
-    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
+    ECS__UNUSED static void name##_move_fields_(ecs_manager *core, uint32_t from, uint32_t to)              \
+    {                                                                                                       \
+        name *m = (name *)(void *)core; /* core is name's first member */                                  \
+        FIELDS(ECS__FIELD_MOVE)                                                                             \
+    }                                                                                                       \
+    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i)                                  \
+    {                                                                                                       \
+        return ecs_manager__destroy_moving(&m->core, i, name##_move_fields_);                               \
+    }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e)                         \
     {                                                                                                       \
         uint32_t from, to;                                                                                  \
         int r = ecs_manager__unlink_dense(&m->core, e, &from, &to);                                         \
-        if (r < 0) return ecs_manager_destroy_entity(&m->core, e);                                          \
+        if (r < 0) return ecs_manager__destroy_entity_moving(&m->core, e, name##_move_fields_);             \
         if (r > 0 && from != to) { FIELDS(ECS__FIELD_MOVE) }                                                \
         return (uint32_t)r;                                                                                 \
     }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
-    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em) { return ecs_manager_gc_all(&m->core, em); } \
-    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em) { return ecs_manager_collect(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em)                    \
+    {                                                                                                       \
+        return ecs_manager__gc_moving(&m->core, em, name##_move_fields_);                                   \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em)                \
+    {                                                                                                       \
+        return ecs_manager__gc_all_moving(&m->core, em, name##_move_fields_);                               \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em)               \
+    {                                                                                                       \
+        return ecs_manager__collect_moving(&m->core, em, name##_move_fields_);                              \
+    }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
     ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
 
@@ -951,12 +1025,12 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
     ECS_ERROR_INVALID_ARGUMENT (a bad schema: see ecs_manager_set_schema) /
     ECS_ERROR_OUT_OF_MEMORY: m then refuses every call, as after a failed
     ecs_manager_init. */
-ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
                                    ecs_lookup_kind lookup);
 /** ecs_manager_init_schema for a manager followed by typed pointers (`entity`,
     then one per field, of the kinds' C types): what ECS_MANAGER_DEFINE_SCHEMA
     declares, or what a plugin views an engine-owned manager as. */
-ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
                                              ecs_lookup_kind lookup);
 /** Attaches a copy of schema to an initialised manager (replacing any
     earlier one): one entry per field, in field order, with the field's name
@@ -965,13 +1039,13 @@ ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_fi
     resolved). ECS_OK; ECS_ERROR_INVALID_ARGUMENT (count, name, size or kind
     does not match, an empty or repeated name, the name "type"; m->error
     says which field), ECS_ERROR_OUT_OF_MEMORY; m is unchanged then. */
-ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields);
+ECS_DEF ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields);
 /** m's schema, or NULL when it has none. */
 static inline const ecs_schema *ecs_manager_schema(const ecs_manager *m) { return m->schema; }
 /** Bytes of one value of kind (the C type's size); 0 for an unknown kind. */
-uint32_t ecs_field_kind_size(ecs_field_kind kind);
+ECS_DEF uint32_t ecs_field_kind_size(ecs_field_kind kind);
 /** The kind's name as an X-list writes it ("f32", "vec3", "path", ...), or "?". */
-const char *ecs_field_kind_name(ecs_field_kind kind);
+ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 
 /* The kinds' C types and enum values by the names an X-list uses. */
 #define ECS__SCHEMA_TYPE_f32 float
@@ -1077,18 +1151,35 @@ const char *ecs_field_kind_name(ecs_field_kind kind);
     }                                                                                                       \
     ECS__UNUSED static inline ecs_instance name##_slot(const name *m, ecs_entity e) { return ecs_manager_slot(&m->core, e); } \
     ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
-    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i) { return ecs_manager_destroy(&m->core, i); } \
+    ECS__UNUSED static void name##_move_fields_(ecs_manager *core, uint32_t from, uint32_t to)              \
+    {                                                                                                       \
+        name *m = (name *)(void *)core; /* core is name's first member */                                  \
+        SCHEMA(ECS__SCHEMA_MOVE)                                                                            \
+    }                                                                                                       \
+    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i)                                  \
+    {                                                                                                       \
+        return ecs_manager__destroy_moving(&m->core, i, name##_move_fields_);                               \
+    }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e)                         \
     {                                                                                                       \
         uint32_t from, to;                                                                                  \
         int r = ecs_manager__unlink_dense(&m->core, e, &from, &to);                                         \
-        if (r < 0) return ecs_manager_destroy_entity(&m->core, e);                                          \
+        if (r < 0) return ecs_manager__destroy_entity_moving(&m->core, e, name##_move_fields_);             \
         if (r > 0 && from != to) { SCHEMA(ECS__SCHEMA_MOVE) }                                               \
         return (uint32_t)r;                                                                                 \
     }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em) { return ecs_manager_gc(&m->core, em); } \
-    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em) { return ecs_manager_gc_all(&m->core, em); } \
-    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em) { return ecs_manager_collect(&m->core, em); } \
+    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em)                    \
+    {                                                                                                       \
+        return ecs_manager__gc_moving(&m->core, em, name##_move_fields_);                                   \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em)                \
+    {                                                                                                       \
+        return ecs_manager__gc_all_moving(&m->core, em, name##_move_fields_);                               \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em)               \
+    {                                                                                                       \
+        return ecs_manager__collect_moving(&m->core, em, name##_move_fields_);                              \
+    }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
     ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
 
@@ -1099,7 +1190,7 @@ typedef int (*ecs_destroy_instance_fn)(void *owner, uint32_t i);
 /** The seed's gc loop over any manager: picks random i < *count, destroys it
     when (*entity)[i] is dead, stops after 4 alive in a row. Re-reads *count
     and *entity after each destroy. Returns how many it destroyed. */
-uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+ECS_DEF uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
                        ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner);
 
 /* ---- the seam between resources and components --------------------------
@@ -1147,10 +1238,10 @@ static inline ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_
     reference past the resource's entities fails the call
     (ECS_ERROR_CORRUPT_RESOURCE) before anything is created. Checks size ==
     num_instances * record size. For a typed manager pass &m->core. */
-ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                              const uint32_t *entity_index, const void *data, uint32_t size);
 /** Undoes ecs_manager_spawn: destroys the instances of the listed entities. */
-void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                          const uint32_t *entity_index, const void *data, uint32_t size);
 
 #ifdef __cplusplus
@@ -1200,17 +1291,17 @@ static const char *const ecs__result_texts[] = {ECS__RESULT_LIST(ECS__RESULT_TEX
 #undef ECS__RESULT_NAME
 #undef ECS__RESULT_TEXT
 
-const char *ecs_result_name(ecs_result code)
+ECS_DEF const char *ecs_result_name(ecs_result code)
 {
     return (unsigned)code < (unsigned)ECS__RESULT_COUNT ? ecs__result_names[code] : "?";
 }
 
-const char *ecs_result_text(ecs_result code)
+ECS_DEF const char *ecs_result_text(ecs_result code)
 {
     return (unsigned)code < (unsigned)ECS__RESULT_COUNT ? ecs__result_texts[code] : "unknown error";
 }
 
-ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+ECS_DEF ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
 {
     va_list ap;
     if (!err) return code;
@@ -1225,7 +1316,7 @@ ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ..
     return code;
 }
 
-void ecs_error_clear(ecs_error *err)
+ECS_DEF void ecs_error_clear(ecs_error *err)
 {
     if (!err) return;
     err->code = ECS_OK;
@@ -1236,12 +1327,12 @@ void ecs_error_clear(ecs_error *err)
 
 #define ECS__INDEX_LIMIT ECS_INDEX_MASK /* highest usable index */
 
-void ecs_entity_manager_init(ecs_entity_manager *em)
+ECS_DEF void ecs_entity_manager_init(ecs_entity_manager *em)
 {
     memset(em, 0, sizeof *em);
 }
 
-void ecs_entity_manager_free(ecs_entity_manager *em)
+ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em)
 {
     ECS__FREE(em->generation);
     ECS__FREE(em->free_ring);
@@ -1309,7 +1400,7 @@ static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
     ++em->num_free;
 }
 
-ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em)
+ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em)
 {
     ecs_entity e = {0};
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
@@ -1329,7 +1420,7 @@ ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_enti
     return e;
 }
 
-ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
+ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
 {
     uint32_t from_queue = 0, fresh, room, k;
     if (n == 0) return ECS_OK;
@@ -1391,7 +1482,7 @@ static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
     return 1;
 }
 
-int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e)
+ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
@@ -1404,7 +1495,7 @@ int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_man
     return 1;
 }
 
-uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
+ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
 {
     uint32_t k, destroyed = 0;
     if (!es) return 0;
@@ -1429,7 +1520,7 @@ uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_e
     return destroyed;
 }
 
-ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
 {
     if (!fn) return ecs_error_set(&em->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_entity_on_destroy: fn is NULL");
     if (em->destroying_capacity == 0) { /* so that destroy needs no memory unless callbacks nest deeply */
@@ -1450,7 +1541,7 @@ ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn f
     return ECS_OK;
 }
 
-ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+ECS_DEF ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
 {
     uint32_t k;
     for (k = 0; k < em->num_callbacks; ++k)
@@ -1462,21 +1553,21 @@ ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destr
     return ecs_error_set(&em->error, ECS_ERROR_NOT_FOUND, "ecs_entity_on_destroy_remove: no such callback");
 }
 
-uint32_t ecs_entity_count(const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em)
 {
     return em->max_index - em->num_free - em->num_retired;
 }
 
 /* ---- the destroy log ---------------------------------------------------------- */
 
-uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
+ECS_DEF uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
 {
     uint32_t end = em->free_head + em->num_free, pending = end - c->next;
     if (c->em != em || c->retired != em->num_retired || pending > em->free_capacity) return ECS_ENTITY_LOG_LOST;
     return pending;
 }
 
-void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
+ECS_DEF void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
 {
     c->em = em;
     c->next = em->free_head + em->num_free;
@@ -1498,7 +1589,7 @@ static int ecs__fits(uint64_t n, size_t size)
 /* The table every map points at before its first key: two empty slots. */
 static ecs_entity_map_slot ecs__map_empty[2] = {{0u, ECS__NIL}, {0u, ECS__NIL}};
 
-void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
+ECS_DEF void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
 {
     memset(map, 0, sizeof *map);
     map->kind = kind == ECS_LOOKUP_DENSE ? ECS_LOOKUP_DENSE : ECS_LOOKUP_HASH;
@@ -1509,7 +1600,7 @@ void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
     map->shift = 31u;
 }
 
-void ecs_entity_map_free(ecs_entity_map *map)
+ECS_DEF void ecs_entity_map_free(ecs_entity_map *map)
 {
     if (map->allocated) ECS__FREE(map->slots);
     ecs_entity_map_init(map, map->kind);
@@ -1581,7 +1672,7 @@ static ecs_result ecs__map_dense_reserve(ecs_entity_map *map, uint32_t max_index
     return ECS_OK;
 }
 
-ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err)
+ECS_DEF ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index, ecs_error *err)
 {
     uint32_t cap;
     if (map->kind == ECS_LOOKUP_DENSE) return ecs__map_dense_reserve(map, max_index, err);
@@ -1615,7 +1706,7 @@ static void ecs__map_hash_erase_at(ecs_entity_map *map, uint32_t h)
     --map->count;
 }
 
-void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)
+ECS_DEF void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)
 {
     if (map->kind == ECS_LOOKUP_DENSE) {
         ecs_entity_map_slot *s = &map->slots[key & map->mask];
@@ -1641,7 +1732,7 @@ void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)
     }
 }
 
-size_t ecs_entity_map_memory(const ecs_entity_map *map)
+ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map)
 {
     return map->allocated ? (size_t)(map->mask + 1u) * sizeof *map->slots : 0u;
 }
@@ -1728,7 +1819,7 @@ static ecs_result ecs__not_ready(ecs_manager *m)
     return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: not initialised (init failed or never ran)");
 }
 
-ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
+ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
 {
     size_t offsets_small[16], *offsets = offsets_small, bytes, align;
     char *buf, *base;
@@ -1866,18 +1957,18 @@ static ecs_result ecs__manager_init(ecs_manager *m, const ecs_field_desc *fields
     return r;
 }
 
-ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields, ecs_lookup_kind lookup)
+ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields, ecs_lookup_kind lookup)
 {
     return ecs__manager_init(m, fields, num_fields, lookup, 0u);
 }
 
-ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                                       ecs_lookup_kind lookup)
 {
     return ecs__manager_init(m, fields, num_fields, lookup, ECS__MANAGER_VIEW);
 }
 
-void ecs_manager_free(ecs_manager *m)
+ECS_DEF void ecs_manager_free(ecs_manager *m)
 {
     uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
     ecs_lookup_kind lookup = m->lookup;
@@ -1995,7 +2086,7 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
-ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
+ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
     if (!(m->flags & ECS__MANAGER_READY)) {
@@ -2020,7 +2111,7 @@ ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_m
     return ecs_instance_make(ecs__append(m, id));
 }
 
-ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
+ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)
 {
     ecs_instance i = ecs_manager_create_uninitialized(m, e);
     uint32_t k;
@@ -2155,14 +2246,29 @@ static uint32_t ecs__batch_dense_run(ecs_manager *m, uint32_t k, uint32_t n, con
     return k;
 }
 
+/* The largest entity index among batch entities k.. k+n-1 (for one map
+   growth where the run met an index past the table). */
+static uint32_t ecs__batch_max_index(uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t k)
+{
+    uint32_t max_index = 0, j;
+    for (j = k; j < k + n; ++j) {
+        uint32_t idx = ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK;
+        if (idx > max_index) max_index = idx;
+    }
+    return max_index;
+}
+
 /* Dense: what the run could not do for entity k: appends it (ECS_OK), or
    sets *stale (a slot names an older id; nothing done), or fails. */
-static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t id, uint32_t k, uint32_t first, int *stale)
+static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
+                                       uint32_t k, uint32_t first, int *stale)
 {
-    uint32_t idx = id & ECS_INDEX_MASK;
+    uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), idx = id & ECS_INDEX_MASK;
     ecs_entity_map_slot *s;
     if (idx == 0) return ecs__batch_nil(m, k);
-    if (idx > m->map.mask && ecs_entity_map_reserve(&m->map, 0, idx, &m->error) != ECS_OK) return m->error.code;
+    if (idx > m->map.mask && /* one growth for the rest of the batch */
+        ecs_entity_map_reserve(&m->map, 0, ecs__batch_max_index(n - k, es, index, k), &m->error) != ECS_OK)
+        return m->error.code;
     s = &m->map.slots[idx];
     if (s->id != 0 && s->id != id) {
         if (s->first >= first)
@@ -2190,7 +2296,7 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
         if (m->lookup == ECS_LOOKUP_DENSE && (k = ecs__batch_dense_run(m, k, n, es, index)) == n) break;
         id = ecs_entity_key(ecs__batch_entity(es, index, k));
         if (m->lookup == ECS_LOOKUP_DENSE) {
-            r = ecs__batch_dense_one(m, id, k, first, stale);
+            r = ecs__batch_dense_one(m, n, es, index, k, first, stale);
         } else if ((id & ECS_INDEX_MASK) == 0) {
             r = ecs__batch_nil(m, k);
         } else {
@@ -2232,7 +2338,7 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     return ECS_OK;
 }
 
-ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
+ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first)
 {
     return ecs__create_batch(m, n, entities, NULL, records, first);
@@ -2256,9 +2362,25 @@ static void ecs__prefetch_key(const ecs_manager *m, uint32_t key)
     else ECS__PREFETCH(&m->map.slots[ecs__map_home(&m->map, key)]);
 }
 
-void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out)
+/* Dense: each slot is loaded ECS__PREFETCH_DISTANCE lookups ahead. */
+static void ecs__lookup_many_dense(const ecs_entity_map *map, uint32_t n, const ecs_entity *es, ecs_instance *out)
+{
+    const ecs_entity_map_slot *slots = map->slots;
+    uint32_t k, mask = map->mask;
+    for (k = 0; k < n && k < ECS__PREFETCH_DISTANCE; ++k) ECS__PREFETCH(&slots[es[k].id & mask]);
+    for (k = 0; k < n; ++k) {
+        if (k + ECS__PREFETCH_DISTANCE < n) ECS__PREFETCH(&slots[es[k + ECS__PREFETCH_DISTANCE].id & mask]);
+        out[k].i = ecs_entity_map_find_dense(map, ecs_entity_key(es[k]));
+    }
+}
+
+ECS_DEF void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out)
 {
     uint32_t k, ahead = n < ECS__PREFETCH_DISTANCE ? n : ECS__PREFETCH_DISTANCE;
+    if (m->lookup == ECS_LOOKUP_DENSE) {
+        ecs__lookup_many_dense(&m->map, n, entities, out);
+        return;
+    }
     for (k = 0; k < ahead; ++k) ecs__prefetch_key(m, ecs_entity_key(entities[k]));
     for (k = 0; k < n; ++k) {
         if (k + ahead < n) ecs__prefetch_key(m, ecs_entity_key(entities[k + ahead]));
@@ -2266,14 +2388,15 @@ void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity 
     }
 }
 
-ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
+ECS_DEF ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)
 {
     return ecs_instance_make(i.i < m->count && m->lookup != ECS_LOOKUP_DIRECT ? ecs__next_of(m, i.i) : ECS__NIL);
 }
 
 /* ---- component managers: destroy ------------------------------------------------ */
 
-/* Copies every field of instance `from` over instance `to`. */
+/* Copies every field of instance `from` over instance `to`: the mover of
+   managers without a typed view (the typed wrappers pass their own). */
 static void ecs__copy_fields_of(ecs_manager *m, uint32_t from, uint32_t to)
 {
     uint32_t k;
@@ -2297,23 +2420,28 @@ static void ecs__repoint(ecs_manager *m, uint32_t id, uint32_t from, uint32_t to
 }
 
 /* Moves instance `from` into `to` (dense and hash), links included. */
-static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to)
+static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to, ecs_fields_move_fn move)
 {
     uint32_t id = m->entity[from].id;
     ecs__repoint(m, id, from, to);
     m->entity[to].id = id;
-    ecs__copy_fields_of(m, from, to);
+    move(m, from, to);
     if (m->next) m->next[to] = m->next[from];
 }
 
 /* Swap-erase of instance i (dense, hash), whose entity id the caller knows. */
-static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id)
+static void ecs__destroy_known_moving(ecs_manager *m, uint32_t i, uint32_t id, ecs_fields_move_fn move)
 {
     uint32_t last = m->count - 1u;
     ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
-    if (i != last) ecs__move(m, last, i);
+    if (i != last) ecs__move(m, last, i, move);
     m->count = last;
     --m->num_instances;
+}
+
+static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id)
+{
+    ecs__destroy_known_moving(m, i, id, ecs__copy_fields_of);
 }
 
 /* Direct kind: empties slot i. */
@@ -2323,7 +2451,7 @@ static void ecs__direct_clear(ecs_manager *m, uint32_t i)
     --m->num_instances;
 }
 
-int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+ECS_DEF int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance inst, ecs_fields_move_fn move)
 {
     if (inst.i >= m->count) return 0;
     if (m->lookup == ECS_LOOKUP_DIRECT) {
@@ -2331,11 +2459,40 @@ int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
         ecs__direct_clear(m, inst.i);
         return 1;
     }
-    ecs__destroy_known(m, inst.i, m->entity[inst.i].id);
+    ecs__destroy_known_moving(m, inst.i, m->entity[inst.i].id, move);
     return 1;
 }
 
-uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
+ECS_DEF int ecs_manager_destroy(ecs_manager *m, ecs_instance inst)
+{
+    return ecs_manager__destroy_moving(m, inst, ecs__copy_fields_of);
+}
+
+/* Hash, one instance per entity (no next links): one probe to remove the
+   key, one to repoint the instance that moves into the hole. */
+static uint32_t ecs__destroy_hash_single(ecs_manager *m, uint32_t key, ecs_fields_move_fn move)
+{
+    ecs_entity_map_slot *s = m->map.slots;
+    uint32_t h = ecs__map_home(&m->map, key), i, last;
+    while (s[h].id != key) {
+        if (s[h].id == 0) return 0;
+        h = (h + 1u) & m->map.mask;
+    }
+    i = s[h].first;
+    ecs__map_hash_erase_at(&m->map, h);
+    last = --m->count;
+    --m->num_instances;
+    if (i != last) {
+        uint32_t moved = m->entity[last].id;
+        for (h = ecs__map_home(&m->map, moved); s[h].id != moved; h = (h + 1u) & m->map.mask) {}
+        s[h].first = i;
+        m->entity[i].id = moved;
+        move(m, last, i);
+    }
+    return 1;
+}
+
+ECS_DEF uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e, ecs_fields_move_fn move)
 {
     uint32_t n = 0, id = ecs_entity_key(e), i;
     if ((id & ECS_INDEX_MASK) == 0) return 0;
@@ -2345,21 +2502,27 @@ uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
         ecs__direct_clear(m, i);
         return 1;
     }
-    if (m->lookup == ECS_LOOKUP_DENSE && !m->next) {
+    if (!m->next) {
         uint32_t from, to;
+        if (m->lookup == ECS_LOOKUP_HASH) return ecs__destroy_hash_single(m, id, move);
         if (ecs_manager__unlink_dense(m, e, &from, &to) <= 0) return 0;
-        if (from != to) ecs__copy_fields_of(m, from, to);
+        if (from != to) move(m, from, to);
         return 1;
     }
     /* the id is known: no read of the entity array */
-    for (; (i = ecs_entity_map_find(&m->map, id)) != ECS__NIL; ++n) ecs__destroy_known(m, i, id);
+    for (; (i = ecs_entity_map_find(&m->map, id)) != ECS__NIL; ++n) ecs__destroy_known_moving(m, i, id, move);
     return n;
 }
 
-int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
+ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
+{
+    return ecs_manager__destroy_entity_moving(m, e, ecs__copy_fields_of);
+}
+
+ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
     if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT) return 0;
-    if (from != to) ecs__move(m, from, to);
+    if (from != to) ecs__move(m, from, to, ecs__copy_fields_of);
     return 1;
 }
 
@@ -2374,7 +2537,7 @@ static uint32_t ecs__rand(uint32_t *state)
     return *state = x;
 }
 
-uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+ECS_DEF uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
                        ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner)
 {
     uint32_t alive_in_row = 0, destroyed = 0;
@@ -2391,31 +2554,52 @@ uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32
     return destroyed;
 }
 
+/* gc's destroy callback: the manager and its mover. */
+typedef struct ecs__gc_owner {
+    ecs_manager *m;
+    ecs_fields_move_fn move;
+} ecs__gc_owner;
+
 static int ecs__destroy_instance(void *owner, uint32_t i)
 {
-    return ecs_manager_destroy((ecs_manager *)owner, ecs_instance_make(i));
+    ecs__gc_owner *o = (ecs__gc_owner *)owner;
+    return ecs_manager__destroy_moving(o->m, ecs_instance_make(i), o->move);
 }
 
-uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_manager__gc_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
 {
-    return ecs_gc_random(&m->rng, em, &m->count, &m->entity, ecs__destroy_instance, m);
+    ecs__gc_owner o;
+    o.m = m;
+    o.move = move;
+    return ecs_gc_random(&m->rng, em, &m->count, &m->entity, ecs__destroy_instance, &o);
 }
 
-uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)
+{
+    return ecs_manager__gc_moving(m, em, ecs__copy_fields_of);
+}
+
+ECS_DEF uint32_t ecs_manager__gc_all_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
 {
     uint32_t i = m->count, destroyed = 0;
     while (i-- > 0) { /* what moves into i comes from the end: already checked */
         ecs_entity e = m->entity[i];
-        if (e.id != 0 && !ecs_entity_alive(em, e)) destroyed += (uint32_t)ecs_manager_destroy(m, ecs_instance_make(i));
+        if (e.id != 0 && !ecs_entity_alive(em, e))
+            destroyed += (uint32_t)ecs_manager__destroy_moving(m, ecs_instance_make(i), move);
     }
     if (m->lookup == ECS_LOOKUP_DIRECT)
         while (m->count > 0 && m->entity[m->count - 1u].id == 0) --m->count;
     return destroyed;
 }
 
-uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)
 {
-    uint32_t n = ecs_entity_log_pending(em, &m->log), from = m->log.next, k, destroyed = 0;
+    return ecs_manager__gc_all_moving(m, em, ecs__copy_fields_of);
+}
+
+ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_manager *em, ecs_fields_move_fn move)
+{
+    uint32_t n = ecs_entity_log_pending(em, &m->log), from = m->log.next, k = 0, destroyed = 0;
     if (n != ECS_ENTITY_LOG_LOST) {
         uint32_t ahead = n < ECS__PREFETCH_DISTANCE ? n : ECS__PREFETCH_DISTANCE;
         for (k = 0; k < ahead; ++k) ecs__prefetch_key(m, ecs_entity_log_at(em, from + k).id);
@@ -2423,17 +2607,22 @@ uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
             ecs_entity dead = ecs_entity_log_at(em, from + k);
             if (dead.id == 0) break; /* an entry lost to the ring's growth */
             if (k + ahead < n) ecs__prefetch_key(m, ecs_entity_log_at(em, from + k + ahead).id);
-            destroyed += ecs_manager_destroy_entity(m, dead);
+            destroyed += ecs_manager__destroy_entity_moving(m, dead, move);
         }
     }
-    if (n == ECS_ENTITY_LOG_LOST || k < n) destroyed += ecs_manager_gc_all(m, em);
+    if (n == ECS_ENTITY_LOG_LOST || k < n) destroyed += ecs_manager__gc_all_moving(m, em, move);
     ecs_entity_log_skip_all(em, &m->log);
     return destroyed;
 }
 
+ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em)
+{
+    return ecs_manager__collect_moving(m, em, ecs__copy_fields_of);
+}
+
 /* ---- component managers: the rest ------------------------------------------------ */
 
-size_t ecs_manager_memory(const ecs_manager *m)
+ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 {
     size_t bytes = m->buffer ? ecs__layout(m, m->capacity, NULL) : 0;
     bytes += m->num_fields * (sizeof *m->fields + sizeof *m->field);
@@ -2441,7 +2630,7 @@ size_t ecs_manager_memory(const ecs_manager *m)
     return bytes + ecs_entity_map_memory(&m->map);
 }
 
-uint32_t ecs_manager_record_size(const ecs_manager *m)
+ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m)
 {
     return m->bytes_per_instance ? m->bytes_per_instance - (uint32_t)sizeof(ecs_entity) : 0u;
 }
@@ -2453,12 +2642,12 @@ static const uint8_t ecs__kind_aligns[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8,
 static const char *const ecs__kind_names[ECS_FIELD_KIND_COUNT] = {
     "?", "f32", "f64", "i32", "u32", "u64", "bool", "vec2", "vec3", "vec4", "quat", "mat4", "path", "entity"};
 
-uint32_t ecs_field_kind_size(ecs_field_kind kind)
+ECS_DEF uint32_t ecs_field_kind_size(ecs_field_kind kind)
 {
     return (unsigned)kind < ECS_FIELD_KIND_COUNT ? ecs__kind_sizes[kind] : 0u;
 }
 
-const char *ecs_field_kind_name(ecs_field_kind kind)
+ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind)
 {
     return (unsigned)kind < ECS_FIELD_KIND_COUNT ? ecs__kind_names[kind] : "?";
 }
@@ -2493,7 +2682,7 @@ static ecs_result ecs__schema_check(ecs_manager *m, const ecs_schema_field *sche
     return ECS_OK;
 }
 
-ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields)
+ECS_DEF ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields)
 {
     size_t bytes = sizeof(ecs_schema) + (size_t)num_fields * sizeof(ecs_schema_field);
     ecs_schema *copy;
@@ -2560,13 +2749,13 @@ static ecs_result ecs__manager_init_schema(ecs_manager *m, const ecs_schema_fiel
     return r;
 }
 
-ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
                                    ecs_lookup_kind lookup)
 {
     return ecs__manager_init_schema(m, schema, num_fields, lookup, 0u);
 }
 
-ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
+ECS_DEF ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema, uint32_t num_fields,
                                              ecs_lookup_kind lookup)
 {
     return ecs__manager_init_schema(m, schema, num_fields, lookup, ECS__MANAGER_VIEW);
@@ -2619,7 +2808,7 @@ static ecs_result ecs__schema_spawn(ecs_manager *m, const ecs_spawn_context *ctx
     return ECS_OK;
 }
 
-ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                              const uint32_t *entity_index, const void *data, uint32_t size)
 {
     ecs_manager *m = (ecs_manager *)user;
@@ -2636,7 +2825,7 @@ ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t 
     return ECS_OK;
 }
 
-void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                          const uint32_t *entity_index, const void *data, uint32_t size)
 {
     ecs_manager *m = (ecs_manager *)user;

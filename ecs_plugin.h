@@ -126,14 +126,29 @@ STANDARD ENGINE APIS (all version 0)
    functions return ECS_ERROR_NOT_FOUND with a message saying so.
 
 LOADING AND HOT RELOAD
-   ecs_plugin_load copies the library to a fresh file (desc.copy_dir,
-   default: next to the library) and loads the copy: the build may overwrite
-   the original at any time, and every load gets a fresh image with its own
-   globals. The copy is deleted when it is unloaded.
+   ecs_plugin_load reads the library into memory once, checks those bytes
+   (ecs_plugin_check_image: every part its headers point at lies inside the
+   file, and it is a library of this platform and word size), writes them to
+   a fresh copy (desc.copy_dir, default: next to the library) and loads the
+   copy: the build may overwrite the original at any time, the bytes checked
+   are the bytes loaded, and every load gets a fresh image with its own
+   globals (a copy's name is never used twice in a process).
+   Copies never pile up: on POSIX the copy's name is unlinked as soon as
+   dlopen returns (the mapping stays valid), so a copy exists on disk only
+   while it is being loaded, and a process that is killed later leaves
+   nothing behind. The cost: debuggers and sanitizer symbolizers find a
+   loaded plugin's symbols by its file name, and there is none; define
+   ECS_PLUGIN_KEEP_COPIES to keep each copy until its unload while you debug
+   (then a killed process leaves its copies: delete ecs_plugin_* files in the
+   copy folder). Under _WIN32 a loaded DLL cannot be deleted: the copy stays
+   until the unload, as with ECS_PLUGIN_KEEP_COPIES.
    ecs_plugin_poll notices a changed library (size, time or inode; or content,
    while the time stamp is too coarse to tell) and reloads it once it has
-   looked the same for two polls in a row (so a half-written build is never
-   picked up); ecs_plugin_reload does it now. A reload:
+   looked the same for two polls in a row; ecs_plugin_reload does it now.
+   Holding still is no proof that a build is complete (an interrupted build
+   or copy also holds still): a file cut short is refused as "truncated" by
+   the check above, the old build goes on, and the file is tried again when
+   it changes again. A reload:
      1. copies and loads the new build, finds get_plugin_api and a plugin API
         version; on failure the old build goes on untouched;
      2. calls the new init with the old state (*state = old state); what the
@@ -155,6 +170,9 @@ CONFIGURATION
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free)
    ECS_PLUGIN_DLOPEN_FLAGS         dlopen flags (RTLD_NOW | RTLD_LOCAL)
+   ECS_PLUGIN_KEEP_COPIES          defined: a loaded copy stays on disk until
+                                   its unload, for debuggers (POSIX; default:
+                                   unlinked once loaded)
    At run time, ecs_plugin_registry_desc (zero = default): entities (the
    entity manager ECS_API_ENTITIES hands out; not published when NULL),
    copy_dir (where loaded copies go).
@@ -164,8 +182,14 @@ CONFIGURATION
 
 ERRORS
    Every failure returns an ecs_result and fills the caller's ecs_error:
-     ECS_ERROR_PLUGIN_LOAD     no such file, or the OS refused the library
-                               (the message carries dlerror's text)
+     ECS_ERROR_PLUGIN_LOAD     the file is missing or unreadable, a
+                               directory or another non-regular file (a FIFO
+                               is never opened), empty, not a shared library
+                               (no ELF, PE or Mach-O header; an object file or
+                               an executable), truncated (the message names
+                               the part that lies beyond the end), a library
+                               of another platform or word size; or the OS
+                               refused it (the message carries dlerror's text)
      ECS_ERROR_PLUGIN_NO_ENTRY the library exports no get_plugin_api
      ECS_ERROR_PLUGIN_VERSION  no plugin API version we speak (the message
                                lists the versions the plugin answers to)
@@ -173,7 +197,7 @@ ERRORS
                                code and message), e.g. because a name it
                                registers is taken or a manager's layout
                                changed across a reload
-     ECS_ERROR_IO              the copy could not be written
+     ECS_ERROR_IO              the copy could not be written (a full disk)
      ECS_ERROR_ALREADY_EXISTS  a name or (id, version) is taken
      ECS_ERROR_NOT_FOUND       a stale plugin handle; a publish function
                                compiled without its header
@@ -188,7 +212,9 @@ MEMORY AND POINTER STABILITY
    and reach the new code. ecs_manager pointers from define/find stay valid
    until their plugin is unloaded (reloads keep them). A plugin handle is
    { uint32_t id } with a generation: a stale handle is refused, never
-   aliased. A plugin's state is the plugin's memory.
+   aliased. A plugin's state is the plugin's memory. A load or reload holds
+   the whole library file in memory while it checks and copies it (freed
+   before dlopen).
 
 SANITIZERS
    Build plugins with the same sanitizer flags as the engine: an ASan engine
@@ -198,7 +224,10 @@ SANITIZERS
    library is closed, but their stack frames inside it print as
    "<unknown module>". Keeping libraries mapped (ECS_PLUGIN_DLOPEN_FLAGS with
    RTLD_NODELETE) symbolizes those frames but *hides* every leak still
-   reachable from the plugin's globals, so the default unloads.
+   reachable from the plugin's globals, so the default unloads. A report
+   made while a plugin is loaded names its frames by function and line only
+   when the copy is still on disk: define ECS_PLUGIN_KEEP_COPIES for that
+   (see LOADING AND HOT RELOAD).
 
 THREADING
    No locks. One registry belongs to one thread; get_engine_api may be called
@@ -212,7 +241,11 @@ DOES NOT
    marks unique (STB_GNU_UNIQUE symbols; build with -fno-gnu-unique), watch
    files with inotify (poll once a frame), sandbox plugins, or offer entity
    destroy callbacks to plugins (a reload would have to re-point them;
-   plugins collect their data with gc instead).
+   plugins collect their data with gc instead), check Mach-O files beyond
+   their magic (they go to dlopen as they are), or choose large-file
+   support for you: a 32-bit program built without -D_FILE_OFFSET_BITS=64
+   cannot stat a file whose inode number or size does not fit 32 bits (the
+   load fails and says so).
 */
 #ifndef ECS_PLUGIN_H_INCLUDED
 #define ECS_PLUGIN_H_INCLUDED
@@ -276,10 +309,16 @@ typedef struct ecs_plugin_api_v0 {
     void (*tick)(void *state, float dt);
 } ecs_plugin_api_v0;
 
+/* ecs_entity under a second name, for return types of function pointers:
+   flecs defines a function-like macro named ecs_entity, which would expand
+   the type name wherever an opening parenthesis follows it (as in a function
+   pointer member) in a program that includes both. */
+typedef ecs_entity ecs__plugin_entity;
+
 /** ECS_API_ENTITIES version 0: the engine's entity manager and ecs.h's calls. */
 typedef struct ecs_entities_api_v0 {
     ecs_entity_manager *entities; /* the manager the engine spawns into */
-    ecs_entity (*create)(ecs_entity_manager *em);
+    ecs__plugin_entity (*create)(ecs_entity_manager *em);
     ecs_result (*create_many)(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
     int (*destroy)(ecs_entity_manager *em, ecs_entity e);
     uint32_t (*destroy_many)(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
@@ -427,7 +466,8 @@ typedef struct ecs_plugin_registry_desc {
 typedef struct ecs_plugin_info {
     const char *name;         /* the plugin's name */
     const char *path;         /* the library path given to ecs_plugin_load */
-    const char *loaded_path;  /* the copy actually loaded */
+    const char *loaded_path;  /* the copy actually loaded (POSIX: unlinked once
+                                 loaded, unless ECS_PLUGIN_KEEP_COPIES) */
     void *state;              /* what init put in *state */
     unsigned api_version;     /* the plugin API version agreed on */
     uint32_t reloads;         /* successful reloads so far */
@@ -466,7 +506,7 @@ void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned
     plugin registered is left. out may be NULL. */
 ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
 /** Calls shutdown, removes the plugin's registrations (managers included),
-    closes and deletes the copy. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
+    closes the library and deletes its copy if it is still on disk. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
     stale handle (a no-op). */
 ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
 /** Reloads now from the plugin's path (see LOADING AND HOT RELOAD). On
@@ -482,6 +522,21 @@ ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_er
 uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
 /** Calls every loaded plugin's tick(state, dt) in load order. */
 void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
+
+/** Checks that bytes[0, size) hold a whole shared library: an ELF file (32-
+    or 64-bit, either byte order) of type ET_DYN whose ELF header, program
+    headers, segments' file extents, section header table and sections lie
+    inside the buffer; or a PE file with the DLL flag whose DOS and PE
+    headers, section table, sections' raw data, COFF symbol and string tables
+    and certificate table lie inside it. Mach-O files are recognised but not
+    checked. ecs_plugin_load runs it on every copy before the OS loader sees
+    it (a cut-short file makes dlopen crash with SIGBUS). Returns ECS_OK, or
+    ECS_ERROR_PLUGIN_LOAD with a message that names `name` (NULL: "image")
+    and says what is wrong: "truncated" and which part lies beyond the end,
+    "empty", or "not a shared library". Reads nothing outside the buffer, with
+    overflow-safe arithmetic, whatever the bytes say; bytes may be NULL when
+    size is 0. Does not need a registry. */
+ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err);
 
 /** Fills *out for a loaded plugin. ECS_OK or ECS_ERROR_NOT_FOUND (stale). */
 ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out);
@@ -544,6 +599,7 @@ static inline ecs_result ecs_plugin_set_error(ecs_error *err, ecs_result code, c
 #ifndef ECS__PLUGIN_IMPLEMENTATION_DONE
 #define ECS__PLUGIN_IMPLEMENTATION_DONE
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -586,7 +642,12 @@ typedef void (*ecs__plugin_fn)(void); /* storage for any function pointer */
 /* What identifies a version of a file without reading it. */
 typedef struct ecs__plugin_stamp {
     long long size, mtime, inode;
+    int kind; /* ECS__PLUGIN_REGULAR, _DIRECTORY or _OTHER (not compared) */
 } ecs__plugin_stamp;
+
+#define ECS__PLUGIN_REGULAR 0
+#define ECS__PLUGIN_DIRECTORY 1
+#define ECS__PLUGIN_OTHER 2 /* a FIFO, device or socket: opening it may block */
 
 #ifdef _WIN32
 static void *ecs__plugin_dl_open(const char *path, char *msg, size_t msg_size)
@@ -604,6 +665,8 @@ static ecs__plugin_fn ecs__plugin_dl_sym(void *lib, const char *name)
 {
     return (ecs__plugin_fn)GetProcAddress((HMODULE)lib, name);
 }
+/* A loaded DLL's file cannot be deleted: the copy stays until unload. */
+static void ecs__plugin_unlink_loaded(const char *path) { (void)path; }
 static void ecs__plugin_dl_close(void *lib) { FreeLibrary((HMODULE)lib); }
 static unsigned long ecs__plugin_pid(void) { return (unsigned long)GetCurrentProcessId(); }
 static int ecs__plugin_stat(const char *path, ecs__plugin_stamp *out)
@@ -613,6 +676,9 @@ static int ecs__plugin_stat(const char *path, ecs__plugin_stamp *out)
     out->size = (long long)st.st_size;
     out->mtime = (long long)st.st_mtime;
     out->inode = 0;
+    out->kind = (st.st_mode & _S_IFMT) == _S_IFREG   ? ECS__PLUGIN_REGULAR
+                : (st.st_mode & _S_IFMT) == _S_IFDIR ? ECS__PLUGIN_DIRECTORY
+                                                      : ECS__PLUGIN_OTHER;
     return 1;
 }
 #else
@@ -633,6 +699,15 @@ static ecs__plugin_fn ecs__plugin_dl_sym(void *lib, const char *name)
     return fn;
 }
 static void ecs__plugin_dl_close(void *lib) { dlclose(lib); }
+/* Removes a loaded copy's name; the mapping stays valid. */
+static void ecs__plugin_unlink_loaded(const char *path)
+{
+#ifdef ECS_PLUGIN_KEEP_COPIES
+    (void)path;
+#else
+    unlink(path);
+#endif
+}
 static unsigned long ecs__plugin_pid(void) { return (unsigned long)getpid(); }
 static int ecs__plugin_stat(const char *path, ecs__plugin_stamp *out)
 {
@@ -641,6 +716,9 @@ static int ecs__plugin_stat(const char *path, ecs__plugin_stamp *out)
     out->size = (long long)st.st_size;
     out->mtime = (long long)st.st_mtime;
     out->inode = (long long)st.st_ino;
+    out->kind = S_ISREG(st.st_mode) ? ECS__PLUGIN_REGULAR
+                : S_ISDIR(st.st_mode) ? ECS__PLUGIN_DIRECTORY
+                                      : ECS__PLUGIN_OTHER;
     return 1;
 }
 #endif
@@ -671,32 +749,394 @@ static int ecs__plugin_stamp_equal(const ecs__plugin_stamp *a, const ecs__plugin
 #define ECS__PLUGIN_FNV64_OFFSET 0xcbf29ce484222325ull
 #define ECS__PLUGIN_FNV64_PRIME 0x100000001b3ull
 
-/* Reads src (FNV-1a 64 into *hash) and, when dst is non-NULL, writes a copy. */
-static ecs_result ecs__plugin_copy_file(const char *src, const char *dst, uint64_t *hash, ecs_error *err)
+static uint64_t ecs__plugin_hash(uint64_t h, const unsigned char *p, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; ++k) h = (h ^ p[k]) * ECS__PLUGIN_FNV64_PRIME;
+    return h;
+}
+
+/* FNV-1a 64 of the file's content into *hash; 0 when it cannot be read. */
+static int ecs__plugin_hash_file(const char *path, uint64_t *hash)
 {
     unsigned char buf[16384];
     uint64_t h = ECS__PLUGIN_FNV64_OFFSET;
-    FILE *in = fopen(src, "rb"), *out = NULL;
-    size_t n, k;
-    int ok = 1;
-    if (!in) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "cannot open plugin '%s'", src);
-    if (dst && !(out = fopen(dst, "wb"))) {
-        fclose(in);
-        return ecs_error_set(err, ECS_ERROR_IO, "cannot write the copy '%s' of plugin '%s'", dst, src);
-    }
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
-        for (k = 0; k < n; ++k) h = (h ^ buf[k]) * ECS__PLUGIN_FNV64_PRIME;
-        if (out && fwrite(buf, 1, n, out) != n) { ok = 0; break; }
-    }
-    if (ferror(in)) ok = 0;
+    FILE *in = fopen(path, "rb");
+    size_t n;
+    int ok;
+    if (!in) return 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) h = ecs__plugin_hash(h, buf, n);
+    ok = !ferror(in);
     fclose(in);
-    if (out && fclose(out) != 0) ok = 0;
-    if (!ok) {
-        if (dst) remove(dst);
-        return ecs_error_set(err, dst ? ECS_ERROR_IO : ECS_ERROR_PLUGIN_LOAD, "cannot copy plugin '%s' to '%s'",
-                             src, dst ? dst : "(hash)");
+    if (ok) *hash = h;
+    return ok;
+}
+
+/* Reads the whole file into a new buffer (*out, *size; free with ECS__FREE)
+   and hashes it. size_hint: what stat said (the file may still grow). */
+static ecs_result ecs__plugin_read_file(const char *path, long long size_hint, unsigned char **out, size_t *size,
+                                        uint64_t *hash, ecs_error *err)
+{
+    FILE *in = fopen(path, "rb");
+    unsigned char *buf;
+    size_t used = 0, cap, n;
+    *out = NULL;
+    *size = 0;
+    if (!in) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "cannot open plugin '%s'", path);
+    /* one byte more than the size, so that the end shows without a regrowth */
+    cap = size_hint > 0 && (unsigned long long)size_hint < (unsigned long long)((size_t)-1 / 4)
+              ? (size_t)size_hint + 1
+              : 4096;
+    for (buf = NULL;;) {
+        unsigned char *grown = (unsigned char *)ECS__REALLOC(buf, cap);
+        if (!grown) {
+            ECS__FREE(buf);
+            fclose(in);
+            return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory reading plugin '%s' (%llu bytes)",
+                                 path, (unsigned long long)cap);
+        }
+        buf = grown;
+        n = fread(buf + used, 1, cap - used, in);
+        used += n;
+        if (used < cap || cap > (size_t)-1 / 4) break; /* the end, an error, or too big */
+        cap *= 2;                                        /* the file grew since stat */
     }
-    *hash = h;
+    if (ferror(in) || used == cap) {
+        ECS__FREE(buf);
+        fclose(in);
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "cannot read plugin '%s'", path);
+    }
+    fclose(in);
+    *out = buf;
+    *size = used;
+    *hash = ecs__plugin_hash(ECS__PLUGIN_FNV64_OFFSET, buf, used);
+    return ECS_OK;
+}
+
+/* Writes bytes to a new file dst (the copy of plugin src). */
+static ecs_result ecs__plugin_write_file(const char *dst, const unsigned char *p, size_t n, const char *src,
+                                         ecs_error *err)
+{
+    FILE *out = fopen(dst, "wb");
+    int ok;
+    if (!out) return ecs_error_set(err, ECS_ERROR_IO, "cannot write the copy '%s' of plugin '%s'", dst, src);
+    ok = fwrite(p, 1, n, out) == n;
+    if (fclose(out) != 0) ok = 0;
+    if (!ok) {
+        remove(dst);
+        return ecs_error_set(err, ECS_ERROR_IO, "cannot write the copy '%s' of plugin '%s' (disk full?)", dst, src);
+    }
+    return ECS_OK;
+}
+
+/* ---- image check: a shared library whole, before the OS loader maps it ----- */
+
+/* A byte buffer read as a file image. Every read goes through
+   ecs__plugin_img_in first. */
+typedef struct ecs__plugin_img {
+    const unsigned char *p;
+    uint64_t size;
+    int big; /* multi-byte fields are big-endian */
+    const char *name;
+    ecs_error *err;
+} ecs__plugin_img;
+
+/* 1 when bytes [off, off + n) lie inside the image (no overflow). */
+static int ecs__plugin_img_in(const ecs__plugin_img *im, uint64_t off, uint64_t n)
+{
+    return off <= im->size && n <= im->size - off;
+}
+
+/* The n-byte (n <= 8) unsigned field at off; the caller has checked that
+   the field lies inside the image. */
+static uint64_t ecs__plugin_img_get(const ecs__plugin_img *im, uint64_t off, unsigned n)
+{
+    uint64_t v = 0;
+    unsigned k;
+    for (k = 0; k < n; ++k) v = (v << 8) | im->p[(size_t)(off + (im->big ? k : n - 1u - k))];
+    return v;
+}
+
+static ecs_result ecs__plugin_img_truncated(const ecs__plugin_img *im, const char *what, uint64_t off, uint64_t n)
+{
+    return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
+                         "truncated plugin '%s': %s (%llu bytes at offset %llu) lies beyond the end of the "
+                         "file (%llu bytes)",
+                         im->name, what, (unsigned long long)n, (unsigned long long)off,
+                         (unsigned long long)im->size);
+}
+
+static ecs_result ecs__plugin_img_invalid(const ecs__plugin_img *im, const char *what, uint64_t value)
+{
+    return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' is not a valid shared library: %s (%llu)",
+                         im->name, what, (unsigned long long)value);
+}
+
+/* count entries of entsize bytes at off: inside the image? (no overflow) */
+static int ecs__plugin_img_table_in(const ecs__plugin_img *im, uint64_t off, uint64_t count, uint64_t entsize)
+{
+    return off <= im->size && (count == 0 || (entsize != 0 && count <= (im->size - off) / entsize));
+}
+
+/* count * entsize, or UINT64_MAX when that overflows (for messages). */
+static uint64_t ecs__plugin_mul_sat(uint64_t count, uint64_t entsize)
+{
+    return entsize != 0 && count > UINT64_MAX / entsize ? UINT64_MAX : count * entsize;
+}
+
+static const char *ecs__plugin_elf_segment_name(uint64_t type)
+{
+    switch (type) {
+    case 1: return "PT_LOAD";
+    case 2: return "PT_DYNAMIC";
+    case 3: return "PT_INTERP";
+    case 4: return "PT_NOTE";
+    case 6: return "PT_PHDR";
+    case 7: return "PT_TLS";
+    case 0x6474e550u: return "PT_GNU_EH_FRAME";
+    case 0x6474e552u: return "PT_GNU_RELRO";
+    case 0x6474e553u: return "PT_GNU_PROPERTY";
+    default: return "segment";
+    }
+}
+
+static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
+{
+    char what[96];
+    unsigned cls, data;
+    int is64;
+    uint64_t ehsize, type, phoff, shoff, phentsize, phnum, shentsize, shnum, k;
+    if (!ecs__plugin_img_in(im, 0, 16)) return ecs__plugin_img_truncated(im, "its ELF identification", 0, 16);
+    cls = im->p[4];
+    data = im->p[5];
+    if (cls != 1 && cls != 2) return ecs__plugin_img_invalid(im, "unknown ELF class", cls);
+    if (data != 1 && data != 2) return ecs__plugin_img_invalid(im, "unknown ELF byte order", data);
+    is64 = cls == 2;
+    im->big = data == 2;
+    ehsize = is64 ? 64u : 52u;
+    if (!ecs__plugin_img_in(im, 0, ehsize)) return ecs__plugin_img_truncated(im, "its ELF header", 0, ehsize);
+    type = ecs__plugin_img_get(im, 16, 2);
+    if (type != 3) {
+        const char *kind = type == 1   ? "a relocatable object (.o)"
+                           : type == 2 ? "an executable"
+                           : type == 4 ? "a core dump"
+                                       : NULL;
+        if (kind)
+            return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
+                                 "plugin '%s' is an ELF file but %s, not a shared library (link it with -shared)",
+                                 im->name, kind);
+        return ecs__plugin_img_invalid(im, "unknown ELF file type", type);
+    }
+    if (is64) {
+        phoff = ecs__plugin_img_get(im, 32, 8);
+        shoff = ecs__plugin_img_get(im, 40, 8);
+        phentsize = ecs__plugin_img_get(im, 54, 2);
+        phnum = ecs__plugin_img_get(im, 56, 2);
+        shentsize = ecs__plugin_img_get(im, 58, 2);
+        shnum = ecs__plugin_img_get(im, 60, 2);
+    } else {
+        phoff = ecs__plugin_img_get(im, 28, 4);
+        shoff = ecs__plugin_img_get(im, 32, 4);
+        phentsize = ecs__plugin_img_get(im, 42, 2);
+        phnum = ecs__plugin_img_get(im, 44, 2);
+        shentsize = ecs__plugin_img_get(im, 46, 2);
+        shnum = ecs__plugin_img_get(im, 48, 2);
+    }
+    /* Section header 0 first: it holds the real counts when they do not fit
+       the ELF header's fields (e_shnum 0, e_phnum PN_XNUM). */
+    if (shoff != 0) {
+        if (shentsize < (is64 ? 64u : 40u)) return ecs__plugin_img_invalid(im, "section header size", shentsize);
+        if (!ecs__plugin_img_in(im, shoff, shentsize))
+            return ecs__plugin_img_truncated(im, "its section header table",
+                                             shoff, ecs__plugin_mul_sat(shnum ? shnum : 1, shentsize));
+        if (shnum == 0) shnum = ecs__plugin_img_get(im, shoff + (is64 ? 32u : 20u), is64 ? 8u : 4u);
+        if (phnum == 0xFFFFu) phnum = ecs__plugin_img_get(im, shoff + (is64 ? 44u : 28u), 4);
+        if (!ecs__plugin_img_table_in(im, shoff, shnum, shentsize))
+            return ecs__plugin_img_truncated(im, "its section header table", shoff,
+                                             ecs__plugin_mul_sat(shnum, shentsize));
+    } else {
+        shnum = 0;
+    }
+    if (phnum > 0) {
+        if (phentsize < (is64 ? 56u : 32u)) return ecs__plugin_img_invalid(im, "program header size", phentsize);
+        if (!ecs__plugin_img_table_in(im, phoff, phnum, phentsize))
+            return ecs__plugin_img_truncated(im, "its program header table", phoff,
+                                             ecs__plugin_mul_sat(phnum, phentsize));
+    }
+    for (k = 0; k < phnum; ++k) { /* phnum * phentsize lies inside: no overflow */
+        uint64_t o = phoff + k * phentsize, ptype, off, filesz;
+        ptype = ecs__plugin_img_get(im, o, 4);
+        off = ecs__plugin_img_get(im, o + (is64 ? 8u : 4u), is64 ? 8u : 4u);
+        filesz = ecs__plugin_img_get(im, o + (is64 ? 32u : 16u), is64 ? 8u : 4u);
+        if (filesz != 0 && !ecs__plugin_img_in(im, off, filesz)) {
+            snprintf(what, sizeof what, "its program segment %llu (%s)", (unsigned long long)k,
+                     ecs__plugin_elf_segment_name(ptype));
+            return ecs__plugin_img_truncated(im, what, off, filesz);
+        }
+    }
+    for (k = 1; k < shnum; ++k) { /* section 0 is SHT_NULL */
+        uint64_t o = shoff + k * shentsize, stype, off, sz;
+        stype = ecs__plugin_img_get(im, o + 4, 4);
+        off = ecs__plugin_img_get(im, o + (is64 ? 24u : 16u), is64 ? 8u : 4u);
+        sz = ecs__plugin_img_get(im, o + (is64 ? 32u : 20u), is64 ? 8u : 4u);
+        if (stype == 0 || stype == 8) continue; /* SHT_NULL, SHT_NOBITS: nothing in the file */
+        if (sz != 0 && !ecs__plugin_img_in(im, off, sz)) {
+            snprintf(what, sizeof what, "its section %llu", (unsigned long long)k);
+            return ecs__plugin_img_truncated(im, what, off, sz);
+        }
+    }
+    return ECS_OK;
+}
+
+static ecs_result ecs__plugin_check_pe(ecs__plugin_img *im)
+{
+    char what[96];
+    uint64_t pe, coff, opt, optsize, sections, nsec, chars, symptr, nsyms, k;
+    im->big = 0;
+    if (!ecs__plugin_img_in(im, 0, 64)) return ecs__plugin_img_truncated(im, "its DOS header", 0, 64);
+    pe = ecs__plugin_img_get(im, 0x3C, 4);
+    if (!ecs__plugin_img_in(im, pe, 24)) return ecs__plugin_img_truncated(im, "its PE header", pe, 24);
+    if (memcmp(im->p + pe, "PE\0\0", 4) != 0)
+        return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
+                             "plugin '%s' is a DOS program, not a shared library (no PE signature)", im->name);
+    coff = pe + 4;
+    nsec = ecs__plugin_img_get(im, coff + 2, 2);
+    symptr = ecs__plugin_img_get(im, coff + 8, 4);
+    nsyms = ecs__plugin_img_get(im, coff + 12, 4);
+    optsize = ecs__plugin_img_get(im, coff + 16, 2);
+    chars = ecs__plugin_img_get(im, coff + 18, 2);
+    if (!(chars & 0x2000u))
+        return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
+                             "plugin '%s' is a Windows executable, not a shared library (no DLL flag)", im->name);
+    opt = coff + 20;
+    if (!ecs__plugin_img_in(im, opt, optsize))
+        return ecs__plugin_img_truncated(im, "its optional header", opt, optsize);
+    sections = opt + optsize;
+    if (!ecs__plugin_img_table_in(im, sections, nsec, 40))
+        return ecs__plugin_img_truncated(im, "its section table", sections, nsec * 40u);
+    if (optsize >= 64) {
+        uint64_t magic = ecs__plugin_img_get(im, opt, 2), headers = ecs__plugin_img_get(im, opt + 60, 4);
+        uint64_t ndirs_at = magic == 0x20bu ? 108u : 92u, dirs = ndirs_at + 4u;
+        if (!ecs__plugin_img_in(im, 0, headers)) return ecs__plugin_img_truncated(im, "its headers", 0, headers);
+        /* the certificate table (data directory 4) holds a file offset */
+        if ((magic == 0x10bu || magic == 0x20bu) && optsize >= dirs + 5u * 8u &&
+            ecs__plugin_img_get(im, opt + ndirs_at, 4) > 4) {
+            uint64_t cert = ecs__plugin_img_get(im, opt + dirs + 32u, 4);
+            uint64_t cert_size = ecs__plugin_img_get(im, opt + dirs + 36u, 4);
+            if (cert_size != 0 && !ecs__plugin_img_in(im, cert, cert_size))
+                return ecs__plugin_img_truncated(im, "its certificate table", cert, cert_size);
+        }
+    }
+    for (k = 0; k < nsec; ++k) {
+        uint64_t s = sections + 40u * k;
+        uint64_t raw_size = ecs__plugin_img_get(im, s + 16, 4), raw = ecs__plugin_img_get(im, s + 20, 4);
+        if (raw_size != 0 && !ecs__plugin_img_in(im, raw, raw_size)) {
+            char sname[9];
+            unsigned c;
+            for (c = 0; c < 8; ++c) {
+                unsigned char ch = im->p[(size_t)(s + c)];
+                sname[c] = ch >= 0x20 && ch < 0x7f ? (char)ch : '\0';
+            }
+            sname[8] = '\0';
+            snprintf(what, sizeof what, "its section %llu (%s)", (unsigned long long)k, sname);
+            return ecs__plugin_img_truncated(im, what, raw, raw_size);
+        }
+    }
+    if (symptr != 0) { /* COFF symbols (18 bytes each), then the string table's size */
+        uint64_t strings = symptr + nsyms * 18u; /* nsyms < 2^32: no overflow */
+        if (!ecs__plugin_img_table_in(im, symptr, nsyms, 18) || !ecs__plugin_img_in(im, strings, 4))
+            return ecs__plugin_img_truncated(im, "its COFF symbol table", symptr, nsyms * 18u + 4u);
+        if (!ecs__plugin_img_in(im, strings, ecs__plugin_img_get(im, strings, 4)))
+            return ecs__plugin_img_truncated(im, "its COFF string table", strings,
+                                             ecs__plugin_img_get(im, strings, 4));
+    }
+    return ECS_OK;
+}
+
+/* Which kind of file the first bytes announce. */
+#define ECS__PLUGIN_FORMAT_UNKNOWN 0
+#define ECS__PLUGIN_FORMAT_ELF 1
+#define ECS__PLUGIN_FORMAT_PE 2
+#define ECS__PLUGIN_FORMAT_MACHO 3
+
+static int ecs__plugin_format(const unsigned char *p, size_t size)
+{
+    if (size >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') return ECS__PLUGIN_FORMAT_ELF;
+    if (size >= 2 && p[0] == 'M' && p[1] == 'Z') return ECS__PLUGIN_FORMAT_PE;
+    if (size >= 4) {
+        uint32_t m = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+        if (m == 0xfeedfaceu || m == 0xfeedfacfu || m == 0xcefaedfeu || m == 0xcffaedfeu || m == 0xcafebabeu)
+            return ECS__PLUGIN_FORMAT_MACHO;
+    }
+    return ECS__PLUGIN_FORMAT_UNKNOWN;
+}
+
+ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err)
+{
+    ecs__plugin_img im;
+    int format;
+    im.p = (const unsigned char *)bytes;
+    im.size = bytes ? (uint64_t)size : 0;
+    im.big = 0;
+    im.name = name ? name : "image";
+    im.err = err;
+    if (im.size == 0)
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' is empty (0 bytes), not a shared library",
+                             im.name);
+    format = ecs__plugin_format(im.p, size);
+    if (format == ECS__PLUGIN_FORMAT_ELF) return ecs__plugin_check_elf(&im);
+    if (format == ECS__PLUGIN_FORMAT_PE) return ecs__plugin_check_pe(&im);
+    if (format == ECS__PLUGIN_FORMAT_MACHO) return ECS_OK; /* recognised, not checked */
+    {
+        char start[8 * 4 + 1];
+        size_t k, used = 0;
+        for (k = 0; k < size && k < 8; ++k) {
+            unsigned char c = im.p[k];
+            if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') start[used++] = (char)c;
+            else used += (size_t)snprintf(start + used, sizeof start - used, "\\x%02x", c);
+        }
+        start[used] = '\0';
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                             "plugin '%s' is not a shared library (no ELF, PE or Mach-O header; it starts with "
+                             "\"%s\"%s, %llu bytes)",
+                             im.name, start, size > 8 ? "..." : "", (unsigned long long)size);
+    }
+}
+
+/* What this platform's loader takes: the check above plus the format, word
+   size and byte order of this process. */
+static ecs_result ecs__plugin_check_native(const unsigned char *p, size_t size, const char *name, ecs_error *err)
+{
+    static const char *const names[] = {"unknown", "ELF", "PE (Windows)", "Mach-O (macOS)"};
+    ecs_result res = ecs_plugin_check_image(p, size, name, err);
+    int format, want;
+    if (res != ECS_OK) return res;
+    format = ecs__plugin_format(p, size);
+#if defined(_WIN32)
+    want = ECS__PLUGIN_FORMAT_PE;
+#elif defined(__APPLE__)
+    want = ECS__PLUGIN_FORMAT_MACHO;
+#else
+    want = ECS__PLUGIN_FORMAT_ELF;
+#endif
+    if (format != want)
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                             "plugin '%s' is a %s library; this platform loads %s libraries", name, names[format],
+                             names[want]);
+    if (format == ECS__PLUGIN_FORMAT_ELF) { /* the check above read 16 bytes and more */
+        unsigned bits = p[4] == 2 ? 64u : 32u;
+        const uint16_t one = 1;
+        int little = *(const unsigned char *)&one == 1;
+        if (bits != (unsigned)(sizeof(void *) * 8))
+            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                                 "plugin '%s' is a %u-bit library; this process is %u-bit (build both with the "
+                                 "same -m32/-m64)",
+                                 name, bits, (unsigned)(sizeof(void *) * 8));
+        if ((p[5] == 1) != little)
+            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                                 "plugin '%s' is a %s-endian library; this process is %s-endian", name,
+                                 p[5] == 1 ? "little" : "big", little ? "little" : "big");
+    }
     return ECS_OK;
 }
 
@@ -766,7 +1206,6 @@ struct ecs_plugin_registry {
     uint32_t num_order, cap_order;
     uint32_t current;         /* slot of the plugin being called, 0 = engine */
     uint32_t staging;         /* slot being reloaded, 0 = none */
-    uint32_t copies;          /* counter for copy names */
     char *copy_dir;
     ecs_entity_manager *entities;
     ecs_entities_api_v0 entities_v0;
@@ -780,6 +1219,11 @@ struct ecs_plugin_registry {
    one of a fixed set of functions, each reading its own slot. */
 
 static ecs_plugin_registry *volatile ecs__plugin_entries[ECS_PLUGIN_MAX_REGISTRIES];
+/* Copies made through each entry point, over the whole process: a copy's name
+   is never used twice in a process, so dlopen cannot mistake a new copy for
+   an old image that is still mapped (RTLD_NODELETE, unique symbols). Each
+   counter belongs to the registry that holds its entry point. */
+static unsigned ecs__plugin_copy_counter[ECS_PLUGIN_MAX_REGISTRIES];
 
 static void *ecs__plugin_entry_get(unsigned k, unsigned api, unsigned version)
 {
@@ -1496,13 +1940,31 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
     ecs_plugin_get_api_fn get_plugin_api;
     ecs__plugin_fn sym;
     ecs_result res;
-    size_t dir_len, len;
+    size_t dir_len, len, size;
+    unsigned char *bytes;
     char msg[200];
     unsigned v;
     void *api = NULL;
     memset(b, 0, sizeof *b);
-    if (!ecs__plugin_stat(path, &b->stamp))
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': no such file", path);
+    errno = 0;
+    if (!ecs__plugin_stat(path, &b->stamp)) {
+        int e = errno;
+        if (e == ENOENT || e == 0) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': no such file", path);
+#ifdef EOVERFLOW
+        if (e == EOVERFLOW)
+            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                                 "plugin '%s': cannot stat it: %s (a 32-bit program needs -D_FILE_OFFSET_BITS=64 "
+                                 "for this file system)",
+                                 path, strerror(e));
+#endif
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': cannot stat it: %s", path, strerror(e));
+    }
+    if (b->stamp.kind != ECS__PLUGIN_REGULAR) {
+        b->read = 1; /* the stamp is valid; a non-file has no content (hash 0) */
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' is %s, not a shared library", path,
+                             b->stamp.kind == ECS__PLUGIN_DIRECTORY ? "a directory"
+                                                                    : "a FIFO, device or socket (no regular file)");
+    }
     /* <dir>/ecs_plugin_<pid>_<entry>_<n>_<basename> */
     if (reg->copy_dir) dir_len = strlen(reg->copy_dir);
     else dir_len = (size_t)(base - path);
@@ -1512,19 +1974,27 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
     snprintf(b->copy_path, len, "%.*s%secs_plugin_%lu_%u_%u_%s", (int)dir_len, reg->copy_dir ? reg->copy_dir : path,
              dir_len == 0 ? "./"
              : (reg->copy_dir && reg->copy_dir[dir_len - 1] != '/' && reg->copy_dir[dir_len - 1] != '\\' ? "/" : ""),
-             ecs__plugin_pid(), reg->entry, ++reg->copies, base);
-    res = ecs__plugin_copy_file(path, b->copy_path, &b->hash, err);
+             ecs__plugin_pid(), reg->entry, ++ecs__plugin_copy_counter[reg->entry], base);
+    /* The file is read once; the bytes checked are the bytes copied, so a
+       file still being written cannot change between the check and dlopen. */
+    res = ecs__plugin_read_file(path, b->stamp.size, &bytes, &size, &b->hash, err);
+    if (res == ECS_OK) {
+        b->read = 1;
+        res = ecs__plugin_check_native(bytes, size, path, err);
+        if (res == ECS_OK) res = ecs__plugin_write_file(b->copy_path, bytes, size, path, err);
+        ECS__FREE(bytes);
+    }
     if (res != ECS_OK) {
-        ECS__FREE(b->copy_path); /* copy_file removed the file */
+        ECS__FREE(b->copy_path); /* no file was left */
         b->copy_path = NULL;
         return res;
     }
-    b->read = 1;
     b->lib = ecs__plugin_dl_open(b->copy_path, msg, sizeof msg);
     if (!b->lib) {
         ecs__plugin_build_close(b);
         return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' could not be loaded: %s", path, msg);
     }
+    ecs__plugin_unlink_loaded(b->copy_path); /* see LOADING AND HOT RELOAD */
     sym = ecs__plugin_dl_sym(b->lib, "get_plugin_api");
     if (!sym) {
         ecs__plugin_build_close(b);
@@ -1760,7 +2230,7 @@ uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
                rebuild within the same second can keep size, time and inode.
                Compare the content. */
             uint64_t h;
-            if (ecs__plugin_copy_file(s->path, NULL, &h, NULL) == ECS_OK) changed = h != s->tried_hash;
+            if (now.kind == ECS__PLUGIN_REGULAR && ecs__plugin_hash_file(s->path, &h)) changed = h != s->tried_hash;
             if (!changed && (long long)time(NULL) > now.mtime) s->tried_at = (long long)time(NULL);
         }
         if (!changed) continue;

@@ -280,7 +280,9 @@ ERRORS
                  registered names), ECS_ERROR_NON_CANONICAL_PATH
      spawning   ECS_ERROR_SPAWN_FAILED (a block's size does not fit its fixed
                 instance size), or the code the spawn function returned, or
-                the entity manager's code (out of memory, indices exhausted)
+                the entity manager's code (out of memory, indices exhausted;
+                more entities than it has indices left, e.g. too many
+                copies, is found before anything is allocated)
      registering  ECS_ERROR_NAME_COLLISION (two names, one identifier; the
                 names block's identifier), ECS_ERROR_ALREADY_EXISTS,
                 ECS_ERROR_INVALID_ARGUMENT (a bad schema: its message names
@@ -577,7 +579,14 @@ ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void
     work: one verify, one size check, one ecs_entity_create_many of
     num_entities * copies; then for each block its spawn function once per
     copy, copy c seeing entity table out + c * num_entities. out: NULL or room
-    for num_entities * copies entities. All or nothing as ecs_spawner_spawn. */
+    for num_entities * copies entities. All or nothing as ecs_spawner_spawn.
+    copies == 0 does nothing and returns ECS_OK.
+    Limit: num_entities * copies must not exceed the indices em has left,
+    (ECS_INDEX_MASK - em->max_index) + em->num_free: at most ECS_INDEX_MASK
+    (2^ECS_INDEX_BITS - 1, 4194303 by default) for an empty manager. A larger
+    count fails before anything is allocated or written (em, out and the
+    spawner unchanged) with ECS_ERROR_INDICES_EXHAUSTED, or with
+    ECS_ERROR_INVALID_ARGUMENT when the product exceeds 2^32 - 1. */
 ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
                                     uint32_t copies, ecs_entity *out, ecs_error *err);
 /** ecs_spawner_spawn_copies without the verify, for a blob that passed
@@ -588,7 +597,8 @@ ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, c
 /** Undoes a successful spawn of a verified blob: calls every registered
     block's unspawn function for each copy with the same arguments as the
     spawn, then destroys the entities (entities[0 .. num_entities * copies)).
-    Returns how many entities were alive and destroyed. */
+    Returns how many entities were alive and destroyed; 0, doing nothing, when
+    num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
 uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
                              const ecs_entity *entities);
 
@@ -2062,6 +2072,21 @@ ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, c
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: %u copies of %u entities exceed 2^32 entities",
                              (unsigned)copies, (unsigned)ne);
     n = ne * copies;
+    {
+        /* More entities than em can create fail here, before anything is
+           allocated or written: ecs_entity_create_many would only find out
+           after the entity table (4 bytes an entity) had been allocated and
+           cleared. Its rule: the indices never handed out plus the queued
+           ones. (n <= ECS_INDEX_MASK < 2^30 then, so the table's bytes fit a
+           32-bit size_t too.) */
+        uint32_t left = (ECS_INDEX_MASK - em->max_index) + em->num_free;
+        if (n > left)
+            return ecs_error_set(err, ECS_ERROR_INDICES_EXHAUSTED,
+                                 "spawn: %u copies of %u entities need %u entities, the entity manager has %u indices "
+                                 "left (%u in all, ECS_INDEX_BITS = %d); nothing was created",
+                                 (unsigned)copies, (unsigned)ne, (unsigned)n, (unsigned)left,
+                                 (unsigned)ECS_INDEX_MASK, ECS_INDEX_BITS);
+    }
     /* pass 1: find each block's spawner and check fixed sizes; nothing created yet */
     if (!ecs__res_grow(sp->steps, &sp->steps_capacity, nt ? nt : 1, sizeof *sp->steps, &np))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u blocks", (unsigned)nt);
@@ -2148,6 +2173,8 @@ uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void
     ecs_spawn_context ctx;
     ecs_error inner;
     if (!sp || !em || !entities || copies == 0) return 0;
+    /* no spawn made that many entities (it would have failed) */
+    if ((uint64_t)ne * copies > ECS_INDEX_MASK) return 0;
     ctx.entities = em;
     ctx.parent_index = ecs_resource_parent_index(blob);
     ctx.num_entities = ne;

@@ -2,7 +2,10 @@
    resource header), over a counting allocator that can be told to fail:
    every allocation of the registry is freed in every configuration (not only
    under ASan), and an allocation failing anywhere in a load or a reload
-   leaves the registry as it was, with the old build running. */
+   leaves the registry as it was, with the old build running. Built with
+   ECS_PLUGIN_KEEP_COPIES: a loaded copy stays on disk until its unload
+   (tests/test_plugin.c covers the default, which unlinks it once loaded). */
+#define _FILE_OFFSET_BITS 64 /* readdir in a 32-bit build (tests/plugins/harness.h) */
 #include <stddef.h>
 
 static long test_live;         /* allocations not yet freed */
@@ -16,6 +19,7 @@ static void test_free(void *p);
 
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
+#define ECS_PLUGIN_KEEP_COPIES
 #define ECS_PLUGIN_IMPLEMENTATION
 #include "ecs_plugin.h"
 
@@ -75,8 +79,16 @@ static void test_load_out_of_memory(void)
     CHECK(build_plugin("tests/plugins/good.c", "good.so", NULL));
     {   /* warm up: the registry's arrays keep the capacity they grew to */
         ecs_plugin p;
+        ecs_plugin_info info;
+        FILE *f;
         CHECK(ecs_plugin_load(reg, build_path("good.so"), &p, &err) == ECS_OK);
+        /* ECS_PLUGIN_KEEP_COPIES: the copy is on disk while loaded */
+        CHECK(count_copies() == 1 && ecs_plugin_get_info(reg, p, &info) == ECS_OK);
+        f = fopen(info.loaded_path, "rb");
+        CHECK(f != NULL);
+        if (f) fclose(f);
         CHECK(ecs_plugin_unload(reg, p) == ECS_OK);
+        CHECK(count_copies() == 0);
     }
     base_live = test_live;
     base_regs = ecs_plugin_registration_count(reg);

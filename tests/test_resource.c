@@ -4,6 +4,12 @@
    blobs. The transform spawn of ecs_transform.h is tested in
    test_resource_transform.c; here "transform" goes into a plain 16-float
    manager through ecs_manager_spawn. */
+/* 64-bit file offsets for readdir on 32-bit builds: without them glibc's
+   readdir fails with EOVERFLOW on a file system whose directory offsets or
+   inode numbers need 64 bits. Must come before any system header. */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
@@ -12,6 +18,7 @@
 #include "test.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,14 +190,22 @@ static void test_json_suite(void)
         printf("test_resource: skipping the JSONTestSuite cases: ../shared/data/JSONTestSuite is absent\n");
         return;
     }
-    while ((de = readdir(d)) != NULL) {
+    for (;;) {
         char path[512];
         size_t len = 0;
         char *text;
         ecs_error err;
         ecs_result r;
-        const char *name = de->d_name;
-        size_t nl = strlen(name);
+        const char *name;
+        size_t nl;
+        errno = 0;
+        if ((de = readdir(d)) == NULL) {
+            /* the end, or an error that would otherwise skip the rest silently */
+            CHECK_MSG(errno == 0, "readdir %s: %s", dir, strerror(errno));
+            break;
+        }
+        name = de->d_name;
+        nl = strlen(name);
         if (nl < 6 || strcmp(name + nl - 5, ".json") != 0) continue;
         snprintf(path, sizeof path, "%s/%s", dir, name);
         text = fixture_read_file(path, &len);
@@ -468,7 +483,13 @@ static void test_prefab(void)
     CHECK(!ecs_instance_is_nil(i) && w.mesh.mesh[i.i] == ecs_path_hash("models/hub") && w.mesh.flags[i.i] == 1);
     CHECK(ecs_instance_is_nil(t_mesh_lookup(&w.mesh, ents[2])));
     i = t_actor_lookup(&w.actor, ents[3]);
-    CHECK(w.actor.mass[i.i] == 80.0f && w.actor.radius[i.i] == 0.4f);
+    {
+        /* the float nearest 0.4, held in a float: with x87 arithmetic
+           (FLT_EVAL_METHOD 2, gcc -m32) the constant 0.4f itself has long
+           double precision, so `radius == 0.4f` would compare with 0.4L */
+        const float radius = 0.4f;
+        CHECK(w.actor.mass[i.i] == 80.0f && w.actor.radius[i.i] == radius);
+    }
 
     /* a prefab fired 3 times: one verify, one create_many, per block one call per copy */
     {

@@ -2,14 +2,26 @@
    (static helpers; include once, after the headers under test).
    env CC and CFLAGS_CONFIG come from tests/run.sh; -std and -x options are
    replaced by -x c -std=c99 (plugins are C), everything else (sanitizers,
-   warnings, -O) is kept, so an ASan test loads ASan plugins. Outputs go to
-   $BUILD_DIR, loaded copies to $BUILD_DIR/copies. */
+   warnings, -O) is kept, so an ASan test loads ASan plugins. The plugins get
+   the test's own word size: -m32 is added when the test is a 32-bit x86
+   program and dropped when it is a 64-bit one, whatever CFLAGS_CONFIG says.
+   Outputs go to $BUILD_DIR, loaded copies to $BUILD_DIR/copies.
+
+   A test that includes this file defines _FILE_OFFSET_BITS 64 before its
+   first #include: in a 32-bit process, readdir (count_copies) fails with
+   EOVERFLOW on a filesystem with 64-bit inode numbers or directory offsets
+   unless it is built for large files. */
 #ifndef HARNESS_H_INCLUDED
 #define HARNESS_H_INCLUDED
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__GLIBC__) && !defined(__LP64__) && (!defined(_FILE_OFFSET_BITS) || _FILE_OFFSET_BITS != 64)
+#error "define _FILE_OFFSET_BITS 64 before the first #include (readdir fails with EOVERFLOW in 32-bit builds)"
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HARNESS_UNUSED __attribute__((unused))
@@ -41,11 +53,16 @@ HARNESS_UNUSED static void env_init(void)
             if (tok && strstr(tok, "++")) g_cxx_mode = 1;
             continue;
         }
+        if (strcmp(tok, "-m32") == 0) continue; /* decided below, by this program's word size */
         if (strlen(g_flags) + strlen(tok) + 2 < sizeof g_flags) {
             strcat(g_flags, " ");
             strcat(g_flags, tok);
         }
     }
+#if defined(__i386__)
+    /* plugins and engines built here match this test */
+    if (strlen(g_flags) + 6 < sizeof g_flags) strcat(g_flags, " -m32");
+#endif
     snprintf(g_copies, sizeof g_copies, "%s/copies", g_build);
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_copies);
     if (system(cmd) != 0) fprintf(stderr, "cannot create %s\n", g_copies);
@@ -77,15 +94,24 @@ HARNESS_UNUSED static const char *build_path(const char *name)
     return p;
 }
 
-/* Files in the copy folder (loaded copies not yet deleted). */
+/* Files in the copy folder (copies not deleted), or -1 when the folder
+   cannot be read to its end (never a silent 0). */
 HARNESS_UNUSED static int count_copies(void)
 {
     DIR *d = opendir(g_copies);
     struct dirent *e;
     int n = 0;
     if (!d) return -1;
-    while ((e = readdir(d)) != NULL)
+    for (;;) {
+        errno = 0;
+        e = readdir(d);
+        if (!e) break;
         if (strncmp(e->d_name, "ecs_plugin_", 11) == 0) ++n;
+    }
+    if (errno != 0) {
+        fprintf(stderr, "count_copies: readdir('%s'): %s\n", g_copies, strerror(errno));
+        n = -1;
+    }
     closedir(d);
     return n;
 }
