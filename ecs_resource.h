@@ -2902,76 +2902,88 @@ static ecs_result ecs__schema_put(ecs_compiler_context *ctx, ecs_field_kind kind
     return ecs_compiler_write(ctx, buf, ecs_field_kind_size(kind));
 }
 
-/* Checks the component's members against the schema: known, not runtime
-   state, not twice. */
-static ecs_result ecs__schema_members(ecs_compiler_context *ctx, const ecs__schema_info *si,
-                                      const ecs_json_value *obj)
+/* Finds each field's member in one pass over the component's members
+   (found[k], or NULL) and refuses unknown members, runtime fields and
+   members given twice. */
+static ecs_result ecs__schema_members(ecs_compiler_context *ctx, const ecs__schema_info *si, const ecs_json_value *obj,
+                                      const ecs_json_value **found)
 {
     const ecs_json_doc *doc = ctx->doc;
     const ecs_json_value *m;
     uint32_t i, k;
+    for (k = 0; k < si->num_fields; ++k) found[k] = NULL;
     for (i = 0, m = obj + 1; i < obj->count; ++i, m = doc->values + m->next) {
         const char *key = doc->pool + m->key;
-        const ecs__schema_slot *f = NULL;
-        if (m->key_length == 4 && memcmp(key, "type", 4) == 0) continue;
-        for (k = 0; k < si->num_fields && !f; ++k)
-            if (si->fields[k].name_length == m->key_length && memcmp(si->fields[k].name, key, m->key_length) == 0)
-                f = si->fields + k;
-        if (!f || f->runtime) {
+        if (m->key_length == 4 && memcmp(key, "type", 4) == 0) {
+            if (ecs__json_duplicate(doc, obj, m)) return ecs_compiler_error(ctx, m, "member 'type' appears twice");
+            continue;
+        }
+        for (k = 0; k < si->num_fields; ++k)
+            if (si->fields[k].name_length == m->key_length && memcmp(si->fields[k].name, key, m->key_length) == 0) break;
+        if (k == si->num_fields || si->fields[k].runtime) {
             char list[200];
             size_t used = 0;
+            uint32_t j;
             list[0] = 0;
-            for (k = 0; k < si->num_fields && used < sizeof list; ++k)
-                if (!si->fields[k].runtime)
-                    used += (size_t)snprintf(list + used, sizeof list - used, ", %s", si->fields[k].name);
-            if (f) return ecs_compiler_error(ctx, m, "'%.64s' is runtime state, not read from resources (known: type%s)",
-                                             key, list);
+            for (j = 0; j < si->num_fields && used < sizeof list; ++j)
+                if (!si->fields[j].runtime)
+                    used += (size_t)snprintf(list + used, sizeof list - used, ", %s", si->fields[j].name);
+            if (k < si->num_fields)
+                return ecs_compiler_error(ctx, m, "'%.64s' is runtime state, not read from resources (known: type%s)", key,
+                                          list);
             return ecs_compiler_error(ctx, m, "unknown member '%.64s' (known: type%s)", key, list);
         }
-        if (ecs__json_duplicate(doc, obj, m)) return ecs_compiler_error(ctx, m, "member '%.64s' appears twice", key);
+        if (found[k]) return ecs_compiler_error(ctx, m, "member '%.64s' appears twice", key);
+        found[k] = m;
     }
     return ECS_OK;
+}
+
+/* Appends field f's value given by v, or its default (v NULL). */
+static ecs_result ecs__schema_field(ecs_compiler_context *ctx, const ecs__schema_slot *f, const ecs_json_value *v,
+                                    const ecs_json_value *component)
+{
+    const ecs_json_value *bad;
+    unsigned char bytes[64];
+    char why[160];
+    uint64_t h;
+    ecs_result r;
+    if (!v) {
+        if (f->required)
+            return ecs_compiler_error(ctx, component, "missing member '%s' (%s)", f->name, ecs_field_kind_name(f->kind));
+        if (f->initial_path &&
+            (r = ecs__compile_record_dep(ctx, f->initial_path, f->initial_path_length,
+                                         ecs__fnv1a64(f->initial_path, f->initial_path_length), component)) != ECS_OK)
+            return r;
+        return ecs__schema_put(ctx, f->kind, f->initial);
+    }
+    if (f->kind == ECS_FIELD_ENTITY) return ecs_compiler_write_entity(ctx, v);
+    if (f->kind == ECS_FIELD_PATH) {
+        if (!(v->type == ECS_JSON_STRING && ecs__path_hash_text(ctx->doc->pool + v->str, v->count, &h)) &&
+            (r = ecs_compiler_add_dependency(ctx, v, &h)) != ECS_OK)
+            return r;
+        memcpy(bytes, &h, 8);
+        return ecs__schema_put(ctx, f->kind, bytes);
+    }
+    if ((bad = ecs__schema_value(f, ctx->doc, v, bytes, why, sizeof why)) != NULL)
+        return ecs_compiler_error(ctx, bad, "%s", why);
+    return ecs__schema_put(ctx, f->kind, bytes);
 }
 
 /* The compile function of every schema type (user: its ecs__schema_info). */
 static ecs_result ecs__schema_compile(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
 {
     const ecs__schema_info *si = (const ecs__schema_info *)user;
+    const ecs_json_value *small[16], **found = small;
     uint32_t k;
     ecs_result r;
-    if ((r = ecs__schema_members(ctx, si, component)) != ECS_OK) return r;
-    for (k = 0; k < si->num_fields; ++k) {
-        const ecs__schema_slot *f = si->fields + k;
-        const ecs_json_value *v, *bad;
-        unsigned char bytes[64];
-        char why[160];
-        uint64_t h;
-        if (f->runtime) continue;
-        v = ecs_json_member(ctx->doc, component, f->name);
-        if (!v) {
-            if (f->required)
-                return ecs_compiler_error(ctx, component, "missing member '%s' (%s)", f->name, ecs_field_kind_name(f->kind));
-            if (f->initial_path && (r = ecs__compile_record_dep(ctx, f->initial_path, f->initial_path_length,
-                                                                 ecs__fnv1a64(f->initial_path, f->initial_path_length),
-                                                                 component)) != ECS_OK)
-                return r;
-            r = ecs__schema_put(ctx, f->kind, f->initial);
-        } else if (f->kind == ECS_FIELD_ENTITY) {
-            r = ecs_compiler_write_entity(ctx, v);
-        } else if (f->kind == ECS_FIELD_PATH) {
-            if (!(v->type == ECS_JSON_STRING && ecs__path_hash_text(ctx->doc->pool + v->str, v->count, &h)) &&
-                (r = ecs_compiler_add_dependency(ctx, v, &h)) != ECS_OK)
-                return r;
-            memcpy(bytes, &h, 8);
-            r = ecs__schema_put(ctx, f->kind, bytes);
-        } else if ((bad = ecs__schema_value(f, ctx->doc, v, bytes, why, sizeof why)) != NULL) {
-            return ecs_compiler_error(ctx, bad, "%s", why);
-        } else {
-            r = ecs__schema_put(ctx, f->kind, bytes);
-        }
-        if (r != ECS_OK) return r;
-    }
-    return ECS_OK;
+    if (si->num_fields > 16 && !(found = (const ecs_json_value **)ECS__REALLOC(NULL, si->num_fields * sizeof *found)))
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, component, "out of memory");
+    r = ecs__schema_members(ctx, si, component, found);
+    for (k = 0; k < si->num_fields && r == ECS_OK; ++k)
+        if (!si->fields[k].runtime) r = ecs__schema_field(ctx, si->fields + k, found[k], component);
+    if (found != small) ECS__FREE(found);
+    return r;
 }
 
 /* Reads spec (see ecs_schema_field) into slot f: default bytes, bounds,
@@ -3358,13 +3370,18 @@ typedef struct ecs__compile_raw {
     ecs__compile_block block;
 } ecs__compile_raw;
 
+/* What the compiler keeps of resource entity k. */
+typedef struct ecs__compile_entity_row {
+    uint32_t parent; /* resource index, or ECS_RESOURCE_ROOT */
+    uint32_t object; /* its JSON object (doc index) */
+    uint32_t name;   /* its "name" string (doc index), or ECS_JSON_NONE */
+} ecs__compile_entity_row;
+
 typedef struct ecs__compile_state {
     ecs_compiler_context ctx;
     ecs__compile_block *blocks;      /* one per registered type */
-    uint32_t *parents;
-    uint32_t *objects;               /* each entity's JSON object (doc index) */
-    uint32_t *names;                 /* each entity's "name" string (doc index), or ECS_JSON_NONE */
-    uint32_t num_entities, parents_capacity, objects_capacity, names_capacity;
+    ecs__compile_entity_row *rows;   /* one per entity */
+    uint32_t num_entities, rows_capacity;
     ecs__compile_frame *frames;
     uint32_t num_frames, frames_capacity;
     ecs__compile_raw *raws;
@@ -3536,18 +3553,14 @@ static ecs_result ecs__compile_add_entity(ecs__compile_state *st, const ecs_json
     uint32_t k = st->num_entities;
     void *np;
     if (k >= ECS_RESOURCE_ROOT - 1u) return ecs_compiler_error(&st->ctx, ent, "too many entities");
-    if (!ecs__res_grow(st->parents, &st->parents_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
-        return ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
-    st->parents = (uint32_t *)np;
-    if (!ecs__res_grow(st->objects, &st->objects_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
-        return ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
-    st->objects = (uint32_t *)np;
-    if (!ecs__res_grow(st->names, &st->names_capacity, (size_t)k + 1, sizeof(uint32_t), &np))
-        return ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
-    st->names = (uint32_t *)np;
-    st->parents[k] = parent;
-    st->objects[k] = (uint32_t)(ent - st->ctx.doc->values);
-    st->names[k] = name ? (uint32_t)(name - st->ctx.doc->values) : ECS_JSON_NONE;
+    if (k == st->rows_capacity) {
+        if (!ecs__res_grow(st->rows, &st->rows_capacity, (size_t)k + 1, sizeof *st->rows, &np))
+            return ecs__compile_fail(&st->ctx, ECS_ERROR_OUT_OF_MEMORY, ent, "out of memory");
+        st->rows = (ecs__compile_entity_row *)np;
+    }
+    st->rows[k].parent = parent;
+    st->rows[k].object = (uint32_t)(ent - st->ctx.doc->values);
+    st->rows[k].name = name ? (uint32_t)(name - st->ctx.doc->values) : ECS_JSON_NONE;
     st->num_entities = k + 1;
     st->ctx.entity = k;
     return ECS_OK;
@@ -3619,9 +3632,9 @@ static ecs_result ecs__compile_resolve(ecs__compile_state *st)
     all = (ecs__compile_name *)ECS__REALLOC(NULL, (size_t)(st->num_entities ? st->num_entities : 1) * sizeof *all);
     if (!all) return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory resolving names");
     for (k = 0; k < st->num_entities; ++k) {
-        if (st->names[k] == ECS_JSON_NONE) continue;
-        all[n].s = doc->pool + doc->values[st->names[k]].str;
-        all[n].n = doc->values[st->names[k]].count;
+        if (st->rows[k].name == ECS_JSON_NONE) continue;
+        all[n].s = doc->pool + doc->values[st->rows[k].name].str;
+        all[n].n = doc->values[st->rows[k].name].count;
         all[n++].entity = k;
     }
     qsort(all, n, sizeof *all, ecs__compile_name_cmp);
@@ -3640,8 +3653,8 @@ static ecs_result ecs__compile_resolve(ecs__compile_state *st)
             r = ecs_compiler_error(ctx, v, "no entity of this resource is called '%.64s'", key.s);
         } else if (lo + 1u < n && all[lo + 1u].n == key.n && memcmp(all[lo + 1u].s, key.s, key.n) == 0) {
             char a[96], b[96];
-            ecs_json_path(doc, doc->values + st->objects[all[lo].entity], a, sizeof a);
-            ecs_json_path(doc, doc->values + st->objects[all[lo + 1u].entity], b, sizeof b);
+            ecs_json_path(doc, doc->values + st->rows[all[lo].entity].object, a, sizeof a);
+            ecs_json_path(doc, doc->values + st->rows[all[lo + 1u].entity].object, b, sizeof b);
             r = ecs_compiler_error(ctx, v, "the name '%.64s' is ambiguous: %s and %s both have it", key.s, a, b);
         } else {
             ecs__res_wr32(ctx->fixups[f].block->data + ctx->fixups[f].offset, all[lo].entity, ctx->swap);
@@ -3704,8 +3717,8 @@ static uint64_t ecs__compile_names(const ecs__compile_state *st, unsigned char *
     if (p) ecs__res_wr32(p, ctx->num_deps, ctx->swap), p += 4;
     for (k = 0; k < st->num_entities; ++k) {
         const ecs_json_value *v;
-        if (st->names[k] == ECS_JSON_NONE) continue;
-        v = ctx->doc->values + st->names[k];
+        if (st->rows[k].name == ECS_JSON_NONE) continue;
+        v = ctx->doc->values + st->rows[k].name;
         size += 4u + (uint64_t)v->count;
         if (p) {
             index[n] = k;
@@ -3806,7 +3819,7 @@ static ecs_result ecs__compile_finish(ecs__compile_state *st, ecs_compiler_outpu
     ecs__res_wr32(blob + 16, st->num_entities, ctx->swap);
     ecs__res_wr32(blob + 20, nblocks + (with_names ? 1u : 0u), ctx->swap);
     p = blob + ECS_RESOURCE_HEADER_SIZE;
-    for (k = 0; k < st->num_entities; ++k, p += 4) ecs__res_wr32(p, st->parents[k], ctx->swap);
+    for (k = 0; k < st->num_entities; ++k, p += 4) ecs__res_wr32(p, st->rows[k].parent, ctx->swap);
     for (i = 0; i < nblocks; ++i)
         p = ecs__compile_write_block(p, refs[i].identifier, refs[i].block->num_instances, refs[i].block->entity_index,
                                      refs[i].block->data, refs[i].block->size, ctx->swap);
@@ -3888,7 +3901,7 @@ static ecs_result ecs__compile_walk(ecs__compile_state *st, const ecs_json_value
         if (children && (r = ecs__compile_push(st, children, st->num_entities - 1u)) != ECS_OK) return r;
     }
     if (!(st->flags & ECS_COMPILER_PREFAB)) return ECS_OK;
-    for (i = 0; i < st->num_entities; ++i) roots += st->parents[i] == ECS_RESOURCE_ROOT;
+    for (i = 0; i < st->num_entities; ++i) roots += st->rows[i].parent == ECS_RESOURCE_ROOT;
     if (roots == 1) return ECS_OK;
     st->ctx.component = NULL;
     return ecs_compiler_error(&st->ctx, entities, "a prefab has exactly one root entity, this has %u", (unsigned)roots);
@@ -3944,9 +3957,7 @@ ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t 
     }
     ECS__FREE(st.blocks);
     ECS__FREE(st.raws);
-    ECS__FREE(st.parents);
-    ECS__FREE(st.objects);
-    ECS__FREE(st.names);
+    ECS__FREE(st.rows);
     ECS__FREE(st.frames);
     ECS__FREE(st.ctx.deps);
     ECS__FREE(st.ctx.dep_slots);
