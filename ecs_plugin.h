@@ -109,17 +109,38 @@ VERSIONING RULES
       for your own APIs (ecs_plugin_publish, or a plugin through
       ECS_API_REGISTRY).
 
-STANDARD ENGINE APIS (all version 0)
+STANDARD ENGINE APIS
    ECS_API_ENTITIES    ecs_entities_api_v0   the desc's entity manager
    ECS_API_COMPONENTS  ecs_components_api_v0 engine-owned component managers
                        over ecs.h's runtime layouts (define by name and field
                        table; the data survives reloads), and the ecs_manager
                        operations
+                       ecs_components_api_v1 the same, plus define_schema (a
+                       manager from a schema) and the batch and collection
+                       calls
    ECS_API_REGISTRY    ecs_registry_api_v0   a plugin publishes its own APIs
    ECS_API_TRANSFORMS  ecs_transforms_api_v0 (ecs_plugin_publish_transforms)
    ECS_API_RESOURCES   ecs_resources_api_v0  register a component's compile
                        and spawn functions (ecs_plugin_publish_resources), so
                        that levels can contain the plugin's component type
+                       ecs_resources_api_v1  the same, plus register_schema
+                       (compile and decompile from a schema) and
+                       register_manager (that, and the generic spawn into an
+                       engine-owned manager), write_entity
+   Typed access: a manager defined through the registry (either version)
+   keeps a typed view current, as ECS_MANAGER_DEFINE's managers do. Declare
+   the view with the same list and cast the manager:
+       #define SPIN_SCHEMA(X) X(vec3, axis, "[0, 1, 0]") X(f32, speed, "1") \
+                              X(f32, angle, ECS_FIELD_RUNTIME)
+       ECS_MANAGER_VIEW_DEFINE_SCHEMA(spin_view, SPIN_SCHEMA)
+       uint32_t n;
+       const ecs_schema_field *schema = spin_view_schema(&n);
+       spin_view *s = (spin_view *)c1->define_schema(c1->registry, "spin",
+                                                     schema, n, ECS_LOOKUP_HASH, err);
+       r1->register_manager(r1->registry, "spin", 300, &s->core, err);
+       ... s->angle[i] += s->speed[i] * dt;   // no field indices, no memcpy
+   (examples/plugins/spin.c is such a plugin; ECS_MANAGER_VIEW_DEFINE does
+   the same for define's field lists.)
    The transform and resource wrappers need ecs_transform.h / ecs_resource.h:
    include those before ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file.
    ecs_plugin.h itself never includes them; without them the two publish
@@ -161,7 +182,10 @@ LOADING AND HOT RELOAD
         one did not is removed, the old library is closed.
    Component managers defined through ECS_API_COMPONENTS belong to the
    engine: a reload hands the new build the same manager (same data) when it
-   defines the same name with the same layout; a changed layout fails init.
+   defines the same name with the same layout (from a schema: the same field
+   names, kinds and runtime fields; new defaults and bounds are taken); a
+   changed layout fails init. A schema registered for levels
+   (register_schema, register_manager) must stay the same across a reload.
    The old build gets no call at a reload: its state now belongs to the new
    build. shutdown(state) runs only at the final unload, before the plugin's
    registrations are removed and the library is closed.
@@ -350,6 +374,44 @@ typedef struct ecs_components_api_v0 {
     ecs_unspawn_fn unspawn; /* ecs_manager_unspawn */
 } ecs_components_api_v0;
 
+/** ECS_API_COMPONENTS version 1: v0's calls and more. A manager defined
+    through the registry (either version) keeps a typed view current, so a
+    plugin reads and writes it as a game does a manager of
+    ECS_MANAGER_DEFINE: declare the struct with ECS_MANAGER_VIEW_DEFINE(view,
+    FIELDS) (define's field list) or ECS_MANAGER_VIEW_DEFINE_SCHEMA(view,
+    SCHEMA) (define_schema's), and cast: view *v = (view *)m; v->speed[i.i].
+    The pointers stay right after every call that moves the arrays. */
+typedef struct ecs_components_api_v1 {
+    ecs_plugin_registry *registry; /* pass as the first argument of define/define_schema/find */
+    /** ecs_plugin_define_manager (as v0). */
+    ecs_manager *(*define)(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                           uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+    /** ecs_plugin_define_manager_schema: the fields from a schema (ecs.h's
+        ecs_schema_field table, e.g. view_schema(&n) of
+        ECS_MANAGER_VIEW_DEFINE_SCHEMA), the schema attached, so spawn reads
+        its records; across a reload the same name, kinds and fields give
+        back the same manager. */
+    ecs_manager *(*define_schema)(ecs_plugin_registry *reg, const char *name, const ecs_schema_field *schema,
+                                  uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+    /** ecs_plugin_find_manager: any manager defined so far, or NULL. */
+    ecs_manager *(*find)(ecs_plugin_registry *reg, const char *name);
+    ecs_result (*reserve)(ecs_manager *m, uint32_t n);
+    ecs_instance (*create)(ecs_manager *m, ecs_entity e);
+    ecs_result (*create_many)(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
+                              ecs_instance *first);
+    ecs_instance (*lookup)(const ecs_manager *m, ecs_entity e);
+    void (*lookup_many)(const ecs_manager *m, uint32_t n, const ecs_entity *entities, ecs_instance *out);
+    ecs_instance (*next)(const ecs_manager *m, ecs_instance i);
+    int (*destroy)(ecs_manager *m, ecs_instance i);
+    uint32_t (*destroy_entity)(ecs_manager *m, ecs_entity e);
+    uint32_t (*gc)(ecs_manager *m, const ecs_entity_manager *em);
+    uint32_t (*gc_all)(ecs_manager *m, const ecs_entity_manager *em);
+    uint32_t (*collect)(ecs_manager *m, const ecs_entity_manager *em);
+    uint32_t (*record_size)(const ecs_manager *m);
+    ecs_spawn_fn spawn;     /* ecs_manager_spawn (user = the ecs_manager*) */
+    ecs_unspawn_fn unspawn; /* ecs_manager_unspawn */
+} ecs_components_api_v1;
+
 /** ECS_API_REGISTRY version 0: plugins publish APIs for other plugins. */
 typedef struct ecs_registry_api_v0 {
     ecs_plugin_registry *registry;
@@ -446,6 +508,64 @@ typedef struct ecs_resources_api_v0 {
     uint64_t (*path_hash)(const char *path);
     int (*path_is_canonical)(const char *path);
 } ecs_resources_api_v0;
+
+/** ECS_API_RESOURCES version 1: v0's entries, then components from data: a
+    schema gives a component its compile and decompile functions (nothing
+    written by hand, and levelc --plugin can decompile it), register_manager
+    also spawns it into an engine-owned manager with ecs_manager_spawn, and
+    write_entity lets a hand-written compile function refer to another entity
+    of the same resource. */
+typedef struct ecs_resources_api_v1 {
+    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
+    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                   ecs_plugin_compile_fn fn, void *user, ecs_error *err);
+    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
+    const struct ecs_json_doc *(*doc)(const struct ecs_compiler_context *ctx);
+    int (*big_endian)(const struct ecs_compiler_context *ctx);
+    uint32_t (*entity_index)(const struct ecs_compiler_context *ctx);
+    ecs_result (*error)(struct ecs_compiler_context *ctx, const struct ecs_json_value *at, const char *format, ...);
+    ecs_result (*write)(struct ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+    ecs_result (*write_u8)(struct ecs_compiler_context *ctx, uint8_t v);
+    ecs_result (*write_u16)(struct ecs_compiler_context *ctx, uint16_t v);
+    ecs_result (*write_u32)(struct ecs_compiler_context *ctx, uint32_t v);
+    ecs_result (*write_u64)(struct ecs_compiler_context *ctx, uint64_t v);
+    ecs_result (*write_f32)(struct ecs_compiler_context *ctx, float v);
+    ecs_result (*write_f64)(struct ecs_compiler_context *ctx, double v);
+    ecs_result (*add_dependency)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path,
+                                 uint64_t *hash);
+    ecs_result (*write_reference)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path);
+    ecs_result (*check_members)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj,
+                                const char *const *known, uint32_t n);
+    ecs_result (*member_f32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
+                             float *out, uint32_t n, const float *defaults);
+    ecs_result (*member_u32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
+                             uint32_t *out, const uint32_t *defaults);
+    const struct ecs_json_value *(*json_member)(const struct ecs_json_doc *doc, const struct ecs_json_value *v,
+                                                const char *key);
+    const struct ecs_json_value *(*json_first)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    const struct ecs_json_value *(*json_next)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    const char *(*json_string)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    const char *(*json_key)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
+    uint32_t (*identifier)(const char *name);
+    uint64_t (*path_hash)(const char *path);
+    int (*path_is_canonical)(const char *path);
+    /* -- new in version 1 -- */
+    /** ecs_compiler_register_schema through the registry: {"type": name}
+        compiles and decompiles from the schema (copied). Across a reload the
+        schema and the spawn order must stay the same. */
+    ecs_result (*register_schema)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                  const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err);
+    /** register_schema with m's schema, and register_spawn of
+        ecs_manager_spawn / ecs_manager_unspawn into m (which needs a schema:
+        define_schema): the whole component from its description. */
+    ecs_result (*register_manager)(ecs_plugin_registry *reg, const char *name, int spawn_order, ecs_manager *m,
+                                   ecs_error *err);
+    /** ecs_compiler_write_entity: a reference to another entity by name. */
+    ecs_result (*write_entity)(struct ecs_compiler_context *ctx, const struct ecs_json_value *name);
+    /** ecs_compiler_entity_instances. */
+    uint32_t (*entity_instances)(const struct ecs_compiler_context *ctx);
+} ecs_resources_api_v1;
 
 /** A loaded plugin: index in the low 16 bits, generation above. Zero is nil. */
 typedef struct ecs_plugin {
@@ -546,14 +666,26 @@ uint32_t ecs_plugin_count(const ecs_plugin_registry *reg);
     spawn functions): what a failed load must leave unchanged. */
 uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
 
-/** Defines an engine-owned component manager `name` (ecs_manager_init with
-    fields, copied) owned by the calling plugin, or by the engine when called
-    outside a plugin. During a reload of its owner, the same name with the
-    same layout returns the existing manager with its data. NULL on failure:
+/** Defines an engine-owned component manager `name` (ecs_manager_init_with_view
+    with fields, copied; the typed view of ECS_MANAGER_VIEW_DEFINE with the
+    same field list follows the core: cast the result to it) owned by the
+    calling plugin, or by the engine when called outside a plugin. During a
+    reload of its owner, the same name with the same layout returns the
+    existing manager with its data. NULL on failure:
     ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT (bad name or fields,
     or a layout change across a reload), ECS_ERROR_OUT_OF_MEMORY. */
 ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
                                        uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+/** ecs_plugin_define_manager with the field table of a schema (ecs.h's
+    ecs_schema_field, see ecs_manager_init_schema) and the schema attached;
+    the manager keeps the view of ECS_MANAGER_VIEW_DEFINE_SCHEMA with the same
+    list current. Across a reload the same name, field names and kinds (and
+    which fields are runtime state) give back the same manager; other spec
+    changes (defaults, bounds) replace its schema. NULL on failure, as
+    ecs_plugin_define_manager. */
+ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                              const ecs_schema_field *schema, uint32_t num_fields,
+                                              ecs_lookup_kind lookup, ecs_error *err);
 /** The manager defined as `name`, or NULL. Valid until its owner unloads. */
 ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
 
@@ -1210,6 +1342,7 @@ struct ecs_plugin_registry {
     ecs_entity_manager *entities;
     ecs_entities_api_v0 entities_v0;
     ecs_components_api_v0 components_v0;
+    ecs_components_api_v1 components_v1;
     ecs_registry_api_v0 registry_v0;
     void *compiler, *spawner; /* what ecs_plugin_publish_resources was given */
 };
@@ -1496,46 +1629,45 @@ static int ecs__plugin_layout_equal(const ecs_manager *m, const ecs_field_desc *
     return 1;
 }
 
-ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
-                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+/* 1 when m was defined from schema (same names, kinds and runtime fields). */
+static int ecs__plugin_schema_fits(const ecs_manager *m, const ecs_schema_field *schema, uint32_t n)
 {
-    ecs__plugin_rec *r;
-    ecs__plugin_value v;
+    uint32_t k;
+    if (!m->schema || m->schema->num_fields != n) return 0;
+    for (k = 0; k < n; ++k) {
+        const ecs_schema_field *a = &m->schema->fields[k], *b = &schema[k];
+        if (a->kind != b->kind || !b->name || strcmp(a->name, b->name) != 0 || (a->spec == NULL) != (b->spec == NULL))
+            return 0;
+    }
+    return 1;
+}
+
+/* A new manager in one block: the core, then its view (entity and one
+   pointer per field, kept current by the core), then the field table and
+   its names (ecs_manager_init copies them too, but this way a plugin's
+   strings never matter). schema: NULL, or the fields come from it. */
+static ecs_manager *ecs__plugin_new_manager(const char *name, const ecs_field_desc *fields,
+                                            const ecs_schema_field *schema, uint32_t num_fields,
+                                            ecs_lookup_kind lookup, ecs_error *err)
+{
+    size_t view = ((size_t)num_fields + 1u) * sizeof(void *), bytes = sizeof(ecs_manager) + view, at;
+    ecs_field_desc *own;
     ecs_manager *m;
+    char *names;
+    uint32_t k;
     ecs_result res;
-    if (!reg || !name || !name[0] || (num_fields && !fields)) {
-        ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "define manager: NULL registry, empty name or no fields");
+    if (!schema) bytes += (size_t)num_fields * sizeof *fields;
+    for (k = 0; !schema && k < num_fields; ++k) bytes += fields[k].name ? strlen(fields[k].name) + 1 : 0;
+    m = (ecs_manager *)ECS__REALLOC(NULL, bytes);
+    if (!m) {
+        ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory defining manager '%s'", name);
         return NULL;
     }
-    if (ecs__plugin_rec_claim(reg, &ecs__plugin_kind_manager, 0, 0, name, &r, err) != ECS_OK) return NULL;
-    if (r) { /* the build being reloaded defines it again: same data */
-        m = (ecs_manager *)r->cur.ptr;
-        if (!ecs__plugin_layout_equal(m, fields, num_fields, lookup)) {
-            ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                          "component manager '%s' changed its layout across the reload; its data would not fit "
-                          "(define it under a new name and migrate)",
-                          name);
-            return NULL;
-        }
-        r->flags |= ECS__PLUGIN_STAGED;
-        return m;
-    }
-    /* One block: the manager, then its field table with the names copied.
-       ecs_manager_init copies the table but not the strings, and a plugin's
-       strings vanish with its library at a reload. */
-    {
-        size_t bytes = sizeof *m + (size_t)num_fields * sizeof *fields, at;
-        ecs_field_desc *own;
-        char *names;
-        uint32_t k;
-        for (k = 0; k < num_fields; ++k) bytes += fields[k].name ? strlen(fields[k].name) + 1 : 0;
-        m = (ecs_manager *)ECS__REALLOC(NULL, bytes);
-        if (!m) {
-            ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory defining manager '%s'", name);
-            return NULL;
-        }
-        memset(m, 0, sizeof *m);
-        own = (ecs_field_desc *)(void *)(m + 1);
+    memset(m, 0, sizeof *m + view);
+    if (schema) {
+        res = ecs_manager_init_schema_with_view(m, schema, num_fields, lookup);
+    } else {
+        own = (ecs_field_desc *)(void *)((char *)m + sizeof *m + view);
         names = (char *)(own + num_fields);
         for (k = 0, at = 0; k < num_fields; ++k) {
             own[k] = fields[k];
@@ -1543,13 +1675,48 @@ ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *nam
             own[k].name = strcpy(names + at, fields[k].name);
             at += strlen(fields[k].name) + 1;
         }
-        res = ecs_manager_init(m, own, num_fields, lookup);
+        res = ecs_manager_init_with_view(m, own, num_fields, lookup);
     }
     if (res != ECS_OK) {
         ecs_error_set(err, res, "component manager '%s': %s", name, m->error.message);
+        ecs_manager_free(m);
         ECS__FREE(m);
         return NULL;
     }
+    return m;
+}
+
+/* define and define_schema (schema NULL: from fields). */
+static ecs_manager *ecs__plugin_define(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                       const ecs_schema_field *schema, uint32_t num_fields, ecs_lookup_kind lookup,
+                                       ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_manager *m;
+    if (!reg || !name || !name[0] || (num_fields && !fields && !schema)) {
+        ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "define manager: NULL registry, empty name or no fields");
+        return NULL;
+    }
+    if (ecs__plugin_rec_claim(reg, &ecs__plugin_kind_manager, 0, 0, name, &r, err) != ECS_OK) return NULL;
+    if (r) { /* the build being reloaded defines it again: same data */
+        m = (ecs_manager *)r->cur.ptr;
+        if (schema ? !ecs__plugin_schema_fits(m, schema, num_fields) || m->lookup != lookup
+                   : !ecs__plugin_layout_equal(m, fields, num_fields, lookup)) {
+            ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                          "component manager '%s' changed its layout across the reload; its data would not fit "
+                          "(define it under a new name and migrate)",
+                          name);
+            return NULL;
+        }
+        if (schema && ecs_manager_set_schema(m, schema, num_fields) != ECS_OK) { /* new defaults, bounds */
+            ecs_error_set(err, m->error.code, "component manager '%s': %s", name, m->error.message);
+            return NULL;
+        }
+        r->flags |= ECS__PLUGIN_STAGED;
+        return m;
+    }
+    if (!(m = ecs__plugin_new_manager(name, fields, schema, num_fields, lookup, err))) return NULL;
     memset(&v, 0, sizeof v);
     v.ptr = m;
     if (!ecs__plugin_rec_add(reg, &ecs__plugin_kind_manager, 0, 0, name, &v, err)) {
@@ -1558,6 +1725,23 @@ ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *nam
         return NULL;
     }
     return m;
+}
+
+ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+{
+    return ecs__plugin_define(reg, name, fields, NULL, num_fields, lookup, err);
+}
+
+ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                              const ecs_schema_field *schema, uint32_t num_fields,
+                                              ecs_lookup_kind lookup, ecs_error *err)
+{
+    if (!schema) {
+        ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "define manager '%s': NULL schema", name ? name : "?");
+        return NULL;
+    }
+    return ecs__plugin_define(reg, name, NULL, schema, num_fields, lookup, err);
 }
 
 ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
@@ -1758,6 +1942,118 @@ static ecs_result ecs__plugin_register_spawn(ecs_plugin_registry *reg, const cha
     return res;
 }
 
+/* A schema registration: the compiler holds its copy; the record keeps the
+   spawn order (u) and a fingerprint of the schema (size) to hold a reload to
+   the same schema. */
+static const ecs__plugin_kind ecs__plugin_kind_schema = {"schema", ecs__plugin_compile_undo, ecs__plugin_nothing,
+                                                         ecs__plugin_nothing};
+
+/* FNV-1a 32 over the schema's names, kinds and specs. */
+static uint32_t ecs__plugin_schema_print(const ecs_schema_field *schema, uint32_t n)
+{
+    uint32_t h = 0x811C9DC5u, k;
+    for (k = 0; k < n; ++k) {
+        const char *parts[2];
+        int p;
+        parts[0] = schema[k].name ? schema[k].name : "";
+        parts[1] = schema[k].spec ? schema[k].spec : "\x01runtime";
+        h = (h ^ (uint32_t)schema[k].kind) * 0x01000193u;
+        for (p = 0; p < 2; ++p) {
+            const char *c = parts[p];
+            for (; *c; ++c) h = (h ^ (unsigned char)*c) * 0x01000193u;
+            h = (h ^ 0xFFu) * 0x01000193u;
+        }
+    }
+    return h;
+}
+
+static ecs_result ecs__plugin_register_schema(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                              const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_result res;
+    uint32_t print;
+    if (!reg || !reg->compiler)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_schema: the engine published no compiler");
+    if (!name || !name[0] || !schema)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_schema: empty name or NULL schema");
+    print = ecs__plugin_schema_print(schema, num_fields);
+    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_schema, 0, 0, name, &r, err);
+    if (res != ECS_OK) return res;
+    if (r) { /* the build being reloaded: the compiler keeps its copy */
+        if (r->cur.u != (uint32_t)spawn_order || r->size != print)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "the schema or spawn order of '%s' changed across a reload: unload and load the "
+                                 "plugin to change them",
+                                 name);
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    memset(&v, 0, sizeof v);
+    v.u = (uint32_t)spawn_order;
+    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_schema, 0, 0, name, &v, err);
+    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
+    r->size = print;
+    res = ecs_compiler_register_schema((ecs_compiler *)reg->compiler, name, schema, num_fields, spawn_order, err);
+    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
+    return res;
+}
+
+static ecs_result ecs__plugin_register_manager(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                               ecs_manager *m, ecs_error *err)
+{
+    ecs_result res;
+    if (!m || !m->schema)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "register_manager '%s': the manager has no schema (define it with define_schema)",
+                             name ? name : "?");
+    res = ecs__plugin_register_schema(reg, name, spawn_order, m->schema->fields, m->schema->num_fields, err);
+    if (res != ECS_OK) return res;
+    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, m->schema->record_size, m,
+                                      err);
+}
+
+/* ECS_API_RESOURCES version 1: v0's entries in v0's order, then the new ones. */
+static ecs_result ecs__plugin_publish_resources_v1(ecs_plugin_registry *reg, const ecs_resources_api_v0 *a0,
+                                                   ecs_error *err)
+{
+    ecs_resources_api_v1 a;
+    memset(&a, 0, sizeof a);
+    a.registry = a0->registry;
+    a.register_compile = a0->register_compile;
+    a.register_spawn = a0->register_spawn;
+    a.doc = a0->doc;
+    a.big_endian = a0->big_endian;
+    a.entity_index = a0->entity_index;
+    a.error = a0->error;
+    a.write = a0->write;
+    a.write_u8 = a0->write_u8;
+    a.write_u16 = a0->write_u16;
+    a.write_u32 = a0->write_u32;
+    a.write_u64 = a0->write_u64;
+    a.write_f32 = a0->write_f32;
+    a.write_f64 = a0->write_f64;
+    a.add_dependency = a0->add_dependency;
+    a.write_reference = a0->write_reference;
+    a.check_members = a0->check_members;
+    a.member_f32 = a0->member_f32;
+    a.member_u32 = a0->member_u32;
+    a.json_member = a0->json_member;
+    a.json_first = a0->json_first;
+    a.json_next = a0->json_next;
+    a.json_string = a0->json_string;
+    a.json_key = a0->json_key;
+    a.identifier = a0->identifier;
+    a.path_hash = a0->path_hash;
+    a.path_is_canonical = a0->path_is_canonical;
+    a.register_schema = ecs__plugin_register_schema;
+    a.register_manager = ecs__plugin_register_manager;
+    a.write_entity = ecs_compiler_write_entity;
+    a.entity_instances = ecs_compiler_entity_instances;
+    return ecs_plugin_publish(reg, ECS_API_RESOURCES, 1, &a, sizeof a, err);
+}
+
 ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
                                         struct ecs_spawner *spawner, ecs_error *err)
 {
@@ -1794,6 +2090,10 @@ ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_com
     a.path_is_canonical = ecs_path_is_canonical;
     res = ecs_plugin_publish(reg, ECS_API_RESOURCES, 0, &a, sizeof a, err);
     if (res != ECS_OK) return res;
+    if ((res = ecs__plugin_publish_resources_v1(reg, &a, err)) != ECS_OK) {
+        ecs_plugin_unpublish(reg, ECS_API_RESOURCES, 0);
+        return res;
+    }
     reg->compiler = compiler;
     reg->spawner = spawner;
     return ECS_OK;
@@ -1818,6 +2118,30 @@ ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_com
 
 static int ecs__plugin_entities_alive(const ecs_entity_manager *em, ecs_entity e) { return ecs_entity_alive(em, e); }
 
+static ecs_result ecs__plugin_publish_components_v1(ecs_plugin_registry *reg, ecs_error *err)
+{
+    ecs_components_api_v1 *c = &reg->components_v1;
+    c->registry = reg;
+    c->define = ecs_plugin_define_manager;
+    c->define_schema = ecs_plugin_define_manager_schema;
+    c->find = ecs_plugin_find_manager;
+    c->reserve = ecs_manager_reserve;
+    c->create = ecs_manager_create;
+    c->create_many = ecs_manager_create_many;
+    c->lookup = ecs_manager_lookup;
+    c->lookup_many = ecs_manager_lookup_many;
+    c->next = ecs_manager_next;
+    c->destroy = ecs_manager_destroy;
+    c->destroy_entity = ecs_manager_destroy_entity;
+    c->gc = ecs_manager_gc;
+    c->gc_all = ecs_manager_gc_all;
+    c->collect = ecs_manager_collect;
+    c->record_size = ecs_manager_record_size;
+    c->spawn = ecs_manager_spawn;
+    c->unspawn = ecs_manager_unspawn;
+    return ecs_plugin_publish(reg, ECS_API_COMPONENTS, 1, c, sizeof *c, err);
+}
+
 static ecs_result ecs__plugin_publish_standard(ecs_plugin_registry *reg, ecs_error *err)
 {
     ecs_components_api_v0 *c = &reg->components_v0;
@@ -1836,6 +2160,7 @@ static ecs_result ecs__plugin_publish_standard(ecs_plugin_registry *reg, ecs_err
     c->spawn = ecs_manager_spawn;
     c->unspawn = ecs_manager_unspawn;
     res = ecs_plugin_publish(reg, ECS_API_COMPONENTS, 0, c, sizeof *c, err);
+    if (res == ECS_OK) res = ecs__plugin_publish_components_v1(reg, err);
     if (res != ECS_OK) return res;
     reg->registry_v0.registry = reg;
     reg->registry_v0.publish = ecs_plugin_publish;

@@ -144,11 +144,12 @@ static void test_registry_versions(void)
     CHECK(ecs_plugin_publish(reg, 77, 0, NULL, 4, &err) == ECS_ERROR_INVALID_ARGUMENT);
     CHECK(ecs_plugin_publish(reg, 77, 0, &again, 0, &err) == ECS_ERROR_INVALID_ARGUMENT);
 
-    /* standard APIs: v0 only */
+    /* standard APIs: v0, and v1 beside it where there is one */
     ents = (const ecs_entities_api_v0 *)get_api(ECS_API_ENTITIES, 0);
     comps = (const ecs_components_api_v0 *)get_api(ECS_API_COMPONENTS, 0);
     CHECK(ents != NULL && comps != NULL && get_api(ECS_API_REGISTRY, 0) != NULL);
-    CHECK(get_api(ECS_API_ENTITIES, 1) == NULL && get_api(ECS_API_COMPONENTS, 1) == NULL);
+    CHECK(get_api(ECS_API_ENTITIES, 1) == NULL && get_api(ECS_API_COMPONENTS, 2) == NULL);
+    CHECK(get_api(ECS_API_COMPONENTS, 1) != NULL && get_api(ECS_API_COMPONENTS, 1) != (const void *)comps);
     CHECK(get_api(ECS_API_TRANSFORMS, 0) == NULL); /* not published yet */
     if (ents) {
         e = ents->create(ents->entities);
