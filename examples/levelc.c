@@ -1,7 +1,7 @@
 /* examples/levelc.c - the level compiler: JSON in, resource blob out, and
    back.
 
-     cc -O2 -I. -I/usr/include/stb -o levelc examples/levelc.c -lm
+     cc -O2 -I. -I/usr/include/stb -o levelc examples/levelc.c -lm -ldl
      ./levelc level.json level.bin               compile (little-endian)
      ./levelc --big-endian level.json level.bin  compile for a big-endian target
      ./levelc --names level.json level.bin       also write the names block
@@ -10,21 +10,31 @@
      ./levelc --dump level.bin                   print any blob as text
      ./levelc --decompile level.bin [out.json]   the blob as level JSON again
                                                  (--all-members: defaults too)
+     ./levelc --plugin build/spin.so spin_demo.json spin.bin
+                                                 a plugin's component types too
+                                                 (repeatable; with any mode)
 
    The standard components (transform, mesh, actor) are registered with
    ecs_compiler_register_standard, the same compile functions an engine uses.
+   --plugin LIB loads a plugin through ecs_plugin.h as an engine would (a
+   registry that publishes this compiler, and a spawner nothing spawns
+   with): the component types it registers compile, decompile and dump
+   like the standard ones. A plugin that fails to load is an error (1).
    Output files (the blob, the decompiled JSON) are written to OUT.tmp and
    renamed to OUT only when everything succeeded, so a failure never leaves a
    half-written file behind (an old OUT stays as it was). Errors go to stderr
    with the JSON path or line and column, or the blob offset; the exit status
    is 0 on success, 1 on a compile, decompile or I/O error, 2 on a usage
-   error. --dump and --decompile verify first and read blobs of either byte
+   error (a missing --plugin argument too). --dump and --decompile verify
+   first and read blobs of either byte
    order. --decompile checks that its text compiles back to the same bytes
    and says on stderr which flags do that (--big-endian, --names). */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_PLUGIN_IMPLEMENTATION
+#include "ecs_plugin.h" /* after ecs_resource.h: it then publishes ECS_API_RESOURCES */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +42,9 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: levelc [--big-endian] [--prefab] [--names] [--deps] IN.json [OUT]\n"
-                    "       levelc --dump IN.blob\n"
-                    "       levelc [--all-members] --decompile IN.blob [OUT.json]\n");
+    fprintf(stderr, "usage: levelc [--plugin LIB]... [--big-endian] [--prefab] [--names] [--deps] IN.json [OUT]\n"
+                    "       levelc [--plugin LIB]... --dump IN.blob\n"
+                    "       levelc [--plugin LIB]... [--all-members] --decompile IN.blob [OUT.json]\n");
     return 2;
 }
 
@@ -250,10 +260,13 @@ static int run_decompile(const ecs_compiler *c, const char *in, const char *out,
     return ok ? 0 : 1;
 }
 
+#define MAX_PLUGINS 16
+
 typedef struct options {
-    uint32_t flags, decompile_flags;
+    uint32_t flags, decompile_flags, num_plugins;
     int deps, dump, decompile;
     const char *in, *out;
+    const char *plugins[MAX_PLUGINS];
 } options;
 
 /* Reads the command line into o; 0 for a usage error. */
@@ -269,6 +282,8 @@ static int parse(int argc, char **argv, options *o)
         else if (strcmp(argv[a], "--dump") == 0) o->dump = 1;
         else if (strcmp(argv[a], "--decompile") == 0) o->decompile = 1;
         else if (strcmp(argv[a], "--all-members") == 0) o->decompile_flags |= ECS_DECOMPILE_ALL_MEMBERS;
+        else if (strcmp(argv[a], "--plugin") == 0 && a + 1 < argc && o->num_plugins < MAX_PLUGINS)
+            o->plugins[o->num_plugins++] = argv[++a];
         else if (argv[a][0] == '-' && argv[a][1]) return 0;
         else if (!o->in) o->in = argv[a];
         else if (!o->out) o->out = argv[a];
@@ -305,21 +320,51 @@ static int run_compile(const ecs_compiler *c, const options *o)
     return r == ECS_OK ? 0 : 1;
 }
 
+/* A registry that publishes the compiler (and a spawner that never spawns:
+   plugins register spawn functions too), with every --plugin loaded. NULL
+   after an error (printed). */
+static ecs_plugin_registry *load_plugins(const options *o, ecs_compiler *c, ecs_spawner *sp)
+{
+    ecs_plugin_registry *reg;
+    ecs_error err;
+    uint32_t i;
+    if (!o->num_plugins) return NULL;
+    reg = ecs_plugin_registry_create(NULL, &err);
+    if (reg && ecs_plugin_publish_resources(reg, c, sp, &err) == ECS_OK) {
+        for (i = 0; i < o->num_plugins; ++i)
+            if (ecs_plugin_load(reg, o->plugins[i], NULL, &err) != ECS_OK) break;
+        if (i == o->num_plugins) return reg;
+        fprintf(stderr, "levelc: plugin %s: %s: %s\n", o->plugins[i], ecs_result_name(err.code), err.message);
+    } else {
+        fprintf(stderr, "levelc: plugins: %s\n", err.message);
+    }
+    ecs_plugin_registry_destroy(reg);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     options o;
     ecs_compiler compiler;
+    ecs_spawner spawner;
+    ecs_plugin_registry *plugins;
     ecs_error err;
-    int status;
+    int status = 1;
     if (!parse(argc, argv, &o)) return usage();
     ecs_compiler_init(&compiler);
+    ecs_spawner_init(&spawner);
     if (ecs_compiler_register_standard(&compiler, &err) != ECS_OK) {
         fprintf(stderr, "levelc: %s\n", err.message);
         return 1;
     }
-    if (o.dump) status = run_dump(&compiler, o.in);
-    else if (o.decompile) status = run_decompile(&compiler, o.in, o.out, o.decompile_flags);
-    else status = run_compile(&compiler, &o);
+    plugins = load_plugins(&o, &compiler, &spawner);
+    if (!o.num_plugins || plugins) {
+        if (o.dump) status = run_dump(&compiler, o.in);
+        else if (o.decompile) status = run_decompile(&compiler, o.in, o.out, o.decompile_flags);
+        else status = run_compile(&compiler, &o);
+    }
+    ecs_plugin_registry_destroy(plugins); /* unloads, and takes the plugins' types out of the compiler */
+    ecs_spawner_free(&spawner);
     ecs_compiler_free(&compiler);
     return status;
 }
