@@ -299,13 +299,18 @@ MEMORY AND POINTER STABILITY
    scratch memory between spawns (freed by ecs_spawner_free). Spawned entities
    and components own nothing of the blob (spawn functions copy): free it
    after spawning, unless you will undo the spawn with ecs_spawner_despawn,
-   which reads it again. Registered names are copied.
+   which reads it again. Registered names and schemas are copied (a plugin's
+   may go away with its library). Decompiled text is one allocation owned by
+   the ecs_decompile_output until ecs_decompile_output_free; an
+   ecs_resource_names is one allocation (names and paths copied out of the
+   blob) until ecs_resource_names_free.
 
 THREADING
    No locks, no globals. A compiler, spawner or JSON document is used by one
-   thread at a time; ecs_compiler_compile only reads the compiler, so several
-   threads may compile with one compiler that nobody registers into meanwhile.
-   Verify and path functions are pure.
+   thread at a time; ecs_compiler_compile and ecs_compiler_decompile only
+   read the compiler, so several threads may compile and decompile with one
+   compiler that nobody registers into meanwhile. Verify, path and names
+   functions are pure.
 
 DOES NOT
    load files (hand it bytes), keep entity names unless asked
