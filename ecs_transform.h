@@ -14,9 +14,9 @@
    (keep the two side by side); one file must also define ECS_IMPLEMENTATION.
 
 TABLE OF CONTENTS
-   QUICK START, CONVENTION, API, MODES (when world matrices are current),
-   SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY, THREADING,
-   DOES NOT, LICENSE (end of file)
+   QUICK START, CONVENTION, API, LOOKUP, MODES (when world matrices are
+   current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   THREADING, DOES NOT, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/test_transform_readme.c)
 
@@ -66,7 +66,9 @@ CONVENTION
    T(1,2,0). ecs_mat4_compose(t, r, s) = S * R * T: scale, rotate, translate.
 
 API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
-   ecs_transform_manager_init / _free / _reserve / _count / _memory
+   ecs_transform_manager_init(tm, kind, mode)  kind: ECS_LOOKUP_DENSE or
+       ECS_LOOKUP_HASH (LOOKUP); mode: ECS_TRANSFORM_IMMEDIATE or _DEFERRED
+   ecs_transform_manager_free / _reserve / _count / _memory
    ecs_transform_create(tm, e, local or NULL, parent or nil)  one per entity
    ecs_transform_lookup(tm, e), ecs_transform_entity(tm, i)
    ecs_transform_destroy(tm, i), _destroy_entity(tm, e), _gc(tm, em),
@@ -88,6 +90,20 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
    _inverse_affine / _transform_point, ecs_quat_axis_angle
+
+LOOKUP (entity -> instance: ecs.h's ecs_entity_map, as its managers use it)
+   ECS_LOOKUP_DENSE  a slot per entity index (8 bytes: owner id, instance):
+       a lookup reads one slot. For worlds that most entities are in. One
+       slot per index, so when an entity gets a transform here while a dead
+       id of its index still has one (not collected yet), that one is
+       destroyed first, as gc would destroy it: its children become roots
+       and keep their world, and instances move (swap-erase).
+   ECS_LOOKUP_HASH   an open-addressing table of (id, instance) slots, 8 bytes
+       each, at most 3/4 full: for worlds that few entities are in.
+   ECS_LOOKUP_DIRECT is refused by init (ECS_ERROR_INVALID_ARGUMENT): it
+       makes the instance the entity index, and destroy, reorder and commit
+       move instances.
+   In both kinds a lookup of a nil, stale, forged or unknown id is nil.
 
 MODES (chosen at init, per manager)
    ECS_TRANSFORM_IMMEDIATE: every call that changes a local matrix or a link
@@ -133,12 +149,17 @@ SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    this manager, and is a root otherwise (a parent without a transform cuts
    the chain). World matrices of the whole batch are computed in one pass in
    parent-first order (instances listed children first work too, by a walk
-   from each batch root). One transform per entity: an entity listed twice,
-   or one that already has a transform here, fails the spawn. Any failure
-   (out of memory included) leaves the manager as it was: a spawn that fails
-   part-way destroys the instances it made. Cost: one allocation for a
-   scratch table, at most one growth, no per-instance hashing with the dense
-   lookup (the hash lookup probes once per instance); about 10 ns a node.
+   from each batch root). One transform per entity: an entity listed twice
+   (dense lookup: two entities of one index), or one that already has a
+   transform here, fails the spawn. Dense lookup: transforms still held by
+   dead ids of the batch's indices are destroyed first, as in create. Any
+   failure (out of memory included) leaves the manager as it was: all
+   allocation and every check come before the first change (a hash-lookup
+   batch that names one entity twice is caught while storing, and the
+   instances made so far are destroyed again). Cost: one allocation for a
+   scratch table, at most one growth of the arrays and one of the map, no
+   per-instance hashing with the dense lookup (the hash lookup probes once
+   per instance); about 10 ns a node.
 
 CONFIGURATION (define before including; the same value in every file)
    ECS_TRANSFORM_SSE   default 1 when the compiler targets SSE (x86-64 always),
@@ -157,17 +178,19 @@ ERRORS
    ECS_ERROR_CYCLE; a second transform for one entity
    ECS_ERROR_ALREADY_EXISTS; a failed allocation ECS_ERROR_OUT_OF_MEMORY. In
    every case nothing changed. Getters return NULL / nil / the nil entity for
-   a bad instance. The lookup tables are ours (no stb_ds), so a failing
-   allocator never corrupts a manager.
+   a bad instance. Every call that allocates makes all its room (arrays,
+   map, scratch) before it changes anything, so a failing allocator never
+   corrupts a manager.
 
 MEMORY AND POINTER STABILITY
    One allocation holds the arrays (149 bytes per instance: local, world,
    entity, parent, first_child, next_sibling, prev_sibling, age; each array
    64-byte aligned), with one spare slot that swaps go through; it doubles
-   when full (ecs_transform_reserve sizes it exactly). Plus the lookup (dense:
-   4 bytes per entity index; hash: 8 bytes a slot, at most 3/4 full), 4 bytes
+   when full (ecs_transform_reserve sizes it exactly). Plus the map (dense:
+   8 bytes per entity index up to the highest one seen, in a power-of-two
+   table; hash: 8 bytes a slot, at most 3/4 full), 4 bytes
    per pending change (deferred), and 4 bytes per instance once
-   set_local_many was used (immediate mode). About 160 bytes a node in all
+   set_local_many was used (immediate mode). About 165 bytes a node in all
    for 1,000,000 nodes with the dense lookup.
    Pointers from ecs_transform_local/_world and the tm->local, tm->world, ...
    arrays change when the manager grows (create, spawn, reserve) and on
@@ -228,11 +251,6 @@ typedef enum ecs_transform_mode {
     ECS_TRANSFORM_DEFERRED = 1   /* changes are recorded; ecs_transform_commit computes */
 } ecs_transform_mode;
 
-typedef struct ecs_transform__slot {
-    uint32_t key;   /* entity id (generation included); 0 = empty */
-    uint32_t value; /* instance */
-} ecs_transform__slot;
-
 /** A world's transforms. Zero-initialised is a valid empty manager (immediate
     mode, hash lookup). The arrays are public for tight loops: for
     i < count, local[i], world[i], entity[i], and the links parent[i],
@@ -255,11 +273,8 @@ typedef struct ecs_transform_manager {
     uint32_t idle_frames;    /* deferred: commits without change before leaving the range (0 = 5) */
     uint32_t *pending;       /* deferred: entity ids of nodes changed since the last commit */
     uint32_t num_pending, pending_capacity;
-    ecs_lookup_kind lookup;
-    uint32_t *dense;         /* dense lookup: entity index -> instance */
-    uint32_t dense_capacity;
-    ecs_transform__slot *hash; /* hash lookup: open addressing, linear probing */
-    uint32_t hash_capacity, hash_count, hash_shift;
+    ecs_entity_map map;      /* entity -> instance: ecs.h's map, map.kind is the
+                                lookup kind; a slot's `first` is the instance */
     uint32_t *mark;          /* set_local_many's scratch (immediate mode) */
     uint32_t mark_capacity, mark_stamp;
     uint32_t rng;            /* gc's random state */
@@ -300,8 +315,10 @@ ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians);
 
 /* ---- the manager ----------------------------------------------------------- */
 
-/** Initialises tm as an empty manager with the given lookup kind and mode.
-    Returns ECS_OK, or ECS_ERROR_INVALID_ARGUMENT for an unknown kind or mode
+/** Initialises tm as an empty manager with the given lookup kind
+    (ECS_LOOKUP_DENSE or ECS_LOOKUP_HASH) and mode. Returns ECS_OK, or
+    ECS_ERROR_INVALID_ARGUMENT for ECS_LOOKUP_DIRECT (instances move, so the
+    instance cannot be the entity index), an unknown kind or an unknown mode
     (tm is then a valid empty immediate/hash manager). Allocates nothing. */
 ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode);
 /** Frees all memory; tm is then a valid empty manager of the same lookup kind,
@@ -321,8 +338,12 @@ size_t ecs_transform_memory(const ecs_transform_manager *tm);
     from the parent's stored world, and again at the next commit). Returns
     the instance, or nil with tm->error set: ECS_ERROR_INVALID_ARGUMENT (nil
     entity, parent out of range), ECS_ERROR_ALREADY_EXISTS (e has one here),
-    ECS_ERROR_OUT_OF_MEMORY. Field pointers may change (growth). The manager
-    does not check that e is alive: gc does. */
+    ECS_ERROR_OUT_OF_MEMORY; nothing changed then. Field pointers may change
+    (growth). Dense lookup: a transform still held by a dead id of e's index
+    is destroyed first (see LOOKUP; instances move, `parent` is followed),
+    and when that transform is `parent` itself the call is refused
+    (ECS_ERROR_INVALID_ARGUMENT). The manager does not check that e is
+    alive: gc and collect do. */
 ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
                                   ecs_instance parent);
 /** e's transform in this manager, or nil (also for nil and unknown or stale
@@ -420,7 +441,8 @@ void ecs_transform_commit(ecs_transform_manager *tm);
     ecs_transform_manager*); see SPAWN DATA. Returns ECS_OK, or an error in
     ctx->error with nothing changed: ECS_ERROR_SPAWN_FAILED (size is not
     num_instances * 64), ECS_ERROR_INVALID_ARGUMENT (index out of range, nil
-    entity), ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_OUT_OF_MEMORY. */
+    entity), ECS_ERROR_ALREADY_EXISTS (also: dense lookup, two batch entities
+    of one index), ECS_ERROR_OUT_OF_MEMORY. */
 ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                                const uint32_t *entity_index, const void *data, uint32_t size);
 /** ecs_unspawn_fn: destroys the transforms of the listed entities (last
@@ -775,136 +797,26 @@ static ecs_result ecs__tf_grow(ecs_transform_manager *tm, uint32_t need)
     return ECS_OK;
 }
 
-/* ---- lookup: dense array or our own open-addressing hash -------------------- */
+/* ---- lookup: ecs.h's entity map ------------------------------------------------
+   Every instance i is in the map as entity[i] -> i, and nothing else is:
+   create, spawn and every move keep it so. */
 
-static uint32_t ecs__tf_home(const ecs_transform_manager *tm, uint32_t key)
-{
-    return (key * 2654435769u) >> tm->hash_shift;
-}
-
-static uint32_t ecs__tf_hash_slot(const ecs_transform_manager *tm, uint32_t key)
-{
-    uint32_t mask, h;
-    if (!tm->hash_capacity) return ECS__TF_NIL;
-    mask = tm->hash_capacity - 1u;
-    for (h = ecs__tf_home(tm, key);; h = (h + 1u) & mask) {
-        uint32_t k = tm->hash[h].key;
-        if (k == key) return h;
-        if (k == 0) return ECS__TF_NIL;
-    }
-}
-
-/* The instance of the entity with masked id `key`, or NIL. */
+/* The instance of the entity stored under `key`, or NIL (also for key 0 and
+   for a zero-initialised manager, whose map has no table yet). */
 static uint32_t ecs__tf_find(const ecs_transform_manager *tm, uint32_t key)
 {
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = key & ECS_INDEX_MASK, i;
-        if (idx >= tm->dense_capacity) return ECS__TF_NIL;
-        i = tm->dense[idx];
-        return i < tm->count && tm->entity[i].id == key ? i : ECS__TF_NIL;
-    } else {
-        uint32_t s = ecs__tf_hash_slot(tm, key);
-        return s == ECS__TF_NIL ? ECS__TF_NIL : tm->hash[s].value;
-    }
+    return tm->count ? ecs_entity_map_find(&tm->map, key) : ECS__TF_NIL;
 }
 
-static ecs_result ecs__tf_hash_resize(ecs_transform_manager *tm, uint32_t cap)
+/* Dense lookup: the other id of key's index that owns key's slot (a dead
+   entity whose index key's entity reuses, its transform not collected yet),
+   or 0. One slot per index: that transform must go before key's can enter. */
+static uint32_t ecs__tf_stale_owner(const ecs_transform_manager *tm, uint32_t key)
 {
-    ecs_transform__slot *old = tm->hash, *slots;
-    uint32_t old_cap = tm->hash_capacity, shift = 32u, c, k;
-    slots = (ecs_transform__slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *slots);
-    if (!slots)
-        return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing the lookup to %u slots",
-                             (unsigned)cap);
-    memset(slots, 0, (size_t)cap * sizeof *slots);
-    for (c = cap; c > 1u; c >>= 1) --shift;
-    tm->hash = slots;
-    tm->hash_capacity = cap;
-    tm->hash_shift = shift;
-    for (k = 0; k < old_cap; ++k) {
-        uint32_t h;
-        if (!old[k].key) continue;
-        for (h = ecs__tf_home(tm, old[k].key); slots[h].key; h = (h + 1u) & (cap - 1u)) {
-        }
-        slots[h] = old[k];
-    }
-    ECS__FREE(old);
-    return ECS_OK;
-}
-
-/* Room for `entries` lookup entries in all, and (dense) entity index max_index. */
-static ecs_result ecs__tf_lookup_reserve(ecs_transform_manager *tm, uint32_t entries, uint32_t max_index)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t cap, *d;
-        if (max_index < tm->dense_capacity) return ECS_OK;
-        cap = tm->dense_capacity ? tm->dense_capacity : 1024u;
-        while (cap <= max_index) cap *= 2u;
-        if (cap > ECS_INDEX_MASK + 1u) cap = ECS_INDEX_MASK + 1u;
-        d = (uint32_t *)ECS__REALLOC(tm->dense, (size_t)cap * sizeof *d);
-        if (!d) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing the lookup");
-        memset(d + tm->dense_capacity, 0xFF, (size_t)(cap - tm->dense_capacity) * sizeof *d);
-        tm->dense = d;
-        tm->dense_capacity = cap;
-        return ECS_OK;
-    } else {
-        uint32_t cap = tm->hash_capacity ? tm->hash_capacity : 16u;
-        if ((uint64_t)entries * 4u > 0x80000000ull * 3u)
-            return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: lookup too large");
-        while ((uint64_t)entries * 4u > (uint64_t)cap * 3u) cap *= 2u;
-        return cap == tm->hash_capacity ? ECS_OK : ecs__tf_hash_resize(tm, cap);
-    }
-}
-
-/* Adds key -> value; room is reserved and key is absent. */
-static void ecs__tf_map_insert(ecs_transform_manager *tm, uint32_t key, uint32_t value)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        tm->dense[key & ECS_INDEX_MASK] = value;
-    } else {
-        uint32_t mask = tm->hash_capacity - 1u, h;
-        for (h = ecs__tf_home(tm, key); tm->hash[h].key; h = (h + 1u) & mask) {
-        }
-        tm->hash[h].key = key;
-        tm->hash[h].value = value;
-        ++tm->hash_count;
-    }
-}
-
-/* Removes key's entry if it points at `value` (backward-shift deletion). */
-static void ecs__tf_map_remove(ecs_transform_manager *tm, uint32_t key, uint32_t value)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = key & ECS_INDEX_MASK;
-        if (idx < tm->dense_capacity && tm->dense[idx] == value) tm->dense[idx] = ECS__TF_NIL;
-    } else {
-        uint32_t i = ecs__tf_hash_slot(tm, key), j, mask = tm->hash_capacity - 1u;
-        if (i == ECS__TF_NIL || tm->hash[i].value != value) return;
-        for (j = i;;) {
-            uint32_t home;
-            j = (j + 1u) & mask;
-            if (!tm->hash[j].key) break;
-            home = ecs__tf_home(tm, tm->hash[j].key);
-            if (((j - home) & mask) >= ((j - i) & mask)) {
-                tm->hash[i] = tm->hash[j];
-                i = j;
-            }
-        }
-        tm->hash[i].key = 0;
-        --tm->hash_count;
-    }
-}
-
-/* key's entry moves from instance `from` to `to`. */
-static void ecs__tf_map_repoint(ecs_transform_manager *tm, uint32_t key, uint32_t from, uint32_t to)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = key & ECS_INDEX_MASK;
-        if (idx < tm->dense_capacity && tm->dense[idx] == from) tm->dense[idx] = to;
-    } else {
-        uint32_t s = ecs__tf_hash_slot(tm, key);
-        if (s != ECS__TF_NIL && tm->hash[s].value == from) tm->hash[s].value = to;
-    }
+    uint32_t idx = key & ECS_INDEX_MASK, id;
+    if (tm->map.kind != ECS_LOOKUP_DENSE || idx > tm->map.mask || tm->count == 0) return 0;
+    id = tm->map.slots[idx].id;
+    return id != key ? id : 0;
 }
 
 /* ---- links and moves ------------------------------------------------------------ */
@@ -951,7 +863,7 @@ static void ecs__tf_move_links(ecs_transform_manager *tm, uint32_t from, uint32_
     else if (p != ECS__TF_NIL) tm->first_child[p] = to;
     if (nx != ECS__TF_NIL) tm->prev_sibling[nx] = to;
     for (; c != ECS__TF_NIL; c = tm->next_sibling[c]) tm->parent[c] = to;
-    ecs__tf_map_repoint(tm, tm->entity[to].id, from, to);
+    ecs_entity_map_set(&tm->map, tm->entity[to].id, to);
 }
 
 /* Moves instance `from` with its world matrix to slot `to` (see above). */
@@ -973,6 +885,16 @@ static void ecs__tf_swap(ecs_transform_manager *tm, uint32_t a, uint32_t b)
     ecs__tf_move(tm, a, s);
     ecs__tf_move(tm, b, a);
     ecs__tf_move(tm, s, b);
+}
+
+/* Points every map entry at its instance's new place newpos[instance]: one
+   pass over the map's slots (an empty slot has id 0). */
+static void ecs__tf_map_remap(ecs_transform_manager *tm, const uint32_t *newpos)
+{
+    ecs_entity_map_slot *s = tm->map.slots;
+    uint32_t k, slots = tm->map.allocated ? tm->map.mask + 1u : 0u;
+    for (k = 0; k < slots; ++k)
+        if (s[k].id) s[k].first = newpos[s[k].first];
 }
 
 /* ---- world updates -------------------------------------------------------------- */
@@ -1197,27 +1119,31 @@ ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind
 {
     memset(tm, 0, sizeof *tm);
     tm->idle_frames = ECS_TRANSFORM_DEFAULT_IDLE_FRAMES;
+    ecs_entity_map_init(&tm->map, ECS_LOOKUP_HASH);
+    if (lookup == ECS_LOOKUP_DIRECT)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_transform_manager_init: ECS_LOOKUP_DIRECT is not a transform lookup (instances move "
+                             "on destroy, reorder and commit); use ECS_LOOKUP_DENSE");
     if ((lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE) ||
         (mode != ECS_TRANSFORM_IMMEDIATE && mode != ECS_TRANSFORM_DEFERRED))
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_manager_init: unknown lookup %d or mode %d",
                              (int)lookup, (int)mode);
-    tm->lookup = lookup;
+    ecs_entity_map_init(&tm->map, lookup);
     tm->mode = mode;
     return ECS_OK;
 }
 
 void ecs_transform_manager_free(ecs_transform_manager *tm)
 {
-    ecs_lookup_kind lookup = tm->lookup;
+    ecs_lookup_kind lookup = tm->map.kind;
     ecs_transform_mode mode = tm->mode;
     uint32_t idle = tm->idle_frames;
     ECS__FREE(tm->buffer);
-    ECS__FREE(tm->dense);
-    ECS__FREE(tm->hash);
+    ecs_entity_map_free(&tm->map);
     ECS__FREE(tm->pending);
     ECS__FREE(tm->mark);
     memset(tm, 0, sizeof *tm);
-    tm->lookup = lookup;
+    ecs_entity_map_init(&tm->map, lookup);
     tm->mode = mode;
     tm->idle_frames = idle;
 }
@@ -1225,9 +1151,9 @@ void ecs_transform_manager_free(ecs_transform_manager *tm)
 ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n)
 {
     ecs_result r;
-    if (n == 0xFFFFFFFFu) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reserve: too many");
+    if (n >= 0xFFFFFFFDu) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reserve: too many");
     r = ecs__tf_grow(tm, n + 1u);
-    if (r == ECS_OK && tm->lookup == ECS_LOOKUP_HASH) r = ecs__tf_lookup_reserve(tm, n, 0);
+    if (r == ECS_OK && tm->map.kind == ECS_LOOKUP_HASH) r = ecs_entity_map_reserve(&tm->map, n, 0, &tm->error);
     return r;
 }
 
@@ -1236,42 +1162,54 @@ uint32_t ecs_transform_count(const ecs_transform_manager *tm) { return tm->count
 size_t ecs_transform_memory(const ecs_transform_manager *tm)
 {
     size_t bytes = tm->buffer ? ecs__tf_layout(tm->capacity, NULL) : 0;
-    bytes += (size_t)tm->dense_capacity * sizeof *tm->dense;
-    bytes += (size_t)tm->hash_capacity * sizeof *tm->hash;
+    bytes += ecs_entity_map_memory(&tm->map);
     bytes += (size_t)tm->pending_capacity * sizeof *tm->pending;
     bytes += (size_t)tm->mark_capacity * sizeof *tm->mark;
     return bytes;
 }
 
+/* create's checks that need no memory: ECS_OK, or the error (tm->error set). */
+static ecs_result ecs__tf_create_check(ecs_transform_manager *tm, uint32_t key, uint32_t p, uint32_t stale)
+{
+    if ((key & ECS_INDEX_MASK) == 0)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: nil entity");
+    if (p != ECS__TF_NIL && p >= tm->count)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: parent %u out of range (count %u)",
+                             (unsigned)p, (unsigned)tm->count);
+    if (ecs__tf_find(tm, key) != ECS__TF_NIL)
+        return ecs_error_set(&tm->error, ECS_ERROR_ALREADY_EXISTS,
+                             "ecs_transform_create: entity %u already has a transform here", (unsigned)key);
+    if (stale && p != ECS__TF_NIL && tm->entity[p].id == stale)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_transform_create: the parent belongs to entity %u, a dead id of entity %u's index",
+                             (unsigned)stale, (unsigned)key);
+    if (tm->count >= 0xFFFFFFFDu)
+        return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_create: too many instances");
+    return ECS_OK;
+}
+
+/* Destroys the transform of `stale` (see ecs__tf_stale_owner); returns where
+   instance p, which is not stale's, is afterwards (destroy moves instances). */
+static uint32_t ecs__tf_drop_stale(ecs_transform_manager *tm, uint32_t stale, uint32_t p)
+{
+    uint32_t pkey = p != ECS__TF_NIL ? tm->entity[p].id : 0u;
+    (void)ecs_transform_destroy(tm, ecs_instance_make(ecs_entity_map_find_dense(&tm->map, stale)));
+    return pkey ? ecs_entity_map_find_dense(&tm->map, pkey) : ECS__TF_NIL;
+}
+
 ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local, ecs_instance parent)
 {
-    uint32_t key = e.id & ECS__TF_ID_MASK, i = tm->count, p = parent.i;
-    if ((key & ECS_INDEX_MASK) == 0) {
-        ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: nil entity");
+    uint32_t key = ecs_entity_key(e), i, p = parent.i, stale = ecs__tf_stale_owner(tm, key);
+    if (ecs__tf_create_check(tm, key, p, stale) != ECS_OK || ecs__tf_grow(tm, tm->count + 2u) != ECS_OK ||
+        ecs_entity_map_reserve(&tm->map, tm->map.count + 1u, key & ECS_INDEX_MASK, &tm->error) != ECS_OK)
         return ecs_instance_nil();
-    }
-    if (p != ECS__TF_NIL && p >= tm->count) {
-        ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: parent %u out of range (count %u)",
-                      (unsigned)p, (unsigned)tm->count);
-        return ecs_instance_nil();
-    }
-    if (ecs__tf_find(tm, key) != ECS__TF_NIL) {
-        ecs_error_set(&tm->error, ECS_ERROR_ALREADY_EXISTS, "ecs_transform_create: entity %u already has a transform here",
-                      (unsigned)key);
-        return ecs_instance_nil();
-    }
-    if (i >= 0xFFFFFFFDu) {
-        ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_create: too many instances");
-        return ecs_instance_nil();
-    }
-    if (ecs__tf_grow(tm, i + 2u) != ECS_OK ||
-        ecs__tf_lookup_reserve(tm, tm->hash_count + 1u, key & ECS_INDEX_MASK) != ECS_OK)
-        return ecs_instance_nil();
+    if (stale) p = ecs__tf_drop_stale(tm, stale, p);
+    i = tm->count;
     tm->entity[i].id = key;
     tm->local[i] = local ? *local : ecs_mat4_identity();
     tm->first_child[i] = ECS__TF_NIL;
     tm->age[i] = 0;
-    ecs__tf_map_insert(tm, key, i);
+    ecs_entity_map_set(&tm->map, key, i);
     if (p == ECS__TF_NIL) {
         tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
         tm->world[i] = tm->local[i];
@@ -1286,9 +1224,7 @@ ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const
 
 ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e)
 {
-    uint32_t key = e.id & ECS__TF_ID_MASK;
-    if ((key & ECS_INDEX_MASK) == 0) return ecs_instance_nil();
-    return ecs_instance_make(ecs__tf_find(tm, key));
+    return ecs_instance_make(ecs__tf_find(tm, ecs_entity_key(e)));
 }
 
 ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i)
@@ -1317,7 +1253,7 @@ int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance inst)
     }
     tm->first_child[i] = ECS__TF_NIL;
     ecs__tf_detach(tm, i);
-    ecs__tf_map_remove(tm, tm->entity[i].id, i);
+    ecs_entity_map_set(&tm->map, tm->entity[i].id, ECS__TF_NIL);
     /* fill the hole, keeping the dirty range [first_dirty, count) contiguous */
     last = tm->count - 1u;
     fd = tm->first_dirty;
@@ -1343,29 +1279,14 @@ void ecs_transform_on_entity_destroy(void *user, ecs_entity e)
     if (user) (void)ecs_transform_destroy_entity((ecs_transform_manager *)user, e);
 }
 
-static uint32_t ecs__tf_rand(uint32_t *state)
+static int ecs__tf_destroy_instance(void *tm, uint32_t i)
 {
-    uint32_t x = *state ? *state : 0x9E3779B9u; /* xorshift32 */
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *state = x;
+    return ecs_transform_destroy((ecs_transform_manager *)tm, ecs_instance_make(i));
 }
 
 uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
-    uint32_t alive_in_row = 0, destroyed = 0;
-    while (tm->count > 0 && alive_in_row < 4) {
-        uint32_t i = (uint32_t)(((uint64_t)ecs__tf_rand(&tm->rng) * tm->count) >> 32);
-        if (ecs_entity_alive(em, tm->entity[i])) {
-            ++alive_in_row;
-            continue;
-        }
-        alive_in_row = 0;
-        ecs_transform_destroy(tm, ecs_instance_make(i));
-        ++destroyed;
-    }
-    return destroyed;
+    return ecs_gc_random(&tm->rng, em, &tm->count, &tm->entity, ecs__tf_destroy_instance, tm);
 }
 
 ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent)
@@ -1583,15 +1504,7 @@ ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
         a.age[t] = tm->age[o];
     }
 #undef ECS__TF_REMAP
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        for (x = 0; x < tm->dense_capacity; ++x) {
-            uint32_t v = tm->dense[x];
-            tm->dense[x] = v < n ? newpos[v] : ECS__TF_NIL;
-        }
-    } else {
-        for (x = 0; x < tm->hash_capacity; ++x)
-            if (tm->hash[x].key) tm->hash[x].value = newpos[tm->hash[x].value];
-    }
+    ecs__tf_map_remap(tm, newpos);
     ecs__tf_adopt(tm, &a, tm->capacity);
     ECS__FREE(order);
     if (tm->mode == ECS_TRANSFORM_DEFERRED) {
@@ -1700,22 +1613,138 @@ void ecs_transform_commit(ecs_transform_manager *tm)
 
 /* ---- spawning --------------------------------------------------------------------- */
 
-/* Spawn in two passes. The first maps each resource entity to its new
-   instance (and catches bad and repeated indices before anything changes).
-   The second checks the rest, stores, enters the lookup, links and (while
-   parents come first) computes the world. A check that fails there undoes
-   the instances made so far (destroyed last first, which moves nothing and
-   restores the links and the lookup). */
+/* Spawn in four steps. 1: room for everything (arrays, map; dense: up to
+   the batch's highest entity index), so nothing later allocates. 2: every
+   check, changing nothing (dense: the map's slots are marked while checking,
+   to catch two batch entities of one index). 3 (dense): transforms of dead
+   ids whose indices the batch reuses go, as in create. 4: store, enter the
+   map, link and, while parents come first, compute the world. Step 4 fails
+   only for a hash-lookup batch that names one entity twice; it then destroys
+   its instances, last first, which moves nothing and restores the links and
+   the map. */
+
+#define ECS__TF_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
+
+static ecs_result ecs__tf_spawn_reserve(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                        const uint32_t *entity_index)
+{
+    uint32_t j, max_index = 0;
+    if (tm->map.kind == ECS_LOOKUP_DENSE)
+        for (j = 0; j < num; ++j) {
+            uint32_t k = entity_index[j], idx = k < ctx->num_entities ? ctx->entity[k].id & ECS_INDEX_MASK : 0u;
+            if (idx > max_index) max_index = idx; /* a bad k: step 2 reports it */
+        }
+    if (ecs__tf_grow(tm, tm->count + num + 1u) != ECS_OK ||
+        ecs_entity_map_reserve(&tm->map, tm->map.count + num, max_index, &tm->error) != ECS_OK)
+        return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u instances (%s)",
+                             (unsigned)num, tm->error.message);
+    return ECS_OK;
+}
+
+/* Step 2 for batch instance j (resource entity k = entity_index[j]); records
+   at[k] = j. Dense: marks k's entity's slot (the caller clears the marks). */
+static ecs_result ecs__tf_spawn_check_one(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t j,
+                                          uint32_t k, uint32_t *at)
+{
+    uint32_t key, pk;
+    if (k >= ctx->num_entities)
+        return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: entity_index[%u] = %u out of range (%u entities)",
+                             (unsigned)j, (unsigned)k, (unsigned)ctx->num_entities);
+    if (at[k] != ECS__TF_NIL)
+        return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS, "transform spawn: resource entity %u has two transforms", (unsigned)k);
+    at[k] = j;
+    key = ecs_entity_key(ctx->entity[k]);
+    pk = ctx->parent_index[k];
+    if ((key & ECS_INDEX_MASK) == 0 || (pk != ECS_SPAWN_ROOT && pk >= ctx->num_entities))
+        return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
+                             (unsigned)k);
+    if (tm->map.kind == ECS_LOOKUP_DENSE) {
+        ecs_entity_map_slot *s = &tm->map.slots[key & ECS_INDEX_MASK]; /* reserved in step 1 */
+        if (s->id & ECS__TF_MARK)
+            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
+                                 "transform spawn: the entity of resource entity %u is listed twice (or shares its index)", (unsigned)k);
+        if (s->id == key)
+            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
+                                 "transform spawn: the entity of resource entity %u already has a transform", (unsigned)k);
+        s->id |= ECS__TF_MARK;
+    } else if (ecs__tf_find(tm, key) != ECS__TF_NIL) {
+        return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
+                             "transform spawn: the entity of resource entity %u already has a transform", (unsigned)k);
+    }
+    return ECS_OK;
+}
+
+/* Step 2: ECS_OK with at[k] = batch position of resource entity k (NIL for
+   none), or the error with nothing changed. */
+static ecs_result ecs__tf_spawn_check(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                      const uint32_t *entity_index, uint32_t *at)
+{
+    uint32_t j, done;
+    ecs_result r = ECS_OK;
+    memset(at, 0xFF, (size_t)ctx->num_entities * sizeof *at);
+    for (done = 0; done < num && r == ECS_OK; ++done) r = ecs__tf_spawn_check_one(tm, ctx, done, entity_index[done], at);
+    if (tm->map.kind == ECS_LOOKUP_DENSE) /* clear the marks: slots of valid entities among the first `done` */
+        for (j = 0; j < done; ++j) {
+            uint32_t k = entity_index[j];
+            if (k < ctx->num_entities && (ctx->entity[k].id & ECS_INDEX_MASK) != 0)
+                tm->map.slots[ctx->entity[k].id & ECS_INDEX_MASK].id &= ~ECS__TF_MARK;
+        }
+    return r;
+}
+
+/* Step 3 (dense): destroys the transforms whose slots the batch's entities take. */
+static void ecs__tf_spawn_drop_stale(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                     const uint32_t *entity_index)
+{
+    uint32_t j, stale;
+    for (j = 0; j < num; ++j)
+        if ((stale = ecs__tf_stale_owner(tm, ecs_entity_key(ctx->entity[entity_index[j]]))) != 0)
+            (void)ecs__tf_drop_stale(tm, stale, ECS__TF_NIL);
+}
+
+/* Step 4: appends the batch; at[k] + n0 is resource entity k's instance.
+   Returns ECS_OK (*ordered: every parent came before its child), or
+   ECS_ERROR_ALREADY_EXISTS with the batch's instances destroyed again. */
+static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                       const uint32_t *entity_index, const unsigned char *src, const uint32_t *at,
+                                       int *ordered)
+{
+    const uint32_t n0 = tm->count;
+    uint32_t j;
+    memset(tm->first_child + n0, 0xFF, (size_t)num * sizeof *tm->first_child);
+    memset(tm->age + n0, 0, num);
+    for (j = 0; j < num; ++j) {
+        uint32_t i = n0 + j, k = entity_index[j], key = ecs_entity_key(ctx->entity[k]), pk = ctx->parent_index[k], p;
+        if (tm->map.kind == ECS_LOOKUP_HASH && ecs__tf_find(tm, key) != ECS__TF_NIL) { /* an entity listed twice */
+            while (tm->count > n0) ecs_transform_destroy(tm, ecs_instance_make(tm->count - 1u));
+            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
+                                 "transform spawn: the entity of resource entity %u is listed twice", (unsigned)k);
+        }
+        ecs_entity_map_set(&tm->map, key, i);
+        tm->entity[i].id = key;
+        tm->count = i + 1u; /* so that an undo sees this instance */
+        memcpy(&tm->local[i], src + (size_t)j * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, sizeof(ecs_mat4));
+        p = pk == ECS_SPAWN_ROOT ? ECS__TF_NIL : at[pk] != ECS__TF_NIL ? n0 + at[pk] : ecs__tf_find(tm, ecs_entity_key(ctx->entity[pk]));
+        if (p == ECS__TF_NIL) {
+            tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
+            tm->world[i] = tm->local[i];
+        } else {
+            ecs__tf_attach(tm, i, p);
+            if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+            else *ordered = 0;
+        }
+    }
+    return ECS_OK;
+}
+
 ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
                                const void *data, uint32_t size)
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)user;
     ecs_error *err = ctx ? ctx->error : NULL;
-    const unsigned char *src = (const unsigned char *)data;
-    const ecs_entity *ent;
-    const uint32_t *pidx;
-    uint32_t n0, j, ne, *map, ordered = 1, dense = 0;
-    ecs_result r = ECS_OK;
+    uint32_t j, n0, *at;
+    int ordered = 1;
+    ecs_result r;
     if (!tm || !ctx) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL manager or context");
     if ((uint64_t)num * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE != size)
         return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED, "transform spawn: %u instances of 64 bytes need %llu bytes, block has %u",
@@ -1723,96 +1752,23 @@ ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_
     if (num == 0) return ECS_OK;
     if (!entity_index || !data || !ctx->entity || !ctx->parent_index)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL array");
-    n0 = tm->count;
-    ne = ctx->num_entities;
-    ent = ctx->entity;
-    pidx = ctx->parent_index;
-    if ((uint64_t)n0 + num + 1u >= 0xFFFFFFFFull)
+    if ((uint64_t)tm->count + num + 1u >= 0xFFFFFFFFull)
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: too many instances");
-    /* map: resource entity -> its new instance */
-    map = (uint32_t *)ECS__REALLOC(NULL, (size_t)(ne ? ne : 1u) * sizeof *map);
-    if (!map || ecs__tf_grow(tm, n0 + num + 1u) != ECS_OK ||
-        (tm->lookup == ECS_LOOKUP_HASH && ecs__tf_lookup_reserve(tm, tm->hash_count + num, 0) != ECS_OK)) {
-        ECS__FREE(map);
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u instances", (unsigned)num);
-    }
-    memset(map, 0xFF, (size_t)ne * sizeof *map);
-    for (j = 0; j < num; ++j) {
-        uint32_t k = entity_index[j];
-        if (k >= ne || map[k] != ECS__TF_NIL) {
-            if (k >= ne)
-                r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: entity_index[%u] = %u out of range (%u entities)",
-                                  (unsigned)j, (unsigned)k, (unsigned)ne);
-            else
-                r = ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "transform spawn: resource entity %u has two transforms", (unsigned)k);
-            ECS__FREE(map);
-            return r;
-        }
-        map[k] = n0 + j;
-    }
-    memset(tm->first_child + n0, 0xFF, (size_t)num * sizeof *tm->first_child);
-    memset(tm->age + n0, 0, num);
-    dense = tm->lookup == ECS_LOOKUP_DENSE;
-    for (j = 0; j < num; ++j) {
-        uint32_t i = n0 + j, k = entity_index[j], key, idx, pk, p = ECS__TF_NIL, old;
-        key = ent[k].id & ECS__TF_ID_MASK;
-        idx = key & ECS_INDEX_MASK;
-        pk = pidx[k];
-        if (idx == 0 || (pk != ECS_SPAWN_ROOT && pk >= ne)) {
-            r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
-                              (unsigned)k);
-            break;
-        }
-        /* one transform per entity: not one here already (two resource
-           entities made into one entity count too) */
-        if (dense) {
-            if (idx >= tm->dense_capacity && ecs__tf_lookup_reserve(tm, 0, idx) != ECS_OK) {
-                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: %s", tm->error.message);
-                break;
-            }
-            old = tm->dense[idx];
-            if (old < i && tm->entity[old].id == key) {
-                r = ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "transform spawn: the entity of resource entity %u already has a transform",
-                                  (unsigned)k);
-                break;
-            }
-            tm->dense[idx] = i;
-        } else {
-            if (ecs__tf_hash_slot(tm, key) != ECS__TF_NIL) {
-                r = ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "transform spawn: the entity of resource entity %u already has a transform",
-                                  (unsigned)k);
-                break;
-            }
-            ecs__tf_map_insert(tm, key, i);
-        }
-        tm->entity[i].id = key;
-        tm->count = i + 1u; /* so that an undo sees this instance */
-        memcpy(&tm->local[i], src + (size_t)j * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, sizeof(ecs_mat4));
-        if (pk != ECS_SPAWN_ROOT) {
-            p = map[pk];
-            if (p == ECS__TF_NIL) p = ecs__tf_find(tm, ent[pk].id & ECS__TF_ID_MASK);
-        }
-        if (p == ECS__TF_NIL) {
-            tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
-            tm->world[i] = tm->local[i];
-        } else {
-            ecs__tf_attach(tm, i, p);
-            if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
-            else ordered = 0;
-        }
-    }
-    ECS__FREE(map);
-    if (r != ECS_OK) { /* undo: ours are the last instances */
-        while (tm->count > n0) ecs_transform_destroy(tm, ecs_instance_make(tm->count - 1u));
-        if (tm->mode == ECS_TRANSFORM_IMMEDIATE) tm->first_dirty = tm->count;
-        return r;
-    }
+    at = (uint32_t *)ECS__REALLOC(NULL, (size_t)(ctx->num_entities ? ctx->num_entities : 1u) * sizeof *at);
+    if (!at) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u entities",
+                                  (unsigned)ctx->num_entities);
+    r = ecs__tf_spawn_reserve(tm, ctx, num, entity_index);
+    if (r == ECS_OK) r = ecs__tf_spawn_check(tm, ctx, num, entity_index, at);
+    if (r == ECS_OK && tm->map.kind == ECS_LOOKUP_DENSE) ecs__tf_spawn_drop_stale(tm, ctx, num, entity_index);
+    n0 = tm->count;
+    if (r == ECS_OK) r = ecs__tf_spawn_append(tm, ctx, num, entity_index, (const unsigned char *)data, at, &ordered);
+    ECS__FREE(at);
     if (tm->mode == ECS_TRANSFORM_IMMEDIATE) tm->first_dirty = tm->count;
-    if (!ordered) /* instances listed children first: walk from each batch root */
-        for (j = 0; j < num; ++j) {
-            uint32_t p = tm->parent[n0 + j];
-            if (p == ECS__TF_NIL || p < n0) ecs__tf_update_subtree(tm, n0 + j);
-        }
+    if (r != ECS_OK || ordered) return r;
+    for (j = 0; j < num; ++j) { /* instances listed children first: walk from each batch root */
+        uint32_t p = tm->parent[n0 + j];
+        if (p == ECS__TF_NIL || p < n0) ecs__tf_update_subtree(tm, n0 + j);
+    }
     return ECS_OK;
 }
 

@@ -323,7 +323,7 @@ static void test_links_and_destroy(ecs_lookup_kind lookup, ecs_transform_mode mo
     CHECK(ecs_transform_set_local(&tm, ecs_instance_make(5), &m) == ECS_ERROR_INVALID_ARGUMENT);
     CHECK(ecs_transform_unlink(&tm, ecs_instance_make(5)) == ECS_ERROR_INVALID_ARGUMENT);
     ecs_transform_manager_free(&tm);
-    CHECK(tm.count == 0 && tm.mode == mode && tm.lookup == lookup && ecs_transform_memory(&tm) == 0);
+    CHECK(tm.count == 0 && tm.mode == mode && tm.map.kind == lookup && ecs_transform_memory(&tm) == 0);
     ecs_entity_manager_free(&em);
 }
 
@@ -653,7 +653,7 @@ static void test_deferred(void)
     ecs_transform_manager_free(&tm);
 #ifndef __cplusplus /* an out-of-range enum value is undefined in C++ */
     CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, (ecs_transform_mode)7) == ECS_ERROR_INVALID_ARGUMENT);
-    CHECK(tm.mode == ECS_TRANSFORM_IMMEDIATE && tm.lookup == ECS_LOOKUP_HASH);
+    CHECK(tm.mode == ECS_TRANSFORM_IMMEDIATE && tm.map.kind == ECS_LOOKUP_HASH);
     CHECK(ecs_transform_manager_init(&tm, (ecs_lookup_kind)9, ECS_TRANSFORM_IMMEDIATE) == ECS_ERROR_INVALID_ARGUMENT);
 #endif
     ecs_entity_manager_free(&em);
