@@ -14,9 +14,9 @@
    (keep the two side by side); one file must also define ECS_IMPLEMENTATION.
 
 TABLE OF CONTENTS
-   QUICK START, CONVENTION, API, LOOKUP, MODES (when world matrices are
-   current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   THREADING, DOES NOT, LICENSE (end of file)
+   QUICK START, CONVENTION, API, LOOKUP, COLLECTION, MODES (when world
+   matrices are current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND
+   POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/test_transform_readme.c)
 
@@ -71,10 +71,11 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_manager_free / _reserve / _count / _memory
    ecs_transform_create(tm, e, local or NULL, parent or nil)  one per entity
    ecs_transform_lookup(tm, e), ecs_transform_entity(tm, i)
-   ecs_transform_destroy(tm, i), _destroy_entity(tm, e), _gc(tm, em),
-   ecs_transform_on_entity_destroy (an ecs_entity_destroy_fn, user = tm)
+   ecs_transform_destroy(tm, i), _destroy_entity(tm, e)
        destroy is a swap-erase that keeps every link intact; the destroyed
        node's children become roots and keep their world matrix.
+   ecs_transform_collect / _gc / _gc_all(tm, em), ecs_transform_on_entity_destroy
+       the transforms of dead entities (COLLECTION)
    ecs_transform_link(tm, child, parent)   keeps the child's local; refuses
        to link a node under itself or a descendant (ECS_ERROR_CYCLE)
    ecs_transform_unlink(tm, child)         the child becomes a root and keeps
@@ -104,6 +105,30 @@ LOOKUP (entity -> instance: ecs.h's ecs_entity_map, as its managers use it)
        makes the instance the entity index, and destroy, reorder and commit
        move instances.
    In both kinds a lookup of a nil, stale, forged or unknown id is nil.
+
+COLLECTION (a dead entity's transform is the manager's to drop)
+   Until it is dropped, ecs_transform_lookup still finds it: check
+   ecs_entity_alive first where that matters. Every way below destroys as
+   ecs_transform_destroy does (children become roots keeping their world;
+   instances move). Pick one per manager:
+   ecs_transform_collect(tm, em)  once a frame (or wherever the dead must be
+       gone): exactly the transforms of the entities em destroyed since the
+       last call, read from em's destroy log at tm's own cursor. O(deaths),
+       nothing per destroy, any number of managers and worlds per entity
+       manager. The choice when many die per frame. It sweeps once instead
+       when the log cannot answer: the first call, more deaths since the
+       last call than the log holds (at least 1024; it grows with em's free
+       queue), an index retired by out of memory.
+   ecs_transform_gc(tm, em)  the seed's lazy gc: random instances until 4
+       alive in a row. Nearly free when nothing died; clears a trickle of
+       deaths over a few frames, so a dead transform may linger a while.
+   ecs_entity_on_destroy(em, ecs_transform_on_entity_destroy, tm)  the
+       transform goes inside ecs_entity_destroy, so none is ever seen dead;
+       but every destroy pays a callback and a lookup per registered
+       manager, also for entities without a transform there, and
+       ecs_entity_destroy leaves its inline fast path while any callback is
+       registered. For few managers and rare destroys.
+   ecs_transform_gc_all(tm, em)  one sweep, O(count): level unloads, tools.
 
 MODES (chosen at init, per manager)
    ECS_TRANSFORM_IMMEDIATE: every call that changes a local matrix or a link
@@ -168,8 +193,9 @@ CONFIGURATION (define before including; the same value in every file)
                        element with the same operations in the same order.
    ECS_REALLOC, ECS_FREE, ECS_ASSERT as in ecs.h (implementation file only).
    ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts world
-                       computations (subtree updates, commit), swaps and node
-                       moves (a swap is 3) in static counters.
+                       computations (subtree updates, commit), swaps, node
+                       moves (a swap is 3) and full sweeps (gc_all, collect's
+                       fallback) in static counters.
 
 ERRORS
    Calls that can fail return an ecs_result (or a nil instance) and leave a
@@ -194,8 +220,10 @@ MEMORY AND POINTER STABILITY
    for 1,000,000 nodes with the dense lookup.
    Pointers from ecs_transform_local/_world and the tm->local, tm->world, ...
    arrays change when the manager grows (create, spawn, reserve) and on
-   reorder. Instance indices change on destroy, gc, reorder, and (deferred
-   mode) commit: keep entities, and look them up again after those calls.
+   reorder. Instance indices change on destroy, collect, gc, gc_all,
+   reorder, (deferred mode) commit, and (dense lookup) a create or spawn
+   that drops a dead id's transform (LOOKUP): keep entities, and look them
+   up again after those calls.
 
 THREADING
    No locks. Distinct managers may be used from distinct threads. Getters and
@@ -278,6 +306,7 @@ typedef struct ecs_transform_manager {
     uint32_t *mark;          /* set_local_many's scratch (immediate mode) */
     uint32_t mark_capacity, mark_stamp;
     uint32_t rng;            /* gc's random state */
+    ecs_entity_log_cursor log; /* ecs_transform_collect's place in the destroy log */
     ecs_error error;         /* the last failure */
 } ecs_transform_manager;
 
@@ -361,12 +390,29 @@ int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance i);
 int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e);
 /** An ecs_entity_destroy_fn (user = the ecs_transform_manager*): register it
     with ecs_entity_on_destroy to destroy transforms together with their
-    entities instead of collecting them with gc. */
+    entities instead of collecting them (see COLLECTION for the costs). */
 void ecs_transform_on_entity_destroy(void *user, ecs_entity e);
 /** The seed's lazy collection: looks at random instances, destroys those
     whose entity is dead in em, stops after 4 alive in a row. Cheap when
-    nothing is dead; call it once a frame. Returns how many it destroyed. */
+    nothing is dead; call it once a frame when deaths come as a trickle.
+    Returns how many it destroyed. See COLLECTION. */
 uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em);
+/** Exact collection: destroys the transforms of every entity destroyed in em
+    since tm's last collect, reading em's destroy log from tm's own cursor
+    (tm->log), so any number of managers can collect from one entity manager.
+    Children of a destroyed node become roots and keep their world, as in
+    ecs_transform_destroy. Costs O(deaths since the last call) whatever the
+    number of transforms; when the log cannot say (first call, more deaths
+    than the log holds, an index retired by out of memory, another entity
+    manager than last time) it sweeps instead (ecs_transform_gc_all). After
+    it no transform of a dead entity remains, except those created for
+    entities that were already dead then (gc finds those). Never fails,
+    allocates nothing. Returns how many it destroyed. See COLLECTION. */
+uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em);
+/** A full sweep: destroys every transform whose entity is dead in em, in one
+    pass from the end; O(count). For level unloads and tools. Returns how
+    many it destroyed. */
+uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em);
 
 /** Makes child a child of parent (unlinking it from its old parent first),
     keeping its local matrix: its subtree's worlds follow the new parent
@@ -503,10 +549,10 @@ void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t nu
 #define ECS__TF_RESTRICT
 #endif
 
-/* Tests count world computations, swaps and node moves (a swap is three
-   moves) to check the O(n) promises without timing anything. */
+/* Tests count world computations, swaps, node moves (a swap is three moves)
+   and full sweeps to check the cost promises without timing anything. */
 #ifdef ECS_TRANSFORM_TEST_COUNTERS
-static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps, ecs__tf_count_moves;
+static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps, ecs__tf_count_moves, ecs__tf_count_sweeps;
 #define ECS__TF_COUNT(counter, n) ((counter) += (unsigned long)(n))
 #else
 #define ECS__TF_COUNT(counter, n) ((void)0)
@@ -1287,6 +1333,51 @@ static int ecs__tf_destroy_instance(void *tm, uint32_t i)
 uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
     return ecs_gc_random(&tm->rng, em, &tm->count, &tm->entity, ecs__tf_destroy_instance, tm);
+}
+
+uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em)
+{
+    uint32_t i = tm->count, destroyed = 0;
+    ECS__TF_COUNT(ecs__tf_count_sweeps, 1);
+    /* what a destroy moves into i (or into first_dirty - 1) comes from
+       further up: already checked */
+    while (i-- > 0)
+        if (!ecs_entity_alive(em, tm->entity[i])) destroyed += (uint32_t)ecs_transform_destroy(tm, ecs_instance_make(i));
+    return destroyed;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__TF_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__TF_PREFETCH(p) ((void)(p))
+#endif
+#define ECS__TF_PREFETCH_DISTANCE 16u
+
+/* Starts loading the map slot that looking up `key` reads first (the home
+   slot of ecs_entity_map_find_dense / _find_hash). */
+static void ecs__tf_prefetch_key(const ecs_transform_manager *tm, uint32_t key)
+{
+    const ecs_entity_map *m = &tm->map;
+    if (m->kind == ECS_LOOKUP_DENSE) ECS__TF_PREFETCH(&m->slots[key & ECS_INDEX_MASK & m->mask]);
+    else ECS__TF_PREFETCH(&m->slots[(key * 0x9E3779B1u) >> m->shift]);
+}
+
+uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
+{
+    uint32_t n = ecs_entity_log_pending(em, &tm->log), from = tm->log.next, k = 0, destroyed = 0;
+    if (n != ECS_ENTITY_LOG_LOST && tm->count) {
+        uint32_t ahead = n < ECS__TF_PREFETCH_DISTANCE ? n : ECS__TF_PREFETCH_DISTANCE;
+        for (k = 0; k < ahead; ++k) ecs__tf_prefetch_key(tm, ecs_entity_log_at(em, from + k).id);
+        for (k = 0; k < n; ++k) {
+            ecs_entity dead = ecs_entity_log_at(em, from + k);
+            if (dead.id == 0) break; /* an entry lost to the ring's growth */
+            if (k + ahead < n) ecs__tf_prefetch_key(tm, ecs_entity_log_at(em, from + k + ahead).id);
+            destroyed += (uint32_t)ecs_transform_destroy_entity(tm, dead);
+        }
+    }
+    if (n == ECS_ENTITY_LOG_LOST || k < n) destroyed += ecs_transform_gc_all(tm, em);
+    ecs_entity_log_skip_all(em, &tm->log);
+    return destroyed;
 }
 
 ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent)
