@@ -212,12 +212,13 @@ MEMORY AND POINTER STABILITY
    One allocation holds the arrays (149 bytes per instance: local, world,
    entity, parent, first_child, next_sibling, prev_sibling, age; each array
    64-byte aligned), with one spare slot that swaps go through; it doubles
-   when full (ecs_transform_reserve sizes it exactly). Plus the map (dense:
-   8 bytes per entity index up to the highest one seen, in a power-of-two
-   table; hash: 8 bytes a slot, at most 3/4 full), 4 bytes
-   per pending change (deferred), and 4 bytes per instance once
-   set_local_many was used (immediate mode). About 165 bytes a node in all
-   for 1,000,000 nodes with the dense lookup.
+   when full, and ecs_transform_reserve and ecs_transform_reorder size it
+   to fit. Plus the map (dense: 8 bytes per entity index up to the highest
+   one seen, in a power-of-two table; hash: 8 bytes a slot, at most 3/4
+   full), 4 bytes per pending change (deferred), and 4 bytes per instance
+   once set_local_many was used (immediate mode). For 1,000,000 nodes with
+   the dense lookup: about 157 bytes a node after reorder, up to 165 while
+   the arrays have room to grow into.
    Pointers from ecs_transform_local/_world and the tm->local, tm->world, ...
    arrays change when the manager grows (create, spawn, reserve) and on
    reorder. Instance indices change on destroy, collect, gc, gc_all,
@@ -465,9 +466,12 @@ ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_inst
     order) followed by its subtree, parents before children, siblings
     together; fixes every link and the lookup. Afterwards
     ecs_transform_world_pass is one linear sweep. Deferred mode: also computes
-    every world and empties the dirty range. O(count); needs a second copy of
-    the arrays while it runs: ECS_ERROR_OUT_OF_MEMORY leaves all unchanged.
-    Instance indices and array pointers change. */
+    every world and empties the dirty range. O(count): one walk of the trees
+    that also writes the new links, one copy of the data in the new order
+    into a fresh allocation sized to fit (count + 1: no slack is kept; the
+    next create grows it again by doubling), one pass over the map, and 8
+    bytes of scratch per instance. ECS_ERROR_OUT_OF_MEMORY leaves all
+    unchanged. Instance indices and array pointers change. */
 ecs_result ecs_transform_reorder(ecs_transform_manager *tm);
 /** Recomputes every world matrix from the local matrices. One linear sweep
     while parents come before children (as after reorder or a spawn into an
@@ -548,6 +552,14 @@ void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t nu
 #define ECS__TF_NOINLINE static
 #define ECS__TF_RESTRICT
 #endif
+
+/* Starts loading the cache line at p (a hint; no effect on results). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__TF_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__TF_PREFETCH(p) ((void)(p))
+#endif
+#define ECS__TF_PREFETCH_DISTANCE 16u
 
 /* Tests count world computations, swaps, node moves (a swap is three moves)
    and full sweeps to check the cost promises without timing anything. */
@@ -1346,13 +1358,6 @@ uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manage
     return destroyed;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define ECS__TF_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define ECS__TF_PREFETCH(p) ((void)(p))
-#endif
-#define ECS__TF_PREFETCH_DISTANCE 16u
-
 /* Starts loading the map slot that looking up `key` reads first (the home
    slot of ecs_entity_map_find_dense / _find_hash). */
 static void ecs__tf_prefetch_key(const ecs_transform_manager *tm, uint32_t key)
@@ -1549,9 +1554,74 @@ ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_inst
     return ECS_OK;
 }
 
+/* Reorder, step 1: the depth-first walk. Visits the trees from each root in
+   index order, children in list order, and writes for the k-th node visited
+   (old instance x): order[k] = x, newpos[x] = k, and its links in the new
+   layout a, which follow from the walk itself (the first child comes right
+   after its parent; a next sibling is linked when it is reached), so no link
+   is translated afterwards. Climbing reads the new arrays just written
+   (a->parent, order), not the old ones. Each node's next sibling is
+   prefetched when the node is reached, so the step to it after the subtree
+   finds its links in cache. No stack: any depth. */
+static void ecs__tf_reorder_walk(const ecs_transform_manager *tm, ecs__tf_arrays *a, uint32_t *order, uint32_t *newpos)
+{
+    const uint32_t n = tm->count, *fc = tm->first_child, *ns = tm->next_sibling;
+    uint32_t *par = a->parent, *first = a->first_child, *next = a->next_sibling, *prev = a->prev_sibling;
+    uint32_t r, t = 0;
+    for (r = 0; r < n; ++r) {
+        uint32_t x = r, tx, pt = ECS__TF_NIL, pv = ECS__TF_NIL;
+        if (tm->parent[r] != ECS__TF_NIL) continue;
+        for (;;) {
+            uint32_t c = fc[x], s = ns[x];
+            tx = t++;
+            order[tx] = x;
+            newpos[x] = tx;
+            par[tx] = pt;
+            prev[tx] = pv;
+            first[tx] = next[tx] = ECS__TF_NIL;
+            if (pv != ECS__TF_NIL) next[pv] = tx;
+            else if (pt != ECS__TF_NIL) first[pt] = tx;
+            if (s != ECS__TF_NIL) {
+                ECS__TF_PREFETCH(&fc[s]);
+                ECS__TF_PREFETCH(&ns[s]);
+            }
+            if (c != ECS__TF_NIL) { /* down to the first child */
+                pt = tx, pv = ECS__TF_NIL, x = c;
+                continue;
+            }
+            while (x != r && ns[x] == ECS__TF_NIL) tx = par[tx], x = order[tx]; /* up to a node with a next sibling */
+            if (x == r) break;
+            pv = tx, pt = par[tx], x = ns[x];
+        }
+    }
+    ECS__TF_ASSERT(t == n);
+}
+
+/* Reorder, step 2: copies the data (matrices, entity, age) into the new
+   layout in the walk's order; the source lines are random, so they are
+   prefetched a few nodes ahead. */
+static void ecs__tf_reorder_gather(const ecs_transform_manager *tm, ecs__tf_arrays *a, const uint32_t *order)
+{
+    const uint32_t n = tm->count, ahead = 8u;
+    uint32_t t;
+    for (t = 0; t < n; ++t) {
+        uint32_t o = order[t];
+        if (t + ahead < n) {
+            uint32_t f = order[t + ahead];
+            ECS__TF_PREFETCH(&tm->local[f]);
+            ECS__TF_PREFETCH(&tm->world[f]);
+            ECS__TF_PREFETCH(&tm->entity[f]);
+        }
+        a->local[t] = tm->local[o];
+        a->world[t] = tm->world[o];
+        a->entity[t] = tm->entity[o];
+        a->age[t] = tm->age[o];
+    }
+}
+
 ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
 {
-    uint32_t n = tm->count, t = 0, r, x, *order, *newpos;
+    uint32_t n = tm->count, *order;
     ecs__tf_arrays a;
     if (n == 0) {
         tm->first_dirty = 0;
@@ -1559,44 +1629,15 @@ ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
         return ECS_OK;
     }
     order = (uint32_t *)ECS__REALLOC(NULL, (size_t)n * 2u * sizeof *order);
-    if (!order || !ecs__tf_alloc(tm->capacity, &a)) {
+    if (!order || !ecs__tf_alloc(n + 1u, &a)) { /* fitted: the nodes and the spare slot */
         ECS__FREE(order);
         return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reorder: out of memory for %u instances",
                              (unsigned)n);
     }
-    newpos = order + n;
-    /* depth-first, roots in index order, iteratively */
-    for (r = 0; r < n; ++r) {
-        if (tm->parent[r] != ECS__TF_NIL) continue;
-        x = r;
-        for (;;) {
-            order[t] = x;
-            newpos[x] = t++;
-            if (tm->first_child[x] != ECS__TF_NIL) {
-                x = tm->first_child[x];
-                continue;
-            }
-            while (x != r && tm->next_sibling[x] == ECS__TF_NIL) x = tm->parent[x];
-            if (x == r) break;
-            x = tm->next_sibling[x];
-        }
-    }
-    ECS__TF_ASSERT(t == n);
-#define ECS__TF_REMAP(v) ((v) == ECS__TF_NIL ? ECS__TF_NIL : newpos[v])
-    for (t = 0; t < n; ++t) {
-        uint32_t o = order[t];
-        a.entity[t] = tm->entity[o];
-        a.local[t] = tm->local[o];
-        a.world[t] = tm->world[o];
-        a.parent[t] = ECS__TF_REMAP(tm->parent[o]);
-        a.first_child[t] = ECS__TF_REMAP(tm->first_child[o]);
-        a.next_sibling[t] = ECS__TF_REMAP(tm->next_sibling[o]);
-        a.prev_sibling[t] = ECS__TF_REMAP(tm->prev_sibling[o]);
-        a.age[t] = tm->age[o];
-    }
-#undef ECS__TF_REMAP
-    ecs__tf_map_remap(tm, newpos);
-    ecs__tf_adopt(tm, &a, tm->capacity);
+    ecs__tf_reorder_walk(tm, &a, order, order + n);
+    ecs__tf_reorder_gather(tm, &a, order);
+    ecs__tf_map_remap(tm, order + n);
+    ecs__tf_adopt(tm, &a, n + 1u);
     ECS__FREE(order);
     if (tm->mode == ECS_TRANSFORM_DEFERRED) {
         (void)ecs_transform_world_pass(tm);
