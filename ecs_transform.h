@@ -1255,11 +1255,20 @@ static uint32_t ecs__tf_drop_stale(ecs_transform_manager *tm, uint32_t stale, ui
     return pkey ? ecs_entity_map_find_dense(&tm->map, pkey) : ECS__TF_NIL;
 }
 
+/* create's room: the arrays (the new node and the spare slot) and the map.
+   The common case, room in both, costs a few compares and no call. */
+static ecs_result ecs__tf_create_room(ecs_transform_manager *tm, uint32_t key)
+{
+    uint32_t idx = key & ECS_INDEX_MASK;
+    if (tm->count + 2u > tm->capacity && ecs__tf_grow(tm, tm->count + 2u) != ECS_OK) return tm->error.code;
+    if (tm->map.kind == ECS_LOOKUP_DENSE && tm->map.allocated && idx <= tm->map.mask) return ECS_OK; /* the slot exists */
+    return ecs_entity_map_reserve(&tm->map, tm->map.count + 1u, idx, &tm->error);
+}
+
 ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local, ecs_instance parent)
 {
     uint32_t key = ecs_entity_key(e), i, p = parent.i, stale = ecs__tf_stale_owner(tm, key);
-    if (ecs__tf_create_check(tm, key, p, stale) != ECS_OK || ecs__tf_grow(tm, tm->count + 2u) != ECS_OK ||
-        ecs_entity_map_reserve(&tm->map, tm->map.count + 1u, key & ECS_INDEX_MASK, &tm->error) != ECS_OK)
+    if (ecs__tf_create_check(tm, key, p, stale) != ECS_OK || ecs__tf_create_room(tm, key) != ECS_OK)
         return ecs_instance_nil();
     if (stale) p = ecs__tf_drop_stale(tm, stale, p);
     i = tm->count;
