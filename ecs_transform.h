@@ -177,14 +177,14 @@ SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    from each batch root). One transform per entity: an entity listed twice
    (dense lookup: two entities of one index), or one that already has a
    transform here, fails the spawn. Dense lookup: transforms still held by
-   dead ids of the batch's indices are destroyed first, as in create. Any
-   failure (out of memory included) leaves the manager as it was: all
-   allocation and every check come before the first change (a hash-lookup
-   batch that names one entity twice is caught while storing, and the
-   instances made so far are destroyed again). Cost: one allocation for a
-   scratch table, at most one growth of the arrays and one of the map, no
-   per-instance hashing with the dense lookup (the hash lookup probes once
-   per instance); about 10 ns a node.
+   dead ids of the batch's indices are destroyed first, as in create (only
+   once the whole batch has passed every check). Any failure (out of memory
+   included) leaves the manager as it was: a problem found while storing
+   destroys the instances stored so far, last first, which restores the
+   links and the map exactly. Cost: one allocation for a scratch table, at
+   most one growth of the arrays and one of the map, two passes over the
+   batch, no per-instance hashing with the dense lookup (the hash lookup
+   probes twice per instance); about 10 ns a node.
 
 CONFIGURATION (define before including; the same value in every file)
    ECS_TRANSFORM_SSE   default 1 when the compiler targets SSE (x86-64 always),
@@ -1754,86 +1754,117 @@ void ecs_transform_commit(ecs_transform_manager *tm)
 
 /* ---- spawning --------------------------------------------------------------------- */
 
-/* Spawn in four steps. 1: room for everything (arrays, map; dense: up to
-   the batch's highest entity index), so nothing later allocates. 2: every
-   check, changing nothing (dense: the map's slots are marked while checking,
-   to catch two batch entities of one index). 3 (dense): transforms of dead
-   ids whose indices the batch reuses go, as in create. 4: store, enter the
-   map, link and, while parents come first, compute the world. Step 4 fails
-   only for a hash-lookup batch that names one entity twice; it then destroys
-   its instances, last first, which moves nothing and restores the links and
-   the map. */
+/* Spawn. The usual path is two passes over the batch: positions (at[k], the
+   batch position of resource entity k; catches bad and repeated indices),
+   then append, which checks each instance as it stores it and, on a
+   failure, destroys what it appended (last first: that moves nothing and
+   restores the links and the map exactly). Append stops short at a dense
+   slot held by another id (a dead entity whose index the batch reuses): that
+   transform must go, which cannot be undone, so then the whole batch is
+   checked first without changing anything (the map's slots are marked to
+   catch two entities of one index), the transforms in the way are
+   destroyed, and append runs again (it cannot fail then). Allocation comes
+   before any change: the scratch, the arrays and the hash map up front; the
+   dense map grows inside a pass before that pass changes anything. */
 
 #define ECS__TF_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
 
-static ecs_result ecs__tf_spawn_reserve(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
-                                        const uint32_t *entity_index)
+static ecs_result ecs__tf_spawn_reserve(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num)
 {
-    uint32_t j, max_index = 0;
-    if (tm->map.kind == ECS_LOOKUP_DENSE)
-        for (j = 0; j < num; ++j) {
-            uint32_t k = entity_index[j], idx = k < ctx->num_entities ? ctx->entity[k].id & ECS_INDEX_MASK : 0u;
-            if (idx > max_index) max_index = idx; /* a bad k: step 2 reports it */
-        }
     if (ecs__tf_grow(tm, tm->count + num + 1u) != ECS_OK ||
-        ecs_entity_map_reserve(&tm->map, tm->map.count + num, max_index, &tm->error) != ECS_OK)
+        (tm->map.kind == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&tm->map, tm->map.count + num, 0, &tm->error) != ECS_OK))
         return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u instances (%s)",
                              (unsigned)num, tm->error.message);
     return ECS_OK;
 }
 
-/* Step 2 for batch instance j (resource entity k = entity_index[j]); records
-   at[k] = j. Dense: marks k's entity's slot (the caller clears the marks). */
-static ecs_result ecs__tf_spawn_check_one(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t j,
-                                          uint32_t k, uint32_t *at)
+/* at[k] = position in the batch of resource entity k's instance, NIL for none. */
+static ecs_result ecs__tf_spawn_positions(const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
+                                          uint32_t *at)
 {
-    uint32_t key, pk;
-    if (k >= ctx->num_entities)
-        return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: entity_index[%u] = %u out of range (%u entities)",
-                             (unsigned)j, (unsigned)k, (unsigned)ctx->num_entities);
-    if (at[k] != ECS__TF_NIL)
-        return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS, "transform spawn: resource entity %u has two transforms", (unsigned)k);
-    at[k] = j;
-    key = ecs_entity_key(ctx->entity[k]);
-    pk = ctx->parent_index[k];
-    if ((key & ECS_INDEX_MASK) == 0 || (pk != ECS_SPAWN_ROOT && pk >= ctx->num_entities))
-        return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
-                             (unsigned)k);
-    if (tm->map.kind == ECS_LOOKUP_DENSE) {
-        ecs_entity_map_slot *s = &tm->map.slots[key & ECS_INDEX_MASK]; /* reserved in step 1 */
-        if (s->id & ECS__TF_MARK)
-            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
-                                 "transform spawn: the entity of resource entity %u is listed twice (or shares its index)", (unsigned)k);
-        if (s->id == key)
-            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
-                                 "transform spawn: the entity of resource entity %u already has a transform", (unsigned)k);
-        s->id |= ECS__TF_MARK;
-    } else if (ecs__tf_find(tm, key) != ECS__TF_NIL) {
-        return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
-                             "transform spawn: the entity of resource entity %u already has a transform", (unsigned)k);
+    uint32_t j;
+    memset(at, 0xFF, (size_t)ctx->num_entities * sizeof *at);
+    for (j = 0; j < num; ++j) {
+        uint32_t k = entity_index[j];
+        if (k >= ctx->num_entities)
+            return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "transform spawn: entity_index[%u] = %u out of range (%u entities)", (unsigned)j,
+                                 (unsigned)k, (unsigned)ctx->num_entities);
+        if (at[k] != ECS__TF_NIL)
+            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS, "transform spawn: resource entity %u has two transforms",
+                                 (unsigned)k);
+        at[k] = j;
     }
     return ECS_OK;
 }
 
-/* Step 2: ECS_OK with at[k] = batch position of resource entity k (NIL for
-   none), or the error with nothing changed. */
+/* The checks of resource entity k's instance that need no map: ECS_OK or
+   ECS_ERROR_INVALID_ARGUMENT. */
+ECS__TF_INLINE ecs_result ecs__tf_spawn_check_entity(const ecs_spawn_context *ctx, uint32_t k, uint32_t key)
+{
+    uint32_t pk = ctx->parent_index[k];
+    if ((key & ECS_INDEX_MASK) != 0 && (pk == ECS_SPAWN_ROOT || pk < ctx->num_entities)) return ECS_OK;
+    return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
+                         (unsigned)k);
+}
+
+static ecs_result ecs__tf_spawn_exists(const ecs_spawn_context *ctx, uint32_t k)
+{
+    return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
+                         "transform spawn: the entity of resource entity %u already has a transform (or is listed twice, or shares its index)",
+                         (unsigned)k);
+}
+
+/* Dense: grows the table to cover index idx (keeping its contents): ECS_OK,
+   or ECS_ERROR_OUT_OF_MEMORY with ctx->error set. */
+ECS__TF_NOINLINE ecs_result ecs__tf_spawn_grow_map(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t idx)
+{
+    if (ecs_entity_map_reserve(&tm->map, 0, idx, &tm->error) == ECS_OK) return ECS_OK;
+    return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: %s", tm->error.message);
+}
+
+/* Dense: key's slot, the table grown to cover it first; NULL when that fails
+   (ctx->error set). */
+ECS__TF_INLINE ecs_entity_map_slot *ecs__tf_spawn_slot(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t key)
+{
+    uint32_t idx = key & ECS_INDEX_MASK;
+    if (idx > tm->map.mask && ecs__tf_spawn_grow_map(tm, ctx, idx) != ECS_OK) return NULL;
+    return &tm->map.slots[idx];
+}
+
+/* The slow path's check of the whole batch: ECS_OK with *stale = how many
+   batch slots other ids hold (dense), or the error; either way nothing
+   changed (the marks are cleared again). */
 static ecs_result ecs__tf_spawn_check(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
-                                      const uint32_t *entity_index, uint32_t *at)
+                                      const uint32_t *entity_index, uint32_t *stale)
 {
     uint32_t j, done;
     ecs_result r = ECS_OK;
-    memset(at, 0xFF, (size_t)ctx->num_entities * sizeof *at);
-    for (done = 0; done < num && r == ECS_OK; ++done) r = ecs__tf_spawn_check_one(tm, ctx, done, entity_index[done], at);
-    if (tm->map.kind == ECS_LOOKUP_DENSE) /* clear the marks: slots of valid entities among the first `done` */
-        for (j = 0; j < done; ++j) {
-            uint32_t k = entity_index[j];
-            if (k < ctx->num_entities && (ctx->entity[k].id & ECS_INDEX_MASK) != 0)
-                tm->map.slots[ctx->entity[k].id & ECS_INDEX_MASK].id &= ~ECS__TF_MARK;
+    *stale = 0;
+    for (done = 0; done < num && r == ECS_OK; ++done) {
+        uint32_t k = entity_index[done], key = ecs_entity_key(ctx->entity[k]);
+        ecs_entity_map_slot *s;
+        if ((r = ecs__tf_spawn_check_entity(ctx, k, key)) != ECS_OK) break;
+        if (tm->map.kind != ECS_LOOKUP_DENSE) {
+            if (ecs__tf_find(tm, key) != ECS__TF_NIL) r = ecs__tf_spawn_exists(ctx, k);
+        } else if (!(s = ecs__tf_spawn_slot(tm, ctx, key))) {
+            r = ECS_ERROR_OUT_OF_MEMORY;
+        } else if ((s->id & ECS__TF_MARK) || s->id == key) {
+            r = ecs__tf_spawn_exists(ctx, k);
+        } else {
+            *stale += s->id != 0;
+            s->id |= ECS__TF_MARK;
+        }
+    }
+    if (tm->map.kind == ECS_LOOKUP_DENSE)
+        for (j = 0; j < done; ++j) { /* marked: slots of the batch's entities, none past the table */
+            uint32_t idx = ctx->entity[entity_index[j]].id & ECS_INDEX_MASK;
+            if (idx <= tm->map.mask) tm->map.slots[idx].id &= ~ECS__TF_MARK;
         }
     return r;
 }
 
-/* Step 3 (dense): destroys the transforms whose slots the batch's entities take. */
+/* Dense: destroys the transforms whose slots the batch's entities take. */
 static void ecs__tf_spawn_drop_stale(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
                                      const uint32_t *entity_index)
 {
@@ -1843,25 +1874,49 @@ static void ecs__tf_spawn_drop_stale(ecs_transform_manager *tm, const ecs_spawn_
             (void)ecs__tf_drop_stale(tm, stale, ECS__TF_NIL);
 }
 
-/* Step 4: appends the batch; at[k] + n0 is resource entity k's instance.
-   Returns ECS_OK (*ordered: every parent came before its child), or
-   ECS_ERROR_ALREADY_EXISTS with the batch's instances destroyed again. */
+/* Enters key -> i in the map: ECS_OK, ECS_ERROR_ALREADY_EXISTS, out of
+   memory (dense growth), or ECS_OK with *stale set and nothing done (a
+   dense slot held by another id). */
+ECS__TF_INLINE ecs_result ecs__tf_spawn_enter(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t k, uint32_t key,
+                                      uint32_t i, int *stale)
+{
+    ecs_entity_map_slot *s;
+    if (tm->map.kind != ECS_LOOKUP_DENSE) {
+        if (ecs__tf_find(tm, key) != ECS__TF_NIL) return ecs__tf_spawn_exists(ctx, k);
+        ecs_entity_map_set(&tm->map, key, i); /* room reserved up front */
+        return ECS_OK;
+    }
+    if (!(s = ecs__tf_spawn_slot(tm, ctx, key))) return ECS_ERROR_OUT_OF_MEMORY;
+    if (s->id == key) return ecs__tf_spawn_exists(ctx, k);
+    if (s->id != 0) {
+        *stale = 1;
+        return ECS_OK;
+    }
+    s->id = key; /* ecs_entity_map_set's dense insert into an empty slot, without the call */
+    s->first = i;
+    ++tm->map.count;
+    return ECS_OK;
+}
+
+/* Appends the batch as instances count.. (resource entity k's is count +
+   at[k]), checking each: ECS_OK (*ordered cleared when a parent came after
+   its child), or, with everything appended destroyed again, an error or
+   ECS_OK with *stale set (see above). */
 static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
                                        const uint32_t *entity_index, const unsigned char *src, const uint32_t *at,
-                                       int *ordered)
+                                       int *ordered, int *stale)
 {
     const uint32_t n0 = tm->count;
     uint32_t j;
+    int in_order = 1, in_the_way = 0;
+    ecs_result r = ECS_OK;
     memset(tm->first_child + n0, 0xFF, (size_t)num * sizeof *tm->first_child);
     memset(tm->age + n0, 0, num);
     for (j = 0; j < num; ++j) {
         uint32_t i = n0 + j, k = entity_index[j], key = ecs_entity_key(ctx->entity[k]), pk = ctx->parent_index[k], p;
-        if (tm->map.kind == ECS_LOOKUP_HASH && ecs__tf_find(tm, key) != ECS__TF_NIL) { /* an entity listed twice */
-            while (tm->count > n0) ecs_transform_destroy(tm, ecs_instance_make(tm->count - 1u));
-            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
-                                 "transform spawn: the entity of resource entity %u is listed twice", (unsigned)k);
-        }
-        ecs_entity_map_set(&tm->map, key, i);
+        if ((r = ecs__tf_spawn_check_entity(ctx, k, key)) != ECS_OK ||
+            (r = ecs__tf_spawn_enter(tm, ctx, k, key, i, &in_the_way)) != ECS_OK || in_the_way)
+            break;
         tm->entity[i].id = key;
         tm->count = i + 1u; /* so that an undo sees this instance */
         memcpy(&tm->local[i], src + (size_t)j * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, sizeof(ecs_mat4));
@@ -1872,10 +1927,31 @@ static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spaw
         } else {
             ecs__tf_attach(tm, i, p);
             if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
-            else *ordered = 0;
+            else in_order = 0;
         }
     }
-    return ECS_OK;
+    if (r != ECS_OK || in_the_way)
+        while (tm->count > n0) ecs_transform_destroy(tm, ecs_instance_make(tm->count - 1u));
+    *ordered = in_order;
+    *stale = in_the_way;
+    return r;
+}
+
+/* The two passes, and the slow path when a dense slot is in the way. */
+static ecs_result ecs__tf_spawn_all(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                    const uint32_t *entity_index, const unsigned char *src, uint32_t *at, int *ordered)
+{
+    uint32_t in_the_way;
+    int stale = 0;
+    ecs_result r = ecs__tf_spawn_reserve(tm, ctx, num);
+    if (r == ECS_OK) r = ecs__tf_spawn_positions(ctx, num, entity_index, at);
+    if (r == ECS_OK) r = ecs__tf_spawn_append(tm, ctx, num, entity_index, src, at, ordered, &stale);
+    if (r != ECS_OK || !stale) return r;
+    if ((r = ecs__tf_spawn_check(tm, ctx, num, entity_index, &in_the_way)) != ECS_OK) return r;
+    ecs__tf_spawn_drop_stale(tm, ctx, num, entity_index);
+    r = ecs__tf_spawn_append(tm, ctx, num, entity_index, src, at, ordered, &stale);
+    ECS__TF_ASSERT(r == ECS_OK && !stale && in_the_way > 0);
+    return r;
 }
 
 ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
@@ -1898,14 +1974,11 @@ ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_
     at = (uint32_t *)ECS__REALLOC(NULL, (size_t)(ctx->num_entities ? ctx->num_entities : 1u) * sizeof *at);
     if (!at) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u entities",
                                   (unsigned)ctx->num_entities);
-    r = ecs__tf_spawn_reserve(tm, ctx, num, entity_index);
-    if (r == ECS_OK) r = ecs__tf_spawn_check(tm, ctx, num, entity_index, at);
-    if (r == ECS_OK && tm->map.kind == ECS_LOOKUP_DENSE) ecs__tf_spawn_drop_stale(tm, ctx, num, entity_index);
-    n0 = tm->count;
-    if (r == ECS_OK) r = ecs__tf_spawn_append(tm, ctx, num, entity_index, (const unsigned char *)data, at, &ordered);
+    r = ecs__tf_spawn_all(tm, ctx, num, entity_index, (const unsigned char *)data, at, &ordered);
     ECS__FREE(at);
     if (tm->mode == ECS_TRANSFORM_IMMEDIATE) tm->first_dirty = tm->count;
     if (r != ECS_OK || ordered) return r;
+    n0 = tm->count - num;
     for (j = 0; j < num; ++j) { /* instances listed children first: walk from each batch root */
         uint32_t p = tm->parent[n0 + j];
         if (p == ECS__TF_NIL || p < n0) ecs__tf_update_subtree(tm, n0 + j);
