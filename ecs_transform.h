@@ -204,9 +204,11 @@ ERRORS
    ECS_ERROR_CYCLE; a second transform for one entity
    ECS_ERROR_ALREADY_EXISTS; a failed allocation ECS_ERROR_OUT_OF_MEMORY. In
    every case nothing changed. Getters return NULL / nil / the nil entity for
-   a bad instance. Every call that allocates makes all its room (arrays,
-   map, scratch) before it changes anything, so a failing allocator never
-   corrupts a manager.
+   a bad instance. Every call that allocates makes its room (arrays, map,
+   scratch) before it changes anything, or (spawn) undoes exactly what it
+   stored when a later step fails, so a failing allocator never corrupts a
+   manager (tests/test_transform_oom.c fails every allocation in turn, once
+   and from then on, with both lookup kinds and both modes).
 
 MEMORY AND POINTER STABILITY
    One allocation holds the arrays (149 bytes per instance: local, world,
@@ -945,12 +947,18 @@ static void ecs__tf_swap(ecs_transform_manager *tm, uint32_t a, uint32_t b)
     ecs__tf_move(tm, s, b);
 }
 
-/* Points every map entry at its instance's new place newpos[instance]: one
-   pass over the map's slots (an empty slot has id 0). */
+/* Points every map entry at its instance's new place newpos[instance], the
+   arrays already in the new order. Dense: each instance's own slot (at its
+   entity's index), O(count) however sparse the indices. Hash: one pass over
+   the slots (an empty one has id 0), O(table) = O(count). */
 static void ecs__tf_map_remap(ecs_transform_manager *tm, const uint32_t *newpos)
 {
     ecs_entity_map_slot *s = tm->map.slots;
-    uint32_t k, slots = tm->map.allocated ? tm->map.mask + 1u : 0u;
+    uint32_t k, n = tm->count, slots = tm->map.allocated ? tm->map.mask + 1u : 0u;
+    if (tm->map.kind == ECS_LOOKUP_DENSE) {
+        for (k = 0; k < n; ++k) s[tm->entity[k].id & ECS_INDEX_MASK].first = k;
+        return;
+    }
     for (k = 0; k < slots; ++k)
         if (s[k].id) s[k].first = newpos[s[k].first];
 }
@@ -1645,8 +1653,8 @@ ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
     }
     ecs__tf_reorder_walk(tm, &a, order, order + n);
     ecs__tf_reorder_gather(tm, &a, order);
-    ecs__tf_map_remap(tm, order + n);
     ecs__tf_adopt(tm, &a, n + 1u);
+    ecs__tf_map_remap(tm, order + n);
     ECS__FREE(order);
     if (tm->mode == ECS_TRANSFORM_DEFERRED) {
         (void)ecs_transform_world_pass(tm);
