@@ -1387,7 +1387,8 @@ static void ecs__tf_prefetch_key(const ecs_transform_manager *tm, uint32_t key)
 uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
     uint32_t n = ecs_entity_log_pending(em, &tm->log), from = tm->log.next, k = 0, destroyed = 0;
-    if (n != ECS_ENTITY_LOG_LOST && tm->count) {
+    if (tm->count == 0) n = 0; /* nothing to collect, whatever the log says */
+    if (n != ECS_ENTITY_LOG_LOST) {
         uint32_t ahead = n < ECS__TF_PREFETCH_DISTANCE ? n : ECS__TF_PREFETCH_DISTANCE;
         for (k = 0; k < ahead; ++k) ecs__tf_prefetch_key(tm, ecs_entity_log_at(em, from + k).id);
         for (k = 0; k < n; ++k) {

@@ -1155,15 +1155,24 @@ static void test_collect(ecs_lookup_kind lookup, ecs_transform_mode mode)
     collect_expect(&a, &em, es, wa, all);
     collect_expect(&b, &em, es, wb, even);
     /* another entity manager: a sweep against it (where none of these is
-       alive), then back to em: a sweep again, nothing left to find */
+       alive); back to em with nothing left: no sweep, the cursor is em's */
     k = b.count;
     CHECK(ecs_transform_collect(&b, &other) == k && b.count == 0 && ecs__tf_count_sweeps == sweeps + 3);
-    CHECK(ecs_transform_collect(&b, &em) == 0 && ecs__tf_count_sweeps == sweeps + 4);
+    CHECK(ecs_entity_log_pending(&em, &b.log) == ECS_ENTITY_LOG_LOST);
+    CHECK(ecs_transform_collect(&b, &em) == 0 && ecs__tf_count_sweeps == sweeps + 3);
+    CHECK(ecs_entity_log_pending(&em, &b.log) == 0);
+    /* a against other: every transform goes in one sweep */
+    k = a.count;
+    CHECK(ecs_transform_collect(&a, &other) == k && a.count == 0 && ecs__tf_count_sweeps == sweeps + 4);
     /* a transform made for an entity already dead is left to gc */
-    for (k = 0; ecs_entity_alive(&em, es[k]); ++k) {
+    CHECK(ecs_transform_collect(&a, &em) == 0 && ecs_entity_log_pending(&em, &a.log) == 0);
+    for (k = 0; ecs_entity_alive(&em, es[k]); ++k) { /* a dead one */
     }
     CHECK(!ecs_instance_is_nil(ecs_transform_create(&a, es[k], NULL, ecs_instance_nil())));
-    CHECK(ecs_transform_collect(&a, &em) == 0 && ecs_transform_gc_all(&a, &em) == 1);
+    for (k = 0; !ecs_entity_alive(&em, es[k]); ++k) { /* a live one */
+    }
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&a, es[k], NULL, ecs_instance_nil())));
+    CHECK(ecs_transform_collect(&a, &em) == 0 && ecs_transform_gc_all(&a, &em) == 1 && a.count == 1);
     ecs_transform_manager_free(&a);
     ecs_transform_manager_free(&b);
     ecs_entity_manager_free(&em);
