@@ -879,6 +879,34 @@ static uint32_t ecs__tf_stale_owner(const ecs_transform_manager *tm, uint32_t ke
     return id != key ? id : 0;
 }
 
+/* Enters key -> i. key is not in the map; dense: its slot is present and
+   empty; hash: room is reserved. The dense case is ecs_entity_map_set's
+   insert into an empty slot, inline (create and spawn call it per node). */
+ECS__TF_INLINE void ecs__tf_map_enter(ecs_transform_manager *tm, uint32_t key, uint32_t i)
+{
+    if (tm->map.kind == ECS_LOOKUP_DENSE) {
+        ecs_entity_map_slot *s = &tm->map.slots[key & ECS_INDEX_MASK];
+        ECS__TF_ASSERT((key & ECS_INDEX_MASK) <= tm->map.mask && s->id == 0);
+        s->id = key;
+        s->first = i;
+        ++tm->map.count;
+    } else {
+        ecs_entity_map_set(&tm->map, key, i);
+    }
+}
+
+/* Points key, which is in the map, at instance i (a move). Dense: the slot
+   at key's index is key's, so only its instance changes. */
+ECS__TF_INLINE void ecs__tf_map_point(ecs_transform_manager *tm, uint32_t key, uint32_t i)
+{
+    if (tm->map.kind == ECS_LOOKUP_DENSE) {
+        ECS__TF_ASSERT(tm->map.slots[key & ECS_INDEX_MASK].id == key);
+        tm->map.slots[key & ECS_INDEX_MASK].first = i;
+    } else {
+        ecs_entity_map_set(&tm->map, key, i);
+    }
+}
+
 /* ---- links and moves ------------------------------------------------------------ */
 
 /* c (detached) becomes p's first child. */
@@ -923,7 +951,7 @@ static void ecs__tf_move_links(ecs_transform_manager *tm, uint32_t from, uint32_
     else if (p != ECS__TF_NIL) tm->first_child[p] = to;
     if (nx != ECS__TF_NIL) tm->prev_sibling[nx] = to;
     for (; c != ECS__TF_NIL; c = tm->next_sibling[c]) tm->parent[c] = to;
-    ecs_entity_map_set(&tm->map, tm->entity[to].id, to);
+    ecs__tf_map_point(tm, tm->entity[to].id, to);
 }
 
 /* Moves instance `from` with its world matrix to slot `to` (see above). */
@@ -1284,7 +1312,7 @@ ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const
     tm->local[i] = local ? *local : ecs_mat4_identity();
     tm->first_child[i] = ECS__TF_NIL;
     tm->age[i] = 0;
-    ecs_entity_map_set(&tm->map, key, i);
+    ecs__tf_map_enter(tm, key, i);
     if (p == ECS__TF_NIL) {
         tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
         tm->world[i] = tm->local[i];
@@ -1892,7 +1920,7 @@ ECS__TF_INLINE ecs_result ecs__tf_spawn_enter(ecs_transform_manager *tm, const e
     ecs_entity_map_slot *s;
     if (tm->map.kind != ECS_LOOKUP_DENSE) {
         if (ecs__tf_find(tm, key) != ECS__TF_NIL) return ecs__tf_spawn_exists(ctx, k);
-        ecs_entity_map_set(&tm->map, key, i); /* room reserved up front */
+        ecs__tf_map_enter(tm, key, i); /* room reserved up front */
         return ECS_OK;
     }
     if (!(s = ecs__tf_spawn_slot(tm, ctx, key))) return ECS_ERROR_OUT_OF_MEMORY;
@@ -1901,9 +1929,7 @@ ECS__TF_INLINE ecs_result ecs__tf_spawn_enter(ecs_transform_manager *tm, const e
         *stale = 1;
         return ECS_OK;
     }
-    s->id = key; /* ecs_entity_map_set's dense insert into an empty slot, without the call */
-    s->first = i;
-    ++tm->map.count;
+    ecs__tf_map_enter(tm, key, i);
     return ECS_OK;
 }
 
