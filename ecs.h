@@ -640,7 +640,8 @@ typedef struct ecs_entity_map {
     ecs_entity_map_slot *slots; /* never NULL once initialised: a shared empty table before the first key */
     uint32_t mask;        /* slots - 1 (slots are a power of two) */
     uint32_t count;       /* keys stored */
-    uint32_t shift;       /* hash: 32 - log2(slots) */
+    uint32_t mult;        /* home slot = ((key * mult) >> shift) & mask: dense 1 and 0 */
+    uint32_t shift;       /* (hash: the Fibonacci constant and 32 - log2(slots)) */
     uint32_t allocated;   /* 1 once slots is ours (0: the shared empty table) */
     ecs_lookup_kind kind; /* ECS_LOOKUP_DENSE or ECS_LOOKUP_HASH */
 } ecs_entity_map;
@@ -679,10 +680,22 @@ static inline uint32_t ecs_entity_map_find_hash(const ecs_entity_map *map, uint3
         if (s.id == 0) return ECS_INSTANCE_NIL;
     }
 }
-/** key's first instance, or ECS_INSTANCE_NIL (also for 0, stale and unknown keys). */
+/** key's first instance, or ECS_INSTANCE_NIL (also for 0, stale and unknown
+    keys). One code path for both kinds up to the first slot (a dense map is a
+    hash map whose home is the index and which never probes further), so a
+    loop of lookups carries no kind test before its cache miss. */
 static inline uint32_t ecs_entity_map_find(const ecs_entity_map *map, uint32_t key)
 {
-    return map->kind == ECS_LOOKUP_DENSE ? ecs_entity_map_find_dense(map, key) : ecs_entity_map_find_hash(map, key);
+    uint32_t h = ((key * map->mult) >> map->shift) & map->mask;
+    ecs_entity_map_slot s = map->slots[h];
+    if (s.id == key) return s.first;
+    if (s.id == 0 || map->kind == ECS_LOOKUP_DENSE) return ECS_INSTANCE_NIL;
+    for (;;) {
+        h = (h + 1u) & map->mask;
+        s = map->slots[h];
+        if (s.id == key) return s.first;
+        if (s.id == 0) return ECS_INSTANCE_NIL;
+    }
 }
 
 /* ---- the manager ------------------------------------------------------------ */
@@ -860,14 +873,13 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
 static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)
 {
     uint32_t key = ecs_entity_key(e);
-    if (m->lookup == ECS_LOOKUP_DENSE) return ecs_instance_make(ecs_entity_map_find_dense(&m->map, key));
     if (m->lookup == ECS_LOOKUP_DIRECT) {
         /* a masked index past the slots lands on one whose id cannot match;
            key != 0: the nil entity never matches an empty slot */
         uint32_t idx = key & m->slot_mask;
         return ecs_instance_make(m->entity[idx].id == key && key != 0 ? idx : ECS_INSTANCE_NIL);
     }
-    return ecs_instance_make(ecs_entity_map_find_hash(&m->map, key));
+    return ecs_instance_make(ecs_entity_map_find(&m->map, key));
 }
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
 {
@@ -1597,7 +1609,8 @@ ECS_DEF void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
     /* dense: mask 0 (only slot 0, which no create writes); hash: two empty
        slots, every key's home (shift 31) */
     map->mask = map->kind == ECS_LOOKUP_DENSE ? 0u : 1u;
-    map->shift = 31u;
+    map->mult = map->kind == ECS_LOOKUP_DENSE ? 1u : 0x9E3779B1u;
+    map->shift = map->kind == ECS_LOOKUP_DENSE ? 0u : 31u;
 }
 
 ECS_DEF void ecs_entity_map_free(ecs_entity_map *map)
@@ -1641,6 +1654,7 @@ static ecs_result ecs__map_rehash(ecs_entity_map *map, uint32_t cap, ecs_error *
     }
     map->slots = s;
     map->mask = cap - 1u;
+    map->mult = 0x9E3779B1u; /* (set here too: a zero-initialised map may arrive) */
     map->shift = 32u - ecs__log2(cap);
     map->count = 0;
     for (k = 0; k < old_slots; ++k)
@@ -1668,6 +1682,8 @@ static ecs_result ecs__map_dense_reserve(ecs_entity_map *map, uint32_t max_index
     s[0].first = ECS__NIL;
     map->slots = s;
     map->mask = cap - 1u;
+    map->mult = 1u;
+    map->shift = 0u;
     map->allocated = 1u;
     return ECS_OK;
 }

@@ -14,9 +14,9 @@
    (keep the two side by side); one file must also define ECS_IMPLEMENTATION.
 
 TABLE OF CONTENTS
-   QUICK START, CONVENTION, API, MODES (when world matrices are current),
-   SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY, THREADING,
-   DOES NOT, LICENSE (end of file)
+   QUICK START, CONVENTION, API, LOOKUP, COLLECTION, MODES (when world
+   matrices are current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND
+   POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/test_transform_readme.c)
 
@@ -66,13 +66,16 @@ CONVENTION
    T(1,2,0). ecs_mat4_compose(t, r, s) = S * R * T: scale, rotate, translate.
 
 API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
-   ecs_transform_manager_init / _free / _reserve / _count / _memory
+   ecs_transform_manager_init(tm, kind, mode)  kind: ECS_LOOKUP_DENSE or
+       ECS_LOOKUP_HASH (LOOKUP); mode: ECS_TRANSFORM_IMMEDIATE or _DEFERRED
+   ecs_transform_manager_free / _reserve / _count / _memory
    ecs_transform_create(tm, e, local or NULL, parent or nil)  one per entity
    ecs_transform_lookup(tm, e), ecs_transform_entity(tm, i)
-   ecs_transform_destroy(tm, i), _destroy_entity(tm, e), _gc(tm, em),
-   ecs_transform_on_entity_destroy (an ecs_entity_destroy_fn, user = tm)
+   ecs_transform_destroy(tm, i), _destroy_entity(tm, e)
        destroy is a swap-erase that keeps every link intact; the destroyed
        node's children become roots and keep their world matrix.
+   ecs_transform_collect / _gc / _gc_all(tm, em), ecs_transform_on_entity_destroy
+       the transforms of dead entities (COLLECTION)
    ecs_transform_link(tm, child, parent)   keeps the child's local; refuses
        to link a node under itself or a descendant (ECS_ERROR_CYCLE)
    ecs_transform_unlink(tm, child)         the child becomes a root and keeps
@@ -88,6 +91,44 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
    _inverse_affine / _transform_point, ecs_quat_axis_angle
+
+LOOKUP (entity -> instance: ecs.h's ecs_entity_map, as its managers use it)
+   ECS_LOOKUP_DENSE  a slot per entity index (8 bytes: owner id, instance):
+       a lookup reads one slot. For worlds that most entities are in. One
+       slot per index, so when an entity gets a transform here while a dead
+       id of its index still has one (not collected yet), that one is
+       destroyed first, as gc would destroy it: its children become roots
+       and keep their world, and instances move (swap-erase).
+   ECS_LOOKUP_HASH   an open-addressing table of (id, instance) slots, 8 bytes
+       each, at most 3/4 full: for worlds that few entities are in.
+   ECS_LOOKUP_DIRECT is refused by init (ECS_ERROR_INVALID_ARGUMENT): it
+       makes the instance the entity index, and destroy, reorder and commit
+       move instances.
+   In both kinds a lookup of a nil, stale, forged or unknown id is nil.
+
+COLLECTION (a dead entity's transform is the manager's to drop)
+   Until it is dropped, ecs_transform_lookup still finds it: check
+   ecs_entity_alive first where that matters. Every way below destroys as
+   ecs_transform_destroy does (children become roots keeping their world;
+   instances move). Pick one per manager:
+   ecs_transform_collect(tm, em)  once a frame (or wherever the dead must be
+       gone): exactly the transforms of the entities em destroyed since the
+       last call, read from em's destroy log at tm's own cursor. O(deaths),
+       nothing per destroy, any number of managers and worlds per entity
+       manager. The choice when many die per frame. It sweeps once instead
+       when the log cannot answer: the first call, more deaths since the
+       last call than the log holds (at least 1024; it grows with em's free
+       queue), an index retired by out of memory.
+   ecs_transform_gc(tm, em)  the seed's lazy gc: random instances until 4
+       alive in a row. Nearly free when nothing died; clears a trickle of
+       deaths over a few frames, so a dead transform may linger a while.
+   ecs_entity_on_destroy(em, ecs_transform_on_entity_destroy, tm)  the
+       transform goes inside ecs_entity_destroy, so none is ever seen dead;
+       but every destroy pays a callback and a lookup per registered
+       manager, also for entities without a transform there, and
+       ecs_entity_destroy leaves its inline fast path while any callback is
+       registered. For few managers and rare destroys.
+   ecs_transform_gc_all(tm, em)  one sweep, O(count): level unloads, tools.
 
 MODES (chosen at init, per manager)
    ECS_TRANSFORM_IMMEDIATE: every call that changes a local matrix or a link
@@ -133,12 +174,17 @@ SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    this manager, and is a root otherwise (a parent without a transform cuts
    the chain). World matrices of the whole batch are computed in one pass in
    parent-first order (instances listed children first work too, by a walk
-   from each batch root). One transform per entity: an entity listed twice,
-   or one that already has a transform here, fails the spawn. Any failure
-   (out of memory included) leaves the manager as it was: a spawn that fails
-   part-way destroys the instances it made. Cost: one allocation for a
-   scratch table, at most one growth, no per-instance hashing with the dense
-   lookup (the hash lookup probes once per instance); about 10 ns a node.
+   from each batch root). One transform per entity: an entity listed twice
+   (dense lookup: two entities of one index), or one that already has a
+   transform here, fails the spawn. Dense lookup: transforms still held by
+   dead ids of the batch's indices are destroyed first, as in create (only
+   once the whole batch has passed every check). Any failure (out of memory
+   included) leaves the manager as it was: a problem found while storing
+   destroys the instances stored so far, last first, which restores the
+   links and the map exactly. Cost: one allocation for a scratch table, at
+   most one growth of the arrays and one of the map, two passes over the
+   batch, no per-instance hashing with the dense lookup (the hash lookup
+   probes twice per instance); about 10 ns a node.
 
 CONFIGURATION (define before including; the same value in every file)
    ECS_TRANSFORM_SSE   default 1 when the compiler targets SSE (x86-64 always),
@@ -147,8 +193,9 @@ CONFIGURATION (define before including; the same value in every file)
                        element with the same operations in the same order.
    ECS_REALLOC, ECS_FREE, ECS_ASSERT as in ecs.h (implementation file only).
    ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts world
-                       computations (subtree updates, commit), swaps and node
-                       moves (a swap is 3) in static counters.
+                       computations (subtree updates, commit), swaps, node
+                       moves (a swap is 3) and full sweeps (gc_all, collect's
+                       fallback) in static counters.
 
 ERRORS
    Calls that can fail return an ecs_result (or a nil instance) and leave a
@@ -157,22 +204,29 @@ ERRORS
    ECS_ERROR_CYCLE; a second transform for one entity
    ECS_ERROR_ALREADY_EXISTS; a failed allocation ECS_ERROR_OUT_OF_MEMORY. In
    every case nothing changed. Getters return NULL / nil / the nil entity for
-   a bad instance. The lookup tables are ours (no stb_ds), so a failing
-   allocator never corrupts a manager.
+   a bad instance. Every call that allocates makes its room (arrays, map,
+   scratch) before it changes anything, or (spawn) undoes exactly what it
+   stored when a later step fails, so a failing allocator never corrupts a
+   manager (tests/test_transform_oom.c fails every allocation in turn, once
+   and from then on, with both lookup kinds and both modes).
 
 MEMORY AND POINTER STABILITY
    One allocation holds the arrays (149 bytes per instance: local, world,
    entity, parent, first_child, next_sibling, prev_sibling, age; each array
    64-byte aligned), with one spare slot that swaps go through; it doubles
-   when full (ecs_transform_reserve sizes it exactly). Plus the lookup (dense:
-   4 bytes per entity index; hash: 8 bytes a slot, at most 3/4 full), 4 bytes
-   per pending change (deferred), and 4 bytes per instance once
-   set_local_many was used (immediate mode). About 160 bytes a node in all
-   for 1,000,000 nodes with the dense lookup.
+   when full, and ecs_transform_reserve and ecs_transform_reorder size it
+   to fit. Plus the map (dense: 8 bytes per entity index up to the highest
+   one seen, in a power-of-two table; hash: 8 bytes a slot, at most 3/4
+   full), 4 bytes per pending change (deferred), and 4 bytes per instance
+   once set_local_many was used (immediate mode). For 1,000,000 nodes with
+   the dense lookup: about 157 bytes a node after reorder, up to 165 while
+   the arrays have room to grow into.
    Pointers from ecs_transform_local/_world and the tm->local, tm->world, ...
    arrays change when the manager grows (create, spawn, reserve) and on
-   reorder. Instance indices change on destroy, gc, reorder, and (deferred
-   mode) commit: keep entities, and look them up again after those calls.
+   reorder. Instance indices change on destroy, collect, gc, gc_all,
+   reorder, (deferred mode) commit, and (dense lookup) a create or spawn
+   that drops a dead id's transform (LOOKUP): keep entities, and look them
+   up again after those calls.
 
 THREADING
    No locks. Distinct managers may be used from distinct threads. Getters and
@@ -215,11 +269,6 @@ typedef enum ecs_transform_mode {
     ECS_TRANSFORM_DEFERRED = 1   /* changes are recorded; ecs_transform_commit computes */
 } ecs_transform_mode;
 
-typedef struct ecs_transform__slot {
-    uint32_t key;   /* entity id (generation included); 0 = empty */
-    uint32_t value; /* instance */
-} ecs_transform__slot;
-
 /** A world's transforms. Zero-initialised is a valid empty manager (immediate
     mode, hash lookup). The arrays are public for tight loops: for
     i < count, local[i], world[i], entity[i], and the links parent[i],
@@ -242,14 +291,12 @@ typedef struct ecs_transform_manager {
     uint32_t idle_frames;    /* deferred: commits without change before leaving the range (0 = 5) */
     uint32_t *pending;       /* deferred: entity ids of nodes changed since the last commit */
     uint32_t num_pending, pending_capacity;
-    ecs_lookup_kind lookup;
-    uint32_t *dense;         /* dense lookup: entity index -> instance */
-    uint32_t dense_capacity;
-    ecs_transform__slot *hash; /* hash lookup: open addressing, linear probing */
-    uint32_t hash_capacity, hash_count, hash_shift;
+    ecs_entity_map map;      /* entity -> instance: ecs.h's map, map.kind is the
+                                lookup kind; a slot's `first` is the instance */
     uint32_t *mark;          /* set_local_many's scratch (immediate mode) */
     uint32_t mark_capacity, mark_stamp;
     uint32_t rng;            /* gc's random state */
+    ecs_entity_log_cursor log; /* ecs_transform_collect's place in the destroy log */
     ecs_error error;         /* the last failure */
 } ecs_transform_manager;
 
@@ -287,8 +334,10 @@ ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians);
 
 /* ---- the manager ----------------------------------------------------------- */
 
-/** Initialises tm as an empty manager with the given lookup kind and mode.
-    Returns ECS_OK, or ECS_ERROR_INVALID_ARGUMENT for an unknown kind or mode
+/** Initialises tm as an empty manager with the given lookup kind
+    (ECS_LOOKUP_DENSE or ECS_LOOKUP_HASH) and mode. Returns ECS_OK, or
+    ECS_ERROR_INVALID_ARGUMENT for ECS_LOOKUP_DIRECT (instances move, so the
+    instance cannot be the entity index), an unknown kind or an unknown mode
     (tm is then a valid empty immediate/hash manager). Allocates nothing. */
 ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode);
 /** Frees all memory; tm is then a valid empty manager of the same lookup kind,
@@ -308,8 +357,12 @@ size_t ecs_transform_memory(const ecs_transform_manager *tm);
     from the parent's stored world, and again at the next commit). Returns
     the instance, or nil with tm->error set: ECS_ERROR_INVALID_ARGUMENT (nil
     entity, parent out of range), ECS_ERROR_ALREADY_EXISTS (e has one here),
-    ECS_ERROR_OUT_OF_MEMORY. Field pointers may change (growth). The manager
-    does not check that e is alive: gc does. */
+    ECS_ERROR_OUT_OF_MEMORY; nothing changed then. Field pointers may change
+    (growth). Dense lookup: a transform still held by a dead id of e's index
+    is destroyed first (see LOOKUP; instances move, `parent` is followed),
+    and when that transform is `parent` itself the call is refused
+    (ECS_ERROR_INVALID_ARGUMENT). The manager does not check that e is
+    alive: gc and collect do. */
 ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
                                   ecs_instance parent);
 /** e's transform in this manager, or nil (also for nil and unknown or stale
@@ -327,12 +380,29 @@ int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance i);
 int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e);
 /** An ecs_entity_destroy_fn (user = the ecs_transform_manager*): register it
     with ecs_entity_on_destroy to destroy transforms together with their
-    entities instead of collecting them with gc. */
+    entities instead of collecting them (see COLLECTION for the costs). */
 void ecs_transform_on_entity_destroy(void *user, ecs_entity e);
 /** The seed's lazy collection: looks at random instances, destroys those
     whose entity is dead in em, stops after 4 alive in a row. Cheap when
-    nothing is dead; call it once a frame. Returns how many it destroyed. */
+    nothing is dead; call it once a frame when deaths come as a trickle.
+    Returns how many it destroyed. See COLLECTION. */
 uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em);
+/** Exact collection: destroys the transforms of every entity destroyed in em
+    since tm's last collect, reading em's destroy log from tm's own cursor
+    (tm->log), so any number of managers can collect from one entity manager.
+    Children of a destroyed node become roots and keep their world, as in
+    ecs_transform_destroy. Costs O(deaths since the last call) whatever the
+    number of transforms; when the log cannot say (first call, more deaths
+    than the log holds, an index retired by out of memory, another entity
+    manager than last time) it sweeps instead (ecs_transform_gc_all). After
+    it no transform of a dead entity remains, except those created for
+    entities that were already dead then (gc finds those). Never fails,
+    allocates nothing. Returns how many it destroyed. See COLLECTION. */
+uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em);
+/** A full sweep: destroys every transform whose entity is dead in em, in one
+    pass from the end; O(count). For level unloads and tools. Returns how
+    many it destroyed. */
+uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em);
 
 /** Makes child a child of parent (unlinking it from its old parent first),
     keeping its local matrix: its subtree's worlds follow the new parent
@@ -385,9 +455,12 @@ ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_inst
     order) followed by its subtree, parents before children, siblings
     together; fixes every link and the lookup. Afterwards
     ecs_transform_world_pass is one linear sweep. Deferred mode: also computes
-    every world and empties the dirty range. O(count); needs a second copy of
-    the arrays while it runs: ECS_ERROR_OUT_OF_MEMORY leaves all unchanged.
-    Instance indices and array pointers change. */
+    every world and empties the dirty range. O(count): one walk of the trees
+    that also writes the new links, one copy of the data in the new order
+    into a fresh allocation sized to fit (count + 1: no slack is kept; the
+    next create grows it again by doubling), one pass over the map, and 8
+    bytes of scratch per instance. ECS_ERROR_OUT_OF_MEMORY leaves all
+    unchanged. Instance indices and array pointers change. */
 ecs_result ecs_transform_reorder(ecs_transform_manager *tm);
 /** Recomputes every world matrix from the local matrices. One linear sweep
     while parents come before children (as after reorder or a spawn into an
@@ -407,7 +480,8 @@ void ecs_transform_commit(ecs_transform_manager *tm);
     ecs_transform_manager*); see SPAWN DATA. Returns ECS_OK, or an error in
     ctx->error with nothing changed: ECS_ERROR_SPAWN_FAILED (size is not
     num_instances * 64), ECS_ERROR_INVALID_ARGUMENT (index out of range, nil
-    entity), ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_OUT_OF_MEMORY. */
+    entity), ECS_ERROR_ALREADY_EXISTS (also: dense lookup, two batch entities
+    of one index), ECS_ERROR_OUT_OF_MEMORY. */
 ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                                const uint32_t *entity_index, const void *data, uint32_t size);
 /** ecs_unspawn_fn: destroys the transforms of the listed entities (last
@@ -468,10 +542,18 @@ void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t nu
 #define ECS__TF_RESTRICT
 #endif
 
-/* Tests count world computations, swaps and node moves (a swap is three
-   moves) to check the O(n) promises without timing anything. */
+/* Starts loading the cache line at p (a hint; no effect on results). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__TF_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__TF_PREFETCH(p) ((void)(p))
+#endif
+#define ECS__TF_PREFETCH_DISTANCE 16u
+
+/* Tests count world computations, swaps, node moves (a swap is three moves)
+   and full sweeps to check the cost promises without timing anything. */
 #ifdef ECS_TRANSFORM_TEST_COUNTERS
-static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps, ecs__tf_count_moves;
+static unsigned long ecs__tf_count_worlds, ecs__tf_count_swaps, ecs__tf_count_moves, ecs__tf_count_sweeps;
 #define ECS__TF_COUNT(counter, n) ((counter) += (unsigned long)(n))
 #else
 #define ECS__TF_COUNT(counter, n) ((void)0)
@@ -762,135 +844,53 @@ static ecs_result ecs__tf_grow(ecs_transform_manager *tm, uint32_t need)
     return ECS_OK;
 }
 
-/* ---- lookup: dense array or our own open-addressing hash -------------------- */
+/* ---- lookup: ecs.h's entity map ------------------------------------------------
+   Every instance i is in the map as entity[i] -> i, and nothing else is:
+   create, spawn and every move keep it so. */
 
-static uint32_t ecs__tf_home(const ecs_transform_manager *tm, uint32_t key)
-{
-    return (key * 2654435769u) >> tm->hash_shift;
-}
-
-static uint32_t ecs__tf_hash_slot(const ecs_transform_manager *tm, uint32_t key)
-{
-    uint32_t mask, h;
-    if (!tm->hash_capacity) return ECS__TF_NIL;
-    mask = tm->hash_capacity - 1u;
-    for (h = ecs__tf_home(tm, key);; h = (h + 1u) & mask) {
-        uint32_t k = tm->hash[h].key;
-        if (k == key) return h;
-        if (k == 0) return ECS__TF_NIL;
-    }
-}
-
-/* The instance of the entity with masked id `key`, or NIL. */
+/* The instance of the entity stored under `key`, or NIL (also for key 0 and
+   for a zero-initialised manager, whose map has no table yet). */
 static uint32_t ecs__tf_find(const ecs_transform_manager *tm, uint32_t key)
 {
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = key & ECS_INDEX_MASK, i;
-        if (idx >= tm->dense_capacity) return ECS__TF_NIL;
-        i = tm->dense[idx];
-        return i < tm->count && tm->entity[i].id == key ? i : ECS__TF_NIL;
+    return tm->count ? ecs_entity_map_find(&tm->map, key) : ECS__TF_NIL;
+}
+
+/* Dense lookup: the other id of key's index that owns key's slot (a dead
+   entity whose index key's entity reuses, its transform not collected yet),
+   or 0. One slot per index: that transform must go before key's can enter. */
+static uint32_t ecs__tf_stale_owner(const ecs_transform_manager *tm, uint32_t key)
+{
+    uint32_t idx = key & ECS_INDEX_MASK, id;
+    if (tm->map.kind != ECS_LOOKUP_DENSE || idx > tm->map.mask || tm->count == 0) return 0;
+    id = tm->map.slots[idx].id;
+    return id != key ? id : 0;
+}
+
+/* Enters key -> i. key is not in the map; dense: its slot is present and
+   empty; hash: room is reserved. The dense case is ecs_entity_map_set's
+   insert into an empty slot, inline (create and spawn call it per node). */
+ECS__TF_INLINE void ecs__tf_map_enter(ecs_transform_manager *tm, uint32_t key, uint32_t i)
+{
+    if (tm->map.kind == ECS_LOOKUP_DENSE) {
+        ecs_entity_map_slot *s = &tm->map.slots[key & ECS_INDEX_MASK];
+        ECS__TF_ASSERT((key & ECS_INDEX_MASK) <= tm->map.mask && s->id == 0);
+        s->id = key;
+        s->first = i;
+        ++tm->map.count;
     } else {
-        uint32_t s = ecs__tf_hash_slot(tm, key);
-        return s == ECS__TF_NIL ? ECS__TF_NIL : tm->hash[s].value;
+        ecs_entity_map_set(&tm->map, key, i);
     }
 }
 
-static ecs_result ecs__tf_hash_resize(ecs_transform_manager *tm, uint32_t cap)
+/* Points key, which is in the map, at instance i (a move). Dense: the slot
+   at key's index is key's, so only its instance changes. */
+ECS__TF_INLINE void ecs__tf_map_point(ecs_transform_manager *tm, uint32_t key, uint32_t i)
 {
-    ecs_transform__slot *old = tm->hash, *slots;
-    uint32_t old_cap = tm->hash_capacity, shift = 32u, c, k;
-    slots = (ecs_transform__slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *slots);
-    if (!slots)
-        return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing the lookup to %u slots",
-                             (unsigned)cap);
-    memset(slots, 0, (size_t)cap * sizeof *slots);
-    for (c = cap; c > 1u; c >>= 1) --shift;
-    tm->hash = slots;
-    tm->hash_capacity = cap;
-    tm->hash_shift = shift;
-    for (k = 0; k < old_cap; ++k) {
-        uint32_t h;
-        if (!old[k].key) continue;
-        for (h = ecs__tf_home(tm, old[k].key); slots[h].key; h = (h + 1u) & (cap - 1u)) {
-        }
-        slots[h] = old[k];
-    }
-    ECS__FREE(old);
-    return ECS_OK;
-}
-
-/* Room for `entries` lookup entries in all, and (dense) entity index max_index. */
-static ecs_result ecs__tf_lookup_reserve(ecs_transform_manager *tm, uint32_t entries, uint32_t max_index)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t cap, *d;
-        if (max_index < tm->dense_capacity) return ECS_OK;
-        cap = tm->dense_capacity ? tm->dense_capacity : 1024u;
-        while (cap <= max_index) cap *= 2u;
-        if (cap > ECS_INDEX_MASK + 1u) cap = ECS_INDEX_MASK + 1u;
-        d = (uint32_t *)ECS__REALLOC(tm->dense, (size_t)cap * sizeof *d);
-        if (!d) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing the lookup");
-        memset(d + tm->dense_capacity, 0xFF, (size_t)(cap - tm->dense_capacity) * sizeof *d);
-        tm->dense = d;
-        tm->dense_capacity = cap;
-        return ECS_OK;
+    if (tm->map.kind == ECS_LOOKUP_DENSE) {
+        ECS__TF_ASSERT(tm->map.slots[key & ECS_INDEX_MASK].id == key);
+        tm->map.slots[key & ECS_INDEX_MASK].first = i;
     } else {
-        uint32_t cap = tm->hash_capacity ? tm->hash_capacity : 16u;
-        if ((uint64_t)entries * 4u > 0x80000000ull * 3u)
-            return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: lookup too large");
-        while ((uint64_t)entries * 4u > (uint64_t)cap * 3u) cap *= 2u;
-        return cap == tm->hash_capacity ? ECS_OK : ecs__tf_hash_resize(tm, cap);
-    }
-}
-
-/* Adds key -> value; room is reserved and key is absent. */
-static void ecs__tf_map_insert(ecs_transform_manager *tm, uint32_t key, uint32_t value)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        tm->dense[key & ECS_INDEX_MASK] = value;
-    } else {
-        uint32_t mask = tm->hash_capacity - 1u, h;
-        for (h = ecs__tf_home(tm, key); tm->hash[h].key; h = (h + 1u) & mask) {
-        }
-        tm->hash[h].key = key;
-        tm->hash[h].value = value;
-        ++tm->hash_count;
-    }
-}
-
-/* Removes key's entry if it points at `value` (backward-shift deletion). */
-static void ecs__tf_map_remove(ecs_transform_manager *tm, uint32_t key, uint32_t value)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = key & ECS_INDEX_MASK;
-        if (idx < tm->dense_capacity && tm->dense[idx] == value) tm->dense[idx] = ECS__TF_NIL;
-    } else {
-        uint32_t i = ecs__tf_hash_slot(tm, key), j, mask = tm->hash_capacity - 1u;
-        if (i == ECS__TF_NIL || tm->hash[i].value != value) return;
-        for (j = i;;) {
-            uint32_t home;
-            j = (j + 1u) & mask;
-            if (!tm->hash[j].key) break;
-            home = ecs__tf_home(tm, tm->hash[j].key);
-            if (((j - home) & mask) >= ((j - i) & mask)) {
-                tm->hash[i] = tm->hash[j];
-                i = j;
-            }
-        }
-        tm->hash[i].key = 0;
-        --tm->hash_count;
-    }
-}
-
-/* key's entry moves from instance `from` to `to`. */
-static void ecs__tf_map_repoint(ecs_transform_manager *tm, uint32_t key, uint32_t from, uint32_t to)
-{
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        uint32_t idx = key & ECS_INDEX_MASK;
-        if (idx < tm->dense_capacity && tm->dense[idx] == from) tm->dense[idx] = to;
-    } else {
-        uint32_t s = ecs__tf_hash_slot(tm, key);
-        if (s != ECS__TF_NIL && tm->hash[s].value == from) tm->hash[s].value = to;
+        ecs_entity_map_set(&tm->map, key, i);
     }
 }
 
@@ -938,7 +938,7 @@ static void ecs__tf_move_links(ecs_transform_manager *tm, uint32_t from, uint32_
     else if (p != ECS__TF_NIL) tm->first_child[p] = to;
     if (nx != ECS__TF_NIL) tm->prev_sibling[nx] = to;
     for (; c != ECS__TF_NIL; c = tm->next_sibling[c]) tm->parent[c] = to;
-    ecs__tf_map_repoint(tm, tm->entity[to].id, from, to);
+    ecs__tf_map_point(tm, tm->entity[to].id, to);
 }
 
 /* Moves instance `from` with its world matrix to slot `to` (see above). */
@@ -960,6 +960,22 @@ static void ecs__tf_swap(ecs_transform_manager *tm, uint32_t a, uint32_t b)
     ecs__tf_move(tm, a, s);
     ecs__tf_move(tm, b, a);
     ecs__tf_move(tm, s, b);
+}
+
+/* Points every map entry at its instance's new place newpos[instance], the
+   arrays already in the new order. Dense: each instance's own slot (at its
+   entity's index), O(count) however sparse the indices. Hash: one pass over
+   the slots (an empty one has id 0), O(table) = O(count). */
+static void ecs__tf_map_remap(ecs_transform_manager *tm, const uint32_t *newpos)
+{
+    ecs_entity_map_slot *s = tm->map.slots;
+    uint32_t k, n = tm->count, slots = tm->map.allocated ? tm->map.mask + 1u : 0u;
+    if (tm->map.kind == ECS_LOOKUP_DENSE) {
+        for (k = 0; k < n; ++k) s[tm->entity[k].id & ECS_INDEX_MASK].first = k;
+        return;
+    }
+    for (k = 0; k < slots; ++k)
+        if (s[k].id) s[k].first = newpos[s[k].first];
 }
 
 /* ---- world updates -------------------------------------------------------------- */
@@ -1184,27 +1200,31 @@ ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind
 {
     memset(tm, 0, sizeof *tm);
     tm->idle_frames = ECS_TRANSFORM_DEFAULT_IDLE_FRAMES;
+    ecs_entity_map_init(&tm->map, ECS_LOOKUP_HASH);
+    if (lookup == ECS_LOOKUP_DIRECT)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_transform_manager_init: ECS_LOOKUP_DIRECT is not a transform lookup (instances move "
+                             "on destroy, reorder and commit); use ECS_LOOKUP_DENSE");
     if ((lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE) ||
         (mode != ECS_TRANSFORM_IMMEDIATE && mode != ECS_TRANSFORM_DEFERRED))
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_manager_init: unknown lookup %d or mode %d",
                              (int)lookup, (int)mode);
-    tm->lookup = lookup;
+    ecs_entity_map_init(&tm->map, lookup);
     tm->mode = mode;
     return ECS_OK;
 }
 
 void ecs_transform_manager_free(ecs_transform_manager *tm)
 {
-    ecs_lookup_kind lookup = tm->lookup;
+    ecs_lookup_kind lookup = tm->map.kind;
     ecs_transform_mode mode = tm->mode;
     uint32_t idle = tm->idle_frames;
     ECS__FREE(tm->buffer);
-    ECS__FREE(tm->dense);
-    ECS__FREE(tm->hash);
+    ecs_entity_map_free(&tm->map);
     ECS__FREE(tm->pending);
     ECS__FREE(tm->mark);
     memset(tm, 0, sizeof *tm);
-    tm->lookup = lookup;
+    ecs_entity_map_init(&tm->map, lookup);
     tm->mode = mode;
     tm->idle_frames = idle;
 }
@@ -1212,9 +1232,9 @@ void ecs_transform_manager_free(ecs_transform_manager *tm)
 ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n)
 {
     ecs_result r;
-    if (n == 0xFFFFFFFFu) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reserve: too many");
+    if (n >= 0xFFFFFFFDu) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reserve: too many");
     r = ecs__tf_grow(tm, n + 1u);
-    if (r == ECS_OK && tm->lookup == ECS_LOOKUP_HASH) r = ecs__tf_lookup_reserve(tm, n, 0);
+    if (r == ECS_OK && tm->map.kind == ECS_LOOKUP_HASH) r = ecs_entity_map_reserve(&tm->map, n, 0, &tm->error);
     return r;
 }
 
@@ -1223,42 +1243,63 @@ uint32_t ecs_transform_count(const ecs_transform_manager *tm) { return tm->count
 size_t ecs_transform_memory(const ecs_transform_manager *tm)
 {
     size_t bytes = tm->buffer ? ecs__tf_layout(tm->capacity, NULL) : 0;
-    bytes += (size_t)tm->dense_capacity * sizeof *tm->dense;
-    bytes += (size_t)tm->hash_capacity * sizeof *tm->hash;
+    bytes += ecs_entity_map_memory(&tm->map);
     bytes += (size_t)tm->pending_capacity * sizeof *tm->pending;
     bytes += (size_t)tm->mark_capacity * sizeof *tm->mark;
     return bytes;
 }
 
+/* create's checks that need no memory: ECS_OK, or the error (tm->error set). */
+static ecs_result ecs__tf_create_check(ecs_transform_manager *tm, uint32_t key, uint32_t p, uint32_t stale)
+{
+    if ((key & ECS_INDEX_MASK) == 0)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: nil entity");
+    if (p != ECS__TF_NIL && p >= tm->count)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: parent %u out of range (count %u)",
+                             (unsigned)p, (unsigned)tm->count);
+    if (ecs__tf_find(tm, key) != ECS__TF_NIL)
+        return ecs_error_set(&tm->error, ECS_ERROR_ALREADY_EXISTS,
+                             "ecs_transform_create: entity %u already has a transform here", (unsigned)key);
+    if (stale && p != ECS__TF_NIL && tm->entity[p].id == stale)
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_transform_create: the parent belongs to entity %u, a dead id of entity %u's index",
+                             (unsigned)stale, (unsigned)key);
+    if (tm->count >= 0xFFFFFFFDu)
+        return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_create: too many instances");
+    return ECS_OK;
+}
+
+/* Destroys the transform of `stale` (see ecs__tf_stale_owner); returns where
+   instance p, which is not stale's, is afterwards (destroy moves instances). */
+static uint32_t ecs__tf_drop_stale(ecs_transform_manager *tm, uint32_t stale, uint32_t p)
+{
+    uint32_t pkey = p != ECS__TF_NIL ? tm->entity[p].id : 0u;
+    (void)ecs_transform_destroy(tm, ecs_instance_make(ecs_entity_map_find_dense(&tm->map, stale)));
+    return pkey ? ecs_entity_map_find_dense(&tm->map, pkey) : ECS__TF_NIL;
+}
+
+/* create's room: the arrays (the new node and the spare slot) and the map.
+   The common case, room in both, costs a few compares and no call. */
+static ecs_result ecs__tf_create_room(ecs_transform_manager *tm, uint32_t key)
+{
+    uint32_t idx = key & ECS_INDEX_MASK;
+    if (tm->count + 2u > tm->capacity && ecs__tf_grow(tm, tm->count + 2u) != ECS_OK) return tm->error.code;
+    if (tm->map.kind == ECS_LOOKUP_DENSE && tm->map.allocated && idx <= tm->map.mask) return ECS_OK; /* the slot exists */
+    return ecs_entity_map_reserve(&tm->map, tm->map.count + 1u, idx, &tm->error);
+}
+
 ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local, ecs_instance parent)
 {
-    uint32_t key = e.id & ECS__TF_ID_MASK, i = tm->count, p = parent.i;
-    if ((key & ECS_INDEX_MASK) == 0) {
-        ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: nil entity");
+    uint32_t key = ecs_entity_key(e), i, p = parent.i, stale = ecs__tf_stale_owner(tm, key);
+    if (ecs__tf_create_check(tm, key, p, stale) != ECS_OK || ecs__tf_create_room(tm, key) != ECS_OK)
         return ecs_instance_nil();
-    }
-    if (p != ECS__TF_NIL && p >= tm->count) {
-        ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: parent %u out of range (count %u)",
-                      (unsigned)p, (unsigned)tm->count);
-        return ecs_instance_nil();
-    }
-    if (ecs__tf_find(tm, key) != ECS__TF_NIL) {
-        ecs_error_set(&tm->error, ECS_ERROR_ALREADY_EXISTS, "ecs_transform_create: entity %u already has a transform here",
-                      (unsigned)key);
-        return ecs_instance_nil();
-    }
-    if (i >= 0xFFFFFFFDu) {
-        ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_create: too many instances");
-        return ecs_instance_nil();
-    }
-    if (ecs__tf_grow(tm, i + 2u) != ECS_OK ||
-        ecs__tf_lookup_reserve(tm, tm->hash_count + 1u, key & ECS_INDEX_MASK) != ECS_OK)
-        return ecs_instance_nil();
+    if (stale) p = ecs__tf_drop_stale(tm, stale, p);
+    i = tm->count;
     tm->entity[i].id = key;
     tm->local[i] = local ? *local : ecs_mat4_identity();
     tm->first_child[i] = ECS__TF_NIL;
     tm->age[i] = 0;
-    ecs__tf_map_insert(tm, key, i);
+    ecs__tf_map_enter(tm, key, i);
     if (p == ECS__TF_NIL) {
         tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
         tm->world[i] = tm->local[i];
@@ -1273,9 +1314,7 @@ ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const
 
 ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e)
 {
-    uint32_t key = e.id & ECS__TF_ID_MASK;
-    if ((key & ECS_INDEX_MASK) == 0) return ecs_instance_nil();
-    return ecs_instance_make(ecs__tf_find(tm, key));
+    return ecs_instance_make(ecs__tf_find(tm, ecs_entity_key(e)));
 }
 
 ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i)
@@ -1304,7 +1343,7 @@ int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance inst)
     }
     tm->first_child[i] = ECS__TF_NIL;
     ecs__tf_detach(tm, i);
-    ecs__tf_map_remove(tm, tm->entity[i].id, i);
+    ecs_entity_map_set(&tm->map, tm->entity[i].id, ECS__TF_NIL);
     /* fill the hole, keeping the dirty range [first_dirty, count) contiguous */
     last = tm->count - 1u;
     fd = tm->first_dirty;
@@ -1330,28 +1369,52 @@ void ecs_transform_on_entity_destroy(void *user, ecs_entity e)
     if (user) (void)ecs_transform_destroy_entity((ecs_transform_manager *)user, e);
 }
 
-static uint32_t ecs__tf_rand(uint32_t *state)
+static int ecs__tf_destroy_instance(void *tm, uint32_t i)
 {
-    uint32_t x = *state ? *state : 0x9E3779B9u; /* xorshift32 */
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *state = x;
+    return ecs_transform_destroy((ecs_transform_manager *)tm, ecs_instance_make(i));
 }
 
 uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
-    uint32_t alive_in_row = 0, destroyed = 0;
-    while (tm->count > 0 && alive_in_row < 4) {
-        uint32_t i = (uint32_t)(((uint64_t)ecs__tf_rand(&tm->rng) * tm->count) >> 32);
-        if (ecs_entity_alive(em, tm->entity[i])) {
-            ++alive_in_row;
-            continue;
+    return ecs_gc_random(&tm->rng, em, &tm->count, &tm->entity, ecs__tf_destroy_instance, tm);
+}
+
+uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em)
+{
+    uint32_t i = tm->count, destroyed = 0;
+    ECS__TF_COUNT(ecs__tf_count_sweeps, 1);
+    /* what a destroy moves into i (or into first_dirty - 1) comes from
+       further up: already checked */
+    while (i-- > 0)
+        if (!ecs_entity_alive(em, tm->entity[i])) destroyed += (uint32_t)ecs_transform_destroy(tm, ecs_instance_make(i));
+    return destroyed;
+}
+
+/* Starts loading the map slot that looking up `key` reads first (the home
+   slot of ecs_entity_map_find_dense / _find_hash). */
+static void ecs__tf_prefetch_key(const ecs_transform_manager *tm, uint32_t key)
+{
+    const ecs_entity_map *m = &tm->map;
+    if (m->kind == ECS_LOOKUP_DENSE) ECS__TF_PREFETCH(&m->slots[key & ECS_INDEX_MASK & m->mask]);
+    else ECS__TF_PREFETCH(&m->slots[(key * 0x9E3779B1u) >> m->shift]);
+}
+
+uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
+{
+    uint32_t n = ecs_entity_log_pending(em, &tm->log), from = tm->log.next, k = 0, destroyed = 0;
+    if (tm->count == 0) n = 0; /* nothing to collect, whatever the log says */
+    if (n != ECS_ENTITY_LOG_LOST) {
+        uint32_t ahead = n < ECS__TF_PREFETCH_DISTANCE ? n : ECS__TF_PREFETCH_DISTANCE;
+        for (k = 0; k < ahead; ++k) ecs__tf_prefetch_key(tm, ecs_entity_log_at(em, from + k).id);
+        for (k = 0; k < n; ++k) {
+            ecs_entity dead = ecs_entity_log_at(em, from + k);
+            if (dead.id == 0) break; /* an entry lost to the ring's growth */
+            if (k + ahead < n) ecs__tf_prefetch_key(tm, ecs_entity_log_at(em, from + k + ahead).id);
+            destroyed += (uint32_t)ecs_transform_destroy_entity(tm, dead);
         }
-        alive_in_row = 0;
-        ecs_transform_destroy(tm, ecs_instance_make(i));
-        ++destroyed;
     }
+    if (n == ECS_ENTITY_LOG_LOST || k < n) destroyed += ecs_transform_gc_all(tm, em);
+    ecs_entity_log_skip_all(em, &tm->log);
     return destroyed;
 }
 
@@ -1524,9 +1587,74 @@ ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_inst
     return ECS_OK;
 }
 
+/* Reorder, step 1: the depth-first walk. Visits the trees from each root in
+   index order, children in list order, and writes for the k-th node visited
+   (old instance x): order[k] = x, newpos[x] = k, and its links in the new
+   layout a, which follow from the walk itself (the first child comes right
+   after its parent; a next sibling is linked when it is reached), so no link
+   is translated afterwards. Climbing reads the new arrays just written
+   (a->parent, order), not the old ones. Each node's next sibling is
+   prefetched when the node is reached, so the step to it after the subtree
+   finds its links in cache. No stack: any depth. */
+static void ecs__tf_reorder_walk(const ecs_transform_manager *tm, ecs__tf_arrays *a, uint32_t *order, uint32_t *newpos)
+{
+    const uint32_t n = tm->count, *fc = tm->first_child, *ns = tm->next_sibling;
+    uint32_t *par = a->parent, *first = a->first_child, *next = a->next_sibling, *prev = a->prev_sibling;
+    uint32_t r, t = 0;
+    for (r = 0; r < n; ++r) {
+        uint32_t x = r, tx, pt = ECS__TF_NIL, pv = ECS__TF_NIL;
+        if (tm->parent[r] != ECS__TF_NIL) continue;
+        for (;;) {
+            uint32_t c = fc[x], s = ns[x];
+            tx = t++;
+            order[tx] = x;
+            newpos[x] = tx;
+            par[tx] = pt;
+            prev[tx] = pv;
+            first[tx] = next[tx] = ECS__TF_NIL;
+            if (pv != ECS__TF_NIL) next[pv] = tx;
+            else if (pt != ECS__TF_NIL) first[pt] = tx;
+            if (s != ECS__TF_NIL) {
+                ECS__TF_PREFETCH(&fc[s]);
+                ECS__TF_PREFETCH(&ns[s]);
+            }
+            if (c != ECS__TF_NIL) { /* down to the first child */
+                pt = tx, pv = ECS__TF_NIL, x = c;
+                continue;
+            }
+            while (x != r && ns[x] == ECS__TF_NIL) tx = par[tx], x = order[tx]; /* up to a node with a next sibling */
+            if (x == r) break;
+            pv = tx, pt = par[tx], x = ns[x];
+        }
+    }
+    ECS__TF_ASSERT(t == n);
+}
+
+/* Reorder, step 2: copies the data (matrices, entity, age) into the new
+   layout in the walk's order; the source lines are random, so they are
+   prefetched a few nodes ahead. */
+static void ecs__tf_reorder_gather(const ecs_transform_manager *tm, ecs__tf_arrays *a, const uint32_t *order)
+{
+    const uint32_t n = tm->count, ahead = 8u;
+    uint32_t t;
+    for (t = 0; t < n; ++t) {
+        uint32_t o = order[t];
+        if (t + ahead < n) {
+            uint32_t f = order[t + ahead];
+            ECS__TF_PREFETCH(&tm->local[f]);
+            ECS__TF_PREFETCH(&tm->world[f]);
+            ECS__TF_PREFETCH(&tm->entity[f]);
+        }
+        a->local[t] = tm->local[o];
+        a->world[t] = tm->world[o];
+        a->entity[t] = tm->entity[o];
+        a->age[t] = tm->age[o];
+    }
+}
+
 ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
 {
-    uint32_t n = tm->count, t = 0, r, x, *order, *newpos;
+    uint32_t n = tm->count, *order;
     ecs__tf_arrays a;
     if (n == 0) {
         tm->first_dirty = 0;
@@ -1534,52 +1662,15 @@ ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
         return ECS_OK;
     }
     order = (uint32_t *)ECS__REALLOC(NULL, (size_t)n * 2u * sizeof *order);
-    if (!order || !ecs__tf_alloc(tm->capacity, &a)) {
+    if (!order || !ecs__tf_alloc(n + 1u, &a)) { /* fitted: the nodes and the spare slot */
         ECS__FREE(order);
         return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reorder: out of memory for %u instances",
                              (unsigned)n);
     }
-    newpos = order + n;
-    /* depth-first, roots in index order, iteratively */
-    for (r = 0; r < n; ++r) {
-        if (tm->parent[r] != ECS__TF_NIL) continue;
-        x = r;
-        for (;;) {
-            order[t] = x;
-            newpos[x] = t++;
-            if (tm->first_child[x] != ECS__TF_NIL) {
-                x = tm->first_child[x];
-                continue;
-            }
-            while (x != r && tm->next_sibling[x] == ECS__TF_NIL) x = tm->parent[x];
-            if (x == r) break;
-            x = tm->next_sibling[x];
-        }
-    }
-    ECS__TF_ASSERT(t == n);
-#define ECS__TF_REMAP(v) ((v) == ECS__TF_NIL ? ECS__TF_NIL : newpos[v])
-    for (t = 0; t < n; ++t) {
-        uint32_t o = order[t];
-        a.entity[t] = tm->entity[o];
-        a.local[t] = tm->local[o];
-        a.world[t] = tm->world[o];
-        a.parent[t] = ECS__TF_REMAP(tm->parent[o]);
-        a.first_child[t] = ECS__TF_REMAP(tm->first_child[o]);
-        a.next_sibling[t] = ECS__TF_REMAP(tm->next_sibling[o]);
-        a.prev_sibling[t] = ECS__TF_REMAP(tm->prev_sibling[o]);
-        a.age[t] = tm->age[o];
-    }
-#undef ECS__TF_REMAP
-    if (tm->lookup == ECS_LOOKUP_DENSE) {
-        for (x = 0; x < tm->dense_capacity; ++x) {
-            uint32_t v = tm->dense[x];
-            tm->dense[x] = v < n ? newpos[v] : ECS__TF_NIL;
-        }
-    } else {
-        for (x = 0; x < tm->hash_capacity; ++x)
-            if (tm->hash[x].key) tm->hash[x].value = newpos[tm->hash[x].value];
-    }
-    ecs__tf_adopt(tm, &a, tm->capacity);
+    ecs__tf_reorder_walk(tm, &a, order, order + n);
+    ecs__tf_reorder_gather(tm, &a, order);
+    ecs__tf_adopt(tm, &a, n + 1u);
+    ecs__tf_map_remap(tm, order + n);
     ECS__FREE(order);
     if (tm->mode == ECS_TRANSFORM_DEFERRED) {
         (void)ecs_transform_world_pass(tm);
@@ -1687,22 +1778,212 @@ void ecs_transform_commit(ecs_transform_manager *tm)
 
 /* ---- spawning --------------------------------------------------------------------- */
 
-/* Spawn in two passes. The first maps each resource entity to its new
-   instance (and catches bad and repeated indices before anything changes).
-   The second checks the rest, stores, enters the lookup, links and (while
-   parents come first) computes the world. A check that fails there undoes
-   the instances made so far (destroyed last first, which moves nothing and
-   restores the links and the lookup). */
+/* Spawn. The usual path is two passes over the batch: positions (at[k], the
+   batch position of resource entity k; catches bad and repeated indices),
+   then append, which checks each instance as it stores it and, on a
+   failure, destroys what it appended (last first: that moves nothing and
+   restores the links and the map exactly). Append stops short at a dense
+   slot held by another id (a dead entity whose index the batch reuses): that
+   transform must go, which cannot be undone, so then the whole batch is
+   checked first without changing anything (the map's slots are marked to
+   catch two entities of one index), the transforms in the way are
+   destroyed, and append runs again (it cannot fail then). Allocation comes
+   before any change: the scratch, the arrays and the hash map up front; the
+   dense map grows inside a pass before that pass changes anything. */
+
+#define ECS__TF_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
+
+static ecs_result ecs__tf_spawn_reserve(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num)
+{
+    if (ecs__tf_grow(tm, tm->count + num + 1u) != ECS_OK ||
+        (tm->map.kind == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&tm->map, tm->map.count + num, 0, &tm->error) != ECS_OK))
+        return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u instances (%s)",
+                             (unsigned)num, tm->error.message);
+    return ECS_OK;
+}
+
+/* at[k] = position in the batch of resource entity k's instance, NIL for none. */
+static ecs_result ecs__tf_spawn_positions(const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
+                                          uint32_t *at)
+{
+    uint32_t j;
+    memset(at, 0xFF, (size_t)ctx->num_entities * sizeof *at);
+    for (j = 0; j < num; ++j) {
+        uint32_t k = entity_index[j];
+        if (k >= ctx->num_entities)
+            return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "transform spawn: entity_index[%u] = %u out of range (%u entities)", (unsigned)j,
+                                 (unsigned)k, (unsigned)ctx->num_entities);
+        if (at[k] != ECS__TF_NIL)
+            return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS, "transform spawn: resource entity %u has two transforms",
+                                 (unsigned)k);
+        at[k] = j;
+    }
+    return ECS_OK;
+}
+
+/* The checks of resource entity k's instance that need no map: ECS_OK or
+   ECS_ERROR_INVALID_ARGUMENT. */
+ECS__TF_INLINE ecs_result ecs__tf_spawn_check_entity(const ecs_spawn_context *ctx, uint32_t k, uint32_t key)
+{
+    uint32_t pk = ctx->parent_index[k];
+    if ((key & ECS_INDEX_MASK) != 0 && (pk == ECS_SPAWN_ROOT || pk < ctx->num_entities)) return ECS_OK;
+    return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
+                         (unsigned)k);
+}
+
+static ecs_result ecs__tf_spawn_exists(const ecs_spawn_context *ctx, uint32_t k)
+{
+    return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
+                         "transform spawn: the entity of resource entity %u already has a transform (or is listed twice, or shares its index)",
+                         (unsigned)k);
+}
+
+/* Dense: grows the table to cover index idx (keeping its contents): ECS_OK,
+   or ECS_ERROR_OUT_OF_MEMORY with ctx->error set. */
+ECS__TF_NOINLINE ecs_result ecs__tf_spawn_grow_map(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t idx)
+{
+    if (ecs_entity_map_reserve(&tm->map, 0, idx, &tm->error) == ECS_OK) return ECS_OK;
+    return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: %s", tm->error.message);
+}
+
+/* Dense: key's slot, the table grown to cover it first; NULL when that fails
+   (ctx->error set). */
+ECS__TF_INLINE ecs_entity_map_slot *ecs__tf_spawn_slot(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t key)
+{
+    uint32_t idx = key & ECS_INDEX_MASK;
+    if (idx > tm->map.mask && ecs__tf_spawn_grow_map(tm, ctx, idx) != ECS_OK) return NULL;
+    return &tm->map.slots[idx];
+}
+
+/* The slow path's check of the whole batch: ECS_OK with *stale = how many
+   batch slots other ids hold (dense), or the error; either way nothing
+   changed (the marks are cleared again). */
+static ecs_result ecs__tf_spawn_check(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                      const uint32_t *entity_index, uint32_t *stale)
+{
+    uint32_t j, done;
+    ecs_result r = ECS_OK;
+    *stale = 0;
+    for (done = 0; done < num && r == ECS_OK; ++done) {
+        uint32_t k = entity_index[done], key = ecs_entity_key(ctx->entity[k]);
+        ecs_entity_map_slot *s;
+        if ((r = ecs__tf_spawn_check_entity(ctx, k, key)) != ECS_OK) break;
+        if (tm->map.kind != ECS_LOOKUP_DENSE) {
+            if (ecs__tf_find(tm, key) != ECS__TF_NIL) r = ecs__tf_spawn_exists(ctx, k);
+        } else if (!(s = ecs__tf_spawn_slot(tm, ctx, key))) {
+            r = ECS_ERROR_OUT_OF_MEMORY;
+        } else if ((s->id & ECS__TF_MARK) || s->id == key) {
+            r = ecs__tf_spawn_exists(ctx, k);
+        } else {
+            *stale += s->id != 0;
+            s->id |= ECS__TF_MARK;
+        }
+    }
+    if (tm->map.kind == ECS_LOOKUP_DENSE)
+        for (j = 0; j < done; ++j) { /* marked: slots of the batch's entities, none past the table */
+            uint32_t idx = ctx->entity[entity_index[j]].id & ECS_INDEX_MASK;
+            if (idx <= tm->map.mask) tm->map.slots[idx].id &= ~ECS__TF_MARK;
+        }
+    return r;
+}
+
+/* Dense: destroys the transforms whose slots the batch's entities take. */
+static void ecs__tf_spawn_drop_stale(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                     const uint32_t *entity_index)
+{
+    uint32_t j, stale;
+    for (j = 0; j < num; ++j)
+        if ((stale = ecs__tf_stale_owner(tm, ecs_entity_key(ctx->entity[entity_index[j]]))) != 0)
+            (void)ecs__tf_drop_stale(tm, stale, ECS__TF_NIL);
+}
+
+/* Enters key -> i in the map: ECS_OK, ECS_ERROR_ALREADY_EXISTS, out of
+   memory (dense growth), or ECS_OK with *stale set and nothing done (a
+   dense slot held by another id). */
+ECS__TF_INLINE ecs_result ecs__tf_spawn_enter(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t k, uint32_t key,
+                                      uint32_t i, int *stale)
+{
+    ecs_entity_map_slot *s;
+    if (tm->map.kind != ECS_LOOKUP_DENSE) {
+        if (ecs__tf_find(tm, key) != ECS__TF_NIL) return ecs__tf_spawn_exists(ctx, k);
+        ecs__tf_map_enter(tm, key, i); /* room reserved up front */
+        return ECS_OK;
+    }
+    if (!(s = ecs__tf_spawn_slot(tm, ctx, key))) return ECS_ERROR_OUT_OF_MEMORY;
+    if (s->id == key) return ecs__tf_spawn_exists(ctx, k);
+    if (s->id != 0) {
+        *stale = 1;
+        return ECS_OK;
+    }
+    ecs__tf_map_enter(tm, key, i);
+    return ECS_OK;
+}
+
+/* Appends the batch as instances count.. (resource entity k's is count +
+   at[k]), checking each: ECS_OK (*ordered cleared when a parent came after
+   its child), or, with everything appended destroyed again, an error or
+   ECS_OK with *stale set (see above). */
+static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                       const uint32_t *entity_index, const unsigned char *src, const uint32_t *at,
+                                       int *ordered, int *stale)
+{
+    const uint32_t n0 = tm->count;
+    uint32_t j;
+    int in_order = 1, in_the_way = 0;
+    ecs_result r = ECS_OK;
+    memset(tm->first_child + n0, 0xFF, (size_t)num * sizeof *tm->first_child);
+    memset(tm->age + n0, 0, num);
+    for (j = 0; j < num; ++j) {
+        uint32_t i = n0 + j, k = entity_index[j], key = ecs_entity_key(ctx->entity[k]), pk = ctx->parent_index[k], p;
+        if ((r = ecs__tf_spawn_check_entity(ctx, k, key)) != ECS_OK ||
+            (r = ecs__tf_spawn_enter(tm, ctx, k, key, i, &in_the_way)) != ECS_OK || in_the_way)
+            break;
+        tm->entity[i].id = key;
+        tm->count = i + 1u; /* so that an undo sees this instance */
+        memcpy(&tm->local[i], src + (size_t)j * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, sizeof(ecs_mat4));
+        p = pk == ECS_SPAWN_ROOT ? ECS__TF_NIL : at[pk] != ECS__TF_NIL ? n0 + at[pk] : ecs__tf_find(tm, ecs_entity_key(ctx->entity[pk]));
+        if (p == ECS__TF_NIL) {
+            tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
+            tm->world[i] = tm->local[i];
+        } else {
+            ecs__tf_attach(tm, i, p);
+            if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+            else in_order = 0;
+        }
+    }
+    if (r != ECS_OK || in_the_way)
+        while (tm->count > n0) ecs_transform_destroy(tm, ecs_instance_make(tm->count - 1u));
+    *ordered = in_order;
+    *stale = in_the_way;
+    return r;
+}
+
+/* The two passes, and the slow path when a dense slot is in the way. */
+static ecs_result ecs__tf_spawn_all(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                    const uint32_t *entity_index, const unsigned char *src, uint32_t *at, int *ordered)
+{
+    uint32_t in_the_way;
+    int stale = 0;
+    ecs_result r = ecs__tf_spawn_reserve(tm, ctx, num);
+    if (r == ECS_OK) r = ecs__tf_spawn_positions(ctx, num, entity_index, at);
+    if (r == ECS_OK) r = ecs__tf_spawn_append(tm, ctx, num, entity_index, src, at, ordered, &stale);
+    if (r != ECS_OK || !stale) return r;
+    if ((r = ecs__tf_spawn_check(tm, ctx, num, entity_index, &in_the_way)) != ECS_OK) return r;
+    ecs__tf_spawn_drop_stale(tm, ctx, num, entity_index);
+    r = ecs__tf_spawn_append(tm, ctx, num, entity_index, src, at, ordered, &stale);
+    ECS__TF_ASSERT(r == ECS_OK && !stale && in_the_way > 0);
+    return r;
+}
+
 ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
                                const void *data, uint32_t size)
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)user;
     ecs_error *err = ctx ? ctx->error : NULL;
-    const unsigned char *src = (const unsigned char *)data;
-    const ecs_entity *ent;
-    const uint32_t *pidx;
-    uint32_t n0, j, ne, *map, ordered = 1, dense = 0;
-    ecs_result r = ECS_OK;
+    uint32_t j, n0, *at;
+    int ordered = 1;
+    ecs_result r;
     if (!tm || !ctx) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL manager or context");
     if ((uint64_t)num * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE != size)
         return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED, "transform spawn: %u instances of 64 bytes need %llu bytes, block has %u",
@@ -1710,96 +1991,20 @@ ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_
     if (num == 0) return ECS_OK;
     if (!entity_index || !data || !ctx->entity || !ctx->parent_index)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL array");
-    n0 = tm->count;
-    ne = ctx->num_entities;
-    ent = ctx->entity;
-    pidx = ctx->parent_index;
-    if ((uint64_t)n0 + num + 1u >= 0xFFFFFFFFull)
+    if ((uint64_t)tm->count + num + 1u >= 0xFFFFFFFFull)
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: too many instances");
-    /* map: resource entity -> its new instance */
-    map = (uint32_t *)ECS__REALLOC(NULL, (size_t)(ne ? ne : 1u) * sizeof *map);
-    if (!map || ecs__tf_grow(tm, n0 + num + 1u) != ECS_OK ||
-        (tm->lookup == ECS_LOOKUP_HASH && ecs__tf_lookup_reserve(tm, tm->hash_count + num, 0) != ECS_OK)) {
-        ECS__FREE(map);
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u instances", (unsigned)num);
-    }
-    memset(map, 0xFF, (size_t)ne * sizeof *map);
-    for (j = 0; j < num; ++j) {
-        uint32_t k = entity_index[j];
-        if (k >= ne || map[k] != ECS__TF_NIL) {
-            if (k >= ne)
-                r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: entity_index[%u] = %u out of range (%u entities)",
-                                  (unsigned)j, (unsigned)k, (unsigned)ne);
-            else
-                r = ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "transform spawn: resource entity %u has two transforms", (unsigned)k);
-            ECS__FREE(map);
-            return r;
-        }
-        map[k] = n0 + j;
-    }
-    memset(tm->first_child + n0, 0xFF, (size_t)num * sizeof *tm->first_child);
-    memset(tm->age + n0, 0, num);
-    dense = tm->lookup == ECS_LOOKUP_DENSE;
-    for (j = 0; j < num; ++j) {
-        uint32_t i = n0 + j, k = entity_index[j], key, idx, pk, p = ECS__TF_NIL, old;
-        key = ent[k].id & ECS__TF_ID_MASK;
-        idx = key & ECS_INDEX_MASK;
-        pk = pidx[k];
-        if (idx == 0 || (pk != ECS_SPAWN_ROOT && pk >= ne)) {
-            r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
-                              (unsigned)k);
-            break;
-        }
-        /* one transform per entity: not one here already (two resource
-           entities made into one entity count too) */
-        if (dense) {
-            if (idx >= tm->dense_capacity && ecs__tf_lookup_reserve(tm, 0, idx) != ECS_OK) {
-                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: %s", tm->error.message);
-                break;
-            }
-            old = tm->dense[idx];
-            if (old < i && tm->entity[old].id == key) {
-                r = ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "transform spawn: the entity of resource entity %u already has a transform",
-                                  (unsigned)k);
-                break;
-            }
-            tm->dense[idx] = i;
-        } else {
-            if (ecs__tf_hash_slot(tm, key) != ECS__TF_NIL) {
-                r = ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "transform spawn: the entity of resource entity %u already has a transform",
-                                  (unsigned)k);
-                break;
-            }
-            ecs__tf_map_insert(tm, key, i);
-        }
-        tm->entity[i].id = key;
-        tm->count = i + 1u; /* so that an undo sees this instance */
-        memcpy(&tm->local[i], src + (size_t)j * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, sizeof(ecs_mat4));
-        if (pk != ECS_SPAWN_ROOT) {
-            p = map[pk];
-            if (p == ECS__TF_NIL) p = ecs__tf_find(tm, ent[pk].id & ECS__TF_ID_MASK);
-        }
-        if (p == ECS__TF_NIL) {
-            tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
-            tm->world[i] = tm->local[i];
-        } else {
-            ecs__tf_attach(tm, i, p);
-            if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
-            else ordered = 0;
-        }
-    }
-    ECS__FREE(map);
-    if (r != ECS_OK) { /* undo: ours are the last instances */
-        while (tm->count > n0) ecs_transform_destroy(tm, ecs_instance_make(tm->count - 1u));
-        if (tm->mode == ECS_TRANSFORM_IMMEDIATE) tm->first_dirty = tm->count;
-        return r;
-    }
+    at = (uint32_t *)ECS__REALLOC(NULL, (size_t)(ctx->num_entities ? ctx->num_entities : 1u) * sizeof *at);
+    if (!at) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform spawn: out of memory for %u entities",
+                                  (unsigned)ctx->num_entities);
+    r = ecs__tf_spawn_all(tm, ctx, num, entity_index, (const unsigned char *)data, at, &ordered);
+    ECS__FREE(at);
     if (tm->mode == ECS_TRANSFORM_IMMEDIATE) tm->first_dirty = tm->count;
-    if (!ordered) /* instances listed children first: walk from each batch root */
-        for (j = 0; j < num; ++j) {
-            uint32_t p = tm->parent[n0 + j];
-            if (p == ECS__TF_NIL || p < n0) ecs__tf_update_subtree(tm, n0 + j);
-        }
+    if (r != ECS_OK || ordered) return r;
+    n0 = tm->count - num;
+    for (j = 0; j < num; ++j) { /* instances listed children first: walk from each batch root */
+        uint32_t p = tm->parent[n0 + j];
+        if (p == ECS__TF_NIL || p < n0) ecs__tf_update_subtree(tm, n0 + j);
+    }
     return ECS_OK;
 }
 

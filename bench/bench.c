@@ -887,7 +887,15 @@ static void bench_component_rows(void)
                                         movers and their subtrees sit in the
                                         dirty range (steady state); us per frame
      transform_bytes_per_node           heap bytes of the world-pass manager
-                                        (arrays, dense lookup) / nodes */
+                                        (arrays, dense lookup) / nodes
+     transform_reorder_ns               the same nodes spawned in a shuffled
+                                        instance order (parents anywhere), then
+                                        ecs_transform_reorder; ns per node
+     transform_create_ns                the same hierarchy built with one
+                                        ecs_transform_create per node, parents
+                                        first, into a freed manager (growth
+                                        included, on memory the process owns
+                                        after the warm-up); ns per node */
 
 #define BT_LEVEL 10000u
 #define BT_CHAIN 1000u
@@ -1140,10 +1148,110 @@ static void bt_world_pass_rows(void)
     free(parent);
 }
 
+/* The reorder and create rows' shared state. */
+typedef struct bt_ctx {
+    uint32_t n;
+    const uint32_t *parent;  /* the levels: parent[k] or BT_NIL */
+    ecs_entity *es;          /* node k's entity */
+    ecs_mat4 *locals;        /* node k's local */
+    uint32_t *shuffled;      /* spawn order: a random permutation of 0..n-1 */
+    ecs_instance *in;        /* create: node k's instance */
+    ecs_transform_manager tm;
+    ecs_entity_manager em;
+    ecs_error err;
+} bt_ctx;
+
+/* A freed manager (glibc keeps the pages), then the levels spawned in one
+   call with the instances in shuffled order, so parents land anywhere. */
+static void bt_spawn_shuffled(void *p)
+{
+    bt_ctx *c = (bt_ctx *)p;
+    ecs_spawn_context ctx;
+    uint32_t k;
+    ecs_mat4 *data = (ecs_mat4 *)bench_alloc((size_t)c->n * sizeof *data);
+    for (k = 0; k < c->n; ++k) data[k] = c->locals[c->shuffled[k]];
+    ecs_transform_manager_free(&c->tm);
+    ctx.entities = &c->em;
+    ctx.entity = c->es;
+    ctx.parent_index = c->parent; /* BT_NIL is ECS_SPAWN_ROOT */
+    ctx.num_entities = c->n;
+    ctx.error = &c->err;
+    if (ecs_transform_spawn(&c->tm, &ctx, c->n, c->shuffled, data, c->n * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE) != ECS_OK) {
+        fprintf(stderr, "bench: transform spawn failed: %s\n", c->err.message);
+        exit(1);
+    }
+    free(data);
+}
+static void bt_reorder(void *p)
+{
+    bt_ctx *c = (bt_ctx *)p;
+    if (ecs_transform_reorder(&c->tm) != ECS_OK) {
+        fprintf(stderr, "bench: reorder failed: %s\n", c->tm.error.message);
+        exit(1);
+    }
+}
+static void bt_reorder_check(void *p)
+{
+    bt_ctx *c = (bt_ctx *)p;
+    uint32_t i, bad = 0;
+    for (i = 0; i < c->tm.count; ++i) bad += c->tm.parent[i] != BT_NIL && c->tm.parent[i] >= i;
+    if (bad) fprintf(stderr, "bench: %u nodes before their parent after reorder\n", (unsigned)bad);
+    bench_checksum_add((double)c->tm.entity[c->n - 1u].id + c->tm.world[c->n - 1u].m[12]);
+}
+static void bt_create_fresh(void *p)
+{
+    ecs_transform_manager_free(&((bt_ctx *)p)->tm);
+}
+static void bt_create_all(void *p)
+{
+    bt_ctx *c = (bt_ctx *)p;
+    uint32_t k;
+    for (k = 0; k < c->n; ++k)
+        c->in[k] = ecs_transform_create(&c->tm, c->es[k], &c->locals[k],
+                                        c->parent[k] == BT_NIL ? ecs_instance_nil() : c->in[c->parent[k]]);
+}
+static void bt_create_check(void *p)
+{
+    bt_ctx *c = (bt_ctx *)p;
+    if (c->tm.count != c->n) fprintf(stderr, "bench: transform create failed: %s\n", c->tm.error.message);
+    bench_checksum_add(c->tm.world[c->n - 1u].m[13]);
+}
+
+static void bt_reorder_create_rows(void)
+{
+    bt_ctx c;
+    uint32_t copies = bench_n / BT_LEVEL ? bench_n / BT_LEVEL : 1u, k;
+    uint64_t rng = 0xABCDu;
+    memset(&c, 0, sizeof c);
+    c.n = copies * BT_LEVEL;
+    c.parent = bt_levels(copies, 0x5EEDu);
+    c.es = (ecs_entity *)bench_alloc((size_t)c.n * sizeof *c.es);
+    c.locals = (ecs_mat4 *)bench_alloc((size_t)c.n * sizeof *c.locals);
+    c.in = (ecs_instance *)bench_alloc((size_t)c.n * sizeof *c.in);
+    c.shuffled = bench_shuffled(c.n, 0x5107u);
+    ecs_entity_manager_init(&c.em);
+    if (ecs_entity_create_many(&c.em, c.n, c.es) != ECS_OK) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    for (k = 0; k < c.n; ++k) c.locals[k] = bt_local(&rng);
+    ecs_transform_manager_init(&c.tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    bench_row("transform_reorder_ns", bench__time(bt_spawn_shuffled, bt_reorder, bt_reorder_check, &c) / c.n, "ns");
+    bench_row("transform_create_ns", bench__time(bt_create_fresh, bt_create_all, bt_create_check, &c) / c.n, "ns");
+    ecs_transform_manager_free(&c.tm);
+    ecs_entity_manager_free(&c.em);
+    free((void *)c.parent);
+    free(c.es);
+    free(c.locals);
+    free(c.in);
+    free(c.shuffled);
+}
+
 static void bench_transform_rows(void)
 {
     bt_chain_rows();
     bt_world_pass_rows();
+    bt_reorder_create_rows();
 }
 
 /* ==== resources ============================================================== */

@@ -1,6 +1,7 @@
 /* tests/test_transform.c - ecs_transform.h: matrices (SSE against scalar), links,
    destroy, two worlds, spawn, deferred mode, and a reference model driven by
-   10^5 random operations on an immediate and a deferred manager at once.
+   random operations (collect among them) on an immediate and a deferred
+   manager at once, 10^6 for each lookup kind.
    The 1,000,000-deep chain is in test_transform_chain.c, allocation failures
    in test_transform_oom.c. */
 #define ECS_IMPLEMENTATION
@@ -15,6 +16,9 @@
 #include "tests/test.h"
 
 #define NIL ECS_INSTANCE_NIL
+#ifndef TEST_MODEL_OPS /* per run of the model; two runs */
+#define TEST_MODEL_OPS 500000
+#endif
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -323,7 +327,7 @@ static void test_links_and_destroy(ecs_lookup_kind lookup, ecs_transform_mode mo
     CHECK(ecs_transform_set_local(&tm, ecs_instance_make(5), &m) == ECS_ERROR_INVALID_ARGUMENT);
     CHECK(ecs_transform_unlink(&tm, ecs_instance_make(5)) == ECS_ERROR_INVALID_ARGUMENT);
     ecs_transform_manager_free(&tm);
-    CHECK(tm.count == 0 && tm.mode == mode && tm.lookup == lookup && ecs_transform_memory(&tm) == 0);
+    CHECK(tm.count == 0 && tm.mode == mode && tm.map.kind == lookup && ecs_transform_memory(&tm) == 0);
     ecs_entity_manager_free(&em);
 }
 
@@ -653,7 +657,7 @@ static void test_deferred(void)
     ecs_transform_manager_free(&tm);
 #ifndef __cplusplus /* an out-of-range enum value is undefined in C++ */
     CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, (ecs_transform_mode)7) == ECS_ERROR_INVALID_ARGUMENT);
-    CHECK(tm.mode == ECS_TRANSFORM_IMMEDIATE && tm.lookup == ECS_LOOKUP_HASH);
+    CHECK(tm.mode == ECS_TRANSFORM_IMMEDIATE && tm.map.kind == ECS_LOOKUP_HASH);
     CHECK(ecs_transform_manager_init(&tm, (ecs_lookup_kind)9, ECS_TRANSFORM_IMMEDIATE) == ECS_ERROR_INVALID_ARGUMENT);
 #endif
     ecs_entity_manager_free(&em);
@@ -853,10 +857,334 @@ static void test_spawn(ecs_lookup_kind lookup, ecs_transform_mode mode, int shuf
     ecs_entity_manager_free(&em);
 }
 
+/* ---- bad handles --------------------------------------------------------------------
+   ECS_LOOKUP_DIRECT is refused; nil, stale, forged and tagged entities and
+   out-of-range instances get their documented results and change nothing;
+   a zero-initialised manager works without init. */
+
+static void test_bad_handles(ecs_lookup_kind lookup)
+{
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    ecs_entity e[5], nil = {0}, forged[4], tagged;
+    ecs_instance in[4], bad[3];
+    ecs_mat4 m = translation(1, 2, 3), w;
+    uint32_t k, b;
+    ecs_entity_manager_init(&em);
+    CHECK(ecs_entity_create_many(&em, 5, e) == ECS_OK);
+    /* direct: refused with a message; tm is a valid empty immediate/hash manager */
+    CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DIRECT, ECS_TRANSFORM_DEFERRED) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(tm.error.code == ECS_ERROR_INVALID_ARGUMENT && strstr(tm.error.message, "ECS_LOOKUP_DIRECT") != NULL);
+    CHECK(tm.count == 0 && tm.mode == ECS_TRANSFORM_IMMEDIATE && tm.map.kind == ECS_LOOKUP_HASH);
+    CHECK(ecs_transform_create(&tm, e[0], &m, ecs_instance_nil()).i == 0 && ecs_transform_lookup(&tm, e[0]).i == 0);
+    ecs_transform_manager_free(&tm);
+
+    CHECK(ecs_transform_manager_init(&tm, lookup, ECS_TRANSFORM_IMMEDIATE) == ECS_OK && tm.map.kind == lookup);
+    for (k = 0; k < 4; ++k) in[k] = ecs_transform_create(&tm, e[k], &m, k ? in[k - 1] : ecs_instance_nil());
+    /* nil */
+    CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, nil)) && ecs_transform_destroy_entity(&tm, nil) == 0);
+    CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, nil, &m, ecs_instance_nil())) &&
+          tm.error.code == ECS_ERROR_INVALID_ARGUMENT);
+    /* stale: found until collected, then never again */
+    CHECK(ecs_entity_destroy(&em, e[3]) == 1);
+    CHECK(ecs_transform_lookup(&tm, e[3]).i == in[3].i);
+    CHECK(ecs_transform_collect(&tm, &em) == 1 && ecs_transform_count(&tm) == 3);
+    CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, e[3])) && ecs_transform_destroy_entity(&tm, e[3]) == 0);
+    /* forged: a later generation of a live index, an index never handed out,
+       the highest index, index 0 with a generation */
+    forged[0] = ecs_entity_make(ecs_entity_index(e[1]), ecs_entity_generation(e[1]) + 1u);
+    forged[1] = ecs_entity_make(ecs_entity_index(e[4]) + 1u, 0);
+    forged[2] = ecs_entity_make(ECS_INDEX_MASK, 3);
+    forged[3] = ecs_entity_make(0, 5);
+    for (k = 0; k < 4; ++k) {
+        CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, forged[k])));
+        CHECK(ecs_transform_destroy_entity(&tm, forged[k]) == 0);
+    }
+    CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, forged[3], &m, ecs_instance_nil())));
+    /* the top two bits are the user's: masked off, the same entity */
+    tagged.id = e[1].id | 0xC0000000u;
+    CHECK(ecs_transform_lookup(&tm, tagged).i == in[1].i);
+    CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, tagged, &m, ecs_instance_nil())) &&
+          tm.error.code == ECS_ERROR_ALREADY_EXISTS);
+    CHECK(ecs_transform_count(&tm) == 3 && links_ok(&tm));
+    /* out-of-range instances */
+    bad[0] = ecs_instance_make(3), bad[1] = ecs_instance_make(1u << 30), bad[2] = ecs_instance_nil();
+    for (b = 0; b < 3; ++b) {
+        ecs_instance two[2];
+        ecs_mat4 ms[2];
+        two[0] = in[0], two[1] = bad[b], ms[0] = ms[1] = m;
+        CHECK(ecs_transform_world(&tm, bad[b]) == NULL && ecs_transform_local(&tm, bad[b]) == NULL);
+        CHECK(ecs_instance_is_nil(ecs_transform_parent(&tm, bad[b])) && ecs_instance_is_nil(ecs_transform_first_child(&tm, bad[b])));
+        CHECK(ecs_instance_is_nil(ecs_transform_next_sibling(&tm, bad[b])) &&
+              ecs_instance_is_nil(ecs_transform_prev_sibling(&tm, bad[b])));
+        CHECK(ecs_transform_entity(&tm, bad[b]).id == 0 && ecs_transform_destroy(&tm, bad[b]) == 0);
+        CHECK(ecs_transform_set_local(&tm, bad[b], &m) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(ecs_transform_set_local_many(&tm, 2, two, ms) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(ecs_transform_unlink(&tm, bad[b]) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(ecs_transform_link(&tm, bad[b], in[0]) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(ecs_transform_link(&tm, in[0], bad[b]) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(ecs_transform_compute_world(&tm, bad[b], &w) == ECS_ERROR_INVALID_ARGUMENT);
+        if (b < 2) CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, e[4], &m, bad[b])));
+    }
+    CHECK(ecs_transform_count(&tm) == 3 && links_ok(&tm) && ecs_instance_is_nil(ecs_transform_lookup(&tm, e[4])));
+    for (k = 0; k < 3; ++k) CHECK(ecs_transform_lookup(&tm, e[k]).i == in[k].i && tm.local[k].m[13] == 2.0f);
+    ecs_transform_manager_free(&tm);
+    /* zero-initialised: immediate, hash lookup; every call works */
+    memset(&tm, 0, sizeof tm);
+    CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, e[0])) && ecs_transform_destroy_entity(&tm, e[0]) == 0);
+    CHECK(ecs_transform_gc(&tm, &em) == 0 && ecs_transform_collect(&tm, &em) == 0 && ecs_transform_gc_all(&tm, &em) == 0);
+    CHECK(ecs_transform_memory(&tm) == 0 && ecs_transform_reorder(&tm) == ECS_OK);
+    CHECK(ecs_transform_create(&tm, e[0], &m, ecs_instance_nil()).i == 0 && ecs_transform_lookup(&tm, e[0]).i == 0);
+    ecs_transform_manager_free(&tm);
+    ecs_entity_manager_free(&em);
+}
+
+/* ---- index reuse ---------------------------------------------------------------------
+   An entity index comes back (with a new generation) once more than
+   ECS_MINIMUM_FREE_INDICES wait in the queue. The dense lookup has one slot
+   per index: when the new entity gets a transform while the dead one's is
+   still there, that one is destroyed first (children become roots keeping
+   their world); the hash lookup keeps it until collect. */
+
+typedef struct reuse_case {
+    ecs_entity kids[3], keep, old[1100];
+    ecs_mat4 kid_world[3];
+} reuse_case;
+
+/* old[0] has three children, old[1..4] are roots, keep is a root with old
+   entities' indices queued (old all destroyed, not collected). */
+static void reuse_setup(reuse_case *rc, ecs_entity_manager *em, ecs_transform_manager *tm)
+{
+    ecs_mat4 m;
+    uint32_t k;
+    CHECK(ecs_entity_create_many(em, 3, rc->kids) == ECS_OK && ecs_entity_create_many(em, 1100, rc->old) == ECS_OK);
+    rc->keep = ecs_entity_create(em);
+    m = rnd_transform();
+    (void)ecs_transform_create(tm, rc->old[0], &m, ecs_instance_nil());
+    for (k = 0; k < 3; ++k) {
+        m = rnd_transform();
+        (void)ecs_transform_create(tm, rc->kids[k], &m, ecs_transform_lookup(tm, rc->old[0]));
+    }
+    for (k = 1; k < 5; ++k) {
+        m = translation((float)k, 0, 0);
+        (void)ecs_transform_create(tm, rc->old[k], &m, ecs_instance_nil());
+    }
+    (void)ecs_transform_create(tm, rc->keep, NULL, ecs_instance_nil());
+    ecs_transform_commit(tm);
+    for (k = 0; k < 3; ++k) CHECK(ecs_transform_compute_world(tm, ecs_transform_lookup(tm, rc->kids[k]), &rc->kid_world[k]) == ECS_OK);
+    CHECK(ecs_entity_destroy_many(em, 1100, rc->old) == 1100);
+    CHECK(tm->count == 9);
+}
+
+static void test_index_reuse(ecs_lookup_kind lookup, ecs_transform_mode mode)
+{
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    static reuse_case rc;
+    ecs_entity f, f2, f3[3];
+    ecs_mat4 m = translation(0, 7, 0), w, data[3];
+    ecs_spawn_context ctx;
+    ecs_error err;
+    uint32_t k, parent[3] = {ECS_SPAWN_ROOT, 0, 1}, index[3] = {2, 1, 0}; /* a chain, children first */
+    int dense = lookup == ECS_LOOKUP_DENSE;
+    ecs_entity_manager_init(&em);
+    ecs_transform_manager_init(&tm, lookup, mode);
+    reuse_setup(&rc, &em, &tm);
+    /* create: f takes old[0]'s index */
+    f = ecs_entity_create(&em);
+    CHECK(ecs_entity_index(f) == ecs_entity_index(rc.old[0]) && f.id != rc.old[0].id);
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, f, &m, ecs_instance_nil())));
+    CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, rc.old[0])) == dense && tm.count == (dense ? 9u : 10u));
+    CHECK(links_ok(&tm));
+    for (k = 0; k < 3; ++k) {
+        ecs_instance kid = ecs_transform_lookup(&tm, rc.kids[k]);
+        CHECK(ecs_instance_is_nil(ecs_transform_parent(&tm, kid)) == dense);
+        CHECK(ecs_transform_compute_world(&tm, kid, &w) == ECS_OK && memcmp(&w, &rc.kid_world[k], sizeof w) == 0);
+    }
+    /* create under the dead entity whose index it takes: dense refuses, nothing changed */
+    f2 = ecs_entity_create(&em);
+    CHECK(ecs_entity_index(f2) == ecs_entity_index(rc.old[1]));
+    k = tm.count;
+    if (dense) {
+        CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, f2, &m, ecs_transform_lookup(&tm, rc.old[1]))));
+        CHECK(tm.error.code == ECS_ERROR_INVALID_ARGUMENT && tm.count == k && !ecs_instance_is_nil(ecs_transform_lookup(&tm, rc.old[1])));
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, f2, &m, ecs_transform_lookup(&tm, rc.keep))));
+        CHECK(tm.count == k && ecs_instance_is_nil(ecs_transform_lookup(&tm, rc.old[1])));
+    } else {
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, f2, &m, ecs_transform_lookup(&tm, rc.old[1]))));
+        CHECK(tm.count == k + 1u);
+    }
+    CHECK(links_ok(&tm));
+    /* spawn: three entities taking old[2..4]'s indices */
+    CHECK(ecs_entity_create_many(&em, 3, f3) == ECS_OK);
+    for (k = 0; k < 3; ++k) {
+        CHECK(ecs_entity_index(f3[k]) == ecs_entity_index(rc.old[2 + k]));
+        data[k] = m;
+    }
+    ctx.entities = &em, ctx.entity = f3, ctx.parent_index = parent, ctx.num_entities = 3, ctx.error = &err;
+    k = tm.count;
+    CHECK(ecs_transform_spawn(&tm, &ctx, 3, index, data, 3 * 64) == ECS_OK);
+    CHECK(tm.count == (dense ? k : k + 3u) && links_ok(&tm));
+    for (k = 0; k < 3; ++k) CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, rc.old[2 + k])) == dense);
+    CHECK(ecs_transform_compute_world(&tm, ecs_transform_lookup(&tm, f3[2]), &w) == ECS_OK && w.m[13] == 21.0f);
+    /* two batch entities of one index (a live one and a stale id): dense refuses */
+    if (dense) {
+        ecs_entity two[2];
+        uint32_t p2[2] = {ECS_SPAWN_ROOT, ECS_SPAWN_ROOT}, i2[2] = {0, 1};
+        two[0] = ecs_entity_create(&em), two[1] = ecs_entity_make(ecs_entity_index(two[0]), ecs_entity_generation(two[0]) + 1u);
+        ctx.entity = two, ctx.parent_index = p2, ctx.num_entities = 2;
+        k = tm.count;
+        CHECK(ecs_transform_spawn(&tm, &ctx, 2, i2, data, 2 * 64) == ECS_ERROR_ALREADY_EXISTS && tm.count == k);
+        CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, two[0])) && links_ok(&tm));
+    }
+    /* collect: the dead ones go from the hash lookup too; both end the same */
+    (void)ecs_transform_collect(&tm, &em);
+    CHECK(tm.count == 3u + 1u + 2u + 3u && links_ok(&tm)); /* kids, keep, f and f2, f3 */
+    for (k = 0; k < 5; ++k) CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, rc.old[k])));
+    for (k = 0; k < 3; ++k) {
+        CHECK(ecs_transform_compute_world(&tm, ecs_transform_lookup(&tm, rc.kids[k]), &w) == ECS_OK);
+        CHECK(memcmp(&w, &rc.kid_world[k], sizeof w) == 0);
+    }
+    ecs_transform_manager_free(&tm);
+    ecs_entity_manager_free(&em);
+}
+
+/* ---- collect ---------------------------------------------------------------------------
+   Exactly the entities destroyed since the last call lose their transforms;
+   children become roots keeping their world; the log path never sweeps (it
+   costs O(deaths)); a first call, a lost log and another entity manager
+   sweep instead, with the same result; each manager has its own cursor. */
+
+#define COLLECT_N 3000u
+
+/* out[k] = the current world of es[k]'s transform, where it has one */
+static void collect_worlds(const ecs_transform_manager *tm, const ecs_entity *es, ecs_mat4 *out)
+{
+    uint32_t k;
+    for (k = 0; k < COLLECT_N; ++k) {
+        ecs_instance i = ecs_transform_lookup(tm, es[k]);
+        if (!ecs_instance_is_nil(i)) CHECK(ecs_transform_compute_world(tm, i, &out[k]) == ECS_OK);
+    }
+}
+
+/* every entity in `has` that is alive still has its transform at its world
+   before[k]; no other has one; the links hold */
+static void collect_expect(const ecs_transform_manager *tm, const ecs_entity_manager *em, const ecs_entity *es,
+                           const ecs_mat4 *before, const uint8_t *has)
+{
+    uint32_t k, bad = 0, live = 0;
+    for (k = 0; k < COLLECT_N; ++k) {
+        ecs_instance i = ecs_transform_lookup(tm, es[k]);
+        ecs_mat4 w;
+        if (!has[k] || !ecs_entity_alive(em, es[k])) {
+            bad += !ecs_instance_is_nil(i);
+            continue;
+        }
+        ++live;
+        bad += ecs_instance_is_nil(i) || ecs_transform_compute_world(tm, i, &w) != ECS_OK || !close_f(w.m, before[k].m, 1e-6);
+    }
+    CHECK_MSG(bad == 0 && tm->count == live && links_ok(tm), "%u transforms wrong after collect", (unsigned)bad);
+}
+
+/* destroys up to n random entities of es; adds the deaths to *dead_a, and
+   those of even entities to *dead_b */
+static void collect_kill(ecs_entity_manager *em, const ecs_entity *es, uint32_t n, uint32_t *dead_a, uint32_t *dead_b)
+{
+    uint32_t k;
+    for (k = 0; k < n; ++k) {
+        uint32_t x = rnd_below(COLLECT_N);
+        if (ecs_entity_destroy(em, es[x])) ++*dead_a, *dead_b += x % 2 == 0;
+    }
+}
+
+static void test_collect(ecs_lookup_kind lookup, ecs_transform_mode mode)
+{
+    ecs_entity_manager em, other;
+    ecs_transform_manager a, b; /* a: every entity; b: the other kind, the even entities */
+    static ecs_entity es[COLLECT_N], churn[2048];
+    static ecs_mat4 wa[COLLECT_N], wb[COLLECT_N];
+    static uint8_t all[COLLECT_N], even[COLLECT_N];
+    uint32_t k, dead_a = 0, dead_b = 0, round, got_a, got_b;
+    unsigned long sweeps;
+    ecs_entity_manager_init(&em);
+    ecs_entity_manager_init(&other);
+    ecs_transform_manager_init(&a, lookup, mode);
+    ecs_transform_manager_init(&b, lookup == ECS_LOOKUP_DENSE ? ECS_LOOKUP_HASH : ECS_LOOKUP_DENSE, mode);
+    CHECK(ecs_entity_create_many(&em, COLLECT_N, es) == ECS_OK);
+    for (k = 0; k < COLLECT_N; ++k) { /* random forests, parents first */
+        ecs_mat4 m = rnd_transform();
+        ecs_instance pa = k && rnd_below(10) >= 3 ? ecs_transform_lookup(&a, es[rnd_below(k)]) : ecs_instance_nil();
+        ecs_instance pb = k >= 2 && rnd_below(10) >= 3 ? ecs_transform_lookup(&b, es[2 * rnd_below(k / 2)]) : ecs_instance_nil();
+        all[k] = 1, even[k] = k % 2 == 0;
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&a, es[k], &m, pa)));
+        if (even[k]) CHECK(!ecs_instance_is_nil(ecs_transform_create(&b, es[k], &m, pb)));
+    }
+    /* first call: no cursor yet, so a sweep; nothing is dead */
+    sweeps = ecs__tf_count_sweeps;
+    CHECK(ecs_transform_collect(&a, &em) == 0 && ecs_transform_collect(&b, &em) == 0);
+    CHECK(ecs__tf_count_sweeps == sweeps + 2 && a.count == COLLECT_N && b.count == COLLECT_N / 2);
+    /* rounds of deaths: exactly those, from the log, no sweep */
+    for (round = 0; round < 3; ++round) {
+        collect_worlds(&a, es, wa);
+        collect_worlds(&b, es, wb);
+        collect_kill(&em, es, 100, &dead_a, &dead_b);
+        sweeps = ecs__tf_count_sweeps;
+        got_a = ecs_transform_collect(&a, &em);
+        got_b = ecs_transform_collect(&b, &em);
+        CHECK(ecs__tf_count_sweeps == sweeps);
+        CHECK_MSG(got_a == dead_a && got_b == dead_b, "collected %u and %u of %u and %u", (unsigned)got_a,
+                  (unsigned)got_b, (unsigned)dead_a, (unsigned)dead_b);
+        collect_expect(&a, &em, es, wa, all);
+        collect_expect(&b, &em, es, wb, even);
+        CHECK(ecs_transform_collect(&a, &em) == 0 && ecs_transform_collect(&b, &em) == 0 && ecs__tf_count_sweeps == sweeps);
+        dead_a = dead_b = 0;
+    }
+    /* a lost log: after a few deaths, churn (entities without transforms)
+       runs more destroys through the ring than it holds */
+    collect_worlds(&a, es, wa);
+    collect_worlds(&b, es, wb);
+    collect_kill(&em, es, 10, &dead_a, &dead_b);
+    for (round = 0; round < 64 && ecs_entity_log_pending(&em, &a.log) != ECS_ENTITY_LOG_LOST; ++round) {
+        CHECK(ecs_entity_create_many(&em, 2048, churn) == ECS_OK);
+        CHECK(ecs_entity_destroy_many(&em, 2048, churn) == 2048);
+    }
+    CHECK(ecs_entity_log_pending(&em, &a.log) == ECS_ENTITY_LOG_LOST);
+    sweeps = ecs__tf_count_sweeps;
+    CHECK(ecs_transform_collect(&a, &em) == dead_a && ecs_transform_collect(&b, &em) == dead_b);
+    CHECK(ecs__tf_count_sweeps == sweeps + 2);
+    collect_expect(&a, &em, es, wa, all);
+    collect_expect(&b, &em, es, wb, even);
+    /* another entity manager: a sweep against it (where none of these is
+       alive); back to em with nothing left: no sweep, the cursor is em's */
+    k = b.count;
+    CHECK(ecs_transform_collect(&b, &other) == k && b.count == 0 && ecs__tf_count_sweeps == sweeps + 3);
+    CHECK(ecs_entity_log_pending(&em, &b.log) == ECS_ENTITY_LOG_LOST);
+    CHECK(ecs_transform_collect(&b, &em) == 0 && ecs__tf_count_sweeps == sweeps + 3);
+    CHECK(ecs_entity_log_pending(&em, &b.log) == 0);
+    /* a against other: every transform goes in one sweep */
+    k = a.count;
+    CHECK(ecs_transform_collect(&a, &other) == k && a.count == 0 && ecs__tf_count_sweeps == sweeps + 4);
+    /* a transform made for an entity already dead is left to gc */
+    CHECK(ecs_transform_collect(&a, &em) == 0 && ecs_entity_log_pending(&em, &a.log) == 0);
+    for (k = 0; ecs_entity_alive(&em, es[k]); ++k) { /* a dead one */
+    }
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&a, es[k], NULL, ecs_instance_nil())));
+    for (k = 0; !ecs_entity_alive(&em, es[k]); ++k) { /* a live one */
+    }
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&a, es[k], NULL, ecs_instance_nil())));
+    CHECK(ecs_transform_collect(&a, &em) == 0 && ecs_transform_gc_all(&a, &em) == 1 && a.count == 1);
+    ecs_transform_manager_free(&a);
+    ecs_transform_manager_free(&b);
+    ecs_entity_manager_free(&em);
+    ecs_entity_manager_free(&other);
+}
+
 /* ---- the reference model ----------------------------------------------------------
    A plain parent array indexed by entity index, worlds recomputed from scratch
-   in double precision. Both managers get every operation; after each one they
-   must agree with the model. */
+   in double precision. Two managers, one of each lookup kind (one immediate,
+   one deferred), get every operation; after each one both must agree with
+   the model. A run pairs hash+immediate with dense+deferred, the next
+   dense+immediate with hash+deferred. */
 
 #define MAXE (1 << 16)
 #define TARGET_LIVE 160
@@ -871,9 +1199,19 @@ static mnode model[MAXE];
 static int live[MAXE], live_pos[MAXE], nlive;
 static ecs_entity bare[MAXE]; /* alive entities without a transform */
 static int nbare;
-static double refw[MAXE][16];
+static double refw[MAXE][16], reflim[MAXE]; /* reflim: model_check's tolerance for refw */
 static unsigned refstamp[MAXE], stamp = 1;
 static int refstack[MAXE];
+
+/* max(1, max |ref[k]|): the scale of close_d's tolerance */
+static double ref_scale(const double *ref)
+{
+    double mx = 1.0;
+    int k;
+    for (k = 0; k < 16; ++k)
+        if (fabs(ref[k]) > mx) mx = fabs(ref[k]);
+    return mx;
+}
 
 static const double *ref_world(int x)
 {
@@ -887,6 +1225,7 @@ static const double *ref_world(int x)
         for (q = 0; q < 16; ++q) l[q] = model[y].local[q];
         if (p < 0) memcpy(refw[y], l, sizeof l);
         else dmul(refw[y], l, refw[p]);
+        reflim[y] = 1e-5 * ref_scale(refw[y]);
         refstamp[y] = stamp;
     }
     return refw[x];
@@ -930,30 +1269,46 @@ static int model_is_under(int p, int c) /* p is c or below c */
 
 static unsigned long model_fail;
 
+/* |a - ref| <= lim element-wise */
+static int within(const float *a, const double *ref, double lim)
+{
+    int k;
+    for (k = 0; k < 16; ++k)
+        if (!(fabs((double)a[k] - ref[k]) <= lim)) return 0;
+    return 1;
+}
+
 /* Compares a manager with the model: count, lookups, parents, locals, current
-   worlds (compute_world), stored worlds where they must be current, links. */
+   worlds (compute_world), stored worlds where they must be current, links.
+   The caller bumps `stamp` once after changing the model (ref_world caches). */
 static void model_check(const ecs_transform_manager *tm, int stored_all, const char *what, long op)
 {
     int k, bad = 0;
     uint32_t i;
-    ++stamp;
     if (tm->count != (uint32_t)nlive) bad |= 1;
     for (k = 0; k < nlive && !bad; ++k) {
         int x = live[k], p = model[x].parent;
         ecs_instance in = ecs_transform_lookup(tm, model[x].e);
         const double *w;
+        double lim;
         ecs_mat4 cw;
         if (ecs_instance_is_nil(in) || tm->entity[in.i].id != model[x].e.id) {
             bad |= 2;
             break;
         }
-        if (tm->parent[in.i] != (p < 0 ? NIL : ecs_transform_lookup(tm, model[p].e).i)) bad |= 4;
-        if (!close_f(tm->local[in.i].m, model[x].local, 1e-5)) bad |= 8;
+        if (p < 0 ? tm->parent[in.i] != NIL
+                  : tm->parent[in.i] >= tm->count || tm->entity[tm->parent[in.i]].id != model[p].e.id)
+            bad |= 4;
+        if (memcmp(tm->local[in.i].m, model[x].local, sizeof model[x].local) != 0 &&
+            !close_f(tm->local[in.i].m, model[x].local, 1e-5))
+            bad |= 8;
         w = ref_world(x);
-        if (ecs_transform_compute_world(tm, in, &cw) != ECS_OK || !close_d(cw.m, w, 1e-5)) bad |= 16;
+        lim = reflim[x];
+        if (ecs_transform_compute_world(tm, in, &cw) != ECS_OK || !within(cw.m, w, lim)) bad |= 16;
         /* stored worlds: all after a commit (or in immediate mode); clean nodes
            whenever nothing is pending */
-        if ((stored_all || (tm->num_pending == 0 && in.i < tm->first_dirty)) && !close_d(tm->world[in.i].m, w, 1e-5))
+        if ((stored_all || (tm->num_pending == 0 && in.i < tm->first_dirty)) &&
+            memcmp(tm->world[in.i].m, cw.m, sizeof cw.m) != 0 && !within(tm->world[in.i].m, w, lim))
             bad |= 32;
     }
     if (!links_ok(tm)) bad |= 64;
@@ -967,21 +1322,59 @@ static void model_check(const ecs_transform_manager *tm, int stored_all, const c
     if (bad) ++model_fail;
 }
 
-static void test_model(long ops)
+/* collect in both managers; afterwards no transform of a dead entity is left
+   in either (the model drops its dead nodes too), and the live ones are
+   checked by model_check. Counts the collects that read the destroy log
+   (and checks those swept nothing) in *logged. */
+static uint32_t model_collect(ecs_transform_manager **both, ecs_entity_manager *em, long *logged)
+{
+    uint32_t collected = 0, i;
+    int t, k;
+    for (t = 0; t < 2; ++t) {
+        int from_log = ecs_entity_log_pending(em, &both[t]->log) != ECS_ENTITY_LOG_LOST;
+        unsigned long sweeps = ecs__tf_count_sweeps;
+        collected += ecs_transform_collect(both[t], em);
+        if (from_log) CHECK(ecs__tf_count_sweeps == sweeps); /* O(deaths): no sweep */
+        *logged += from_log;
+        CHECK(ecs_entity_log_pending(em, &both[t]->log) == 0);
+        for (i = 0; i < both[t]->count; ++i) CHECK(ecs_entity_alive(em, both[t]->entity[i]));
+    }
+    for (k = 0; k < nlive;) {
+        int x = live[k];
+        if (model[x].dead) {
+            for (t = 0; t < 2; ++t) CHECK(ecs_instance_is_nil(ecs_transform_lookup(both[t], model[x].e)));
+            model_remove(x);
+        } else {
+            ++k;
+        }
+    }
+    return collected;
+}
+
+static void model_reset(void)
+{
+    memset(model, 0, sizeof model);
+    nlive = nbare = 0;
+    model_fail = 0;
+    ++stamp;
+}
+
+static void test_model(long ops, ecs_lookup_kind lookup_a, ecs_lookup_kind lookup_b)
 {
     ecs_entity_manager em;
-    ecs_transform_manager a, b; /* immediate + hash, deferred + dense */
+    ecs_transform_manager a, b; /* immediate + lookup_a, deferred + lookup_b */
     ecs_transform_manager *both[2];
     ecs_instance *ins[2];
     ecs_mat4 *locals;
-    long op;
+    long op, logged = 0;
     int t, k;
     long counts[16];
-    uint32_t gc_total = 0;
+    uint32_t gc_total = 0, collect_total = 0;
     memset(counts, 0, sizeof counts);
+    model_reset();
     ecs_entity_manager_init(&em);
-    ecs_transform_manager_init(&a, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
-    ecs_transform_manager_init(&b, ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED);
+    ecs_transform_manager_init(&a, lookup_a, ECS_TRANSFORM_IMMEDIATE);
+    ecs_transform_manager_init(&b, lookup_b, ECS_TRANSFORM_DEFERRED);
     b.idle_frames = 2;
     both[0] = &a, both[1] = &b;
     ins[0] = (ecs_instance *)malloc(64 * sizeof **ins);
@@ -1060,7 +1453,7 @@ static void test_model(long ops)
                 model[x].dead = 1;
             }
             what = "entity dies", ++counts[7];
-        } else if (r < 84) { /* gc, then the rest of the dead by hand, so both agree */
+        } else if (r < 81) { /* gc, then the rest of the dead by hand, so both agree */
             for (t = 0; t < 2; ++t) gc_total += ecs_transform_gc(both[t], &em);
             for (k = 0; k < nlive;) {
                 int x = live[k];
@@ -1072,6 +1465,9 @@ static void test_model(long ops)
                 }
             }
             what = "gc", ++counts[8];
+        } else if (r < 84) { /* exact collection */
+            collect_total += model_collect(both, &em, &logged);
+            what = "collect", ++counts[12];
         } else if (r < 86) { /* reorder one of them, or both */
             uint32_t which = rnd_below(3);
             for (t = 0; t < 2; ++t)
@@ -1093,15 +1489,20 @@ static void test_model(long ops)
             committed = 1;
             what = "commit", ++counts[11];
         }
+        ++stamp;
         model_check(&a, 1, what, op);
         model_check(&b, committed, what, op);
     }
-    printf("test_model: %ld ops: create %ld, link %ld (+%ld refused), unlink %ld, set_local %ld, set_local_many %ld, "
-           "destroy %ld, deaths %ld, gc %ld (collected %u), reorder %ld, world pass %ld, commit %ld; %d live\n",
-           op, counts[0], counts[2], counts[1], counts[3], counts[4], counts[5], counts[6], counts[7], counts[8],
-           (unsigned)gc_total, counts[9], counts[10], counts[11], nlive);
+    printf("test_model (%s immediate, %s deferred): %ld ops: create %ld, link %ld (+%ld refused), unlink %ld, "
+           "set_local %ld, set_local_many %ld, destroy %ld, deaths %ld, gc %ld (collected %u), collect %ld (%ld from "
+           "the log, collected %u), reorder %ld, world pass %ld, commit %ld; %d live\n",
+           lookup_a == ECS_LOOKUP_DENSE ? "dense" : "hash", lookup_b == ECS_LOOKUP_DENSE ? "dense" : "hash", op,
+           counts[0], counts[2], counts[1], counts[3], counts[4], counts[5], counts[6], counts[7], counts[8],
+           (unsigned)gc_total, counts[12], logged, (unsigned)collect_total, counts[9], counts[10], counts[11], nlive);
     CHECK(op == ops);
-    CHECK(counts[1] > 100 && gc_total > 100); /* the interesting cases happened */
+    /* the interesting cases happened */
+    CHECK(counts[1] > ops / 1000 && gc_total > (uint32_t)(ops / 2000) && collect_total > (uint32_t)(ops / 100));
+    CHECK(logged > 2 * counts[12] - 10); /* nearly every collect read the log */
     free(ins[0]), free(ins[1]), free(locals);
     ecs_transform_manager_free(&a);
     ecs_transform_manager_free(&b);
@@ -1126,6 +1527,16 @@ int main(void)
     test_spawn(ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE, 1);
     test_spawn(ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED, 1);
     test_spawn(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED, 0);
-    test_model(100000);
+    test_bad_handles(ECS_LOOKUP_DENSE);
+    test_bad_handles(ECS_LOOKUP_HASH);
+    test_index_reuse(ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    test_index_reuse(ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
+    test_index_reuse(ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED);
+    test_index_reuse(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED);
+    test_collect(ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    test_collect(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED);
+    /* each lookup kind gets 10^6 operations: 5 * 10^5 in each mode */
+    test_model(TEST_MODEL_OPS, ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE);
+    test_model(TEST_MODEL_OPS, ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH);
     return test_report("test_transform");
 }

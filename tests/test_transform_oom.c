@@ -1,18 +1,27 @@
 /* tests/test_transform_oom.c - every allocation ecs_transform.h makes can fail:
-   each operation is retried with the 1st, 2nd, 3rd, ... allocation failing
-   until it succeeds, and after each failure the manager must be exactly as it
-   was (instances, matrices, links, lookups) with ECS_ERROR_OUT_OF_MEMORY. */
+   each operation is retried with the 1st, 2nd, 3rd, ... allocation failing,
+   once and also from then on (that one and every later one), until it
+   succeeds; after each failure the manager must be exactly as it was
+   (instances, matrices, links, lookups, the dirty range) with
+   ECS_ERROR_OUT_OF_MEMORY. Both lookup kinds, both modes, and the dense
+   lookup's index reuse (create and spawn dropping a dead id's transform).
+   The sanitizer builds check that nothing leaks. */
 #include <stdlib.h>
 #include <string.h>
 
-static long test_alloc_countdown = -1; /* < 0: never fail; 0: fail the next one */
+/* < 0: never fail; 0: fail this call (and with test_alloc_sticky every
+   later one); k > 0: k calls succeed first */
+static long test_alloc_countdown = -1;
+static int test_alloc_sticky;
 static unsigned long test_alloc_failures;
 static void *test_realloc(void *p, size_t n)
 {
-    if (test_alloc_countdown >= 0 && test_alloc_countdown-- == 0) {
+    if (test_alloc_countdown == 0) {
         ++test_alloc_failures;
+        if (!test_alloc_sticky) test_alloc_countdown = -1;
         return NULL;
     }
+    if (test_alloc_countdown > 0) --test_alloc_countdown;
     return realloc(p, n);
 }
 #define ECS_REALLOC(p, n) test_realloc(p, n)
@@ -94,12 +103,19 @@ static void snap_free(snapshot *s)
     free(s->entity), free(s->local), free(s->world), free(s->links), free(s->lookups), free(s->age);
 }
 
-enum { OP_CREATE, OP_SPAWN, OP_SET_LOCAL, OP_SET_LOCAL_MANY, OP_LINK, OP_REORDER, OP_RESERVE, OP_COUNT };
-static const char *const op_names[OP_COUNT] = {"create", "spawn", "set_local", "set_local_many", "link", "reorder", "reserve"};
+enum { OP_CREATE, OP_SPAWN, OP_SET_LOCAL, OP_SET_LOCAL_MANY, OP_LINK, OP_REORDER, OP_RESERVE, OP_CREATE_REUSE,
+       OP_SPAWN_REUSE, OP_COUNT };
+static const char *const op_names[OP_COUNT] = {"create", "spawn", "set_local", "set_local_many", "link", "reorder",
+                                               "reserve", "create (index reuse)", "spawn (index reuse)"};
 
 #define NE 6000u /* entities; indices beyond the dense table's first 1024 */
 
 static ecs_entity es[NE];
+/* the entities whose lookups the snapshots compare (es, or the reuse test's) */
+static const ecs_entity *watch = es;
+static uint32_t num_watch = NE;
+/* the reuse test: fresh entities that take dead entities' indices */
+static ecs_entity reuse_fresh[6], reuse_parent;
 static uint32_t next_fresh; /* next entity without a transform */
 static uint32_t spawn_parent[64], spawn_index[64];
 static ecs_mat4 spawn_data[64];
@@ -147,38 +163,65 @@ static ecs_result attempt(ecs_transform_manager *tm, int op, ecs_entity_manager 
         return r == ECS_ERROR_CYCLE ? ECS_OK : r;
     }
     case OP_REORDER: return ecs_transform_reorder(tm);
-    default: return ecs_transform_reserve(tm, n + 1000u + arg);
+    case OP_RESERVE: return ecs_transform_reserve(tm, n + 1000u + arg);
+    case OP_CREATE_REUSE: {
+        ecs_mat4 m = mat(arg);
+        return ecs_instance_is_nil(ecs_transform_create(tm, reuse_fresh[0], &m, ecs_transform_lookup(tm, reuse_parent)))
+                   ? tm->error.code
+                   : ECS_OK;
+    }
+    default: { /* OP_SPAWN_REUSE: a chain of five, children first */
+        ecs_spawn_context ctx;
+        ecs_error err;
+        uint32_t k, parent[5] = {ECS_SPAWN_ROOT, 0, 1, 2, 3}, index[5] = {4, 3, 2, 1, 0};
+        for (k = 0; k < 5; ++k) spawn_data[k] = mat(arg + k);
+        ctx.entities = em, ctx.entity = reuse_fresh + 1, ctx.parent_index = parent, ctx.num_entities = 5, ctx.error = &err;
+        return ecs_transform_spawn(tm, &ctx, 5, index, spawn_data, 5 * 64);
+    }
     }
 }
 
 static unsigned long failures_seen[OP_COUNT];
 
-/* Runs op with the 1st, 2nd, ... allocation failing until it succeeds. */
+/* One attempt of op with allocation `at` failing (sticky: and every later
+   one). Returns 1 when nothing failed (op ran and succeeded), else checks that
+   it reported ECS_ERROR_OUT_OF_MEMORY and changed nothing, and returns 0. */
+static int attempt_failing(ecs_transform_manager *tm, int op, ecs_entity_manager *em, uint32_t arg, long at, int sticky)
+{
+    snapshot s;
+    ecs_result r;
+    unsigned long before = test_alloc_failures;
+    snap(tm, watch, num_watch, &s);
+    test_alloc_countdown = at;
+    test_alloc_sticky = sticky;
+    r = attempt(tm, op, em, arg);
+    test_alloc_countdown = -1;
+    test_alloc_sticky = 0;
+    if (test_alloc_failures == before) { /* nothing failed: done */
+        CHECK_MSG(r == ECS_OK, "%s: %s", op_names[op], tm->error.message);
+        snap_free(&s);
+        return 1;
+    }
+    ++failures_seen[op];
+    if (r == ECS_OK) { /* a failure the operation did not need to report? */
+        CHECK_MSG(0, "%s succeeded although allocation %ld failed%s", op_names[op], at, sticky ? " (and all after)" : "");
+    } else {
+        CHECK_MSG(r == ECS_ERROR_OUT_OF_MEMORY, "%s: %s", op_names[op], ecs_result_name(r));
+        CHECK_MSG(same(tm, watch, num_watch, &s), "%s changed the manager although it failed (allocation %ld%s)",
+                  op_names[op], at, sticky ? " and all after" : "");
+    }
+    snap_free(&s);
+    return 0;
+}
+
+/* Runs op with the 1st, 2nd, ... allocation failing, from then on and once,
+   until it succeeds. */
 static void sweep(ecs_transform_manager *tm, int op, ecs_entity_manager *em, uint32_t arg)
 {
     long at;
-    for (at = 0; at < 64; ++at) {
-        snapshot s;
-        ecs_result r;
-        unsigned long before = test_alloc_failures;
-        snap(tm, es, NE, &s);
-        test_alloc_countdown = at;
-        r = attempt(tm, op, em, arg);
-        test_alloc_countdown = -1;
-        if (test_alloc_failures == before) { /* nothing failed: done */
-            CHECK_MSG(r == ECS_OK, "%s: %s", op_names[op], tm->error.message);
-            snap_free(&s);
-            break;
-        }
-        ++failures_seen[op];
-        if (r == ECS_OK) { /* a failure the operation did not need to report? only growth it could do without */
-            CHECK_MSG(0, "%s succeeded although allocation %ld failed", op_names[op], at);
-        } else {
-            CHECK_MSG(r == ECS_ERROR_OUT_OF_MEMORY, "%s: %s", op_names[op], ecs_result_name(r));
-            CHECK_MSG(same(tm, es, NE, &s), "%s changed the manager although it failed (allocation %ld)", op_names[op], at);
-        }
-        snap_free(&s);
-    }
+    for (at = 0; at < 64; ++at)
+        if (attempt_failing(tm, op, em, arg, at, 1) || attempt_failing(tm, op, em, arg, at, 0)) break;
+    CHECK_MSG(at < 64, "%s never succeeded", op_names[op]);
     if (op == OP_CREATE) ++next_fresh;
     if (op == OP_SPAWN) next_fresh += 64;
 }
@@ -260,8 +303,10 @@ static void test_spawn_half_way(void)
         unsigned long before = test_alloc_failures;
         snap(&tm, all, 3000, &s);
         test_alloc_countdown = at;
+        test_alloc_sticky = (int)(at & 1);
         r = ecs_transform_spawn(&tm, &ctx, 64, index, data, 64 * 64);
         test_alloc_countdown = -1;
+        test_alloc_sticky = 0;
         if (test_alloc_failures == before) {
             CHECK(r == ECS_OK && tm.count == 74);
             done = 1;
@@ -271,7 +316,66 @@ static void test_spawn_half_way(void)
         }
         snap_free(&s);
     }
-    CHECK(done && at >= 3); /* the map, the arrays, then the dense table half way */
+    CHECK(done && at >= 3); /* the scratch table, the arrays, the dense map (all before any change) */
+    ecs_transform_manager_free(&tm);
+    ecs_entity_manager_free(&em);
+}
+
+/* The dense lookup's index reuse under failing allocations: create and spawn
+   for fresh entities whose indices dead entities' transforms still hold
+   (the dense lookup drops those, the hash lookup keeps them) change nothing
+   when they fail, the dead ones' transforms and their children included.
+   Each runs with the arrays full (count + 1 == capacity), so it must grow
+   even when counting the transforms it will drop. */
+static void reuse_fill(ecs_transform_manager *tm, ecs_entity_manager *em)
+{
+    while (tm->count + 1u < tm->capacity) {
+        ecs_entity f = ecs_entity_create(em); /* takes a queued index that holds no transform */
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(tm, f, NULL, ecs_instance_nil())));
+    }
+    ecs_transform_commit(tm);
+}
+
+static void test_reuse(ecs_lookup_kind lookup, ecs_transform_mode mode)
+{
+    static ecs_entity old[1100], seen[1100 + 9];
+    ecs_entity kids[3];
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    uint32_t k, n;
+    int dense = lookup == ECS_LOOKUP_DENSE;
+    ecs_entity_manager_init(&em);
+    ecs_transform_manager_init(&tm, lookup, mode);
+    CHECK(ecs_entity_create_many(&em, 3, kids) == ECS_OK && ecs_entity_create_many(&em, 1100, old) == ECS_OK);
+    for (k = 0; k < 4; ++k) { /* old[0..3] roots, old[0] with the three kids */
+        ecs_mat4 m = mat(k + 1);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, old[k], &m, ecs_instance_nil())));
+    }
+    for (k = 0; k < 3; ++k) {
+        ecs_mat4 m = mat(k + 7);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, kids[k], &m, ecs_transform_lookup(&tm, old[0]))));
+    }
+    CHECK(ecs_entity_destroy_many(&em, 1100, old) == 1100); /* queued past the threshold: indices come back */
+    CHECK(ecs_entity_create_many(&em, 6, reuse_fresh) == ECS_OK);
+    for (k = 0; k < 6; ++k) CHECK(ecs_entity_index(reuse_fresh[k]) == ecs_entity_index(old[k]));
+    reuse_parent = kids[1];
+    for (k = 0; k < 1100; ++k) seen[k] = old[k];
+    for (k = 0; k < 3; ++k) seen[1100 + k] = kids[k];
+    for (k = 0; k < 6; ++k) seen[1103 + k] = reuse_fresh[k];
+    watch = seen, num_watch = 1109;
+    /* spawn: five entities, three of them on old[1..3]'s indices */
+    reuse_fill(&tm, &em);
+    n = tm.count;
+    sweep(&tm, OP_SPAWN_REUSE, &em, 2);
+    CHECK(tm.count == n + 5u - (dense ? 3u : 0u));
+    /* create: on old[0]'s index, under one of old[0]'s children */
+    reuse_fill(&tm, &em);
+    n = tm.count;
+    sweep(&tm, OP_CREATE_REUSE, &em, 1);
+    CHECK(tm.count == n + 1u - (dense ? 1u : 0u));
+    CHECK(ecs_transform_collect(&tm, &em) == (dense ? 0u : 4u));
+    for (k = 0; k < 4; ++k) CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, old[k])));
+    watch = es, num_watch = NE;
     ecs_transform_manager_free(&tm);
     ecs_entity_manager_free(&em);
 }
@@ -280,6 +384,10 @@ int main(void)
 {
     int op;
     test_spawn_half_way();
+    test_reuse(ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    test_reuse(ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
+    test_reuse(ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED);
+    test_reuse(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED);
     run(ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
     run(ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
     run(ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED);
