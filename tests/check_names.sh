@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/check_names.sh - our headers drop into a file that also includes flecs
-# or pico_ecs (../shared/data/peer_names lists every ecs_/ECS_/Ecs name of
+# or pico_ecs (tests/peer_names lists every ecs_/ECS_/Ecs name of
 # both, with its kind):
 #  (a) no identifier in our four headers equals one of theirs, except the
 #      configuration macros pico_ecs's implementation also defines and ecs.h
@@ -13,7 +13,7 @@
 #      (function-like ones as function-like).
 set -eu
 cd "$(dirname "$0")/.."
-names=${PEER_NAMES:-../shared/data/peer_names}
+names=${PEER_NAMES:-tests/peer_names}
 out=${BUILD_DIR_ROOT:-/tmp}/check_names
 mkdir -p "$out"
 [ -d "$names" ] || { echo "check_names: $names not found"; exit 1; }
