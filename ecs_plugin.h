@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.1 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.2 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -11,15 +11,18 @@
    Do this in *one* C or C++ file of the engine:
        #define ECS_PLUGIN_IMPLEMENTATION
        #include "ecs_plugin.h"
-   (with ECS_IMPLEMENTATION for ecs.h somewhere too) and include
-   "ecs_plugin.h" plainly everywhere else, plugins included: a plugin needs
-   only the declarations and links against nothing (not even ecs.h's code;
-   it reaches the engine through the API structs). Link the engine with -ldl.
+   (with ECS_IMPLEMENTATION for ecs.h somewhere too, and ecs_transform.h /
+   ecs_resource.h in any order for the APIs over them: INCLUDE ORDER) and
+   include "ecs_plugin.h" plainly everywhere else, plugins included: a
+   plugin needs only the declarations and links against nothing (not even
+   ecs.h's code; it reaches the engine through the API structs). Link the
+   engine with -ldl.
 
 TABLE OF CONTENTS
-   QUICK START, THE ABI, VERSIONING RULES, STANDARD ENGINE APIS, LOADING AND
-   HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   SANITIZERS, THREADING, DOES NOT, LICENSE (end of file)
+   QUICK START, THE ABI, VERSIONING RULES, STANDARD ENGINE APIS, INCLUDE
+   ORDER, LOADING AND HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER
+   STABILITY, SANITIZERS, THREADING, DOES NOT, REVISION HISTORY, LICENSE
+   (end of file)
 
 QUICK START (tests/test_plugin.c builds both parts and runs them)
 
@@ -141,10 +144,23 @@ STANDARD ENGINE APIS
        ... s->angle[i] += s->speed[i] * dt;   // no field indices, no memcpy
    (examples/plugins/spin.c is such a plugin; ECS_MANAGER_VIEW_DEFINE does
    the same for define's field lists.)
-   The transform and resource wrappers need ecs_transform.h / ecs_resource.h:
-   include those before ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file.
-   ecs_plugin.h itself never includes them; without them the two publish
-   functions return ECS_ERROR_NOT_FOUND with a message saying so.
+
+INCLUDE ORDER (ECS_API_TRANSFORMS, ECS_API_RESOURCES)
+   ecs_transforms_api_v0 and ecs_plugin_publish_transforms are declared once
+   ecs_plugin.h and ecs_transform.h are both included, in either order;
+   ecs_resources_api_v0/_v1 and ecs_plugin_publish_resources once
+   ecs_plugin.h and ecs_resource.h are (the part of this file that needs both
+   is read by whichever header comes second). ecs_plugin.h never includes
+   them itself, so an engine without transforms or resources needs neither.
+     - The engine: the ECS_PLUGIN_IMPLEMENTATION file includes the headers
+       of the APIs it publishes (in any order) and compiles their publish
+       functions with the rest. Without ecs_transform.h there is no
+       ecs_plugin_publish_transforms: a call of it does not compile
+       (undeclared), and one in another file that includes both headers does
+       not link. No run-time stub.
+     - A plugin that uses these APIs includes ecs_transform.h /
+       ecs_resource.h beside ecs_plugin.h, for their types only: it still
+       links against nothing.
 
 LOADING AND HOT RELOAD
    ecs_plugin_load reads the library into memory once, checks those bytes
@@ -223,8 +239,8 @@ ERRORS
                                changed across a reload
      ECS_ERROR_IO              the copy could not be written (a full disk)
      ECS_ERROR_ALREADY_EXISTS  a name or (id, version) is taken
-     ECS_ERROR_NOT_FOUND       a stale plugin handle; a publish function
-                               compiled without its header
+     ECS_ERROR_NOT_FOUND       a stale plugin handle; register_* into a
+                               compiler or spawner the engine did not publish
      ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY as everywhere
    The engine goes on after every one of them: a failed load or reload
    leaves the registry exactly as it was before.
@@ -270,6 +286,19 @@ DOES NOT
    support for you: a 32-bit program built without -D_FILE_OFFSET_BITS=64
    cannot stat a file whose inode number or size does not fit 32 bits (the
    load fails and says so).
+
+REVISION HISTORY
+   0.2  the library's bytes checked before dlopen (ELF and PE extents,
+        truncated files, word size and byte order; directories and FIFOs
+        refused), copies unlinked once loaded (ECS_PLUGIN_KEEP_COPIES);
+        typed access and components from data (ecs_components_api_v1,
+        ecs_resources_api_v1: define_schema, register_schema,
+        register_manager, write_entity); the transform and resource APIs
+        declared once both headers are in, in either order (no run-time
+        stubs, no copies of those headers' types: ecs_plugin_compile_fn is
+        ecs_compiler_fn now); ECS_DEF on every public function
+   0.1  API registry with versioned ABI, loader (dlopen / LoadLibrary),
+        tracked registrations with rollback, hot reload
 */
 #ifndef ECS_PLUGIN_H_INCLUDED
 #define ECS_PLUGIN_H_INCLUDED
@@ -421,152 +450,6 @@ typedef struct ecs_registry_api_v0 {
                           size_t size, ecs_error *err);
 } ecs_registry_api_v0;
 
-/* ecs_transform.h's types, by struct tag only (see the resource types). */
-struct ecs_mat4;
-struct ecs_transform_manager;
-
-/** ECS_API_TRANSFORMS version 0: one world's transforms (ecs_transform.h's
-    functions of the same names; matrices are row-major, row vectors,
-    world = local * parent world). */
-typedef struct ecs_transforms_api_v0 {
-    struct ecs_transform_manager *transforms; /* the world the engine published */
-    ecs_instance (*lookup)(const struct ecs_transform_manager *tm, ecs_entity e);
-    ecs_instance (*create)(struct ecs_transform_manager *tm, ecs_entity e, const struct ecs_mat4 *local,
-                           ecs_instance parent);
-    int (*destroy)(struct ecs_transform_manager *tm, ecs_instance i);
-    ecs_result (*link)(struct ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
-    ecs_result (*unlink)(struct ecs_transform_manager *tm, ecs_instance child);
-    ecs_instance (*parent)(const struct ecs_transform_manager *tm, ecs_instance i);
-    const struct ecs_mat4 *(*local)(const struct ecs_transform_manager *tm, ecs_instance i);
-    const struct ecs_mat4 *(*world)(const struct ecs_transform_manager *tm, ecs_instance i);
-    ecs_result (*set_local)(struct ecs_transform_manager *tm, ecs_instance i, const struct ecs_mat4 *m);
-    ecs_result (*set_local_many)(struct ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
-                                 const struct ecs_mat4 *locals);
-    /** *out = a * b (apply a, then b); out may alias. */
-    void (*mul)(struct ecs_mat4 *out, const struct ecs_mat4 *a, const struct ecs_mat4 *b);
-    /** *out = the rotation by radians about the axis (normalised; right-handed). */
-    void (*rotation)(struct ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians);
-} ecs_transforms_api_v0;
-
-/* The resource types below are ecs_resource.h's; ecs_plugin.h names them by
-   struct tag only, so it never needs that header to declare these APIs. */
-struct ecs_compiler;
-struct ecs_compiler_context;
-struct ecs_json_doc;
-struct ecs_json_value;
-struct ecs_spawner;
-
-/** A compile function, the same type as ecs_resource.h's ecs_compiler_fn. */
-typedef ecs_result (*ecs_plugin_compile_fn)(void *user, struct ecs_compiler_context *ctx,
-                                            const struct ecs_json_value *component);
-
-/** ECS_API_RESOURCES version 0: a plugin adds a component type to levels.
-    The registrations are tracked: removed when the plugin unloads, re-pointed
-    to the new build's functions when it reloads. The rest are ecs_resource.h's
-    functions of the same names (ecs_compiler_*, ecs_json_*, ecs_path_*), here
-    because a plugin links against nothing. */
-typedef struct ecs_resources_api_v0 {
-    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
-    /** ecs_compiler_register through the registry: fn compiles {"type": name}.
-        Across a reload the spawn order must stay the same. */
-    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                   ecs_plugin_compile_fn fn, void *user, ecs_error *err);
-    /** ecs_spawner_register through the registry. Across a reload the
-        instance size must stay the same. */
-    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
-                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
-    /* -- for compile functions -- */
-    const struct ecs_json_doc *(*doc)(const struct ecs_compiler_context *ctx);
-    int (*big_endian)(const struct ecs_compiler_context *ctx);
-    uint32_t (*entity_index)(const struct ecs_compiler_context *ctx);
-    ecs_result (*error)(struct ecs_compiler_context *ctx, const struct ecs_json_value *at, const char *format, ...);
-    ecs_result (*write)(struct ecs_compiler_context *ctx, const void *bytes, uint32_t n);
-    ecs_result (*write_u8)(struct ecs_compiler_context *ctx, uint8_t v);
-    ecs_result (*write_u16)(struct ecs_compiler_context *ctx, uint16_t v);
-    ecs_result (*write_u32)(struct ecs_compiler_context *ctx, uint32_t v);
-    ecs_result (*write_u64)(struct ecs_compiler_context *ctx, uint64_t v);
-    ecs_result (*write_f32)(struct ecs_compiler_context *ctx, float v);
-    ecs_result (*write_f64)(struct ecs_compiler_context *ctx, double v);
-    ecs_result (*add_dependency)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path,
-                                 uint64_t *hash);
-    ecs_result (*write_reference)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path);
-    ecs_result (*check_members)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj,
-                                const char *const *known, uint32_t n);
-    ecs_result (*member_f32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             float *out, uint32_t n, const float *defaults);
-    ecs_result (*member_u32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             uint32_t *out, const uint32_t *defaults);
-    /* -- reading JSON -- */
-    const struct ecs_json_value *(*json_member)(const struct ecs_json_doc *doc, const struct ecs_json_value *v,
-                                                const char *key);
-    const struct ecs_json_value *(*json_first)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const struct ecs_json_value *(*json_next)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_string)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_key)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    /* -- names and paths -- */
-    uint32_t (*identifier)(const char *name);
-    uint64_t (*path_hash)(const char *path);
-    int (*path_is_canonical)(const char *path);
-} ecs_resources_api_v0;
-
-/** ECS_API_RESOURCES version 1: v0's entries, then components from data: a
-    schema gives a component its compile and decompile functions (nothing
-    written by hand, and levelc --plugin can decompile it), register_manager
-    also spawns it into an engine-owned manager with ecs_manager_spawn, and
-    write_entity lets a hand-written compile function refer to another entity
-    of the same resource. */
-typedef struct ecs_resources_api_v1 {
-    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
-    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                   ecs_plugin_compile_fn fn, void *user, ecs_error *err);
-    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
-                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
-    const struct ecs_json_doc *(*doc)(const struct ecs_compiler_context *ctx);
-    int (*big_endian)(const struct ecs_compiler_context *ctx);
-    uint32_t (*entity_index)(const struct ecs_compiler_context *ctx);
-    ecs_result (*error)(struct ecs_compiler_context *ctx, const struct ecs_json_value *at, const char *format, ...);
-    ecs_result (*write)(struct ecs_compiler_context *ctx, const void *bytes, uint32_t n);
-    ecs_result (*write_u8)(struct ecs_compiler_context *ctx, uint8_t v);
-    ecs_result (*write_u16)(struct ecs_compiler_context *ctx, uint16_t v);
-    ecs_result (*write_u32)(struct ecs_compiler_context *ctx, uint32_t v);
-    ecs_result (*write_u64)(struct ecs_compiler_context *ctx, uint64_t v);
-    ecs_result (*write_f32)(struct ecs_compiler_context *ctx, float v);
-    ecs_result (*write_f64)(struct ecs_compiler_context *ctx, double v);
-    ecs_result (*add_dependency)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path,
-                                 uint64_t *hash);
-    ecs_result (*write_reference)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path);
-    ecs_result (*check_members)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj,
-                                const char *const *known, uint32_t n);
-    ecs_result (*member_f32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             float *out, uint32_t n, const float *defaults);
-    ecs_result (*member_u32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             uint32_t *out, const uint32_t *defaults);
-    const struct ecs_json_value *(*json_member)(const struct ecs_json_doc *doc, const struct ecs_json_value *v,
-                                                const char *key);
-    const struct ecs_json_value *(*json_first)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const struct ecs_json_value *(*json_next)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_string)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_key)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    uint32_t (*identifier)(const char *name);
-    uint64_t (*path_hash)(const char *path);
-    int (*path_is_canonical)(const char *path);
-    /* -- new in version 1 -- */
-    /** ecs_compiler_register_schema through the registry: {"type": name}
-        compiles and decompiles from the schema (copied). Across a reload the
-        schema and the spawn order must stay the same. */
-    ecs_result (*register_schema)(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                  const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err);
-    /** register_schema with m's schema, and register_spawn of
-        ecs_manager_spawn / ecs_manager_unspawn into m (which needs a schema:
-        define_schema): the whole component from its description. */
-    ecs_result (*register_manager)(ecs_plugin_registry *reg, const char *name, int spawn_order, ecs_manager *m,
-                                   ecs_error *err);
-    /** ecs_compiler_write_entity: a reference to another entity by name. */
-    ecs_result (*write_entity)(struct ecs_compiler_context *ctx, const struct ecs_json_value *name);
-    /** ecs_compiler_entity_instances. */
-    uint32_t (*entity_instances)(const struct ecs_compiler_context *ctx);
-} ecs_resources_api_v1;
-
 /** A loaded plugin: index in the low 16 bits, generation above. Zero is nil. */
 typedef struct ecs_plugin {
     uint32_t id;
@@ -689,19 +572,6 @@ ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const ch
 /** The manager defined as `name`, or NULL. Valid until its owner unloads. */
 ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
 
-/** Publishes ECS_API_TRANSFORMS v0 over tm, which must outlive the registry.
-    Needs ecs_transform.h included before ecs_plugin.h in the implementation
-    file; without it this returns ECS_ERROR_NOT_FOUND and says so.
-    ECS_ERROR_ALREADY_EXISTS when published. */
-ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
-                                         ecs_error *err);
-/** Publishes ECS_API_RESOURCES v0 over a compiler and a spawner (either may
-    be NULL; registering into a missing one fails with ECS_ERROR_NOT_FOUND).
-    Both must outlive the registry. Needs ecs_resource.h included before
-    ecs_plugin.h in the implementation file; without it this returns
-    ECS_ERROR_NOT_FOUND and says so. ECS_ERROR_ALREADY_EXISTS when published. */
-ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
-                                        struct ecs_spawner *spawner, ecs_error *err);
 
 /** For plugins (which do not link ecs_error_set): sets err (if non-NULL) to
     code and a printf-formatted message; returns code. */
@@ -1752,368 +1622,6 @@ ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
     return r ? (ecs_manager *)r->cur.ptr : NULL;
 }
 
-/* ---- ECS_API_TRANSFORMS (needs ecs_transform.h) ----------------------------- */
-#ifdef ECS_TRANSFORM_H_INCLUDED
-
-static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians)
-{
-    ecs_vec3 axis;
-    axis.x = axis_x;
-    axis.y = axis_y;
-    axis.z = axis_z;
-    *out = ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians));
-}
-
-ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
-                                         ecs_error *err)
-{
-    ecs_transforms_api_v0 a;
-    if (!reg || !tm) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish transforms: NULL argument");
-    memset(&a, 0, sizeof a);
-    a.transforms = tm;
-    a.lookup = ecs_transform_lookup;
-    a.create = ecs_transform_create;
-    a.destroy = ecs_transform_destroy;
-    a.link = ecs_transform_link;
-    a.unlink = ecs_transform_unlink;
-    a.parent = ecs_transform_parent;
-    a.local = ecs_transform_local;
-    a.world = ecs_transform_world;
-    a.set_local = ecs_transform_set_local;
-    a.set_local_many = ecs_transform_set_local_many;
-    a.mul = ecs_mat4_mul;
-    a.rotation = ecs__plugin_transform_rotation;
-    return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
-}
-
-#else /* !ECS_TRANSFORM_H_INCLUDED */
-
-ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
-                                         ecs_error *err)
-{
-    (void)reg;
-    (void)tm;
-    return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
-                         "ecs_plugin.h's implementation was compiled without ecs_transform.h: include it before "
-                         "ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file");
-}
-
-#endif /* ECS_TRANSFORM_H_INCLUDED */
-
-/* ---- ECS_API_RESOURCES (needs ecs_resource.h) ------------------------------- */
-#ifdef ECS_RESOURCE_H_INCLUDED
-
-/* Forgets the newest registration without undoing it (its engine-side
-   registration failed). */
-static void ecs__plugin_rec_drop_last(ecs_plugin_registry *reg)
-{
-    ecs__plugin_rec *r = reg->recs[--reg->num_recs];
-    ECS__FREE(r->name);
-    ECS__FREE(r);
-}
-
-/* Commit for function registrations: the staged pointers become current. */
-static void ecs__plugin_value_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
-{
-    (void)reg;
-    r->cur = r->staged;
-}
-
-/* The engine calls these; they call the owner's current function with the
-   owner as the registry's caller, so a reload re-points them in place. */
-static ecs_result ecs__plugin_compile_thunk(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
-{
-    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
-    ecs_plugin_registry *reg = r->reg;
-    ecs_plugin_compile_fn fn = (ecs_plugin_compile_fn)r->cur.fn[0];
-    uint32_t saved = reg->current;
-    ecs_result res;
-    reg->current = r->owner;
-    res = fn(r->cur.ptr, ctx, component);
-    reg->current = saved;
-    return res;
-}
-
-static ecs_result ecs__plugin_spawn_thunk(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
-                                          const uint32_t *entity_index, const void *data, uint32_t size)
-{
-    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
-    ecs_plugin_registry *reg = r->reg;
-    ecs_spawn_fn fn = (ecs_spawn_fn)r->cur.fn[0];
-    uint32_t saved = reg->current;
-    ecs_result res;
-    reg->current = r->owner;
-    res = fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
-    reg->current = saved;
-    return res;
-}
-
-static void ecs__plugin_unspawn_thunk(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
-                                      const uint32_t *entity_index, const void *data, uint32_t size)
-{
-    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
-    ecs_plugin_registry *reg = r->reg;
-    ecs_unspawn_fn fn = (ecs_unspawn_fn)r->cur.fn[1];
-    uint32_t saved = reg->current;
-    reg->current = r->owner;
-    fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
-    reg->current = saved;
-}
-
-static void ecs__plugin_compile_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
-{
-    ecs_compiler_unregister((ecs_compiler *)reg->compiler, r->name);
-}
-static void ecs__plugin_spawn_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
-{
-    ecs_spawner_unregister((ecs_spawner *)reg->spawner, r->name);
-}
-static const ecs__plugin_kind ecs__plugin_kind_compile = {"compile function", ecs__plugin_compile_undo,
-                                                          ecs__plugin_value_commit, ecs__plugin_nothing};
-static const ecs__plugin_kind ecs__plugin_kind_spawn = {"spawn function", ecs__plugin_spawn_undo,
-                                                        ecs__plugin_value_commit, ecs__plugin_nothing};
-
-static ecs_result ecs__plugin_register_compile(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                               ecs_plugin_compile_fn fn, void *user, ecs_error *err)
-{
-    ecs__plugin_rec *r;
-    ecs__plugin_value v;
-    ecs_result res;
-    if (!reg || !reg->compiler)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_compile: the engine published no compiler");
-    if (!name || !name[0] || !fn)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_compile: empty name or NULL function");
-    memset(&v, 0, sizeof v);
-    v.ptr = user;
-    v.fn[0] = (ecs__plugin_fn)fn;
-    v.u = (uint32_t)spawn_order;
-    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_compile, 0, 0, name, &r, err);
-    if (res != ECS_OK) return res;
-    if (r) { /* the build being reloaded: re-point at commit */
-        if (r->cur.u != v.u)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "compile function '%s' changed its spawn order across a reload (%d to %d): "
-                                 "unload and load the plugin to change it",
-                                 name, (int)r->cur.u, spawn_order);
-        r->staged = v;
-        r->flags |= ECS__PLUGIN_STAGED;
-        return ECS_OK;
-    }
-    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_compile, 0, 0, name, &v, err);
-    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
-    res = ecs_compiler_register((ecs_compiler *)reg->compiler, name, ecs__plugin_compile_thunk, r, spawn_order, err);
-    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
-    return res;
-}
-
-static ecs_result ecs__plugin_register_spawn(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
-                                             ecs_unspawn_fn unspawn, uint32_t instance_size, void *user,
-                                             ecs_error *err)
-{
-    ecs__plugin_rec *r;
-    ecs__plugin_value v;
-    ecs_result res;
-    if (!reg || !reg->spawner)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_spawn: the engine published no spawner");
-    if (!name || !name[0] || !spawn || !unspawn)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_spawn: empty name or NULL function");
-    memset(&v, 0, sizeof v);
-    v.ptr = user;
-    v.fn[0] = (ecs__plugin_fn)spawn;
-    v.fn[1] = (ecs__plugin_fn)unspawn;
-    v.u = instance_size;
-    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_spawn, 0, 0, name, &r, err);
-    if (res != ECS_OK) return res;
-    if (r) {
-        if (r->cur.u != instance_size)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "spawn function '%s' changed its instance size across a reload (%u to %u): "
-                                 "unload and load the plugin to change it",
-                                 name, r->cur.u, instance_size);
-        r->staged = v;
-        r->flags |= ECS__PLUGIN_STAGED;
-        return ECS_OK;
-    }
-    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_spawn, 0, 0, name, &v, err);
-    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
-    res = ecs_spawner_register((ecs_spawner *)reg->spawner, name, ecs__plugin_spawn_thunk, ecs__plugin_unspawn_thunk,
-                               instance_size, r, err);
-    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
-    return res;
-}
-
-/* A schema registration: the compiler holds its copy; the record keeps the
-   spawn order (u) and a fingerprint of the schema (size) to hold a reload to
-   the same schema. */
-static const ecs__plugin_kind ecs__plugin_kind_schema = {"schema", ecs__plugin_compile_undo, ecs__plugin_nothing,
-                                                         ecs__plugin_nothing};
-
-/* FNV-1a 32 over the schema's names, kinds and specs. */
-static uint32_t ecs__plugin_schema_print(const ecs_schema_field *schema, uint32_t n)
-{
-    uint32_t h = 0x811C9DC5u, k;
-    for (k = 0; k < n; ++k) {
-        const char *parts[2];
-        int p;
-        parts[0] = schema[k].name ? schema[k].name : "";
-        parts[1] = schema[k].spec ? schema[k].spec : "\x01runtime";
-        h = (h ^ (uint32_t)schema[k].kind) * 0x01000193u;
-        for (p = 0; p < 2; ++p) {
-            const char *c = parts[p];
-            for (; *c; ++c) h = (h ^ (unsigned char)*c) * 0x01000193u;
-            h = (h ^ 0xFFu) * 0x01000193u;
-        }
-    }
-    return h;
-}
-
-static ecs_result ecs__plugin_register_schema(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                              const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err)
-{
-    ecs__plugin_rec *r;
-    ecs__plugin_value v;
-    ecs_result res;
-    uint32_t print;
-    if (!reg || !reg->compiler)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_schema: the engine published no compiler");
-    if (!name || !name[0] || !schema)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_schema: empty name or NULL schema");
-    print = ecs__plugin_schema_print(schema, num_fields);
-    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_schema, 0, 0, name, &r, err);
-    if (res != ECS_OK) return res;
-    if (r) { /* the build being reloaded: the compiler keeps its copy */
-        if (r->cur.u != (uint32_t)spawn_order || r->size != print)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "the schema or spawn order of '%s' changed across a reload: unload and load the "
-                                 "plugin to change them",
-                                 name);
-        r->flags |= ECS__PLUGIN_STAGED;
-        return ECS_OK;
-    }
-    memset(&v, 0, sizeof v);
-    v.u = (uint32_t)spawn_order;
-    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_schema, 0, 0, name, &v, err);
-    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
-    r->size = print;
-    res = ecs_compiler_register_schema((ecs_compiler *)reg->compiler, name, schema, num_fields, spawn_order, err);
-    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
-    return res;
-}
-
-static ecs_result ecs__plugin_register_manager(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                               ecs_manager *m, ecs_error *err)
-{
-    ecs_result res;
-    if (!m || !m->schema)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "register_manager '%s': the manager has no schema (define it with define_schema)",
-                             name ? name : "?");
-    res = ecs__plugin_register_schema(reg, name, spawn_order, m->schema->fields, m->schema->num_fields, err);
-    if (res != ECS_OK) return res;
-    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, m->schema->record_size, m,
-                                      err);
-}
-
-/* ECS_API_RESOURCES version 1: v0's entries in v0's order, then the new ones. */
-static ecs_result ecs__plugin_publish_resources_v1(ecs_plugin_registry *reg, const ecs_resources_api_v0 *a0,
-                                                   ecs_error *err)
-{
-    ecs_resources_api_v1 a;
-    memset(&a, 0, sizeof a);
-    a.registry = a0->registry;
-    a.register_compile = a0->register_compile;
-    a.register_spawn = a0->register_spawn;
-    a.doc = a0->doc;
-    a.big_endian = a0->big_endian;
-    a.entity_index = a0->entity_index;
-    a.error = a0->error;
-    a.write = a0->write;
-    a.write_u8 = a0->write_u8;
-    a.write_u16 = a0->write_u16;
-    a.write_u32 = a0->write_u32;
-    a.write_u64 = a0->write_u64;
-    a.write_f32 = a0->write_f32;
-    a.write_f64 = a0->write_f64;
-    a.add_dependency = a0->add_dependency;
-    a.write_reference = a0->write_reference;
-    a.check_members = a0->check_members;
-    a.member_f32 = a0->member_f32;
-    a.member_u32 = a0->member_u32;
-    a.json_member = a0->json_member;
-    a.json_first = a0->json_first;
-    a.json_next = a0->json_next;
-    a.json_string = a0->json_string;
-    a.json_key = a0->json_key;
-    a.identifier = a0->identifier;
-    a.path_hash = a0->path_hash;
-    a.path_is_canonical = a0->path_is_canonical;
-    a.register_schema = ecs__plugin_register_schema;
-    a.register_manager = ecs__plugin_register_manager;
-    a.write_entity = ecs_compiler_write_entity;
-    a.entity_instances = ecs_compiler_entity_instances;
-    return ecs_plugin_publish(reg, ECS_API_RESOURCES, 1, &a, sizeof a, err);
-}
-
-ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
-                                        struct ecs_spawner *spawner, ecs_error *err)
-{
-    ecs_resources_api_v0 a;
-    ecs_result res;
-    if (!reg) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish resources: NULL registry");
-    memset(&a, 0, sizeof a);
-    a.registry = reg;
-    a.register_compile = ecs__plugin_register_compile;
-    a.register_spawn = ecs__plugin_register_spawn;
-    a.doc = ecs_compiler_doc;
-    a.big_endian = ecs_compiler_big_endian;
-    a.entity_index = ecs_compiler_entity_index;
-    a.error = ecs_compiler_error;
-    a.write = ecs_compiler_write;
-    a.write_u8 = ecs_compiler_write_u8;
-    a.write_u16 = ecs_compiler_write_u16;
-    a.write_u32 = ecs_compiler_write_u32;
-    a.write_u64 = ecs_compiler_write_u64;
-    a.write_f32 = ecs_compiler_write_f32;
-    a.write_f64 = ecs_compiler_write_f64;
-    a.add_dependency = ecs_compiler_add_dependency;
-    a.write_reference = ecs_compiler_write_reference;
-    a.check_members = ecs_compiler_check_members;
-    a.member_f32 = ecs_compiler_member_f32;
-    a.member_u32 = ecs_compiler_member_u32;
-    a.json_member = ecs_json_member;
-    a.json_first = ecs_json_first;
-    a.json_next = ecs_json_next;
-    a.json_string = ecs_json_string;
-    a.json_key = ecs_json_key;
-    a.identifier = ecs_resource_identifier;
-    a.path_hash = ecs_path_hash;
-    a.path_is_canonical = ecs_path_is_canonical;
-    res = ecs_plugin_publish(reg, ECS_API_RESOURCES, 0, &a, sizeof a, err);
-    if (res != ECS_OK) return res;
-    if ((res = ecs__plugin_publish_resources_v1(reg, &a, err)) != ECS_OK) {
-        ecs_plugin_unpublish(reg, ECS_API_RESOURCES, 0);
-        return res;
-    }
-    reg->compiler = compiler;
-    reg->spawner = spawner;
-    return ECS_OK;
-}
-
-#else /* !ECS_RESOURCE_H_INCLUDED */
-
-ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
-                                        struct ecs_spawner *spawner, ecs_error *err)
-{
-    (void)reg;
-    (void)compiler;
-    (void)spawner;
-    return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
-                         "ecs_plugin.h's implementation was compiled without ecs_resource.h: include it before "
-                         "ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file");
-}
-
-#endif /* ECS_RESOURCE_H_INCLUDED */
-
 /* ---- registry ---------------------------------------------------------------- */
 
 static int ecs__plugin_entities_alive(const ecs_entity_manager *em, ecs_entity e) { return ecs_entity_alive(em, e); }
@@ -2618,6 +2126,533 @@ void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
 #endif
 #endif /* ECS__PLUGIN_IMPLEMENTATION_DONE */
 #endif /* ECS_PLUGIN_IMPLEMENTATION */
+/* ==========================================================================
+   The standard engine APIs over the other headers. Each part below is read
+   once both of its headers are included, in either order: here when the
+   other header came first, and from the end of the other header's
+   declarations (which includes this file again) when ecs_plugin.h came
+   first. Its functions are compiled in the ECS_PLUGIN_IMPLEMENTATION file,
+   after the code above, when that file includes the other header too. */
+
+/* ---- ECS_API_TRANSFORMS: ecs_plugin.h with ecs_transform.h ---------------- */
+#if defined(ECS_TRANSFORM_H_INCLUDED) && !defined(ECS_PLUGIN_TRANSFORMS_H_INCLUDED)
+#define ECS_PLUGIN_TRANSFORMS_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** ECS_API_TRANSFORMS version 0: one world's transforms (ecs_transform.h's
+    functions of the same names; matrices are row-major, row vectors,
+    world = local * parent world). */
+typedef struct ecs_transforms_api_v0 {
+    ecs_transform_manager *transforms; /* the world the engine published */
+    ecs_instance (*lookup)(const ecs_transform_manager *tm, ecs_entity e);
+    ecs_instance (*create)(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                           ecs_instance parent);
+    int (*destroy)(ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*link)(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
+    ecs_result (*unlink)(ecs_transform_manager *tm, ecs_instance child);
+    ecs_instance (*parent)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*local)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*world)(const ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*set_local)(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
+    ecs_result (*set_local_many)(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                 const ecs_mat4 *locals);
+    /** *out = a * b (apply a, then b); out may alias. */
+    void (*mul)(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+    /** *out = the rotation by radians about the axis (normalised; right-handed). */
+    void (*rotation)(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians);
+} ecs_transforms_api_v0;
+
+/** Publishes ECS_API_TRANSFORMS v0 over tm, which must outlive the registry.
+    Returns ECS_OK, ECS_ERROR_INVALID_ARGUMENT (NULL reg or tm),
+    ECS_ERROR_ALREADY_EXISTS when published, or ECS_ERROR_OUT_OF_MEMORY. */
+ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
+                                                 ecs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_PLUGIN_TRANSFORMS_H_INCLUDED */
+
+#if defined(ECS_PLUGIN_TRANSFORMS_H_INCLUDED) && defined(ECS__PLUGIN_IMPLEMENTATION_DONE)
+#ifndef ECS__PLUGIN_TRANSFORMS_IMPLEMENTATION_DONE
+#define ECS__PLUGIN_TRANSFORMS_IMPLEMENTATION_DONE
+#ifdef __cplusplus
+extern "C" {
+#endif
+static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians)
+{
+    ecs_vec3 axis;
+    axis.x = axis_x;
+    axis.y = axis_y;
+    axis.z = axis_z;
+    *out = ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians));
+}
+
+ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
+                                         ecs_error *err)
+{
+    ecs_transforms_api_v0 a;
+    if (!reg || !tm) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish transforms: NULL argument");
+    memset(&a, 0, sizeof a);
+    a.transforms = tm;
+    a.lookup = ecs_transform_lookup;
+    a.create = ecs_transform_create;
+    a.destroy = ecs_transform_destroy;
+    a.link = ecs_transform_link;
+    a.unlink = ecs_transform_unlink;
+    a.parent = ecs_transform_parent;
+    a.local = ecs_transform_local;
+    a.world = ecs_transform_world;
+    a.set_local = ecs_transform_set_local;
+    a.set_local_many = ecs_transform_set_local_many;
+    a.mul = ecs_mat4_mul;
+    a.rotation = ecs__plugin_transform_rotation;
+    return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS__PLUGIN_TRANSFORMS_IMPLEMENTATION_DONE */
+#endif
+
+/* ---- ECS_API_RESOURCES: ecs_plugin.h with ecs_resource.h ------------------ */
+#if defined(ECS_RESOURCE_H_INCLUDED) && !defined(ECS_PLUGIN_RESOURCES_H_INCLUDED)
+#define ECS_PLUGIN_RESOURCES_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+/** ECS_API_RESOURCES version 0: a plugin adds a component type to levels.
+    The registrations are tracked: removed when the plugin unloads, re-pointed
+    to the new build's functions when it reloads. The rest are ecs_resource.h's
+    functions of the same names (ecs_compiler_*, ecs_json_*, ecs_path_*), here
+    because a plugin links against nothing. */
+typedef struct ecs_resources_api_v0 {
+    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
+    /** ecs_compiler_register through the registry: fn compiles {"type": name}.
+        Across a reload the spawn order must stay the same. */
+    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                   ecs_compiler_fn fn, void *user, ecs_error *err);
+    /** ecs_spawner_register through the registry. Across a reload the
+        instance size must stay the same. */
+    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
+    /* -- for compile functions -- */
+    const ecs_json_doc *(*doc)(const ecs_compiler_context *ctx);
+    int (*big_endian)(const ecs_compiler_context *ctx);
+    uint32_t (*entity_index)(const ecs_compiler_context *ctx);
+    ecs_result (*error)(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...);
+    ecs_result (*write)(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+    ecs_result (*write_u8)(ecs_compiler_context *ctx, uint8_t v);
+    ecs_result (*write_u16)(ecs_compiler_context *ctx, uint16_t v);
+    ecs_result (*write_u32)(ecs_compiler_context *ctx, uint32_t v);
+    ecs_result (*write_u64)(ecs_compiler_context *ctx, uint64_t v);
+    ecs_result (*write_f32)(ecs_compiler_context *ctx, float v);
+    ecs_result (*write_f64)(ecs_compiler_context *ctx, double v);
+    ecs_result (*add_dependency)(ecs_compiler_context *ctx, const ecs_json_value *path,
+                                 uint64_t *hash);
+    ecs_result (*write_reference)(ecs_compiler_context *ctx, const ecs_json_value *path);
+    ecs_result (*check_members)(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                const char *const *known, uint32_t n);
+    ecs_result (*member_f32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             float *out, uint32_t n, const float *defaults);
+    ecs_result (*member_u32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             uint32_t *out, const uint32_t *defaults);
+    /* -- reading JSON -- */
+    const ecs_json_value *(*json_member)(const ecs_json_doc *doc, const ecs_json_value *v,
+                                                const char *key);
+    const ecs_json_value *(*json_first)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const ecs_json_value *(*json_next)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_string)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_key)(const ecs_json_doc *doc, const ecs_json_value *v);
+    /* -- names and paths -- */
+    uint32_t (*identifier)(const char *name);
+    uint64_t (*path_hash)(const char *path);
+    int (*path_is_canonical)(const char *path);
+} ecs_resources_api_v0;
+
+/** ECS_API_RESOURCES version 1: v0's entries, then components from data: a
+    schema gives a component its compile and decompile functions (nothing
+    written by hand, and levelc --plugin can decompile it), register_manager
+    also spawns it into an engine-owned manager with ecs_manager_spawn, and
+    write_entity lets a hand-written compile function refer to another entity
+    of the same resource. */
+typedef struct ecs_resources_api_v1 {
+    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
+    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                   ecs_compiler_fn fn, void *user, ecs_error *err);
+    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
+    const ecs_json_doc *(*doc)(const ecs_compiler_context *ctx);
+    int (*big_endian)(const ecs_compiler_context *ctx);
+    uint32_t (*entity_index)(const ecs_compiler_context *ctx);
+    ecs_result (*error)(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...);
+    ecs_result (*write)(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+    ecs_result (*write_u8)(ecs_compiler_context *ctx, uint8_t v);
+    ecs_result (*write_u16)(ecs_compiler_context *ctx, uint16_t v);
+    ecs_result (*write_u32)(ecs_compiler_context *ctx, uint32_t v);
+    ecs_result (*write_u64)(ecs_compiler_context *ctx, uint64_t v);
+    ecs_result (*write_f32)(ecs_compiler_context *ctx, float v);
+    ecs_result (*write_f64)(ecs_compiler_context *ctx, double v);
+    ecs_result (*add_dependency)(ecs_compiler_context *ctx, const ecs_json_value *path,
+                                 uint64_t *hash);
+    ecs_result (*write_reference)(ecs_compiler_context *ctx, const ecs_json_value *path);
+    ecs_result (*check_members)(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                const char *const *known, uint32_t n);
+    ecs_result (*member_f32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             float *out, uint32_t n, const float *defaults);
+    ecs_result (*member_u32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             uint32_t *out, const uint32_t *defaults);
+    const ecs_json_value *(*json_member)(const ecs_json_doc *doc, const ecs_json_value *v,
+                                                const char *key);
+    const ecs_json_value *(*json_first)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const ecs_json_value *(*json_next)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_string)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_key)(const ecs_json_doc *doc, const ecs_json_value *v);
+    uint32_t (*identifier)(const char *name);
+    uint64_t (*path_hash)(const char *path);
+    int (*path_is_canonical)(const char *path);
+    /* -- new in version 1 -- */
+    /** ecs_compiler_register_schema through the registry: {"type": name}
+        compiles and decompiles from the schema (copied). Across a reload the
+        schema and the spawn order must stay the same. */
+    ecs_result (*register_schema)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                  const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err);
+    /** register_schema with m's schema, and register_spawn of
+        ecs_manager_spawn / ecs_manager_unspawn into m (which needs a schema:
+        define_schema): the whole component from its description. */
+    ecs_result (*register_manager)(ecs_plugin_registry *reg, const char *name, int spawn_order, ecs_manager *m,
+                                   ecs_error *err);
+    /** ecs_compiler_write_entity: a reference to another entity by name. */
+    ecs_result (*write_entity)(ecs_compiler_context *ctx, const ecs_json_value *name);
+    /** ecs_compiler_entity_instances. */
+    uint32_t (*entity_instances)(const ecs_compiler_context *ctx);
+} ecs_resources_api_v1;
+
+/** Publishes ECS_API_RESOURCES v0 and v1 over a compiler and a spawner
+    (either may be NULL; registering into a missing one fails with
+    ECS_ERROR_NOT_FOUND). Both must outlive the registry. Returns ECS_OK,
+    ECS_ERROR_INVALID_ARGUMENT (NULL reg), ECS_ERROR_ALREADY_EXISTS when
+    published, or ECS_ERROR_OUT_OF_MEMORY (nothing published then). */
+ECS_DEF ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
+                                                ecs_spawner *spawner, ecs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_PLUGIN_RESOURCES_H_INCLUDED */
+
+#if defined(ECS_PLUGIN_RESOURCES_H_INCLUDED) && defined(ECS__PLUGIN_IMPLEMENTATION_DONE)
+#ifndef ECS__PLUGIN_RESOURCES_IMPLEMENTATION_DONE
+#define ECS__PLUGIN_RESOURCES_IMPLEMENTATION_DONE
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Forgets the newest registration without undoing it (its engine-side
+   registration failed). */
+static void ecs__plugin_rec_drop_last(ecs_plugin_registry *reg)
+{
+    ecs__plugin_rec *r = reg->recs[--reg->num_recs];
+    ECS__FREE(r->name);
+    ECS__FREE(r);
+}
+
+/* Commit for function registrations: the staged pointers become current. */
+static void ecs__plugin_value_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    r->cur = r->staged;
+}
+
+/* The engine calls these; they call the owner's current function with the
+   owner as the registry's caller, so a reload re-points them in place. */
+static ecs_result ecs__plugin_compile_thunk(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
+    ecs_plugin_registry *reg = r->reg;
+    ecs_compiler_fn fn = (ecs_compiler_fn)r->cur.fn[0];
+    uint32_t saved = reg->current;
+    ecs_result res;
+    reg->current = r->owner;
+    res = fn(r->cur.ptr, ctx, component);
+    reg->current = saved;
+    return res;
+}
+
+static ecs_result ecs__plugin_spawn_thunk(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                          const uint32_t *entity_index, const void *data, uint32_t size)
+{
+    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
+    ecs_plugin_registry *reg = r->reg;
+    ecs_spawn_fn fn = (ecs_spawn_fn)r->cur.fn[0];
+    uint32_t saved = reg->current;
+    ecs_result res;
+    reg->current = r->owner;
+    res = fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
+    reg->current = saved;
+    return res;
+}
+
+static void ecs__plugin_unspawn_thunk(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                      const uint32_t *entity_index, const void *data, uint32_t size)
+{
+    ecs__plugin_rec *r = (ecs__plugin_rec *)user;
+    ecs_plugin_registry *reg = r->reg;
+    ecs_unspawn_fn fn = (ecs_unspawn_fn)r->cur.fn[1];
+    uint32_t saved = reg->current;
+    reg->current = r->owner;
+    fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
+    reg->current = saved;
+}
+
+static void ecs__plugin_compile_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    ecs_compiler_unregister((ecs_compiler *)reg->compiler, r->name);
+}
+static void ecs__plugin_spawn_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    ecs_spawner_unregister((ecs_spawner *)reg->spawner, r->name);
+}
+static const ecs__plugin_kind ecs__plugin_kind_compile = {"compile function", ecs__plugin_compile_undo,
+                                                          ecs__plugin_value_commit, ecs__plugin_nothing};
+static const ecs__plugin_kind ecs__plugin_kind_spawn = {"spawn function", ecs__plugin_spawn_undo,
+                                                        ecs__plugin_value_commit, ecs__plugin_nothing};
+
+static ecs_result ecs__plugin_register_compile(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                               ecs_compiler_fn fn, void *user, ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_result res;
+    if (!reg || !reg->compiler)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_compile: the engine published no compiler");
+    if (!name || !name[0] || !fn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_compile: empty name or NULL function");
+    memset(&v, 0, sizeof v);
+    v.ptr = user;
+    v.fn[0] = (ecs__plugin_fn)fn;
+    v.u = (uint32_t)spawn_order;
+    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_compile, 0, 0, name, &r, err);
+    if (res != ECS_OK) return res;
+    if (r) { /* the build being reloaded: re-point at commit */
+        if (r->cur.u != v.u)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "compile function '%s' changed its spawn order across a reload (%d to %d): "
+                                 "unload and load the plugin to change it",
+                                 name, (int)r->cur.u, spawn_order);
+        r->staged = v;
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_compile, 0, 0, name, &v, err);
+    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
+    res = ecs_compiler_register((ecs_compiler *)reg->compiler, name, ecs__plugin_compile_thunk, r, spawn_order, err);
+    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
+    return res;
+}
+
+static ecs_result ecs__plugin_register_spawn(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                             ecs_unspawn_fn unspawn, uint32_t instance_size, void *user,
+                                             ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_result res;
+    if (!reg || !reg->spawner)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_spawn: the engine published no spawner");
+    if (!name || !name[0] || !spawn || !unspawn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_spawn: empty name or NULL function");
+    memset(&v, 0, sizeof v);
+    v.ptr = user;
+    v.fn[0] = (ecs__plugin_fn)spawn;
+    v.fn[1] = (ecs__plugin_fn)unspawn;
+    v.u = instance_size;
+    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_spawn, 0, 0, name, &r, err);
+    if (res != ECS_OK) return res;
+    if (r) {
+        if (r->cur.u != instance_size)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "spawn function '%s' changed its instance size across a reload (%u to %u): "
+                                 "unload and load the plugin to change it",
+                                 name, r->cur.u, instance_size);
+        r->staged = v;
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_spawn, 0, 0, name, &v, err);
+    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
+    res = ecs_spawner_register((ecs_spawner *)reg->spawner, name, ecs__plugin_spawn_thunk, ecs__plugin_unspawn_thunk,
+                               instance_size, r, err);
+    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
+    return res;
+}
+
+/* A schema registration: the compiler holds its copy; the record keeps the
+   spawn order (u) and a fingerprint of the schema (size) to hold a reload to
+   the same schema. */
+static const ecs__plugin_kind ecs__plugin_kind_schema = {"schema", ecs__plugin_compile_undo, ecs__plugin_nothing,
+                                                         ecs__plugin_nothing};
+
+/* FNV-1a 32 over the schema's names, kinds and specs. */
+static uint32_t ecs__plugin_schema_print(const ecs_schema_field *schema, uint32_t n)
+{
+    uint32_t h = 0x811C9DC5u, k;
+    for (k = 0; k < n; ++k) {
+        const char *parts[2];
+        int p;
+        parts[0] = schema[k].name ? schema[k].name : "";
+        parts[1] = schema[k].spec ? schema[k].spec : "\x01runtime";
+        h = (h ^ (uint32_t)schema[k].kind) * 0x01000193u;
+        for (p = 0; p < 2; ++p) {
+            const char *c = parts[p];
+            for (; *c; ++c) h = (h ^ (unsigned char)*c) * 0x01000193u;
+            h = (h ^ 0xFFu) * 0x01000193u;
+        }
+    }
+    return h;
+}
+
+static ecs_result ecs__plugin_register_schema(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                              const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    ecs_result res;
+    uint32_t print;
+    if (!reg || !reg->compiler)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "register_schema: the engine published no compiler");
+    if (!name || !name[0] || !schema)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "register_schema: empty name or NULL schema");
+    print = ecs__plugin_schema_print(schema, num_fields);
+    res = ecs__plugin_rec_claim(reg, &ecs__plugin_kind_schema, 0, 0, name, &r, err);
+    if (res != ECS_OK) return res;
+    if (r) { /* the build being reloaded: the compiler keeps its copy */
+        if (r->cur.u != (uint32_t)spawn_order || r->size != print)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "the schema or spawn order of '%s' changed across a reload: unload and load the "
+                                 "plugin to change them",
+                                 name);
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    memset(&v, 0, sizeof v);
+    v.u = (uint32_t)spawn_order;
+    r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_schema, 0, 0, name, &v, err);
+    if (!r) return ECS_ERROR_OUT_OF_MEMORY;
+    r->size = print;
+    res = ecs_compiler_register_schema((ecs_compiler *)reg->compiler, name, schema, num_fields, spawn_order, err);
+    if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
+    return res;
+}
+
+static ecs_result ecs__plugin_register_manager(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                               ecs_manager *m, ecs_error *err)
+{
+    ecs_result res;
+    if (!m || !m->schema)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "register_manager '%s': the manager has no schema (define it with define_schema)",
+                             name ? name : "?");
+    res = ecs__plugin_register_schema(reg, name, spawn_order, m->schema->fields, m->schema->num_fields, err);
+    if (res != ECS_OK) return res;
+    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, m->schema->record_size, m,
+                                      err);
+}
+
+/* ECS_API_RESOURCES version 1: v0's entries in v0's order, then the new ones. */
+static ecs_result ecs__plugin_publish_resources_v1(ecs_plugin_registry *reg, const ecs_resources_api_v0 *a0,
+                                                   ecs_error *err)
+{
+    ecs_resources_api_v1 a;
+    memset(&a, 0, sizeof a);
+    a.registry = a0->registry;
+    a.register_compile = a0->register_compile;
+    a.register_spawn = a0->register_spawn;
+    a.doc = a0->doc;
+    a.big_endian = a0->big_endian;
+    a.entity_index = a0->entity_index;
+    a.error = a0->error;
+    a.write = a0->write;
+    a.write_u8 = a0->write_u8;
+    a.write_u16 = a0->write_u16;
+    a.write_u32 = a0->write_u32;
+    a.write_u64 = a0->write_u64;
+    a.write_f32 = a0->write_f32;
+    a.write_f64 = a0->write_f64;
+    a.add_dependency = a0->add_dependency;
+    a.write_reference = a0->write_reference;
+    a.check_members = a0->check_members;
+    a.member_f32 = a0->member_f32;
+    a.member_u32 = a0->member_u32;
+    a.json_member = a0->json_member;
+    a.json_first = a0->json_first;
+    a.json_next = a0->json_next;
+    a.json_string = a0->json_string;
+    a.json_key = a0->json_key;
+    a.identifier = a0->identifier;
+    a.path_hash = a0->path_hash;
+    a.path_is_canonical = a0->path_is_canonical;
+    a.register_schema = ecs__plugin_register_schema;
+    a.register_manager = ecs__plugin_register_manager;
+    a.write_entity = ecs_compiler_write_entity;
+    a.entity_instances = ecs_compiler_entity_instances;
+    return ecs_plugin_publish(reg, ECS_API_RESOURCES, 1, &a, sizeof a, err);
+}
+
+ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
+                                        ecs_spawner *spawner, ecs_error *err)
+{
+    ecs_resources_api_v0 a;
+    ecs_result res;
+    if (!reg) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish resources: NULL registry");
+    memset(&a, 0, sizeof a);
+    a.registry = reg;
+    a.register_compile = ecs__plugin_register_compile;
+    a.register_spawn = ecs__plugin_register_spawn;
+    a.doc = ecs_compiler_doc;
+    a.big_endian = ecs_compiler_big_endian;
+    a.entity_index = ecs_compiler_entity_index;
+    a.error = ecs_compiler_error;
+    a.write = ecs_compiler_write;
+    a.write_u8 = ecs_compiler_write_u8;
+    a.write_u16 = ecs_compiler_write_u16;
+    a.write_u32 = ecs_compiler_write_u32;
+    a.write_u64 = ecs_compiler_write_u64;
+    a.write_f32 = ecs_compiler_write_f32;
+    a.write_f64 = ecs_compiler_write_f64;
+    a.add_dependency = ecs_compiler_add_dependency;
+    a.write_reference = ecs_compiler_write_reference;
+    a.check_members = ecs_compiler_check_members;
+    a.member_f32 = ecs_compiler_member_f32;
+    a.member_u32 = ecs_compiler_member_u32;
+    a.json_member = ecs_json_member;
+    a.json_first = ecs_json_first;
+    a.json_next = ecs_json_next;
+    a.json_string = ecs_json_string;
+    a.json_key = ecs_json_key;
+    a.identifier = ecs_resource_identifier;
+    a.path_hash = ecs_path_hash;
+    a.path_is_canonical = ecs_path_is_canonical;
+    res = ecs_plugin_publish(reg, ECS_API_RESOURCES, 0, &a, sizeof a, err);
+    if (res != ECS_OK) return res;
+    if ((res = ecs__plugin_publish_resources_v1(reg, &a, err)) != ECS_OK) {
+        ecs_plugin_unpublish(reg, ECS_API_RESOURCES, 0);
+        return res;
+    }
+    reg->compiler = compiler;
+    reg->spawner = spawner;
+    return ECS_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS__PLUGIN_RESOURCES_IMPLEMENTATION_DONE */
+#endif
 
 /*
 ------------------------------------------------------------------------------

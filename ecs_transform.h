@@ -494,6 +494,12 @@ void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t nu
 #endif
 #endif /* ECS_TRANSFORM_H_INCLUDED */
 
+/* ecs_plugin.h came first: read its ECS_API_TRANSFORMS part now (it needs
+   both headers; see the end of ecs_plugin.h). */
+#if defined(ECS_PLUGIN_H_INCLUDED) && !defined(ECS_PLUGIN_TRANSFORMS_H_INCLUDED)
+#include "ecs_plugin.h"
+#endif
+
 /* ========================================================================== */
 #ifdef ECS_TRANSFORM_IMPLEMENTATION
 #ifndef ECS__TRANSFORM_IMPLEMENTATION_DONE
