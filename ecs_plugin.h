@@ -481,50 +481,50 @@ typedef struct ecs_plugin_info {
     desc->entities is set, ECS_API_COMPONENTS, ECS_API_REGISTRY). desc may be
     NULL. Returns NULL on failure (err: ECS_ERROR_OUT_OF_MEMORY, or
     ECS_ERROR_INVALID_ARGUMENT when ECS_PLUGIN_MAX_REGISTRIES exist). */
-ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err);
+ECS_DEF ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err);
 /** Unloads every plugin (shutdown, newest first), removes every registration
     and frees the registry. NULL is a no-op. */
-void ecs_plugin_registry_destroy(ecs_plugin_registry *reg);
+ECS_DEF void ecs_plugin_registry_destroy(ecs_plugin_registry *reg);
 /** The get_engine_api function bound to this registry (what plugins get);
     the engine may use it too. Valid until the registry is destroyed. */
-ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg);
+ECS_DEF ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg);
 
 /** Publishes a copy of api_struct (size bytes) as (api, version). Called by
     the engine the registration belongs to the engine; called from a plugin
     (through ECS_API_REGISTRY) it belongs to that plugin. Returns ECS_OK,
     ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT (NULL or size 0),
     ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
-                              size_t size, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
+                                      size_t size, ecs_error *err);
 /** Removes (api, version), whoever published it. ECS_OK or ECS_ERROR_NOT_FOUND.
     Pointers to the removed struct dangle: unpublish only what no plugin holds. */
-ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version);
+ECS_DEF ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version);
 /** The registry's copy of (api, version), or NULL (what get_engine_api does). */
-void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version);
+ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version);
 
 /** Loads the library at path (through a copy), agrees on a plugin API
     version and calls init. On success *out is the plugin's handle. On
     failure *out is nil, err says why (ECS_ERROR_PLUGIN_LOAD, _NO_ENTRY,
     _VERSION, _INIT, ECS_ERROR_IO, ECS_ERROR_OUT_OF_MEMORY) and nothing the
     plugin registered is left. out may be NULL. */
-ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
 /** Calls shutdown, removes the plugin's registrations (managers included),
     closes the library and deletes its copy if it is still on disk. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
     stale handle (a no-op). */
-ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
+ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
 /** Reloads now from the plugin's path (see LOADING AND HOT RELOAD). On
     failure the old build is still loaded and running, with its state and
     registrations, and err says why (the load errors, or ECS_ERROR_NOT_FOUND
     for a stale handle). */
-ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
 /** Looks at every plugin's library file and reloads those that changed and
     then held still for one more poll. Returns how many were reloaded; err
     (may be NULL) holds the first failure, or ECS_OK. A failed build is not
     tried again until its file changes again. Cheap: one stat per plugin
     (plus a read of the file for a second or so after it changed). */
-uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
+ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
 /** Calls every loaded plugin's tick(state, dt) in load order. */
-void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
+ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
 
 /** Checks that bytes[0, size) hold a whole shared library: an ELF file (32-
     or 64-bit, either byte order) of type ET_DYN whose ELF header, program
@@ -539,15 +539,15 @@ void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
     "empty", or "not a shared library". Reads nothing outside the buffer, with
     overflow-safe arithmetic, whatever the bytes say; bytes may be NULL when
     size is 0. Does not need a registry. */
-ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err);
 
 /** Fills *out for a loaded plugin. ECS_OK or ECS_ERROR_NOT_FOUND (stale). */
-ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out);
+ECS_DEF ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out);
 /** Number of plugins loaded. */
-uint32_t ecs_plugin_count(const ecs_plugin_registry *reg);
+ECS_DEF uint32_t ecs_plugin_count(const ecs_plugin_registry *reg);
 /** Number of registrations of every owner (APIs, managers, compile and
     spawn functions): what a failed load must leave unchanged. */
-uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
+ECS_DEF uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
 
 /** Defines an engine-owned component manager `name` (ecs_manager_init_with_view
     with fields, copied; the typed view of ECS_MANAGER_VIEW_DEFINE with the
@@ -557,8 +557,8 @@ uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
     existing manager with its data. NULL on failure:
     ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT (bad name or fields,
     or a layout change across a reload), ECS_ERROR_OUT_OF_MEMORY. */
-ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
-                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+ECS_DEF ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                               uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
 /** ecs_plugin_define_manager with the field table of a schema (ecs.h's
     ecs_schema_field, see ecs_manager_init_schema) and the schema attached;
     the manager keeps the view of ECS_MANAGER_VIEW_DEFINE_SCHEMA with the same
@@ -566,11 +566,11 @@ ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *nam
     which fields are runtime state) give back the same manager; other spec
     changes (defaults, bounds) replace its schema. NULL on failure, as
     ecs_plugin_define_manager. */
-ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
-                                              const ecs_schema_field *schema, uint32_t num_fields,
-                                              ecs_lookup_kind lookup, ecs_error *err);
+ECS_DEF ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                                      const ecs_schema_field *schema, uint32_t num_fields,
+                                                      ecs_lookup_kind lookup, ecs_error *err);
 /** The manager defined as `name`, or NULL. Valid until its owner unloads. */
-ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
+ECS_DEF ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
 
 
 /** For plugins (which do not link ecs_error_set): sets err (if non-NULL) to
@@ -1073,7 +1073,7 @@ static int ecs__plugin_format(const unsigned char *p, size_t size)
     return ECS__PLUGIN_FORMAT_UNKNOWN;
 }
 
-ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err)
 {
     ecs__plugin_img im;
     int format;
@@ -1418,8 +1418,8 @@ static void ecs__plugin_api_discard(ecs_plugin_registry *reg, ecs__plugin_rec *r
 static const ecs__plugin_kind ecs__plugin_kind_api = {"API", ecs__plugin_api_undo, ecs__plugin_api_commit,
                                                       ecs__plugin_api_discard};
 
-ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
-                              size_t size, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
+                                      size_t size, ecs_error *err)
 {
     ecs__plugin_rec *r;
     ecs__plugin_value v;
@@ -1453,7 +1453,7 @@ ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned v
     return ECS_OK;
 }
 
-ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
+ECS_DEF ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
 {
     uint32_t i;
     if (!reg) return ECS_ERROR_NOT_FOUND;
@@ -1467,7 +1467,7 @@ ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned
     return ECS_ERROR_NOT_FOUND;
 }
 
-void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
+ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
 {
     ecs__plugin_rec *r;
     if (!reg) return NULL;
@@ -1597,15 +1597,15 @@ static ecs_manager *ecs__plugin_define(ecs_plugin_registry *reg, const char *nam
     return m;
 }
 
-ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
-                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+ECS_DEF ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                               uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
 {
     return ecs__plugin_define(reg, name, fields, NULL, num_fields, lookup, err);
 }
 
-ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
-                                              const ecs_schema_field *schema, uint32_t num_fields,
-                                              ecs_lookup_kind lookup, ecs_error *err)
+ECS_DEF ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                                      const ecs_schema_field *schema, uint32_t num_fields,
+                                                      ecs_lookup_kind lookup, ecs_error *err)
 {
     if (!schema) {
         ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "define manager '%s': NULL schema", name ? name : "?");
@@ -1614,7 +1614,7 @@ ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const ch
     return ecs__plugin_define(reg, name, NULL, schema, num_fields, lookup, err);
 }
 
-ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
+ECS_DEF ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
 {
     ecs__plugin_rec *r;
     if (!reg || !name) return NULL;
@@ -1684,7 +1684,7 @@ static ecs_result ecs__plugin_publish_standard(ecs_plugin_registry *reg, ecs_err
     return ecs_plugin_publish(reg, ECS_API_ENTITIES, 0, &reg->entities_v0, sizeof reg->entities_v0, err);
 }
 
-ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err)
+ECS_DEF ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err)
 {
     ecs_plugin_registry *reg = (ecs_plugin_registry *)ECS__REALLOC(NULL, sizeof *reg);
     unsigned k;
@@ -1718,14 +1718,14 @@ ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *
     return reg;
 }
 
-ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
+ECS_DEF ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
 {
     return reg ? ecs__plugin_entry_fns[reg->entry] : NULL;
 }
 
-uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg) { return reg ? reg->num_recs : 0; }
+ECS_DEF uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg) { return reg ? reg->num_recs : 0; }
 
-uint32_t ecs_plugin_count(const ecs_plugin_registry *reg) { return reg ? reg->num_order : 0; }
+ECS_DEF uint32_t ecs_plugin_count(const ecs_plugin_registry *reg) { return reg ? reg->num_order : 0; }
 
 /* ---- plugins ------------------------------------------------------------------ */
 
@@ -1884,7 +1884,7 @@ static ecs_result ecs__plugin_build_init(ecs_plugin_registry *reg, uint32_t slot
                          perr.message[0] ? perr.message : "no message");
 }
 
-ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
 {
     ecs__plugin_build b;
     ecs__plugin_slot *s;
@@ -1974,7 +1974,7 @@ static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
     s->generation = k & 0xFFFFu;
 }
 
-ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)
+ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)
 {
     ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
     if (!s) return ECS_ERROR_NOT_FOUND;
@@ -2032,14 +2032,14 @@ static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, e
     return res;
 }
 
-ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err)
 {
     ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
     if (!s) return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "reload: no such plugin (stale or nil handle)");
     return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), err);
 }
 
-uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
+ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
 {
     uint32_t k, reloaded = 0;
     ecs_error_clear(err);
@@ -2077,7 +2077,7 @@ uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
     return reloaded;
 }
 
-void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
+ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
 {
     uint32_t k, saved;
     if (!reg) return;
@@ -2091,7 +2091,7 @@ void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
     reg->current = saved;
 }
 
-ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
+ECS_DEF ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
 {
     const ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
     uint32_t i, n = 0, slot;
@@ -2108,7 +2108,7 @@ ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin
     return ECS_OK;
 }
 
-void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
+ECS_DEF void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
 {
     if (!reg) return;
     while (reg->num_order > 0) ecs__plugin_unload_slot(reg, reg->order[reg->num_order - 1]);
@@ -2190,8 +2190,8 @@ static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float ax
     *out = ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians));
 }
 
-ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
-                                         ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
+                                                 ecs_error *err)
 {
     ecs_transforms_api_v0 a;
     if (!reg || !tm) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish transforms: NULL argument");
@@ -2603,8 +2603,8 @@ static ecs_result ecs__plugin_publish_resources_v1(ecs_plugin_registry *reg, con
     return ecs_plugin_publish(reg, ECS_API_RESOURCES, 1, &a, sizeof a, err);
 }
 
-ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
-                                        ecs_spawner *spawner, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
+                                                ecs_spawner *spawner, ecs_error *err)
 {
     ecs_resources_api_v0 a;
     ecs_result res;
