@@ -902,20 +902,28 @@ static const char *ecs__plugin_elf_segment_name(uint64_t type)
     }
 }
 
-static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
-{
-    char what[96];
-    unsigned cls, data;
+/* What the ELF header says about the tables (counts as in the header, or
+   the real ones from section header 0 once ecs__plugin_elf_check_tables ran). */
+typedef struct ecs__plugin_elf {
     int is64;
-    uint64_t ehsize, type, phoff, shoff, phentsize, phnum, shentsize, shnum, k;
+    uint64_t phoff, phentsize, phnum; /* program headers */
+    uint64_t shoff, shentsize, shnum; /* section headers */
+} ecs__plugin_elf;
+
+/* Reads the identification and the ELF header: class, byte order, a
+   shared library (ET_DYN), where the tables are. */
+static ecs_result ecs__plugin_elf_read_header(ecs__plugin_img *im, ecs__plugin_elf *elf)
+{
+    unsigned cls, data;
+    uint64_t ehsize, type;
     if (!ecs__plugin_img_in(im, 0, 16)) return ecs__plugin_img_truncated(im, "its ELF identification", 0, 16);
     cls = im->p[4];
     data = im->p[5];
     if (cls != 1 && cls != 2) return ecs__plugin_img_invalid(im, "unknown ELF class", cls);
     if (data != 1 && data != 2) return ecs__plugin_img_invalid(im, "unknown ELF byte order", data);
-    is64 = cls == 2;
+    elf->is64 = cls == 2;
     im->big = data == 2;
-    ehsize = is64 ? 64u : 52u;
+    ehsize = elf->is64 ? 64u : 52u;
     if (!ecs__plugin_img_in(im, 0, ehsize)) return ecs__plugin_img_truncated(im, "its ELF header", 0, ehsize);
     type = ecs__plugin_img_get(im, 16, 2);
     if (type != 3) {
@@ -929,44 +937,63 @@ static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
                                  im->name, kind);
         return ecs__plugin_img_invalid(im, "unknown ELF file type", type);
     }
-    if (is64) {
-        phoff = ecs__plugin_img_get(im, 32, 8);
-        shoff = ecs__plugin_img_get(im, 40, 8);
-        phentsize = ecs__plugin_img_get(im, 54, 2);
-        phnum = ecs__plugin_img_get(im, 56, 2);
-        shentsize = ecs__plugin_img_get(im, 58, 2);
-        shnum = ecs__plugin_img_get(im, 60, 2);
+    if (elf->is64) {
+        elf->phoff = ecs__plugin_img_get(im, 32, 8);
+        elf->shoff = ecs__plugin_img_get(im, 40, 8);
+        elf->phentsize = ecs__plugin_img_get(im, 54, 2);
+        elf->phnum = ecs__plugin_img_get(im, 56, 2);
+        elf->shentsize = ecs__plugin_img_get(im, 58, 2);
+        elf->shnum = ecs__plugin_img_get(im, 60, 2);
     } else {
-        phoff = ecs__plugin_img_get(im, 28, 4);
-        shoff = ecs__plugin_img_get(im, 32, 4);
-        phentsize = ecs__plugin_img_get(im, 42, 2);
-        phnum = ecs__plugin_img_get(im, 44, 2);
-        shentsize = ecs__plugin_img_get(im, 46, 2);
-        shnum = ecs__plugin_img_get(im, 48, 2);
+        elf->phoff = ecs__plugin_img_get(im, 28, 4);
+        elf->shoff = ecs__plugin_img_get(im, 32, 4);
+        elf->phentsize = ecs__plugin_img_get(im, 42, 2);
+        elf->phnum = ecs__plugin_img_get(im, 44, 2);
+        elf->shentsize = ecs__plugin_img_get(im, 46, 2);
+        elf->shnum = ecs__plugin_img_get(im, 48, 2);
     }
-    /* Section header 0 first: it holds the real counts when they do not fit
-       the ELF header's fields (e_shnum 0, e_phnum PN_XNUM). */
-    if (shoff != 0) {
-        if (shentsize < (is64 ? 64u : 40u)) return ecs__plugin_img_invalid(im, "section header size", shentsize);
-        if (!ecs__plugin_img_in(im, shoff, shentsize))
-            return ecs__plugin_img_truncated(im, "its section header table",
-                                             shoff, ecs__plugin_mul_sat(shnum ? shnum : 1, shentsize));
-        if (shnum == 0) shnum = ecs__plugin_img_get(im, shoff + (is64 ? 32u : 20u), is64 ? 8u : 4u);
-        if (phnum == 0xFFFFu) phnum = ecs__plugin_img_get(im, shoff + (is64 ? 44u : 28u), 4);
-        if (!ecs__plugin_img_table_in(im, shoff, shnum, shentsize))
-            return ecs__plugin_img_truncated(im, "its section header table", shoff,
-                                             ecs__plugin_mul_sat(shnum, shentsize));
+    return ECS_OK;
+}
+
+/* The section and program header tables lie inside the image. Section
+   header 0 first: it holds the real counts when they do not fit the ELF
+   header's fields (e_shnum 0, e_phnum PN_XNUM). */
+static ecs_result ecs__plugin_elf_check_tables(ecs__plugin_img *im, ecs__plugin_elf *elf)
+{
+    int is64 = elf->is64;
+    if (elf->shoff != 0) {
+        if (elf->shentsize < (is64 ? 64u : 40u))
+            return ecs__plugin_img_invalid(im, "section header size", elf->shentsize);
+        if (!ecs__plugin_img_in(im, elf->shoff, elf->shentsize))
+            return ecs__plugin_img_truncated(im, "its section header table", elf->shoff,
+                                             ecs__plugin_mul_sat(elf->shnum ? elf->shnum : 1, elf->shentsize));
+        if (elf->shnum == 0) elf->shnum = ecs__plugin_img_get(im, elf->shoff + (is64 ? 32u : 20u), is64 ? 8u : 4u);
+        if (elf->phnum == 0xFFFFu) elf->phnum = ecs__plugin_img_get(im, elf->shoff + (is64 ? 44u : 28u), 4);
+        if (!ecs__plugin_img_table_in(im, elf->shoff, elf->shnum, elf->shentsize))
+            return ecs__plugin_img_truncated(im, "its section header table", elf->shoff,
+                                             ecs__plugin_mul_sat(elf->shnum, elf->shentsize));
     } else {
-        shnum = 0;
+        elf->shnum = 0;
     }
-    if (phnum > 0) {
-        if (phentsize < (is64 ? 56u : 32u)) return ecs__plugin_img_invalid(im, "program header size", phentsize);
-        if (!ecs__plugin_img_table_in(im, phoff, phnum, phentsize))
-            return ecs__plugin_img_truncated(im, "its program header table", phoff,
-                                             ecs__plugin_mul_sat(phnum, phentsize));
+    if (elf->phnum > 0) {
+        if (elf->phentsize < (is64 ? 56u : 32u))
+            return ecs__plugin_img_invalid(im, "program header size", elf->phentsize);
+        if (!ecs__plugin_img_table_in(im, elf->phoff, elf->phnum, elf->phentsize))
+            return ecs__plugin_img_truncated(im, "its program header table", elf->phoff,
+                                             ecs__plugin_mul_sat(elf->phnum, elf->phentsize));
     }
-    for (k = 0; k < phnum; ++k) { /* phnum * phentsize lies inside: no overflow */
-        uint64_t o = phoff + k * phentsize, ptype, off, filesz;
+    return ECS_OK;
+}
+
+/* Every program segment's and section's bytes in the file lie inside the
+   image (the tables themselves were checked: no overflow below). */
+static ecs_result ecs__plugin_elf_check_contents(ecs__plugin_img *im, const ecs__plugin_elf *elf)
+{
+    char what[96];
+    int is64 = elf->is64;
+    uint64_t k;
+    for (k = 0; k < elf->phnum; ++k) {
+        uint64_t o = elf->phoff + k * elf->phentsize, ptype, off, filesz;
         ptype = ecs__plugin_img_get(im, o, 4);
         off = ecs__plugin_img_get(im, o + (is64 ? 8u : 4u), is64 ? 8u : 4u);
         filesz = ecs__plugin_img_get(im, o + (is64 ? 32u : 16u), is64 ? 8u : 4u);
@@ -976,8 +1003,8 @@ static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
             return ecs__plugin_img_truncated(im, what, off, filesz);
         }
     }
-    for (k = 1; k < shnum; ++k) { /* section 0 is SHT_NULL */
-        uint64_t o = shoff + k * shentsize, stype, off, sz;
+    for (k = 1; k < elf->shnum; ++k) { /* section 0 is SHT_NULL */
+        uint64_t o = elf->shoff + k * elf->shentsize, stype, off, sz;
         stype = ecs__plugin_img_get(im, o + 4, 4);
         off = ecs__plugin_img_get(im, o + (is64 ? 24u : 16u), is64 ? 8u : 4u);
         sz = ecs__plugin_img_get(im, o + (is64 ? 32u : 20u), is64 ? 8u : 4u);
@@ -988,6 +1015,17 @@ static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
         }
     }
     return ECS_OK;
+}
+
+static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
+{
+    ecs__plugin_elf elf;
+    ecs_result res;
+    memset(&elf, 0, sizeof elf);
+    res = ecs__plugin_elf_read_header(im, &elf);
+    if (res == ECS_OK) res = ecs__plugin_elf_check_tables(im, &elf);
+    if (res == ECS_OK) res = ecs__plugin_elf_check_contents(im, &elf);
+    return res;
 }
 
 static ecs_result ecs__plugin_check_pe(ecs__plugin_img *im)
@@ -1764,21 +1802,10 @@ static void ecs__plugin_build_close(ecs__plugin_build *b)
     b->name = NULL;
 }
 
-/* Copies path, opens the copy, finds get_plugin_api and a plugin API version.
-   On failure everything is closed and removed again. */
-static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *path, ecs__plugin_build *b,
-                                         ecs_error *err)
+/* Stamps the file at path into b->stamp; refuses what is missing, cannot be
+   stat'ed or is not a regular file. */
+static ecs_result ecs__plugin_build_stat(const char *path, ecs__plugin_build *b, ecs_error *err)
 {
-    const char *base = ecs__plugin_basename(path);
-    ecs_plugin_get_api_fn get_plugin_api;
-    ecs__plugin_fn sym;
-    ecs_result res;
-    size_t dir_len, len, size;
-    unsigned char *bytes;
-    char msg[200];
-    unsigned v;
-    void *api = NULL;
-    memset(b, 0, sizeof *b);
     errno = 0;
     if (!ecs__plugin_stat(path, &b->stamp)) {
         int e = errno;
@@ -1798,7 +1825,16 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
                              b->stamp.kind == ECS__PLUGIN_DIRECTORY ? "a directory"
                                                                     : "a FIFO, device or socket (no regular file)");
     }
-    /* <dir>/ecs_plugin_<pid>_<entry>_<n>_<basename> */
+    return ECS_OK;
+}
+
+/* b->copy_path = <dir>/ecs_plugin_<pid>_<entry>_<n>_<basename>, a name no
+   other copy of this process had. */
+static ecs_result ecs__plugin_build_name_copy(ecs_plugin_registry *reg, const char *path, ecs__plugin_build *b,
+                                              ecs_error *err)
+{
+    const char *base = ecs__plugin_basename(path);
+    size_t dir_len, len;
     if (reg->copy_dir) dir_len = strlen(reg->copy_dir);
     else dir_len = (size_t)(base - path);
     len = dir_len + strlen(base) + 80;
@@ -1808,9 +1844,17 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
              dir_len == 0 ? "./"
              : (reg->copy_dir && reg->copy_dir[dir_len - 1] != '/' && reg->copy_dir[dir_len - 1] != '\\' ? "/" : ""),
              ecs__plugin_pid(), reg->entry, ++ecs__plugin_copy_counter[reg->entry], base);
-    /* The file is read once; the bytes checked are the bytes copied, so a
-       file still being written cannot change between the check and dlopen. */
-    res = ecs__plugin_read_file(path, b->stamp.size, &bytes, &size, &b->hash, err);
+    return ECS_OK;
+}
+
+/* Reads the file once, checks those bytes and writes them to b->copy_path:
+   a file still being written cannot change between the check and dlopen.
+   On failure no copy is left and b->copy_path is freed. */
+static ecs_result ecs__plugin_build_write_copy(const char *path, ecs__plugin_build *b, ecs_error *err)
+{
+    unsigned char *bytes;
+    size_t size;
+    ecs_result res = ecs__plugin_read_file(path, b->stamp.size, &bytes, &size, &b->hash, err);
     if (res == ECS_OK) {
         b->read = 1;
         res = ecs__plugin_check_native(bytes, size, path, err);
@@ -1820,20 +1864,32 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
     if (res != ECS_OK) {
         ECS__FREE(b->copy_path); /* no file was left */
         b->copy_path = NULL;
-        return res;
     }
+    return res;
+}
+
+/* Opens the copy and finds its get_plugin_api (*out). */
+static ecs_result ecs__plugin_build_dlopen(const char *path, ecs__plugin_build *b, ecs_plugin_get_api_fn *out,
+                                           ecs_error *err)
+{
+    char msg[200];
+    ecs__plugin_fn sym;
     b->lib = ecs__plugin_dl_open(b->copy_path, msg, sizeof msg);
-    if (!b->lib) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' could not be loaded: %s", path, msg);
-    }
+    if (!b->lib) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' could not be loaded: %s", path, msg);
     ecs__plugin_unlink_loaded(b->copy_path); /* see LOADING AND HOT RELOAD */
     sym = ecs__plugin_dl_sym(b->lib, "get_plugin_api");
-    if (!sym) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_NO_ENTRY, "plugin '%s' exports no get_plugin_api", path);
-    }
-    get_plugin_api = (ecs_plugin_get_api_fn)sym;
+    if (!sym) return ecs_error_set(err, ECS_ERROR_PLUGIN_NO_ENTRY, "plugin '%s' exports no get_plugin_api", path);
+    *out = (ecs_plugin_get_api_fn)sym;
+    return ECS_OK;
+}
+
+/* Asks for the newest plugin API version we speak, then older ones; takes
+   the first answer into b->api and b->api_version, and the plugin's name. */
+static ecs_result ecs__plugin_build_agree(const char *path, ecs_plugin_get_api_fn get_plugin_api,
+                                          ecs__plugin_build *b, ecs_error *err)
+{
+    void *api = NULL;
+    unsigned v;
     for (v = ECS_PLUGIN_API_VERSION + 1; v-- > 0 && !api;) {
         api = get_plugin_api(ECS_API_PLUGIN, v);
         if (api) b->api_version = v;
@@ -1845,24 +1901,34 @@ static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *p
             if (!get_plugin_api(ECS_API_PLUGIN, v)) continue;
             used += (size_t)snprintf(spoken + used, sizeof spoken - used, "%s%u", used ? ", " : "", v);
         }
-        ecs__plugin_build_close(b);
         return ecs_error_set(err, ECS_ERROR_PLUGIN_VERSION,
                              "plugin '%s' speaks no plugin API version we know (we speak 0 to %u; it answers "
                              "to: %s)",
                              path, ECS_PLUGIN_API_VERSION, spoken);
     }
     memcpy(&b->api, api, sizeof b->api); /* version 0 is the only one so far */
-    b->name = ecs__plugin_strdup(b->api.name && b->api.name[0] ? b->api.name : base);
+    b->name = ecs__plugin_strdup(b->api.name && b->api.name[0] ? b->api.name : ecs__plugin_basename(path));
     b->api.name = NULL; /* points into the library; the copy above is ours */
-    if (!b->name) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-    }
-    if (!b->api.init) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' has no init function", path);
-    }
+    if (!b->name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    if (!b->api.init) return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' has no init function", path);
     return ECS_OK;
+}
+
+/* Copies path, opens the copy, finds get_plugin_api and a plugin API version.
+   On failure everything is closed and removed again. */
+static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *path, ecs__plugin_build *b,
+                                         ecs_error *err)
+{
+    ecs_plugin_get_api_fn get_plugin_api = NULL;
+    ecs_result res;
+    memset(b, 0, sizeof *b);
+    if ((res = ecs__plugin_build_stat(path, b, err)) != ECS_OK) return res;
+    if ((res = ecs__plugin_build_name_copy(reg, path, b, err)) != ECS_OK) return res;
+    if ((res = ecs__plugin_build_write_copy(path, b, err)) != ECS_OK) return res;
+    res = ecs__plugin_build_dlopen(path, b, &get_plugin_api, err);
+    if (res == ECS_OK) res = ecs__plugin_build_agree(path, get_plugin_api, b, err);
+    if (res != ECS_OK) ecs__plugin_build_close(b);
+    return res;
 }
 
 /* Calls the build's init with *state; on failure err carries the plugin's
