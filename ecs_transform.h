@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.1 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.2 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -16,7 +16,8 @@
 TABLE OF CONTENTS
    QUICK START, CONVENTION, API, LOOKUP, COLLECTION, MODES (when world
    matrices are current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND
-   POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of
+   file)
 
 QUICK START (compiled and run by tests/test_transform_readme.c)
 
@@ -119,9 +120,10 @@ COLLECTION (a dead entity's transform is the manager's to drop)
        when the log cannot answer: the first call, more deaths since the
        last call than the log holds (at least 1024; it grows with em's free
        queue), an index retired by out of memory.
-   ecs_transform_gc(tm, em)  the seed's lazy gc: random instances until 4
-       alive in a row. Nearly free when nothing died; clears a trickle of
-       deaths over a few frames, so a dead transform may linger a while.
+   ecs_transform_gc(tm, em)  the seed's lazy gc, ecs.h's ecs_gc_random:
+       random instances until 4 alive in a row. Nearly free when nothing
+       died; clears a trickle of deaths over a few frames, so a dead
+       transform may linger a while.
    ecs_entity_on_destroy(em, ecs_transform_on_entity_destroy, tm)  the
        transform goes inside ecs_entity_destroy, so none is ever seen dead;
        but every destroy pays a callback and a lookup per registered
@@ -238,6 +240,20 @@ DOES NOT
    matrix, decompose yourself), keep a model's bone hierarchy (the seed keeps
    that apart), interpolate, cull, or make a transform for an entity twice in
    one manager (use a second manager for a second world).
+
+REVISION HISTORY
+   0.2  entity -> instance through ecs.h's entity map (dense and hash; the
+        direct kind refused) and lazy gc through ecs.h's ecs_gc_random;
+        ecs_transform_collect (exact, from the destroy log, O(deaths)) and
+        _gc_all; deferred commit costs O(dirty range) for any order of the
+        arrays and multiplies parents first, as immediate mode does; spawn
+        in two passes that check everything before the first change and
+        undo exactly on failure; reorder writes the links during its walk
+        and sizes the arrays to fit; ECS_DEF on every public function; with
+        ecs_plugin.h, ECS_API_TRANSFORMS in either include order
+   0.1  the transform manager (links, swap-erase destroy, immediate and
+        deferred modes, set_local_many, reorder, world pass, spawn), mat4
+        math with SSE and scalar paths
 */
 #ifndef ECS_TRANSFORM_H_INCLUDED
 #define ECS_TRANSFORM_H_INCLUDED
@@ -383,10 +399,10 @@ ECS_DEF int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e
     with ecs_entity_on_destroy to destroy transforms together with their
     entities instead of collecting them (see COLLECTION for the costs). */
 ECS_DEF void ecs_transform_on_entity_destroy(void *user, ecs_entity e);
-/** The seed's lazy collection: looks at random instances, destroys those
-    whose entity is dead in em, stops after 4 alive in a row. Cheap when
-    nothing is dead; call it once a frame when deaths come as a trickle.
-    Returns how many it destroyed. See COLLECTION. */
+/** The seed's lazy collection (ecs.h's ecs_gc_random): looks at random
+    instances, destroys those whose entity is dead in em, stops after 4
+    alive in a row. Cheap when nothing is dead; call it once a frame when
+    deaths come as a trickle. Returns how many it destroyed. See COLLECTION. */
 ECS_DEF uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em);
 /** Exact collection: destroys the transforms of every entity destroyed in em
     since tm's last collect, reading em's destroy log from tm's own cursor
@@ -777,10 +793,16 @@ typedef struct ecs__tf_arrays {
     void *buffer;
 } ecs__tf_arrays;
 
+/* Bytes one instance takes in the arrays, padding aside: local, world,
+   entity, parent, first_child, next_sibling, prev_sibling, age (149). */
+#define ECS__TF_INSTANCE_BYTES (2u * sizeof(ecs_mat4) + sizeof(ecs_entity) + 4u * sizeof(uint32_t) + sizeof(uint8_t))
+
 /* Bytes for `cap` instances, each array starting on a 64-byte boundary. */
 static size_t ecs__tf_layout(uint32_t cap, size_t *off)
 {
-    static const size_t elem[ECS__TF_A_COUNT] = {sizeof(ecs_mat4), sizeof(ecs_mat4), sizeof(ecs_entity), 4, 4, 4, 4, 1};
+    static const size_t elem[ECS__TF_A_COUNT] = {sizeof(ecs_mat4), sizeof(ecs_mat4), sizeof(ecs_entity),
+                                                 sizeof(uint32_t), sizeof(uint32_t), sizeof(uint32_t),
+                                                 sizeof(uint32_t), sizeof(uint8_t)};
     size_t at = 0;
     int k;
     for (k = 0; k < ECS__TF_A_COUNT; ++k) {
@@ -795,7 +817,9 @@ static int ecs__tf_alloc(uint32_t cap, ecs__tf_arrays *a)
     size_t off[ECS__TF_A_COUNT], bytes;
     char *raw, *base;
     bytes = ecs__tf_layout(cap, off);
-    if (bytes / 149u < cap) return 0; /* size_t overflow (32-bit targets) */
+    /* The true size is at least cap * ECS__TF_INSTANCE_BYTES; less means the
+       sum wrapped around size_t (32-bit targets). */
+    if (bytes / ECS__TF_INSTANCE_BYTES < cap) return 0;
     raw = (char *)ECS__REALLOC(NULL, bytes);
     if (!raw) return 0;
     base = raw + ((ECS__TF_ALIGN - ((uintptr_t)raw & (ECS__TF_ALIGN - 1u))) & (ECS__TF_ALIGN - 1u));
