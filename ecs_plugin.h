@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.1 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.2 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -11,15 +11,18 @@
    Do this in *one* C or C++ file of the engine:
        #define ECS_PLUGIN_IMPLEMENTATION
        #include "ecs_plugin.h"
-   (with ECS_IMPLEMENTATION for ecs.h somewhere too) and include
-   "ecs_plugin.h" plainly everywhere else, plugins included: a plugin needs
-   only the declarations and links against nothing (not even ecs.h's code;
-   it reaches the engine through the API structs). Link the engine with -ldl.
+   (with ECS_IMPLEMENTATION for ecs.h somewhere too, and ecs_transform.h /
+   ecs_resource.h in any order for the APIs over them: INCLUDE ORDER) and
+   include "ecs_plugin.h" plainly everywhere else, plugins included: a
+   plugin needs only the declarations and links against nothing (not even
+   ecs.h's code; it reaches the engine through the API structs). Link the
+   engine with -ldl.
 
 TABLE OF CONTENTS
-   QUICK START, THE ABI, VERSIONING RULES, STANDARD ENGINE APIS, LOADING AND
-   HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   SANITIZERS, THREADING, DOES NOT, LICENSE (end of file)
+   QUICK START, THE ABI, VERSIONING RULES, STANDARD ENGINE APIS, INCLUDE
+   ORDER, LOADING AND HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER
+   STABILITY, SANITIZERS, THREADING, DOES NOT, REVISION HISTORY, LICENSE
+   (end of file)
 
 QUICK START (tests/test_plugin.c builds both parts and runs them)
 
@@ -141,10 +144,23 @@ STANDARD ENGINE APIS
        ... s->angle[i] += s->speed[i] * dt;   // no field indices, no memcpy
    (examples/plugins/spin.c is such a plugin; ECS_MANAGER_VIEW_DEFINE does
    the same for define's field lists.)
-   The transform and resource wrappers need ecs_transform.h / ecs_resource.h:
-   include those before ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file.
-   ecs_plugin.h itself never includes them; without them the two publish
-   functions return ECS_ERROR_NOT_FOUND with a message saying so.
+
+INCLUDE ORDER (ECS_API_TRANSFORMS, ECS_API_RESOURCES)
+   ecs_transforms_api_v0 and ecs_plugin_publish_transforms are declared once
+   ecs_plugin.h and ecs_transform.h are both included, in either order;
+   ecs_resources_api_v0/_v1 and ecs_plugin_publish_resources once
+   ecs_plugin.h and ecs_resource.h are (the part of this file that needs both
+   is read by whichever header comes second). ecs_plugin.h never includes
+   them itself, so an engine without transforms or resources needs neither.
+     - The engine: the ECS_PLUGIN_IMPLEMENTATION file includes the headers
+       of the APIs it publishes (in any order) and compiles their publish
+       functions with the rest. Without ecs_transform.h there is no
+       ecs_plugin_publish_transforms: a call of it does not compile
+       (undeclared), and one in another file that includes both headers does
+       not link. No run-time stub.
+     - A plugin that uses these APIs includes ecs_transform.h /
+       ecs_resource.h beside ecs_plugin.h, for their types only: it still
+       links against nothing.
 
 LOADING AND HOT RELOAD
    ecs_plugin_load reads the library into memory once, checks those bytes
@@ -223,8 +239,8 @@ ERRORS
                                changed across a reload
      ECS_ERROR_IO              the copy could not be written (a full disk)
      ECS_ERROR_ALREADY_EXISTS  a name or (id, version) is taken
-     ECS_ERROR_NOT_FOUND       a stale plugin handle; a publish function
-                               compiled without its header
+     ECS_ERROR_NOT_FOUND       a stale plugin handle; register_* into a
+                               compiler or spawner the engine did not publish
      ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY as everywhere
    The engine goes on after every one of them: a failed load or reload
    leaves the registry exactly as it was before.
@@ -270,6 +286,19 @@ DOES NOT
    support for you: a 32-bit program built without -D_FILE_OFFSET_BITS=64
    cannot stat a file whose inode number or size does not fit 32 bits (the
    load fails and says so).
+
+REVISION HISTORY
+   0.2  the library's bytes checked before dlopen (ELF and PE extents,
+        truncated files, word size and byte order; directories and FIFOs
+        refused), copies unlinked once loaded (ECS_PLUGIN_KEEP_COPIES);
+        typed access and components from data (ecs_components_api_v1,
+        ecs_resources_api_v1: define_schema, register_schema,
+        register_manager, write_entity); the transform and resource APIs
+        declared once both headers are in, in either order (no run-time
+        stubs, no copies of those headers' types: ecs_plugin_compile_fn is
+        ecs_compiler_fn now); ECS_DEF on every public function
+   0.1  API registry with versioned ABI, loader (dlopen / LoadLibrary),
+        tracked registrations with rollback, hot reload
 */
 #ifndef ECS_PLUGIN_H_INCLUDED
 #define ECS_PLUGIN_H_INCLUDED
@@ -421,152 +450,6 @@ typedef struct ecs_registry_api_v0 {
                           size_t size, ecs_error *err);
 } ecs_registry_api_v0;
 
-/* ecs_transform.h's types, by struct tag only (see the resource types). */
-struct ecs_mat4;
-struct ecs_transform_manager;
-
-/** ECS_API_TRANSFORMS version 0: one world's transforms (ecs_transform.h's
-    functions of the same names; matrices are row-major, row vectors,
-    world = local * parent world). */
-typedef struct ecs_transforms_api_v0 {
-    struct ecs_transform_manager *transforms; /* the world the engine published */
-    ecs_instance (*lookup)(const struct ecs_transform_manager *tm, ecs_entity e);
-    ecs_instance (*create)(struct ecs_transform_manager *tm, ecs_entity e, const struct ecs_mat4 *local,
-                           ecs_instance parent);
-    int (*destroy)(struct ecs_transform_manager *tm, ecs_instance i);
-    ecs_result (*link)(struct ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
-    ecs_result (*unlink)(struct ecs_transform_manager *tm, ecs_instance child);
-    ecs_instance (*parent)(const struct ecs_transform_manager *tm, ecs_instance i);
-    const struct ecs_mat4 *(*local)(const struct ecs_transform_manager *tm, ecs_instance i);
-    const struct ecs_mat4 *(*world)(const struct ecs_transform_manager *tm, ecs_instance i);
-    ecs_result (*set_local)(struct ecs_transform_manager *tm, ecs_instance i, const struct ecs_mat4 *m);
-    ecs_result (*set_local_many)(struct ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
-                                 const struct ecs_mat4 *locals);
-    /** *out = a * b (apply a, then b); out may alias. */
-    void (*mul)(struct ecs_mat4 *out, const struct ecs_mat4 *a, const struct ecs_mat4 *b);
-    /** *out = the rotation by radians about the axis (normalised; right-handed). */
-    void (*rotation)(struct ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians);
-} ecs_transforms_api_v0;
-
-/* The resource types below are ecs_resource.h's; ecs_plugin.h names them by
-   struct tag only, so it never needs that header to declare these APIs. */
-struct ecs_compiler;
-struct ecs_compiler_context;
-struct ecs_json_doc;
-struct ecs_json_value;
-struct ecs_spawner;
-
-/** A compile function, the same type as ecs_resource.h's ecs_compiler_fn. */
-typedef ecs_result (*ecs_plugin_compile_fn)(void *user, struct ecs_compiler_context *ctx,
-                                            const struct ecs_json_value *component);
-
-/** ECS_API_RESOURCES version 0: a plugin adds a component type to levels.
-    The registrations are tracked: removed when the plugin unloads, re-pointed
-    to the new build's functions when it reloads. The rest are ecs_resource.h's
-    functions of the same names (ecs_compiler_*, ecs_json_*, ecs_path_*), here
-    because a plugin links against nothing. */
-typedef struct ecs_resources_api_v0 {
-    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
-    /** ecs_compiler_register through the registry: fn compiles {"type": name}.
-        Across a reload the spawn order must stay the same. */
-    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                   ecs_plugin_compile_fn fn, void *user, ecs_error *err);
-    /** ecs_spawner_register through the registry. Across a reload the
-        instance size must stay the same. */
-    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
-                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
-    /* -- for compile functions -- */
-    const struct ecs_json_doc *(*doc)(const struct ecs_compiler_context *ctx);
-    int (*big_endian)(const struct ecs_compiler_context *ctx);
-    uint32_t (*entity_index)(const struct ecs_compiler_context *ctx);
-    ecs_result (*error)(struct ecs_compiler_context *ctx, const struct ecs_json_value *at, const char *format, ...);
-    ecs_result (*write)(struct ecs_compiler_context *ctx, const void *bytes, uint32_t n);
-    ecs_result (*write_u8)(struct ecs_compiler_context *ctx, uint8_t v);
-    ecs_result (*write_u16)(struct ecs_compiler_context *ctx, uint16_t v);
-    ecs_result (*write_u32)(struct ecs_compiler_context *ctx, uint32_t v);
-    ecs_result (*write_u64)(struct ecs_compiler_context *ctx, uint64_t v);
-    ecs_result (*write_f32)(struct ecs_compiler_context *ctx, float v);
-    ecs_result (*write_f64)(struct ecs_compiler_context *ctx, double v);
-    ecs_result (*add_dependency)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path,
-                                 uint64_t *hash);
-    ecs_result (*write_reference)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path);
-    ecs_result (*check_members)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj,
-                                const char *const *known, uint32_t n);
-    ecs_result (*member_f32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             float *out, uint32_t n, const float *defaults);
-    ecs_result (*member_u32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             uint32_t *out, const uint32_t *defaults);
-    /* -- reading JSON -- */
-    const struct ecs_json_value *(*json_member)(const struct ecs_json_doc *doc, const struct ecs_json_value *v,
-                                                const char *key);
-    const struct ecs_json_value *(*json_first)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const struct ecs_json_value *(*json_next)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_string)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_key)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    /* -- names and paths -- */
-    uint32_t (*identifier)(const char *name);
-    uint64_t (*path_hash)(const char *path);
-    int (*path_is_canonical)(const char *path);
-} ecs_resources_api_v0;
-
-/** ECS_API_RESOURCES version 1: v0's entries, then components from data: a
-    schema gives a component its compile and decompile functions (nothing
-    written by hand, and levelc --plugin can decompile it), register_manager
-    also spawns it into an engine-owned manager with ecs_manager_spawn, and
-    write_entity lets a hand-written compile function refer to another entity
-    of the same resource. */
-typedef struct ecs_resources_api_v1 {
-    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
-    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                   ecs_plugin_compile_fn fn, void *user, ecs_error *err);
-    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
-                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
-    const struct ecs_json_doc *(*doc)(const struct ecs_compiler_context *ctx);
-    int (*big_endian)(const struct ecs_compiler_context *ctx);
-    uint32_t (*entity_index)(const struct ecs_compiler_context *ctx);
-    ecs_result (*error)(struct ecs_compiler_context *ctx, const struct ecs_json_value *at, const char *format, ...);
-    ecs_result (*write)(struct ecs_compiler_context *ctx, const void *bytes, uint32_t n);
-    ecs_result (*write_u8)(struct ecs_compiler_context *ctx, uint8_t v);
-    ecs_result (*write_u16)(struct ecs_compiler_context *ctx, uint16_t v);
-    ecs_result (*write_u32)(struct ecs_compiler_context *ctx, uint32_t v);
-    ecs_result (*write_u64)(struct ecs_compiler_context *ctx, uint64_t v);
-    ecs_result (*write_f32)(struct ecs_compiler_context *ctx, float v);
-    ecs_result (*write_f64)(struct ecs_compiler_context *ctx, double v);
-    ecs_result (*add_dependency)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path,
-                                 uint64_t *hash);
-    ecs_result (*write_reference)(struct ecs_compiler_context *ctx, const struct ecs_json_value *path);
-    ecs_result (*check_members)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj,
-                                const char *const *known, uint32_t n);
-    ecs_result (*member_f32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             float *out, uint32_t n, const float *defaults);
-    ecs_result (*member_u32)(struct ecs_compiler_context *ctx, const struct ecs_json_value *obj, const char *key,
-                             uint32_t *out, const uint32_t *defaults);
-    const struct ecs_json_value *(*json_member)(const struct ecs_json_doc *doc, const struct ecs_json_value *v,
-                                                const char *key);
-    const struct ecs_json_value *(*json_first)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const struct ecs_json_value *(*json_next)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_string)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    const char *(*json_key)(const struct ecs_json_doc *doc, const struct ecs_json_value *v);
-    uint32_t (*identifier)(const char *name);
-    uint64_t (*path_hash)(const char *path);
-    int (*path_is_canonical)(const char *path);
-    /* -- new in version 1 -- */
-    /** ecs_compiler_register_schema through the registry: {"type": name}
-        compiles and decompiles from the schema (copied). Across a reload the
-        schema and the spawn order must stay the same. */
-    ecs_result (*register_schema)(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                  const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err);
-    /** register_schema with m's schema, and register_spawn of
-        ecs_manager_spawn / ecs_manager_unspawn into m (which needs a schema:
-        define_schema): the whole component from its description. */
-    ecs_result (*register_manager)(ecs_plugin_registry *reg, const char *name, int spawn_order, ecs_manager *m,
-                                   ecs_error *err);
-    /** ecs_compiler_write_entity: a reference to another entity by name. */
-    ecs_result (*write_entity)(struct ecs_compiler_context *ctx, const struct ecs_json_value *name);
-    /** ecs_compiler_entity_instances. */
-    uint32_t (*entity_instances)(const struct ecs_compiler_context *ctx);
-} ecs_resources_api_v1;
-
 /** A loaded plugin: index in the low 16 bits, generation above. Zero is nil. */
 typedef struct ecs_plugin {
     uint32_t id;
@@ -598,50 +481,50 @@ typedef struct ecs_plugin_info {
     desc->entities is set, ECS_API_COMPONENTS, ECS_API_REGISTRY). desc may be
     NULL. Returns NULL on failure (err: ECS_ERROR_OUT_OF_MEMORY, or
     ECS_ERROR_INVALID_ARGUMENT when ECS_PLUGIN_MAX_REGISTRIES exist). */
-ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err);
+ECS_DEF ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err);
 /** Unloads every plugin (shutdown, newest first), removes every registration
     and frees the registry. NULL is a no-op. */
-void ecs_plugin_registry_destroy(ecs_plugin_registry *reg);
+ECS_DEF void ecs_plugin_registry_destroy(ecs_plugin_registry *reg);
 /** The get_engine_api function bound to this registry (what plugins get);
     the engine may use it too. Valid until the registry is destroyed. */
-ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg);
+ECS_DEF ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg);
 
 /** Publishes a copy of api_struct (size bytes) as (api, version). Called by
     the engine the registration belongs to the engine; called from a plugin
     (through ECS_API_REGISTRY) it belongs to that plugin. Returns ECS_OK,
     ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT (NULL or size 0),
     ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
-                              size_t size, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
+                                      size_t size, ecs_error *err);
 /** Removes (api, version), whoever published it. ECS_OK or ECS_ERROR_NOT_FOUND.
     Pointers to the removed struct dangle: unpublish only what no plugin holds. */
-ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version);
+ECS_DEF ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version);
 /** The registry's copy of (api, version), or NULL (what get_engine_api does). */
-void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version);
+ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version);
 
 /** Loads the library at path (through a copy), agrees on a plugin API
     version and calls init. On success *out is the plugin's handle. On
     failure *out is nil, err says why (ECS_ERROR_PLUGIN_LOAD, _NO_ENTRY,
     _VERSION, _INIT, ECS_ERROR_IO, ECS_ERROR_OUT_OF_MEMORY) and nothing the
     plugin registered is left. out may be NULL. */
-ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
 /** Calls shutdown, removes the plugin's registrations (managers included),
     closes the library and deletes its copy if it is still on disk. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
     stale handle (a no-op). */
-ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
+ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
 /** Reloads now from the plugin's path (see LOADING AND HOT RELOAD). On
     failure the old build is still loaded and running, with its state and
     registrations, and err says why (the load errors, or ECS_ERROR_NOT_FOUND
     for a stale handle). */
-ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
 /** Looks at every plugin's library file and reloads those that changed and
     then held still for one more poll. Returns how many were reloaded; err
     (may be NULL) holds the first failure, or ECS_OK. A failed build is not
     tried again until its file changes again. Cheap: one stat per plugin
     (plus a read of the file for a second or so after it changed). */
-uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
+ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
 /** Calls every loaded plugin's tick(state, dt) in load order. */
-void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
+ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
 
 /** Checks that bytes[0, size) hold a whole shared library: an ELF file (32-
     or 64-bit, either byte order) of type ET_DYN whose ELF header, program
@@ -656,15 +539,15 @@ void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
     "empty", or "not a shared library". Reads nothing outside the buffer, with
     overflow-safe arithmetic, whatever the bytes say; bytes may be NULL when
     size is 0. Does not need a registry. */
-ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err);
+ECS_DEF ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err);
 
 /** Fills *out for a loaded plugin. ECS_OK or ECS_ERROR_NOT_FOUND (stale). */
-ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out);
+ECS_DEF ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out);
 /** Number of plugins loaded. */
-uint32_t ecs_plugin_count(const ecs_plugin_registry *reg);
+ECS_DEF uint32_t ecs_plugin_count(const ecs_plugin_registry *reg);
 /** Number of registrations of every owner (APIs, managers, compile and
     spawn functions): what a failed load must leave unchanged. */
-uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
+ECS_DEF uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
 
 /** Defines an engine-owned component manager `name` (ecs_manager_init_with_view
     with fields, copied; the typed view of ECS_MANAGER_VIEW_DEFINE with the
@@ -674,8 +557,8 @@ uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg);
     existing manager with its data. NULL on failure:
     ECS_ERROR_ALREADY_EXISTS, ECS_ERROR_INVALID_ARGUMENT (bad name or fields,
     or a layout change across a reload), ECS_ERROR_OUT_OF_MEMORY. */
-ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
-                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+ECS_DEF ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                               uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
 /** ecs_plugin_define_manager with the field table of a schema (ecs.h's
     ecs_schema_field, see ecs_manager_init_schema) and the schema attached;
     the manager keeps the view of ECS_MANAGER_VIEW_DEFINE_SCHEMA with the same
@@ -683,25 +566,12 @@ ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *nam
     which fields are runtime state) give back the same manager; other spec
     changes (defaults, bounds) replace its schema. NULL on failure, as
     ecs_plugin_define_manager. */
-ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
-                                              const ecs_schema_field *schema, uint32_t num_fields,
-                                              ecs_lookup_kind lookup, ecs_error *err);
+ECS_DEF ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                                      const ecs_schema_field *schema, uint32_t num_fields,
+                                                      ecs_lookup_kind lookup, ecs_error *err);
 /** The manager defined as `name`, or NULL. Valid until its owner unloads. */
-ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
+ECS_DEF ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
 
-/** Publishes ECS_API_TRANSFORMS v0 over tm, which must outlive the registry.
-    Needs ecs_transform.h included before ecs_plugin.h in the implementation
-    file; without it this returns ECS_ERROR_NOT_FOUND and says so.
-    ECS_ERROR_ALREADY_EXISTS when published. */
-ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
-                                         ecs_error *err);
-/** Publishes ECS_API_RESOURCES v0 over a compiler and a spawner (either may
-    be NULL; registering into a missing one fails with ECS_ERROR_NOT_FOUND).
-    Both must outlive the registry. Needs ecs_resource.h included before
-    ecs_plugin.h in the implementation file; without it this returns
-    ECS_ERROR_NOT_FOUND and says so. ECS_ERROR_ALREADY_EXISTS when published. */
-ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
-                                        struct ecs_spawner *spawner, ecs_error *err);
 
 /** For plugins (which do not link ecs_error_set): sets err (if non-NULL) to
     code and a printf-formatted message; returns code. */
@@ -1032,20 +902,28 @@ static const char *ecs__plugin_elf_segment_name(uint64_t type)
     }
 }
 
-static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
-{
-    char what[96];
-    unsigned cls, data;
+/* What the ELF header says about the tables (counts as in the header, or
+   the real ones from section header 0 once ecs__plugin_elf_check_tables ran). */
+typedef struct ecs__plugin_elf {
     int is64;
-    uint64_t ehsize, type, phoff, shoff, phentsize, phnum, shentsize, shnum, k;
+    uint64_t phoff, phentsize, phnum; /* program headers */
+    uint64_t shoff, shentsize, shnum; /* section headers */
+} ecs__plugin_elf;
+
+/* Reads the identification and the ELF header: class, byte order, a
+   shared library (ET_DYN), where the tables are. */
+static ecs_result ecs__plugin_elf_read_header(ecs__plugin_img *im, ecs__plugin_elf *elf)
+{
+    unsigned cls, data;
+    uint64_t ehsize, type;
     if (!ecs__plugin_img_in(im, 0, 16)) return ecs__plugin_img_truncated(im, "its ELF identification", 0, 16);
     cls = im->p[4];
     data = im->p[5];
     if (cls != 1 && cls != 2) return ecs__plugin_img_invalid(im, "unknown ELF class", cls);
     if (data != 1 && data != 2) return ecs__plugin_img_invalid(im, "unknown ELF byte order", data);
-    is64 = cls == 2;
+    elf->is64 = cls == 2;
     im->big = data == 2;
-    ehsize = is64 ? 64u : 52u;
+    ehsize = elf->is64 ? 64u : 52u;
     if (!ecs__plugin_img_in(im, 0, ehsize)) return ecs__plugin_img_truncated(im, "its ELF header", 0, ehsize);
     type = ecs__plugin_img_get(im, 16, 2);
     if (type != 3) {
@@ -1059,44 +937,63 @@ static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
                                  im->name, kind);
         return ecs__plugin_img_invalid(im, "unknown ELF file type", type);
     }
-    if (is64) {
-        phoff = ecs__plugin_img_get(im, 32, 8);
-        shoff = ecs__plugin_img_get(im, 40, 8);
-        phentsize = ecs__plugin_img_get(im, 54, 2);
-        phnum = ecs__plugin_img_get(im, 56, 2);
-        shentsize = ecs__plugin_img_get(im, 58, 2);
-        shnum = ecs__plugin_img_get(im, 60, 2);
+    if (elf->is64) {
+        elf->phoff = ecs__plugin_img_get(im, 32, 8);
+        elf->shoff = ecs__plugin_img_get(im, 40, 8);
+        elf->phentsize = ecs__plugin_img_get(im, 54, 2);
+        elf->phnum = ecs__plugin_img_get(im, 56, 2);
+        elf->shentsize = ecs__plugin_img_get(im, 58, 2);
+        elf->shnum = ecs__plugin_img_get(im, 60, 2);
     } else {
-        phoff = ecs__plugin_img_get(im, 28, 4);
-        shoff = ecs__plugin_img_get(im, 32, 4);
-        phentsize = ecs__plugin_img_get(im, 42, 2);
-        phnum = ecs__plugin_img_get(im, 44, 2);
-        shentsize = ecs__plugin_img_get(im, 46, 2);
-        shnum = ecs__plugin_img_get(im, 48, 2);
+        elf->phoff = ecs__plugin_img_get(im, 28, 4);
+        elf->shoff = ecs__plugin_img_get(im, 32, 4);
+        elf->phentsize = ecs__plugin_img_get(im, 42, 2);
+        elf->phnum = ecs__plugin_img_get(im, 44, 2);
+        elf->shentsize = ecs__plugin_img_get(im, 46, 2);
+        elf->shnum = ecs__plugin_img_get(im, 48, 2);
     }
-    /* Section header 0 first: it holds the real counts when they do not fit
-       the ELF header's fields (e_shnum 0, e_phnum PN_XNUM). */
-    if (shoff != 0) {
-        if (shentsize < (is64 ? 64u : 40u)) return ecs__plugin_img_invalid(im, "section header size", shentsize);
-        if (!ecs__plugin_img_in(im, shoff, shentsize))
-            return ecs__plugin_img_truncated(im, "its section header table",
-                                             shoff, ecs__plugin_mul_sat(shnum ? shnum : 1, shentsize));
-        if (shnum == 0) shnum = ecs__plugin_img_get(im, shoff + (is64 ? 32u : 20u), is64 ? 8u : 4u);
-        if (phnum == 0xFFFFu) phnum = ecs__plugin_img_get(im, shoff + (is64 ? 44u : 28u), 4);
-        if (!ecs__plugin_img_table_in(im, shoff, shnum, shentsize))
-            return ecs__plugin_img_truncated(im, "its section header table", shoff,
-                                             ecs__plugin_mul_sat(shnum, shentsize));
+    return ECS_OK;
+}
+
+/* The section and program header tables lie inside the image. Section
+   header 0 first: it holds the real counts when they do not fit the ELF
+   header's fields (e_shnum 0, e_phnum PN_XNUM). */
+static ecs_result ecs__plugin_elf_check_tables(ecs__plugin_img *im, ecs__plugin_elf *elf)
+{
+    int is64 = elf->is64;
+    if (elf->shoff != 0) {
+        if (elf->shentsize < (is64 ? 64u : 40u))
+            return ecs__plugin_img_invalid(im, "section header size", elf->shentsize);
+        if (!ecs__plugin_img_in(im, elf->shoff, elf->shentsize))
+            return ecs__plugin_img_truncated(im, "its section header table", elf->shoff,
+                                             ecs__plugin_mul_sat(elf->shnum ? elf->shnum : 1, elf->shentsize));
+        if (elf->shnum == 0) elf->shnum = ecs__plugin_img_get(im, elf->shoff + (is64 ? 32u : 20u), is64 ? 8u : 4u);
+        if (elf->phnum == 0xFFFFu) elf->phnum = ecs__plugin_img_get(im, elf->shoff + (is64 ? 44u : 28u), 4);
+        if (!ecs__plugin_img_table_in(im, elf->shoff, elf->shnum, elf->shentsize))
+            return ecs__plugin_img_truncated(im, "its section header table", elf->shoff,
+                                             ecs__plugin_mul_sat(elf->shnum, elf->shentsize));
     } else {
-        shnum = 0;
+        elf->shnum = 0;
     }
-    if (phnum > 0) {
-        if (phentsize < (is64 ? 56u : 32u)) return ecs__plugin_img_invalid(im, "program header size", phentsize);
-        if (!ecs__plugin_img_table_in(im, phoff, phnum, phentsize))
-            return ecs__plugin_img_truncated(im, "its program header table", phoff,
-                                             ecs__plugin_mul_sat(phnum, phentsize));
+    if (elf->phnum > 0) {
+        if (elf->phentsize < (is64 ? 56u : 32u))
+            return ecs__plugin_img_invalid(im, "program header size", elf->phentsize);
+        if (!ecs__plugin_img_table_in(im, elf->phoff, elf->phnum, elf->phentsize))
+            return ecs__plugin_img_truncated(im, "its program header table", elf->phoff,
+                                             ecs__plugin_mul_sat(elf->phnum, elf->phentsize));
     }
-    for (k = 0; k < phnum; ++k) { /* phnum * phentsize lies inside: no overflow */
-        uint64_t o = phoff + k * phentsize, ptype, off, filesz;
+    return ECS_OK;
+}
+
+/* Every program segment's and section's bytes in the file lie inside the
+   image (the tables themselves were checked: no overflow below). */
+static ecs_result ecs__plugin_elf_check_contents(ecs__plugin_img *im, const ecs__plugin_elf *elf)
+{
+    char what[96];
+    int is64 = elf->is64;
+    uint64_t k;
+    for (k = 0; k < elf->phnum; ++k) {
+        uint64_t o = elf->phoff + k * elf->phentsize, ptype, off, filesz;
         ptype = ecs__plugin_img_get(im, o, 4);
         off = ecs__plugin_img_get(im, o + (is64 ? 8u : 4u), is64 ? 8u : 4u);
         filesz = ecs__plugin_img_get(im, o + (is64 ? 32u : 16u), is64 ? 8u : 4u);
@@ -1106,8 +1003,8 @@ static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
             return ecs__plugin_img_truncated(im, what, off, filesz);
         }
     }
-    for (k = 1; k < shnum; ++k) { /* section 0 is SHT_NULL */
-        uint64_t o = shoff + k * shentsize, stype, off, sz;
+    for (k = 1; k < elf->shnum; ++k) { /* section 0 is SHT_NULL */
+        uint64_t o = elf->shoff + k * elf->shentsize, stype, off, sz;
         stype = ecs__plugin_img_get(im, o + 4, 4);
         off = ecs__plugin_img_get(im, o + (is64 ? 24u : 16u), is64 ? 8u : 4u);
         sz = ecs__plugin_img_get(im, o + (is64 ? 32u : 20u), is64 ? 8u : 4u);
@@ -1118,6 +1015,17 @@ static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
         }
     }
     return ECS_OK;
+}
+
+static ecs_result ecs__plugin_check_elf(ecs__plugin_img *im)
+{
+    ecs__plugin_elf elf;
+    ecs_result res;
+    memset(&elf, 0, sizeof elf);
+    res = ecs__plugin_elf_read_header(im, &elf);
+    if (res == ECS_OK) res = ecs__plugin_elf_check_tables(im, &elf);
+    if (res == ECS_OK) res = ecs__plugin_elf_check_contents(im, &elf);
+    return res;
 }
 
 static ecs_result ecs__plugin_check_pe(ecs__plugin_img *im)
@@ -1203,7 +1111,7 @@ static int ecs__plugin_format(const unsigned char *p, size_t size)
     return ECS__PLUGIN_FORMAT_UNKNOWN;
 }
 
-ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err)
 {
     ecs__plugin_img im;
     int format;
@@ -1548,8 +1456,8 @@ static void ecs__plugin_api_discard(ecs_plugin_registry *reg, ecs__plugin_rec *r
 static const ecs__plugin_kind ecs__plugin_kind_api = {"API", ecs__plugin_api_undo, ecs__plugin_api_commit,
                                                       ecs__plugin_api_discard};
 
-ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
-                              size_t size, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
+                                      size_t size, ecs_error *err)
 {
     ecs__plugin_rec *r;
     ecs__plugin_value v;
@@ -1583,7 +1491,7 @@ ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned v
     return ECS_OK;
 }
 
-ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
+ECS_DEF ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
 {
     uint32_t i;
     if (!reg) return ECS_ERROR_NOT_FOUND;
@@ -1597,7 +1505,7 @@ ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned
     return ECS_ERROR_NOT_FOUND;
 }
 
-void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
+ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
 {
     ecs__plugin_rec *r;
     if (!reg) return NULL;
@@ -1727,15 +1635,15 @@ static ecs_manager *ecs__plugin_define(ecs_plugin_registry *reg, const char *nam
     return m;
 }
 
-ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
-                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+ECS_DEF ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name, const ecs_field_desc *fields,
+                                               uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
 {
     return ecs__plugin_define(reg, name, fields, NULL, num_fields, lookup, err);
 }
 
-ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
-                                              const ecs_schema_field *schema, uint32_t num_fields,
-                                              ecs_lookup_kind lookup, ecs_error *err)
+ECS_DEF ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                                      const ecs_schema_field *schema, uint32_t num_fields,
+                                                      ecs_lookup_kind lookup, ecs_error *err)
 {
     if (!schema) {
         ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "define manager '%s': NULL schema", name ? name : "?");
@@ -1744,7 +1652,7 @@ ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const ch
     return ecs__plugin_define(reg, name, NULL, schema, num_fields, lookup, err);
 }
 
-ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
+ECS_DEF ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
 {
     ecs__plugin_rec *r;
     if (!reg || !name) return NULL;
@@ -1752,9 +1660,593 @@ ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
     return r ? (ecs_manager *)r->cur.ptr : NULL;
 }
 
-/* ---- ECS_API_TRANSFORMS (needs ecs_transform.h) ----------------------------- */
-#ifdef ECS_TRANSFORM_H_INCLUDED
+/* ---- registry ---------------------------------------------------------------- */
 
+static int ecs__plugin_entities_alive(const ecs_entity_manager *em, ecs_entity e) { return ecs_entity_alive(em, e); }
+
+static ecs_result ecs__plugin_publish_components_v1(ecs_plugin_registry *reg, ecs_error *err)
+{
+    ecs_components_api_v1 *c = &reg->components_v1;
+    c->registry = reg;
+    c->define = ecs_plugin_define_manager;
+    c->define_schema = ecs_plugin_define_manager_schema;
+    c->find = ecs_plugin_find_manager;
+    c->reserve = ecs_manager_reserve;
+    c->create = ecs_manager_create;
+    c->create_many = ecs_manager_create_many;
+    c->lookup = ecs_manager_lookup;
+    c->lookup_many = ecs_manager_lookup_many;
+    c->next = ecs_manager_next;
+    c->destroy = ecs_manager_destroy;
+    c->destroy_entity = ecs_manager_destroy_entity;
+    c->gc = ecs_manager_gc;
+    c->gc_all = ecs_manager_gc_all;
+    c->collect = ecs_manager_collect;
+    c->record_size = ecs_manager_record_size;
+    c->spawn = ecs_manager_spawn;
+    c->unspawn = ecs_manager_unspawn;
+    return ecs_plugin_publish(reg, ECS_API_COMPONENTS, 1, c, sizeof *c, err);
+}
+
+static ecs_result ecs__plugin_publish_standard(ecs_plugin_registry *reg, ecs_error *err)
+{
+    ecs_components_api_v0 *c = &reg->components_v0;
+    ecs_result res;
+    c->registry = reg;
+    c->define = ecs_plugin_define_manager;
+    c->find = ecs_plugin_find_manager;
+    c->reserve = ecs_manager_reserve;
+    c->create = ecs_manager_create;
+    c->lookup = ecs_manager_lookup;
+    c->next = ecs_manager_next;
+    c->destroy = ecs_manager_destroy;
+    c->destroy_entity = ecs_manager_destroy_entity;
+    c->gc = ecs_manager_gc;
+    c->record_size = ecs_manager_record_size;
+    c->spawn = ecs_manager_spawn;
+    c->unspawn = ecs_manager_unspawn;
+    res = ecs_plugin_publish(reg, ECS_API_COMPONENTS, 0, c, sizeof *c, err);
+    if (res == ECS_OK) res = ecs__plugin_publish_components_v1(reg, err);
+    if (res != ECS_OK) return res;
+    reg->registry_v0.registry = reg;
+    reg->registry_v0.publish = ecs_plugin_publish;
+    res = ecs_plugin_publish(reg, ECS_API_REGISTRY, 0, &reg->registry_v0, sizeof reg->registry_v0, err);
+    if (res != ECS_OK || !reg->entities) return res;
+    reg->entities_v0.entities = reg->entities;
+    reg->entities_v0.create = ecs_entity_create;
+    reg->entities_v0.create_many = ecs_entity_create_many;
+    reg->entities_v0.destroy = ecs_entity_destroy;
+    reg->entities_v0.destroy_many = ecs_entity_destroy_many;
+    reg->entities_v0.alive = ecs__plugin_entities_alive;
+    reg->entities_v0.count = ecs_entity_count;
+    return ecs_plugin_publish(reg, ECS_API_ENTITIES, 0, &reg->entities_v0, sizeof reg->entities_v0, err);
+}
+
+ECS_DEF ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err)
+{
+    ecs_plugin_registry *reg = (ecs_plugin_registry *)ECS__REALLOC(NULL, sizeof *reg);
+    unsigned k;
+    if (!reg) {
+        ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory creating a plugin registry");
+        return NULL;
+    }
+    memset(reg, 0, sizeof *reg);
+    if (desc) {
+        reg->entities = desc->entities;
+        if (desc->copy_dir && !(reg->copy_dir = ecs__plugin_strdup(desc->copy_dir))) {
+            ECS__FREE(reg);
+            ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory creating a plugin registry");
+            return NULL;
+        }
+    }
+    for (k = 0; k < ECS_PLUGIN_MAX_REGISTRIES; ++k)
+        if (ecs__plugin_entries[k] == NULL && ecs__plugin_entry_swap(k, NULL, reg)) break;
+    if (k == ECS_PLUGIN_MAX_REGISTRIES) {
+        ECS__FREE(reg->copy_dir);
+        ECS__FREE(reg);
+        ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "%d plugin registries exist already (the most at once)",
+                      ECS_PLUGIN_MAX_REGISTRIES);
+        return NULL;
+    }
+    reg->entry = k;
+    if (ecs__plugin_publish_standard(reg, err) != ECS_OK) {
+        ecs_plugin_registry_destroy(reg);
+        return NULL;
+    }
+    return reg;
+}
+
+ECS_DEF ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
+{
+    return reg ? ecs__plugin_entry_fns[reg->entry] : NULL;
+}
+
+ECS_DEF uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg) { return reg ? reg->num_recs : 0; }
+
+ECS_DEF uint32_t ecs_plugin_count(const ecs_plugin_registry *reg) { return reg ? reg->num_order : 0; }
+
+/* ---- plugins ------------------------------------------------------------------ */
+
+#define ECS__PLUGIN_INDEX_MASK 0xFFFFu
+
+static ecs__plugin_slot *ecs__plugin_slot_of(const ecs_plugin_registry *reg, ecs_plugin p)
+{
+    uint32_t i = p.id & ECS__PLUGIN_INDEX_MASK;
+    if (!reg || i == 0 || i >= reg->num_slots) return NULL;
+    if (!reg->slots[i].loaded || reg->slots[i].generation != p.id >> 16) return NULL;
+    return &reg->slots[i];
+}
+
+/* A library opened and checked, not yet initialised. */
+typedef struct ecs__plugin_build {
+    void *lib;
+    char *copy_path;
+    ecs_plugin_api_v0 api;
+    unsigned api_version;
+    char *name;            /* the plugin's name, ours */
+    ecs__plugin_stamp stamp;
+    uint64_t hash;
+    int read;              /* the file was read whole: stamp and hash are valid */
+} ecs__plugin_build;
+
+static void ecs__plugin_build_close(ecs__plugin_build *b)
+{
+    if (b->lib) ecs__plugin_dl_close(b->lib);
+    if (b->copy_path) {
+        remove(b->copy_path);
+        ECS__FREE(b->copy_path);
+    }
+    ECS__FREE(b->name);
+    b->lib = NULL;
+    b->copy_path = NULL;
+    b->name = NULL;
+}
+
+/* Stamps the file at path into b->stamp; refuses what is missing, cannot be
+   stat'ed or is not a regular file. */
+static ecs_result ecs__plugin_build_stat(const char *path, ecs__plugin_build *b, ecs_error *err)
+{
+    errno = 0;
+    if (!ecs__plugin_stat(path, &b->stamp)) {
+        int e = errno;
+        if (e == ENOENT || e == 0) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': no such file", path);
+#ifdef EOVERFLOW
+        if (e == EOVERFLOW)
+            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
+                                 "plugin '%s': cannot stat it: %s (a 32-bit program needs -D_FILE_OFFSET_BITS=64 "
+                                 "for this file system)",
+                                 path, strerror(e));
+#endif
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': cannot stat it: %s", path, strerror(e));
+    }
+    if (b->stamp.kind != ECS__PLUGIN_REGULAR) {
+        b->read = 1; /* the stamp is valid; a non-file has no content (hash 0) */
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' is %s, not a shared library", path,
+                             b->stamp.kind == ECS__PLUGIN_DIRECTORY ? "a directory"
+                                                                    : "a FIFO, device or socket (no regular file)");
+    }
+    return ECS_OK;
+}
+
+/* b->copy_path = <dir>/ecs_plugin_<pid>_<entry>_<n>_<basename>, a name no
+   other copy of this process had. */
+static ecs_result ecs__plugin_build_name_copy(ecs_plugin_registry *reg, const char *path, ecs__plugin_build *b,
+                                              ecs_error *err)
+{
+    const char *base = ecs__plugin_basename(path);
+    size_t dir_len, len;
+    if (reg->copy_dir) dir_len = strlen(reg->copy_dir);
+    else dir_len = (size_t)(base - path);
+    len = dir_len + strlen(base) + 80;
+    b->copy_path = (char *)ECS__REALLOC(NULL, len);
+    if (!b->copy_path) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    snprintf(b->copy_path, len, "%.*s%secs_plugin_%lu_%u_%u_%s", (int)dir_len, reg->copy_dir ? reg->copy_dir : path,
+             dir_len == 0 ? "./"
+             : (reg->copy_dir && reg->copy_dir[dir_len - 1] != '/' && reg->copy_dir[dir_len - 1] != '\\' ? "/" : ""),
+             ecs__plugin_pid(), reg->entry, ++ecs__plugin_copy_counter[reg->entry], base);
+    return ECS_OK;
+}
+
+/* Reads the file once, checks those bytes and writes them to b->copy_path:
+   a file still being written cannot change between the check and dlopen.
+   On failure no copy is left and b->copy_path is freed. */
+static ecs_result ecs__plugin_build_write_copy(const char *path, ecs__plugin_build *b, ecs_error *err)
+{
+    unsigned char *bytes;
+    size_t size;
+    ecs_result res = ecs__plugin_read_file(path, b->stamp.size, &bytes, &size, &b->hash, err);
+    if (res == ECS_OK) {
+        b->read = 1;
+        res = ecs__plugin_check_native(bytes, size, path, err);
+        if (res == ECS_OK) res = ecs__plugin_write_file(b->copy_path, bytes, size, path, err);
+        ECS__FREE(bytes);
+    }
+    if (res != ECS_OK) {
+        ECS__FREE(b->copy_path); /* no file was left */
+        b->copy_path = NULL;
+    }
+    return res;
+}
+
+/* Opens the copy and finds its get_plugin_api (*out). */
+static ecs_result ecs__plugin_build_dlopen(const char *path, ecs__plugin_build *b, ecs_plugin_get_api_fn *out,
+                                           ecs_error *err)
+{
+    char msg[200];
+    ecs__plugin_fn sym;
+    b->lib = ecs__plugin_dl_open(b->copy_path, msg, sizeof msg);
+    if (!b->lib) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' could not be loaded: %s", path, msg);
+    ecs__plugin_unlink_loaded(b->copy_path); /* see LOADING AND HOT RELOAD */
+    sym = ecs__plugin_dl_sym(b->lib, "get_plugin_api");
+    if (!sym) return ecs_error_set(err, ECS_ERROR_PLUGIN_NO_ENTRY, "plugin '%s' exports no get_plugin_api", path);
+    *out = (ecs_plugin_get_api_fn)sym;
+    return ECS_OK;
+}
+
+/* Asks for the newest plugin API version we speak, then older ones; takes
+   the first answer into b->api and b->api_version, and the plugin's name. */
+static ecs_result ecs__plugin_build_agree(const char *path, ecs_plugin_get_api_fn get_plugin_api,
+                                          ecs__plugin_build *b, ecs_error *err)
+{
+    void *api = NULL;
+    unsigned v;
+    for (v = ECS_PLUGIN_API_VERSION + 1; v-- > 0 && !api;) {
+        api = get_plugin_api(ECS_API_PLUGIN, v);
+        if (api) b->api_version = v;
+    }
+    if (!api) {
+        char spoken[64] = "none";
+        size_t used = 0;
+        for (v = 0; v < 32 && used < sizeof spoken - 12; ++v) {
+            if (!get_plugin_api(ECS_API_PLUGIN, v)) continue;
+            used += (size_t)snprintf(spoken + used, sizeof spoken - used, "%s%u", used ? ", " : "", v);
+        }
+        return ecs_error_set(err, ECS_ERROR_PLUGIN_VERSION,
+                             "plugin '%s' speaks no plugin API version we know (we speak 0 to %u; it answers "
+                             "to: %s)",
+                             path, ECS_PLUGIN_API_VERSION, spoken);
+    }
+    memcpy(&b->api, api, sizeof b->api); /* version 0 is the only one so far */
+    b->name = ecs__plugin_strdup(b->api.name && b->api.name[0] ? b->api.name : ecs__plugin_basename(path));
+    b->api.name = NULL; /* points into the library; the copy above is ours */
+    if (!b->name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    if (!b->api.init) return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' has no init function", path);
+    return ECS_OK;
+}
+
+/* Copies path, opens the copy, finds get_plugin_api and a plugin API version.
+   On failure everything is closed and removed again. */
+static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *path, ecs__plugin_build *b,
+                                         ecs_error *err)
+{
+    ecs_plugin_get_api_fn get_plugin_api = NULL;
+    ecs_result res;
+    memset(b, 0, sizeof *b);
+    if ((res = ecs__plugin_build_stat(path, b, err)) != ECS_OK) return res;
+    if ((res = ecs__plugin_build_name_copy(reg, path, b, err)) != ECS_OK) return res;
+    if ((res = ecs__plugin_build_write_copy(path, b, err)) != ECS_OK) return res;
+    res = ecs__plugin_build_dlopen(path, b, &get_plugin_api, err);
+    if (res == ECS_OK) res = ecs__plugin_build_agree(path, get_plugin_api, b, err);
+    if (res != ECS_OK) ecs__plugin_build_close(b);
+    return res;
+}
+
+/* Calls the build's init with *state; on failure err carries the plugin's
+   message after ours. */
+static ecs_result ecs__plugin_build_init(ecs_plugin_registry *reg, uint32_t slot, const char *path,
+                                         ecs__plugin_build *b, void **state, ecs_error *err)
+{
+    ecs_error perr;
+    ecs_result res;
+    uint32_t saved = reg->current;
+    ecs_error_clear(&perr);
+    reg->current = slot;
+    res = b->api.init(ecs__plugin_entry_fns[reg->entry], state, &perr);
+    reg->current = saved;
+    if (res == ECS_OK) return ECS_OK;
+    perr.message[sizeof perr.message - 1] = '\0';
+    return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' init failed (%s): %s", path,
+                         ecs_result_name(perr.code != ECS_OK ? perr.code : res),
+                         perr.message[0] ? perr.message : "no message");
+}
+
+ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
+{
+    ecs__plugin_build b;
+    ecs__plugin_slot *s;
+    ecs_result res;
+    uint32_t i;
+    void *state = NULL;
+    if (out) out->id = 0;
+    if (!reg || !path || !path[0])
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "load: NULL registry or empty path");
+    /* room first, so that nothing can fail after init succeeded */
+    for (i = 1; i < reg->num_slots && reg->slots[i].loaded; ++i) {}
+    if (i > ECS__PLUGIN_INDEX_MASK)
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "too many plugins loaded (%u)", ECS__PLUGIN_INDEX_MASK);
+    if (i >= reg->cap_slots) {
+        uint32_t cap = reg->cap_slots ? reg->cap_slots * 2 : 8;
+        ecs__plugin_slot *slots = (ecs__plugin_slot *)ECS__REALLOC(reg->slots, cap * sizeof *slots);
+        if (!slots) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+        memset(slots + reg->cap_slots, 0, (cap - reg->cap_slots) * sizeof *slots);
+        reg->slots = slots;
+        reg->cap_slots = cap;
+    }
+    if (reg->num_order == reg->cap_order) {
+        uint32_t cap = reg->cap_order ? reg->cap_order * 2 : 8;
+        uint32_t *order = (uint32_t *)ECS__REALLOC(reg->order, cap * sizeof *order);
+        if (!order) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+        reg->order = order;
+        reg->cap_order = cap;
+    }
+    if (reg->num_slots == 0) reg->num_slots = 1;
+    if (i == reg->num_slots) reg->num_slots++;
+    s = &reg->slots[i];
+    s->path = ecs__plugin_strdup(path);
+    if (!s->path) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
+    res = ecs__plugin_build_open(reg, path, &b, err);
+    if (res == ECS_OK) {
+        s->name = b.name; /* for messages during init */
+        res = ecs__plugin_build_init(reg, i, path, &b, &state, err);
+        if (res != ECS_OK) {
+            ecs__plugin_rec_remove_owner(reg, i); /* whatever it registered before failing */
+            ecs__plugin_build_close(&b);       /* frees the name too */
+        }
+    }
+    if (res != ECS_OK) {
+        ECS__FREE(s->path);
+        s->path = s->name = NULL;
+        return res;
+    }
+    b.name = NULL; /* the slot owns it now */
+    s->loaded = 1;
+    s->lib = b.lib;
+    s->copy_path = b.copy_path;
+    s->api = b.api;
+    s->api_version = b.api_version;
+    s->state = state;
+    s->reloads = 0;
+    s->tried = s->seen = b.stamp;
+    s->seen_valid = 1;
+    s->tried_hash = b.hash;
+    s->tried_at = (long long)time(NULL);
+    reg->order[reg->num_order++] = i;
+    if (out) out->id = i | (s->generation << 16);
+    return ECS_OK;
+}
+
+static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
+{
+    ecs__plugin_slot *s = &reg->slots[i];
+    uint32_t k, saved = reg->current;
+    if (s->api.shutdown) {
+        reg->current = i;
+        s->api.shutdown(s->state);
+        reg->current = saved;
+    }
+    ecs__plugin_rec_remove_owner(reg, i);
+    ecs__plugin_dl_close(s->lib);
+    remove(s->copy_path);
+    ECS__FREE(s->copy_path);
+    ECS__FREE(s->path);
+    ECS__FREE(s->name);
+    for (k = 0; k < reg->num_order && reg->order[k] != i; ++k) {}
+    if (k < reg->num_order) {
+        memmove(reg->order + k, reg->order + k + 1, (reg->num_order - k - 1) * sizeof *reg->order);
+        reg->num_order--;
+    }
+    k = s->generation + 1u;
+    memset(s, 0, sizeof *s);
+    s->generation = k & 0xFFFFu;
+}
+
+ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)
+{
+    ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
+    if (!s) return ECS_ERROR_NOT_FOUND;
+    ecs__plugin_unload_slot(reg, (uint32_t)(s - reg->slots));
+    return ECS_OK;
+}
+
+/* The reload itself; s->tried* are updated by the caller. */
+static ecs_result ecs__plugin_reload_slot(ecs_plugin_registry *reg, uint32_t i, ecs__plugin_build *b,
+                                          ecs_error *err)
+{
+    ecs__plugin_slot *s = &reg->slots[i];
+    ecs_result res;
+    void *state = s->state;
+    if (reg->staging) /* a reload from inside a plugin call during a reload */
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "plugin '%s': reload while another reload runs",
+                             s->path);
+    reg->staging = i;
+    res = ecs__plugin_build_init(reg, i, s->path, b, &state, err);
+    reg->staging = 0;
+    ecs__plugin_rec_finish_staging(reg, i, res == ECS_OK);
+    if (res != ECS_OK) return res; /* the old build goes on; s->state untouched */
+    ecs__plugin_dl_close(s->lib);
+    remove(s->copy_path);
+    ECS__FREE(s->copy_path);
+    ECS__FREE(s->name);
+    s->name = b->name;
+    s->lib = b->lib;
+    s->copy_path = b->copy_path;
+    b->lib = NULL;
+    b->copy_path = NULL;
+    b->name = NULL;
+    s->api = b->api;
+    s->api_version = b->api_version;
+    s->state = state;
+    s->reloads++;
+    return ECS_OK;
+}
+
+/* Opens path as a new build of slot i and reloads; records the attempt so
+   that a failed build is not retried until the file changes again. */
+static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, ecs_error *err)
+{
+    ecs__plugin_slot *s = &reg->slots[i];
+    ecs__plugin_build b;
+    ecs_result res = ecs__plugin_build_open(reg, s->path, &b, err);
+    if (b.read) {
+        s->tried = b.stamp;
+        s->tried_hash = b.hash;
+        s->tried_at = (long long)time(NULL);
+    }
+    if (res != ECS_OK) return res;
+    res = ecs__plugin_reload_slot(reg, i, &b, err);
+    ecs__plugin_build_close(&b); /* the new build on failure; nothing on success */
+    return res;
+}
+
+ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err)
+{
+    ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
+    if (!s) return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "reload: no such plugin (stale or nil handle)");
+    return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), err);
+}
+
+ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
+{
+    uint32_t k, reloaded = 0;
+    ecs_error_clear(err);
+    if (!reg) return 0;
+    for (k = 0; k < reg->num_order; ++k) {
+        uint32_t i = reg->order[k];
+        ecs__plugin_slot *s = &reg->slots[i];
+        ecs__plugin_stamp now;
+        int changed, stable;
+        if (!ecs__plugin_stat(s->path, &now)) { /* being replaced, or gone: keep the old build */
+            s->seen_valid = 0;
+            continue;
+        }
+        stable = s->seen_valid && ecs__plugin_stamp_equal(&now, &s->seen);
+        s->seen = now;
+        s->seen_valid = 1;
+        if (!stable) continue; /* changed since the last poll: wait for it to hold still */
+        changed = !ecs__plugin_stamp_equal(&now, &s->tried);
+        if (!changed && now.mtime >= s->tried_at) {
+            /* The file's time stamp is not older than our last look at it: a
+               rebuild within the same second can keep size, time and inode.
+               Compare the content. */
+            uint64_t h;
+            if (now.kind == ECS__PLUGIN_REGULAR && ecs__plugin_hash_file(s->path, &h)) changed = h != s->tried_hash;
+            if (!changed && (long long)time(NULL) > now.mtime) s->tried_at = (long long)time(NULL);
+        }
+        if (!changed) continue;
+        {
+            ecs_error e;
+            ecs_result res = ecs__plugin_try_reload(reg, i, &e);
+            if (res == ECS_OK) ++reloaded;
+            else if (err && err->code == ECS_OK) *err = e;
+        }
+    }
+    return reloaded;
+}
+
+ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
+{
+    uint32_t k, saved;
+    if (!reg) return;
+    saved = reg->current;
+    for (k = 0; k < reg->num_order; ++k) {
+        ecs__plugin_slot *s = &reg->slots[reg->order[k]];
+        if (!s->api.tick) continue;
+        reg->current = reg->order[k];
+        s->api.tick(s->state, dt);
+    }
+    reg->current = saved;
+}
+
+ECS_DEF ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
+{
+    const ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
+    uint32_t i, n = 0, slot;
+    if (!s || !out) return ECS_ERROR_NOT_FOUND;
+    slot = (uint32_t)(s - reg->slots);
+    for (i = 0; i < reg->num_recs; ++i) n += reg->recs[i]->owner == slot;
+    out->name = s->name;
+    out->path = s->path;
+    out->loaded_path = s->copy_path;
+    out->state = s->state;
+    out->api_version = s->api_version;
+    out->reloads = s->reloads;
+    out->registrations = n;
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
+{
+    if (!reg) return;
+    while (reg->num_order > 0) ecs__plugin_unload_slot(reg, reg->order[reg->num_order - 1]);
+    while (reg->num_recs > 0) ecs__plugin_rec_remove(reg, reg->num_recs - 1);
+    ecs__plugin_entry_swap(reg->entry, reg, NULL);
+    ECS__FREE(reg->recs);
+    ECS__FREE(reg->slots);
+    ECS__FREE(reg->order);
+    ECS__FREE(reg->copy_dir);
+    ECS__FREE(reg);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS__PLUGIN_IMPLEMENTATION_DONE */
+#endif /* ECS_PLUGIN_IMPLEMENTATION */
+/* ==========================================================================
+   The standard engine APIs over the other headers. Each part below is read
+   once both of its headers are included, in either order: here when the
+   other header came first, and from the end of the other header's
+   declarations (which includes this file again) when ecs_plugin.h came
+   first. Its functions are compiled in the ECS_PLUGIN_IMPLEMENTATION file,
+   after the code above, when that file includes the other header too. */
+
+/* ---- ECS_API_TRANSFORMS: ecs_plugin.h with ecs_transform.h ---------------- */
+#if defined(ECS_TRANSFORM_H_INCLUDED) && !defined(ECS_PLUGIN_TRANSFORMS_H_INCLUDED)
+#define ECS_PLUGIN_TRANSFORMS_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** ECS_API_TRANSFORMS version 0: one world's transforms (ecs_transform.h's
+    functions of the same names; matrices are row-major, row vectors,
+    world = local * parent world). */
+typedef struct ecs_transforms_api_v0 {
+    ecs_transform_manager *transforms; /* the world the engine published */
+    ecs_instance (*lookup)(const ecs_transform_manager *tm, ecs_entity e);
+    ecs_instance (*create)(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                           ecs_instance parent);
+    int (*destroy)(ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*link)(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
+    ecs_result (*unlink)(ecs_transform_manager *tm, ecs_instance child);
+    ecs_instance (*parent)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*local)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*world)(const ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*set_local)(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
+    ecs_result (*set_local_many)(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                 const ecs_mat4 *locals);
+    /** *out = a * b (apply a, then b); out may alias. */
+    void (*mul)(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+    /** *out = the rotation by radians about the axis (normalised; right-handed). */
+    void (*rotation)(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians);
+} ecs_transforms_api_v0;
+
+/** Publishes ECS_API_TRANSFORMS v0 over tm, which must outlive the registry.
+    Returns ECS_OK, ECS_ERROR_INVALID_ARGUMENT (NULL reg or tm),
+    ECS_ERROR_ALREADY_EXISTS when published, or ECS_ERROR_OUT_OF_MEMORY. */
+ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
+                                                 ecs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_PLUGIN_TRANSFORMS_H_INCLUDED */
+
+#if defined(ECS_PLUGIN_TRANSFORMS_H_INCLUDED) && defined(ECS__PLUGIN_IMPLEMENTATION_DONE)
+#ifndef ECS__PLUGIN_TRANSFORMS_IMPLEMENTATION_DONE
+#define ECS__PLUGIN_TRANSFORMS_IMPLEMENTATION_DONE
+#ifdef __cplusplus
+extern "C" {
+#endif
 static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians)
 {
     ecs_vec3 axis;
@@ -1764,8 +2256,8 @@ static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float ax
     *out = ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians));
 }
 
-ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
-                                         ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
+                                                 ecs_error *err)
 {
     ecs_transforms_api_v0 a;
     if (!reg || !tm) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish transforms: NULL argument");
@@ -1786,23 +2278,146 @@ ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_tr
     return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
 }
 
-#else /* !ECS_TRANSFORM_H_INCLUDED */
-
-ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, struct ecs_transform_manager *tm,
-                                         ecs_error *err)
-{
-    (void)reg;
-    (void)tm;
-    return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
-                         "ecs_plugin.h's implementation was compiled without ecs_transform.h: include it before "
-                         "ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file");
+#ifdef __cplusplus
 }
+#endif
+#endif /* ECS__PLUGIN_TRANSFORMS_IMPLEMENTATION_DONE */
+#endif
 
-#endif /* ECS_TRANSFORM_H_INCLUDED */
+/* ---- ECS_API_RESOURCES: ecs_plugin.h with ecs_resource.h ------------------ */
+#if defined(ECS_RESOURCE_H_INCLUDED) && !defined(ECS_PLUGIN_RESOURCES_H_INCLUDED)
+#define ECS_PLUGIN_RESOURCES_H_INCLUDED
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-/* ---- ECS_API_RESOURCES (needs ecs_resource.h) ------------------------------- */
-#ifdef ECS_RESOURCE_H_INCLUDED
 
+/** ECS_API_RESOURCES version 0: a plugin adds a component type to levels.
+    The registrations are tracked: removed when the plugin unloads, re-pointed
+    to the new build's functions when it reloads. The rest are ecs_resource.h's
+    functions of the same names (ecs_compiler_*, ecs_json_*, ecs_path_*), here
+    because a plugin links against nothing. */
+typedef struct ecs_resources_api_v0 {
+    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
+    /** ecs_compiler_register through the registry: fn compiles {"type": name}.
+        Across a reload the spawn order must stay the same. */
+    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                   ecs_compiler_fn fn, void *user, ecs_error *err);
+    /** ecs_spawner_register through the registry. Across a reload the
+        instance size must stay the same. */
+    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
+    /* -- for compile functions -- */
+    const ecs_json_doc *(*doc)(const ecs_compiler_context *ctx);
+    int (*big_endian)(const ecs_compiler_context *ctx);
+    uint32_t (*entity_index)(const ecs_compiler_context *ctx);
+    ecs_result (*error)(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...);
+    ecs_result (*write)(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+    ecs_result (*write_u8)(ecs_compiler_context *ctx, uint8_t v);
+    ecs_result (*write_u16)(ecs_compiler_context *ctx, uint16_t v);
+    ecs_result (*write_u32)(ecs_compiler_context *ctx, uint32_t v);
+    ecs_result (*write_u64)(ecs_compiler_context *ctx, uint64_t v);
+    ecs_result (*write_f32)(ecs_compiler_context *ctx, float v);
+    ecs_result (*write_f64)(ecs_compiler_context *ctx, double v);
+    ecs_result (*add_dependency)(ecs_compiler_context *ctx, const ecs_json_value *path,
+                                 uint64_t *hash);
+    ecs_result (*write_reference)(ecs_compiler_context *ctx, const ecs_json_value *path);
+    ecs_result (*check_members)(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                const char *const *known, uint32_t n);
+    ecs_result (*member_f32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             float *out, uint32_t n, const float *defaults);
+    ecs_result (*member_u32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             uint32_t *out, const uint32_t *defaults);
+    /* -- reading JSON -- */
+    const ecs_json_value *(*json_member)(const ecs_json_doc *doc, const ecs_json_value *v,
+                                                const char *key);
+    const ecs_json_value *(*json_first)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const ecs_json_value *(*json_next)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_string)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_key)(const ecs_json_doc *doc, const ecs_json_value *v);
+    /* -- names and paths -- */
+    uint32_t (*identifier)(const char *name);
+    uint64_t (*path_hash)(const char *path);
+    int (*path_is_canonical)(const char *path);
+} ecs_resources_api_v0;
+
+/** ECS_API_RESOURCES version 1: v0's entries, then components from data: a
+    schema gives a component its compile and decompile functions (nothing
+    written by hand, and levelc --plugin can decompile it), register_manager
+    also spawns it into an engine-owned manager with ecs_manager_spawn, and
+    write_entity lets a hand-written compile function refer to another entity
+    of the same resource. */
+typedef struct ecs_resources_api_v1 {
+    ecs_plugin_registry *registry; /* pass as the first argument of register_* */
+    ecs_result (*register_compile)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                   ecs_compiler_fn fn, void *user, ecs_error *err);
+    ecs_result (*register_spawn)(ecs_plugin_registry *reg, const char *name, ecs_spawn_fn spawn,
+                                 ecs_unspawn_fn unspawn, uint32_t instance_size, void *user, ecs_error *err);
+    const ecs_json_doc *(*doc)(const ecs_compiler_context *ctx);
+    int (*big_endian)(const ecs_compiler_context *ctx);
+    uint32_t (*entity_index)(const ecs_compiler_context *ctx);
+    ecs_result (*error)(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...);
+    ecs_result (*write)(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+    ecs_result (*write_u8)(ecs_compiler_context *ctx, uint8_t v);
+    ecs_result (*write_u16)(ecs_compiler_context *ctx, uint16_t v);
+    ecs_result (*write_u32)(ecs_compiler_context *ctx, uint32_t v);
+    ecs_result (*write_u64)(ecs_compiler_context *ctx, uint64_t v);
+    ecs_result (*write_f32)(ecs_compiler_context *ctx, float v);
+    ecs_result (*write_f64)(ecs_compiler_context *ctx, double v);
+    ecs_result (*add_dependency)(ecs_compiler_context *ctx, const ecs_json_value *path,
+                                 uint64_t *hash);
+    ecs_result (*write_reference)(ecs_compiler_context *ctx, const ecs_json_value *path);
+    ecs_result (*check_members)(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                const char *const *known, uint32_t n);
+    ecs_result (*member_f32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             float *out, uint32_t n, const float *defaults);
+    ecs_result (*member_u32)(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                             uint32_t *out, const uint32_t *defaults);
+    const ecs_json_value *(*json_member)(const ecs_json_doc *doc, const ecs_json_value *v,
+                                                const char *key);
+    const ecs_json_value *(*json_first)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const ecs_json_value *(*json_next)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_string)(const ecs_json_doc *doc, const ecs_json_value *v);
+    const char *(*json_key)(const ecs_json_doc *doc, const ecs_json_value *v);
+    uint32_t (*identifier)(const char *name);
+    uint64_t (*path_hash)(const char *path);
+    int (*path_is_canonical)(const char *path);
+    /* -- new in version 1 -- */
+    /** ecs_compiler_register_schema through the registry: {"type": name}
+        compiles and decompiles from the schema (copied). Across a reload the
+        schema and the spawn order must stay the same. */
+    ecs_result (*register_schema)(ecs_plugin_registry *reg, const char *name, int spawn_order,
+                                  const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err);
+    /** register_schema with m's schema, and register_spawn of
+        ecs_manager_spawn / ecs_manager_unspawn into m (which needs a schema:
+        define_schema): the whole component from its description. */
+    ecs_result (*register_manager)(ecs_plugin_registry *reg, const char *name, int spawn_order, ecs_manager *m,
+                                   ecs_error *err);
+    /** ecs_compiler_write_entity: a reference to another entity by name. */
+    ecs_result (*write_entity)(ecs_compiler_context *ctx, const ecs_json_value *name);
+    /** ecs_compiler_entity_instances. */
+    uint32_t (*entity_instances)(const ecs_compiler_context *ctx);
+} ecs_resources_api_v1;
+
+/** Publishes ECS_API_RESOURCES v0 and v1 over a compiler and a spawner
+    (either may be NULL; registering into a missing one fails with
+    ECS_ERROR_NOT_FOUND). Both must outlive the registry. Returns ECS_OK,
+    ECS_ERROR_INVALID_ARGUMENT (NULL reg), ECS_ERROR_ALREADY_EXISTS when
+    published, or ECS_ERROR_OUT_OF_MEMORY (nothing published then). */
+ECS_DEF ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
+                                                ecs_spawner *spawner, ecs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_PLUGIN_RESOURCES_H_INCLUDED */
+
+#if defined(ECS_PLUGIN_RESOURCES_H_INCLUDED) && defined(ECS__PLUGIN_IMPLEMENTATION_DONE)
+#ifndef ECS__PLUGIN_RESOURCES_IMPLEMENTATION_DONE
+#define ECS__PLUGIN_RESOURCES_IMPLEMENTATION_DONE
+#ifdef __cplusplus
+extern "C" {
+#endif
 /* Forgets the newest registration without undoing it (its engine-side
    registration failed). */
 static void ecs__plugin_rec_drop_last(ecs_plugin_registry *reg)
@@ -1825,7 +2440,7 @@ static ecs_result ecs__plugin_compile_thunk(void *user, ecs_compiler_context *ct
 {
     ecs__plugin_rec *r = (ecs__plugin_rec *)user;
     ecs_plugin_registry *reg = r->reg;
-    ecs_plugin_compile_fn fn = (ecs_plugin_compile_fn)r->cur.fn[0];
+    ecs_compiler_fn fn = (ecs_compiler_fn)r->cur.fn[0];
     uint32_t saved = reg->current;
     ecs_result res;
     reg->current = r->owner;
@@ -1874,7 +2489,7 @@ static const ecs__plugin_kind ecs__plugin_kind_spawn = {"spawn function", ecs__p
                                                         ecs__plugin_value_commit, ecs__plugin_nothing};
 
 static ecs_result ecs__plugin_register_compile(ecs_plugin_registry *reg, const char *name, int spawn_order,
-                                               ecs_plugin_compile_fn fn, void *user, ecs_error *err)
+                                               ecs_compiler_fn fn, void *user, ecs_error *err)
 {
     ecs__plugin_rec *r;
     ecs__plugin_value v;
@@ -2054,8 +2669,8 @@ static ecs_result ecs__plugin_publish_resources_v1(ecs_plugin_registry *reg, con
     return ecs_plugin_publish(reg, ECS_API_RESOURCES, 1, &a, sizeof a, err);
 }
 
-ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
-                                        struct ecs_spawner *spawner, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
+                                                ecs_spawner *spawner, ecs_error *err)
 {
     ecs_resources_api_v0 a;
     ecs_result res;
@@ -2099,525 +2714,11 @@ ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_com
     return ECS_OK;
 }
 
-#else /* !ECS_RESOURCE_H_INCLUDED */
-
-ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, struct ecs_compiler *compiler,
-                                        struct ecs_spawner *spawner, ecs_error *err)
-{
-    (void)reg;
-    (void)compiler;
-    (void)spawner;
-    return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
-                         "ecs_plugin.h's implementation was compiled without ecs_resource.h: include it before "
-                         "ecs_plugin.h in the ECS_PLUGIN_IMPLEMENTATION file");
-}
-
-#endif /* ECS_RESOURCE_H_INCLUDED */
-
-/* ---- registry ---------------------------------------------------------------- */
-
-static int ecs__plugin_entities_alive(const ecs_entity_manager *em, ecs_entity e) { return ecs_entity_alive(em, e); }
-
-static ecs_result ecs__plugin_publish_components_v1(ecs_plugin_registry *reg, ecs_error *err)
-{
-    ecs_components_api_v1 *c = &reg->components_v1;
-    c->registry = reg;
-    c->define = ecs_plugin_define_manager;
-    c->define_schema = ecs_plugin_define_manager_schema;
-    c->find = ecs_plugin_find_manager;
-    c->reserve = ecs_manager_reserve;
-    c->create = ecs_manager_create;
-    c->create_many = ecs_manager_create_many;
-    c->lookup = ecs_manager_lookup;
-    c->lookup_many = ecs_manager_lookup_many;
-    c->next = ecs_manager_next;
-    c->destroy = ecs_manager_destroy;
-    c->destroy_entity = ecs_manager_destroy_entity;
-    c->gc = ecs_manager_gc;
-    c->gc_all = ecs_manager_gc_all;
-    c->collect = ecs_manager_collect;
-    c->record_size = ecs_manager_record_size;
-    c->spawn = ecs_manager_spawn;
-    c->unspawn = ecs_manager_unspawn;
-    return ecs_plugin_publish(reg, ECS_API_COMPONENTS, 1, c, sizeof *c, err);
-}
-
-static ecs_result ecs__plugin_publish_standard(ecs_plugin_registry *reg, ecs_error *err)
-{
-    ecs_components_api_v0 *c = &reg->components_v0;
-    ecs_result res;
-    c->registry = reg;
-    c->define = ecs_plugin_define_manager;
-    c->find = ecs_plugin_find_manager;
-    c->reserve = ecs_manager_reserve;
-    c->create = ecs_manager_create;
-    c->lookup = ecs_manager_lookup;
-    c->next = ecs_manager_next;
-    c->destroy = ecs_manager_destroy;
-    c->destroy_entity = ecs_manager_destroy_entity;
-    c->gc = ecs_manager_gc;
-    c->record_size = ecs_manager_record_size;
-    c->spawn = ecs_manager_spawn;
-    c->unspawn = ecs_manager_unspawn;
-    res = ecs_plugin_publish(reg, ECS_API_COMPONENTS, 0, c, sizeof *c, err);
-    if (res == ECS_OK) res = ecs__plugin_publish_components_v1(reg, err);
-    if (res != ECS_OK) return res;
-    reg->registry_v0.registry = reg;
-    reg->registry_v0.publish = ecs_plugin_publish;
-    res = ecs_plugin_publish(reg, ECS_API_REGISTRY, 0, &reg->registry_v0, sizeof reg->registry_v0, err);
-    if (res != ECS_OK || !reg->entities) return res;
-    reg->entities_v0.entities = reg->entities;
-    reg->entities_v0.create = ecs_entity_create;
-    reg->entities_v0.create_many = ecs_entity_create_many;
-    reg->entities_v0.destroy = ecs_entity_destroy;
-    reg->entities_v0.destroy_many = ecs_entity_destroy_many;
-    reg->entities_v0.alive = ecs__plugin_entities_alive;
-    reg->entities_v0.count = ecs_entity_count;
-    return ecs_plugin_publish(reg, ECS_API_ENTITIES, 0, &reg->entities_v0, sizeof reg->entities_v0, err);
-}
-
-ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err)
-{
-    ecs_plugin_registry *reg = (ecs_plugin_registry *)ECS__REALLOC(NULL, sizeof *reg);
-    unsigned k;
-    if (!reg) {
-        ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory creating a plugin registry");
-        return NULL;
-    }
-    memset(reg, 0, sizeof *reg);
-    if (desc) {
-        reg->entities = desc->entities;
-        if (desc->copy_dir && !(reg->copy_dir = ecs__plugin_strdup(desc->copy_dir))) {
-            ECS__FREE(reg);
-            ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory creating a plugin registry");
-            return NULL;
-        }
-    }
-    for (k = 0; k < ECS_PLUGIN_MAX_REGISTRIES; ++k)
-        if (ecs__plugin_entries[k] == NULL && ecs__plugin_entry_swap(k, NULL, reg)) break;
-    if (k == ECS_PLUGIN_MAX_REGISTRIES) {
-        ECS__FREE(reg->copy_dir);
-        ECS__FREE(reg);
-        ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "%d plugin registries exist already (the most at once)",
-                      ECS_PLUGIN_MAX_REGISTRIES);
-        return NULL;
-    }
-    reg->entry = k;
-    if (ecs__plugin_publish_standard(reg, err) != ECS_OK) {
-        ecs_plugin_registry_destroy(reg);
-        return NULL;
-    }
-    return reg;
-}
-
-ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
-{
-    return reg ? ecs__plugin_entry_fns[reg->entry] : NULL;
-}
-
-uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg) { return reg ? reg->num_recs : 0; }
-
-uint32_t ecs_plugin_count(const ecs_plugin_registry *reg) { return reg ? reg->num_order : 0; }
-
-/* ---- plugins ------------------------------------------------------------------ */
-
-#define ECS__PLUGIN_INDEX_MASK 0xFFFFu
-
-static ecs__plugin_slot *ecs__plugin_slot_of(const ecs_plugin_registry *reg, ecs_plugin p)
-{
-    uint32_t i = p.id & ECS__PLUGIN_INDEX_MASK;
-    if (!reg || i == 0 || i >= reg->num_slots) return NULL;
-    if (!reg->slots[i].loaded || reg->slots[i].generation != p.id >> 16) return NULL;
-    return &reg->slots[i];
-}
-
-/* A library opened and checked, not yet initialised. */
-typedef struct ecs__plugin_build {
-    void *lib;
-    char *copy_path;
-    ecs_plugin_api_v0 api;
-    unsigned api_version;
-    char *name;            /* the plugin's name, ours */
-    ecs__plugin_stamp stamp;
-    uint64_t hash;
-    int read;              /* the file was read whole: stamp and hash are valid */
-} ecs__plugin_build;
-
-static void ecs__plugin_build_close(ecs__plugin_build *b)
-{
-    if (b->lib) ecs__plugin_dl_close(b->lib);
-    if (b->copy_path) {
-        remove(b->copy_path);
-        ECS__FREE(b->copy_path);
-    }
-    ECS__FREE(b->name);
-    b->lib = NULL;
-    b->copy_path = NULL;
-    b->name = NULL;
-}
-
-/* Copies path, opens the copy, finds get_plugin_api and a plugin API version.
-   On failure everything is closed and removed again. */
-static ecs_result ecs__plugin_build_open(ecs_plugin_registry *reg, const char *path, ecs__plugin_build *b,
-                                         ecs_error *err)
-{
-    const char *base = ecs__plugin_basename(path);
-    ecs_plugin_get_api_fn get_plugin_api;
-    ecs__plugin_fn sym;
-    ecs_result res;
-    size_t dir_len, len, size;
-    unsigned char *bytes;
-    char msg[200];
-    unsigned v;
-    void *api = NULL;
-    memset(b, 0, sizeof *b);
-    errno = 0;
-    if (!ecs__plugin_stat(path, &b->stamp)) {
-        int e = errno;
-        if (e == ENOENT || e == 0) return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': no such file", path);
-#ifdef EOVERFLOW
-        if (e == EOVERFLOW)
-            return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD,
-                                 "plugin '%s': cannot stat it: %s (a 32-bit program needs -D_FILE_OFFSET_BITS=64 "
-                                 "for this file system)",
-                                 path, strerror(e));
-#endif
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s': cannot stat it: %s", path, strerror(e));
-    }
-    if (b->stamp.kind != ECS__PLUGIN_REGULAR) {
-        b->read = 1; /* the stamp is valid; a non-file has no content (hash 0) */
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' is %s, not a shared library", path,
-                             b->stamp.kind == ECS__PLUGIN_DIRECTORY ? "a directory"
-                                                                    : "a FIFO, device or socket (no regular file)");
-    }
-    /* <dir>/ecs_plugin_<pid>_<entry>_<n>_<basename> */
-    if (reg->copy_dir) dir_len = strlen(reg->copy_dir);
-    else dir_len = (size_t)(base - path);
-    len = dir_len + strlen(base) + 80;
-    b->copy_path = (char *)ECS__REALLOC(NULL, len);
-    if (!b->copy_path) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-    snprintf(b->copy_path, len, "%.*s%secs_plugin_%lu_%u_%u_%s", (int)dir_len, reg->copy_dir ? reg->copy_dir : path,
-             dir_len == 0 ? "./"
-             : (reg->copy_dir && reg->copy_dir[dir_len - 1] != '/' && reg->copy_dir[dir_len - 1] != '\\' ? "/" : ""),
-             ecs__plugin_pid(), reg->entry, ++ecs__plugin_copy_counter[reg->entry], base);
-    /* The file is read once; the bytes checked are the bytes copied, so a
-       file still being written cannot change between the check and dlopen. */
-    res = ecs__plugin_read_file(path, b->stamp.size, &bytes, &size, &b->hash, err);
-    if (res == ECS_OK) {
-        b->read = 1;
-        res = ecs__plugin_check_native(bytes, size, path, err);
-        if (res == ECS_OK) res = ecs__plugin_write_file(b->copy_path, bytes, size, path, err);
-        ECS__FREE(bytes);
-    }
-    if (res != ECS_OK) {
-        ECS__FREE(b->copy_path); /* no file was left */
-        b->copy_path = NULL;
-        return res;
-    }
-    b->lib = ecs__plugin_dl_open(b->copy_path, msg, sizeof msg);
-    if (!b->lib) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_LOAD, "plugin '%s' could not be loaded: %s", path, msg);
-    }
-    ecs__plugin_unlink_loaded(b->copy_path); /* see LOADING AND HOT RELOAD */
-    sym = ecs__plugin_dl_sym(b->lib, "get_plugin_api");
-    if (!sym) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_NO_ENTRY, "plugin '%s' exports no get_plugin_api", path);
-    }
-    get_plugin_api = (ecs_plugin_get_api_fn)sym;
-    for (v = ECS_PLUGIN_API_VERSION + 1; v-- > 0 && !api;) {
-        api = get_plugin_api(ECS_API_PLUGIN, v);
-        if (api) b->api_version = v;
-    }
-    if (!api) {
-        char spoken[64] = "none";
-        size_t used = 0;
-        for (v = 0; v < 32 && used < sizeof spoken - 12; ++v) {
-            if (!get_plugin_api(ECS_API_PLUGIN, v)) continue;
-            used += (size_t)snprintf(spoken + used, sizeof spoken - used, "%s%u", used ? ", " : "", v);
-        }
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_VERSION,
-                             "plugin '%s' speaks no plugin API version we know (we speak 0 to %u; it answers "
-                             "to: %s)",
-                             path, ECS_PLUGIN_API_VERSION, spoken);
-    }
-    memcpy(&b->api, api, sizeof b->api); /* version 0 is the only one so far */
-    b->name = ecs__plugin_strdup(b->api.name && b->api.name[0] ? b->api.name : base);
-    b->api.name = NULL; /* points into the library; the copy above is ours */
-    if (!b->name) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-    }
-    if (!b->api.init) {
-        ecs__plugin_build_close(b);
-        return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' has no init function", path);
-    }
-    return ECS_OK;
-}
-
-/* Calls the build's init with *state; on failure err carries the plugin's
-   message after ours. */
-static ecs_result ecs__plugin_build_init(ecs_plugin_registry *reg, uint32_t slot, const char *path,
-                                         ecs__plugin_build *b, void **state, ecs_error *err)
-{
-    ecs_error perr;
-    ecs_result res;
-    uint32_t saved = reg->current;
-    ecs_error_clear(&perr);
-    reg->current = slot;
-    res = b->api.init(ecs__plugin_entry_fns[reg->entry], state, &perr);
-    reg->current = saved;
-    if (res == ECS_OK) return ECS_OK;
-    perr.message[sizeof perr.message - 1] = '\0';
-    return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' init failed (%s): %s", path,
-                         ecs_result_name(perr.code != ECS_OK ? perr.code : res),
-                         perr.message[0] ? perr.message : "no message");
-}
-
-ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
-{
-    ecs__plugin_build b;
-    ecs__plugin_slot *s;
-    ecs_result res;
-    uint32_t i;
-    void *state = NULL;
-    if (out) out->id = 0;
-    if (!reg || !path || !path[0])
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "load: NULL registry or empty path");
-    /* room first, so that nothing can fail after init succeeded */
-    for (i = 1; i < reg->num_slots && reg->slots[i].loaded; ++i) {}
-    if (i > ECS__PLUGIN_INDEX_MASK)
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "too many plugins loaded (%u)", ECS__PLUGIN_INDEX_MASK);
-    if (i >= reg->cap_slots) {
-        uint32_t cap = reg->cap_slots ? reg->cap_slots * 2 : 8;
-        ecs__plugin_slot *slots = (ecs__plugin_slot *)ECS__REALLOC(reg->slots, cap * sizeof *slots);
-        if (!slots) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-        memset(slots + reg->cap_slots, 0, (cap - reg->cap_slots) * sizeof *slots);
-        reg->slots = slots;
-        reg->cap_slots = cap;
-    }
-    if (reg->num_order == reg->cap_order) {
-        uint32_t cap = reg->cap_order ? reg->cap_order * 2 : 8;
-        uint32_t *order = (uint32_t *)ECS__REALLOC(reg->order, cap * sizeof *order);
-        if (!order) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-        reg->order = order;
-        reg->cap_order = cap;
-    }
-    if (reg->num_slots == 0) reg->num_slots = 1;
-    if (i == reg->num_slots) reg->num_slots++;
-    s = &reg->slots[i];
-    s->path = ecs__plugin_strdup(path);
-    if (!s->path) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
-    res = ecs__plugin_build_open(reg, path, &b, err);
-    if (res == ECS_OK) {
-        s->name = b.name; /* for messages during init */
-        res = ecs__plugin_build_init(reg, i, path, &b, &state, err);
-        if (res != ECS_OK) {
-            ecs__plugin_rec_remove_owner(reg, i); /* whatever it registered before failing */
-            ecs__plugin_build_close(&b);       /* frees the name too */
-        }
-    }
-    if (res != ECS_OK) {
-        ECS__FREE(s->path);
-        s->path = s->name = NULL;
-        return res;
-    }
-    b.name = NULL; /* the slot owns it now */
-    s->loaded = 1;
-    s->lib = b.lib;
-    s->copy_path = b.copy_path;
-    s->api = b.api;
-    s->api_version = b.api_version;
-    s->state = state;
-    s->reloads = 0;
-    s->tried = s->seen = b.stamp;
-    s->seen_valid = 1;
-    s->tried_hash = b.hash;
-    s->tried_at = (long long)time(NULL);
-    reg->order[reg->num_order++] = i;
-    if (out) out->id = i | (s->generation << 16);
-    return ECS_OK;
-}
-
-static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
-{
-    ecs__plugin_slot *s = &reg->slots[i];
-    uint32_t k, saved = reg->current;
-    if (s->api.shutdown) {
-        reg->current = i;
-        s->api.shutdown(s->state);
-        reg->current = saved;
-    }
-    ecs__plugin_rec_remove_owner(reg, i);
-    ecs__plugin_dl_close(s->lib);
-    remove(s->copy_path);
-    ECS__FREE(s->copy_path);
-    ECS__FREE(s->path);
-    ECS__FREE(s->name);
-    for (k = 0; k < reg->num_order && reg->order[k] != i; ++k) {}
-    if (k < reg->num_order) {
-        memmove(reg->order + k, reg->order + k + 1, (reg->num_order - k - 1) * sizeof *reg->order);
-        reg->num_order--;
-    }
-    k = s->generation + 1u;
-    memset(s, 0, sizeof *s);
-    s->generation = k & 0xFFFFu;
-}
-
-ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)
-{
-    ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
-    if (!s) return ECS_ERROR_NOT_FOUND;
-    ecs__plugin_unload_slot(reg, (uint32_t)(s - reg->slots));
-    return ECS_OK;
-}
-
-/* The reload itself; s->tried* are updated by the caller. */
-static ecs_result ecs__plugin_reload_slot(ecs_plugin_registry *reg, uint32_t i, ecs__plugin_build *b,
-                                          ecs_error *err)
-{
-    ecs__plugin_slot *s = &reg->slots[i];
-    ecs_result res;
-    void *state = s->state;
-    if (reg->staging) /* a reload from inside a plugin call during a reload */
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "plugin '%s': reload while another reload runs",
-                             s->path);
-    reg->staging = i;
-    res = ecs__plugin_build_init(reg, i, s->path, b, &state, err);
-    reg->staging = 0;
-    ecs__plugin_rec_finish_staging(reg, i, res == ECS_OK);
-    if (res != ECS_OK) return res; /* the old build goes on; s->state untouched */
-    ecs__plugin_dl_close(s->lib);
-    remove(s->copy_path);
-    ECS__FREE(s->copy_path);
-    ECS__FREE(s->name);
-    s->name = b->name;
-    s->lib = b->lib;
-    s->copy_path = b->copy_path;
-    b->lib = NULL;
-    b->copy_path = NULL;
-    b->name = NULL;
-    s->api = b->api;
-    s->api_version = b->api_version;
-    s->state = state;
-    s->reloads++;
-    return ECS_OK;
-}
-
-/* Opens path as a new build of slot i and reloads; records the attempt so
-   that a failed build is not retried until the file changes again. */
-static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, ecs_error *err)
-{
-    ecs__plugin_slot *s = &reg->slots[i];
-    ecs__plugin_build b;
-    ecs_result res = ecs__plugin_build_open(reg, s->path, &b, err);
-    if (b.read) {
-        s->tried = b.stamp;
-        s->tried_hash = b.hash;
-        s->tried_at = (long long)time(NULL);
-    }
-    if (res != ECS_OK) return res;
-    res = ecs__plugin_reload_slot(reg, i, &b, err);
-    ecs__plugin_build_close(&b); /* the new build on failure; nothing on success */
-    return res;
-}
-
-ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err)
-{
-    ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
-    if (!s) return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "reload: no such plugin (stale or nil handle)");
-    return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), err);
-}
-
-uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
-{
-    uint32_t k, reloaded = 0;
-    ecs_error_clear(err);
-    if (!reg) return 0;
-    for (k = 0; k < reg->num_order; ++k) {
-        uint32_t i = reg->order[k];
-        ecs__plugin_slot *s = &reg->slots[i];
-        ecs__plugin_stamp now;
-        int changed, stable;
-        if (!ecs__plugin_stat(s->path, &now)) { /* being replaced, or gone: keep the old build */
-            s->seen_valid = 0;
-            continue;
-        }
-        stable = s->seen_valid && ecs__plugin_stamp_equal(&now, &s->seen);
-        s->seen = now;
-        s->seen_valid = 1;
-        if (!stable) continue; /* changed since the last poll: wait for it to hold still */
-        changed = !ecs__plugin_stamp_equal(&now, &s->tried);
-        if (!changed && now.mtime >= s->tried_at) {
-            /* The file's time stamp is not older than our last look at it: a
-               rebuild within the same second can keep size, time and inode.
-               Compare the content. */
-            uint64_t h;
-            if (now.kind == ECS__PLUGIN_REGULAR && ecs__plugin_hash_file(s->path, &h)) changed = h != s->tried_hash;
-            if (!changed && (long long)time(NULL) > now.mtime) s->tried_at = (long long)time(NULL);
-        }
-        if (!changed) continue;
-        {
-            ecs_error e;
-            ecs_result res = ecs__plugin_try_reload(reg, i, &e);
-            if (res == ECS_OK) ++reloaded;
-            else if (err && err->code == ECS_OK) *err = e;
-        }
-    }
-    return reloaded;
-}
-
-void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
-{
-    uint32_t k, saved;
-    if (!reg) return;
-    saved = reg->current;
-    for (k = 0; k < reg->num_order; ++k) {
-        ecs__plugin_slot *s = &reg->slots[reg->order[k]];
-        if (!s->api.tick) continue;
-        reg->current = reg->order[k];
-        s->api.tick(s->state, dt);
-    }
-    reg->current = saved;
-}
-
-ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
-{
-    const ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
-    uint32_t i, n = 0, slot;
-    if (!s || !out) return ECS_ERROR_NOT_FOUND;
-    slot = (uint32_t)(s - reg->slots);
-    for (i = 0; i < reg->num_recs; ++i) n += reg->recs[i]->owner == slot;
-    out->name = s->name;
-    out->path = s->path;
-    out->loaded_path = s->copy_path;
-    out->state = s->state;
-    out->api_version = s->api_version;
-    out->reloads = s->reloads;
-    out->registrations = n;
-    return ECS_OK;
-}
-
-void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
-{
-    if (!reg) return;
-    while (reg->num_order > 0) ecs__plugin_unload_slot(reg, reg->order[reg->num_order - 1]);
-    while (reg->num_recs > 0) ecs__plugin_rec_remove(reg, reg->num_recs - 1);
-    ecs__plugin_entry_swap(reg->entry, reg, NULL);
-    ECS__FREE(reg->recs);
-    ECS__FREE(reg->slots);
-    ECS__FREE(reg->order);
-    ECS__FREE(reg->copy_dir);
-    ECS__FREE(reg);
-}
-
 #ifdef __cplusplus
 }
 #endif
-#endif /* ECS__PLUGIN_IMPLEMENTATION_DONE */
-#endif /* ECS_PLUGIN_IMPLEMENTATION */
+#endif /* ECS__PLUGIN_RESOURCES_IMPLEMENTATION_DONE */
+#endif
 
 /*
 ------------------------------------------------------------------------------

@@ -908,6 +908,12 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 #endif
 #endif /* ECS_RESOURCE_H_INCLUDED */
 
+/* ecs_plugin.h came first: read its ECS_API_RESOURCES part now (it needs
+   both headers; see the end of ecs_plugin.h). */
+#if defined(ECS_PLUGIN_H_INCLUDED) && !defined(ECS_PLUGIN_RESOURCES_H_INCLUDED)
+#include "ecs_plugin.h"
+#endif
+
 /* ======================================================================== */
 /*                             IMPLEMENTATION                               */
 /* ======================================================================== */

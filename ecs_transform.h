@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.1 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.2 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -16,7 +16,8 @@
 TABLE OF CONTENTS
    QUICK START, CONVENTION, API, LOOKUP, COLLECTION, MODES (when world
    matrices are current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND
-   POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of
+   file)
 
 QUICK START (compiled and run by tests/test_transform_readme.c)
 
@@ -119,9 +120,10 @@ COLLECTION (a dead entity's transform is the manager's to drop)
        when the log cannot answer: the first call, more deaths since the
        last call than the log holds (at least 1024; it grows with em's free
        queue), an index retired by out of memory.
-   ecs_transform_gc(tm, em)  the seed's lazy gc: random instances until 4
-       alive in a row. Nearly free when nothing died; clears a trickle of
-       deaths over a few frames, so a dead transform may linger a while.
+   ecs_transform_gc(tm, em)  the seed's lazy gc, ecs.h's ecs_gc_random:
+       random instances until 4 alive in a row. Nearly free when nothing
+       died; clears a trickle of deaths over a few frames, so a dead
+       transform may linger a while.
    ecs_entity_on_destroy(em, ecs_transform_on_entity_destroy, tm)  the
        transform goes inside ecs_entity_destroy, so none is ever seen dead;
        but every destroy pays a callback and a lookup per registered
@@ -238,6 +240,20 @@ DOES NOT
    matrix, decompose yourself), keep a model's bone hierarchy (the seed keeps
    that apart), interpolate, cull, or make a transform for an entity twice in
    one manager (use a second manager for a second world).
+
+REVISION HISTORY
+   0.2  entity -> instance through ecs.h's entity map (dense and hash; the
+        direct kind refused) and lazy gc through ecs.h's ecs_gc_random;
+        ecs_transform_collect (exact, from the destroy log, O(deaths)) and
+        _gc_all; deferred commit costs O(dirty range) for any order of the
+        arrays and multiplies parents first, as immediate mode does; spawn
+        in two passes that check everything before the first change and
+        undo exactly on failure; reorder writes the links during its walk
+        and sizes the arrays to fit; ECS_DEF on every public function; with
+        ecs_plugin.h, ECS_API_TRANSFORMS in either include order
+   0.1  the transform manager (links, swap-erase destroy, immediate and
+        deferred modes, set_local_many, reorder, world pass, spawn), mat4
+        math with SSE and scalar paths
 */
 #ifndef ECS_TRANSFORM_H_INCLUDED
 #define ECS_TRANSFORM_H_INCLUDED
@@ -303,34 +319,34 @@ typedef struct ecs_transform_manager {
 /* ---- matrices ------------------------------------------------------------ */
 
 /** The identity matrix. */
-ecs_mat4 ecs_mat4_identity(void);
+ECS_DEF ecs_mat4 ecs_mat4_identity(void);
 /** *out = a * b (apply a, then b). out may alias a or b. Uses the SSE path
     when ECS_TRANSFORM_SSE is 1, else the scalar one. */
-void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+ECS_DEF void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
 /** *out = a * b with the portable scalar code (the reference). out may alias. */
-void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+ECS_DEF void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
 #if ECS_TRANSFORM_SSE
 /** *out = a * b with SSE; same operations in the same order as the scalar
     path. out may alias a or b. Only when ECS_TRANSFORM_SSE is 1. */
-void ecs_mat4_mul_sse(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+ECS_DEF void ecs_mat4_mul_sse(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
 #endif
 /** A translation by t. */
-ecs_mat4 ecs_mat4_translation(ecs_vec3 t);
+ECS_DEF ecs_mat4 ecs_mat4_translation(ecs_vec3 t);
 /** A scale by s along x, y, z. */
-ecs_mat4 ecs_mat4_scale(ecs_vec3 s);
+ECS_DEF ecs_mat4 ecs_mat4_scale(ecs_vec3 s);
 /** The rotation of quaternion q (normalised here; a zero q gives identity). */
-ecs_mat4 ecs_mat4_rotation(ecs_quat q);
+ECS_DEF ecs_mat4 ecs_mat4_rotation(ecs_quat q);
 /** S * R * T: scale by s, then rotate by r, then translate by t. */
-ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat r, ecs_vec3 s);
+ECS_DEF ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat r, ecs_vec3 s);
 /** Inverse of an affine matrix (last column 0,0,0,1, which is assumed).
     Returns 1, or 0 when the 3x3 part is singular (then *out = identity).
     out may alias m. */
-int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m);
+ECS_DEF int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m);
 /** p * m for the point p (w = 1). */
-ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p);
+ECS_DEF ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p);
 /** The rotation by `radians` about `axis` (normalised here; right-handed:
     90 degrees about +z takes +x to +y). */
-ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians);
+ECS_DEF ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians);
 
 /* ---- the manager ----------------------------------------------------------- */
 
@@ -339,18 +355,19 @@ ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians);
     ECS_ERROR_INVALID_ARGUMENT for ECS_LOOKUP_DIRECT (instances move, so the
     instance cannot be the entity index), an unknown kind or an unknown mode
     (tm is then a valid empty immediate/hash manager). Allocates nothing. */
-ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode);
+ECS_DEF ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup,
+                                              ecs_transform_mode mode);
 /** Frees all memory; tm is then a valid empty manager of the same lookup kind,
     mode and idle_frames. */
-void ecs_transform_manager_free(ecs_transform_manager *tm);
+ECS_DEF void ecs_transform_manager_free(ecs_transform_manager *tm);
 /** Makes room for n instances in total (arrays and lookup), so that creating
     up to n does not allocate (dense lookup: for entity indices seen so far).
     Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY (nothing changed). */
-ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n);
+ECS_DEF ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n);
 /** Number of instances. */
-uint32_t ecs_transform_count(const ecs_transform_manager *tm);
+ECS_DEF uint32_t ecs_transform_count(const ecs_transform_manager *tm);
 /** Heap bytes owned by tm (arrays, lookup, scratch). */
-size_t ecs_transform_memory(const ecs_transform_manager *tm);
+ECS_DEF size_t ecs_transform_memory(const ecs_transform_manager *tm);
 
 /** Creates e's transform with the given local matrix (NULL: identity) under
     `parent` (nil: a root); its world is computed at once (deferred mode:
@@ -363,30 +380,30 @@ size_t ecs_transform_memory(const ecs_transform_manager *tm);
     and when that transform is `parent` itself the call is refused
     (ECS_ERROR_INVALID_ARGUMENT). The manager does not check that e is
     alive: gc and collect do. */
-ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
-                                  ecs_instance parent);
+ECS_DEF ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                                          ecs_instance parent);
 /** e's transform in this manager, or nil (also for nil and unknown or stale
     entities). O(1). */
-ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e);
+ECS_DEF ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e);
 /** The entity owning instance i, or the nil entity when i is out of range. */
-ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i);
 
 /** Destroys instance i by swap-erase: another instance moves into i (links
     and lookup follow it). i's children become roots and keep their world
     matrix (their local becomes it). Returns 1, or 0 for a nil or
     out-of-range i. Instance indices change: look up again afterwards. */
-int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance i);
 /** Destroys e's transform if it has one here; returns 1 or 0. */
-int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e);
+ECS_DEF int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e);
 /** An ecs_entity_destroy_fn (user = the ecs_transform_manager*): register it
     with ecs_entity_on_destroy to destroy transforms together with their
     entities instead of collecting them (see COLLECTION for the costs). */
-void ecs_transform_on_entity_destroy(void *user, ecs_entity e);
-/** The seed's lazy collection: looks at random instances, destroys those
-    whose entity is dead in em, stops after 4 alive in a row. Cheap when
-    nothing is dead; call it once a frame when deaths come as a trickle.
-    Returns how many it destroyed. See COLLECTION. */
-uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em);
+ECS_DEF void ecs_transform_on_entity_destroy(void *user, ecs_entity e);
+/** The seed's lazy collection (ecs.h's ecs_gc_random): looks at random
+    instances, destroys those whose entity is dead in em, stops after 4
+    alive in a row. Cheap when nothing is dead; call it once a frame when
+    deaths come as a trickle. Returns how many it destroyed. See COLLECTION. */
+ECS_DEF uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em);
 /** Exact collection: destroys the transforms of every entity destroyed in em
     since tm's last collect, reading em's destroy log from tm's own cursor
     (tm->log), so any number of managers can collect from one entity manager.
@@ -398,11 +415,11 @@ uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *e
     it no transform of a dead entity remains, except those created for
     entities that were already dead then (gc finds those). Never fails,
     allocates nothing. Returns how many it destroyed. See COLLECTION. */
-uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em);
 /** A full sweep: destroys every transform whose entity is dead in em, in one
     pass from the end; O(count). For level unloads and tools. Returns how
     many it destroyed. */
-uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em);
+ECS_DEF uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em);
 
 /** Makes child a child of parent (unlinking it from its old parent first),
     keeping its local matrix: its subtree's worlds follow the new parent
@@ -411,45 +428,45 @@ uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manage
     ECS_ERROR_INVALID_ARGUMENT for out-of-range instances (use unlink for
     "no parent"); deferred mode may fail with ECS_ERROR_OUT_OF_MEMORY. In every
     failure nothing changed. O(depth of parent) for the cycle check. */
-ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
+ECS_DEF ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
 /** Makes child a root that keeps its world matrix (its local becomes its
     current world). A root is left as it is. ECS_OK or
     ECS_ERROR_INVALID_ARGUMENT. */
-ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child);
+ECS_DEF ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child);
 /** The parent of i, or nil (also for a bad i). */
-ecs_instance ecs_transform_parent(const ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF ecs_instance ecs_transform_parent(const ecs_transform_manager *tm, ecs_instance i);
 /** The first child of i, or nil. Children come newest-linked first. */
-ecs_instance ecs_transform_first_child(const ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF ecs_instance ecs_transform_first_child(const ecs_transform_manager *tm, ecs_instance i);
 /** The next child of i's parent after i, or nil. */
-ecs_instance ecs_transform_next_sibling(const ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF ecs_instance ecs_transform_next_sibling(const ecs_transform_manager *tm, ecs_instance i);
 /** The previous child of i's parent before i, or nil. */
-ecs_instance ecs_transform_prev_sibling(const ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF ecs_instance ecs_transform_prev_sibling(const ecs_transform_manager *tm, ecs_instance i);
 
 /** Sets i's local matrix. Immediate mode: updates i's world and its whole
     subtree before returning (iteratively; any depth). Deferred mode: records
     i as changed (O(1)); worlds follow at commit, and may fail with
     ECS_ERROR_OUT_OF_MEMORY (nothing changed). ECS_ERROR_INVALID_ARGUMENT for
     a bad i or NULL m. */
-ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
+ECS_DEF ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
 /** Sets local[nodes[k]] = locals[k] for k < n (a repeated node: the last one
     wins), then updates each affected subtree once: O(n + nodes updated),
     where n set_local calls on a moving chain cost O(n^2). Checks every
     instance first: ECS_ERROR_INVALID_ARGUMENT or ECS_ERROR_OUT_OF_MEMORY
     (scratch of 4 bytes per instance, kept) leave everything unchanged. */
-ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
-                                        const ecs_mat4 *locals);
+ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                const ecs_mat4 *locals);
 /** Pointer to i's local matrix, or NULL for a bad i. Valid until the manager
     grows or reorders; read-only (use set_local). */
-const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instance i);
 /** Pointer to i's stored world matrix, or NULL for a bad i. Current in
     immediate mode; in deferred mode as of the last commit (see MODES). */
-const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i);
+ECS_DEF const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i);
 /** Writes i's current world matrix to *out in either mode: bit for bit the
     world that immediate mode holds, and that the next commit stores (see
     MODES). Deferred mode, when changes are pending or i is dirty: O(depth),
     multiplying down the chain; no allocation, fixed stack use. ECS_OK or
     ECS_ERROR_INVALID_ARGUMENT (out untouched). Read-only. */
-ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out);
+ECS_DEF ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out);
 
 /** Puts the instances in depth-first order: each root (in current index
     order) followed by its subtree, parents before children, siblings
@@ -461,12 +478,12 @@ ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_inst
     next create grows it again by doubling), one pass over the map, and 8
     bytes of scratch per instance. ECS_ERROR_OUT_OF_MEMORY leaves all
     unchanged. Instance indices and array pointers change. */
-ecs_result ecs_transform_reorder(ecs_transform_manager *tm);
+ECS_DEF ecs_result ecs_transform_reorder(ecs_transform_manager *tm);
 /** Recomputes every world matrix from the local matrices. One linear sweep
     while parents come before children (as after reorder or a spawn into an
     empty manager); otherwise it notices and walks the trees from the roots
     (still O(count)). Returns 1 for the linear sweep, 0 for the walk. */
-int ecs_transform_world_pass(ecs_transform_manager *tm);
+ECS_DEF int ecs_transform_world_pass(ecs_transform_manager *tm);
 /** Deferred mode: moves the nodes changed since the last commit, with their
     subtrees, into the dirty range; computes every world in the range, parents
     first (fixing the order on the way); moves nodes unchanged for
@@ -474,7 +491,7 @@ int ecs_transform_world_pass(ecs_transform_manager *tm);
     equals immediate mode's bit for bit. O(nodes in the range) for any order
     of the arrays (see MODES). Immediate mode: nothing. Never fails, allocates
     nothing; instance indices change. */
-void ecs_transform_commit(ecs_transform_manager *tm);
+ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm);
 
 /** ecs_spawn_fn for the "transform" component (user = the
     ecs_transform_manager*); see SPAWN DATA. Returns ECS_OK, or an error in
@@ -482,17 +499,23 @@ void ecs_transform_commit(ecs_transform_manager *tm);
     num_instances * 64), ECS_ERROR_INVALID_ARGUMENT (index out of range, nil
     entity), ECS_ERROR_ALREADY_EXISTS (also: dense lookup, two batch entities
     of one index), ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
-                               const uint32_t *entity_index, const void *data, uint32_t size);
+ECS_DEF ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                       const uint32_t *entity_index, const void *data, uint32_t size);
 /** ecs_unspawn_fn: destroys the transforms of the listed entities (last
     first, so undoing the latest spawn moves nothing). */
-void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
-                           const uint32_t *entity_index, const void *data, uint32_t size);
+ECS_DEF void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                   const uint32_t *entity_index, const void *data, uint32_t size);
 
 #ifdef __cplusplus
 }
 #endif
 #endif /* ECS_TRANSFORM_H_INCLUDED */
+
+/* ecs_plugin.h came first: read its ECS_API_TRANSFORMS part now (it needs
+   both headers; see the end of ecs_plugin.h). */
+#if defined(ECS_PLUGIN_H_INCLUDED) && !defined(ECS_PLUGIN_TRANSFORMS_H_INCLUDED)
+#include "ecs_plugin.h"
+#endif
 
 /* ========================================================================== */
 #ifdef ECS_TRANSFORM_IMPLEMENTATION
@@ -601,7 +624,7 @@ ECS__TF_INLINE void ecs__tf_mul_sse(float *o, const float *a, const float *b)
 #define ecs__tf_mul ecs__tf_mul_scalar
 #endif
 
-ecs_mat4 ecs_mat4_identity(void)
+ECS_DEF ecs_mat4 ecs_mat4_identity(void)
 {
     ecs_mat4 r;
     memset(&r, 0, sizeof r);
@@ -609,7 +632,7 @@ ecs_mat4 ecs_mat4_identity(void)
     return r;
 }
 
-void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+ECS_DEF void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
 {
 #if ECS_TRANSFORM_SSE
     ecs__tf_mul_sse(out->m, a->m, b->m);
@@ -620,7 +643,7 @@ void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
 #endif
 }
 
-void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+ECS_DEF void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
 {
     ecs_mat4 t;
     ecs__tf_mul_scalar(t.m, a->m, b->m);
@@ -628,13 +651,13 @@ void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
 }
 
 #if ECS_TRANSFORM_SSE
-void ecs_mat4_mul_sse(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+ECS_DEF void ecs_mat4_mul_sse(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
 {
     ecs__tf_mul_sse(out->m, a->m, b->m);
 }
 #endif
 
-ecs_mat4 ecs_mat4_translation(ecs_vec3 t)
+ECS_DEF ecs_mat4 ecs_mat4_translation(ecs_vec3 t)
 {
     ecs_mat4 r = ecs_mat4_identity();
     r.m[12] = t.x;
@@ -643,7 +666,7 @@ ecs_mat4 ecs_mat4_translation(ecs_vec3 t)
     return r;
 }
 
-ecs_mat4 ecs_mat4_scale(ecs_vec3 s)
+ECS_DEF ecs_mat4 ecs_mat4_scale(ecs_vec3 s)
 {
     ecs_mat4 r = ecs_mat4_identity();
     r.m[0] = s.x;
@@ -652,7 +675,7 @@ ecs_mat4 ecs_mat4_scale(ecs_vec3 s)
     return r;
 }
 
-ecs_mat4 ecs_mat4_rotation(ecs_quat q)
+ECS_DEF ecs_mat4 ecs_mat4_rotation(ecs_quat q)
 {
     ecs_mat4 r = ecs_mat4_identity();
     float n = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, s;
@@ -675,7 +698,7 @@ ecs_mat4 ecs_mat4_rotation(ecs_quat q)
     return r;
 }
 
-ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat q, ecs_vec3 s)
+ECS_DEF ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat q, ecs_vec3 s)
 {
     ecs_mat4 r = ecs_mat4_rotation(q);
     int k;
@@ -690,7 +713,7 @@ ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat q, ecs_vec3 s)
     return r;
 }
 
-int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m)
+ECS_DEF int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m)
 {
     const float *a = m->m;
     double c00 = (double)a[5] * a[10] - (double)a[6] * a[9];
@@ -729,7 +752,7 @@ int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m)
     return 1;
 }
 
-ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p)
+ECS_DEF ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p)
 {
     const float *a = m->m;
     ecs_vec3 r;
@@ -739,7 +762,7 @@ ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p)
     return r;
 }
 
-ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians)
+ECS_DEF ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians)
 {
     ecs_quat q;
     float len = sqrtf(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z), s;
@@ -770,10 +793,16 @@ typedef struct ecs__tf_arrays {
     void *buffer;
 } ecs__tf_arrays;
 
+/* Bytes one instance takes in the arrays, padding aside: local, world,
+   entity, parent, first_child, next_sibling, prev_sibling, age (149). */
+#define ECS__TF_INSTANCE_BYTES (2u * sizeof(ecs_mat4) + sizeof(ecs_entity) + 4u * sizeof(uint32_t) + sizeof(uint8_t))
+
 /* Bytes for `cap` instances, each array starting on a 64-byte boundary. */
 static size_t ecs__tf_layout(uint32_t cap, size_t *off)
 {
-    static const size_t elem[ECS__TF_A_COUNT] = {sizeof(ecs_mat4), sizeof(ecs_mat4), sizeof(ecs_entity), 4, 4, 4, 4, 1};
+    static const size_t elem[ECS__TF_A_COUNT] = {sizeof(ecs_mat4), sizeof(ecs_mat4), sizeof(ecs_entity),
+                                                 sizeof(uint32_t), sizeof(uint32_t), sizeof(uint32_t),
+                                                 sizeof(uint32_t), sizeof(uint8_t)};
     size_t at = 0;
     int k;
     for (k = 0; k < ECS__TF_A_COUNT; ++k) {
@@ -788,7 +817,9 @@ static int ecs__tf_alloc(uint32_t cap, ecs__tf_arrays *a)
     size_t off[ECS__TF_A_COUNT], bytes;
     char *raw, *base;
     bytes = ecs__tf_layout(cap, off);
-    if (bytes / 149u < cap) return 0; /* size_t overflow (32-bit targets) */
+    /* The true size is at least cap * ECS__TF_INSTANCE_BYTES; less means the
+       sum wrapped around size_t (32-bit targets). */
+    if (bytes / ECS__TF_INSTANCE_BYTES < cap) return 0;
     raw = (char *)ECS__REALLOC(NULL, bytes);
     if (!raw) return 0;
     base = raw + ((ECS__TF_ALIGN - ((uintptr_t)raw & (ECS__TF_ALIGN - 1u))) & (ECS__TF_ALIGN - 1u));
@@ -1196,7 +1227,8 @@ static uint32_t ecs__tf_idle(const ecs_transform_manager *tm)
 
 /* ---- the manager ------------------------------------------------------------- */
 
-ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode)
+ECS_DEF ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup,
+                                              ecs_transform_mode mode)
 {
     memset(tm, 0, sizeof *tm);
     tm->idle_frames = ECS_TRANSFORM_DEFAULT_IDLE_FRAMES;
@@ -1214,7 +1246,7 @@ ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind
     return ECS_OK;
 }
 
-void ecs_transform_manager_free(ecs_transform_manager *tm)
+ECS_DEF void ecs_transform_manager_free(ecs_transform_manager *tm)
 {
     ecs_lookup_kind lookup = tm->map.kind;
     ecs_transform_mode mode = tm->mode;
@@ -1229,7 +1261,7 @@ void ecs_transform_manager_free(ecs_transform_manager *tm)
     tm->idle_frames = idle;
 }
 
-ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n)
+ECS_DEF ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n)
 {
     ecs_result r;
     if (n >= 0xFFFFFFFDu) return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_reserve: too many");
@@ -1238,9 +1270,9 @@ ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n)
     return r;
 }
 
-uint32_t ecs_transform_count(const ecs_transform_manager *tm) { return tm->count; }
+ECS_DEF uint32_t ecs_transform_count(const ecs_transform_manager *tm) { return tm->count; }
 
-size_t ecs_transform_memory(const ecs_transform_manager *tm)
+ECS_DEF size_t ecs_transform_memory(const ecs_transform_manager *tm)
 {
     size_t bytes = tm->buffer ? ecs__tf_layout(tm->capacity, NULL) : 0;
     bytes += ecs_entity_map_memory(&tm->map);
@@ -1288,7 +1320,8 @@ static ecs_result ecs__tf_create_room(ecs_transform_manager *tm, uint32_t key)
     return ecs_entity_map_reserve(&tm->map, tm->map.count + 1u, idx, &tm->error);
 }
 
-ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local, ecs_instance parent)
+ECS_DEF ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                                          ecs_instance parent)
 {
     uint32_t key = ecs_entity_key(e), i, p = parent.i, stale = ecs__tf_stale_owner(tm, key);
     if (ecs__tf_create_check(tm, key, p, stale) != ECS_OK || ecs__tf_create_room(tm, key) != ECS_OK)
@@ -1312,18 +1345,18 @@ ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const
     return ecs_instance_make(i);
 }
 
-ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e)
+ECS_DEF ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e)
 {
     return ecs_instance_make(ecs__tf_find(tm, ecs_entity_key(e)));
 }
 
-ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i)
+ECS_DEF ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i)
 {
     ecs_entity nil = {0};
     return i.i < tm->count ? tm->entity[i.i] : nil;
 }
 
-int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance inst)
+ECS_DEF int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance inst)
 {
     uint32_t i = inst.i, c, last, fd;
     int deferred = tm->mode == ECS_TRANSFORM_DEFERRED, stale = 0;
@@ -1358,13 +1391,13 @@ int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance inst)
     return 1;
 }
 
-int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e)
+ECS_DEF int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e)
 {
     ecs_instance i = ecs_transform_lookup(tm, e);
     return ecs_instance_is_nil(i) ? 0 : ecs_transform_destroy(tm, i);
 }
 
-void ecs_transform_on_entity_destroy(void *user, ecs_entity e)
+ECS_DEF void ecs_transform_on_entity_destroy(void *user, ecs_entity e)
 {
     if (user) (void)ecs_transform_destroy_entity((ecs_transform_manager *)user, e);
 }
@@ -1374,12 +1407,12 @@ static int ecs__tf_destroy_instance(void *tm, uint32_t i)
     return ecs_transform_destroy((ecs_transform_manager *)tm, ecs_instance_make(i));
 }
 
-uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
     return ecs_gc_random(&tm->rng, em, &tm->count, &tm->entity, ecs__tf_destroy_instance, tm);
 }
 
-uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
     uint32_t i = tm->count, destroyed = 0;
     ECS__TF_COUNT(ecs__tf_count_sweeps, 1);
@@ -1399,7 +1432,7 @@ static void ecs__tf_prefetch_key(const ecs_transform_manager *tm, uint32_t key)
     else ECS__TF_PREFETCH(&m->slots[(key * 0x9E3779B1u) >> m->shift]);
 }
 
-uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
+ECS_DEF uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
     uint32_t n = ecs_entity_log_pending(em, &tm->log), from = tm->log.next, k = 0, destroyed = 0;
     if (tm->count == 0) n = 0; /* nothing to collect, whatever the log says */
@@ -1418,7 +1451,7 @@ uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manag
     return destroyed;
 }
 
-ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent)
+ECS_DEF ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent)
 {
     uint32_t c = child.i, p = parent.i, x;
     if (c >= tm->count || p >= tm->count)
@@ -1440,7 +1473,7 @@ ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs
     return ECS_OK;
 }
 
-ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child)
+ECS_DEF ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child)
 {
     uint32_t c = child.i;
     ecs_mat4 w;
@@ -1458,27 +1491,27 @@ ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child)
     return ECS_OK;
 }
 
-ecs_instance ecs_transform_parent(const ecs_transform_manager *tm, ecs_instance i)
+ECS_DEF ecs_instance ecs_transform_parent(const ecs_transform_manager *tm, ecs_instance i)
 {
     return ecs_instance_make(i.i < tm->count ? tm->parent[i.i] : ECS__TF_NIL);
 }
 
-ecs_instance ecs_transform_first_child(const ecs_transform_manager *tm, ecs_instance i)
+ECS_DEF ecs_instance ecs_transform_first_child(const ecs_transform_manager *tm, ecs_instance i)
 {
     return ecs_instance_make(i.i < tm->count ? tm->first_child[i.i] : ECS__TF_NIL);
 }
 
-ecs_instance ecs_transform_next_sibling(const ecs_transform_manager *tm, ecs_instance i)
+ECS_DEF ecs_instance ecs_transform_next_sibling(const ecs_transform_manager *tm, ecs_instance i)
 {
     return ecs_instance_make(i.i < tm->count ? tm->next_sibling[i.i] : ECS__TF_NIL);
 }
 
-ecs_instance ecs_transform_prev_sibling(const ecs_transform_manager *tm, ecs_instance i)
+ECS_DEF ecs_instance ecs_transform_prev_sibling(const ecs_transform_manager *tm, ecs_instance i)
 {
     return ecs_instance_make(i.i < tm->count ? tm->prev_sibling[i.i] : ECS__TF_NIL);
 }
 
-ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance inst, const ecs_mat4 *m)
+ECS_DEF ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance inst, const ecs_mat4 *m)
 {
     uint32_t i = inst.i;
     if (i >= tm->count || !m)
@@ -1501,8 +1534,8 @@ ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance inst,
 #define ECS__TF_CLEAR 2u   /* unchanged, no changed ancestor */
 #define ECS__TF_COVERED 3u /* unchanged, below a changed node */
 
-ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
-                                        const ecs_mat4 *locals)
+ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                const ecs_mat4 *locals)
 {
     uint32_t k, s, *mark;
     if (n == 0) return ECS_OK;
@@ -1570,17 +1603,17 @@ ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, c
     return ECS_OK;
 }
 
-const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instance i)
+ECS_DEF const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instance i)
 {
     return i.i < tm->count ? &tm->local[i.i] : NULL;
 }
 
-const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i)
+ECS_DEF const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i)
 {
     return i.i < tm->count ? &tm->world[i.i] : NULL;
 }
 
-ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out)
+ECS_DEF ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out)
 {
     if (i.i >= tm->count || !out) return ECS_ERROR_INVALID_ARGUMENT;
     ecs__tf_current_world(tm, i.i, out);
@@ -1652,7 +1685,7 @@ static void ecs__tf_reorder_gather(const ecs_transform_manager *tm, ecs__tf_arra
     }
 }
 
-ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
+ECS_DEF ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
 {
     uint32_t n = tm->count, *order;
     ecs__tf_arrays a;
@@ -1681,7 +1714,7 @@ ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
     return ECS_OK;
 }
 
-int ecs_transform_world_pass(ecs_transform_manager *tm)
+ECS_DEF int ecs_transform_world_pass(ecs_transform_manager *tm)
 {
     ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
     const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
@@ -1753,7 +1786,7 @@ static int ecs__tf_sweep(ecs_transform_manager *tm)
     return leaving;
 }
 
-void ecs_transform_commit(ecs_transform_manager *tm)
+ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm)
 {
     uint32_t k, i, idle, n;
     if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
@@ -1976,8 +2009,8 @@ static ecs_result ecs__tf_spawn_all(ecs_transform_manager *tm, const ecs_spawn_c
     return r;
 }
 
-ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
-                               const void *data, uint32_t size)
+ECS_DEF ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num,
+                                       const uint32_t *entity_index, const void *data, uint32_t size)
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)user;
     ecs_error *err = ctx ? ctx->error : NULL;
@@ -2008,8 +2041,8 @@ ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_
     return ECS_OK;
 }
 
-void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
-                           const void *data, uint32_t size)
+ECS_DEF void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num, const uint32_t *entity_index,
+                                   const void *data, uint32_t size)
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)user;
     uint32_t j;

@@ -39,7 +39,7 @@
 #include "ecs.h"
 #include "ecs_transform.h"
 #include "ecs_resource.h"
-#include "ecs_plugin.h" /* after the two above: it then publishes their APIs */
+#include "ecs_plugin.h" /* in any order: with the two above it publishes their APIs */
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,7 +34,7 @@
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
 #define ECS_PLUGIN_IMPLEMENTATION
-#include "ecs_plugin.h" /* after ecs_resource.h: it then publishes ECS_API_RESOURCES */
+#include "ecs_plugin.h" /* in any order: with ecs_resource.h it publishes ECS_API_RESOURCES */
 
 #include <stdio.h>
 #include <stdlib.h>

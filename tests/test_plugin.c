@@ -10,12 +10,15 @@
 #define _FILE_OFFSET_BITS 64 /* readdir in a 32-bit build (tests/plugins/harness.h) */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
+/* ecs_plugin.h first: its transform and resource APIs come in with the
+   headers after it (tests/test_plugin_schema.c, examples/engine.c and
+   examples/levelc.c include it last) */
+#define ECS_PLUGIN_IMPLEMENTATION
+#include "ecs_plugin.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
 #define ECS_TRANSFORM_IMPLEMENTATION
 #include "ecs_transform.h"
-#define ECS_PLUGIN_IMPLEMENTATION
-#include "ecs_plugin.h"
 
 #include "test.h"
 #include "plugins/fixture.h"

@@ -42,15 +42,15 @@ static void test_free(void *p)
     free(p);
 }
 
+/* Without ecs_transform.h and ecs_resource.h their APIs are not declared
+   (a call does not compile), and the registry does not publish them. */
+#if defined(ECS_PLUGIN_TRANSFORMS_H_INCLUDED) || defined(ECS_PLUGIN_RESOURCES_H_INCLUDED)
+#error "ecs_plugin.h declared its transform or resource API without those headers"
+#endif
 static void test_without_other_headers(void)
 {
     ecs_plugin_registry *reg = ecs_plugin_registry_create(NULL, NULL);
-    ecs_error err;
     CHECK(reg != NULL);
-    CHECK(ecs_plugin_publish_transforms(reg, NULL, &err) == ECS_ERROR_NOT_FOUND);
-    CHECK(strstr(err.message, "without ecs_transform.h") != NULL);
-    CHECK(ecs_plugin_publish_resources(reg, NULL, NULL, &err) == ECS_ERROR_NOT_FOUND);
-    CHECK(strstr(err.message, "without ecs_resource.h") != NULL);
     CHECK(ecs_plugin_find_api(reg, ECS_API_TRANSFORMS, 0) == NULL);
     CHECK(ecs_plugin_find_api(reg, ECS_API_RESOURCES, 0) == NULL);
     ecs_plugin_registry_destroy(reg);

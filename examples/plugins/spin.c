@@ -30,6 +30,8 @@
    optional: without transforms the angles still advance; with entities, the
    spins of destroyed entities are collected. */
 #include "ecs_plugin.h"
+#include "ecs_resource.h"  /* declarations only: ecs_resources_api_v1 */
+#include "ecs_transform.h" /* declarations only: ecs_transforms_api_v0 */
 #include <string.h>
 
 #define SPIN_STATE_MAGIC 0x5350494eu /* 'SPIN' */

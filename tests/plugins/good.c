@@ -6,6 +6,7 @@
      FIXTURE_DROP_API     does not publish FIXTURE_GOOD_API
    Built by tests/test_plugin.c: $CC -x c -std=c99 -shared -fPIC -I. ... */
 #include "fixture.h"
+#include "ecs_resource.h" /* declarations only: ecs_resources_api_v0 */
 #include <string.h>
 
 #ifndef FIXTURE_BUILD

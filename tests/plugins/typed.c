@@ -4,6 +4,7 @@
    through typed views: each tick adds 1 to every turret's shots and to
    every flag's bits (a manager defined the v0 way, with a field table). */
 #include "typed.h"
+#include "ecs_resource.h" /* declarations only: ecs_resources_api_v1 */
 
 typedef struct typed_state {
     turret_view *turrets;
