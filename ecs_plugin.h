@@ -1551,40 +1551,23 @@ static int ecs__plugin_schema_fits(const ecs_manager *m, const ecs_schema_field 
 }
 
 /* A new manager in one block: the core, then its view (entity and one
-   pointer per field, kept current by the core), then the field table and
-   its names (ecs_manager_init copies them too, but this way a plugin's
-   strings never matter). schema: NULL, or the fields come from it. */
+   pointer per field, kept current by the core). ecs_manager_init copies the
+   field table and its names, so a plugin's strings may go away with its
+   build. schema: NULL, or the fields come from it. */
 static ecs_manager *ecs__plugin_new_manager(const char *name, const ecs_field_desc *fields,
                                             const ecs_schema_field *schema, uint32_t num_fields,
                                             ecs_lookup_kind lookup, ecs_error *err)
 {
-    size_t view = ((size_t)num_fields + 1u) * sizeof(void *), bytes = sizeof(ecs_manager) + view, at;
-    ecs_field_desc *own;
-    ecs_manager *m;
-    char *names;
-    uint32_t k;
+    size_t view = ((size_t)num_fields + 1u) * sizeof(void *);
+    ecs_manager *m = (ecs_manager *)ECS__REALLOC(NULL, sizeof(ecs_manager) + view);
     ecs_result res;
-    if (!schema) bytes += (size_t)num_fields * sizeof *fields;
-    for (k = 0; !schema && k < num_fields; ++k) bytes += fields[k].name ? strlen(fields[k].name) + 1 : 0;
-    m = (ecs_manager *)ECS__REALLOC(NULL, bytes);
     if (!m) {
         ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory defining manager '%s'", name);
         return NULL;
     }
     memset(m, 0, sizeof *m + view);
-    if (schema) {
-        res = ecs_manager_init_schema_with_view(m, schema, num_fields, lookup);
-    } else {
-        own = (ecs_field_desc *)(void *)((char *)m + sizeof *m + view);
-        names = (char *)(own + num_fields);
-        for (k = 0, at = 0; k < num_fields; ++k) {
-            own[k] = fields[k];
-            if (!fields[k].name) continue;
-            own[k].name = strcpy(names + at, fields[k].name);
-            at += strlen(fields[k].name) + 1;
-        }
-        res = ecs_manager_init_with_view(m, own, num_fields, lookup);
-    }
+    if (schema) res = ecs_manager_init_schema_with_view(m, schema, num_fields, lookup);
+    else res = ecs_manager_init_with_view(m, fields, num_fields, lookup);
     if (res != ECS_OK) {
         ecs_error_set(err, res, "component manager '%s': %s", name, m->error.message);
         ecs_manager_free(m);
