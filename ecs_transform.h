@@ -78,7 +78,8 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_collect / _gc / _gc_all(tm, em), ecs_transform_on_entity_destroy
        the transforms of dead entities (COLLECTION)
    ecs_transform_link(tm, child, parent)   keeps the child's local; refuses
-       to link a node under itself or a descendant (ECS_ERROR_CYCLE)
+       to link a node under itself or a descendant (ECS_ERROR_CYCLE); under
+       its current parent it changes nothing (sibling order kept)
    ecs_transform_unlink(tm, child)         the child becomes a root and keeps
        its world matrix (its local becomes that world)
    ecs_transform_set_local / _set_local_many / _local / _world /
@@ -192,7 +193,10 @@ CONFIGURATION (define before including; the same value in every file)
    ECS_TRANSFORM_SSE   default 1 when the compiler targets SSE (x86-64 always),
                        else 0. 1: matrix products use SSE intrinsics; 0: the
                        portable scalar path (the reference). Both compute each
-                       element with the same operations in the same order.
+                       element with the same operations in the same order, so
+                       they give the same bits, except the sign and payload of
+                       a NaN (which the two instruction sets may propagate
+                       differently).
    ECS_REALLOC, ECS_FREE, ECS_ASSERT as in ecs.h (implementation file only).
    ECS_TRANSFORM_TEST_COUNTERS  tests only: the implementation counts world
                        computations (subtree updates, commit), swaps, node
@@ -427,7 +431,9 @@ ECS_DEF uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entit
     ECS_ERROR_CYCLE when parent is child or one of its descendants; with
     ECS_ERROR_INVALID_ARGUMENT for out-of-range instances (use unlink for
     "no parent"); deferred mode may fail with ECS_ERROR_OUT_OF_MEMORY. In every
-    failure nothing changed. O(depth of parent) for the cycle check. */
+    failure nothing changed. O(depth of parent) for the cycle check. Linking
+    a child under the parent it already has is a no-op that returns ECS_OK
+    and keeps its place among its siblings. */
 ECS_DEF ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
 /** Makes child a root that keeps its world matrix (its local becomes its
     current world). A root is left as it is. ECS_OK or

@@ -281,6 +281,10 @@ static void test_links_and_destroy(ecs_lookup_kind lookup, ecs_transform_mode mo
         }
         CHECK(kids == 2 && sum == e[2].id + e[4].id);
         CHECK(ecs_transform_first_child(&tm, n[1]).i == n[4].i);
+        /* linking the older child under its own parent again changes nothing */
+        CHECK(ecs_transform_link(&tm, n[2], n[1]) == ECS_OK);
+        CHECK(ecs_transform_first_child(&tm, n[1]).i == n[4].i && ecs_transform_next_sibling(&tm, n[4]).i == n[2].i);
+        CHECK(tm.num_pending == 0 && links_ok(&tm));
     }
     /* destroy a node with children: 2 and 4 become roots at the same place */
     {
