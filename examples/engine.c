@@ -22,8 +22,8 @@
      5. --frames frames of: simulate (a few % of the objects move: their local
         transforms are integrated and written with one set_local_many), the
         plugins' tick (spin turns its entities), churn (--spawn prefab crates
-        spawned in one call, --destroy of the oldest crates destroyed), lazy
-        gc of every manager; with --reload, the spin plugin is hot-reloaded in
+        spawned in one call, --destroy of the oldest crates destroyed), exact
+        collection of the dead crates' instances in every engine manager; with --reload, the spin plugin is hot-reloaded in
         the middle of the run;
      6. a report: entities alive, instances per manager (after a final full
         collection), time per frame split by system, peak memory.
@@ -76,7 +76,7 @@ typedef struct options {
 } options;
 
 enum { SYS_SIMULATE, SYS_TRANSFORMS, SYS_PLUGINS, SYS_CHURN, SYS_GC, SYS_COUNT };
-static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "plugins", "churn", "gc"};
+static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "plugins", "churn", "collect"};
 
 typedef struct engine {
     options opt;
@@ -347,13 +347,16 @@ static int frame_churn(engine *g)
     return 0;
 }
 
-static void frame_gc(engine *g)
+/* Crates die every frame: each manager drops exactly the instances of the
+   entities that died since its last call (it reads the entity manager's
+   destroy log from its own cursor), so nothing dead outlives the frame. */
+static void frame_collect(engine *g)
 {
-    ecs_transform_gc(&g->game, &g->em);
-    ecs_transform_gc(&g->inventory, &g->em);
-    mesh_manager_gc(&g->meshes, &g->em);
-    actor_manager_gc(&g->actors, &g->em);
-    motion_manager_gc(&g->motion, &g->em);
+    ecs_transform_collect(&g->game, &g->em);
+    ecs_transform_collect(&g->inventory, &g->em);
+    mesh_manager_collect(&g->meshes, &g->em);
+    actor_manager_collect(&g->actors, &g->em);
+    motion_manager_collect(&g->motion, &g->em);
 }
 
 static int run_frame(engine *g, uint32_t frame)
@@ -380,7 +383,7 @@ static int run_frame(engine *g, uint32_t frame)
     t[3] = now_ns();
     if (frame_churn(g)) return 1;
     t[4] = now_ns();
-    frame_gc(g);
+    frame_collect(g);
     t[5] = now_ns();
     for (s = 0; s < SYS_COUNT; ++s) {
         double d = t[s + 1] - t[s];
@@ -395,22 +398,13 @@ static int run_frame(engine *g, uint32_t frame)
 
 /* ---- report --------------------------------------------------------------------- */
 
-/* Removes every transform whose entity is dead, in one sweep from the end
-   (what moves into i comes from the end, already checked). */
-static void transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em)
-{
-    uint32_t i = ecs_transform_count(tm);
-    while (i-- > 0)
-        if (!ecs_entity_alive(em, ecs_transform_entity(tm, ecs_instance_make(i))))
-            ecs_transform_destroy(tm, ecs_instance_make(i));
-}
-
-/* gc is lazy and random; for an exact report, sweep everything once */
+/* The plugin's manager is left to its own lazy gc while frames run; for an
+   exact report, sweep everything once. */
 static void collect_everything(engine *g)
 {
     ecs_manager *spin = ecs_plugin_find_manager(g->registry, "spin");
-    transform_gc_all(&g->game, &g->em);
-    transform_gc_all(&g->inventory, &g->em);
+    ecs_transform_gc_all(&g->game, &g->em);
+    ecs_transform_gc_all(&g->inventory, &g->em);
     mesh_manager_gc_all(&g->meshes, &g->em);
     actor_manager_gc_all(&g->actors, &g->em);
     motion_manager_gc_all(&g->motion, &g->em);
