@@ -21,7 +21,7 @@ TABLE OF CONTENTS
    HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
    SANITIZERS, THREADING, DOES NOT, LICENSE (end of file)
 
-QUICK START (tests/test_plugin.c builds both parts and runs them)
+QUICK START (compiled and run by tests/check_quickstart.sh)
 
     ---- plugin.c: cc -std=c99 -shared -fPIC -I. plugin.c -o plugin.so ----
     #include "ecs_plugin.h"

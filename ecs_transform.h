@@ -18,7 +18,7 @@ TABLE OF CONTENTS
    matrices are current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND
    POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
 
-QUICK START (compiled and run by tests/test_transform_readme.c)
+QUICK START (compiled and run by tests/check_quickstart.sh)
 
     #define ECS_IMPLEMENTATION
     #include "ecs.h"
