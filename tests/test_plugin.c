@@ -1,6 +1,7 @@
 /* tests/test_plugin.c - ecs_plugin.h: registry and versioning, loader errors,
    rollback of failed plugins, hot reload, load/unload cycles (leak-checked
-   under AddressSanitizer), a plugin component in a level, the QUICK START.
+   under AddressSanitizer), a plugin component in a level. (The header's
+   QUICK START is built and run by tests/check_quickstart.sh.)
 
    The fixture plugins (tests/plugins/) are built here, as C, with the
    compiler and flags of the current configuration: env CC and CFLAGS_CONFIG
@@ -704,61 +705,6 @@ static void test_level_with_plugin_component(void)
     ecs_entity_manager_free(&em);
 }
 
-/* ---- the QUICK START: both parts extracted from ecs_plugin.h, built, run ---- */
-
-/* Copies the lines after the line containing `from` up to the next line
-   starting with "    ----" into path, without their 4-space indent. */
-static int extract_snippet(const char *doc, const char *from, const char *path)
-{
-    const char *p = strstr(doc, from), *end;
-    FILE *f;
-    if (!p || !(p = strchr(p, '\n'))) return 0;
-    ++p;
-    end = strstr(p, "\n    ----");
-    if (!end) return 0;
-    f = fopen(path, "wb");
-    if (!f) return 0;
-    while (p < end) {
-        const char *nl = strchr(p, '\n');
-        if (!nl || nl > end) nl = end;
-        if (strncmp(p, "    ", 4) == 0) p += 4;
-        fwrite(p, 1, (size_t)(nl - p), f);
-        fputc('\n', f);
-        p = nl + 1;
-    }
-    return fclose(f) == 0;
-}
-
-static void test_quick_start(void)
-{
-    size_t len;
-    char *doc = read_file("ecs_plugin.h", &len);
-    char cmd[8192];
-    const char *stb = getenv("STB_INCLUDE");
-    int n;
-    CHECK(doc != NULL);
-    if (!doc) return;
-    CHECK(extract_snippet(doc, "---- plugin.c", build_path("qs_plugin.c")));
-    CHECK(extract_snippet(doc, "---- engine.c", build_path("qs_engine.c")));
-    free(doc);
-    CHECK(build_plugin(build_path("qs_plugin.c"), "qs_plugin.so", NULL));
-    /* the engine part in this configuration's language and flags */
-    n = snprintf(cmd, sizeof cmd, "%s %s%s -I. -I%s '%s' -o '%s' -ldl -lm >'%s.log' 2>&1", g_cc,
-                 g_cxx_mode ? "-x c++ -std=c++11" : "-std=c99", g_flags, stb && stb[0] ? stb : "/usr/include/stb",
-                 build_path("qs_engine.c"), build_path("qs_engine"), build_path("qs_engine"));
-    CHECK(n > 0 && (size_t)n < sizeof cmd);
-    CHECK_MSG(system(cmd) == 0, "%s", cmd);
-    /* RUN_PREFIX: the emulator tests/run.sh runs this configuration's
-       programs under (qemu-i386 for -m32 where the kernel cannot), or empty */
-    n = snprintf(cmd, sizeof cmd, "%s '%s' '%s' >'%s' 2>&1", getenv("RUN_PREFIX") ? getenv("RUN_PREFIX") : "",
-                 build_path("qs_engine"), build_path("qs_plugin.so"), build_path("qs_engine.out"));
-    CHECK(n > 0 && (size_t)n < sizeof cmd);
-    CHECK_MSG(system(cmd) == 0, "%s", cmd);
-    doc = read_file(build_path("qs_engine.out"), &len);
-    CHECK_MSG(doc && len == 0, "QUICK START engine printed: %s", doc ? doc : "(nothing)");
-    free(doc);
-}
-
 int main(void)
 {
     env_init();
@@ -768,6 +714,5 @@ int main(void)
     test_reload();
     test_cycles();
     test_level_with_plugin_component();
-    test_quick_start();
     return test_report("test_plugin");
 }

@@ -31,7 +31,6 @@
 
 static char g_cc[256] = "cc";
 static char g_flags[2048];          /* CFLAGS_CONFIG without -std / -x */
-static char g_cxx_mode;             /* the configuration compiles C++ */
 static char g_build[1024] = "build/test_plugin";
 static char g_copies[1100];         /* where registries put loaded copies */
 
@@ -44,13 +43,9 @@ HARNESS_UNUSED static void env_init(void)
     if (dir && dir[0]) snprintf(g_build, sizeof g_build, "%s", dir);
     snprintf(buf, sizeof buf, "%s", flags ? flags : "");
     for (tok = strtok(buf, " \t"); tok; tok = strtok(NULL, " \t")) {
-        if (strncmp(tok, "-std=", 5) == 0) {
-            if (strstr(tok, "++")) g_cxx_mode = 1;
-            continue;
-        }
+        if (strncmp(tok, "-std=", 5) == 0) continue;
         if (strcmp(tok, "-x") == 0) { /* and its argument */
-            tok = strtok(NULL, " \t");
-            if (tok && strstr(tok, "++")) g_cxx_mode = 1;
+            if (!strtok(NULL, " \t")) break;
             continue;
         }
         if (strcmp(tok, "-m32") == 0) continue; /* decided below, by this program's word size */
@@ -60,7 +55,7 @@ HARNESS_UNUSED static void env_init(void)
         }
     }
 #if defined(__i386__)
-    /* plugins and engines built here match this test */
+    /* plugins built here match this test */
     if (strlen(g_flags) + 6 < sizeof g_flags) strcat(g_flags, " -m32");
 #endif
     snprintf(g_copies, sizeof g_copies, "%s/copies", g_build);
