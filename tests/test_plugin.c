@@ -80,17 +80,12 @@ static int side_add_v1(int a, int b) { return a + b; }
 /* A registry with the probe and both versions of the side API. */
 static ecs_plugin_registry *make_registry(ecs_entity_manager *em, probe_log *log)
 {
-    ecs_plugin_registry_desc desc;
-    ecs_plugin_registry *reg;
+    ecs_plugin_registry *reg = new_registry(em);
     fixture_probe_api_v0 probe;
     fixture_side_api_v0 side0;
     fixture_side_api_v1 side1;
     ecs_error err;
-    memset(&desc, 0, sizeof desc);
-    desc.entities = em;
-    desc.copy_dir = g_copies;
-    reg = ecs_plugin_registry_create(&desc, &err);
-    CHECK_MSG(reg != NULL, "%s", err.message);
+    CHECK(reg != NULL);
     if (!reg) return NULL;
     probe.ctx = log;
     probe.event = probe_event;
@@ -101,6 +96,31 @@ static ecs_plugin_registry *make_registry(ecs_entity_manager *em, probe_log *log
     CHECK(ecs_plugin_publish(reg, FIXTURE_SIDE_API, 0, &side0, sizeof side0, &err) == ECS_OK);
     CHECK(ecs_plugin_publish(reg, FIXTURE_SIDE_API, 1, &side1, sizeof side1, &err) == ECS_OK);
     return reg;
+}
+
+/* make_registry over a new entity manager, compiler and spawner, the compiler
+   and spawner published as ECS_API_RESOURCES; NULL when there is none. */
+static ecs_plugin_registry *start_engine(ecs_entity_manager *em, probe_log *log, ecs_compiler *compiler,
+                                         ecs_spawner *spawner)
+{
+    ecs_plugin_registry *reg;
+    ecs_error err;
+    memset(log, 0, sizeof *log);
+    ecs_entity_manager_init(em);
+    ecs_compiler_init(compiler);
+    ecs_spawner_init(spawner);
+    reg = make_registry(em, log);
+    if (reg) CHECK(ecs_plugin_publish_resources(reg, compiler, spawner, &err) == ECS_OK);
+    return reg;
+}
+
+static void stop_engine(ecs_plugin_registry *reg, ecs_entity_manager *em, ecs_compiler *compiler,
+                        ecs_spawner *spawner)
+{
+    ecs_plugin_registry_destroy(reg);
+    ecs_compiler_free(compiler);
+    ecs_spawner_free(spawner);
+    ecs_entity_manager_free(em);
 }
 
 /* ---- registry and versioning (no plugin) ------------------------------------ */
@@ -246,13 +266,8 @@ static void test_load_failures(void)
     const char *json = "{\"entities\": [{\"components\": [{\"type\": \"fixture_health\"}]}]}";
     ecs_compiler_output out;
 
-    memset(&log, 0, sizeof log);
-    ecs_entity_manager_init(&em);
-    ecs_compiler_init(&compiler);
-    ecs_spawner_init(&spawner);
-    reg = make_registry(&em, &log);
+    reg = start_engine(&em, &log, &compiler, &spawner);
     if (!reg) return;
-    CHECK(ecs_plugin_publish_resources(reg, &compiler, &spawner, &err) == ECS_OK);
     baseline = ecs_plugin_registration_count(reg);
 
     CHECK(build_plugin("tests/plugins/no_entry.c", "no_entry.so", NULL));
@@ -296,10 +311,7 @@ static void test_load_failures(void)
     CHECK(compiler.num_types == 0 && spawner.num_entries == 0);
     CHECK(count_copies() == 0);
 
-    ecs_plugin_registry_destroy(reg);
-    ecs_compiler_free(&compiler);
-    ecs_spawner_free(&spawner);
-    ecs_entity_manager_free(&em);
+    stop_engine(reg, &em, &compiler, &spawner);
 }
 
 /* ---- a plugin that asks for versions that do not exist and falls back ------- */
@@ -371,13 +383,8 @@ static void test_reload(void)
     const char *json = "{\"entities\": [{\"components\": [{\"type\": \"fixture_health\", \"hp\": 7}]}]}";
     const char *good = build_path("good.so");
 
-    memset(&log, 0, sizeof log);
-    ecs_entity_manager_init(&em);
-    ecs_compiler_init(&compiler);
-    ecs_spawner_init(&spawner);
-    reg = make_registry(&em, &log);
+    reg = start_engine(&em, &log, &compiler, &spawner);
     if (!reg) return;
-    CHECK(ecs_plugin_publish_resources(reg, &compiler, &spawner, &err) == ECS_OK);
 
     /* build 1: tick adds 1 */
     CHECK(build_plugin("tests/plugins/good.c", "good.so", "-DFIXTURE_BUILD=1 -DFIXTURE_STEP=1"));
@@ -493,10 +500,7 @@ static void test_reload(void)
     CHECK(ecs_plugin_find_manager(reg, "fixture_health") == NULL);
     CHECK(compiler.num_types == 0 && spawner.num_entries == 0);
     CHECK(count_copies() == 0);
-    ecs_plugin_registry_destroy(reg);
-    ecs_compiler_free(&compiler);
-    ecs_spawner_free(&spawner);
-    ecs_entity_manager_free(&em);
+    stop_engine(reg, &em, &compiler, &spawner);
 }
 
 /* ---- 1,000 load/unload cycles --------------------------------------------------- */
@@ -512,13 +516,8 @@ static void test_cycles(void)
     uint32_t baseline, k, failures = 0;
     ecs_entity e;
 
-    memset(&log, 0, sizeof log);
-    ecs_entity_manager_init(&em);
-    ecs_compiler_init(&compiler);
-    ecs_spawner_init(&spawner);
-    reg = make_registry(&em, &log);
+    reg = start_engine(&em, &log, &compiler, &spawner);
     if (!reg) return;
-    CHECK(ecs_plugin_publish_resources(reg, &compiler, &spawner, &err) == ECS_OK);
     baseline = ecs_plugin_registration_count(reg);
     CHECK(build_plugin("tests/plugins/good.c", "cycle.so", NULL));
     CHECK(build_plugin("tests/plugins/good.c", "cycle_fails.so", "-DFIXTURE_FAIL_INIT"));
@@ -543,10 +542,7 @@ static void test_cycles(void)
     CHECK(ecs_plugin_count(reg) == 0 && ecs_plugin_registration_count(reg) == baseline);
     CHECK(compiler.num_types == 0 && spawner.num_entries == 0);
     CHECK(count_copies() == 0);
-    ecs_plugin_registry_destroy(reg);
-    ecs_compiler_free(&compiler);
-    ecs_spawner_free(&spawner);
-    ecs_entity_manager_free(&em);
+    stop_engine(reg, &em, &compiler, &spawner);
 #ifdef TEST_ASAN
     /* LeakSanitizer over everything so far (the plugins' libraries are closed:
        a leak inside one still shows, with "<unknown module>" frames) */
@@ -579,7 +575,6 @@ static void test_level_with_plugin_component(void)
     ecs_compiler compiler;
     ecs_spawner spawner;
     ecs_compiler_output out;
-    ecs_plugin_registry_desc desc;
     ecs_plugin_registry *reg;
     ecs_plugin p;
     ecs_error err;
@@ -598,10 +593,7 @@ static void test_level_with_plugin_component(void)
     CHECK(ecs_compiler_register_standard(&compiler, &err) == ECS_OK);
     CHECK(ecs_spawner_register(&spawner, "transform", ecs_transform_spawn, ecs_transform_unspawn,
                                ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &tm, &err) == ECS_OK);
-    memset(&desc, 0, sizeof desc);
-    desc.entities = &em;
-    desc.copy_dir = g_copies;
-    reg = ecs_plugin_registry_create(&desc, &err);
+    reg = new_registry(&em);
     CHECK(reg != NULL);
     if (!reg) return;
     CHECK(ecs_plugin_publish_resources(reg, &compiler, &spawner, &err) == ECS_OK);

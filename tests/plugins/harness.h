@@ -5,7 +5,8 @@
    warnings, -O) is kept, so an ASan test loads ASan plugins. The plugins get
    the test's own word size: -m32 is added when the test is a 32-bit x86
    program and dropped when it is a 64-bit one, whatever CFLAGS_CONFIG says.
-   Outputs go to $BUILD_DIR, loaded copies to $BUILD_DIR/copies.
+   Outputs go to $BUILD_DIR, loaded copies to $BUILD_DIR/copies (where
+   new_registry's registries put them).
 
    A test that includes this file defines _FILE_OFFSET_BITS 64 before its
    first #include: in a 32-bit process, readdir (count_copies) fails with
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ecs_plugin.h"
 
 #if defined(__GLIBC__) && !defined(__LP64__) && (!defined(_FILE_OFFSET_BITS) || _FILE_OFFSET_BITS != 64)
 #error "define _FILE_OFFSET_BITS 64 before the first #include (readdir fails with EOVERFLOW in 32-bit builds)"
@@ -87,6 +90,22 @@ HARNESS_UNUSED static const char *build_path(const char *name)
     char *p = paths[next++ & 3];
     snprintf(p, sizeof paths[0], "%s/%s", g_build, name);
     return p;
+}
+
+/* A registry over em (NULL: no ECS_API_ENTITIES) that puts loaded copies in
+   $BUILD_DIR/copies (after env_init), otherwise the defaults; NULL, with the
+   reason on stderr, when it cannot be created. */
+HARNESS_UNUSED static ecs_plugin_registry *new_registry(ecs_entity_manager *em)
+{
+    ecs_plugin_registry_desc desc;
+    ecs_plugin_registry *reg;
+    ecs_error err;
+    memset(&desc, 0, sizeof desc);
+    desc.entities = em;
+    desc.copy_dir = g_copies;
+    reg = ecs_plugin_registry_create(&desc, &err);
+    if (!reg) fprintf(stderr, "registry: %s\n", err.message);
+    return reg;
 }
 
 /* Files in the copy folder (copies not deleted), or -1 when the folder
