@@ -3,8 +3,14 @@
 #
 #   tests/run.sh            all configurations: measured 6 min 13 s on 2 cores
 #                           that other builds were also using (8.5 CPU
-#                           minutes, about 1 of them for gcc-m32-c99)
-#   tests/run.sh quick      gcc C99 and the sanitizer build only
+#                           minutes, about 1 of them for gcc-m32-c99) before
+#                           the quick starts moved into check_quickstart.sh;
+#                           estimated half a CPU minute less since (14 builds
+#                           fewer), not measured again
+#   tests/run.sh quick      gcc C99 and the sanitizer build only: measured
+#                           10 min 7 s on 2 cores that two other test runs
+#                           were also using (7.6 CPU minutes, 1 of them the
+#                           fuzzing in check_fuzz.sh)
 #   tests/run.sh m32        the -m32 configuration only, every test run, no
 #                           check scripts: measured 10 min on 2 shared cores
 #                           under qemu (11.5 CPU minutes)
