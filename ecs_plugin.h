@@ -24,7 +24,7 @@ TABLE OF CONTENTS
    STABILITY, SANITIZERS, THREADING, DOES NOT, REVISION HISTORY, LICENSE
    (end of file)
 
-QUICK START (tests/test_plugin.c builds both parts and runs them)
+QUICK START (compiled and run by tests/check_quickstart.sh)
 
     ---- plugin.c: cc -std=c99 -shared -fPIC -I. plugin.c -o plugin.so ----
     #include "ecs_plugin.h"

@@ -17,7 +17,7 @@ TABLE OF CONTENTS
    REFERENCES, DECOMPILE, PATHS, CONFIGURATION, ERRORS, MEMORY AND POINTER
    STABILITY, THREADING, DOES NOT, LICENSE (end of file)
 
-QUICK START (compiled by tests/test_resource_readme.c)
+QUICK START (compiled and run by tests/check_quickstart.sh)
 
     #define ECS_IMPLEMENTATION
     #include "ecs.h"

@@ -19,7 +19,7 @@ TABLE OF CONTENTS
    POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of
    file)
 
-QUICK START (compiled and run by tests/test_transform_readme.c)
+QUICK START (compiled and run by tests/check_quickstart.sh)
 
     #define ECS_IMPLEMENTATION
     #include "ecs.h"

@@ -23,19 +23,7 @@
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
-#include "resource_fixture.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define FUZZ_CHECK(cond)                                                               \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "fuzz_decompile: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
+#include "fuzz_common.h"
 
 #define GADGET_SCHEMA(X)                                               \
     X(f32, power, "{\"default\": 1, \"min\": 0, \"max\": 100}")        \

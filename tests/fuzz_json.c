@@ -22,52 +22,21 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
-#include "resource_fixture.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define FUZZ_CHECK(cond)                                                         \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "fuzz_json: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                             \
-        }                                                                        \
-    } while (0)
-
-static label_store labels; /* label data is bytes: the same in both byte orders */
+#include "fuzz_common.h"
 
 static int ready;
 static ecs_compiler compiler;
 static ecs_json_doc doc;
-static ecs_entity_manager em;
-static ecs_transform_manager tm;
-static ecs_manager mesh, actor;
-static ecs_spawner sp;
+static fuzz_world w;
 
 static void setup(void)
 {
-    static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
-    static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
     ecs_error err;
     ecs_compiler_init(&compiler);
     FUZZ_CHECK(ecs_compiler_register_standard(&compiler, &err) == ECS_OK);
     FUZZ_CHECK(ecs_compiler_register(&compiler, "label", label_compile, NULL, 150, &err) == ECS_OK);
     memset(&doc, 0, sizeof doc);
-    ecs_entity_manager_init(&em);
-    FUZZ_CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
-    FUZZ_CHECK(ecs_manager_init(&mesh, mesh_fields, 2, ECS_LOOKUP_DENSE) == ECS_OK);
-    FUZZ_CHECK(ecs_manager_init(&actor, actor_fields, 2, ECS_LOOKUP_HASH) == ECS_OK);
-    ecs_spawner_init(&sp);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
-                                    ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &tm, &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE, &mesh,
-                                    &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,
-                                    &actor, &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "label", label_spawn, label_unspawn, ECS_SPAWNER_VARIABLE_SIZE, &labels, &err) ==
-               ECS_OK);
+    fuzz_world_init(&w, ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH);
     ready = 1;
 }
 
@@ -146,13 +115,13 @@ static void check_compile(const char *text, size_t size)
         if (ne <= 100000) { /* what compiles spawns, completely */
             ecs_entity *ents = (ecs_entity *)malloc((ne ? ne : 1) * sizeof *ents);
             if (!ents) abort();
-            r2 = ecs_spawner_spawn(&sp, &em, native->blob, native->size, ents, &err);
+            r2 = ecs_spawner_spawn(&w.sp, &w.em, native->blob, native->size, ents, &err);
             if (r2 != ECS_OK) fprintf(stderr, "fuzz_json: spawn failed: %s\n", err.message);
             FUZZ_CHECK(r2 == ECS_OK);
-            FUZZ_CHECK(ecs_entity_count(&em) == ne);
-            FUZZ_CHECK(ecs_transform_count(&tm) + mesh.count + actor.count + labels.live == instances);
-            FUZZ_CHECK(ecs_spawner_despawn(&sp, &em, native->blob, 1, ents) == ne);
-            FUZZ_CHECK(ecs_entity_count(&em) == 0 && ecs_transform_count(&tm) + mesh.count + actor.count + labels.live == 0);
+            FUZZ_CHECK(ecs_entity_count(&w.em) == ne);
+            FUZZ_CHECK(fuzz_world_instances(&w) == instances);
+            FUZZ_CHECK(ecs_spawner_despawn(&w.sp, &w.em, native->blob, 1, ents) == ne);
+            FUZZ_CHECK(ecs_entity_count(&w.em) == 0 && fuzz_world_instances(&w) == 0);
             free(ents);
         }
     }
@@ -204,11 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static void fuzz_cleanup(void)
 {
     if (!ready) return;
-    ecs_spawner_free(&sp);
-    ecs_manager_free(&mesh);
-    ecs_manager_free(&actor);
-    ecs_transform_manager_free(&tm);
-    ecs_entity_manager_free(&em);
+    fuzz_world_free(&w);
     ecs_json_doc_free(&doc);
     ecs_compiler_free(&compiler);
     ready = 0;

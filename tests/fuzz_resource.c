@@ -19,72 +19,38 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
-#include "resource_fixture.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define FUZZ_CHECK(cond)                                                            \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "fuzz_resource: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                \
-        }                                                                           \
-    } while (0)
-
-static label_store labels;
+#include "fuzz_common.h"
 
 static int ready;
-static ecs_entity_manager em;
-static ecs_transform_manager tm;
-static ecs_manager mesh, actor;
-static ecs_spawner sp;
+static fuzz_world w;
 
 static void setup(void)
 {
-    static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
-    static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
-    ecs_error err;
-    ecs_entity_manager_init(&em);
-    FUZZ_CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
-    FUZZ_CHECK(ecs_manager_init(&mesh, mesh_fields, 2, ECS_LOOKUP_HASH) == ECS_OK);
-    FUZZ_CHECK(ecs_manager_init(&actor, actor_fields, 2, ECS_LOOKUP_DENSE) == ECS_OK);
-    ecs_spawner_init(&sp);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
-                                    ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &tm, &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE, &mesh,
-                                    &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,
-                                    &actor, &err) == ECS_OK);
-    FUZZ_CHECK(ecs_spawner_register(&sp, "label", label_spawn, label_unspawn, ECS_SPAWNER_VARIABLE_SIZE, &labels, &err) ==
-               ECS_OK);
+    fuzz_world_init(&w, ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE);
     ready = 1;
 }
-
-static uint32_t instances(void) { return ecs_transform_count(&tm) + mesh.count + actor.count + labels.live; }
 
 static void spawn_and_check(const unsigned char *b, size_t size, uint32_t copies, ecs_entity *ents)
 {
     ecs_error err1, err2;
     ecs_result r1 = ecs_resource_verify(b, size, &err1), r2;
-    FUZZ_CHECK(ecs_entity_count(&em) == 0 && instances() == 0);
-    r2 = ecs_spawner_spawn_copies(&sp, &em, b, size, copies, ents, &err2);
+    FUZZ_CHECK(ecs_entity_count(&w.em) == 0 && fuzz_world_instances(&w) == 0);
+    r2 = ecs_spawner_spawn_copies(&w.sp, &w.em, b, size, copies, ents, &err2);
     if (r1 != ECS_OK) {
         FUZZ_CHECK(r2 == r1 && strcmp(err1.message, err2.message) == 0);
         FUZZ_CHECK(strstr(err1.message, "offset ") != NULL || r1 == ECS_ERROR_INVALID_ARGUMENT);
-        FUZZ_CHECK(ecs_entity_count(&em) == 0 && instances() == 0);
+        FUZZ_CHECK(ecs_entity_count(&w.em) == 0 && fuzz_world_instances(&w) == 0);
         return;
     }
     if (r2 != ECS_OK) {
         FUZZ_CHECK(r2 != ECS_ERROR_CORRUPT_RESOURCE || strstr(err2.message, "label") != NULL);
-        FUZZ_CHECK(ecs_entity_count(&em) == 0 && instances() == 0);
+        FUZZ_CHECK(ecs_entity_count(&w.em) == 0 && fuzz_world_instances(&w) == 0);
         return;
     }
-    FUZZ_CHECK(ecs_entity_count(&em) == ecs_resource_num_entities(b) * copies);
-    if (!ents) ents = sp.entities; /* the table the spawner kept */
-    FUZZ_CHECK(ecs_spawner_despawn(&sp, &em, b, copies, ents) == ecs_resource_num_entities(b) * copies);
-    FUZZ_CHECK(ecs_entity_count(&em) == 0 && instances() == 0);
+    FUZZ_CHECK(ecs_entity_count(&w.em) == ecs_resource_num_entities(b) * copies);
+    if (!ents) ents = w.sp.entities; /* the table the spawner kept */
+    FUZZ_CHECK(ecs_spawner_despawn(&w.sp, &w.em, b, copies, ents) == ecs_resource_num_entities(b) * copies);
+    FUZZ_CHECK(ecs_entity_count(&w.em) == 0 && fuzz_world_instances(&w) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -119,11 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static void fuzz_cleanup(void)
 {
     if (!ready) return;
-    ecs_spawner_free(&sp);
-    ecs_manager_free(&mesh);
-    ecs_manager_free(&actor);
-    ecs_transform_manager_free(&tm);
-    ecs_entity_manager_free(&em);
+    fuzz_world_free(&w);
     ready = 0;
 }
 #endif

@@ -4,13 +4,8 @@
      that many bytes) whose spawn function checks its own bytes, with a
      compile function {"type": "label", "text": "..."} and its decompile
      function;
-   - a file reader and a random number generator;
-   - with FUZZ_STANDALONE, the plain main of a fuzz harness: it replays the
-     files and folders named on the command line through
-     LLVMFuzzerTestOneInput, then calls the harness's fuzz_cleanup(). A
-     folder that cannot be read to the end fails the replay. (A 32-bit build
-     needs _FILE_OFFSET_BITS 64 defined before any include, or readdir may
-     fail with EOVERFLOW: tests/test_resource.c shows how.) */
+   - a file reader and a random number generator.
+   (The fuzz harnesses' own fixture, tests/fuzz_common.h, includes it.) */
 #ifndef RESOURCE_FIXTURE_H_INCLUDED
 #define RESOURCE_FIXTURE_H_INCLUDED
 
@@ -122,52 +117,4 @@ static inline uint32_t fixture_rnd(uint64_t *state)
     return (uint32_t)((x * 2685821657736338717ull) >> 32);
 }
 
-#ifdef FUZZ_STANDALONE
-#include <dirent.h>
-#include <errno.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-static void fuzz_cleanup(void);
-
-static int fuzz__replay_file(const char *path)
-{
-    size_t n = 0;
-    char *buf = fixture_read_file(path, &n);
-    if (!buf) return 0;
-    LLVMFuzzerTestOneInput((const uint8_t *)buf, n);
-    free(buf);
-    return 1;
-}
-
-int main(int argc, char **argv)
-{
-    int a, files = 0, unread = 0;
-    for (a = 1; a < argc; ++a) {
-        DIR *d = opendir(argv[a]);
-        struct dirent *de;
-        if (!d) {
-            files += fuzz__replay_file(argv[a]);
-            continue;
-        }
-        for (;;) {
-            char path[4096];
-            errno = 0;
-            if ((de = readdir(d)) == NULL) {
-                if (errno != 0) {
-                    fprintf(stderr, "%s: reading folder %s: %s\n", argv[0], argv[a], strerror(errno));
-                    unread = 1;
-                }
-                break;
-            }
-            if (de->d_name[0] == '.') continue;
-            snprintf(path, sizeof path, "%s/%s", argv[a], de->d_name);
-            files += fuzz__replay_file(path);
-        }
-        closedir(d);
-    }
-    printf("%s: replayed %d inputs\n", argv[0], files);
-    fuzz_cleanup();
-    return files > 0 && !unread ? 0 : 1;
-}
-#endif
 #endif

@@ -3,14 +3,20 @@
 #
 #   tests/run.sh            all configurations: measured 6 min 13 s on 2 cores
 #                           that other builds were also using (8.5 CPU
-#                           minutes, about 1 of them for gcc-m32-c99)
-#   tests/run.sh quick      gcc C99 and the sanitizer build only
+#                           minutes, about 1 of them for gcc-m32-c99) before
+#                           the quick starts moved into check_quickstart.sh;
+#                           estimated half a CPU minute less since (14 builds
+#                           fewer), not measured again
+#   tests/run.sh quick      gcc C99 and the sanitizer build only: measured
+#                           10 min 7 s on 2 cores that two other test runs
+#                           were also using (7.6 CPU minutes, 1 of them the
+#                           fuzzing in check_fuzz.sh)
 #   tests/run.sh m32        the -m32 configuration only, every test run, no
 #                           check scripts: measured 10 min on 2 shared cores
 #                           under qemu (11.5 CPU minutes)
 #
 # Configurations, each with -Wall -Wextra -Wpedantic -Werror -Wshadow
-# -Wconversion:
+# -Wconversion (and -Wdocumentation in the clang ones):
 #   gcc-c99, clang-c99, gcc-cxx11, clang-cxx11    -g -O1, as C99 / as C++11
 #   gcc-asan-c99, clang-asan-cxx11                -fsanitize=address,undefined
 #   gcc-release                                   -O2 -DNDEBUG
@@ -61,16 +67,17 @@ mkdir -p "$BUILD_DIR_ROOT"
 export BUILD_DIR_ROOT STB_INCLUDE ROOT
 
 WARN="-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion"
+CLANG_WARN="$WARN -Wdocumentation" # clang: doc comments must match the code they document
 # name|compiler|flags|runner; runner: empty (run natively), "qemu-i386" (run
 # under it), "binfmt" (run directly, binfmt_misc hands it to qemu) or
 # "none:why" (build only)
 CONFIGS=(
   "gcc-c99|gcc|-std=c99 -g -O1 $WARN|"
-  "clang-c99|clang|-std=c99 -g -O1 $WARN|"
+  "clang-c99|clang|-std=c99 -g -O1 $CLANG_WARN|"
   "gcc-cxx11|g++|-x c++ -std=c++11 -g -O1 $WARN|"
-  "clang-cxx11|clang++|-x c++ -std=c++11 -g -O1 $WARN|"
+  "clang-cxx11|clang++|-x c++ -std=c++11 -g -O1 $CLANG_WARN|"
   "gcc-asan-c99|gcc|-std=c99 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $WARN|"
-  "clang-asan-cxx11|clang++|-x c++ -std=c++11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $WARN|"
+  "clang-asan-cxx11|clang++|-x c++ -std=c++11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $CLANG_WARN|"
   "gcc-release|gcc|-std=c99 -O2 -DNDEBUG $WARN|"
 )
 MODE=${1:-all}

@@ -31,44 +31,6 @@ static void test__fail(const char *file, int line, const char *expr, const char 
 
 #include <string.h>
 
-/* For tests that compare a doc block with the code they compile: lines of
-   `path` from the line after the one containing `from` up to
-   the line containing `to`, with `indent` leading spaces removed from each. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((unused))
-#endif
-static int test_read_block(const char *path, const char *from, const char *to, int indent, char *out, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    char line[512];
-    size_t used = 0;
-    int inside = 0, found = 0;
-    if (!f) return 0;
-    out[0] = '\0';
-    while (fgets(line, sizeof line, f)) {
-        if (!inside) {
-            if (strstr(line, from)) inside = 1;
-            continue;
-        }
-        if (strstr(line, to)) {
-            found = 1;
-            break;
-        }
-        {
-            const char *s = line;
-            int k;
-            size_t len;
-            for (k = 0; k < indent && *s == ' '; ++k) ++s;
-            len = strlen(s);
-            if (used + len + 1 > cap) break;
-            memcpy(out + used, s, len + 1);
-            used += len;
-        }
-    }
-    fclose(f);
-    return found;
-}
-
 static int test_report(const char *name)
 {
     printf("%s: %lu passed, %lu failed\n", name, test__passed, test__failed);

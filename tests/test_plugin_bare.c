@@ -62,7 +62,6 @@ static void test_without_other_headers(void)
 static void test_load_out_of_memory(void)
 {
     ecs_entity_manager em;
-    ecs_plugin_registry_desc desc;
     ecs_plugin_registry *reg;
     ecs_error err;
     long k, base_live, failed = 0, unclean = 0;
@@ -70,10 +69,7 @@ static void test_load_out_of_memory(void)
     int done = 0;
 
     ecs_entity_manager_init(&em);
-    memset(&desc, 0, sizeof desc);
-    desc.entities = &em;
-    desc.copy_dir = g_copies;
-    reg = ecs_plugin_registry_create(&desc, &err);
+    reg = new_registry(&em);
     CHECK(reg != NULL);
     if (!reg) return;
     CHECK(build_plugin("tests/plugins/good.c", "good.so", NULL));
@@ -126,7 +122,6 @@ static void test_load_out_of_memory(void)
 static void test_reload_out_of_memory(void)
 {
     ecs_entity_manager em;
-    ecs_plugin_registry_desc desc;
     ecs_plugin_registry *reg;
     ecs_plugin p;
     ecs_plugin_info info;
@@ -137,10 +132,7 @@ static void test_reload_out_of_memory(void)
     int done = 0;
 
     ecs_entity_manager_init(&em);
-    memset(&desc, 0, sizeof desc);
-    desc.entities = &em;
-    desc.copy_dir = g_copies;
-    reg = ecs_plugin_registry_create(&desc, &err);
+    reg = new_registry(&em);
     CHECK(reg != NULL);
     if (!reg) return;
     CHECK(build_plugin("tests/plugins/good.c", "good_v1.so", "-DFIXTURE_BUILD=1 -DFIXTURE_STEP=1"));

@@ -47,19 +47,6 @@ static int write_bytes(const char *path, const unsigned char *p, size_t n)
     return fclose(f) == 0 && ok;
 }
 
-static ecs_plugin_registry *new_registry(ecs_entity_manager *em)
-{
-    ecs_plugin_registry_desc desc;
-    ecs_error err;
-    ecs_plugin_registry *reg;
-    memset(&desc, 0, sizeof desc);
-    desc.entities = em;
-    desc.copy_dir = g_copies;
-    reg = ecs_plugin_registry_create(&desc, &err);
-    if (!reg) fprintf(stderr, "registry: %s\n", err.message);
-    return reg;
-}
-
 /* Runs fn(arg) in a child process: passes when the child exits with 0, fails
    when it returns anything else or dies of a signal. */
 static void in_child(int (*fn)(size_t), size_t arg, const char *what)

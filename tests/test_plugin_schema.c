@@ -39,15 +39,11 @@ typedef struct engine {
 
 static int engine_start(engine *g)
 {
-    ecs_plugin_registry_desc desc;
     ecs_error err;
     ecs_entity_manager_init(&g->em);
     ecs_compiler_init(&g->compiler);
     ecs_spawner_init(&g->spawner);
-    memset(&desc, 0, sizeof desc);
-    desc.entities = &g->em;
-    desc.copy_dir = g_copies;
-    g->reg = ecs_plugin_registry_create(&desc, &err);
+    g->reg = new_registry(&g->em);
     CHECK(g->reg != NULL);
     if (!g->reg) return 0;
     CHECK(ecs_plugin_publish_resources(g->reg, &g->compiler, &g->spawner, &err) == ECS_OK);

@@ -5,7 +5,8 @@
    warnings, -O) is kept, so an ASan test loads ASan plugins. The plugins get
    the test's own word size: -m32 is added when the test is a 32-bit x86
    program and dropped when it is a 64-bit one, whatever CFLAGS_CONFIG says.
-   Outputs go to $BUILD_DIR, loaded copies to $BUILD_DIR/copies.
+   Outputs go to $BUILD_DIR, loaded copies to $BUILD_DIR/copies (where
+   new_registry's registries put them).
 
    A test that includes this file defines _FILE_OFFSET_BITS 64 before its
    first #include: in a 32-bit process, readdir (count_copies) fails with
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecs_plugin.h"
+
 #if defined(__GLIBC__) && !defined(__LP64__) && (!defined(_FILE_OFFSET_BITS) || _FILE_OFFSET_BITS != 64)
 #error "define _FILE_OFFSET_BITS 64 before the first #include (readdir fails with EOVERFLOW in 32-bit builds)"
 #endif
@@ -31,7 +34,6 @@
 
 static char g_cc[256] = "cc";
 static char g_flags[2048];          /* CFLAGS_CONFIG without -std / -x */
-static char g_cxx_mode;             /* the configuration compiles C++ */
 static char g_build[1024] = "build/test_plugin";
 static char g_copies[1100];         /* where registries put loaded copies */
 
@@ -44,13 +46,9 @@ HARNESS_UNUSED static void env_init(void)
     if (dir && dir[0]) snprintf(g_build, sizeof g_build, "%s", dir);
     snprintf(buf, sizeof buf, "%s", flags ? flags : "");
     for (tok = strtok(buf, " \t"); tok; tok = strtok(NULL, " \t")) {
-        if (strncmp(tok, "-std=", 5) == 0) {
-            if (strstr(tok, "++")) g_cxx_mode = 1;
-            continue;
-        }
+        if (strncmp(tok, "-std=", 5) == 0) continue;
         if (strcmp(tok, "-x") == 0) { /* and its argument */
-            tok = strtok(NULL, " \t");
-            if (tok && strstr(tok, "++")) g_cxx_mode = 1;
+            if (!strtok(NULL, " \t")) break;
             continue;
         }
         if (strcmp(tok, "-m32") == 0) continue; /* decided below, by this program's word size */
@@ -60,7 +58,7 @@ HARNESS_UNUSED static void env_init(void)
         }
     }
 #if defined(__i386__)
-    /* plugins and engines built here match this test */
+    /* plugins built here match this test */
     if (strlen(g_flags) + 6 < sizeof g_flags) strcat(g_flags, " -m32");
 #endif
     snprintf(g_copies, sizeof g_copies, "%s/copies", g_build);
@@ -92,6 +90,22 @@ HARNESS_UNUSED static const char *build_path(const char *name)
     char *p = paths[next++ & 3];
     snprintf(p, sizeof paths[0], "%s/%s", g_build, name);
     return p;
+}
+
+/* A registry over em (NULL: no ECS_API_ENTITIES) that puts loaded copies in
+   $BUILD_DIR/copies (after env_init), otherwise the defaults; NULL, with the
+   reason on stderr, when it cannot be created. */
+HARNESS_UNUSED static ecs_plugin_registry *new_registry(ecs_entity_manager *em)
+{
+    ecs_plugin_registry_desc desc;
+    ecs_plugin_registry *reg;
+    ecs_error err;
+    memset(&desc, 0, sizeof desc);
+    desc.entities = em;
+    desc.copy_dir = g_copies;
+    reg = ecs_plugin_registry_create(&desc, &err);
+    if (!reg) fprintf(stderr, "registry: %s\n", err.message);
+    return reg;
 }
 
 /* Files in the copy folder (copies not deleted), or -1 when the folder
