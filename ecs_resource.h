@@ -12,10 +12,13 @@
    and include "ecs_resource.h" plainly (after "ecs.h") everywhere else.
 
 TABLE OF CONTENTS
-   QUICK START, FORMAT (version 1), NAMES BLOCK, VERIFY AND SPAWN, COMPILER
-   (JSON schema, compile functions, standard components), SCHEMAS, ENTITY
-   REFERENCES, DECOMPILE, PATHS, CONFIGURATION, ERRORS, MEMORY AND POINTER
-   STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
+   input, compile functions, standard components), SCHEMAS, ENTITY
+   REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
+   POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   The declarations and the implementation follow the same order: format,
+   spawner, paths, JSON reader, compiler, names block, decompiler (the MAP at
+   the top of the implementation says what each part holds).
 
 QUICK START (compiled by tests/test_resource_readme.c)
 
@@ -113,22 +116,6 @@ FORMAT (version 1, byte exact; every field a uint32 in the target byte order)
    (ECS_MANAGER_DEFINE_SCHEMA(meshes, ECS_RESOURCE_MESH_SCHEMA) declares a
    manager that spawns "mesh" blocks.)
 
-NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
-   One more component block, always the last, with the reserved identifier
-   ECS_RESOURCE_NAMES_ID (FNV-1a 32 of "ecs:names", which no component may
-   register): every spawner and reader that does not know it skips it in
-   one jump, as any unknown block. Its instances are the entities that have
-   a "name" (entity_index ascending); its data, every uint32 in the blob's
-   byte order and unaligned:
-     num_paths
-     per named entity: length, bytes       its "name" (UTF-8, no NUL added)
-     per path:         length, bytes       the dependency list (canonical
-                                           paths, sorted by their bytes)
-   It gives back what hashing took away: the decompiler writes names and
-   paths again, levelc --dump shows them, and ecs_resource_names_read hands
-   them to a game (debug names, "which mesh was that"). It is left out when
-   there is nothing to name.
-
 VERIFY AND SPAWN
    ecs_resource_verify checks everything a reader relies on: magic, version,
    byte order mark, total_size equal to the buffer size, every count, size
@@ -145,6 +132,17 @@ VERIFY AND SPAWN
    registered spawner are skipped in one jump. All or nothing: when a spawn
    function fails, the blocks already spawned are unspawned (newest first) and
    the entities destroyed, so nothing stays behind.
+
+PATHS
+   A canonical resource path is relative to the project root, '/' between
+   segments, segments of a-z 0-9 _ - . only, no empty, "." or ".." segment,
+   no leading or trailing '/'. ecs_path_canonicalize gives the canonical
+   spelling of a sloppy path where one exists: '\' is read as '/', A-Z are
+   lowered, empty and "." segments vanish, ".." removes the segment before it,
+   a leading '/' means the project root:
+     "./././models\../textures\FLOWers/////rose" -> "textures/flowers/rose"
+   There is none when ".." climbs above the root, when a character is outside
+   the set (spaces, ':', non-ASCII), or when nothing is left.
 
 COMPILER
    Input (RFC 8259 JSON, strict, UTF-8, nesting at most ECS_JSON_MAX_DEPTH):
@@ -219,6 +217,22 @@ ENTITY REFERENCES
    leaves no reference behind. ecs_compiler_write_entity writes a reference
    from a hand-written compile function, ecs.h's ecs_spawn_resolve reads one.
 
+NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
+   One more component block, always the last, with the reserved identifier
+   ECS_RESOURCE_NAMES_ID (FNV-1a 32 of "ecs:names", which no component may
+   register): every spawner and reader that does not know it skips it in
+   one jump, as any unknown block. Its instances are the entities that have
+   a "name" (entity_index ascending); its data, every uint32 in the blob's
+   byte order and unaligned:
+     num_paths
+     per named entity: length, bytes       its "name" (UTF-8, no NUL added)
+     per path:         length, bytes       the dependency list (canonical
+                                           paths, sorted by their bytes)
+   It gives back what hashing took away: the decompiler writes names and
+   paths again, levelc --dump shows them, and ecs_resource_names_read hands
+   them to a game (debug names, "which mesh was that"). It is left out when
+   there is nothing to name.
+
 DECOMPILE
    ecs_compiler_decompile turns a blob (either byte order) back into level
    JSON with the compiler's registrations. Compiling that text with
@@ -244,17 +258,6 @@ DECOMPILE
    compiles back to the same block: a type "#" and 8 hexadecimal digits names
    a block by identifier, sorted by that text among the registered names
    (so no registered name may start with '#').
-
-PATHS
-   A canonical resource path is relative to the project root, '/' between
-   segments, segments of a-z 0-9 _ - . only, no empty, "." or ".." segment,
-   no leading or trailing '/'. ecs_path_canonicalize gives the canonical
-   spelling of a sloppy path where one exists: '\' is read as '/', A-Z are
-   lowered, empty and "." segments vanish, ".." removes the segment before it,
-   a leading '/' means the project root:
-     "./././models\../textures\FLOWers/////rose" -> "textures/flowers/rose"
-   There is none when ".." climbs above the root, when a character is outside
-   the set (spaces, ':', non-ASCII), or when nothing is left.
 
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
@@ -334,12 +337,22 @@ DOES NOT
 #error "ECS_JSON_MAX_DEPTH must be 2..100000000"
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- FORMAT: identifiers, verify, read, byte swap ------------------------ */
+
 #define ECS_RESOURCE_VERSION 1u
 #define ECS_RESOURCE_BYTE_ORDER_MARK 0x01020304u
 #define ECS_RESOURCE_HEADER_SIZE 24u
 #define ECS_RESOURCE_BLOCK_HEADER_SIZE 12u
 /** parent_index value of a root entity (same as ECS_SPAWN_ROOT). */
 #define ECS_RESOURCE_ROOT 0xFFFFFFFFu
+
+/** The names block's component_identifier: FNV-1a 32 of "ecs:names", a name
+    no component may register (NAMES BLOCK). */
+#define ECS_RESOURCE_NAMES_ID 0x743491DCu
 
 /** Standard component records (see FORMAT). */
 #define ECS_RESOURCE_TRANSFORM_SIZE 64u
@@ -349,50 +362,138 @@ DOES NOT
 #define ECS_RESOURCE_TRANSFORM_ID 0xE1AD931Bu
 #define ECS_RESOURCE_MESH_ID 0xA100BEBCu
 #define ECS_RESOURCE_ACTOR_ID 0x0E8CD7BAu
-/** Spawn orders ecs_compiler_register_standard uses. */
-#define ECS_RESOURCE_TRANSFORM_ORDER 0
-#define ECS_RESOURCE_MESH_ORDER 100
-#define ECS_RESOURCE_ACTOR_ORDER 200
+
+/** The component_identifier of a component name: FNV-1a 32 of its bytes
+    (NUL not included). NULL hashes like "". */
+uint32_t ecs_resource_identifier(const char *name);
+
+/** Checks that size bytes at blob are a well-formed version 1 resource in
+    this machine's byte order (see VERIFY AND SPAWN). Returns ECS_OK, or
+    ECS_ERROR_CORRUPT_RESOURCE / ECS_ERROR_WRONG_BYTE_ORDER /
+    ECS_ERROR_INVALID_ARGUMENT (NULL, unaligned) with a message naming the
+    offset and the field. Reads nothing outside [blob, blob + size). */
+ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+
+/** One component block of a verified blob. */
+typedef struct ecs_resource_block {
+    uint32_t identifier;
+    uint32_t num_instances;
+    uint32_t size;                /* bytes of instance data */
+    const uint32_t *entity_index; /* num_instances indices */
+    const void *data;             /* size bytes */
+    uint32_t offset;              /* where the block starts in the blob */
+    uint32_t next;                /* where the next block starts (or total_size) */
+} ecs_resource_block;
+
+/** num_entities of a verified blob. */
+uint32_t ecs_resource_num_entities(const void *blob);
+/** num_component_types of a verified blob. */
+uint32_t ecs_resource_num_component_types(const void *blob);
+/** parent_index array of a verified blob (num_entities entries). */
+const uint32_t *ecs_resource_parent_index(const void *blob);
+/** Offset of a verified blob's first block. Walk the blocks with
+        for (i = 0, off = ecs_resource_first_block(b); i < ecs_resource_num_component_types(b);
+             ++i, off = blk.next) blk = ecs_resource_block_at(b, off); */
+uint32_t ecs_resource_first_block(const void *blob);
+/** The block at offset of a verified blob (no checks). */
+ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
+
+/** Swaps one block's instance data in place (a component knows its layout). */
+typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t num_instances, void *data,
+                                     uint32_t size);
+/** Converts a blob in either byte order to the other one, in place: verifies
+    it in the order its byte order mark says, swaps every header, parent,
+    block and index field, and calls swap_data (if non-NULL) for each block.
+    Returns ECS_OK, or the verify error with nothing changed. */
+ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err);
+/** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
+    mesh: u64 + u32 records, actor: 2 floats); other blocks are left as they
+    are, and so is a block whose size is not a whole number of records. */
+void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size);
+
+/* ---- SPAWNER ------------------------------------------------------------- */
 
 /** ecs_spawner_register's instance_size for data whose size the spawn
     function checks itself. */
 #define ECS_SPAWNER_VARIABLE_SIZE 0xFFFFFFFFu
 
-/** ecs_compiler_compile flags. */
-#define ECS_COMPILER_BIG_ENDIAN 1u  /* write big-endian (default little-endian) */
-#define ECS_COMPILER_PREFAB 2u      /* require exactly one root entity */
-#define ECS_COMPILER_NAMES 4u       /* also write the names block (NAMES BLOCK) */
+typedef struct ecs_spawner__entry {
+    uint32_t identifier;    /* first: the registrations are sorted by it */
+    uint32_t instance_size; /* or ECS_SPAWNER_VARIABLE_SIZE */
+    ecs_spawn_fn spawn;
+    ecs_unspawn_fn unspawn;
+    void *user;
+    char *name;
+} ecs_spawner__entry;
 
-/** The names block's component_identifier: FNV-1a 32 of "ecs:names", a name
-    no component may register (NAMES BLOCK). */
-#define ECS_RESOURCE_NAMES_ID 0x743491DCu
+typedef struct ecs_spawner__step {
+    uint32_t offset; /* block offset */
+    uint32_t entry;  /* index into entries, or ECS_JSON_NONE: skip */
+} ecs_spawner__step;
 
-/** ecs_compiler_decompile flags. */
-#define ECS_DECOMPILE_ALL_MEMBERS 1u /* also write members equal to their default */
-#define ECS_DECOMPILE_CHECK 2u       /* compile the text again and compare the bytes */
+/** Spawn functions by component name, plus scratch memory. Zero-initialised
+    is valid (same as ecs_spawner_init). */
+typedef struct ecs_spawner {
+    ecs_spawner__entry *entries; /* sorted by identifier */
+    uint32_t num_entries, entries_capacity;
+    ecs_spawner__step *steps;
+    uint32_t steps_capacity;
+    ecs_entity *entities;        /* lookup table when the caller gives none */
+    uint32_t entities_capacity;
+} ecs_spawner;
 
-/** The standard components' schemas as X-lists (X(kind, field, spec), see
-    ecs.h's ECS_MANAGER_DEFINE_SCHEMA): the records ecs_compiler_register_standard
-    compiles and a manager defined from the same list spawns. */
-#define ECS_RESOURCE_MESH_SCHEMA(X) \
-    X(path, mesh, ECS_FIELD_REQUIRED) \
-    X(u32, flags, "0")
-#define ECS_RESOURCE_ACTOR_SCHEMA(X)                     \
-    X(f32, mass, "{\"default\": 1, \"min\": 0}") \
-    X(f32, radius, "{\"default\": 0.5, \"min\": 0}")
+/** Same as zero-initialising *sp. */
+void ecs_spawner_init(ecs_spawner *sp);
+/** Frees the spawner's memory; *sp is then empty again. */
+void ecs_spawner_free(ecs_spawner *sp);
+/** Registers spawn/unspawn (both required) for blocks whose identifier is
+    ecs_resource_identifier(name); user is passed to both. instance_size: the
+    bytes of one instance, checked against every block before spawning, or
+    ECS_SPAWNER_VARIABLE_SIZE. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS (name
+    registered), ECS_ERROR_NAME_COLLISION (another name has the same
+    identifier), ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY. */
+ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                uint32_t instance_size, void *user, ecs_error *err);
+/** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
+ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
+/** Verifies blob and spawns it once into em. out (NULL, or room for
+    num_entities entities) receives the entity made for each resource entity;
+    with NULL the spawner keeps the table (sp->entities, until the next
+    spawn). All or nothing: on failure no entity stays alive and no spawned
+    block stays (its unspawn function ran); what out holds then is not alive
+    (nil where it was written). See ERRORS. A spawn function must not spawn
+    through the same spawner (its scratch is in use): use a second one. */
+ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                             ecs_entity *out, ecs_error *err);
+/** Spawns `copies` copies of one blob (a prefab fired many times) sharing the
+    work: one verify, one size check, one ecs_entity_create_many of
+    num_entities * copies; then for each block its spawn function once per
+    copy, copy c seeing entity table out + c * num_entities. out: NULL or room
+    for num_entities * copies entities. All or nothing as ecs_spawner_spawn.
+    copies == 0 does nothing and returns ECS_OK.
+    Limit: num_entities * copies must not exceed the indices em has left,
+    (ECS_INDEX_MASK - em->max_index) + em->num_free: at most ECS_INDEX_MASK
+    (2^ECS_INDEX_BITS - 1, 4194303 by default) for an empty manager. A larger
+    count fails before anything is allocated or written (em, out and the
+    spawner unchanged) with ECS_ERROR_INDICES_EXHAUSTED, or with
+    ECS_ERROR_INVALID_ARGUMENT when the product exceeds 2^32 - 1. */
+ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                    uint32_t copies, ecs_entity *out, ecs_error *err);
+/** ecs_spawner_spawn_copies without the verify, for a blob that passed
+    ecs_resource_verify and has not changed since (undefined behaviour
+    otherwise). */
+ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                      uint32_t copies, ecs_entity *out, ecs_error *err);
+/** Undoes a successful spawn of a verified blob: calls every registered
+    block's unspawn function for each copy with the same arguments as the
+    spawn, then destroys the entities (entities[0 .. num_entities * copies)).
+    Returns how many entities were alive and destroyed; 0, doing nothing, when
+    num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
+uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                             const ecs_entity *entities);
 
-/** "no index" in ecs_json_value links. */
-#define ECS_JSON_NONE 0xFFFFFFFFu
+/* ---- PATHS --------------------------------------------------------------- */
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* ---- names, hashes and paths ------------------------------------------ */
-
-/** The component_identifier of a component name: FNV-1a 32 of its bytes
-    (NUL not included). NULL hashes like "". */
-uint32_t ecs_resource_identifier(const char *name);
 /** FNV-1a 64 of path's bytes (NUL not included): the value compiled into a
     blob for a resource reference. Hash canonical paths only (the compiler
     does). NULL hashes like "". */
@@ -406,7 +507,10 @@ int ecs_path_is_canonical(const char *path);
     ECS_ERROR_INVALID_ARGUMENT for NULL arguments or a too small out. */
 ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err);
 
-/* ---- JSON reader ------------------------------------------------------- */
+/* ---- JSON READER --------------------------------------------------------- */
+
+/** "no index" in ecs_json_value links. */
+#define ECS_JSON_NONE 0xFFFFFFFFu
 
 /** JSON value types. */
 typedef enum ecs_json_type {
@@ -484,130 +588,27 @@ size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf
 /** "null", "false", "true", "number", "string", "array", "object". */
 const char *ecs_json_type_name(ecs_json_type type);
 
-/* ---- blobs: verify and read -------------------------------------------- */
+/* ---- COMPILER ------------------------------------------------------------ */
 
-/** Checks that size bytes at blob are a well-formed version 1 resource in
-    this machine's byte order (see VERIFY AND SPAWN). Returns ECS_OK, or
-    ECS_ERROR_CORRUPT_RESOURCE / ECS_ERROR_WRONG_BYTE_ORDER /
-    ECS_ERROR_INVALID_ARGUMENT (NULL, unaligned) with a message naming the
-    offset and the field. Reads nothing outside [blob, blob + size). */
-ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+/** ecs_compiler_compile flags. */
+#define ECS_COMPILER_BIG_ENDIAN 1u  /* write big-endian (default little-endian) */
+#define ECS_COMPILER_PREFAB 2u      /* require exactly one root entity */
+#define ECS_COMPILER_NAMES 4u       /* also write the names block (NAMES BLOCK) */
 
-/** One component block of a verified blob. */
-typedef struct ecs_resource_block {
-    uint32_t identifier;
-    uint32_t num_instances;
-    uint32_t size;                /* bytes of instance data */
-    const uint32_t *entity_index; /* num_instances indices */
-    const void *data;             /* size bytes */
-    uint32_t offset;              /* where the block starts in the blob */
-    uint32_t next;                /* where the next block starts (or total_size) */
-} ecs_resource_block;
+/** Spawn orders ecs_compiler_register_standard uses. */
+#define ECS_RESOURCE_TRANSFORM_ORDER 0
+#define ECS_RESOURCE_MESH_ORDER 100
+#define ECS_RESOURCE_ACTOR_ORDER 200
 
-/** num_entities of a verified blob. */
-uint32_t ecs_resource_num_entities(const void *blob);
-/** num_component_types of a verified blob. */
-uint32_t ecs_resource_num_component_types(const void *blob);
-/** parent_index array of a verified blob (num_entities entries). */
-const uint32_t *ecs_resource_parent_index(const void *blob);
-/** Offset of a verified blob's first block. Walk the blocks with
-        for (i = 0, off = ecs_resource_first_block(b); i < ecs_resource_num_component_types(b);
-             ++i, off = blk.next) blk = ecs_resource_block_at(b, off); */
-uint32_t ecs_resource_first_block(const void *blob);
-/** The block at offset of a verified blob (no checks). */
-ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
-
-/** Swaps one block's instance data in place (a component knows its layout). */
-typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t num_instances, void *data,
-                                     uint32_t size);
-/** Converts a blob in either byte order to the other one, in place: verifies
-    it in the order its byte order mark says, swaps every header, parent,
-    block and index field, and calls swap_data (if non-NULL) for each block.
-    Returns ECS_OK, or the verify error with nothing changed. */
-ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err);
-/** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
-    mesh: u64 + u32 records, actor: 2 floats); other blocks are left as they
-    are, and so is a block whose size is not a whole number of records. */
-void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size);
-
-/* ---- spawner ------------------------------------------------------------ */
-
-typedef struct ecs_spawner__entry {
-    uint32_t identifier;    /* first: the registrations are sorted by it */
-    uint32_t instance_size; /* or ECS_SPAWNER_VARIABLE_SIZE */
-    ecs_spawn_fn spawn;
-    ecs_unspawn_fn unspawn;
-    void *user;
-    char *name;
-} ecs_spawner__entry;
-
-typedef struct ecs_spawner__step {
-    uint32_t offset; /* block offset */
-    uint32_t entry;  /* index into entries, or ECS_JSON_NONE: skip */
-} ecs_spawner__step;
-
-/** Spawn functions by component name, plus scratch memory. Zero-initialised
-    is valid (same as ecs_spawner_init). */
-typedef struct ecs_spawner {
-    ecs_spawner__entry *entries; /* sorted by identifier */
-    uint32_t num_entries, entries_capacity;
-    ecs_spawner__step *steps;
-    uint32_t steps_capacity;
-    ecs_entity *entities;        /* lookup table when the caller gives none */
-    uint32_t entities_capacity;
-} ecs_spawner;
-
-/** Same as zero-initialising *sp. */
-void ecs_spawner_init(ecs_spawner *sp);
-/** Frees the spawner's memory; *sp is then empty again. */
-void ecs_spawner_free(ecs_spawner *sp);
-/** Registers spawn/unspawn (both required) for blocks whose identifier is
-    ecs_resource_identifier(name); user is passed to both. instance_size: the
-    bytes of one instance, checked against every block before spawning, or
-    ECS_SPAWNER_VARIABLE_SIZE. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS (name
-    registered), ECS_ERROR_NAME_COLLISION (another name has the same
-    identifier), ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
-                                uint32_t instance_size, void *user, ecs_error *err);
-/** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
-ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
-/** Verifies blob and spawns it once into em. out (NULL, or room for
-    num_entities entities) receives the entity made for each resource entity;
-    with NULL the spawner keeps the table (sp->entities, until the next
-    spawn). All or nothing: on failure no entity stays alive and no spawned
-    block stays (its unspawn function ran); what out holds then is not alive
-    (nil where it was written). See ERRORS. A spawn function must not spawn
-    through the same spawner (its scratch is in use): use a second one. */
-ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                             ecs_entity *out, ecs_error *err);
-/** Spawns `copies` copies of one blob (a prefab fired many times) sharing the
-    work: one verify, one size check, one ecs_entity_create_many of
-    num_entities * copies; then for each block its spawn function once per
-    copy, copy c seeing entity table out + c * num_entities. out: NULL or room
-    for num_entities * copies entities. All or nothing as ecs_spawner_spawn.
-    copies == 0 does nothing and returns ECS_OK.
-    Limit: num_entities * copies must not exceed the indices em has left,
-    (ECS_INDEX_MASK - em->max_index) + em->num_free: at most ECS_INDEX_MASK
-    (2^ECS_INDEX_BITS - 1, 4194303 by default) for an empty manager. A larger
-    count fails before anything is allocated or written (em, out and the
-    spawner unchanged) with ECS_ERROR_INDICES_EXHAUSTED, or with
-    ECS_ERROR_INVALID_ARGUMENT when the product exceeds 2^32 - 1. */
-ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                                    uint32_t copies, ecs_entity *out, ecs_error *err);
-/** ecs_spawner_spawn_copies without the verify, for a blob that passed
-    ecs_resource_verify and has not changed since (undefined behaviour
-    otherwise). */
-ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
-                                      uint32_t copies, ecs_entity *out, ecs_error *err);
-/** Undoes a successful spawn of a verified blob: calls every registered
-    block's unspawn function for each copy with the same arguments as the
-    spawn, then destroys the entities (entities[0 .. num_entities * copies)).
-    Returns how many entities were alive and destroyed; 0, doing nothing, when
-    num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
-uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                             const ecs_entity *entities);
-
-/* ---- compiler ----------------------------------------------------------- */
+/** The standard components' schemas as X-lists (X(kind, field, spec), see
+    ecs.h's ECS_MANAGER_DEFINE_SCHEMA): the records ecs_compiler_register_standard
+    compiles and a manager defined from the same list spawns. */
+#define ECS_RESOURCE_MESH_SCHEMA(X) \
+    X(path, mesh, ECS_FIELD_REQUIRED) \
+    X(u32, flags, "0")
+#define ECS_RESOURCE_ACTOR_SCHEMA(X)                     \
+    X(f32, mass, "{\"default\": 1, \"min\": 0}") \
+    X(f32, radius, "{\"default\": 0.5, \"min\": 0}")
 
 /** What a compile function sees: the document, the target byte order, the
     output of the current instance, the dependency list, the error. */
@@ -786,7 +787,7 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
 ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
                                             uint32_t *used);
 
-/* ---- names block -------------------------------------------------------- */
+/* ---- NAMES BLOCK --------------------------------------------------------- */
 
 /** A blob's names block, read: the names of its entities and the paths behind
     its path hashes (NAMES BLOCK). Free with ecs_resource_names_free. */
@@ -817,7 +818,11 @@ const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t ha
 /** Frees names' memory and empties it. */
 void ecs_resource_names_free(ecs_resource_names *names);
 
-/* ---- decompiler --------------------------------------------------------- */
+/* ---- DECOMPILER ---------------------------------------------------------- */
+
+/** ecs_compiler_decompile flags. */
+#define ECS_DECOMPILE_ALL_MEMBERS 1u /* also write members equal to their default */
+#define ECS_DECOMPILE_CHECK 2u       /* compile the text again and compare the bytes */
 
 /** What ecs_compiler_decompile produced. Free with ecs_decompile_output_free. */
 typedef struct ecs_decompile_output {
@@ -911,6 +916,25 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 /* ======================================================================== */
 /*                             IMPLEMENTATION                               */
 /* ======================================================================== */
+
+/* MAP: after the includes and the allocator macros, the parts of the
+   implementation, each under its banner, in the order of the declarations:
+     COMMON       byte order, FNV-1a, array growth, the sorted lookup,
+                  UTF-8 sequences, the line and column of a text offset
+     FORMAT       ecs_resource_identifier, verify (SSE2 where available),
+                  the block readers, byte swap
+     SPAWNER      registration, spawn (all or nothing), despawn
+     PATHS        ecs_path_hash, canonical paths, the order of paths
+     JSON READER  the strict RFC 8259 parser and its accessors
+     COMPILER     registration; the context and what compile functions call
+                  (errors, writers, dependencies, entity references, member
+                  readers); schemas; the standard components; the compile
+                  driver (entity walk, references, blob and names block)
+     NAMES BLOCK  reading it back (ecs_resource_names_read)
+     DECOMPILER   the JSON writer and what decompile functions call; the
+                  schema and transform decompile functions; the decompile
+                  driver (blocks, their order, the entity tree, the check) */
+
 #ifdef ECS_RESOURCE_IMPLEMENTATION
 #ifndef ECS_RESOURCE__IMPLEMENTED
 #define ECS_RESOURCE__IMPLEMENTED
@@ -945,7 +969,7 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 #define ECS__RES_PRINTF(a, b)
 #endif
 
-/* ---- small helpers ------------------------------------------------------ */
+/* ---- COMMON -------------------------------------------------------------- */
 
 static uint32_t ecs__res_bswap32(uint32_t v)
 {
@@ -1062,12 +1086,528 @@ static void ecs__res_text_position(const char *text, size_t len, size_t offset, 
     *column = c;
 }
 
-/* ---- names, hashes, paths ----------------------------------------------- */
+/* Length of the valid UTF-8 sequence (RFC 3629: no overlongs, no surrogates,
+   nothing above U+10FFFF) starting at s, or 0. s < end, *s >= 0x80. */
+static uint32_t ecs__utf8_sequence(const unsigned char *s, const unsigned char *end)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    size_t left = (size_t)(end - s);
+    if (c < 0xC2) return 0;
+    if (c < 0xE0) return left >= 2 && (s[1] & 0xC0u) == 0x80u ? 2u : 0u;
+    if (c < 0xF0) {
+        if (left < 3) return 0;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u ? 3u : 0u;
+    }
+    if (c < 0xF5) {
+        if (left < 4) return 0;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u && (s[3] & 0xC0u) == 0x80u ? 4u : 0u;
+    }
+    return 0;
+}
+
+/* 1 when s[0..n) is UTF-8 (any byte below 0x80 included). */
+static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n) {
+        uint32_t k = s[i] < 0x80 ? 1u : ecs__utf8_sequence(s + i, s + n);
+        if (!k) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* ---- FORMAT: identifiers, verify, read, byte swap ------------------------ */
 
 uint32_t ecs_resource_identifier(const char *name)
 {
     return name ? ecs__fnv1a32(name, strlen(name)) : ecs__fnv1a32("", 0);
 }
+
+#define ECS__RES_CORRUPT(...) ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, __VA_ARGS__)
+
+/* The two checks over every parent and entity index, 4 at a time with SSE2
+   (gcc -O2 does not vectorise the plain loops). Unsigned a > b is signed
+   (a ^ 2^31) > (b ^ 2^31). */
+#if !defined(ECS_RESOURCE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#define ECS__RES_SSE2 1
+#include <emmintrin.h>
+#else
+#define ECS__RES_SSE2 0
+#endif
+
+/* 1 when some parent[k] is neither a root nor < k: parent + 1 > k (the root
+   0xFFFFFFFF wraps to 0). n < 2^30. */
+static int ecs__res_parents_bad(const uint32_t *parent, uint32_t n)
+{
+    uint32_t k = 0, bad = 0;
+#if ECS__RES_SSE2
+    const __m128i bias = _mm_set1_epi32(INT32_MIN), one = _mm_set1_epi32(1), four = _mm_set1_epi32(4);
+    __m128i kv = _mm_xor_si128(_mm_setr_epi32(0, 1, 2, 3), bias), acc = _mm_setzero_si128();
+    for (; k + 4u <= n; k += 4u) {
+        __m128i p = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(parent + k)), one);
+        acc = _mm_or_si128(acc, _mm_cmpgt_epi32(_mm_xor_si128(p, bias), kv));
+        kv = _mm_add_epi32(kv, four);
+    }
+    bad = (uint32_t)_mm_movemask_epi8(acc);
+#endif
+    for (; k < n; ++k) bad |= (uint32_t)(parent[k] + 1u > k);
+    return bad != 0;
+}
+
+/* 1 when some v[j] >= limit. limit < 2^30. */
+static int ecs__res_any_at_least(const uint32_t *v, uint32_t n, uint32_t limit)
+{
+    uint32_t j = 0, bad = 0;
+    if (limit == 0) return n != 0;
+#if ECS__RES_SSE2
+    {
+        const __m128i bias = _mm_set1_epi32(INT32_MIN);
+        const __m128i last = _mm_xor_si128(_mm_set1_epi32((int)(limit - 1u)), bias);
+        __m128i acc = _mm_setzero_si128();
+        for (; j + 4u <= n; j += 4u) {
+            __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + j)), bias);
+            acc = _mm_or_si128(acc, _mm_cmpgt_epi32(x, last));
+        }
+        bad = (uint32_t)_mm_movemask_epi8(acc);
+    }
+#endif
+    for (; j < n; ++j) bad |= (uint32_t)(v[j] >= limit);
+    return bad != 0;
+}
+
+/* Verifies b in native order (swap == 0) or the other order (swap == 1). */
+static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
+{
+    uint32_t bom, version, total, ne, nt, off, t, k;
+    if (!b) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "resource: blob is NULL");
+    if ((uintptr_t)b & 3u)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "resource: blob address is not 4-byte aligned (load it into aligned memory)");
+    if (size < ECS_RESOURCE_HEADER_SIZE)
+        return ECS__RES_CORRUPT("offset 0 (header): the blob has %lu bytes, the header alone needs 24",
+                                (unsigned long)size);
+    if (memcmp(b, "ECSR", 4) != 0)
+        return ECS__RES_CORRUPT("offset 0 (magic): expected 'ECSR' (45 43 53 52), found %02X %02X %02X %02X",
+                                (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)b[3]);
+    bom = ecs__res_rd32(b + 8, swap);
+    if (bom == 0x04030201u)
+        return ecs_error_set(err, ECS_ERROR_WRONG_BYTE_ORDER,
+                             "offset 8 (byte_order_mark): wrong byte order: the blob was written for a %s-endian "
+                             "machine (recompile it, or convert it with ecs_resource_swap)",
+                             ecs__res_host_big_endian() != swap ? "little" : "big");
+    if (bom != ECS_RESOURCE_BYTE_ORDER_MARK)
+        return ECS__RES_CORRUPT("offset 8 (byte_order_mark): 0x%08X is not 0x01020304", (unsigned)bom);
+    version = ecs__res_rd32(b + 4, swap);
+    if (version != ECS_RESOURCE_VERSION)
+        return ECS__RES_CORRUPT("offset 4 (version): version %u, this reader knows version 1", (unsigned)version);
+    total = ecs__res_rd32(b + 12, swap);
+    if ((size_t)total != size)
+        return ECS__RES_CORRUPT("offset 12 (total_size): says %u bytes, the buffer has %lu", (unsigned)total,
+                                (unsigned long)size);
+    /* from here on every offset fits a uint32 because size == total */
+    ne = ecs__res_rd32(b + 16, swap);
+    nt = ecs__res_rd32(b + 20, swap);
+    if (ne > (total - ECS_RESOURCE_HEADER_SIZE) / 4u)
+        return ECS__RES_CORRUPT("offset 16 (num_entities): %u entities need %lu bytes of parent_index, only %u bytes "
+                                "follow the header",
+                                (unsigned)ne, (unsigned long)ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
+    {
+        const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
+        uint32_t bad = 0;
+        if (!swap) {
+            bad = (uint32_t)ecs__res_parents_bad(parent, ne);
+        } else {
+            for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
+        }
+        if (bad) {
+            for (k = 0; k < ne; ++k) {
+                uint32_t p = swap ? ecs__res_bswap32(parent[k]) : parent[k];
+                if (p + 1u > k)
+                    return ECS__RES_CORRUPT("offset %u (parent_index[%u]): parent %u is not an earlier entity (parents "
+                                            "come first; 0xFFFFFFFF is a root)",
+                                            (unsigned)(ECS_RESOURCE_HEADER_SIZE + 4u * k), (unsigned)k, (unsigned)p);
+            }
+        }
+    }
+    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
+    for (t = 0; t < nt; ++t) {
+        uint32_t ni, sz, rem, pad, bad = 0, j;
+        const uint32_t *index;
+        if (total - off < ECS_RESOURCE_BLOCK_HEADER_SIZE)
+            return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
+                                    "needs 12",
+                                    (unsigned)off, (unsigned)t, (unsigned)nt, (unsigned)(total - off));
+        ni = ecs__res_rd32(b + off + 4, swap);
+        sz = ecs__res_rd32(b + off + 8, swap);
+        rem = total - off - ECS_RESOURCE_BLOCK_HEADER_SIZE;
+        if (ni > rem / 4u)
+            return ECS__RES_CORRUPT("offset %u (block %u num_instances): %u instances need %lu bytes of entity_index, "
+                                    "%u bytes remain",
+                                    (unsigned)(off + 4), (unsigned)t, (unsigned)ni, (unsigned long)ni * 4ul,
+                                    (unsigned)rem);
+        rem -= 4u * ni;
+        if (sz > rem)
+            return ECS__RES_CORRUPT("offset %u (block %u size): %u bytes of instance_data, %u bytes remain",
+                                    (unsigned)(off + 8), (unsigned)t, (unsigned)sz, (unsigned)rem);
+        pad = (4u - (sz & 3u)) & 3u;
+        if (pad > rem - sz)
+            return ECS__RES_CORRUPT("offset %u (block %u padding): %u bytes of padding needed, %u bytes remain",
+                                    (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz), (unsigned)t,
+                                    (unsigned)pad, (unsigned)(rem - sz));
+        index = (const uint32_t *)(const void *)(b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE);
+        if (!swap) {
+            bad = (uint32_t)ecs__res_any_at_least(index, ni, ne);
+        } else {
+            for (j = 0; j < ni; ++j) bad |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
+        }
+        if (bad) {
+            for (j = 0; j < ni; ++j) {
+                uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
+                if (e >= ne)
+                    return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
+                                            "entities",
+                                            (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
+                                            (unsigned)j, (unsigned)e, (unsigned)ne);
+            }
+        }
+        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz;
+        for (j = 0; j < pad; ++j, ++off)
+            if (b[off] != 0)
+                return ECS__RES_CORRUPT("offset %u (block %u padding): byte 0x%02X, padding must be zero",
+                                        (unsigned)off, (unsigned)t, (unsigned)b[off]);
+    }
+    if (off != total)
+        return ECS__RES_CORRUPT("offset %u (total_size): %u bytes follow the last of %u blocks", (unsigned)off,
+                                (unsigned)(total - off), (unsigned)nt);
+    return ECS_OK;
+}
+
+ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
+{
+    return ecs__resource_verify((const unsigned char *)blob, size, 0, err);
+}
+
+uint32_t ecs_resource_num_entities(const void *blob)
+{
+    return ecs__res_rd32((const unsigned char *)blob + 16, 0);
+}
+
+uint32_t ecs_resource_num_component_types(const void *blob)
+{
+    return ecs__res_rd32((const unsigned char *)blob + 20, 0);
+}
+
+const uint32_t *ecs_resource_parent_index(const void *blob)
+{
+    return (const uint32_t *)(const void *)((const unsigned char *)blob + ECS_RESOURCE_HEADER_SIZE);
+}
+
+uint32_t ecs_resource_first_block(const void *blob)
+{
+    return ECS_RESOURCE_HEADER_SIZE + 4u * ecs_resource_num_entities(blob);
+}
+
+ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset)
+{
+    const unsigned char *b = (const unsigned char *)blob + offset;
+    const uint32_t *w = (const uint32_t *)(const void *)b;
+    ecs_resource_block blk;
+    blk.identifier = w[0];
+    blk.num_instances = w[1];
+    blk.size = w[2];
+    blk.entity_index = w + 3;
+    blk.data = b + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances;
+    blk.offset = offset;
+    blk.next = offset + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances + ((blk.size + 3u) & ~3u);
+    return blk;
+}
+
+static void ecs__res_swap_words(unsigned char *p, uint32_t n)
+{
+    uint32_t i, v;
+    for (i = 0; i < n; ++i, p += 4) {
+        memcpy(&v, p, 4);
+        v = ecs__res_bswap32(v);
+        memcpy(p, &v, 4);
+    }
+}
+
+ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err)
+{
+    unsigned char *b = (unsigned char *)blob;
+    uint32_t ne, nt, off, t;
+    int swapped = 0;
+    ecs_result r;
+    if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swapped = 1;
+    if ((r = ecs__resource_verify(b, size, swapped, err)) != ECS_OK) return r;
+    ne = ecs__res_rd32(b + 16, swapped);
+    nt = ecs__res_rd32(b + 20, swapped);
+    ecs__res_swap_words(b + 4, 5u + ne); /* version .. num_component_types, parent_index */
+    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
+    for (t = 0; t < nt; ++t) {
+        uint32_t id = ecs__res_rd32(b + off, swapped);
+        uint32_t ni = ecs__res_rd32(b + off + 4, swapped);
+        uint32_t sz = ecs__res_rd32(b + off + 8, swapped);
+        unsigned char *data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
+        ecs__res_swap_words(b + off, 3u + ni);
+        if (swap_data) swap_data(user, id, ni, data, sz);
+        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
+    }
+    return ECS_OK;
+}
+
+void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size)
+{
+    unsigned char *p = (unsigned char *)data;
+    (void)user;
+    if (identifier == ECS_RESOURCE_TRANSFORM_ID || identifier == ECS_RESOURCE_ACTOR_ID) {
+        uint32_t rec = identifier == ECS_RESOURCE_TRANSFORM_ID ? ECS_RESOURCE_TRANSFORM_SIZE : ECS_RESOURCE_ACTOR_SIZE;
+        if ((uint64_t)num_instances * rec == size) ecs__res_swap_words(p, size / 4u);
+    } else if (identifier == ECS_RESOURCE_MESH_ID) {
+        uint32_t i;
+        if ((uint64_t)num_instances * ECS_RESOURCE_MESH_SIZE != size) return;
+        for (i = 0; i < num_instances; ++i, p += ECS_RESOURCE_MESH_SIZE) {
+            uint64_t h;
+            memcpy(&h, p, 8);
+            h = ecs__res_bswap64(h);
+            memcpy(p, &h, 8);
+            ecs__res_swap_words(p + 8, 1);
+        }
+    }
+}
+
+/* ---- SPAWNER ------------------------------------------------------------- */
+
+void ecs_spawner_init(ecs_spawner *sp)
+{
+    memset(sp, 0, sizeof *sp);
+}
+
+void ecs_spawner_free(ecs_spawner *sp)
+{
+    uint32_t i;
+    if (!sp) return;
+    for (i = 0; i < sp->num_entries; ++i) ECS__FREE(sp->entries[i].name);
+    ECS__FREE(sp->entries);
+    ECS__FREE(sp->steps);
+    ECS__FREE(sp->entities);
+    memset(sp, 0, sizeof *sp);
+}
+
+/* Index of the first entry with identifier >= id (entries sorted). */
+static uint32_t ecs__spawner_lower(const ecs_spawner *sp, uint32_t id)
+{
+    return ecs__res_lower(sp->entries, sp->num_entries, sizeof *sp->entries, id);
+}
+
+ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                uint32_t instance_size, void *user, ecs_error *err)
+{
+    uint32_t id, at;
+    ecs_spawner__entry e;
+    void *np;
+    if (!sp || !name || !name[0] || !spawn || !unspawn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_spawner_register: needs a spawner, a non-empty name, a spawn and an unspawn function");
+    id = ecs_resource_identifier(name);
+    if (id == ECS_RESOURCE_NAMES_ID)
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "spawner: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
+    at = ecs__spawner_lower(sp, id);
+    if (at < sp->num_entries && sp->entries[at].identifier == id) {
+        if (strcmp(sp->entries[at].name, name) == 0)
+            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "spawner: component '%s' is already registered", name);
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "spawner: '%s' and the registered '%s' have the same identifier 0x%08X: rename one", name,
+                             sp->entries[at].name, (unsigned)id);
+    }
+    if (!ecs__res_grow(sp->entries, &sp->entries_capacity, (size_t)sp->num_entries + 1, sizeof *sp->entries, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
+    sp->entries = (ecs_spawner__entry *)np;
+    e.identifier = id;
+    e.instance_size = instance_size;
+    e.spawn = spawn;
+    e.unspawn = unspawn;
+    e.user = user;
+    e.name = ecs__res_strdup(name, strlen(name));
+    if (!e.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
+    memmove(sp->entries + at + 1, sp->entries + at, (sp->num_entries - at) * sizeof *sp->entries);
+    sp->entries[at] = e;
+    ++sp->num_entries;
+    return ECS_OK;
+}
+
+ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
+{
+    uint32_t at;
+    if (!sp || !name) return ECS_ERROR_NOT_FOUND;
+    at = ecs__spawner_lower(sp, ecs_resource_identifier(name));
+    if (at >= sp->num_entries || strcmp(sp->entries[at].name, name) != 0) return ECS_ERROR_NOT_FOUND;
+    ECS__FREE(sp->entries[at].name);
+    memmove(sp->entries + at, sp->entries + at + 1, (sp->num_entries - at - 1) * sizeof *sp->entries);
+    --sp->num_entries;
+    return ECS_OK;
+}
+
+static uint32_t ecs__spawner_find(const ecs_spawner *sp, uint32_t id)
+{
+    uint32_t at = ecs__spawner_lower(sp, id);
+    return at < sp->num_entries && sp->entries[at].identifier == id ? at : ECS_JSON_NONE;
+}
+
+static void ecs__spawner_unspawn(const ecs_spawner *sp, const ecs_spawner__step *step, const void *blob,
+                                 ecs_spawn_context *ctx, ecs_entity *entities, uint32_t copy)
+{
+    const ecs_spawner__entry *e = sp->entries + step->entry;
+    ecs_resource_block blk = ecs_resource_block_at(blob, step->offset);
+    ctx->entity = entities + (size_t)copy * ctx->num_entities;
+    e->unspawn(e->user, ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+}
+
+ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                      ecs_entity *out, ecs_error *err)
+{
+    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob);
+    uint32_t n, t, c, off, nsteps = 0;
+    ecs_entity *ents = out;
+    ecs_spawn_context ctx;
+    ecs_error inner;
+    ecs_result r;
+    void *np;
+    if (!sp || !em) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: NULL spawner or entity manager");
+    if (copies == 0) return ECS_OK;
+    if (ne > 0xFFFFFFFFu / copies)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: %u copies of %u entities exceed 2^32 entities",
+                             (unsigned)copies, (unsigned)ne);
+    n = ne * copies;
+    {
+        /* More entities than em can create fail here, before anything is
+           allocated or written: ecs_entity_create_many would only find out
+           after the entity table (4 bytes an entity) had been allocated and
+           cleared. Its rule: the indices never handed out plus the queued
+           ones. (n <= ECS_INDEX_MASK < 2^30 then, so the table's bytes fit a
+           32-bit size_t too.) */
+        uint32_t left = (ECS_INDEX_MASK - em->max_index) + em->num_free;
+        if (n > left)
+            return ecs_error_set(err, ECS_ERROR_INDICES_EXHAUSTED,
+                                 "spawn: %u copies of %u entities need %u entities, the entity manager has %u indices "
+                                 "left (%u in all, ECS_INDEX_BITS = %d); nothing was created",
+                                 (unsigned)copies, (unsigned)ne, (unsigned)n, (unsigned)left,
+                                 (unsigned)ECS_INDEX_MASK, ECS_INDEX_BITS);
+    }
+    /* pass 1: find each block's spawner and check fixed sizes; nothing created yet */
+    if (!ecs__res_grow(sp->steps, &sp->steps_capacity, nt ? nt : 1, sizeof *sp->steps, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u blocks", (unsigned)nt);
+    sp->steps = (ecs_spawner__step *)np;
+    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
+        ecs_resource_block blk = ecs_resource_block_at(blob, off);
+        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
+        if (entry != ECS_JSON_NONE && blk.num_instances) {
+            const ecs_spawner__entry *e = sp->entries + entry;
+            if (e->instance_size != ECS_SPAWNER_VARIABLE_SIZE &&
+                (uint64_t)blk.num_instances * e->instance_size != blk.size)
+                return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED,
+                                     "offset %u (block %u size): component '%s' has %u bytes for %u instances of %u "
+                                     "bytes",
+                                     (unsigned)(off + 8), (unsigned)t, e->name, (unsigned)blk.size,
+                                     (unsigned)blk.num_instances, (unsigned)e->instance_size);
+            sp->steps[nsteps].offset = off;
+            sp->steps[nsteps].entry = entry;
+            ++nsteps;
+        }
+        off = blk.next;
+    }
+    if (!ents) {
+        if (!ecs__res_grow(sp->entities, &sp->entities_capacity, n ? n : 1, sizeof *sp->entities, &np))
+            return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u entities", (unsigned)n);
+        sp->entities = (ecs_entity *)np;
+        ents = sp->entities;
+    }
+    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK)
+        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, em->error.message);
+    ctx.entities = em;
+    ctx.parent_index = ecs_resource_parent_index(blob);
+    ctx.num_entities = ne;
+    ctx.error = &inner;
+    for (t = 0; t < nsteps; ++t) {
+        const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
+        ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
+        for (c = 0; c < copies; ++c) {
+            ctx.entity = ents + (size_t)c * ne;
+            ecs_error_clear(&inner);
+            r = e->spawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+            if (r != ECS_OK) {
+                /* all or nothing: undo newest first, then the entities */
+                uint32_t tt = t, cc = c, i;
+                ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset,
+                              e->name, (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
+                for (;;) {
+                    if (cc == 0) {
+                        if (tt == 0) break;
+                        --tt;
+                        cc = copies;
+                    }
+                    --cc;
+                    ecs__spawner_unspawn(sp, sp->steps + tt, blob, &ctx, ents, cc);
+                }
+                if (n) ecs_entity_destroy_many(em, n, ents);
+                if (out)
+                    for (i = 0; i < n; ++i) out[i].id = 0;
+                return r;
+            }
+        }
+    }
+    return ECS_OK;
+}
+
+ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                    uint32_t copies, ecs_entity *out, ecs_error *err)
+{
+    ecs_result r = ecs_resource_verify(blob, size, err);
+    if (r != ECS_OK) return r;
+    return ecs_spawner_spawn_verified(sp, em, blob, copies, out, err);
+}
+
+ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size, ecs_entity *out,
+                             ecs_error *err)
+{
+    return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
+}
+
+uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                             const ecs_entity *entities)
+{
+    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), t, c, off;
+    ecs_spawn_context ctx;
+    ecs_error inner;
+    if (!sp || !em || !entities || copies == 0) return 0;
+    /* no spawn made that many entities (it would have failed) */
+    if ((uint64_t)ne * copies > ECS_INDEX_MASK) return 0;
+    ctx.entities = em;
+    ctx.parent_index = ecs_resource_parent_index(blob);
+    ctx.num_entities = ne;
+    ctx.error = &inner;
+    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
+        ecs_resource_block blk = ecs_resource_block_at(blob, off);
+        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
+        if (entry != ECS_JSON_NONE && blk.num_instances) {
+            const ecs_spawner__entry *e = sp->entries + entry;
+            for (c = 0; c < copies; ++c) {
+                ctx.entity = entities + (size_t)c * ne;
+                e->unspawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+            }
+        }
+        off = blk.next;
+    }
+    return ecs_entity_destroy_many(em, ne * copies, entities);
+}
+
+/* ---- PATHS --------------------------------------------------------------- */
 
 uint64_t ecs_path_hash(const char *path)
 {
@@ -1165,7 +1705,14 @@ ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, e
     return ECS_OK;
 }
 
-/* ---- JSON reader -------------------------------------------------------- */
+/* Byte order of two strings (shorter first on a tie), as the dependency list. */
+static int ecs__compile_dep_order(const char *a, uint32_t an, const char *b, uint32_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an > bn) - (an < bn);
+}
+
+/* ---- JSON READER --------------------------------------------------------- */
 
 typedef struct ecs__json_parser {
     ecs_json_doc *doc;
@@ -1213,29 +1760,6 @@ static const unsigned char *ecs__json_ws(const unsigned char *p, const unsigned 
 {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
     return p;
-}
-
-/* Length of the valid UTF-8 sequence (RFC 3629: no overlongs, no surrogates,
-   nothing above U+10FFFF) starting at s, or 0. s < end, *s >= 0x80. */
-static uint32_t ecs__utf8_sequence(const unsigned char *s, const unsigned char *end)
-{
-    unsigned c = s[0], lo = 0x80, hi = 0xBF;
-    size_t left = (size_t)(end - s);
-    if (c < 0xC2) return 0;
-    if (c < 0xE0) return left >= 2 && (s[1] & 0xC0u) == 0x80u ? 2u : 0u;
-    if (c < 0xF0) {
-        if (left < 3) return 0;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u ? 3u : 0u;
-    }
-    if (c < 0xF5) {
-        if (left < 4) return 0;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u && (s[3] & 0xC0u) == 0x80u ? 4u : 0u;
-    }
-    return 0;
 }
 
 static int ecs__json_hex4(const unsigned char *s, const unsigned char *end, uint32_t *out)
@@ -1718,528 +2242,9 @@ const char *ecs_json_type_name(ecs_json_type type)
     return (unsigned)type < 7u ? names[type] : "?";
 }
 
-/* ---- blobs: verify, read, swap ------------------------------------------ */
+/* ---- COMPILER ------------------------------------------------------------ */
 
-#define ECS__RES_CORRUPT(...) ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, __VA_ARGS__)
-
-/* The two checks over every parent and entity index, 4 at a time with SSE2
-   (gcc -O2 does not vectorise the plain loops). Unsigned a > b is signed
-   (a ^ 2^31) > (b ^ 2^31). */
-#if !defined(ECS_RESOURCE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
-#define ECS__RES_SSE2 1
-#include <emmintrin.h>
-#else
-#define ECS__RES_SSE2 0
-#endif
-
-/* 1 when some parent[k] is neither a root nor < k: parent + 1 > k (the root
-   0xFFFFFFFF wraps to 0). n < 2^30. */
-static int ecs__res_parents_bad(const uint32_t *parent, uint32_t n)
-{
-    uint32_t k = 0, bad = 0;
-#if ECS__RES_SSE2
-    const __m128i bias = _mm_set1_epi32(INT32_MIN), one = _mm_set1_epi32(1), four = _mm_set1_epi32(4);
-    __m128i kv = _mm_xor_si128(_mm_setr_epi32(0, 1, 2, 3), bias), acc = _mm_setzero_si128();
-    for (; k + 4u <= n; k += 4u) {
-        __m128i p = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(parent + k)), one);
-        acc = _mm_or_si128(acc, _mm_cmpgt_epi32(_mm_xor_si128(p, bias), kv));
-        kv = _mm_add_epi32(kv, four);
-    }
-    bad = (uint32_t)_mm_movemask_epi8(acc);
-#endif
-    for (; k < n; ++k) bad |= (uint32_t)(parent[k] + 1u > k);
-    return bad != 0;
-}
-
-/* 1 when some v[j] >= limit. limit < 2^30. */
-static int ecs__res_any_at_least(const uint32_t *v, uint32_t n, uint32_t limit)
-{
-    uint32_t j = 0, bad = 0;
-    if (limit == 0) return n != 0;
-#if ECS__RES_SSE2
-    {
-        const __m128i bias = _mm_set1_epi32(INT32_MIN);
-        const __m128i last = _mm_xor_si128(_mm_set1_epi32((int)(limit - 1u)), bias);
-        __m128i acc = _mm_setzero_si128();
-        for (; j + 4u <= n; j += 4u) {
-            __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + j)), bias);
-            acc = _mm_or_si128(acc, _mm_cmpgt_epi32(x, last));
-        }
-        bad = (uint32_t)_mm_movemask_epi8(acc);
-    }
-#endif
-    for (; j < n; ++j) bad |= (uint32_t)(v[j] >= limit);
-    return bad != 0;
-}
-
-/* Verifies b in native order (swap == 0) or the other order (swap == 1). */
-static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
-{
-    uint32_t bom, version, total, ne, nt, off, t, k;
-    if (!b) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "resource: blob is NULL");
-    if ((uintptr_t)b & 3u)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "resource: blob address is not 4-byte aligned (load it into aligned memory)");
-    if (size < ECS_RESOURCE_HEADER_SIZE)
-        return ECS__RES_CORRUPT("offset 0 (header): the blob has %lu bytes, the header alone needs 24",
-                                (unsigned long)size);
-    if (memcmp(b, "ECSR", 4) != 0)
-        return ECS__RES_CORRUPT("offset 0 (magic): expected 'ECSR' (45 43 53 52), found %02X %02X %02X %02X",
-                                (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)b[3]);
-    bom = ecs__res_rd32(b + 8, swap);
-    if (bom == 0x04030201u)
-        return ecs_error_set(err, ECS_ERROR_WRONG_BYTE_ORDER,
-                             "offset 8 (byte_order_mark): wrong byte order: the blob was written for a %s-endian "
-                             "machine (recompile it, or convert it with ecs_resource_swap)",
-                             ecs__res_host_big_endian() != swap ? "little" : "big");
-    if (bom != ECS_RESOURCE_BYTE_ORDER_MARK)
-        return ECS__RES_CORRUPT("offset 8 (byte_order_mark): 0x%08X is not 0x01020304", (unsigned)bom);
-    version = ecs__res_rd32(b + 4, swap);
-    if (version != ECS_RESOURCE_VERSION)
-        return ECS__RES_CORRUPT("offset 4 (version): version %u, this reader knows version 1", (unsigned)version);
-    total = ecs__res_rd32(b + 12, swap);
-    if ((size_t)total != size)
-        return ECS__RES_CORRUPT("offset 12 (total_size): says %u bytes, the buffer has %lu", (unsigned)total,
-                                (unsigned long)size);
-    /* from here on every offset fits a uint32 because size == total */
-    ne = ecs__res_rd32(b + 16, swap);
-    nt = ecs__res_rd32(b + 20, swap);
-    if (ne > (total - ECS_RESOURCE_HEADER_SIZE) / 4u)
-        return ECS__RES_CORRUPT("offset 16 (num_entities): %u entities need %lu bytes of parent_index, only %u bytes "
-                                "follow the header",
-                                (unsigned)ne, (unsigned long)ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
-    {
-        const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
-        uint32_t bad = 0;
-        if (!swap) {
-            bad = (uint32_t)ecs__res_parents_bad(parent, ne);
-        } else {
-            for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
-        }
-        if (bad) {
-            for (k = 0; k < ne; ++k) {
-                uint32_t p = swap ? ecs__res_bswap32(parent[k]) : parent[k];
-                if (p + 1u > k)
-                    return ECS__RES_CORRUPT("offset %u (parent_index[%u]): parent %u is not an earlier entity (parents "
-                                            "come first; 0xFFFFFFFF is a root)",
-                                            (unsigned)(ECS_RESOURCE_HEADER_SIZE + 4u * k), (unsigned)k, (unsigned)p);
-            }
-        }
-    }
-    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
-    for (t = 0; t < nt; ++t) {
-        uint32_t ni, sz, rem, pad, bad = 0, j;
-        const uint32_t *index;
-        if (total - off < ECS_RESOURCE_BLOCK_HEADER_SIZE)
-            return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
-                                    "needs 12",
-                                    (unsigned)off, (unsigned)t, (unsigned)nt, (unsigned)(total - off));
-        ni = ecs__res_rd32(b + off + 4, swap);
-        sz = ecs__res_rd32(b + off + 8, swap);
-        rem = total - off - ECS_RESOURCE_BLOCK_HEADER_SIZE;
-        if (ni > rem / 4u)
-            return ECS__RES_CORRUPT("offset %u (block %u num_instances): %u instances need %lu bytes of entity_index, "
-                                    "%u bytes remain",
-                                    (unsigned)(off + 4), (unsigned)t, (unsigned)ni, (unsigned long)ni * 4ul,
-                                    (unsigned)rem);
-        rem -= 4u * ni;
-        if (sz > rem)
-            return ECS__RES_CORRUPT("offset %u (block %u size): %u bytes of instance_data, %u bytes remain",
-                                    (unsigned)(off + 8), (unsigned)t, (unsigned)sz, (unsigned)rem);
-        pad = (4u - (sz & 3u)) & 3u;
-        if (pad > rem - sz)
-            return ECS__RES_CORRUPT("offset %u (block %u padding): %u bytes of padding needed, %u bytes remain",
-                                    (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz), (unsigned)t,
-                                    (unsigned)pad, (unsigned)(rem - sz));
-        index = (const uint32_t *)(const void *)(b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE);
-        if (!swap) {
-            bad = (uint32_t)ecs__res_any_at_least(index, ni, ne);
-        } else {
-            for (j = 0; j < ni; ++j) bad |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
-        }
-        if (bad) {
-            for (j = 0; j < ni; ++j) {
-                uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
-                if (e >= ne)
-                    return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
-                                            "entities",
-                                            (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
-                                            (unsigned)j, (unsigned)e, (unsigned)ne);
-            }
-        }
-        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz;
-        for (j = 0; j < pad; ++j, ++off)
-            if (b[off] != 0)
-                return ECS__RES_CORRUPT("offset %u (block %u padding): byte 0x%02X, padding must be zero",
-                                        (unsigned)off, (unsigned)t, (unsigned)b[off]);
-    }
-    if (off != total)
-        return ECS__RES_CORRUPT("offset %u (total_size): %u bytes follow the last of %u blocks", (unsigned)off,
-                                (unsigned)(total - off), (unsigned)nt);
-    return ECS_OK;
-}
-
-ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
-{
-    return ecs__resource_verify((const unsigned char *)blob, size, 0, err);
-}
-
-uint32_t ecs_resource_num_entities(const void *blob)
-{
-    return ecs__res_rd32((const unsigned char *)blob + 16, 0);
-}
-
-uint32_t ecs_resource_num_component_types(const void *blob)
-{
-    return ecs__res_rd32((const unsigned char *)blob + 20, 0);
-}
-
-const uint32_t *ecs_resource_parent_index(const void *blob)
-{
-    return (const uint32_t *)(const void *)((const unsigned char *)blob + ECS_RESOURCE_HEADER_SIZE);
-}
-
-uint32_t ecs_resource_first_block(const void *blob)
-{
-    return ECS_RESOURCE_HEADER_SIZE + 4u * ecs_resource_num_entities(blob);
-}
-
-ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset)
-{
-    const unsigned char *b = (const unsigned char *)blob + offset;
-    const uint32_t *w = (const uint32_t *)(const void *)b;
-    ecs_resource_block blk;
-    blk.identifier = w[0];
-    blk.num_instances = w[1];
-    blk.size = w[2];
-    blk.entity_index = w + 3;
-    blk.data = b + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances;
-    blk.offset = offset;
-    blk.next = offset + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances + ((blk.size + 3u) & ~3u);
-    return blk;
-}
-
-static void ecs__res_swap_words(unsigned char *p, uint32_t n)
-{
-    uint32_t i, v;
-    for (i = 0; i < n; ++i, p += 4) {
-        memcpy(&v, p, 4);
-        v = ecs__res_bswap32(v);
-        memcpy(p, &v, 4);
-    }
-}
-
-ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err)
-{
-    unsigned char *b = (unsigned char *)blob;
-    uint32_t ne, nt, off, t;
-    int swapped = 0;
-    ecs_result r;
-    if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swapped = 1;
-    if ((r = ecs__resource_verify(b, size, swapped, err)) != ECS_OK) return r;
-    ne = ecs__res_rd32(b + 16, swapped);
-    nt = ecs__res_rd32(b + 20, swapped);
-    ecs__res_swap_words(b + 4, 5u + ne); /* version .. num_component_types, parent_index */
-    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
-    for (t = 0; t < nt; ++t) {
-        uint32_t id = ecs__res_rd32(b + off, swapped);
-        uint32_t ni = ecs__res_rd32(b + off + 4, swapped);
-        uint32_t sz = ecs__res_rd32(b + off + 8, swapped);
-        unsigned char *data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
-        ecs__res_swap_words(b + off, 3u + ni);
-        if (swap_data) swap_data(user, id, ni, data, sz);
-        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
-    }
-    return ECS_OK;
-}
-
-void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size)
-{
-    unsigned char *p = (unsigned char *)data;
-    (void)user;
-    if (identifier == ECS_RESOURCE_TRANSFORM_ID || identifier == ECS_RESOURCE_ACTOR_ID) {
-        uint32_t rec = identifier == ECS_RESOURCE_TRANSFORM_ID ? ECS_RESOURCE_TRANSFORM_SIZE : ECS_RESOURCE_ACTOR_SIZE;
-        if ((uint64_t)num_instances * rec == size) ecs__res_swap_words(p, size / 4u);
-    } else if (identifier == ECS_RESOURCE_MESH_ID) {
-        uint32_t i;
-        if ((uint64_t)num_instances * ECS_RESOURCE_MESH_SIZE != size) return;
-        for (i = 0; i < num_instances; ++i, p += ECS_RESOURCE_MESH_SIZE) {
-            uint64_t h;
-            memcpy(&h, p, 8);
-            h = ecs__res_bswap64(h);
-            memcpy(p, &h, 8);
-            ecs__res_swap_words(p + 8, 1);
-        }
-    }
-}
-
-/* ---- spawner ------------------------------------------------------------ */
-
-void ecs_spawner_init(ecs_spawner *sp)
-{
-    memset(sp, 0, sizeof *sp);
-}
-
-void ecs_spawner_free(ecs_spawner *sp)
-{
-    uint32_t i;
-    if (!sp) return;
-    for (i = 0; i < sp->num_entries; ++i) ECS__FREE(sp->entries[i].name);
-    ECS__FREE(sp->entries);
-    ECS__FREE(sp->steps);
-    ECS__FREE(sp->entities);
-    memset(sp, 0, sizeof *sp);
-}
-
-/* Index of the first entry with identifier >= id (entries sorted). */
-static uint32_t ecs__spawner_lower(const ecs_spawner *sp, uint32_t id)
-{
-    return ecs__res_lower(sp->entries, sp->num_entries, sizeof *sp->entries, id);
-}
-
-ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
-                                uint32_t instance_size, void *user, ecs_error *err)
-{
-    uint32_t id, at;
-    ecs_spawner__entry e;
-    void *np;
-    if (!sp || !name || !name[0] || !spawn || !unspawn)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_spawner_register: needs a spawner, a non-empty name, a spawn and an unspawn function");
-    id = ecs_resource_identifier(name);
-    if (id == ECS_RESOURCE_NAMES_ID)
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "spawner: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
-    at = ecs__spawner_lower(sp, id);
-    if (at < sp->num_entries && sp->entries[at].identifier == id) {
-        if (strcmp(sp->entries[at].name, name) == 0)
-            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "spawner: component '%s' is already registered", name);
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "spawner: '%s' and the registered '%s' have the same identifier 0x%08X: rename one", name,
-                             sp->entries[at].name, (unsigned)id);
-    }
-    if (!ecs__res_grow(sp->entries, &sp->entries_capacity, (size_t)sp->num_entries + 1, sizeof *sp->entries, &np))
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
-    sp->entries = (ecs_spawner__entry *)np;
-    e.identifier = id;
-    e.instance_size = instance_size;
-    e.spawn = spawn;
-    e.unspawn = unspawn;
-    e.user = user;
-    e.name = ecs__res_strdup(name, strlen(name));
-    if (!e.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
-    memmove(sp->entries + at + 1, sp->entries + at, (sp->num_entries - at) * sizeof *sp->entries);
-    sp->entries[at] = e;
-    ++sp->num_entries;
-    return ECS_OK;
-}
-
-ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
-{
-    uint32_t at;
-    if (!sp || !name) return ECS_ERROR_NOT_FOUND;
-    at = ecs__spawner_lower(sp, ecs_resource_identifier(name));
-    if (at >= sp->num_entries || strcmp(sp->entries[at].name, name) != 0) return ECS_ERROR_NOT_FOUND;
-    ECS__FREE(sp->entries[at].name);
-    memmove(sp->entries + at, sp->entries + at + 1, (sp->num_entries - at - 1) * sizeof *sp->entries);
-    --sp->num_entries;
-    return ECS_OK;
-}
-
-static uint32_t ecs__spawner_find(const ecs_spawner *sp, uint32_t id)
-{
-    uint32_t at = ecs__spawner_lower(sp, id);
-    return at < sp->num_entries && sp->entries[at].identifier == id ? at : ECS_JSON_NONE;
-}
-
-static void ecs__spawner_unspawn(const ecs_spawner *sp, const ecs_spawner__step *step, const void *blob,
-                                 ecs_spawn_context *ctx, ecs_entity *entities, uint32_t copy)
-{
-    const ecs_spawner__entry *e = sp->entries + step->entry;
-    ecs_resource_block blk = ecs_resource_block_at(blob, step->offset);
-    ctx->entity = entities + (size_t)copy * ctx->num_entities;
-    e->unspawn(e->user, ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-}
-
-ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                                      ecs_entity *out, ecs_error *err)
-{
-    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob);
-    uint32_t n, t, c, off, nsteps = 0;
-    ecs_entity *ents = out;
-    ecs_spawn_context ctx;
-    ecs_error inner;
-    ecs_result r;
-    void *np;
-    if (!sp || !em) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: NULL spawner or entity manager");
-    if (copies == 0) return ECS_OK;
-    if (ne > 0xFFFFFFFFu / copies)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: %u copies of %u entities exceed 2^32 entities",
-                             (unsigned)copies, (unsigned)ne);
-    n = ne * copies;
-    {
-        /* More entities than em can create fail here, before anything is
-           allocated or written: ecs_entity_create_many would only find out
-           after the entity table (4 bytes an entity) had been allocated and
-           cleared. Its rule: the indices never handed out plus the queued
-           ones. (n <= ECS_INDEX_MASK < 2^30 then, so the table's bytes fit a
-           32-bit size_t too.) */
-        uint32_t left = (ECS_INDEX_MASK - em->max_index) + em->num_free;
-        if (n > left)
-            return ecs_error_set(err, ECS_ERROR_INDICES_EXHAUSTED,
-                                 "spawn: %u copies of %u entities need %u entities, the entity manager has %u indices "
-                                 "left (%u in all, ECS_INDEX_BITS = %d); nothing was created",
-                                 (unsigned)copies, (unsigned)ne, (unsigned)n, (unsigned)left,
-                                 (unsigned)ECS_INDEX_MASK, ECS_INDEX_BITS);
-    }
-    /* pass 1: find each block's spawner and check fixed sizes; nothing created yet */
-    if (!ecs__res_grow(sp->steps, &sp->steps_capacity, nt ? nt : 1, sizeof *sp->steps, &np))
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u blocks", (unsigned)nt);
-    sp->steps = (ecs_spawner__step *)np;
-    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
-        ecs_resource_block blk = ecs_resource_block_at(blob, off);
-        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS_JSON_NONE && blk.num_instances) {
-            const ecs_spawner__entry *e = sp->entries + entry;
-            if (e->instance_size != ECS_SPAWNER_VARIABLE_SIZE &&
-                (uint64_t)blk.num_instances * e->instance_size != blk.size)
-                return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED,
-                                     "offset %u (block %u size): component '%s' has %u bytes for %u instances of %u "
-                                     "bytes",
-                                     (unsigned)(off + 8), (unsigned)t, e->name, (unsigned)blk.size,
-                                     (unsigned)blk.num_instances, (unsigned)e->instance_size);
-            sp->steps[nsteps].offset = off;
-            sp->steps[nsteps].entry = entry;
-            ++nsteps;
-        }
-        off = blk.next;
-    }
-    if (!ents) {
-        if (!ecs__res_grow(sp->entities, &sp->entities_capacity, n ? n : 1, sizeof *sp->entities, &np))
-            return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u entities", (unsigned)n);
-        sp->entities = (ecs_entity *)np;
-        ents = sp->entities;
-    }
-    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK)
-        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, em->error.message);
-    ctx.entities = em;
-    ctx.parent_index = ecs_resource_parent_index(blob);
-    ctx.num_entities = ne;
-    ctx.error = &inner;
-    for (t = 0; t < nsteps; ++t) {
-        const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
-        ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
-        for (c = 0; c < copies; ++c) {
-            ctx.entity = ents + (size_t)c * ne;
-            ecs_error_clear(&inner);
-            r = e->spawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-            if (r != ECS_OK) {
-                /* all or nothing: undo newest first, then the entities */
-                uint32_t tt = t, cc = c, i;
-                ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset,
-                              e->name, (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
-                for (;;) {
-                    if (cc == 0) {
-                        if (tt == 0) break;
-                        --tt;
-                        cc = copies;
-                    }
-                    --cc;
-                    ecs__spawner_unspawn(sp, sp->steps + tt, blob, &ctx, ents, cc);
-                }
-                if (n) ecs_entity_destroy_many(em, n, ents);
-                if (out)
-                    for (i = 0; i < n; ++i) out[i].id = 0;
-                return r;
-            }
-        }
-    }
-    return ECS_OK;
-}
-
-ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                                    uint32_t copies, ecs_entity *out, ecs_error *err)
-{
-    ecs_result r = ecs_resource_verify(blob, size, err);
-    if (r != ECS_OK) return r;
-    return ecs_spawner_spawn_verified(sp, em, blob, copies, out, err);
-}
-
-ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size, ecs_entity *out,
-                             ecs_error *err)
-{
-    return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
-}
-
-uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                             const ecs_entity *entities)
-{
-    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), t, c, off;
-    ecs_spawn_context ctx;
-    ecs_error inner;
-    if (!sp || !em || !entities || copies == 0) return 0;
-    /* no spawn made that many entities (it would have failed) */
-    if ((uint64_t)ne * copies > ECS_INDEX_MASK) return 0;
-    ctx.entities = em;
-    ctx.parent_index = ecs_resource_parent_index(blob);
-    ctx.num_entities = ne;
-    ctx.error = &inner;
-    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
-        ecs_resource_block blk = ecs_resource_block_at(blob, off);
-        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS_JSON_NONE && blk.num_instances) {
-            const ecs_spawner__entry *e = sp->entries + entry;
-            for (c = 0; c < copies; ++c) {
-                ctx.entity = entities + (size_t)c * ne;
-                e->unspawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-            }
-        }
-        off = blk.next;
-    }
-    return ecs_entity_destroy_many(em, ne * copies, entities);
-}
-
-/* ---- compiler ----------------------------------------------------------- */
-
-typedef struct ecs__compile_dep {
-    uint64_t hash;  /* ecs_path_hash of the path */
-    const char *path; /* in the document's pool (alive for the whole compile) */
-    uint32_t length;
-} ecs__compile_dep;
-
-typedef struct ecs__compile_block {
-    unsigned char *data;
-    uint32_t size, data_capacity;
-    uint32_t *entity_index;
-    uint32_t num_instances, index_capacity;
-} ecs__compile_block;
-
-/* An entity reference waiting for every name: the uint32 at block->data +
-   offset becomes the index of the entity named by doc value `value`. */
-typedef struct ecs__compile_fixup {
-    ecs__compile_block *block;
-    uint32_t offset;
-    uint32_t value;
-} ecs__compile_fixup;
-
-struct ecs_compiler_context {
-    const ecs_compiler *compiler;
-    const ecs_json_doc *doc;
-    const char *text;
-    size_t text_length;
-    int swap;                    /* target order differs from this machine's */
-    int big_endian;
-    ecs__compile_block *block;   /* where the current instance's bytes go */
-    const ecs_json_value *component;
-    uint32_t entity;
-    ecs_error *error;
-    ecs__compile_dep *deps;      /* unique dependencies, in order of appearance */
-    uint32_t num_deps, deps_capacity;
-    uint32_t *dep_slots;         /* hash set over deps: index + 1, 0 = empty */
-    uint32_t dep_slots_capacity; /* a power of two, or 0 */
-    ecs__compile_fixup *fixups;  /* entity references to resolve at the end */
-    uint32_t num_fixups, fixups_capacity;
-};
+/* -- registration -- */
 
 void ecs_compiler_init(ecs_compiler *c)
 {
@@ -2349,18 +2354,47 @@ const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier)
     return at < c->num_types && c->types[at].identifier == identifier ? c->types[at].name : NULL;
 }
 
-static const ecs_schema_field ecs__mesh_schema[] = {ECS_RESOURCE_MESH_SCHEMA(ECS_SCHEMA_FIELD)};
-static const ecs_schema_field ecs__actor_schema[] = {ECS_RESOURCE_ACTOR_SCHEMA(ECS_SCHEMA_FIELD)};
+/* -- the context, and what compile functions call -- */
 
-ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
-{
-    ecs_result r = ecs_compiler_register(c, "transform", ecs_resource_compile_transform, NULL,
-                                         ECS_RESOURCE_TRANSFORM_ORDER, err);
-    if (r == ECS_OK) r = ecs_compiler_set_decompile(c, "transform", ecs_resource_decompile_transform, NULL, err);
-    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "mesh", ecs__mesh_schema, 2, ECS_RESOURCE_MESH_ORDER, err);
-    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "actor", ecs__actor_schema, 2, ECS_RESOURCE_ACTOR_ORDER, err);
-    return r;
-}
+typedef struct ecs__compile_dep {
+    uint64_t hash;  /* ecs_path_hash of the path */
+    const char *path; /* in the document's pool (alive for the whole compile) */
+    uint32_t length;
+} ecs__compile_dep;
+
+typedef struct ecs__compile_block {
+    unsigned char *data;
+    uint32_t size, data_capacity;
+    uint32_t *entity_index;
+    uint32_t num_instances, index_capacity;
+} ecs__compile_block;
+
+/* An entity reference waiting for every name: the uint32 at block->data +
+   offset becomes the index of the entity named by doc value `value`. */
+typedef struct ecs__compile_fixup {
+    ecs__compile_block *block;
+    uint32_t offset;
+    uint32_t value;
+} ecs__compile_fixup;
+
+struct ecs_compiler_context {
+    const ecs_compiler *compiler;
+    const ecs_json_doc *doc;
+    const char *text;
+    size_t text_length;
+    int swap;                    /* target order differs from this machine's */
+    int big_endian;
+    ecs__compile_block *block;   /* where the current instance's bytes go */
+    const ecs_json_value *component;
+    uint32_t entity;
+    ecs_error *error;
+    ecs__compile_dep *deps;      /* unique dependencies, in order of appearance */
+    uint32_t num_deps, deps_capacity;
+    uint32_t *dep_slots;         /* hash set over deps: index + 1, 0 = empty */
+    uint32_t dep_slots_capacity; /* a power of two, or 0 */
+    ecs__compile_fixup *fixups;  /* entity references to resolve at the end */
+    uint32_t num_fixups, fixups_capacity;
+};
 
 static ecs_result ecs__compile_vfail(ecs_compiler_context *ctx, ecs_result code, const ecs_json_value *at,
                                      const char *format, va_list ap)
@@ -2672,11 +2706,11 @@ ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_val
     return ECS_OK;
 }
 
-/* -- schemas: compile -- */
+/* -- schemas -- */
 
+/* (defined with the decompiler; ecs_compiler_register_schema installs it) */
 static ecs_result ecs__schema_decompile(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
                                         uint32_t *used);
-static int ecs__decompile_all_members(const ecs_decompile_context *ctx);
 
 /* One field of a registered schema, ready to compile and decompile. */
 typedef struct ecs__schema_slot {
@@ -3151,7 +3185,7 @@ ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, cons
     return ecs_compiler_register_schema(c, name, m->schema->fields, m->schema->num_fields, spawn_order, err);
 }
 
-/* -- the transform -- */
+/* -- the standard components -- */
 
 /* The local matrix of position, rotation (normalised here) and scale, as the
    compile function computes it: 0, or 1 for a zero-length quaternion, 2 when
@@ -3233,128 +3267,16 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
     return ecs_compiler_write(ctx, words, sizeof words);
 }
 
-/* The rotation of a matrix whose rows are scaled rotation rows (scale s),
-   as a quaternion with w >= 0. */
-static void ecs__transform_rotation(const float m[16], const double s[3], double q[4])
-{
-    double r[3][3], t;
-    int i, j;
-    for (i = 0; i < 3; ++i)
-        for (j = 0; j < 3; ++j) r[i][j] = m[i * 4 + j] / s[i];
-    t = r[0][0] + r[1][1] + r[2][2];
-    if (t > 0.0) {
-        double w = sqrt(1.0 + t) * 0.5;
-        q[0] = (r[1][2] - r[2][1]) / (4.0 * w), q[1] = (r[2][0] - r[0][2]) / (4.0 * w);
-        q[2] = (r[0][1] - r[1][0]) / (4.0 * w), q[3] = w;
-    } else if (r[0][0] >= r[1][1] && r[0][0] >= r[2][2]) {
-        double x = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 0.5;
-        q[0] = x, q[1] = (r[0][1] + r[1][0]) / (4.0 * x);
-        q[2] = (r[0][2] + r[2][0]) / (4.0 * x), q[3] = (r[1][2] - r[2][1]) / (4.0 * x);
-    } else if (r[1][1] >= r[2][2]) {
-        double y = sqrt(1.0 - r[0][0] + r[1][1] - r[2][2]) * 0.5;
-        q[0] = (r[0][1] + r[1][0]) / (4.0 * y), q[1] = y;
-        q[2] = (r[1][2] + r[2][1]) / (4.0 * y), q[3] = (r[2][0] - r[0][2]) / (4.0 * y);
-    } else {
-        double z = sqrt(1.0 - r[0][0] - r[1][1] + r[2][2]) * 0.5;
-        q[0] = (r[0][2] + r[2][0]) / (4.0 * z), q[1] = (r[1][2] + r[2][1]) / (4.0 * z);
-        q[2] = z, q[3] = (r[0][1] - r[1][0]) / (4.0 * z);
-    }
-    if (q[3] < 0.0)
-        for (i = 0; i < 4; ++i) q[i] = -q[i];
-}
+static const ecs_schema_field ecs__mesh_schema[] = {ECS_RESOURCE_MESH_SCHEMA(ECS_SCHEMA_FIELD)};
+static const ecs_schema_field ecs__actor_schema[] = {ECS_RESOURCE_ACTOR_SCHEMA(ECS_SCHEMA_FIELD)};
 
-/* v rounded to `decimals` places (8: v itself), as a float. */
-static float ecs__round_decimals(double v, int decimals)
+ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
 {
-    double scale = 1.0;
-    int i;
-    if (decimals >= 8) return (float)v;
-    for (i = 0; i < decimals; ++i) scale *= 10.0;
-    return (float)(floor(v * scale + 0.5) / scale);
-}
-
-/* 1 when the matrix of pos, q, s is m bit for bit. When it equals m only
-   by value, the signs of q's zero elements (and of q itself) are tried too:
-   they decide the signs of m's zeros. */
-static int ecs__transform_same(const float m[16], const float pos[3], float q[4], const float s[3])
-{
-    float test[16], base[4];
-    int i, pattern, zeros = 0, by_value = 1;
-    if (ecs__transform_matrix(pos, q, s, test) != 0) return 0;
-    if (memcmp(test, m, sizeof test) == 0) return 1;
-    for (i = 0; i < 16; ++i) by_value &= test[i] == m[i];
-    for (i = 0; i < 4; ++i) zeros |= (q[i] == 0.0f) << i;
-    if (!by_value || !zeros) return 0;
-    memcpy(base, q, sizeof base);
-    for (pattern = 1; pattern < 32; ++pattern) { /* bit 4: negate q; bits 0..3: flip a zero's sign */
-        if (pattern & 15 & ~zeros) continue;
-        for (i = 0; i < 4; ++i) q[i] = (pattern & 16 ? -base[i] : base[i]) * ((pattern >> i) & 1 ? -1.0f : 1.0f);
-        if (ecs__transform_matrix(pos, q, s, test) == 0 && memcmp(test, m, sizeof test) == 0) return 1;
-    }
-    memcpy(q, base, sizeof base);
-    return 0;
-}
-
-/* 1 when position, rotation q (scaled by 1 + stretch before rounding to
-   `decimals` places) and one of the scale roundings compile to exactly m. */
-static int ecs__transform_try(const float m[16], const float pos[3], const double sd[3], const double qd[4],
-                              int decimals, double stretch, float q[4], float s[3])
-{
-    int i, sa;
-    for (sa = 1; sa <= 8; ++sa) {
-        for (i = 0; i < 4; ++i) q[i] = ecs__round_decimals(qd[i] * (1.0 + stretch), decimals);
-        for (i = 0; i < 3; ++i) s[i] = ecs__round_decimals(sd[i], sa);
-        if (ecs__transform_same(m, pos, q, s)) return 1;
-    }
-    return 0;
-}
-
-/* Finds position, rotation and scale that compile to exactly m, preferring
-   short numbers: rounded to 1..7 decimals (the rotation also as written
-   slightly off unit length, since the compiler normalises it), then as they
-   are. 1 if found. */
-static int ecs__transform_decompose(const float m[16], float pos[3], float q[4], float s[3])
-{
-    double sd[3], qd[4];
-    int i, qa, k;
-    if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f) return 0;
-    for (i = 0; i < 3; ++i) {
-        double a = m[i * 4], b = m[i * 4 + 1], c = m[i * 4 + 2];
-        sd[i] = sqrt(a * a + b * b + c * c);
-        if (!(sd[i] > 0.0) || !(sd[i] < 3.0e38)) return 0;
-        pos[i] = m[12 + i];
-    }
-    ecs__transform_rotation(m, sd, qd);
-    for (qa = 1; qa <= 8; ++qa)
-        for (k = 0; k <= (qa < 8 ? 16 : 0); ++k)
-            if (ecs__transform_try(m, pos, sd, qd, qa, (k & 1 ? -1e-7 : 1e-7) * (double)((k + 1) / 2), q, s)) return 1;
-    return 0;
-}
-
-ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
-                                            uint32_t *used)
-{
-    static const float zero3[3] = {0.0f, 0.0f, 0.0f}, identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    float m[16], pos[3], q[4], s[3];
-    int k, all = ecs__decompile_all_members(ctx);
-    ecs_result r = ECS_OK;
-    (void)user;
-    if (size < ECS_RESOURCE_TRANSFORM_SIZE)
-        return ecs_decompile_error(ctx, "a transform has 64 bytes, %u are left", (unsigned)size);
-    if (ecs_decompile_entity_instances(ctx) > 0) return ecs_decompile_error(ctx, "an entity has at most one transform");
-    for (k = 0; k < 16; ++k) m[k] = ecs_decompile_read_f32(ctx, (const unsigned char *)data + 4 * k);
-    *used = ECS_RESOURCE_TRANSFORM_SIZE;
-    if (!ecs__transform_decompose(m, pos, q, s))
-        return (r = ecs_decompile_member(ctx, "local")) != ECS_OK ? r : ecs_decompile_f32(ctx, m, 16);
-    if ((all || memcmp(pos, zero3, sizeof pos) != 0) &&
-        ((r = ecs_decompile_member(ctx, "position")) != ECS_OK || (r = ecs_decompile_f32(ctx, pos, 3)) != ECS_OK))
-        return r;
-    if ((all || memcmp(q, identity, sizeof q) != 0) &&
-        ((r = ecs_decompile_member(ctx, "rotation")) != ECS_OK || (r = ecs_decompile_f32(ctx, q, 4)) != ECS_OK))
-        return r;
-    if (all || s[0] != 1.0f || s[1] != 1.0f || s[2] != 1.0f)
-        r = (r = ecs_decompile_member(ctx, "scale")) != ECS_OK ? r
-            : ecs_decompile_f32(ctx, s, s[0] == s[1] && s[1] == s[2] ? 1u : 3u);
+    ecs_result r = ecs_compiler_register(c, "transform", ecs_resource_compile_transform, NULL,
+                                         ECS_RESOURCE_TRANSFORM_ORDER, err);
+    if (r == ECS_OK) r = ecs_compiler_set_decompile(c, "transform", ecs_resource_decompile_transform, NULL, err);
+    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "mesh", ecs__mesh_schema, 2, ECS_RESOURCE_MESH_ORDER, err);
+    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "actor", ecs__actor_schema, 2, ECS_RESOURCE_ACTOR_ORDER, err);
     return r;
 }
 
@@ -3979,7 +3901,7 @@ void ecs_compiler_output_free(ecs_compiler_output *out)
     memset(out, 0, sizeof *out);
 }
 
-/* ---- names block ---------------------------------------------------------- */
+/* ---- NAMES BLOCK --------------------------------------------------------- */
 
 /* Reads the u32 at data + *pos (the names block's data, n bytes) into *v;
    0 when it does not fit. */
@@ -3988,25 +3910,6 @@ static int ecs__names_u32(const unsigned char *data, uint32_t n, uint32_t *pos, 
     if (*pos > n || n - *pos < 4u) return 0;
     *v = ecs__res_rd32(data + *pos, swap);
     *pos += 4u;
-    return 1;
-}
-
-/* Byte order of two strings (shorter first on a tie), as the dependency list. */
-static int ecs__compile_dep_order(const char *a, uint32_t an, const char *b, uint32_t bn)
-{
-    int c = memcmp(a, b, an < bn ? an : bn);
-    return c ? c : (an > bn) - (an < bn);
-}
-
-/* 1 when s[0..n) is UTF-8 (any byte below 0x80 included). */
-static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
-{
-    uint32_t i = 0;
-    while (i < n) {
-        uint32_t k = s[i] < 0x80 ? 1u : ecs__utf8_sequence(s + i, s + n);
-        if (!k) return 0;
-        i += k;
-    }
     return 1;
 }
 
@@ -4170,7 +4073,9 @@ void ecs_resource_names_free(ecs_resource_names *names)
     memset(names, 0, sizeof *names);
 }
 
-/* ---- decompiler --------------------------------------------------------------- */
+/* ---- DECOMPILER ---------------------------------------------------------- */
+
+/* -- the JSON text, the context, and what decompile functions call -- */
 
 /* The JSON text being written (dry: only counted). */
 typedef struct ecs__jout {
@@ -4447,6 +4352,8 @@ ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index)
     return ECS_OK;
 }
 
+/* -- the decompile functions of schemas and of the transform -- */
+
 /* Writes field f's value (native bytes) as JSON; refuses what would not
    compile back to the same bytes. */
 static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs__schema_slot *f,
@@ -4517,6 +4424,133 @@ static ecs_result ecs__schema_decompile(void *user, ecs_decompile_context *ctx, 
     *used = si->record_size;
     return ECS_OK;
 }
+
+/* The rotation of a matrix whose rows are scaled rotation rows (scale s),
+   as a quaternion with w >= 0. */
+static void ecs__transform_rotation(const float m[16], const double s[3], double q[4])
+{
+    double r[3][3], t;
+    int i, j;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) r[i][j] = m[i * 4 + j] / s[i];
+    t = r[0][0] + r[1][1] + r[2][2];
+    if (t > 0.0) {
+        double w = sqrt(1.0 + t) * 0.5;
+        q[0] = (r[1][2] - r[2][1]) / (4.0 * w), q[1] = (r[2][0] - r[0][2]) / (4.0 * w);
+        q[2] = (r[0][1] - r[1][0]) / (4.0 * w), q[3] = w;
+    } else if (r[0][0] >= r[1][1] && r[0][0] >= r[2][2]) {
+        double x = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 0.5;
+        q[0] = x, q[1] = (r[0][1] + r[1][0]) / (4.0 * x);
+        q[2] = (r[0][2] + r[2][0]) / (4.0 * x), q[3] = (r[1][2] - r[2][1]) / (4.0 * x);
+    } else if (r[1][1] >= r[2][2]) {
+        double y = sqrt(1.0 - r[0][0] + r[1][1] - r[2][2]) * 0.5;
+        q[0] = (r[0][1] + r[1][0]) / (4.0 * y), q[1] = y;
+        q[2] = (r[1][2] + r[2][1]) / (4.0 * y), q[3] = (r[2][0] - r[0][2]) / (4.0 * y);
+    } else {
+        double z = sqrt(1.0 - r[0][0] - r[1][1] + r[2][2]) * 0.5;
+        q[0] = (r[0][2] + r[2][0]) / (4.0 * z), q[1] = (r[1][2] + r[2][1]) / (4.0 * z);
+        q[2] = z, q[3] = (r[0][1] - r[1][0]) / (4.0 * z);
+    }
+    if (q[3] < 0.0)
+        for (i = 0; i < 4; ++i) q[i] = -q[i];
+}
+
+/* v rounded to `decimals` places (8: v itself), as a float. */
+static float ecs__round_decimals(double v, int decimals)
+{
+    double scale = 1.0;
+    int i;
+    if (decimals >= 8) return (float)v;
+    for (i = 0; i < decimals; ++i) scale *= 10.0;
+    return (float)(floor(v * scale + 0.5) / scale);
+}
+
+/* 1 when the matrix of pos, q, s is m bit for bit. When it equals m only
+   by value, the signs of q's zero elements (and of q itself) are tried too:
+   they decide the signs of m's zeros. */
+static int ecs__transform_same(const float m[16], const float pos[3], float q[4], const float s[3])
+{
+    float test[16], base[4];
+    int i, pattern, zeros = 0, by_value = 1;
+    if (ecs__transform_matrix(pos, q, s, test) != 0) return 0;
+    if (memcmp(test, m, sizeof test) == 0) return 1;
+    for (i = 0; i < 16; ++i) by_value &= test[i] == m[i];
+    for (i = 0; i < 4; ++i) zeros |= (q[i] == 0.0f) << i;
+    if (!by_value || !zeros) return 0;
+    memcpy(base, q, sizeof base);
+    for (pattern = 1; pattern < 32; ++pattern) { /* bit 4: negate q; bits 0..3: flip a zero's sign */
+        if (pattern & 15 & ~zeros) continue;
+        for (i = 0; i < 4; ++i) q[i] = (pattern & 16 ? -base[i] : base[i]) * ((pattern >> i) & 1 ? -1.0f : 1.0f);
+        if (ecs__transform_matrix(pos, q, s, test) == 0 && memcmp(test, m, sizeof test) == 0) return 1;
+    }
+    memcpy(q, base, sizeof base);
+    return 0;
+}
+
+/* 1 when position, rotation q (scaled by 1 + stretch before rounding to
+   `decimals` places) and one of the scale roundings compile to exactly m. */
+static int ecs__transform_try(const float m[16], const float pos[3], const double sd[3], const double qd[4],
+                              int decimals, double stretch, float q[4], float s[3])
+{
+    int i, sa;
+    for (sa = 1; sa <= 8; ++sa) {
+        for (i = 0; i < 4; ++i) q[i] = ecs__round_decimals(qd[i] * (1.0 + stretch), decimals);
+        for (i = 0; i < 3; ++i) s[i] = ecs__round_decimals(sd[i], sa);
+        if (ecs__transform_same(m, pos, q, s)) return 1;
+    }
+    return 0;
+}
+
+/* Finds position, rotation and scale that compile to exactly m, preferring
+   short numbers: rounded to 1..7 decimals (the rotation also as written
+   slightly off unit length, since the compiler normalises it), then as they
+   are. 1 if found. */
+static int ecs__transform_decompose(const float m[16], float pos[3], float q[4], float s[3])
+{
+    double sd[3], qd[4];
+    int i, qa, k;
+    if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f) return 0;
+    for (i = 0; i < 3; ++i) {
+        double a = m[i * 4], b = m[i * 4 + 1], c = m[i * 4 + 2];
+        sd[i] = sqrt(a * a + b * b + c * c);
+        if (!(sd[i] > 0.0) || !(sd[i] < 3.0e38)) return 0;
+        pos[i] = m[12 + i];
+    }
+    ecs__transform_rotation(m, sd, qd);
+    for (qa = 1; qa <= 8; ++qa)
+        for (k = 0; k <= (qa < 8 ? 16 : 0); ++k)
+            if (ecs__transform_try(m, pos, sd, qd, qa, (k & 1 ? -1e-7 : 1e-7) * (double)((k + 1) / 2), q, s)) return 1;
+    return 0;
+}
+
+ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
+                                            uint32_t *used)
+{
+    static const float zero3[3] = {0.0f, 0.0f, 0.0f}, identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    float m[16], pos[3], q[4], s[3];
+    int k, all = ecs__decompile_all_members(ctx);
+    ecs_result r = ECS_OK;
+    (void)user;
+    if (size < ECS_RESOURCE_TRANSFORM_SIZE)
+        return ecs_decompile_error(ctx, "a transform has 64 bytes, %u are left", (unsigned)size);
+    if (ecs_decompile_entity_instances(ctx) > 0) return ecs_decompile_error(ctx, "an entity has at most one transform");
+    for (k = 0; k < 16; ++k) m[k] = ecs_decompile_read_f32(ctx, (const unsigned char *)data + 4 * k);
+    *used = ECS_RESOURCE_TRANSFORM_SIZE;
+    if (!ecs__transform_decompose(m, pos, q, s))
+        return (r = ecs_decompile_member(ctx, "local")) != ECS_OK ? r : ecs_decompile_f32(ctx, m, 16);
+    if ((all || memcmp(pos, zero3, sizeof pos) != 0) &&
+        ((r = ecs_decompile_member(ctx, "position")) != ECS_OK || (r = ecs_decompile_f32(ctx, pos, 3)) != ECS_OK))
+        return r;
+    if ((all || memcmp(q, identity, sizeof q) != 0) &&
+        ((r = ecs_decompile_member(ctx, "rotation")) != ECS_OK || (r = ecs_decompile_f32(ctx, q, 4)) != ECS_OK))
+        return r;
+    if (all || s[0] != 1.0f || s[1] != 1.0f || s[2] != 1.0f)
+        r = (r = ecs_decompile_member(ctx, "scale")) != ECS_OK ? r
+            : ecs_decompile_f32(ctx, s, s[0] == s[1] && s[1] == s[2] ? 1u : 3u);
+    return r;
+}
+
+/* -- the decompile driver -- */
 
 /* Writes a raw block's next instance: its spawn order and its bytes as hex
    (equal shares when the size divides, else all of them on the first). */
