@@ -2007,15 +2007,122 @@ static ecs_result ecs__json_member_name(ecs__json_parser *ps, const unsigned cha
     return ECS_OK;
 }
 
-ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err)
+/* What the parser expects next at p. */
+typedef enum ecs__json_state {
+    ECS__JSON_VALUE,       /* a value (a member's value once its name is read) */
+    ECS__JSON_AFTER_VALUE, /* ',', the closing bracket of the open container, or the end */
+    ECS__JSON_DONE         /* the root value is complete and nothing follows it */
+} ecs__json_state;
+
+/* Opens the array or object at *pp: then the first element or member value
+   (its name read), or, when it closes at once, what follows a value. */
+static ecs_result ecs__json_open(ecs__json_parser *ps, const unsigned char **pp, ecs__json_state *next)
 {
-    ecs__json_parser ps;
-    const unsigned char *p, *end;
-    ecs_result r = ECS_OK;
+    ecs_json_doc *doc = ps->doc;
+    const unsigned char *p = *pp;
+    int is_object = *p == '{';
     uint32_t idx;
+    ecs_result r;
     void *np;
-    if (!doc || (!text && len))
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_json_parse: NULL argument");
+    if (ps->depth >= ECS_JSON_MAX_DEPTH)
+        return ecs__json_fail(ps, p, "arrays and objects nest deeper than %d", ECS_JSON_MAX_DEPTH);
+    if ((r = ecs__json_push(ps, is_object ? ECS_JSON_OBJECT : ECS_JSON_ARRAY, p, &idx)) != ECS_OK) return r;
+    if (ps->depth == doc->stack_capacity) {
+        if (!ecs__res_grow(doc->stack, &doc->stack_capacity, (size_t)ps->depth + 1, sizeof(uint32_t), &np))
+            return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON nesting");
+        doc->stack = (uint32_t *)np;
+    }
+    doc->stack[ps->depth++] = idx;
+    p = ecs__json_ws(p + 1, ps->end);
+    if (p < ps->end && *p == (is_object ? '}' : ']')) {
+        --ps->depth;
+        doc->values[idx].next = doc->num_values;
+        *pp = p + 1;
+        *next = ECS__JSON_AFTER_VALUE;
+        return ECS_OK;
+    }
+    *next = ECS__JSON_VALUE;
+    *pp = p;
+    return is_object ? ecs__json_member_name(ps, pp) : ECS_OK;
+}
+
+/* Reads the string, literal or number at *pp. */
+static ecs_result ecs__json_scalar(ecs__json_parser *ps, const unsigned char **pp)
+{
+    ecs_json_doc *doc = ps->doc;
+    const unsigned char *p = *pp;
+    uint32_t idx, off, n;
+    ecs_result r;
+    if (*p == '"') {
+        if ((r = ecs__json_push(ps, ECS_JSON_STRING, p, &idx)) != ECS_OK) return r;
+        if ((r = ecs__json_string(ps, pp, &off, &n)) != ECS_OK) return r;
+        doc->values[idx].str = off;
+        doc->values[idx].count = n;
+        return ECS_OK;
+    }
+    if (*p == 't' || *p == 'f' || *p == 'n') {
+        const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+        size_t wl = strlen(word);
+        if ((size_t)(ps->end - p) < wl || memcmp(p, word, wl) != 0)
+            return ecs__json_fail(ps, p, "invalid literal (expected %s)", word);
+        r = ecs__json_push(ps, *p == 't' ? ECS_JSON_TRUE : *p == 'f' ? ECS_JSON_FALSE : ECS_JSON_NULL, p, &idx);
+        if (r == ECS_OK) *pp = p + wl;
+        return r;
+    }
+    if (*p == '-' || ECS__JSON_DIGIT(*p)) {
+        if ((r = ecs__json_push(ps, ECS_JSON_NUMBER, p, &idx)) != ECS_OK) return r;
+        return ecs__json_number(ps, pp, doc->values + idx);
+    }
+    return ecs__json_fail(ps, p, "expected a value (object, array, string, number, true, false or null)");
+}
+
+/* A value starts at *pp. */
+static ecs_result ecs__json_value(ecs__json_parser *ps, const unsigned char **pp, ecs__json_state *next)
+{
+    if (*pp >= ps->end) return ecs__json_fail(ps, *pp, "expected a value");
+    if (**pp == '{' || **pp == '[') return ecs__json_open(ps, pp, next);
+    *next = ECS__JSON_AFTER_VALUE;
+    return ecs__json_scalar(ps, pp);
+}
+
+/* After a value: the end of the text (when no container is open), a ','
+   (then the next element, or the next member's name and its value) or the
+   bracket that closes the innermost container. */
+static ecs_result ecs__json_after_value(ecs__json_parser *ps, const unsigned char **pp, ecs__json_state *next)
+{
+    ecs_json_doc *doc = ps->doc;
+    const unsigned char *p = ecs__json_ws(*pp, ps->end);
+    uint32_t top;
+    int is_object;
+    *pp = p;
+    if (ps->depth == 0) {
+        if (p < ps->end) return ecs__json_fail(ps, p, "unexpected text after the JSON value");
+        *next = ECS__JSON_DONE;
+        return ECS_OK;
+    }
+    top = doc->stack[ps->depth - 1];
+    is_object = doc->values[top].type == ECS_JSON_OBJECT;
+    if (p < ps->end && *p == ',') {
+        *pp = ecs__json_ws(p + 1, ps->end);
+        *next = ECS__JSON_VALUE;
+        return is_object ? ecs__json_member_name(ps, pp) : ECS_OK;
+    }
+    if (p < ps->end && *p == (is_object ? '}' : ']')) {
+        --ps->depth;
+        doc->values[top].next = doc->num_values;
+        *pp = p + 1;
+        *next = ECS__JSON_AFTER_VALUE;
+        return ECS_OK;
+    }
+    return ecs__json_fail(ps, p, is_object ? "expected ',' or '}' after an object member"
+                                           : "expected ',' or ']' after an array element");
+}
+
+/* Empties doc and makes room for len bytes of text: its strings in the pool
+   and a first guess of its values. */
+static ecs_result ecs__json_reset(ecs_json_doc *doc, size_t len, ecs_error *err)
+{
+    void *np;
     doc->num_values = 0;
     doc->pool_size = 0;
     if (len >= 0xFFFFFFF0u)
@@ -2028,6 +2135,18 @@ ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_e
     if (!ecs__res_grow(doc->values, &doc->values_capacity, len / 16 + 16, sizeof(ecs_json_value), &np))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON values");
     doc->values = (ecs_json_value *)np;
+    return ECS_OK;
+}
+
+ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err)
+{
+    ecs__json_parser ps;
+    ecs__json_state state = ECS__JSON_VALUE;
+    const unsigned char *p;
+    ecs_result r;
+    if (!doc || (!text && len))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_json_parse: NULL argument");
+    if ((r = ecs__json_reset(doc, len, err)) != ECS_OK) return r;
     ps.doc = doc;
     ps.text = (const unsigned char *)(text ? text : "");
     ps.end = ps.text + len;
@@ -2035,109 +2154,13 @@ ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_e
     ps.key_length = 0;
     ps.depth = 0;
     ps.err = err;
-    end = ps.end;
-    p = ecs__json_ws(ps.text, end);
-    for (;;) {
-        /* a value starts at p */
-        if (p >= end) {
-            r = ecs__json_fail(&ps, p, "expected a value");
-            break;
-        }
-        switch (*p) {
-        case '{':
-        case '[': {
-            int is_object = *p == '{';
-            if (ps.depth >= ECS_JSON_MAX_DEPTH) {
-                r = ecs__json_fail(&ps, p, "arrays and objects nest deeper than %d", ECS_JSON_MAX_DEPTH);
-                break;
-            }
-            if ((r = ecs__json_push(&ps, is_object ? ECS_JSON_OBJECT : ECS_JSON_ARRAY, p, &idx)) != ECS_OK) break;
-            if (ps.depth == doc->stack_capacity) {
-                if (!ecs__res_grow(doc->stack, &doc->stack_capacity, (size_t)ps.depth + 1, sizeof(uint32_t), &np)) {
-                    r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON nesting");
-                    break;
-                }
-                doc->stack = (uint32_t *)np;
-            }
-            doc->stack[ps.depth++] = idx;
-            p = ecs__json_ws(p + 1, end);
-            if (p < end && *p == (is_object ? '}' : ']')) {
-                ++p;
-                --ps.depth;
-                doc->values[idx].next = doc->num_values;
-                goto after_value;
-            }
-            if (is_object && (r = ecs__json_member_name(&ps, &p)) != ECS_OK) break;
-            continue; /* the first element or member value */
-        }
-        case '"': {
-            uint32_t off, n;
-            if ((r = ecs__json_push(&ps, ECS_JSON_STRING, p, &idx)) != ECS_OK) break;
-            if ((r = ecs__json_string(&ps, &p, &off, &n)) != ECS_OK) break;
-            doc->values[idx].str = off;
-            doc->values[idx].count = n;
-            goto after_value;
-        }
-        case 't':
-        case 'f':
-        case 'n': {
-            const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
-            size_t wl = strlen(word);
-            if ((size_t)(end - p) < wl || memcmp(p, word, wl) != 0) {
-                r = ecs__json_fail(&ps, p, "invalid literal (expected %s)", word);
-                break;
-            }
-            if ((r = ecs__json_push(&ps, *p == 't' ? ECS_JSON_TRUE : *p == 'f' ? ECS_JSON_FALSE : ECS_JSON_NULL, p,
-                                    &idx)) != ECS_OK)
-                break;
-            p += wl;
-            goto after_value;
-        }
-        default:
-            if (*p == '-' || ECS__JSON_DIGIT(*p)) {
-                if ((r = ecs__json_push(&ps, ECS_JSON_NUMBER, p, &idx)) != ECS_OK) break;
-                if ((r = ecs__json_number(&ps, &p, doc->values + idx)) != ECS_OK) break;
-                goto after_value;
-            }
-            r = ecs__json_fail(&ps, p, "expected a value (object, array, string, number, true, false or null)");
-            break;
-        }
-        break; /* an error from the switch */
-
-    after_value:
-        for (;;) {
-            uint32_t top;
-            int is_object;
-            p = ecs__json_ws(p, end);
-            if (ps.depth == 0) {
-                if (p < end) {
-                    r = ecs__json_fail(&ps, p, "unexpected text after the JSON value");
-                } else {
-                    return ECS_OK;
-                }
-                break;
-            }
-            top = doc->stack[ps.depth - 1];
-            is_object = doc->values[top].type == ECS_JSON_OBJECT;
-            if (p < end && *p == ',') {
-                p = ecs__json_ws(p + 1, end);
-                if (is_object) r = ecs__json_member_name(&ps, &p);
-                break;
-            }
-            if (p < end && *p == (is_object ? '}' : ']')) {
-                ++p;
-                --ps.depth;
-                doc->values[top].next = doc->num_values;
-                continue;
-            }
-            r = ecs__json_fail(&ps, p, is_object ? "expected ',' or '}' after an object member"
-                                                 : "expected ',' or ']' after an array element");
-            break;
-        }
-        if (r != ECS_OK) break;
+    p = ecs__json_ws(ps.text, ps.end);
+    while (r == ECS_OK && state != ECS__JSON_DONE)
+        r = state == ECS__JSON_VALUE ? ecs__json_value(&ps, &p, &state) : ecs__json_after_value(&ps, &p, &state);
+    if (r != ECS_OK) {
+        doc->num_values = 0;
+        doc->pool_size = 0;
     }
-    doc->num_values = 0;
-    doc->pool_size = 0;
     return r;
 }
 
