@@ -1180,10 +1180,12 @@ static int ecs__res_any_at_least(const uint32_t *v, uint32_t n, uint32_t limit)
     return bad != 0;
 }
 
-/* Verifies b in native order (swap == 0) or the other order (swap == 1). */
-static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
+/* The header checks: alignment, magic, byte order mark, version, total_size
+   equal to size, room for the parent indices. *ne, *nt: the counts. */
+static ecs_result ecs__verify_header(const unsigned char *b, size_t size, int swap, uint32_t *ne, uint32_t *nt,
+                                     ecs_error *err)
 {
-    uint32_t bom, version, total, ne, nt, off, t, k;
+    uint32_t bom, version, total;
     if (!b) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "resource: blob is NULL");
     if ((uintptr_t)b & 3u)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
@@ -1210,81 +1212,109 @@ static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int 
         return ECS__RES_CORRUPT("offset 12 (total_size): says %u bytes, the buffer has %lu", (unsigned)total,
                                 (unsigned long)size);
     /* from here on every offset fits a uint32 because size == total */
-    ne = ecs__res_rd32(b + 16, swap);
-    nt = ecs__res_rd32(b + 20, swap);
-    if (ne > (total - ECS_RESOURCE_HEADER_SIZE) / 4u)
+    *ne = ecs__res_rd32(b + 16, swap);
+    *nt = ecs__res_rd32(b + 20, swap);
+    if (*ne > (total - ECS_RESOURCE_HEADER_SIZE) / 4u)
         return ECS__RES_CORRUPT("offset 16 (num_entities): %u entities need %lu bytes of parent_index, only %u bytes "
                                 "follow the header",
-                                (unsigned)ne, (unsigned long)ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
-    {
-        const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
-        uint32_t bad = 0;
-        if (!swap) {
-            bad = (uint32_t)ecs__res_parents_bad(parent, ne);
-        } else {
-            for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
-        }
-        if (bad) {
-            for (k = 0; k < ne; ++k) {
-                uint32_t p = swap ? ecs__res_bswap32(parent[k]) : parent[k];
-                if (p + 1u > k)
-                    return ECS__RES_CORRUPT("offset %u (parent_index[%u]): parent %u is not an earlier entity (parents "
-                                            "come first; 0xFFFFFFFF is a root)",
-                                            (unsigned)(ECS_RESOURCE_HEADER_SIZE + 4u * k), (unsigned)k, (unsigned)p);
-            }
-        }
-    }
-    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
-    for (t = 0; t < nt; ++t) {
-        uint32_t ni, sz, rem, pad, bad = 0, j;
-        const uint32_t *index;
-        if (total - off < ECS_RESOURCE_BLOCK_HEADER_SIZE)
-            return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
-                                    "needs 12",
-                                    (unsigned)off, (unsigned)t, (unsigned)nt, (unsigned)(total - off));
-        ni = ecs__res_rd32(b + off + 4, swap);
-        sz = ecs__res_rd32(b + off + 8, swap);
-        rem = total - off - ECS_RESOURCE_BLOCK_HEADER_SIZE;
-        if (ni > rem / 4u)
-            return ECS__RES_CORRUPT("offset %u (block %u num_instances): %u instances need %lu bytes of entity_index, "
-                                    "%u bytes remain",
-                                    (unsigned)(off + 4), (unsigned)t, (unsigned)ni, (unsigned long)ni * 4ul,
-                                    (unsigned)rem);
-        rem -= 4u * ni;
-        if (sz > rem)
-            return ECS__RES_CORRUPT("offset %u (block %u size): %u bytes of instance_data, %u bytes remain",
-                                    (unsigned)(off + 8), (unsigned)t, (unsigned)sz, (unsigned)rem);
-        pad = (4u - (sz & 3u)) & 3u;
-        if (pad > rem - sz)
-            return ECS__RES_CORRUPT("offset %u (block %u padding): %u bytes of padding needed, %u bytes remain",
-                                    (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz), (unsigned)t,
-                                    (unsigned)pad, (unsigned)(rem - sz));
-        index = (const uint32_t *)(const void *)(b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE);
-        if (!swap) {
-            bad = (uint32_t)ecs__res_any_at_least(index, ni, ne);
-        } else {
-            for (j = 0; j < ni; ++j) bad |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
-        }
-        if (bad) {
-            for (j = 0; j < ni; ++j) {
-                uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
-                if (e >= ne)
-                    return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
-                                            "entities",
-                                            (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
-                                            (unsigned)j, (unsigned)e, (unsigned)ne);
-            }
-        }
-        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz;
-        for (j = 0; j < pad; ++j, ++off)
-            if (b[off] != 0)
-                return ECS__RES_CORRUPT("offset %u (block %u padding): byte 0x%02X, padding must be zero",
-                                        (unsigned)off, (unsigned)t, (unsigned)b[off]);
-    }
-    if (off != total)
-        return ECS__RES_CORRUPT("offset %u (total_size): %u bytes follow the last of %u blocks", (unsigned)off,
-                                (unsigned)(total - off), (unsigned)nt);
+                                (unsigned)*ne, (unsigned long)*ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
     return ECS_OK;
+}
+
+/* Parents before children: every parent_index is a root or an earlier
+   entity (the fast check first, the loop that names the culprit after). */
+static ecs_result ecs__verify_parents(const unsigned char *b, uint32_t ne, int swap, ecs_error *err)
+{
+    const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
+    uint32_t bad = 0, k;
+    if (!swap) {
+        bad = (uint32_t)ecs__res_parents_bad(parent, ne);
+    } else {
+        for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
+    }
+    for (k = 0; bad && k < ne; ++k) {
+        uint32_t p = swap ? ecs__res_bswap32(parent[k]) : parent[k];
+        if (p + 1u > k)
+            return ECS__RES_CORRUPT("offset %u (parent_index[%u]): parent %u is not an earlier entity (parents "
+                                    "come first; 0xFFFFFFFF is a root)",
+                                    (unsigned)(ECS_RESOURCE_HEADER_SIZE + 4u * k), (unsigned)k, (unsigned)p);
+    }
+    return ECS_OK;
+}
+
+/* Every entity_index of block t (ni of them at index) is below ne. */
+static ecs_result ecs__verify_entity_indices(const uint32_t *index, uint32_t ni, uint32_t ne, uint32_t off, uint32_t t,
+                                             int swap, ecs_error *err)
+{
+    uint32_t bad = 0, j;
+    if (!swap) {
+        bad = (uint32_t)ecs__res_any_at_least(index, ni, ne);
+    } else {
+        for (j = 0; j < ni; ++j) bad |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
+    }
+    for (j = 0; bad && j < ni; ++j) {
+        uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
+        if (e >= ne)
+            return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
+                                    "entities",
+                                    (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
+                                    (unsigned)j, (unsigned)e, (unsigned)ne);
+    }
+    return ECS_OK;
+}
+
+/* Block t of nt at *off (total bytes in the blob, ne entities): its header,
+   entity indices and instance data inside the blob, the indices in range,
+   zero padding. Moves *off to the next block. */
+static ecs_result ecs__verify_block(const unsigned char *b, uint32_t total, uint32_t ne, uint32_t t, uint32_t nt,
+                                    uint32_t *off, int swap, ecs_error *err)
+{
+    uint32_t o = *off, ni, sz, rem, pad, j;
+    ecs_result r;
+    if (total - o < ECS_RESOURCE_BLOCK_HEADER_SIZE)
+        return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
+                                "needs 12",
+                                (unsigned)o, (unsigned)t, (unsigned)nt, (unsigned)(total - o));
+    ni = ecs__res_rd32(b + o + 4, swap);
+    sz = ecs__res_rd32(b + o + 8, swap);
+    rem = total - o - ECS_RESOURCE_BLOCK_HEADER_SIZE;
+    if (ni > rem / 4u)
+        return ECS__RES_CORRUPT("offset %u (block %u num_instances): %u instances need %lu bytes of entity_index, "
+                                "%u bytes remain",
+                                (unsigned)(o + 4), (unsigned)t, (unsigned)ni, (unsigned long)ni * 4ul, (unsigned)rem);
+    rem -= 4u * ni;
+    if (sz > rem)
+        return ECS__RES_CORRUPT("offset %u (block %u size): %u bytes of instance_data, %u bytes remain",
+                                (unsigned)(o + 8), (unsigned)t, (unsigned)sz, (unsigned)rem);
+    pad = (4u - (sz & 3u)) & 3u;
+    if (pad > rem - sz)
+        return ECS__RES_CORRUPT("offset %u (block %u padding): %u bytes of padding needed, %u bytes remain",
+                                (unsigned)(o + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz), (unsigned)t,
+                                (unsigned)pad, (unsigned)(rem - sz));
+    r = ecs__verify_entity_indices((const uint32_t *)(const void *)(b + o + ECS_RESOURCE_BLOCK_HEADER_SIZE), ni, ne,
+                                   o, t, swap, err);
+    if (r != ECS_OK) return r;
+    o += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz;
+    for (j = 0; j < pad; ++j, ++o)
+        if (b[o] != 0)
+            return ECS__RES_CORRUPT("offset %u (block %u padding): byte 0x%02X, padding must be zero", (unsigned)o,
+                                    (unsigned)t, (unsigned)b[o]);
+    *off = o;
+    return ECS_OK;
+}
+
+/* Verifies b in native order (swap == 0) or the other order (swap == 1). */
+static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
+{
+    uint32_t ne = 0, nt = 0, off, t;
+    ecs_result r = ecs__verify_header(b, size, swap, &ne, &nt, err);
+    if (r == ECS_OK) r = ecs__verify_parents(b, ne, swap, err);
+    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
+    for (t = 0; r == ECS_OK && t < nt; ++t) r = ecs__verify_block(b, (uint32_t)size, ne, t, nt, &off, swap, err);
+    if (r == ECS_OK && off != (uint32_t)size)
+        return ECS__RES_CORRUPT("offset %u (total_size): %u bytes follow the last of %u blocks", (unsigned)off,
+                                (unsigned)((uint32_t)size - off), (unsigned)nt);
+    return r;
 }
 
 ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
@@ -1469,38 +1499,37 @@ static void ecs__spawner_unspawn(const ecs_spawner *sp, const ecs_spawner__step 
     e->unspawn(e->user, ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
 }
 
-ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                                      ecs_entity *out, ecs_error *err)
+/* *n = ne * copies, the entities a spawn creates, when em has that many
+   indices left; else fails before anything is allocated or written:
+   ecs_entity_create_many would only find out after the entity table (4 bytes
+   an entity) had been allocated and cleared. Its rule: the indices never
+   handed out plus the queued ones. (n <= ECS_INDEX_MASK < 2^30 then, so the
+   table's bytes fit a 32-bit size_t too.) copies > 0. */
+static ecs_result ecs__spawner_check_room(const ecs_entity_manager *em, uint32_t ne, uint32_t copies, uint32_t *n,
+                                          ecs_error *err)
 {
-    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob);
-    uint32_t n, t, c, off, nsteps = 0;
-    ecs_entity *ents = out;
-    ecs_spawn_context ctx;
-    ecs_error inner;
-    ecs_result r;
-    void *np;
-    if (!sp || !em) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: NULL spawner or entity manager");
-    if (copies == 0) return ECS_OK;
+    uint32_t left;
     if (ne > 0xFFFFFFFFu / copies)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: %u copies of %u entities exceed 2^32 entities",
                              (unsigned)copies, (unsigned)ne);
-    n = ne * copies;
-    {
-        /* More entities than em can create fail here, before anything is
-           allocated or written: ecs_entity_create_many would only find out
-           after the entity table (4 bytes an entity) had been allocated and
-           cleared. Its rule: the indices never handed out plus the queued
-           ones. (n <= ECS_INDEX_MASK < 2^30 then, so the table's bytes fit a
-           32-bit size_t too.) */
-        uint32_t left = (ECS_INDEX_MASK - em->max_index) + em->num_free;
-        if (n > left)
-            return ecs_error_set(err, ECS_ERROR_INDICES_EXHAUSTED,
-                                 "spawn: %u copies of %u entities need %u entities, the entity manager has %u indices "
-                                 "left (%u in all, ECS_INDEX_BITS = %d); nothing was created",
-                                 (unsigned)copies, (unsigned)ne, (unsigned)n, (unsigned)left,
-                                 (unsigned)ECS_INDEX_MASK, ECS_INDEX_BITS);
-    }
-    /* pass 1: find each block's spawner and check fixed sizes; nothing created yet */
+    *n = ne * copies;
+    left = (ECS_INDEX_MASK - em->max_index) + em->num_free;
+    if (*n > left)
+        return ecs_error_set(err, ECS_ERROR_INDICES_EXHAUSTED,
+                             "spawn: %u copies of %u entities need %u entities, the entity manager has %u indices "
+                             "left (%u in all, ECS_INDEX_BITS = %d); nothing was created",
+                             (unsigned)copies, (unsigned)ne, (unsigned)*n, (unsigned)left, (unsigned)ECS_INDEX_MASK,
+                             ECS_INDEX_BITS);
+    return ECS_OK;
+}
+
+/* Finds the spawner of each block with instances and checks fixed sizes
+   (nothing is created yet): sp->steps[0 .. *nsteps), in blob order. */
+static ecs_result ecs__spawner_match_blocks(ecs_spawner *sp, const void *blob, uint32_t *nsteps, ecs_error *err)
+{
+    uint32_t nt = ecs_resource_num_component_types(blob), t, off;
+    void *np;
+    *nsteps = 0;
     if (!ecs__res_grow(sp->steps, &sp->steps_capacity, nt ? nt : 1, sizeof *sp->steps, &np))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u blocks", (unsigned)nt);
     sp->steps = (ecs_spawner__step *)np;
@@ -1516,12 +1545,50 @@ ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, c
                                      "bytes",
                                      (unsigned)(off + 8), (unsigned)t, e->name, (unsigned)blk.size,
                                      (unsigned)blk.num_instances, (unsigned)e->instance_size);
-            sp->steps[nsteps].offset = off;
-            sp->steps[nsteps].entry = entry;
-            ++nsteps;
+            sp->steps[*nsteps].offset = off;
+            sp->steps[*nsteps].entry = entry;
+            ++*nsteps;
         }
         off = blk.next;
     }
+    return ECS_OK;
+}
+
+/* All or nothing after spawn function `step` failed for copy `copy`: undoes
+   the spawns before it, newest first, then destroys the entities and clears
+   out (when given). */
+static void ecs__spawner_roll_back(const ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                   ecs_spawn_context *ctx, ecs_entity *ents, uint32_t step, uint32_t copy,
+                                   uint32_t copies, ecs_entity *out)
+{
+    uint32_t n = ctx->num_entities * copies, i;
+    for (;;) {
+        if (copy == 0) {
+            if (step == 0) break;
+            --step;
+            copy = copies;
+        }
+        --copy;
+        ecs__spawner_unspawn(sp, sp->steps + step, blob, ctx, ents, copy);
+    }
+    if (n) ecs_entity_destroy_many(em, n, ents);
+    if (out)
+        for (i = 0; i < n; ++i) out[i].id = 0;
+}
+
+ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                      ecs_entity *out, ecs_error *err)
+{
+    uint32_t ne = ecs_resource_num_entities(blob), n = 0, nsteps = 0, t, c;
+    ecs_entity *ents = out;
+    ecs_spawn_context ctx;
+    ecs_error inner;
+    ecs_result r;
+    void *np;
+    if (!sp || !em) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: NULL spawner or entity manager");
+    if (copies == 0) return ECS_OK;
+    if ((r = ecs__spawner_check_room(em, ne, copies, &n, err)) != ECS_OK) return r;
+    if ((r = ecs__spawner_match_blocks(sp, blob, &nsteps, err)) != ECS_OK) return r;
     if (!ents) {
         if (!ecs__res_grow(sp->entities, &sp->entities_capacity, n ? n : 1, sizeof *sp->entities, &np))
             return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u entities", (unsigned)n);
@@ -1541,25 +1608,11 @@ ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, c
             ctx.entity = ents + (size_t)c * ne;
             ecs_error_clear(&inner);
             r = e->spawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-            if (r != ECS_OK) {
-                /* all or nothing: undo newest first, then the entities */
-                uint32_t tt = t, cc = c, i;
-                ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset,
-                              e->name, (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
-                for (;;) {
-                    if (cc == 0) {
-                        if (tt == 0) break;
-                        --tt;
-                        cc = copies;
-                    }
-                    --cc;
-                    ecs__spawner_unspawn(sp, sp->steps + tt, blob, &ctx, ents, cc);
-                }
-                if (n) ecs_entity_destroy_many(em, n, ents);
-                if (out)
-                    for (i = 0; i < n; ++i) out[i].id = 0;
-                return r;
-            }
+            if (r == ECS_OK) continue;
+            ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset, e->name,
+                          (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
+            ecs__spawner_roll_back(sp, em, blob, &ctx, ents, t, c, copies, out);
+            return r;
         }
     }
     return ECS_OK;
