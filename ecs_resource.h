@@ -301,7 +301,7 @@ MEMORY AND POINTER STABILITY
    ecs_json_doc_free, and never point into the source text. A spawner keeps
    scratch memory between spawns (freed by ecs_spawner_free). Spawned entities
    and components own nothing of the blob (spawn functions copy): free it
-   after spawning, unless you will undo the spawn with ecs_spawner_despawn,
+   after spawning, unless you will undo the spawn with ecs_spawner_unspawn,
    which reads it again. Registered names and schemas are copied (a plugin's
    may go away with its library). Decompiled text is one allocation owned by
    the ecs_decompile_output until ecs_decompile_output_free; an
@@ -428,7 +428,7 @@ typedef struct ecs_spawner__entry {
 
 typedef struct ecs_spawner__step {
     uint32_t offset; /* block offset */
-    uint32_t entry;  /* index into entries, or ECS_JSON_NONE: skip */
+    uint32_t entry;  /* index into entries */
 } ecs_spawner__step;
 
 /** Spawn functions by component name, plus scratch memory. Zero-initialised
@@ -489,7 +489,7 @@ ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, c
     spawn, then destroys the entities (entities[0 .. num_entities * copies)).
     Returns how many entities were alive and destroyed; 0, doing nothing, when
     num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
-uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
                              const ecs_entity *entities);
 
 /* ---- PATHS --------------------------------------------------------------- */
@@ -509,7 +509,8 @@ ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, e
 
 /* ---- JSON READER --------------------------------------------------------- */
 
-/** "no index" in ecs_json_value links. */
+/** "none" in the links of a parsed document: ecs_json_value's parent of the
+    root, key of a value that is no object member (and nothing else). */
 #define ECS_JSON_NONE 0xFFFFFFFFu
 
 /** JSON value types. */
@@ -923,7 +924,7 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
                   UTF-8 sequences, the line and column of a text offset
      FORMAT       ecs_resource_identifier, verify (SSE2 where available),
                   the block readers, byte swap
-     SPAWNER      registration, spawn (all or nothing), despawn
+     SPAWNER      registration, spawn (all or nothing), unspawn
      PATHS        ecs_path_hash, canonical paths, the order of paths
      JSON READER  the strict RFC 8259 parser and its accessors
      COMPILER     registration; the context and what compile functions call
@@ -936,8 +937,8 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
                   driver (blocks, their order, the entity tree, the check) */
 
 #ifdef ECS_RESOURCE_IMPLEMENTATION
-#ifndef ECS_RESOURCE__IMPLEMENTED
-#define ECS_RESOURCE__IMPLEMENTED
+#ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
+#define ECS__RESOURCE_IMPLEMENTATION_DONE
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1052,6 +1053,9 @@ static char *ecs__res_strdup(const char *s, size_t n)
     d[n] = 0;
     return d;
 }
+
+/* The spawner's and the compiler's lookups by name: "no such registration". */
+#define ECS__RESOURCE_NOT_REGISTERED 0xFFFFFFFFu
 
 /* First index of an array of n records of `stride` bytes, sorted by the
    uint32 identifier each record starts with, whose identifier is >= id. */
@@ -1487,10 +1491,10 @@ ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
 static uint32_t ecs__spawner_find(const ecs_spawner *sp, uint32_t id)
 {
     uint32_t at = ecs__spawner_lower(sp, id);
-    return at < sp->num_entries && sp->entries[at].identifier == id ? at : ECS_JSON_NONE;
+    return at < sp->num_entries && sp->entries[at].identifier == id ? at : ECS__RESOURCE_NOT_REGISTERED;
 }
 
-static void ecs__spawner_unspawn(const ecs_spawner *sp, const ecs_spawner__step *step, const void *blob,
+static void ecs__spawner_unspawn_step(const ecs_spawner *sp, const ecs_spawner__step *step, const void *blob,
                                  ecs_spawn_context *ctx, ecs_entity *entities, uint32_t copy)
 {
     const ecs_spawner__entry *e = sp->entries + step->entry;
@@ -1536,7 +1540,7 @@ static ecs_result ecs__spawner_match_blocks(ecs_spawner *sp, const void *blob, u
     for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
         ecs_resource_block blk = ecs_resource_block_at(blob, off);
         uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS_JSON_NONE && blk.num_instances) {
+        if (entry != ECS__RESOURCE_NOT_REGISTERED && blk.num_instances) {
             const ecs_spawner__entry *e = sp->entries + entry;
             if (e->instance_size != ECS_SPAWNER_VARIABLE_SIZE &&
                 (uint64_t)blk.num_instances * e->instance_size != blk.size)
@@ -1569,7 +1573,7 @@ static void ecs__spawner_roll_back(const ecs_spawner *sp, ecs_entity_manager *em
             copy = copies;
         }
         --copy;
-        ecs__spawner_unspawn(sp, sp->steps + step, blob, ctx, ents, copy);
+        ecs__spawner_unspawn_step(sp, sp->steps + step, blob, ctx, ents, copy);
     }
     if (n) ecs_entity_destroy_many(em, n, ents);
     if (out)
@@ -1632,7 +1636,7 @@ ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void
     return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
 }
 
-uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
                              const ecs_entity *entities)
 {
     uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), t, c, off;
@@ -1648,7 +1652,7 @@ uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void
     for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
         ecs_resource_block blk = ecs_resource_block_at(blob, off);
         uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS_JSON_NONE && blk.num_instances) {
+        if (entry != ECS__RESOURCE_NOT_REGISTERED && blk.num_instances) {
             const ecs_spawner__entry *e = sp->entries + entry;
             for (c = 0; c < copies; ++c) {
                 ctx.entity = entities + (size_t)c * ne;
@@ -2344,12 +2348,12 @@ static uint32_t ecs__compiler_lower(const ecs_compiler *c, uint32_t id)
     return ecs__res_lower(c->types, c->num_types, sizeof *c->types, id);
 }
 
-/* The type registered under name[0..n), or ECS_JSON_NONE. */
+/* The type registered under name[0..n), or ECS__RESOURCE_NOT_REGISTERED. */
 static uint32_t ecs__compiler_find(const ecs_compiler *c, const char *name, size_t n)
 {
     uint32_t at = ecs__compiler_lower(c, ecs__fnv1a32(name, n));
     if (at < c->num_types && c->types[at].name_length == n && memcmp(c->types[at].name, name, n) == 0) return at;
-    return ECS_JSON_NONE;
+    return ECS__RESOURCE_NOT_REGISTERED;
 }
 
 ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user, int spawn_order,
@@ -2400,7 +2404,7 @@ ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
     uint32_t at;
     if (!c || !name) return ECS_ERROR_NOT_FOUND;
     at = ecs__compiler_find(c, name, strlen(name));
-    if (at == ECS_JSON_NONE) return ECS_ERROR_NOT_FOUND;
+    if (at == ECS__RESOURCE_NOT_REGISTERED) return ECS_ERROR_NOT_FOUND;
     ECS__FREE(c->types[at].name);
     ECS__FREE(c->types[at].schema);
     memmove(c->types + at, c->types + at + 1, (c->num_types - at - 1) * sizeof *c->types);
@@ -2415,7 +2419,7 @@ ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_dec
     if (!c || !name || !fn)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_set_decompile: NULL argument");
     at = ecs__compiler_find(c, name, strlen(name));
-    if (at == ECS_JSON_NONE)
+    if (at == ECS__RESOURCE_NOT_REGISTERED)
         return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "compiler: no component '%s' is registered", name);
     c->types[at].decompile = fn;
     c->types[at].decompile_user = user;
@@ -3373,11 +3377,14 @@ typedef struct ecs__compile_raw {
     ecs__compile_block block;
 } ecs__compile_raw;
 
+/* An entity row's name when the entity has no "name". */
+#define ECS__COMPILE_UNNAMED 0xFFFFFFFFu
+
 /* What the compiler keeps of resource entity k. */
 typedef struct ecs__compile_entity_row {
     uint32_t parent; /* resource index, or ECS_RESOURCE_ROOT */
     uint32_t object; /* its JSON object (doc index) */
-    uint32_t name;   /* its "name" string (doc index), or ECS_JSON_NONE */
+    uint32_t name;   /* its "name" string (doc index), or ECS__COMPILE_UNNAMED */
 } ecs__compile_entity_row;
 
 typedef struct ecs__compile_state {
@@ -3525,7 +3532,7 @@ static ecs_result ecs__compile_component(ecs__compile_state *st, const ecs_json_
     if (!type) return ecs_compiler_error(ctx, m, "the component has no \"type\"");
     if (type->type != ECS_JSON_STRING) return ecs_compiler_error(ctx, type, "\"type\" must be a string naming a component");
     ti = ecs__compiler_find(ctx->compiler, doc->pool + type->str, type->count);
-    if (ti == ECS_JSON_NONE) {
+    if (ti == ECS__RESOURCE_NOT_REGISTERED) {
         if (ecs__raw_type(doc->pool + type->str, type->count, &raw_id))
             return ecs__compile_raw_component(st, m, type, raw_id);
         return ecs__compile_unknown(st, type);
@@ -3563,7 +3570,7 @@ static ecs_result ecs__compile_add_entity(ecs__compile_state *st, const ecs_json
     }
     st->rows[k].parent = parent;
     st->rows[k].object = (uint32_t)(ent - st->ctx.doc->values);
-    st->rows[k].name = name ? (uint32_t)(name - st->ctx.doc->values) : ECS_JSON_NONE;
+    st->rows[k].name = name ? (uint32_t)(name - st->ctx.doc->values) : ECS__COMPILE_UNNAMED;
     st->num_entities = k + 1;
     st->ctx.entity = k;
     return ECS_OK;
@@ -3635,7 +3642,7 @@ static ecs_result ecs__compile_resolve(ecs__compile_state *st)
     all = (ecs__compile_name *)ECS__REALLOC(NULL, (size_t)(st->num_entities ? st->num_entities : 1) * sizeof *all);
     if (!all) return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory resolving names");
     for (k = 0; k < st->num_entities; ++k) {
-        if (st->rows[k].name == ECS_JSON_NONE) continue;
+        if (st->rows[k].name == ECS__COMPILE_UNNAMED) continue;
         all[n].s = doc->pool + doc->values[st->rows[k].name].str;
         all[n].n = doc->values[st->rows[k].name].count;
         all[n++].entity = k;
@@ -3720,7 +3727,7 @@ static uint64_t ecs__compile_names(const ecs__compile_state *st, unsigned char *
     if (p) ecs__res_wr32(p, ctx->num_deps, ctx->swap), p += 4;
     for (k = 0; k < st->num_entities; ++k) {
         const ecs_json_value *v;
-        if (st->rows[k].name == ECS_JSON_NONE) continue;
+        if (st->rows[k].name == ECS__COMPILE_UNNAMED) continue;
         v = ctx->doc->values + st->rows[k].name;
         size += 4u + (uint64_t)v->count;
         if (p) {
@@ -4378,12 +4385,15 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json)
     return ECS_OK;
 }
 
-/* The names block's index of the path with hash h, or ECS_JSON_NONE. */
+/* ecs__decompile_find_path's "the names block has no path with this hash". */
+#define ECS__RESOURCE_NO_PATH 0xFFFFFFFFu
+
+/* The names block's index of the path with hash h, or ECS__RESOURCE_NO_PATH. */
 static uint32_t ecs__decompile_find_path(const ecs_decompile_context *ctx, uint64_t h)
 {
     const char *p = ecs_resource_names_path(ctx->names, h);
     uint32_t i;
-    if (!p) return ECS_JSON_NONE;
+    if (!p) return ECS__RESOURCE_NO_PATH;
     for (i = 0; ctx->names->path[i] != p; ++i) {}
     return i;
 }
@@ -4392,7 +4402,7 @@ ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
 {
     uint32_t i = ecs__decompile_find_path(ctx, hash);
     char buf[24];
-    if (i != ECS_JSON_NONE) {
+    if (i != ECS__RESOURCE_NO_PATH) {
         if (ctx->path_used) ctx->path_used[i] = 1;
         ecs__jout_string(ctx->out, ctx->names->path[i], (uint32_t)strlen(ctx->names->path[i]));
         return ECS_OK;
@@ -4474,7 +4484,7 @@ static int ecs__schema_is_default(ecs_decompile_context *ctx, const ecs__schema_
     if (f->required || (ctx->flags & ECS_DECOMPILE_ALL_MEMBERS) || memcmp(bytes, f->initial, f->size) != 0) return 0;
     if (!f->initial_path || !ctx->names->present) return 1;
     i = ecs__decompile_find_path(ctx, ecs__fnv1a64(f->initial_path, f->initial_path_length));
-    if (i == ECS_JSON_NONE) return 0; /* written as "#hash": no dependency */
+    if (i == ECS__RESOURCE_NO_PATH) return 0; /* written as "#hash": no dependency */
     if (ctx->path_used) ctx->path_used[i] = 1;
     return 1;
 }
@@ -5018,7 +5028,7 @@ void ecs_decompile_output_free(ecs_decompile_output *out)
     memset(out, 0, sizeof *out);
 }
 
-#endif /* ECS_RESOURCE__IMPLEMENTED */
+#endif /* ECS__RESOURCE_IMPLEMENTATION_DONE */
 #endif /* ECS_RESOURCE_IMPLEMENTATION */
 
 /*

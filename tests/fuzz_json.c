@@ -11,7 +11,7 @@
    - a parsed document is well formed (links, counts, keys, string lengths)
      and parsing is deterministic; a failure says "line L, column C";
    - what compiles verifies, spawns (all entities, every instance) and
-     despawns to an empty world; compiling twice gives the same bytes, and
+     unspawns to an empty world; compiling twice gives the same bytes, and
      the big-endian output swapped is the little-endian output;
    - a compile failure leaves the output empty;
    - as a path: a canonical spelling is canonical, a fixed point, and equal
@@ -151,7 +151,7 @@ static void check_compile(const char *text, size_t size)
             FUZZ_CHECK(r2 == ECS_OK);
             FUZZ_CHECK(ecs_entity_count(&em) == ne);
             FUZZ_CHECK(ecs_transform_count(&tm) + mesh.count + actor.count + labels.live == instances);
-            FUZZ_CHECK(ecs_spawner_despawn(&sp, &em, native->blob, 1, ents) == ne);
+            FUZZ_CHECK(ecs_spawner_unspawn(&sp, &em, native->blob, 1, ents) == ne);
             FUZZ_CHECK(ecs_entity_count(&em) == 0 && ecs_transform_count(&tm) + mesh.count + actor.count + labels.live == 0);
             free(ents);
         }
