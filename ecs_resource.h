@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.1 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.2 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -15,7 +15,8 @@ TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
    input, compile functions, standard components), SCHEMAS, ENTITY
    REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
-   POINTER STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end
+   of file)
    The declarations and the implementation follow the same order: format,
    spawner, paths, JSON reader, compiler, names block, decompiler (the MAP at
    the top of the implementation says what each part holds).
@@ -264,6 +265,8 @@ CONFIGURATION
                             reader accepts (every file; the entity tree can
                             be half as deep, each level is an object and an
                             array)
+   ECS_DEF / ECS_STATIC     as in ecs.h: the linkage of every public function
+                            (extern; static with ECS_STATIC; or your own)
    Implementation file only: ECS_REALLOC / ECS_FREE as in ecs.h (both or
    neither; ECS_REALLOC(NULL, n) must return memory aligned for uint64_t);
    ECS_RESOURCE_NO_SIMD to verify without SSE2 (same answers, slower).
@@ -322,6 +325,15 @@ DOES NOT
    converts one with your per-component swap function), resolve or load the
    resources that paths name, read JSON with comments, trailing commas, a
    byte order mark or other extensions.
+
+REVISION HISTORY
+   0.2  schemas (ecs_compiler_register_schema, _register_manager), the
+        decompiler, the names block, entity references; the header
+        reorganised to read top to bottom (a MAP of the implementation);
+        ecs_spawner_despawn renamed ecs_spawner_unspawn; ECS_DEF on every
+        public function
+   0.1  first release: format version 1, verify, spawner, JSON reader,
+        compiler, paths
 */
 #ifndef ECS_RESOURCE_H_INCLUDED
 #define ECS_RESOURCE_H_INCLUDED
@@ -365,14 +377,14 @@ extern "C" {
 
 /** The component_identifier of a component name: FNV-1a 32 of its bytes
     (NUL not included). NULL hashes like "". */
-uint32_t ecs_resource_identifier(const char *name);
+ECS_DEF uint32_t ecs_resource_identifier(const char *name);
 
 /** Checks that size bytes at blob are a well-formed version 1 resource in
     this machine's byte order (see VERIFY AND SPAWN). Returns ECS_OK, or
     ECS_ERROR_CORRUPT_RESOURCE / ECS_ERROR_WRONG_BYTE_ORDER /
     ECS_ERROR_INVALID_ARGUMENT (NULL, unaligned) with a message naming the
     offset and the field. Reads nothing outside [blob, blob + size). */
-ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+ECS_DEF ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
 
 /** One component block of a verified blob. */
 typedef struct ecs_resource_block {
@@ -386,17 +398,17 @@ typedef struct ecs_resource_block {
 } ecs_resource_block;
 
 /** num_entities of a verified blob. */
-uint32_t ecs_resource_num_entities(const void *blob);
+ECS_DEF uint32_t ecs_resource_num_entities(const void *blob);
 /** num_component_types of a verified blob. */
-uint32_t ecs_resource_num_component_types(const void *blob);
+ECS_DEF uint32_t ecs_resource_num_component_types(const void *blob);
 /** parent_index array of a verified blob (num_entities entries). */
-const uint32_t *ecs_resource_parent_index(const void *blob);
+ECS_DEF const uint32_t *ecs_resource_parent_index(const void *blob);
 /** Offset of a verified blob's first block. Walk the blocks with
         for (i = 0, off = ecs_resource_first_block(b); i < ecs_resource_num_component_types(b);
              ++i, off = blk.next) blk = ecs_resource_block_at(b, off); */
-uint32_t ecs_resource_first_block(const void *blob);
+ECS_DEF uint32_t ecs_resource_first_block(const void *blob);
 /** The block at offset of a verified blob (no checks). */
-ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
+ECS_DEF ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
 
 /** Swaps one block's instance data in place (a component knows its layout). */
 typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t num_instances, void *data,
@@ -405,11 +417,13 @@ typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t n
     it in the order its byte order mark says, swaps every header, parent,
     block and index field, and calls swap_data (if non-NULL) for each block.
     Returns ECS_OK, or the verify error with nothing changed. */
-ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err);
+ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
+                                     ecs_error *err);
 /** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
     mesh: u64 + u32 records, actor: 2 floats); other blocks are left as they
     are, and so is a block whose size is not a whole number of records. */
-void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size);
+ECS_DEF void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data,
+                                        uint32_t size);
 
 /* ---- SPAWNER ------------------------------------------------------------- */
 
@@ -443,19 +457,19 @@ typedef struct ecs_spawner {
 } ecs_spawner;
 
 /** Same as zero-initialising *sp. */
-void ecs_spawner_init(ecs_spawner *sp);
+ECS_DEF void ecs_spawner_init(ecs_spawner *sp);
 /** Frees the spawner's memory; *sp is then empty again. */
-void ecs_spawner_free(ecs_spawner *sp);
+ECS_DEF void ecs_spawner_free(ecs_spawner *sp);
 /** Registers spawn/unspawn (both required) for blocks whose identifier is
     ecs_resource_identifier(name); user is passed to both. instance_size: the
     bytes of one instance, checked against every block before spawning, or
     ECS_SPAWNER_VARIABLE_SIZE. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS (name
     registered), ECS_ERROR_NAME_COLLISION (another name has the same
     identifier), ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
-                                uint32_t instance_size, void *user, ecs_error *err);
+ECS_DEF ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                        uint32_t instance_size, void *user, ecs_error *err);
 /** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
-ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
+ECS_DEF ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
 /** Verifies blob and spawns it once into em. out (NULL, or room for
     num_entities entities) receives the entity made for each resource entity;
     with NULL the spawner keeps the table (sp->entities, until the next
@@ -463,8 +477,8 @@ ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
     block stays (its unspawn function ran); what out holds then is not alive
     (nil where it was written). See ERRORS. A spawn function must not spawn
     through the same spawner (its scratch is in use): use a second one. */
-ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                             ecs_entity *out, ecs_error *err);
+ECS_DEF ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                     ecs_entity *out, ecs_error *err);
 /** Spawns `copies` copies of one blob (a prefab fired many times) sharing the
     work: one verify, one size check, one ecs_entity_create_many of
     num_entities * copies; then for each block its spawn function once per
@@ -477,35 +491,35 @@ ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void
     count fails before anything is allocated or written (em, out and the
     spawner unchanged) with ECS_ERROR_INDICES_EXHAUSTED, or with
     ECS_ERROR_INVALID_ARGUMENT when the product exceeds 2^32 - 1. */
-ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                                    uint32_t copies, ecs_entity *out, ecs_error *err);
+ECS_DEF ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                            uint32_t copies, ecs_entity *out, ecs_error *err);
 /** ecs_spawner_spawn_copies without the verify, for a blob that passed
     ecs_resource_verify and has not changed since (undefined behaviour
     otherwise). */
-ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
-                                      uint32_t copies, ecs_entity *out, ecs_error *err);
+ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                              uint32_t copies, ecs_entity *out, ecs_error *err);
 /** Undoes a successful spawn of a verified blob: calls every registered
     block's unspawn function for each copy with the same arguments as the
     spawn, then destroys the entities (entities[0 .. num_entities * copies)).
     Returns how many entities were alive and destroyed; 0, doing nothing, when
     num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
-uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                             const ecs_entity *entities);
+ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                     const ecs_entity *entities);
 
 /* ---- PATHS --------------------------------------------------------------- */
 
 /** FNV-1a 64 of path's bytes (NUL not included): the value compiled into a
     blob for a resource reference. Hash canonical paths only (the compiler
     does). NULL hashes like "". */
-uint64_t ecs_path_hash(const char *path);
+ECS_DEF uint64_t ecs_path_hash(const char *path);
 /** 1 when path is canonical (see PATHS), 0 otherwise (also for NULL). */
-int ecs_path_is_canonical(const char *path);
+ECS_DEF int ecs_path_is_canonical(const char *path);
 /** Writes the canonical spelling of path to out (NUL-terminated). It is never
     longer than path, so out_size >= strlen(path) + 1 always suffices; out may
     equal path. Returns ECS_OK; ECS_ERROR_NON_CANONICAL_PATH when the path has
     no canonical spelling (err says why and at which byte; out is then "");
     ECS_ERROR_INVALID_ARGUMENT for NULL arguments or a too small out. */
-ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err);
+ECS_DEF ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err);
 
 /* ---- JSON READER --------------------------------------------------------- */
 
@@ -564,30 +578,30 @@ typedef struct ecs_json_doc {
     C: ..." in err (columns count characters from 1) and an empty doc;
     ECS_ERROR_OUT_OF_MEMORY; ECS_ERROR_INVALID_ARGUMENT (NULL, or len of 4 GiB
     or more). */
-ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err);
+ECS_DEF ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err);
 /** Frees doc's memory; doc is then a valid empty document. */
-void ecs_json_doc_free(ecs_json_doc *doc);
+ECS_DEF void ecs_json_doc_free(ecs_json_doc *doc);
 /** The root value, or NULL when doc holds nothing. */
-const ecs_json_value *ecs_json_root(const ecs_json_doc *doc);
+ECS_DEF const ecs_json_value *ecs_json_root(const ecs_json_doc *doc);
 /** The first member of object v called key (NUL-terminated, compared by
     bytes), or NULL (also when v is not an object). Linear in v's members. */
-const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key);
+ECS_DEF const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key);
 /** The first child (element or member value) of array/object v, or NULL. */
-const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v);
 /** The sibling after v in its array/object, or NULL. */
-const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v);
 /** A string value's bytes (NUL-terminated; v->count bytes, may contain NUL),
     or NULL when v is not a string. */
-const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v);
 /** The name of member v (NUL-terminated; v->key_length bytes), or NULL when v
     is not an object member. */
-const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v);
 /** Writes v's path from the root, e.g. "entities[3].components[1].mesh" (""
     for the root), truncated to fit size bytes including the NUL. Returns the
     length it needed (like snprintf). */
-size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size);
+ECS_DEF size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size);
 /** "null", "false", "true", "number", "string", "array", "object". */
-const char *ecs_json_type_name(ecs_json_type type);
+ECS_DEF const char *ecs_json_type_name(ecs_json_type type);
 
 /* ---- COMPILER ------------------------------------------------------------ */
 
@@ -662,45 +676,45 @@ typedef struct ecs_compiler_output {
 } ecs_compiler_output;
 
 /** Same as zero-initialising *c. */
-void ecs_compiler_init(ecs_compiler *c);
+ECS_DEF void ecs_compiler_init(ecs_compiler *c);
 /** Frees the registrations; *c is then empty again. */
-void ecs_compiler_free(ecs_compiler *c);
+ECS_DEF void ecs_compiler_free(ecs_compiler *c);
 /** Registers fn for components {"type": name}. Blocks are ordered by
     spawn_order, then name. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS,
     ECS_ERROR_NAME_COLLISION (another registered name has the same
     identifier: both names in the message), ECS_ERROR_INVALID_ARGUMENT (NULL
     or empty name, NULL fn), ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user, int spawn_order,
-                                 ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user,
+                                         int spawn_order, ecs_error *err);
 /** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
-ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
+ECS_DEF ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
 /** Registers compile and decompile functions made from a schema for
     components {"type": name} (see SCHEMAS): num_fields entries of ecs.h's
     ecs_schema_field, the fields of the record in order. The schema is
     checked (kinds, names, every spec parsed: a default must be a valid value
     within min..max) and copied. Errors as ecs_compiler_register, and
     ECS_ERROR_INVALID_ARGUMENT naming the field for a bad schema. */
-ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
-                                        uint32_t num_fields, int spawn_order, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
+                                                uint32_t num_fields, int spawn_order, ecs_error *err);
 /** ecs_compiler_register_schema with manager m's schema (ecs.h's
     ecs_manager_set_schema, ecs_manager_init_schema, ECS_MANAGER_DEFINE_SCHEMA):
     levels then spawn into m with ecs_manager_spawn.
     ECS_ERROR_INVALID_ARGUMENT when m has no schema. */
-ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m, int spawn_order,
-                                         ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m,
+                                                 int spawn_order, ecs_error *err);
 /** Gives the registered type `name` a decompile function (for a hand-written
     compile function; a schema type has one already, which this replaces).
     ECS_OK, ECS_ERROR_NOT_FOUND, ECS_ERROR_INVALID_ARGUMENT (NULL fn). */
-ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
-                                      ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
+                                              ecs_error *err);
 /** The name registered for identifier, or NULL. Valid until it is
     unregistered or the compiler freed. */
-const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier);
+ECS_DEF const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier);
 /** Registers the standard components transform, mesh and actor (see
     COMPILER) with their ECS_RESOURCE_*_ORDER: transform by its compile and
     decompile functions, mesh and actor by their schemas. Stops at the first
     failure. */
-ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
 /** Compiles len bytes of JSON (see COMPILER) into out. flags: 0 or
     ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB | ECS_COMPILER_NAMES (the
     names block, NAMES BLOCK). Returns ECS_OK (out owns a blob that passes
@@ -709,51 +723,51 @@ ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
     ECS_ERROR_UNKNOWN_COMPONENT / ECS_ERROR_NON_CANONICAL_PATH (JSON path,
     line, column; an unknown or ambiguous entity reference too),
     ECS_ERROR_OUT_OF_MEMORY, ECS_ERROR_INVALID_ARGUMENT. */
-ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
-                                ecs_compiler_output *out, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
+                                        ecs_compiler_output *out, ecs_error *err);
 /** Frees out's blob and dependency list and zeroes it. */
-void ecs_compiler_output_free(ecs_compiler_output *out);
+ECS_DEF void ecs_compiler_output_free(ecs_compiler_output *out);
 
 /* -- for compile functions -- */
 
 /** The parsed document (for ecs_json_member and friends). */
-const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
+ECS_DEF const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
 /** 1 when writing big-endian, 0 for little-endian. */
-int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
+ECS_DEF int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
 /** Resource index of the entity whose component is being compiled. */
-uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
+ECS_DEF uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
 /** How many instances of the component type being compiled the current
     entity already has (its earlier components of the same type). */
-uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx);
+ECS_DEF uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx);
 /** Reports a compile error at value `at` (NULL: the current component):
     ECS_ERROR_COMPILE with "path (line L, column C): " and the formatted text.
     Returns ECS_ERROR_COMPILE. */
-ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
+ECS_DEF ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /** Appends n raw bytes (no byte order change). ECS_OK or out of memory. */
-ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+ECS_DEF ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
 /** Appends one value in the target byte order. ECS_OK or out of memory. */
-ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v);
+ECS_DEF ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v);
 /** See ecs_compiler_write_u8. */
-ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v);
+ECS_DEF ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v);
 /** See ecs_compiler_write_u8. */
-ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v);
+ECS_DEF ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v);
 /** See ecs_compiler_write_u8. */
-ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v);
+ECS_DEF ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v);
 /** See ecs_compiler_write_u8 (IEEE 754 bits). */
-ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v);
+ECS_DEF ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v);
 /** See ecs_compiler_write_u8 (IEEE 754 bits). */
-ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
+ECS_DEF ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
 /** Validates the resource path in string value `path`, records it as a
     dependency and returns its ecs_path_hash in *hash (may be NULL). A non-
     canonical path is ECS_ERROR_NON_CANONICAL_PATH with the canonical spelling
     in the message when there is one; a non-string ECS_ERROR_COMPILE. */
-ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash);
+ECS_DEF ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash);
 /** ecs_compiler_add_dependency, then writes the hash as a uint64. */
-ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path);
+ECS_DEF ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path);
 /** Reads string value `name` as the "name" of another entity of the same
     resource, or null, and writes that entity's resource index as a uint32
     (0xFFFFFFFF for null). Names are resolved when every entity is known:
@@ -761,32 +775,33 @@ ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_jso
     ECS_ERROR_COMPILE for a value that is neither a string nor null. A spawn
     function maps the index with ecs.h's ecs_spawn_resolve (ecs_manager_spawn
     does it for ECS_FIELD_ENTITY fields). */
-ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name);
+ECS_DEF ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name);
 /** Checks that object obj has no member other than "type" and the n names in
     known, and no member twice. ECS_OK or ECS_ERROR_COMPILE at the member. */
-ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
-                                      const char *const *known, uint32_t n);
+ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                              const char *const *known, uint32_t n);
 /** Reads member key of obj as n floats: a number when n == 1, else an array
     of exactly n numbers, each finite as a float. A missing member gives
     defaults (n values) or, with defaults NULL, an error. ECS_OK or
     ECS_ERROR_COMPILE at the offending value. */
-ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
-                                   float *out, uint32_t n, const float *defaults);
+ECS_DEF ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           float *out, uint32_t n, const float *defaults);
 /** Reads member key of obj as an integer 0..4294967295 (written as an
     integer, or a number with an integral value). A missing member gives
     *defaults, or an error when defaults is NULL. */
-ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
-                                   uint32_t *out, const uint32_t *defaults);
+ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           uint32_t *out, const uint32_t *defaults);
 
 /* -- the transform (user is unused; see COMPILER; mesh and actor are
       schemas: ECS_RESOURCE_MESH_SCHEMA, ECS_RESOURCE_ACTOR_SCHEMA) -- */
 
 /** Compiles a transform into its 64-byte local matrix. */
-ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
+ECS_DEF ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
+                                                  const ecs_json_value *component);
 /** Decompiles a transform: position, rotation and scale when they compile
     back to the same 16 floats, else "local". */
-ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
-                                            uint32_t *used);
+ECS_DEF ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data,
+                                                    uint32_t size, uint32_t *used);
 
 /* ---- NAMES BLOCK --------------------------------------------------------- */
 
@@ -813,11 +828,11 @@ typedef struct ecs_resource_names {
     data, a name that is not UTF-8, a path that is not canonical, paths out of
     order, bytes left over) with the offset; ECS_ERROR_OUT_OF_MEMORY. out is
     empty (and needs no free) after an error. */
-ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err);
+ECS_DEF ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err);
 /** The path whose hash is `hash`, or NULL. O(log num_paths). */
-const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash);
+ECS_DEF const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash);
 /** Frees names' memory and empties it. */
-void ecs_resource_names_free(ecs_resource_names *names);
+ECS_DEF void ecs_resource_names_free(ecs_resource_names *names);
 
 /* ---- DECOMPILER ---------------------------------------------------------- */
 
@@ -841,8 +856,8 @@ typedef struct ecs_decompile_output {
     made from JSON, e.g. blocks out of order, a NaN, a registered type without
     a decompile function; the message names the offset), ECS_ERROR_OUT_OF_MEMORY,
     ECS_ERROR_INVALID_ARGUMENT; out is zeroed on failure. */
-ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
-                                  ecs_decompile_output *out, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
+                                          ecs_decompile_output *out, ecs_error *err);
 /** Decompiles one instance of the registered type `identifier` at data
     (size bytes left in its block, in the given byte order) into a JSON
     object without "type" ({"mass": 2, "radius": 0.5}), every member written;
@@ -851,63 +866,63 @@ ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_
     *used: the instance's bytes. ECS_ERROR_NOT_FOUND when the type is not
     registered or has no decompile function; the decompile function's
     errors. */
-ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data, uint32_t size,
-                                           int big_endian, const ecs_resource_names *names, ecs_decompile_output *out,
-                                           uint32_t *used, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data,
+                                                   uint32_t size, int big_endian, const ecs_resource_names *names,
+                                                   ecs_decompile_output *out, uint32_t *used, ecs_error *err);
 /** Frees out's text and zeroes it. */
-void ecs_decompile_output_free(ecs_decompile_output *out);
+ECS_DEF void ecs_decompile_output_free(ecs_decompile_output *out);
 
 /* -- for decompile functions -- */
 
 /** 1 when the data being read is big-endian, 0 for little-endian. */
-int ecs_decompile_big_endian(const ecs_decompile_context *ctx);
+ECS_DEF int ecs_decompile_big_endian(const ecs_decompile_context *ctx);
 /** Resource index of the entity whose component is being decompiled. */
-uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx);
+ECS_DEF uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx);
 /** How many instances of this type the entity has before this one. */
-uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx);
+ECS_DEF uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx);
 /** Reads a value at p (any alignment) in the data's byte order. */
-uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p);
 /** See ecs_decompile_read_u32. */
-uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p);
 /** See ecs_decompile_read_u32 (IEEE 754 bits). */
-float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p);
 /** See ecs_decompile_read_u32 (IEEE 754 bits). */
-double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p);
 /** Refuses the instance: ECS_ERROR_DECOMPILE with "offset N (block 'x',
     entity k): " and the formatted text. Returns ECS_ERROR_DECOMPILE. */
-ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
+ECS_DEF ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /** Starts member `key` (then write exactly one value). */
-ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key);
+ECS_DEF ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key);
 /** Writes n floats: a number when n == 1, else an array, each in the
     shortest form that reads back as the same float. A NaN or an infinity is
     refused (JSON has none). */
-ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n);
+ECS_DEF ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n);
 /** Writes a double, shortest exact form; NaN and infinities refused. */
-ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v);
+ECS_DEF ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v);
 /** Writes an integer. */
-ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v);
+ECS_DEF ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v);
 /** Writes an unsigned integer. */
-ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v);
+ECS_DEF ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v);
 /** Writes true or false. */
-ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v);
+ECS_DEF ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v);
 /** Writes n bytes of UTF-8 as a JSON string (escaped). */
-ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n);
+ECS_DEF ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n);
 /** Writes a resource reference: its path when the names block knows the
     hash (the compiler records it as a dependency again), else
     "#0123456789abcdef" (the hash itself, which a schema path field reads
     back; hand-written compile functions see a non-canonical path). */
-ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash);
+ECS_DEF ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash);
 /** Writes a reference to resource entity `index` (ecs_compiler_write_entity's
     value): its name, or null for 0xFFFFFFFF. An index past the entities, or
     an entity whose name is missing or not unique in a blob with a names
     block, is refused. */
-ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index);
+ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index);
 /** Writes json as it is (a complete JSON value the caller vouches for). */
-ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
+ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 
 #ifdef __cplusplus
 }
@@ -1127,7 +1142,7 @@ static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
 
 /* ---- FORMAT: identifiers, verify, read, byte swap ------------------------ */
 
-uint32_t ecs_resource_identifier(const char *name)
+ECS_DEF uint32_t ecs_resource_identifier(const char *name)
 {
     return name ? ecs__fnv1a32(name, strlen(name)) : ecs__fnv1a32("", 0);
 }
@@ -1321,32 +1336,32 @@ static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int 
     return r;
 }
 
-ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
+ECS_DEF ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
 {
     return ecs__resource_verify((const unsigned char *)blob, size, 0, err);
 }
 
-uint32_t ecs_resource_num_entities(const void *blob)
+ECS_DEF uint32_t ecs_resource_num_entities(const void *blob)
 {
     return ecs__res_rd32((const unsigned char *)blob + 16, 0);
 }
 
-uint32_t ecs_resource_num_component_types(const void *blob)
+ECS_DEF uint32_t ecs_resource_num_component_types(const void *blob)
 {
     return ecs__res_rd32((const unsigned char *)blob + 20, 0);
 }
 
-const uint32_t *ecs_resource_parent_index(const void *blob)
+ECS_DEF const uint32_t *ecs_resource_parent_index(const void *blob)
 {
     return (const uint32_t *)(const void *)((const unsigned char *)blob + ECS_RESOURCE_HEADER_SIZE);
 }
 
-uint32_t ecs_resource_first_block(const void *blob)
+ECS_DEF uint32_t ecs_resource_first_block(const void *blob)
 {
     return ECS_RESOURCE_HEADER_SIZE + 4u * ecs_resource_num_entities(blob);
 }
 
-ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset)
+ECS_DEF ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset)
 {
     const unsigned char *b = (const unsigned char *)blob + offset;
     const uint32_t *w = (const uint32_t *)(const void *)b;
@@ -1371,7 +1386,8 @@ static void ecs__res_swap_words(unsigned char *p, uint32_t n)
     }
 }
 
-ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err)
+ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
+                                     ecs_error *err)
 {
     unsigned char *b = (unsigned char *)blob;
     uint32_t ne, nt, off, t;
@@ -1395,7 +1411,8 @@ ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_
     return ECS_OK;
 }
 
-void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size)
+ECS_DEF void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data,
+                                        uint32_t size)
 {
     unsigned char *p = (unsigned char *)data;
     (void)user;
@@ -1417,12 +1434,12 @@ void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_in
 
 /* ---- SPAWNER ------------------------------------------------------------- */
 
-void ecs_spawner_init(ecs_spawner *sp)
+ECS_DEF void ecs_spawner_init(ecs_spawner *sp)
 {
     memset(sp, 0, sizeof *sp);
 }
 
-void ecs_spawner_free(ecs_spawner *sp)
+ECS_DEF void ecs_spawner_free(ecs_spawner *sp)
 {
     uint32_t i;
     if (!sp) return;
@@ -1439,8 +1456,8 @@ static uint32_t ecs__spawner_lower(const ecs_spawner *sp, uint32_t id)
     return ecs__res_lower(sp->entries, sp->num_entries, sizeof *sp->entries, id);
 }
 
-ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
-                                uint32_t instance_size, void *user, ecs_error *err)
+ECS_DEF ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                        uint32_t instance_size, void *user, ecs_error *err)
 {
     uint32_t id, at;
     ecs_spawner__entry e;
@@ -1476,7 +1493,7 @@ ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn 
     return ECS_OK;
 }
 
-ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
+ECS_DEF ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
 {
     uint32_t at;
     if (!sp || !name) return ECS_ERROR_NOT_FOUND;
@@ -1580,8 +1597,8 @@ static void ecs__spawner_roll_back(const ecs_spawner *sp, ecs_entity_manager *em
         for (i = 0; i < n; ++i) out[i].id = 0;
 }
 
-ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                                      ecs_entity *out, ecs_error *err)
+ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                              uint32_t copies, ecs_entity *out, ecs_error *err)
 {
     uint32_t ne = ecs_resource_num_entities(blob), n = 0, nsteps = 0, t, c;
     ecs_entity *ents = out;
@@ -1622,22 +1639,22 @@ ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, c
     return ECS_OK;
 }
 
-ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                                    uint32_t copies, ecs_entity *out, ecs_error *err)
+ECS_DEF ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                            uint32_t copies, ecs_entity *out, ecs_error *err)
 {
     ecs_result r = ecs_resource_verify(blob, size, err);
     if (r != ECS_OK) return r;
     return ecs_spawner_spawn_verified(sp, em, blob, copies, out, err);
 }
 
-ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size, ecs_entity *out,
-                             ecs_error *err)
+ECS_DEF ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                     ecs_entity *out, ecs_error *err)
 {
     return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
 }
 
-uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                             const ecs_entity *entities)
+ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                     const ecs_entity *entities)
 {
     uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), t, c, off;
     ecs_spawn_context ctx;
@@ -1666,7 +1683,7 @@ uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void
 
 /* ---- PATHS --------------------------------------------------------------- */
 
-uint64_t ecs_path_hash(const char *path)
+ECS_DEF uint64_t ecs_path_hash(const char *path)
 {
     return path ? ecs__fnv1a64(path, strlen(path)) : ecs__fnv1a64("", 0);
 }
@@ -1693,7 +1710,7 @@ static int ecs__path_is_canonical(const char *s, size_t n)
     return 1;
 }
 
-int ecs_path_is_canonical(const char *path)
+ECS_DEF int ecs_path_is_canonical(const char *path)
 {
     return path ? ecs__path_is_canonical(path, strlen(path)) : 0;
 }
@@ -1742,7 +1759,7 @@ static long ecs__path_canonicalize(const char *s, size_t n, char *out, const cha
     return (long)o;
 }
 
-ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err)
+ECS_DEF ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err)
 {
     const char *why = "";
     size_t where = 0, n;
@@ -2195,7 +2212,7 @@ static ecs_result ecs__json_reset(ecs_json_doc *doc, size_t len, ecs_error *err)
     return ECS_OK;
 }
 
-ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err)
+ECS_DEF ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err)
 {
     ecs__json_parser ps;
     ecs__json_state state = ECS__JSON_VALUE;
@@ -2221,7 +2238,7 @@ ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_e
     return r;
 }
 
-void ecs_json_doc_free(ecs_json_doc *doc)
+ECS_DEF void ecs_json_doc_free(ecs_json_doc *doc)
 {
     if (!doc) return;
     ECS__FREE(doc->values);
@@ -2230,25 +2247,25 @@ void ecs_json_doc_free(ecs_json_doc *doc)
     memset(doc, 0, sizeof *doc);
 }
 
-const ecs_json_value *ecs_json_root(const ecs_json_doc *doc)
+ECS_DEF const ecs_json_value *ecs_json_root(const ecs_json_doc *doc)
 {
     return doc && doc->num_values ? doc->values : NULL;
 }
 
-const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     (void)doc;
     if (!v || (v->type != ECS_JSON_ARRAY && v->type != ECS_JSON_OBJECT) || v->count == 0) return NULL;
     return v + 1;
 }
 
-const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     if (!doc || !v || v->parent == ECS_JSON_NONE) return NULL;
     return v->next < doc->values[v->parent].next ? doc->values + v->next : NULL;
 }
 
-const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key)
+ECS_DEF const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key)
 {
     const ecs_json_value *c;
     size_t n;
@@ -2260,17 +2277,17 @@ const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_va
     return NULL;
 }
 
-const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     return doc && v && v->type == ECS_JSON_STRING ? doc->pool + v->str : NULL;
 }
 
-const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     return doc && v && v->key != ECS_JSON_NONE ? doc->pool + v->key : NULL;
 }
 
-size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size)
+ECS_DEF size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size)
 {
     uint32_t depth = 0, level, target, i;
     size_t n = 0;
@@ -2316,7 +2333,7 @@ size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf
     return n;
 }
 
-const char *ecs_json_type_name(ecs_json_type type)
+ECS_DEF const char *ecs_json_type_name(ecs_json_type type)
 {
     static const char *const names[] = {"null", "false", "true", "number", "string", "array", "object"};
     return (unsigned)type < 7u ? names[type] : "?";
@@ -2326,12 +2343,12 @@ const char *ecs_json_type_name(ecs_json_type type)
 
 /* -- registration -- */
 
-void ecs_compiler_init(ecs_compiler *c)
+ECS_DEF void ecs_compiler_init(ecs_compiler *c)
 {
     memset(c, 0, sizeof *c);
 }
 
-void ecs_compiler_free(ecs_compiler *c)
+ECS_DEF void ecs_compiler_free(ecs_compiler *c)
 {
     uint32_t i;
     if (!c) return;
@@ -2356,8 +2373,8 @@ static uint32_t ecs__compiler_find(const ecs_compiler *c, const char *name, size
     return ECS__RESOURCE_NOT_REGISTERED;
 }
 
-ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user, int spawn_order,
-                                 ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user,
+                                         int spawn_order, ecs_error *err)
 {
     uint32_t id, at;
     ecs_compiler__type t;
@@ -2399,7 +2416,7 @@ ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
+ECS_DEF ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
 {
     uint32_t at;
     if (!c || !name) return ECS_ERROR_NOT_FOUND;
@@ -2412,8 +2429,8 @@ ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
-                                      ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
+                                              ecs_error *err)
 {
     uint32_t at;
     if (!c || !name || !fn)
@@ -2426,7 +2443,7 @@ ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_dec
     return ECS_OK;
 }
 
-const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier)
+ECS_DEF const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier)
 {
     uint32_t at;
     if (!c) return NULL;
@@ -2507,7 +2524,7 @@ static ecs_result ecs__compile_fail(ecs_compiler_context *ctx, ecs_result code, 
     return r;
 }
 
-ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
+ECS_DEF ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
 {
     ecs_result r;
     va_list ap;
@@ -2517,22 +2534,22 @@ ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *a
     return r;
 }
 
-const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx)
+ECS_DEF const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx)
 {
     return ctx->doc;
 }
 
-int ecs_compiler_big_endian(const ecs_compiler_context *ctx)
+ECS_DEF int ecs_compiler_big_endian(const ecs_compiler_context *ctx)
 {
     return ctx->big_endian;
 }
 
-uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx)
+ECS_DEF uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx)
 {
     return ctx->entity;
 }
 
-uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx)
+ECS_DEF uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx)
 {
     const ecs__compile_block *b = ctx->block;
     uint32_t n = 0;
@@ -2540,7 +2557,7 @@ uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx)
     return n;
 }
 
-ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n)
+ECS_DEF ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n)
 {
     ecs__compile_block *b = ctx->block;
     if (n > 0xFFFFFFFFu - b->size)
@@ -2556,37 +2573,37 @@ ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v)
+ECS_DEF ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v)
 {
     return ecs_compiler_write(ctx, &v, 1);
 }
 
-ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v)
+ECS_DEF ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v)
 {
     if (ctx->swap) v = (uint16_t)((v >> 8) | (v << 8));
     return ecs_compiler_write(ctx, &v, 2);
 }
 
-ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v)
+ECS_DEF ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v)
 {
     if (ctx->swap) v = ecs__res_bswap32(v);
     return ecs_compiler_write(ctx, &v, 4);
 }
 
-ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v)
+ECS_DEF ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v)
 {
     if (ctx->swap) v = ecs__res_bswap64(v);
     return ecs_compiler_write(ctx, &v, 8);
 }
 
-ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v)
+ECS_DEF ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v)
 {
     uint32_t bits;
     memcpy(&bits, &v, 4);
     return ecs_compiler_write_u32(ctx, bits);
 }
 
-ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v)
+ECS_DEF ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, 8);
@@ -2636,7 +2653,7 @@ static ecs_result ecs__compile_record_dep(ecs_compiler_context *ctx, const char 
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash)
+ECS_DEF ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash)
 {
     const char *s;
     uint32_t n;
@@ -2667,14 +2684,14 @@ ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json
     return ecs__compile_record_dep(ctx, s, n, h, path);
 }
 
-ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path)
+ECS_DEF ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path)
 {
     uint64_t h = 0;
     ecs_result r = ecs_compiler_add_dependency(ctx, path, &h);
     return r ? r : ecs_compiler_write_u64(ctx, h);
 }
 
-ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name)
+ECS_DEF ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name)
 {
     ecs__compile_block *b = ctx->block;
     void *np;
@@ -2702,8 +2719,8 @@ static int ecs__json_duplicate(const ecs_json_doc *doc, const ecs_json_value *ob
     return 0;
 }
 
-ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *const *known,
-                                      uint32_t n)
+ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                              const char *const *known, uint32_t n)
 {
     const ecs_json_doc *doc = ctx->doc;
     const ecs_json_value *m;
@@ -2739,8 +2756,8 @@ static ecs_result ecs__compile_f32(ecs_compiler_context *ctx, const ecs_json_val
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key, float *out,
-                                   uint32_t n, const float *defaults)
+ECS_DEF ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           float *out, uint32_t n, const float *defaults)
 {
     const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key), *e;
     uint32_t i;
@@ -2760,8 +2777,8 @@ ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_val
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
-                                   uint32_t *out, const uint32_t *defaults)
+ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           uint32_t *out, const uint32_t *defaults)
 {
     const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key);
     double d;
@@ -3234,8 +3251,8 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
-                                        uint32_t num_fields, int spawn_order, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
+                                                uint32_t num_fields, int spawn_order, ecs_error *err)
 {
     ecs__schema_info *si = NULL;
     ecs_error local;
@@ -3256,8 +3273,8 @@ ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m, int spawn_order,
-                                         ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m,
+                                                 int spawn_order, ecs_error *err)
 {
     if (!m || !m->schema)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
@@ -3301,7 +3318,8 @@ static int ecs__transform_matrix(const float pos[3], const float q[4], const flo
     return 0;
 }
 
-ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+ECS_DEF ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
+                                                  const ecs_json_value *component)
 {
     static const char *const known[] = {"position", "rotation", "scale", "local"};
     static const float zero3[3] = {0.0f, 0.0f, 0.0f}, one3[3] = {1.0f, 1.0f, 1.0f};
@@ -3350,7 +3368,7 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
 static const ecs_schema_field ecs__mesh_schema[] = {ECS_RESOURCE_MESH_SCHEMA(ECS_SCHEMA_FIELD)};
 static const ecs_schema_field ecs__actor_schema[] = {ECS_RESOURCE_ACTOR_SCHEMA(ECS_SCHEMA_FIELD)};
 
-ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
 {
     ecs_result r = ecs_compiler_register(c, "transform", ecs_resource_compile_transform, NULL,
                                          ECS_RESOURCE_TRANSFORM_ORDER, err);
@@ -3917,8 +3935,8 @@ static ecs_result ecs__compile_walk(ecs__compile_state *st, const ecs_json_value
     return ecs_compiler_error(&st->ctx, entities, "a prefab has exactly one root entity, this has %u", (unsigned)roots);
 }
 
-ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
-                                ecs_compiler_output *out, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
+                                        ecs_compiler_output *out, ecs_error *err)
 {
     ecs__compile_state st;
     ecs_json_doc doc;
@@ -3976,7 +3994,7 @@ ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t 
     return r;
 }
 
-void ecs_compiler_output_free(ecs_compiler_output *out)
+ECS_DEF void ecs_compiler_output_free(ecs_compiler_output *out)
 {
     if (!out) return;
     ECS__FREE(out->blob);
@@ -4115,7 +4133,7 @@ static ecs_result ecs__names_fill(const unsigned char *b, const ecs_resource_blo
     return ECS_OK;
 }
 
-ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err)
+ECS_DEF ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err)
 {
     const unsigned char *b = (const unsigned char *)blob;
     ecs_resource_block blk;
@@ -4134,7 +4152,7 @@ ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_n
     return ecs__names_fill(b, found ? &blk : NULL, ne, swap, string_bytes, np, out, err);
 }
 
-const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash)
+ECS_DEF const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash)
 {
     uint32_t lo = 0, hi;
     if (!names) return NULL;
@@ -4149,7 +4167,7 @@ const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t ha
                : NULL;
 }
 
-void ecs_resource_names_free(ecs_resource_names *names)
+ECS_DEF void ecs_resource_names_free(ecs_resource_names *names)
 {
     if (!names) return;
     ECS__FREE(names->memory);
@@ -4272,23 +4290,23 @@ static int ecs__decompile_all_members(const ecs_decompile_context *ctx)
     return (ctx->flags & ECS_DECOMPILE_ALL_MEMBERS) != 0;
 }
 
-int ecs_decompile_big_endian(const ecs_decompile_context *ctx) { return ctx->big_endian; }
-uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx) { return ctx->entity; }
-uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx) { return ctx->instances; }
+ECS_DEF int ecs_decompile_big_endian(const ecs_decompile_context *ctx) { return ctx->big_endian; }
+ECS_DEF uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx) { return ctx->entity; }
+ECS_DEF uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx) { return ctx->instances; }
 
-uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p)
 {
     return ecs__res_rd32((const unsigned char *)p, ctx->swap);
 }
 
-uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
     return ctx->swap ? ecs__res_bswap64(v) : v;
 }
 
-float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p)
 {
     uint32_t bits = ecs_decompile_read_u32(ctx, p);
     float f;
@@ -4296,7 +4314,7 @@ float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p)
     return f;
 }
 
-double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p)
 {
     uint64_t bits = ecs_decompile_read_u64(ctx, p);
     double d;
@@ -4304,7 +4322,7 @@ double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p)
     return d;
 }
 
-ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
+ECS_DEF ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
 {
     char what[192];
     va_list ap;
@@ -4315,7 +4333,7 @@ ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, .
                          ctx->type_name ? ctx->type_name : "?", (unsigned)ctx->entity, what);
 }
 
-ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key)
+ECS_DEF ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key)
 {
     if (ctx->members++) ecs__jout_add(ctx->out, ", ", 2);
     ecs__jout_string(ctx->out, key, (uint32_t)strlen(key));
@@ -4323,7 +4341,7 @@ ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n)
+ECS_DEF ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n)
 {
     char buf[40];
     uint32_t k;
@@ -4340,7 +4358,7 @@ ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v)
+ECS_DEF ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v)
 {
     char buf[40];
     if (!(v >= -DBL_MAX && v <= DBL_MAX))
@@ -4350,7 +4368,7 @@ ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v)
+ECS_DEF ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)v);
@@ -4358,7 +4376,7 @@ ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v)
+ECS_DEF ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
@@ -4366,20 +4384,20 @@ ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v)
+ECS_DEF ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v)
 {
     ecs__jout_text(ctx->out, v ? "true" : "false");
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n)
+ECS_DEF ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n)
 {
     if (!ecs__utf8_valid((const unsigned char *)s, n)) return ecs_decompile_error(ctx, "a string that is not UTF-8");
     ecs__jout_string(ctx->out, s, n);
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json)
+ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json)
 {
     ecs__jout_text(ctx->out, json);
     return ECS_OK;
@@ -4398,7 +4416,7 @@ static uint32_t ecs__decompile_find_path(const ecs_decompile_context *ctx, uint6
     return i;
 }
 
-ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
+ECS_DEF ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
 {
     uint32_t i = ecs__decompile_find_path(ctx, hash);
     char buf[24];
@@ -4412,7 +4430,7 @@ ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index)
+ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index)
 {
     const ecs_resource_names *nm = ctx->names;
     char buf[16];
@@ -4609,8 +4627,8 @@ static int ecs__transform_decompose(const float m[16], float pos[3], float q[4],
     return 0;
 }
 
-ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
-                                            uint32_t *used)
+ECS_DEF ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data,
+                                                    uint32_t size, uint32_t *used)
 {
     static const float zero3[3] = {0.0f, 0.0f, 0.0f}, identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
     float m[16], pos[3], q[4], s[3];
@@ -4937,8 +4955,8 @@ static void *ecs__decompile_alloc(ecs__decompile_scratch *s, uint32_t nt, uint32
     return mem;
 }
 
-ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
-                                  ecs_decompile_output *out, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
+                                          ecs_decompile_output *out, ecs_error *err)
 {
     const unsigned char *b = (const unsigned char *)blob;
     ecs_decompile_context ctx;
@@ -4988,9 +5006,9 @@ ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_
     return r;
 }
 
-ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data, uint32_t size,
-                                           int big_endian, const ecs_resource_names *names, ecs_decompile_output *out,
-                                           uint32_t *used, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data,
+                                                   uint32_t size, int big_endian, const ecs_resource_names *names,
+                                                   ecs_decompile_output *out, uint32_t *used, ecs_error *err)
 {
     ecs_resource_names empty;
     ecs_decompile_context ctx;
@@ -5021,7 +5039,7 @@ ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t ident
     return r;
 }
 
-void ecs_decompile_output_free(ecs_decompile_output *out)
+ECS_DEF void ecs_decompile_output_free(ecs_decompile_output *out)
 {
     if (!out) return;
     ECS__FREE(out->json);
