@@ -1086,6 +1086,24 @@ static uint32_t ecs__res_lower(const void *base, uint32_t n, size_t stride, uint
     return lo;
 }
 
+/* The rules of a new registration that the spawner and the compiler (`who`)
+   share: a name may not have the names block's identifier, nor be
+   registered already, nor share its identifier with the registered name
+   `taken` (NULL: the identifier is free). */
+static ecs_result ecs__res_check_new_name(const char *who, const char *name, uint32_t id, const char *taken,
+                                          ecs_error *err)
+{
+    if (id == ECS_RESOURCE_NAMES_ID)
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "%s: '%s' has the identifier 0x%08X of the names block: rename it", who, name, (unsigned)id);
+    if (!taken) return ECS_OK;
+    if (strcmp(taken, name) == 0)
+        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "%s: component '%s' is already registered", who, name);
+    return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                         "%s: '%s' and the registered '%s' have the same identifier 0x%08X: rename one", who, name, taken,
+                         (unsigned)id);
+}
+
 /* Line and column (characters, from 1) of byte offset in text. */
 static void ecs__res_text_position(const char *text, size_t len, size_t offset, uint32_t *line, uint32_t *column)
 {
@@ -1461,22 +1479,16 @@ ECS_DEF ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_s
 {
     uint32_t id, at;
     ecs_spawner__entry e;
+    const char *taken;
+    ecs_result r;
     void *np;
     if (!sp || !name || !name[0] || !spawn || !unspawn)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_spawner_register: needs a spawner, a non-empty name, a spawn and an unspawn function");
     id = ecs_resource_identifier(name);
-    if (id == ECS_RESOURCE_NAMES_ID)
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "spawner: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
     at = ecs__spawner_lower(sp, id);
-    if (at < sp->num_entries && sp->entries[at].identifier == id) {
-        if (strcmp(sp->entries[at].name, name) == 0)
-            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "spawner: component '%s' is already registered", name);
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "spawner: '%s' and the registered '%s' have the same identifier 0x%08X: rename one", name,
-                             sp->entries[at].name, (unsigned)id);
-    }
+    taken = at < sp->num_entries && sp->entries[at].identifier == id ? sp->entries[at].name : NULL;
+    if ((r = ecs__res_check_new_name("spawner", name, id, taken, err)) != ECS_OK) return r;
     if (!ecs__res_grow(sp->entries, &sp->entries_capacity, (size_t)sp->num_entries + 1, sizeof *sp->entries, &np))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
     sp->entries = (ecs_spawner__entry *)np;
@@ -2378,6 +2390,8 @@ ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_
 {
     uint32_t id, at;
     ecs_compiler__type t;
+    const char *taken;
+    ecs_result r;
     void *np;
     if (!c || !name || !name[0] || !fn)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
@@ -2386,17 +2400,9 @@ ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "compiler: '%s': names starting with '#' are the decompiler's unregistered blocks", name);
     id = ecs_resource_identifier(name);
-    if (id == ECS_RESOURCE_NAMES_ID)
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "compiler: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
     at = ecs__compiler_lower(c, id);
-    if (at < c->num_types && c->types[at].identifier == id) {
-        if (strcmp(c->types[at].name, name) == 0)
-            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "compiler: component '%s' is already registered", name);
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "compiler: '%s' and the registered '%s' have the same identifier 0x%08X: rename one",
-                             name, c->types[at].name, (unsigned)id);
-    }
+    taken = at < c->num_types && c->types[at].identifier == id ? c->types[at].name : NULL;
+    if ((r = ecs__res_check_new_name("compiler", name, id, taken, err)) != ECS_OK) return r;
     if (!ecs__res_grow(c->types, &c->types_capacity, (size_t)c->num_types + 1, sizeof *c->types, &np))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory registering '%s'", name);
     c->types = (ecs_compiler__type *)np;
