@@ -1791,8 +1791,9 @@ ECS_DEF ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out
     return ECS_OK;
 }
 
-/* Byte order of two strings (shorter first on a tie), as the dependency list. */
-static int ecs__compile_dep_order(const char *a, uint32_t an, const char *b, uint32_t bn)
+/* Byte order of two paths (shorter first on a tie): the order of the dependency
+   list and of the names block's paths. */
+static int ecs__path_order(const char *a, uint32_t an, const char *b, uint32_t bn)
 {
     int c = memcmp(a, b, an < bn ? an : bn);
     return c ? c : (an > bn) - (an < bn);
@@ -3702,8 +3703,7 @@ static ecs_result ecs__compile_resolve(ecs__compile_state *st)
 static int ecs__compile_dep_cmp(const void *a, const void *b)
 {
     const ecs__compile_dep *x = (const ecs__compile_dep *)a, *y = (const ecs__compile_dep *)b;
-    int c = memcmp(x->path, y->path, x->length < y->length ? x->length : y->length);
-    return c ? c : (x->length > y->length) - (x->length < y->length);
+    return ecs__path_order(x->path, x->length, y->path, y->length);
 }
 
 /* One block of the output, in the order blocks are written. */
@@ -4041,7 +4041,7 @@ static ecs_result ecs__names_walk(const unsigned char *b, const ecs_resource_blo
             return ECS__RES_CORRUPT("offset %u (names block name %u): not UTF-8", (unsigned)(data_off + pos), (unsigned)j);
         if (is_path && (!ecs__path_is_canonical((const char *)data + pos, len) ||
                         (j > blk->num_instances &&
-                         ecs__compile_dep_order((const char *)data + prev_at, prev_len, (const char *)data + pos, len) >= 0)))
+                         ecs__path_order((const char *)data + prev_at, prev_len, (const char *)data + pos, len) >= 0)))
             return ECS__RES_CORRUPT("offset %u (names block path %u): not a canonical path in order",
                                     (unsigned)(data_off + pos), (unsigned)(j - blk->num_instances));
         if (!is_path && j > 0 && ecs__res_rd32((const unsigned char *)(blk->entity_index + j), swap) <=
