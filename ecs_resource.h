@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.1 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.2 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -12,10 +12,14 @@
    and include "ecs_resource.h" plainly (after "ecs.h") everywhere else.
 
 TABLE OF CONTENTS
-   QUICK START, FORMAT (version 1), NAMES BLOCK, VERIFY AND SPAWN, COMPILER
-   (JSON schema, compile functions, standard components), SCHEMAS, ENTITY
-   REFERENCES, DECOMPILE, PATHS, CONFIGURATION, ERRORS, MEMORY AND POINTER
-   STABILITY, THREADING, DOES NOT, LICENSE (end of file)
+   QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
+   input, compile functions, standard components), SCHEMAS, ENTITY
+   REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
+   POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end
+   of file)
+   The declarations and the implementation follow the same order: format,
+   spawner, paths, JSON reader, compiler, names block, decompiler (the MAP at
+   the top of the implementation says what each part holds).
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -113,22 +117,6 @@ FORMAT (version 1, byte exact; every field a uint32 in the target byte order)
    (ECS_MANAGER_DEFINE_SCHEMA(meshes, ECS_RESOURCE_MESH_SCHEMA) declares a
    manager that spawns "mesh" blocks.)
 
-NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
-   One more component block, always the last, with the reserved identifier
-   ECS_RESOURCE_NAMES_ID (FNV-1a 32 of "ecs:names", which no component may
-   register): every spawner and reader that does not know it skips it in
-   one jump, as any unknown block. Its instances are the entities that have
-   a "name" (entity_index ascending); its data, every uint32 in the blob's
-   byte order and unaligned:
-     num_paths
-     per named entity: length, bytes       its "name" (UTF-8, no NUL added)
-     per path:         length, bytes       the dependency list (canonical
-                                           paths, sorted by their bytes)
-   It gives back what hashing took away: the decompiler writes names and
-   paths again, levelc --dump shows them, and ecs_resource_names_read hands
-   them to a game (debug names, "which mesh was that"). It is left out when
-   there is nothing to name.
-
 VERIFY AND SPAWN
    ecs_resource_verify checks everything a reader relies on: magic, version,
    byte order mark, total_size equal to the buffer size, every count, size
@@ -145,6 +133,17 @@ VERIFY AND SPAWN
    registered spawner are skipped in one jump. All or nothing: when a spawn
    function fails, the blocks already spawned are unspawned (newest first) and
    the entities destroyed, so nothing stays behind.
+
+PATHS
+   A canonical resource path is relative to the project root, '/' between
+   segments, segments of a-z 0-9 _ - . only, no empty, "." or ".." segment,
+   no leading or trailing '/'. ecs_path_canonicalize gives the canonical
+   spelling of a sloppy path where one exists: '\' is read as '/', A-Z are
+   lowered, empty and "." segments vanish, ".." removes the segment before it,
+   a leading '/' means the project root:
+     "./././models\../textures\FLOWers/////rose" -> "textures/flowers/rose"
+   There is none when ".." climbs above the root, when a character is outside
+   the set (spaces, ':', non-ASCII), or when nothing is left.
 
 COMPILER
    Input (RFC 8259 JSON, strict, UTF-8, nesting at most ECS_JSON_MAX_DEPTH):
@@ -219,6 +218,22 @@ ENTITY REFERENCES
    leaves no reference behind. ecs_compiler_write_entity writes a reference
    from a hand-written compile function, ecs.h's ecs_spawn_resolve reads one.
 
+NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
+   One more component block, always the last, with the reserved identifier
+   ECS_RESOURCE_NAMES_ID (FNV-1a 32 of "ecs:names", which no component may
+   register): every spawner and reader that does not know it skips it in
+   one jump, as any unknown block. Its instances are the entities that have
+   a "name" (entity_index ascending); its data, every uint32 in the blob's
+   byte order and unaligned:
+     num_paths
+     per named entity: length, bytes       its "name" (UTF-8, no NUL added)
+     per path:         length, bytes       the dependency list (canonical
+                                           paths, sorted by their bytes)
+   It gives back what hashing took away: the decompiler writes names and
+   paths again, levelc --dump shows them, and ecs_resource_names_read hands
+   them to a game (debug names, "which mesh was that"). It is left out when
+   there is nothing to name.
+
 DECOMPILE
    ecs_compiler_decompile turns a blob (either byte order) back into level
    JSON with the compiler's registrations. Compiling that text with
@@ -245,22 +260,13 @@ DECOMPILE
    a block by identifier, sorted by that text among the registered names
    (so no registered name may start with '#').
 
-PATHS
-   A canonical resource path is relative to the project root, '/' between
-   segments, segments of a-z 0-9 _ - . only, no empty, "." or ".." segment,
-   no leading or trailing '/'. ecs_path_canonicalize gives the canonical
-   spelling of a sloppy path where one exists: '\' is read as '/', A-Z are
-   lowered, empty and "." segments vanish, ".." removes the segment before it,
-   a leading '/' means the project root:
-     "./././models\../textures\FLOWers/////rose" -> "textures/flowers/rose"
-   There is none when ".." climbs above the root, when a character is outside
-   the set (spaces, ':', non-ASCII), or when nothing is left.
-
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
                             reader accepts (every file; the entity tree can
                             be half as deep, each level is an object and an
                             array)
+   ECS_DEF / ECS_STATIC     as in ecs.h: the linkage of every public function
+                            (extern; static with ECS_STATIC; or your own)
    Implementation file only: ECS_REALLOC / ECS_FREE as in ecs.h (both or
    neither; ECS_REALLOC(NULL, n) must return memory aligned for uint64_t);
    ECS_RESOURCE_NO_SIMD to verify without SSE2 (same answers, slower).
@@ -298,7 +304,7 @@ MEMORY AND POINTER STABILITY
    ecs_json_doc_free, and never point into the source text. A spawner keeps
    scratch memory between spawns (freed by ecs_spawner_free). Spawned entities
    and components own nothing of the blob (spawn functions copy): free it
-   after spawning, unless you will undo the spawn with ecs_spawner_despawn,
+   after spawning, unless you will undo the spawn with ecs_spawner_unspawn,
    which reads it again. Registered names and schemas are copied (a plugin's
    may go away with its library). Decompiled text is one allocation owned by
    the ecs_decompile_output until ecs_decompile_output_free; an
@@ -319,6 +325,15 @@ DOES NOT
    converts one with your per-component swap function), resolve or load the
    resources that paths name, read JSON with comments, trailing commas, a
    byte order mark or other extensions.
+
+REVISION HISTORY
+   0.2  schemas (ecs_compiler_register_schema, _register_manager), the
+        decompiler, the names block, entity references; the header
+        reorganised to read top to bottom (a MAP of the implementation);
+        ecs_spawner_despawn renamed ecs_spawner_unspawn; ECS_DEF on every
+        public function
+   0.1  first release: format version 1, verify, spawner, JSON reader,
+        compiler, paths
 */
 #ifndef ECS_RESOURCE_H_INCLUDED
 #define ECS_RESOURCE_H_INCLUDED
@@ -334,12 +349,22 @@ DOES NOT
 #error "ECS_JSON_MAX_DEPTH must be 2..100000000"
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- FORMAT: identifiers, verify, read, byte swap ------------------------ */
+
 #define ECS_RESOURCE_VERSION 1u
 #define ECS_RESOURCE_BYTE_ORDER_MARK 0x01020304u
 #define ECS_RESOURCE_HEADER_SIZE 24u
 #define ECS_RESOURCE_BLOCK_HEADER_SIZE 12u
 /** parent_index value of a root entity (same as ECS_SPAWN_ROOT). */
 #define ECS_RESOURCE_ROOT 0xFFFFFFFFu
+
+/** The names block's component_identifier: FNV-1a 32 of "ecs:names", a name
+    no component may register (NAMES BLOCK). */
+#define ECS_RESOURCE_NAMES_ID 0x743491DCu
 
 /** Standard component records (see FORMAT). */
 #define ECS_RESOURCE_TRANSFORM_SIZE 64u
@@ -349,64 +374,158 @@ DOES NOT
 #define ECS_RESOURCE_TRANSFORM_ID 0xE1AD931Bu
 #define ECS_RESOURCE_MESH_ID 0xA100BEBCu
 #define ECS_RESOURCE_ACTOR_ID 0x0E8CD7BAu
-/** Spawn orders ecs_compiler_register_standard uses. */
-#define ECS_RESOURCE_TRANSFORM_ORDER 0
-#define ECS_RESOURCE_MESH_ORDER 100
-#define ECS_RESOURCE_ACTOR_ORDER 200
+
+/** The component_identifier of a component name: FNV-1a 32 of its bytes
+    (NUL not included). NULL hashes like "". */
+ECS_DEF uint32_t ecs_resource_identifier(const char *name);
+
+/** Checks that size bytes at blob are a well-formed version 1 resource in
+    this machine's byte order (see VERIFY AND SPAWN). Returns ECS_OK, or
+    ECS_ERROR_CORRUPT_RESOURCE / ECS_ERROR_WRONG_BYTE_ORDER /
+    ECS_ERROR_INVALID_ARGUMENT (NULL, unaligned) with a message naming the
+    offset and the field. Reads nothing outside [blob, blob + size). */
+ECS_DEF ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+
+/** One component block of a verified blob. */
+typedef struct ecs_resource_block {
+    uint32_t identifier;
+    uint32_t num_instances;
+    uint32_t size;                /* bytes of instance data */
+    const uint32_t *entity_index; /* num_instances indices */
+    const void *data;             /* size bytes */
+    uint32_t offset;              /* where the block starts in the blob */
+    uint32_t next;                /* where the next block starts (or total_size) */
+} ecs_resource_block;
+
+/** num_entities of a verified blob. */
+ECS_DEF uint32_t ecs_resource_num_entities(const void *blob);
+/** num_component_types of a verified blob. */
+ECS_DEF uint32_t ecs_resource_num_component_types(const void *blob);
+/** parent_index array of a verified blob (num_entities entries). */
+ECS_DEF const uint32_t *ecs_resource_parent_index(const void *blob);
+/** Offset of a verified blob's first block. Walk the blocks with
+        for (i = 0, off = ecs_resource_first_block(b); i < ecs_resource_num_component_types(b);
+             ++i, off = blk.next) blk = ecs_resource_block_at(b, off); */
+ECS_DEF uint32_t ecs_resource_first_block(const void *blob);
+/** The block at offset of a verified blob (no checks). */
+ECS_DEF ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
+
+/** Swaps one block's instance data in place (a component knows its layout). */
+typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t num_instances, void *data,
+                                     uint32_t size);
+/** Converts a blob in either byte order to the other one, in place: verifies
+    it in the order its byte order mark says, swaps every header, parent,
+    block and index field, and calls swap_data (if non-NULL) for each block.
+    Returns ECS_OK, or the verify error with nothing changed. */
+ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
+                                     ecs_error *err);
+/** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
+    mesh: u64 + u32 records, actor: 2 floats); other blocks are left as they
+    are, and so is a block whose size is not a whole number of records. */
+ECS_DEF void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data,
+                                        uint32_t size);
+
+/* ---- SPAWNER ------------------------------------------------------------- */
 
 /** ecs_spawner_register's instance_size for data whose size the spawn
     function checks itself. */
 #define ECS_SPAWNER_VARIABLE_SIZE 0xFFFFFFFFu
 
-/** ecs_compiler_compile flags. */
-#define ECS_COMPILER_BIG_ENDIAN 1u  /* write big-endian (default little-endian) */
-#define ECS_COMPILER_PREFAB 2u      /* require exactly one root entity */
-#define ECS_COMPILER_NAMES 4u       /* also write the names block (NAMES BLOCK) */
+typedef struct ecs_spawner__entry {
+    uint32_t identifier;    /* first: the registrations are sorted by it */
+    uint32_t instance_size; /* or ECS_SPAWNER_VARIABLE_SIZE */
+    ecs_spawn_fn spawn;
+    ecs_unspawn_fn unspawn;
+    void *user;
+    char *name;
+} ecs_spawner__entry;
 
-/** The names block's component_identifier: FNV-1a 32 of "ecs:names", a name
-    no component may register (NAMES BLOCK). */
-#define ECS_RESOURCE_NAMES_ID 0x743491DCu
+typedef struct ecs_spawner__step {
+    uint32_t offset; /* block offset */
+    uint32_t entry;  /* index into entries */
+} ecs_spawner__step;
 
-/** ecs_compiler_decompile flags. */
-#define ECS_DECOMPILE_ALL_MEMBERS 1u /* also write members equal to their default */
-#define ECS_DECOMPILE_CHECK 2u       /* compile the text again and compare the bytes */
+/** Spawn functions by component name, plus scratch memory. Zero-initialised
+    is valid (same as ecs_spawner_init). */
+typedef struct ecs_spawner {
+    ecs_spawner__entry *entries; /* sorted by identifier */
+    uint32_t num_entries, entries_capacity;
+    ecs_spawner__step *steps;
+    uint32_t steps_capacity;
+    ecs_entity *entities;        /* lookup table when the caller gives none */
+    uint32_t entities_capacity;
+} ecs_spawner;
 
-/** The standard components' schemas as X-lists (X(kind, field, spec), see
-    ecs.h's ECS_MANAGER_DEFINE_SCHEMA): the records ecs_compiler_register_standard
-    compiles and a manager defined from the same list spawns. */
-#define ECS_RESOURCE_MESH_SCHEMA(X) \
-    X(path, mesh, ECS_FIELD_REQUIRED) \
-    X(u32, flags, "0")
-#define ECS_RESOURCE_ACTOR_SCHEMA(X)                     \
-    X(f32, mass, "{\"default\": 1, \"min\": 0}") \
-    X(f32, radius, "{\"default\": 0.5, \"min\": 0}")
+/** Same as zero-initialising *sp. */
+ECS_DEF void ecs_spawner_init(ecs_spawner *sp);
+/** Frees the spawner's memory; *sp is then empty again. */
+ECS_DEF void ecs_spawner_free(ecs_spawner *sp);
+/** Registers spawn/unspawn (both required) for blocks whose identifier is
+    ecs_resource_identifier(name); user is passed to both. instance_size: the
+    bytes of one instance, checked against every block before spawning, or
+    ECS_SPAWNER_VARIABLE_SIZE. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS (name
+    registered), ECS_ERROR_NAME_COLLISION (another name has the same
+    identifier), ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY. */
+ECS_DEF ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                        uint32_t instance_size, void *user, ecs_error *err);
+/** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
+ECS_DEF ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
+/** Verifies blob and spawns it once into em. out (NULL, or room for
+    num_entities entities) receives the entity made for each resource entity;
+    with NULL the spawner keeps the table (sp->entities, until the next
+    spawn). All or nothing: on failure no entity stays alive and no spawned
+    block stays (its unspawn function ran); what out holds then is not alive
+    (nil where it was written). See ERRORS. A spawn function must not spawn
+    through the same spawner (its scratch is in use): use a second one. */
+ECS_DEF ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                     ecs_entity *out, ecs_error *err);
+/** Spawns `copies` copies of one blob (a prefab fired many times) sharing the
+    work: one verify, one size check, one ecs_entity_create_many of
+    num_entities * copies; then for each block its spawn function once per
+    copy, copy c seeing entity table out + c * num_entities. out: NULL or room
+    for num_entities * copies entities. All or nothing as ecs_spawner_spawn.
+    copies == 0 does nothing and returns ECS_OK.
+    Limit: num_entities * copies must not exceed the indices em has left,
+    (ECS_INDEX_MASK - em->max_index) + em->num_free: at most ECS_INDEX_MASK
+    (2^ECS_INDEX_BITS - 1, 4194303 by default) for an empty manager. A larger
+    count fails before anything is allocated or written (em, out and the
+    spawner unchanged) with ECS_ERROR_INDICES_EXHAUSTED, or with
+    ECS_ERROR_INVALID_ARGUMENT when the product exceeds 2^32 - 1. */
+ECS_DEF ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                            uint32_t copies, ecs_entity *out, ecs_error *err);
+/** ecs_spawner_spawn_copies without the verify, for a blob that passed
+    ecs_resource_verify and has not changed since (undefined behaviour
+    otherwise). */
+ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                              uint32_t copies, ecs_entity *out, ecs_error *err);
+/** Undoes a successful spawn of a verified blob: calls every registered
+    block's unspawn function for each copy with the same arguments as the
+    spawn, then destroys the entities (entities[0 .. num_entities * copies)).
+    Returns how many entities were alive and destroyed; 0, doing nothing, when
+    num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
+ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                     const ecs_entity *entities);
 
-/** "no index" in ecs_json_value links. */
-#define ECS_JSON_NONE 0xFFFFFFFFu
+/* ---- PATHS --------------------------------------------------------------- */
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* ---- names, hashes and paths ------------------------------------------ */
-
-/** The component_identifier of a component name: FNV-1a 32 of its bytes
-    (NUL not included). NULL hashes like "". */
-uint32_t ecs_resource_identifier(const char *name);
 /** FNV-1a 64 of path's bytes (NUL not included): the value compiled into a
     blob for a resource reference. Hash canonical paths only (the compiler
     does). NULL hashes like "". */
-uint64_t ecs_path_hash(const char *path);
+ECS_DEF uint64_t ecs_path_hash(const char *path);
 /** 1 when path is canonical (see PATHS), 0 otherwise (also for NULL). */
-int ecs_path_is_canonical(const char *path);
+ECS_DEF int ecs_path_is_canonical(const char *path);
 /** Writes the canonical spelling of path to out (NUL-terminated). It is never
     longer than path, so out_size >= strlen(path) + 1 always suffices; out may
     equal path. Returns ECS_OK; ECS_ERROR_NON_CANONICAL_PATH when the path has
     no canonical spelling (err says why and at which byte; out is then "");
     ECS_ERROR_INVALID_ARGUMENT for NULL arguments or a too small out. */
-ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err);
+ECS_DEF ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err);
 
-/* ---- JSON reader ------------------------------------------------------- */
+/* ---- JSON READER --------------------------------------------------------- */
+
+/** "none" in the links of a parsed document: ecs_json_value's parent of the
+    root, key of a value that is no object member (and nothing else). */
+#define ECS_JSON_NONE 0xFFFFFFFFu
 
 /** JSON value types. */
 typedef enum ecs_json_type {
@@ -459,155 +578,52 @@ typedef struct ecs_json_doc {
     C: ..." in err (columns count characters from 1) and an empty doc;
     ECS_ERROR_OUT_OF_MEMORY; ECS_ERROR_INVALID_ARGUMENT (NULL, or len of 4 GiB
     or more). */
-ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err);
+ECS_DEF ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err);
 /** Frees doc's memory; doc is then a valid empty document. */
-void ecs_json_doc_free(ecs_json_doc *doc);
+ECS_DEF void ecs_json_doc_free(ecs_json_doc *doc);
 /** The root value, or NULL when doc holds nothing. */
-const ecs_json_value *ecs_json_root(const ecs_json_doc *doc);
+ECS_DEF const ecs_json_value *ecs_json_root(const ecs_json_doc *doc);
 /** The first member of object v called key (NUL-terminated, compared by
     bytes), or NULL (also when v is not an object). Linear in v's members. */
-const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key);
+ECS_DEF const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key);
 /** The first child (element or member value) of array/object v, or NULL. */
-const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v);
 /** The sibling after v in its array/object, or NULL. */
-const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v);
 /** A string value's bytes (NUL-terminated; v->count bytes, may contain NUL),
     or NULL when v is not a string. */
-const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v);
 /** The name of member v (NUL-terminated; v->key_length bytes), or NULL when v
     is not an object member. */
-const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v);
+ECS_DEF const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v);
 /** Writes v's path from the root, e.g. "entities[3].components[1].mesh" (""
     for the root), truncated to fit size bytes including the NUL. Returns the
     length it needed (like snprintf). */
-size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size);
+ECS_DEF size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size);
 /** "null", "false", "true", "number", "string", "array", "object". */
-const char *ecs_json_type_name(ecs_json_type type);
+ECS_DEF const char *ecs_json_type_name(ecs_json_type type);
 
-/* ---- blobs: verify and read -------------------------------------------- */
+/* ---- COMPILER ------------------------------------------------------------ */
 
-/** Checks that size bytes at blob are a well-formed version 1 resource in
-    this machine's byte order (see VERIFY AND SPAWN). Returns ECS_OK, or
-    ECS_ERROR_CORRUPT_RESOURCE / ECS_ERROR_WRONG_BYTE_ORDER /
-    ECS_ERROR_INVALID_ARGUMENT (NULL, unaligned) with a message naming the
-    offset and the field. Reads nothing outside [blob, blob + size). */
-ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+/** ecs_compiler_compile flags. */
+#define ECS_COMPILER_BIG_ENDIAN 1u  /* write big-endian (default little-endian) */
+#define ECS_COMPILER_PREFAB 2u      /* require exactly one root entity */
+#define ECS_COMPILER_NAMES 4u       /* also write the names block (NAMES BLOCK) */
 
-/** One component block of a verified blob. */
-typedef struct ecs_resource_block {
-    uint32_t identifier;
-    uint32_t num_instances;
-    uint32_t size;                /* bytes of instance data */
-    const uint32_t *entity_index; /* num_instances indices */
-    const void *data;             /* size bytes */
-    uint32_t offset;              /* where the block starts in the blob */
-    uint32_t next;                /* where the next block starts (or total_size) */
-} ecs_resource_block;
+/** Spawn orders ecs_compiler_register_standard uses. */
+#define ECS_RESOURCE_TRANSFORM_ORDER 0
+#define ECS_RESOURCE_MESH_ORDER 100
+#define ECS_RESOURCE_ACTOR_ORDER 200
 
-/** num_entities of a verified blob. */
-uint32_t ecs_resource_num_entities(const void *blob);
-/** num_component_types of a verified blob. */
-uint32_t ecs_resource_num_component_types(const void *blob);
-/** parent_index array of a verified blob (num_entities entries). */
-const uint32_t *ecs_resource_parent_index(const void *blob);
-/** Offset of a verified blob's first block. Walk the blocks with
-        for (i = 0, off = ecs_resource_first_block(b); i < ecs_resource_num_component_types(b);
-             ++i, off = blk.next) blk = ecs_resource_block_at(b, off); */
-uint32_t ecs_resource_first_block(const void *blob);
-/** The block at offset of a verified blob (no checks). */
-ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
-
-/** Swaps one block's instance data in place (a component knows its layout). */
-typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t num_instances, void *data,
-                                     uint32_t size);
-/** Converts a blob in either byte order to the other one, in place: verifies
-    it in the order its byte order mark says, swaps every header, parent,
-    block and index field, and calls swap_data (if non-NULL) for each block.
-    Returns ECS_OK, or the verify error with nothing changed. */
-ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err);
-/** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
-    mesh: u64 + u32 records, actor: 2 floats); other blocks are left as they
-    are, and so is a block whose size is not a whole number of records. */
-void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size);
-
-/* ---- spawner ------------------------------------------------------------ */
-
-typedef struct ecs_spawner__entry {
-    uint32_t identifier;    /* first: the registrations are sorted by it */
-    uint32_t instance_size; /* or ECS_SPAWNER_VARIABLE_SIZE */
-    ecs_spawn_fn spawn;
-    ecs_unspawn_fn unspawn;
-    void *user;
-    char *name;
-} ecs_spawner__entry;
-
-typedef struct ecs_spawner__step {
-    uint32_t offset; /* block offset */
-    uint32_t entry;  /* index into entries, or ECS_JSON_NONE: skip */
-} ecs_spawner__step;
-
-/** Spawn functions by component name, plus scratch memory. Zero-initialised
-    is valid (same as ecs_spawner_init). */
-typedef struct ecs_spawner {
-    ecs_spawner__entry *entries; /* sorted by identifier */
-    uint32_t num_entries, entries_capacity;
-    ecs_spawner__step *steps;
-    uint32_t steps_capacity;
-    ecs_entity *entities;        /* lookup table when the caller gives none */
-    uint32_t entities_capacity;
-} ecs_spawner;
-
-/** Same as zero-initialising *sp. */
-void ecs_spawner_init(ecs_spawner *sp);
-/** Frees the spawner's memory; *sp is then empty again. */
-void ecs_spawner_free(ecs_spawner *sp);
-/** Registers spawn/unspawn (both required) for blocks whose identifier is
-    ecs_resource_identifier(name); user is passed to both. instance_size: the
-    bytes of one instance, checked against every block before spawning, or
-    ECS_SPAWNER_VARIABLE_SIZE. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS (name
-    registered), ECS_ERROR_NAME_COLLISION (another name has the same
-    identifier), ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
-                                uint32_t instance_size, void *user, ecs_error *err);
-/** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
-ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
-/** Verifies blob and spawns it once into em. out (NULL, or room for
-    num_entities entities) receives the entity made for each resource entity;
-    with NULL the spawner keeps the table (sp->entities, until the next
-    spawn). All or nothing: on failure no entity stays alive and no spawned
-    block stays (its unspawn function ran); what out holds then is not alive
-    (nil where it was written). See ERRORS. A spawn function must not spawn
-    through the same spawner (its scratch is in use): use a second one. */
-ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                             ecs_entity *out, ecs_error *err);
-/** Spawns `copies` copies of one blob (a prefab fired many times) sharing the
-    work: one verify, one size check, one ecs_entity_create_many of
-    num_entities * copies; then for each block its spawn function once per
-    copy, copy c seeing entity table out + c * num_entities. out: NULL or room
-    for num_entities * copies entities. All or nothing as ecs_spawner_spawn.
-    copies == 0 does nothing and returns ECS_OK.
-    Limit: num_entities * copies must not exceed the indices em has left,
-    (ECS_INDEX_MASK - em->max_index) + em->num_free: at most ECS_INDEX_MASK
-    (2^ECS_INDEX_BITS - 1, 4194303 by default) for an empty manager. A larger
-    count fails before anything is allocated or written (em, out and the
-    spawner unchanged) with ECS_ERROR_INDICES_EXHAUSTED, or with
-    ECS_ERROR_INVALID_ARGUMENT when the product exceeds 2^32 - 1. */
-ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                                    uint32_t copies, ecs_entity *out, ecs_error *err);
-/** ecs_spawner_spawn_copies without the verify, for a blob that passed
-    ecs_resource_verify and has not changed since (undefined behaviour
-    otherwise). */
-ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
-                                      uint32_t copies, ecs_entity *out, ecs_error *err);
-/** Undoes a successful spawn of a verified blob: calls every registered
-    block's unspawn function for each copy with the same arguments as the
-    spawn, then destroys the entities (entities[0 .. num_entities * copies)).
-    Returns how many entities were alive and destroyed; 0, doing nothing, when
-    num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
-uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                             const ecs_entity *entities);
-
-/* ---- compiler ----------------------------------------------------------- */
+/** The standard components' schemas as X-lists (X(kind, field, spec), see
+    ecs.h's ECS_MANAGER_DEFINE_SCHEMA): the records ecs_compiler_register_standard
+    compiles and a manager defined from the same list spawns. */
+#define ECS_RESOURCE_MESH_SCHEMA(X) \
+    X(path, mesh, ECS_FIELD_REQUIRED) \
+    X(u32, flags, "0")
+#define ECS_RESOURCE_ACTOR_SCHEMA(X)                     \
+    X(f32, mass, "{\"default\": 1, \"min\": 0}") \
+    X(f32, radius, "{\"default\": 0.5, \"min\": 0}")
 
 /** What a compile function sees: the document, the target byte order, the
     output of the current instance, the dependency list, the error. */
@@ -660,45 +676,45 @@ typedef struct ecs_compiler_output {
 } ecs_compiler_output;
 
 /** Same as zero-initialising *c. */
-void ecs_compiler_init(ecs_compiler *c);
+ECS_DEF void ecs_compiler_init(ecs_compiler *c);
 /** Frees the registrations; *c is then empty again. */
-void ecs_compiler_free(ecs_compiler *c);
+ECS_DEF void ecs_compiler_free(ecs_compiler *c);
 /** Registers fn for components {"type": name}. Blocks are ordered by
     spawn_order, then name. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS,
     ECS_ERROR_NAME_COLLISION (another registered name has the same
     identifier: both names in the message), ECS_ERROR_INVALID_ARGUMENT (NULL
     or empty name, NULL fn), ECS_ERROR_OUT_OF_MEMORY. */
-ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user, int spawn_order,
-                                 ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user,
+                                         int spawn_order, ecs_error *err);
 /** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
-ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
+ECS_DEF ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
 /** Registers compile and decompile functions made from a schema for
     components {"type": name} (see SCHEMAS): num_fields entries of ecs.h's
     ecs_schema_field, the fields of the record in order. The schema is
     checked (kinds, names, every spec parsed: a default must be a valid value
     within min..max) and copied. Errors as ecs_compiler_register, and
     ECS_ERROR_INVALID_ARGUMENT naming the field for a bad schema. */
-ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
-                                        uint32_t num_fields, int spawn_order, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
+                                                uint32_t num_fields, int spawn_order, ecs_error *err);
 /** ecs_compiler_register_schema with manager m's schema (ecs.h's
     ecs_manager_set_schema, ecs_manager_init_schema, ECS_MANAGER_DEFINE_SCHEMA):
     levels then spawn into m with ecs_manager_spawn.
     ECS_ERROR_INVALID_ARGUMENT when m has no schema. */
-ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m, int spawn_order,
-                                         ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m,
+                                                 int spawn_order, ecs_error *err);
 /** Gives the registered type `name` a decompile function (for a hand-written
     compile function; a schema type has one already, which this replaces).
     ECS_OK, ECS_ERROR_NOT_FOUND, ECS_ERROR_INVALID_ARGUMENT (NULL fn). */
-ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
-                                      ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
+                                              ecs_error *err);
 /** The name registered for identifier, or NULL. Valid until it is
     unregistered or the compiler freed. */
-const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier);
+ECS_DEF const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier);
 /** Registers the standard components transform, mesh and actor (see
     COMPILER) with their ECS_RESOURCE_*_ORDER: transform by its compile and
     decompile functions, mesh and actor by their schemas. Stops at the first
     failure. */
-ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
 /** Compiles len bytes of JSON (see COMPILER) into out. flags: 0 or
     ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB | ECS_COMPILER_NAMES (the
     names block, NAMES BLOCK). Returns ECS_OK (out owns a blob that passes
@@ -707,51 +723,51 @@ ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
     ECS_ERROR_UNKNOWN_COMPONENT / ECS_ERROR_NON_CANONICAL_PATH (JSON path,
     line, column; an unknown or ambiguous entity reference too),
     ECS_ERROR_OUT_OF_MEMORY, ECS_ERROR_INVALID_ARGUMENT. */
-ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
-                                ecs_compiler_output *out, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
+                                        ecs_compiler_output *out, ecs_error *err);
 /** Frees out's blob and dependency list and zeroes it. */
-void ecs_compiler_output_free(ecs_compiler_output *out);
+ECS_DEF void ecs_compiler_output_free(ecs_compiler_output *out);
 
 /* -- for compile functions -- */
 
 /** The parsed document (for ecs_json_member and friends). */
-const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
+ECS_DEF const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
 /** 1 when writing big-endian, 0 for little-endian. */
-int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
+ECS_DEF int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
 /** Resource index of the entity whose component is being compiled. */
-uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
+ECS_DEF uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
 /** How many instances of the component type being compiled the current
     entity already has (its earlier components of the same type). */
-uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx);
+ECS_DEF uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx);
 /** Reports a compile error at value `at` (NULL: the current component):
     ECS_ERROR_COMPILE with "path (line L, column C): " and the formatted text.
     Returns ECS_ERROR_COMPILE. */
-ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
+ECS_DEF ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /** Appends n raw bytes (no byte order change). ECS_OK or out of memory. */
-ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+ECS_DEF ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
 /** Appends one value in the target byte order. ECS_OK or out of memory. */
-ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v);
+ECS_DEF ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v);
 /** See ecs_compiler_write_u8. */
-ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v);
+ECS_DEF ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v);
 /** See ecs_compiler_write_u8. */
-ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v);
+ECS_DEF ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v);
 /** See ecs_compiler_write_u8. */
-ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v);
+ECS_DEF ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v);
 /** See ecs_compiler_write_u8 (IEEE 754 bits). */
-ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v);
+ECS_DEF ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v);
 /** See ecs_compiler_write_u8 (IEEE 754 bits). */
-ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
+ECS_DEF ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
 /** Validates the resource path in string value `path`, records it as a
     dependency and returns its ecs_path_hash in *hash (may be NULL). A non-
     canonical path is ECS_ERROR_NON_CANONICAL_PATH with the canonical spelling
     in the message when there is one; a non-string ECS_ERROR_COMPILE. */
-ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash);
+ECS_DEF ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash);
 /** ecs_compiler_add_dependency, then writes the hash as a uint64. */
-ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path);
+ECS_DEF ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path);
 /** Reads string value `name` as the "name" of another entity of the same
     resource, or null, and writes that entity's resource index as a uint32
     (0xFFFFFFFF for null). Names are resolved when every entity is known:
@@ -759,34 +775,35 @@ ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_jso
     ECS_ERROR_COMPILE for a value that is neither a string nor null. A spawn
     function maps the index with ecs.h's ecs_spawn_resolve (ecs_manager_spawn
     does it for ECS_FIELD_ENTITY fields). */
-ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name);
+ECS_DEF ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name);
 /** Checks that object obj has no member other than "type" and the n names in
     known, and no member twice. ECS_OK or ECS_ERROR_COMPILE at the member. */
-ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
-                                      const char *const *known, uint32_t n);
+ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                              const char *const *known, uint32_t n);
 /** Reads member key of obj as n floats: a number when n == 1, else an array
     of exactly n numbers, each finite as a float. A missing member gives
     defaults (n values) or, with defaults NULL, an error. ECS_OK or
     ECS_ERROR_COMPILE at the offending value. */
-ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
-                                   float *out, uint32_t n, const float *defaults);
+ECS_DEF ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           float *out, uint32_t n, const float *defaults);
 /** Reads member key of obj as an integer 0..4294967295 (written as an
     integer, or a number with an integral value). A missing member gives
     *defaults, or an error when defaults is NULL. */
-ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
-                                   uint32_t *out, const uint32_t *defaults);
+ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           uint32_t *out, const uint32_t *defaults);
 
 /* -- the transform (user is unused; see COMPILER; mesh and actor are
       schemas: ECS_RESOURCE_MESH_SCHEMA, ECS_RESOURCE_ACTOR_SCHEMA) -- */
 
 /** Compiles a transform into its 64-byte local matrix. */
-ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component);
+ECS_DEF ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
+                                                  const ecs_json_value *component);
 /** Decompiles a transform: position, rotation and scale when they compile
     back to the same 16 floats, else "local". */
-ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
-                                            uint32_t *used);
+ECS_DEF ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data,
+                                                    uint32_t size, uint32_t *used);
 
-/* ---- names block -------------------------------------------------------- */
+/* ---- NAMES BLOCK --------------------------------------------------------- */
 
 /** A blob's names block, read: the names of its entities and the paths behind
     its path hashes (NAMES BLOCK). Free with ecs_resource_names_free. */
@@ -811,13 +828,17 @@ typedef struct ecs_resource_names {
     data, a name that is not UTF-8, a path that is not canonical, paths out of
     order, bytes left over) with the offset; ECS_ERROR_OUT_OF_MEMORY. out is
     empty (and needs no free) after an error. */
-ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err);
+ECS_DEF ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err);
 /** The path whose hash is `hash`, or NULL. O(log num_paths). */
-const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash);
+ECS_DEF const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash);
 /** Frees names' memory and empties it. */
-void ecs_resource_names_free(ecs_resource_names *names);
+ECS_DEF void ecs_resource_names_free(ecs_resource_names *names);
 
-/* ---- decompiler --------------------------------------------------------- */
+/* ---- DECOMPILER ---------------------------------------------------------- */
+
+/** ecs_compiler_decompile flags. */
+#define ECS_DECOMPILE_ALL_MEMBERS 1u /* also write members equal to their default */
+#define ECS_DECOMPILE_CHECK 2u       /* compile the text again and compare the bytes */
 
 /** What ecs_compiler_decompile produced. Free with ecs_decompile_output_free. */
 typedef struct ecs_decompile_output {
@@ -835,8 +856,8 @@ typedef struct ecs_decompile_output {
     made from JSON, e.g. blocks out of order, a NaN, a registered type without
     a decompile function; the message names the offset), ECS_ERROR_OUT_OF_MEMORY,
     ECS_ERROR_INVALID_ARGUMENT; out is zeroed on failure. */
-ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
-                                  ecs_decompile_output *out, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
+                                          ecs_decompile_output *out, ecs_error *err);
 /** Decompiles one instance of the registered type `identifier` at data
     (size bytes left in its block, in the given byte order) into a JSON
     object without "type" ({"mass": 2, "radius": 0.5}), every member written;
@@ -845,63 +866,63 @@ ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_
     *used: the instance's bytes. ECS_ERROR_NOT_FOUND when the type is not
     registered or has no decompile function; the decompile function's
     errors. */
-ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data, uint32_t size,
-                                           int big_endian, const ecs_resource_names *names, ecs_decompile_output *out,
-                                           uint32_t *used, ecs_error *err);
+ECS_DEF ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data,
+                                                   uint32_t size, int big_endian, const ecs_resource_names *names,
+                                                   ecs_decompile_output *out, uint32_t *used, ecs_error *err);
 /** Frees out's text and zeroes it. */
-void ecs_decompile_output_free(ecs_decompile_output *out);
+ECS_DEF void ecs_decompile_output_free(ecs_decompile_output *out);
 
 /* -- for decompile functions -- */
 
 /** 1 when the data being read is big-endian, 0 for little-endian. */
-int ecs_decompile_big_endian(const ecs_decompile_context *ctx);
+ECS_DEF int ecs_decompile_big_endian(const ecs_decompile_context *ctx);
 /** Resource index of the entity whose component is being decompiled. */
-uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx);
+ECS_DEF uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx);
 /** How many instances of this type the entity has before this one. */
-uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx);
+ECS_DEF uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx);
 /** Reads a value at p (any alignment) in the data's byte order. */
-uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p);
 /** See ecs_decompile_read_u32. */
-uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p);
 /** See ecs_decompile_read_u32 (IEEE 754 bits). */
-float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p);
 /** See ecs_decompile_read_u32 (IEEE 754 bits). */
-double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p);
+ECS_DEF double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p);
 /** Refuses the instance: ECS_ERROR_DECOMPILE with "offset N (block 'x',
     entity k): " and the formatted text. Returns ECS_ERROR_DECOMPILE. */
-ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
+ECS_DEF ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /** Starts member `key` (then write exactly one value). */
-ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key);
+ECS_DEF ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key);
 /** Writes n floats: a number when n == 1, else an array, each in the
     shortest form that reads back as the same float. A NaN or an infinity is
     refused (JSON has none). */
-ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n);
+ECS_DEF ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n);
 /** Writes a double, shortest exact form; NaN and infinities refused. */
-ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v);
+ECS_DEF ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v);
 /** Writes an integer. */
-ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v);
+ECS_DEF ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v);
 /** Writes an unsigned integer. */
-ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v);
+ECS_DEF ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v);
 /** Writes true or false. */
-ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v);
+ECS_DEF ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v);
 /** Writes n bytes of UTF-8 as a JSON string (escaped). */
-ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n);
+ECS_DEF ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n);
 /** Writes a resource reference: its path when the names block knows the
     hash (the compiler records it as a dependency again), else
     "#0123456789abcdef" (the hash itself, which a schema path field reads
     back; hand-written compile functions see a non-canonical path). */
-ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash);
+ECS_DEF ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash);
 /** Writes a reference to resource entity `index` (ecs_compiler_write_entity's
     value): its name, or null for 0xFFFFFFFF. An index past the entities, or
     an entity whose name is missing or not unique in a blob with a names
     block, is refused. */
-ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index);
+ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index);
 /** Writes json as it is (a complete JSON value the caller vouches for). */
-ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
+ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 
 #ifdef __cplusplus
 }
@@ -917,9 +938,28 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 /* ======================================================================== */
 /*                             IMPLEMENTATION                               */
 /* ======================================================================== */
+
+/* MAP: after the includes and the allocator macros, the parts of the
+   implementation, each under its banner, in the order of the declarations:
+     COMMON       byte order, FNV-1a, array growth, the sorted lookup,
+                  UTF-8 sequences, the line and column of a text offset
+     FORMAT       ecs_resource_identifier, verify (SSE2 where available),
+                  the block readers, byte swap
+     SPAWNER      registration, spawn (all or nothing), unspawn
+     PATHS        ecs_path_hash, canonical paths, the order of paths
+     JSON READER  the strict RFC 8259 parser and its accessors
+     COMPILER     registration; the context and what compile functions call
+                  (errors, writers, dependencies, entity references, member
+                  readers); schemas; the standard components; the compile
+                  driver (entity walk, references, blob and names block)
+     NAMES BLOCK  reading it back (ecs_resource_names_read)
+     DECOMPILER   the JSON writer and what decompile functions call; the
+                  schema and transform decompile functions; the decompile
+                  driver (blocks, their order, the entity tree, the check) */
+
 #ifdef ECS_RESOURCE_IMPLEMENTATION
-#ifndef ECS_RESOURCE__IMPLEMENTED
-#define ECS_RESOURCE__IMPLEMENTED
+#ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
+#define ECS__RESOURCE_IMPLEMENTATION_DONE
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -951,7 +991,7 @@ ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 #define ECS__RES_PRINTF(a, b)
 #endif
 
-/* ---- small helpers ------------------------------------------------------ */
+/* ---- COMMON -------------------------------------------------------------- */
 
 static uint32_t ecs__res_bswap32(uint32_t v)
 {
@@ -1035,6 +1075,9 @@ static char *ecs__res_strdup(const char *s, size_t n)
     return d;
 }
 
+/* The spawner's and the compiler's lookups by name: "no such registration". */
+#define ECS__RESOURCE_NOT_REGISTERED 0xFFFFFFFFu
+
 /* First index of an array of n records of `stride` bytes, sorted by the
    uint32 identifier each record starts with, whose identifier is >= id. */
 static uint32_t ecs__res_lower(const void *base, uint32_t n, size_t stride, uint32_t id)
@@ -1047,6 +1090,24 @@ static uint32_t ecs__res_lower(const void *base, uint32_t n, size_t stride, uint
         else hi = mid;
     }
     return lo;
+}
+
+/* The rules of a new registration that the spawner and the compiler (`who`)
+   share: a name may not have the names block's identifier, nor be
+   registered already, nor share its identifier with the registered name
+   `taken` (NULL: the identifier is free). */
+static ecs_result ecs__res_check_new_name(const char *who, const char *name, uint32_t id, const char *taken,
+                                          ecs_error *err)
+{
+    if (id == ECS_RESOURCE_NAMES_ID)
+        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                             "%s: '%s' has the identifier 0x%08X of the names block: rename it", who, name, (unsigned)id);
+    if (!taken) return ECS_OK;
+    if (strcmp(taken, name) == 0)
+        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "%s: component '%s' is already registered", who, name);
+    return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
+                         "%s: '%s' and the registered '%s' have the same identifier 0x%08X: rename one", who, name, taken,
+                         (unsigned)id);
 }
 
 /* Line and column (characters, from 1) of byte offset in text. */
@@ -1068,14 +1129,579 @@ static void ecs__res_text_position(const char *text, size_t len, size_t offset, 
     *column = c;
 }
 
-/* ---- names, hashes, paths ----------------------------------------------- */
+/* Length of the valid UTF-8 sequence (RFC 3629: no overlongs, no surrogates,
+   nothing above U+10FFFF) starting at s, or 0. s < end, *s >= 0x80. */
+static uint32_t ecs__utf8_sequence(const unsigned char *s, const unsigned char *end)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    size_t left = (size_t)(end - s);
+    if (c < 0xC2) return 0;
+    if (c < 0xE0) return left >= 2 && (s[1] & 0xC0u) == 0x80u ? 2u : 0u;
+    if (c < 0xF0) {
+        if (left < 3) return 0;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u ? 3u : 0u;
+    }
+    if (c < 0xF5) {
+        if (left < 4) return 0;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u && (s[3] & 0xC0u) == 0x80u ? 4u : 0u;
+    }
+    return 0;
+}
 
-uint32_t ecs_resource_identifier(const char *name)
+/* 1 when s[0..n) is UTF-8 (any byte below 0x80 included). */
+static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n) {
+        uint32_t k = s[i] < 0x80 ? 1u : ecs__utf8_sequence(s + i, s + n);
+        if (!k) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* ---- FORMAT: identifiers, verify, read, byte swap ------------------------ */
+
+ECS_DEF uint32_t ecs_resource_identifier(const char *name)
 {
     return name ? ecs__fnv1a32(name, strlen(name)) : ecs__fnv1a32("", 0);
 }
 
-uint64_t ecs_path_hash(const char *path)
+#define ECS__RES_CORRUPT(...) ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, __VA_ARGS__)
+
+/* The two checks over every parent and entity index, 4 at a time with SSE2
+   (gcc -O2 does not vectorise the plain loops). Unsigned a > b is signed
+   (a ^ 2^31) > (b ^ 2^31). */
+#if !defined(ECS_RESOURCE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#define ECS__RES_SSE2 1
+#include <emmintrin.h>
+#else
+#define ECS__RES_SSE2 0
+#endif
+
+/* 1 when some parent[k] is neither a root nor < k: parent + 1 > k (the root
+   0xFFFFFFFF wraps to 0). n < 2^30. */
+static int ecs__res_parents_bad(const uint32_t *parent, uint32_t n)
+{
+    uint32_t k = 0, bad = 0;
+#if ECS__RES_SSE2
+    const __m128i bias = _mm_set1_epi32(INT32_MIN), one = _mm_set1_epi32(1), four = _mm_set1_epi32(4);
+    __m128i kv = _mm_xor_si128(_mm_setr_epi32(0, 1, 2, 3), bias), acc = _mm_setzero_si128();
+    for (; k + 4u <= n; k += 4u) {
+        __m128i p = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(parent + k)), one);
+        acc = _mm_or_si128(acc, _mm_cmpgt_epi32(_mm_xor_si128(p, bias), kv));
+        kv = _mm_add_epi32(kv, four);
+    }
+    bad = (uint32_t)_mm_movemask_epi8(acc);
+#endif
+    for (; k < n; ++k) bad |= (uint32_t)(parent[k] + 1u > k);
+    return bad != 0;
+}
+
+/* 1 when some v[j] >= limit. limit < 2^30. */
+static int ecs__res_any_at_least(const uint32_t *v, uint32_t n, uint32_t limit)
+{
+    uint32_t j = 0, bad = 0;
+    if (limit == 0) return n != 0;
+#if ECS__RES_SSE2
+    {
+        const __m128i bias = _mm_set1_epi32(INT32_MIN);
+        const __m128i last = _mm_xor_si128(_mm_set1_epi32((int)(limit - 1u)), bias);
+        __m128i acc = _mm_setzero_si128();
+        for (; j + 4u <= n; j += 4u) {
+            __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + j)), bias);
+            acc = _mm_or_si128(acc, _mm_cmpgt_epi32(x, last));
+        }
+        bad = (uint32_t)_mm_movemask_epi8(acc);
+    }
+#endif
+    for (; j < n; ++j) bad |= (uint32_t)(v[j] >= limit);
+    return bad != 0;
+}
+
+/* The header checks: alignment, magic, byte order mark, version, total_size
+   equal to size, room for the parent indices. *ne, *nt: the counts. */
+static ecs_result ecs__verify_header(const unsigned char *b, size_t size, int swap, uint32_t *ne, uint32_t *nt,
+                                     ecs_error *err)
+{
+    uint32_t bom, version, total;
+    if (!b) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "resource: blob is NULL");
+    if ((uintptr_t)b & 3u)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "resource: blob address is not 4-byte aligned (load it into aligned memory)");
+    if (size < ECS_RESOURCE_HEADER_SIZE)
+        return ECS__RES_CORRUPT("offset 0 (header): the blob has %lu bytes, the header alone needs 24",
+                                (unsigned long)size);
+    if (memcmp(b, "ECSR", 4) != 0)
+        return ECS__RES_CORRUPT("offset 0 (magic): expected 'ECSR' (45 43 53 52), found %02X %02X %02X %02X",
+                                (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)b[3]);
+    bom = ecs__res_rd32(b + 8, swap);
+    if (bom == 0x04030201u)
+        return ecs_error_set(err, ECS_ERROR_WRONG_BYTE_ORDER,
+                             "offset 8 (byte_order_mark): wrong byte order: the blob was written for a %s-endian "
+                             "machine (recompile it, or convert it with ecs_resource_swap)",
+                             ecs__res_host_big_endian() != swap ? "little" : "big");
+    if (bom != ECS_RESOURCE_BYTE_ORDER_MARK)
+        return ECS__RES_CORRUPT("offset 8 (byte_order_mark): 0x%08X is not 0x01020304", (unsigned)bom);
+    version = ecs__res_rd32(b + 4, swap);
+    if (version != ECS_RESOURCE_VERSION)
+        return ECS__RES_CORRUPT("offset 4 (version): version %u, this reader knows version 1", (unsigned)version);
+    total = ecs__res_rd32(b + 12, swap);
+    if ((size_t)total != size)
+        return ECS__RES_CORRUPT("offset 12 (total_size): says %u bytes, the buffer has %lu", (unsigned)total,
+                                (unsigned long)size);
+    /* from here on every offset fits a uint32 because size == total */
+    *ne = ecs__res_rd32(b + 16, swap);
+    *nt = ecs__res_rd32(b + 20, swap);
+    if (*ne > (total - ECS_RESOURCE_HEADER_SIZE) / 4u)
+        return ECS__RES_CORRUPT("offset 16 (num_entities): %u entities need %lu bytes of parent_index, only %u bytes "
+                                "follow the header",
+                                (unsigned)*ne, (unsigned long)*ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
+    return ECS_OK;
+}
+
+/* Parents before children: every parent_index is a root or an earlier
+   entity (the fast check first, the loop that names the culprit after). */
+static ecs_result ecs__verify_parents(const unsigned char *b, uint32_t ne, int swap, ecs_error *err)
+{
+    const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
+    uint32_t bad = 0, k;
+    if (!swap) {
+        bad = (uint32_t)ecs__res_parents_bad(parent, ne);
+    } else {
+        for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
+    }
+    for (k = 0; bad && k < ne; ++k) {
+        uint32_t p = swap ? ecs__res_bswap32(parent[k]) : parent[k];
+        if (p + 1u > k)
+            return ECS__RES_CORRUPT("offset %u (parent_index[%u]): parent %u is not an earlier entity (parents "
+                                    "come first; 0xFFFFFFFF is a root)",
+                                    (unsigned)(ECS_RESOURCE_HEADER_SIZE + 4u * k), (unsigned)k, (unsigned)p);
+    }
+    return ECS_OK;
+}
+
+/* Every entity_index of block t (ni of them at index) is below ne. */
+static ecs_result ecs__verify_entity_indices(const uint32_t *index, uint32_t ni, uint32_t ne, uint32_t off, uint32_t t,
+                                             int swap, ecs_error *err)
+{
+    uint32_t bad = 0, j;
+    if (!swap) {
+        bad = (uint32_t)ecs__res_any_at_least(index, ni, ne);
+    } else {
+        for (j = 0; j < ni; ++j) bad |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
+    }
+    for (j = 0; bad && j < ni; ++j) {
+        uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
+        if (e >= ne)
+            return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
+                                    "entities",
+                                    (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
+                                    (unsigned)j, (unsigned)e, (unsigned)ne);
+    }
+    return ECS_OK;
+}
+
+/* Block t of nt at *off (total bytes in the blob, ne entities): its header,
+   entity indices and instance data inside the blob, the indices in range,
+   zero padding. Moves *off to the next block. */
+static ecs_result ecs__verify_block(const unsigned char *b, uint32_t total, uint32_t ne, uint32_t t, uint32_t nt,
+                                    uint32_t *off, int swap, ecs_error *err)
+{
+    uint32_t o = *off, ni, sz, rem, pad, j;
+    ecs_result r;
+    if (total - o < ECS_RESOURCE_BLOCK_HEADER_SIZE)
+        return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
+                                "needs 12",
+                                (unsigned)o, (unsigned)t, (unsigned)nt, (unsigned)(total - o));
+    ni = ecs__res_rd32(b + o + 4, swap);
+    sz = ecs__res_rd32(b + o + 8, swap);
+    rem = total - o - ECS_RESOURCE_BLOCK_HEADER_SIZE;
+    if (ni > rem / 4u)
+        return ECS__RES_CORRUPT("offset %u (block %u num_instances): %u instances need %lu bytes of entity_index, "
+                                "%u bytes remain",
+                                (unsigned)(o + 4), (unsigned)t, (unsigned)ni, (unsigned long)ni * 4ul, (unsigned)rem);
+    rem -= 4u * ni;
+    if (sz > rem)
+        return ECS__RES_CORRUPT("offset %u (block %u size): %u bytes of instance_data, %u bytes remain",
+                                (unsigned)(o + 8), (unsigned)t, (unsigned)sz, (unsigned)rem);
+    pad = (4u - (sz & 3u)) & 3u;
+    if (pad > rem - sz)
+        return ECS__RES_CORRUPT("offset %u (block %u padding): %u bytes of padding needed, %u bytes remain",
+                                (unsigned)(o + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz), (unsigned)t,
+                                (unsigned)pad, (unsigned)(rem - sz));
+    r = ecs__verify_entity_indices((const uint32_t *)(const void *)(b + o + ECS_RESOURCE_BLOCK_HEADER_SIZE), ni, ne,
+                                   o, t, swap, err);
+    if (r != ECS_OK) return r;
+    o += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz;
+    for (j = 0; j < pad; ++j, ++o)
+        if (b[o] != 0)
+            return ECS__RES_CORRUPT("offset %u (block %u padding): byte 0x%02X, padding must be zero", (unsigned)o,
+                                    (unsigned)t, (unsigned)b[o]);
+    *off = o;
+    return ECS_OK;
+}
+
+/* Verifies b in native order (swap == 0) or the other order (swap == 1). */
+static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
+{
+    uint32_t ne = 0, nt = 0, off, t;
+    ecs_result r = ecs__verify_header(b, size, swap, &ne, &nt, err);
+    if (r == ECS_OK) r = ecs__verify_parents(b, ne, swap, err);
+    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
+    for (t = 0; r == ECS_OK && t < nt; ++t) r = ecs__verify_block(b, (uint32_t)size, ne, t, nt, &off, swap, err);
+    if (r == ECS_OK && off != (uint32_t)size)
+        return ECS__RES_CORRUPT("offset %u (total_size): %u bytes follow the last of %u blocks", (unsigned)off,
+                                (unsigned)((uint32_t)size - off), (unsigned)nt);
+    return r;
+}
+
+ECS_DEF ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
+{
+    return ecs__resource_verify((const unsigned char *)blob, size, 0, err);
+}
+
+ECS_DEF uint32_t ecs_resource_num_entities(const void *blob)
+{
+    return ecs__res_rd32((const unsigned char *)blob + 16, 0);
+}
+
+ECS_DEF uint32_t ecs_resource_num_component_types(const void *blob)
+{
+    return ecs__res_rd32((const unsigned char *)blob + 20, 0);
+}
+
+ECS_DEF const uint32_t *ecs_resource_parent_index(const void *blob)
+{
+    return (const uint32_t *)(const void *)((const unsigned char *)blob + ECS_RESOURCE_HEADER_SIZE);
+}
+
+ECS_DEF uint32_t ecs_resource_first_block(const void *blob)
+{
+    return ECS_RESOURCE_HEADER_SIZE + 4u * ecs_resource_num_entities(blob);
+}
+
+ECS_DEF ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset)
+{
+    const unsigned char *b = (const unsigned char *)blob + offset;
+    const uint32_t *w = (const uint32_t *)(const void *)b;
+    ecs_resource_block blk;
+    blk.identifier = w[0];
+    blk.num_instances = w[1];
+    blk.size = w[2];
+    blk.entity_index = w + 3;
+    blk.data = b + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances;
+    blk.offset = offset;
+    blk.next = offset + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances + ((blk.size + 3u) & ~3u);
+    return blk;
+}
+
+static void ecs__res_swap_words(unsigned char *p, uint32_t n)
+{
+    uint32_t i, v;
+    for (i = 0; i < n; ++i, p += 4) {
+        memcpy(&v, p, 4);
+        v = ecs__res_bswap32(v);
+        memcpy(p, &v, 4);
+    }
+}
+
+ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
+                                     ecs_error *err)
+{
+    unsigned char *b = (unsigned char *)blob;
+    uint32_t ne, nt, off, t;
+    int swapped = 0;
+    ecs_result r;
+    if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swapped = 1;
+    if ((r = ecs__resource_verify(b, size, swapped, err)) != ECS_OK) return r;
+    ne = ecs__res_rd32(b + 16, swapped);
+    nt = ecs__res_rd32(b + 20, swapped);
+    ecs__res_swap_words(b + 4, 5u + ne); /* version .. num_component_types, parent_index */
+    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
+    for (t = 0; t < nt; ++t) {
+        uint32_t id = ecs__res_rd32(b + off, swapped);
+        uint32_t ni = ecs__res_rd32(b + off + 4, swapped);
+        uint32_t sz = ecs__res_rd32(b + off + 8, swapped);
+        unsigned char *data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
+        ecs__res_swap_words(b + off, 3u + ni);
+        if (swap_data) swap_data(user, id, ni, data, sz);
+        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
+    }
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data,
+                                        uint32_t size)
+{
+    unsigned char *p = (unsigned char *)data;
+    (void)user;
+    if (identifier == ECS_RESOURCE_TRANSFORM_ID || identifier == ECS_RESOURCE_ACTOR_ID) {
+        uint32_t rec = identifier == ECS_RESOURCE_TRANSFORM_ID ? ECS_RESOURCE_TRANSFORM_SIZE : ECS_RESOURCE_ACTOR_SIZE;
+        if ((uint64_t)num_instances * rec == size) ecs__res_swap_words(p, size / 4u);
+    } else if (identifier == ECS_RESOURCE_MESH_ID) {
+        uint32_t i;
+        if ((uint64_t)num_instances * ECS_RESOURCE_MESH_SIZE != size) return;
+        for (i = 0; i < num_instances; ++i, p += ECS_RESOURCE_MESH_SIZE) {
+            uint64_t h;
+            memcpy(&h, p, 8);
+            h = ecs__res_bswap64(h);
+            memcpy(p, &h, 8);
+            ecs__res_swap_words(p + 8, 1);
+        }
+    }
+}
+
+/* ---- SPAWNER ------------------------------------------------------------- */
+
+ECS_DEF void ecs_spawner_init(ecs_spawner *sp)
+{
+    memset(sp, 0, sizeof *sp);
+}
+
+ECS_DEF void ecs_spawner_free(ecs_spawner *sp)
+{
+    uint32_t i;
+    if (!sp) return;
+    for (i = 0; i < sp->num_entries; ++i) ECS__FREE(sp->entries[i].name);
+    ECS__FREE(sp->entries);
+    ECS__FREE(sp->steps);
+    ECS__FREE(sp->entities);
+    memset(sp, 0, sizeof *sp);
+}
+
+/* Index of the first entry with identifier >= id (entries sorted). */
+static uint32_t ecs__spawner_lower(const ecs_spawner *sp, uint32_t id)
+{
+    return ecs__res_lower(sp->entries, sp->num_entries, sizeof *sp->entries, id);
+}
+
+ECS_DEF ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
+                                        uint32_t instance_size, void *user, ecs_error *err)
+{
+    uint32_t id, at;
+    ecs_spawner__entry e;
+    const char *taken;
+    ecs_result r;
+    void *np;
+    if (!sp || !name || !name[0] || !spawn || !unspawn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_spawner_register: needs a spawner, a non-empty name, a spawn and an unspawn function");
+    id = ecs_resource_identifier(name);
+    at = ecs__spawner_lower(sp, id);
+    taken = at < sp->num_entries && sp->entries[at].identifier == id ? sp->entries[at].name : NULL;
+    if ((r = ecs__res_check_new_name("spawner", name, id, taken, err)) != ECS_OK) return r;
+    if (!ecs__res_grow(sp->entries, &sp->entries_capacity, (size_t)sp->num_entries + 1, sizeof *sp->entries, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
+    sp->entries = (ecs_spawner__entry *)np;
+    e.identifier = id;
+    e.instance_size = instance_size;
+    e.spawn = spawn;
+    e.unspawn = unspawn;
+    e.user = user;
+    e.name = ecs__res_strdup(name, strlen(name));
+    if (!e.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
+    memmove(sp->entries + at + 1, sp->entries + at, (sp->num_entries - at) * sizeof *sp->entries);
+    sp->entries[at] = e;
+    ++sp->num_entries;
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
+{
+    uint32_t at;
+    if (!sp || !name) return ECS_ERROR_NOT_FOUND;
+    at = ecs__spawner_lower(sp, ecs_resource_identifier(name));
+    if (at >= sp->num_entries || strcmp(sp->entries[at].name, name) != 0) return ECS_ERROR_NOT_FOUND;
+    ECS__FREE(sp->entries[at].name);
+    memmove(sp->entries + at, sp->entries + at + 1, (sp->num_entries - at - 1) * sizeof *sp->entries);
+    --sp->num_entries;
+    return ECS_OK;
+}
+
+static uint32_t ecs__spawner_find(const ecs_spawner *sp, uint32_t id)
+{
+    uint32_t at = ecs__spawner_lower(sp, id);
+    return at < sp->num_entries && sp->entries[at].identifier == id ? at : ECS__RESOURCE_NOT_REGISTERED;
+}
+
+static void ecs__spawner_unspawn_step(const ecs_spawner *sp, const ecs_spawner__step *step, const void *blob,
+                                 ecs_spawn_context *ctx, ecs_entity *entities, uint32_t copy)
+{
+    const ecs_spawner__entry *e = sp->entries + step->entry;
+    ecs_resource_block blk = ecs_resource_block_at(blob, step->offset);
+    ctx->entity = entities + (size_t)copy * ctx->num_entities;
+    e->unspawn(e->user, ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+}
+
+/* *n = ne * copies, the entities a spawn creates, when em has that many
+   indices left; else fails before anything is allocated or written:
+   ecs_entity_create_many would only find out after the entity table (4 bytes
+   an entity) had been allocated and cleared. Its rule: the indices never
+   handed out plus the queued ones. (n <= ECS_INDEX_MASK < 2^30 then, so the
+   table's bytes fit a 32-bit size_t too.) copies > 0. */
+static ecs_result ecs__spawner_check_room(const ecs_entity_manager *em, uint32_t ne, uint32_t copies, uint32_t *n,
+                                          ecs_error *err)
+{
+    uint32_t left;
+    if (ne > 0xFFFFFFFFu / copies)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: %u copies of %u entities exceed 2^32 entities",
+                             (unsigned)copies, (unsigned)ne);
+    *n = ne * copies;
+    left = (ECS_INDEX_MASK - em->max_index) + em->num_free;
+    if (*n > left)
+        return ecs_error_set(err, ECS_ERROR_INDICES_EXHAUSTED,
+                             "spawn: %u copies of %u entities need %u entities, the entity manager has %u indices "
+                             "left (%u in all, ECS_INDEX_BITS = %d); nothing was created",
+                             (unsigned)copies, (unsigned)ne, (unsigned)*n, (unsigned)left, (unsigned)ECS_INDEX_MASK,
+                             ECS_INDEX_BITS);
+    return ECS_OK;
+}
+
+/* Finds the spawner of each block with instances and checks fixed sizes
+   (nothing is created yet): sp->steps[0 .. *nsteps), in blob order. */
+static ecs_result ecs__spawner_match_blocks(ecs_spawner *sp, const void *blob, uint32_t *nsteps, ecs_error *err)
+{
+    uint32_t nt = ecs_resource_num_component_types(blob), t, off;
+    void *np;
+    *nsteps = 0;
+    if (!ecs__res_grow(sp->steps, &sp->steps_capacity, nt ? nt : 1, sizeof *sp->steps, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u blocks", (unsigned)nt);
+    sp->steps = (ecs_spawner__step *)np;
+    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
+        ecs_resource_block blk = ecs_resource_block_at(blob, off);
+        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
+        if (entry != ECS__RESOURCE_NOT_REGISTERED && blk.num_instances) {
+            const ecs_spawner__entry *e = sp->entries + entry;
+            if (e->instance_size != ECS_SPAWNER_VARIABLE_SIZE &&
+                (uint64_t)blk.num_instances * e->instance_size != blk.size)
+                return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED,
+                                     "offset %u (block %u size): component '%s' has %u bytes for %u instances of %u "
+                                     "bytes",
+                                     (unsigned)(off + 8), (unsigned)t, e->name, (unsigned)blk.size,
+                                     (unsigned)blk.num_instances, (unsigned)e->instance_size);
+            sp->steps[*nsteps].offset = off;
+            sp->steps[*nsteps].entry = entry;
+            ++*nsteps;
+        }
+        off = blk.next;
+    }
+    return ECS_OK;
+}
+
+/* All or nothing after spawn function `step` failed for copy `copy`: undoes
+   the spawns before it, newest first, then destroys the entities and clears
+   out (when given). */
+static void ecs__spawner_roll_back(const ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                   ecs_spawn_context *ctx, ecs_entity *ents, uint32_t step, uint32_t copy,
+                                   uint32_t copies, ecs_entity *out)
+{
+    uint32_t n = ctx->num_entities * copies, i;
+    for (;;) {
+        if (copy == 0) {
+            if (step == 0) break;
+            --step;
+            copy = copies;
+        }
+        --copy;
+        ecs__spawner_unspawn_step(sp, sp->steps + step, blob, ctx, ents, copy);
+    }
+    if (n) ecs_entity_destroy_many(em, n, ents);
+    if (out)
+        for (i = 0; i < n; ++i) out[i].id = 0;
+}
+
+ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                              uint32_t copies, ecs_entity *out, ecs_error *err)
+{
+    uint32_t ne = ecs_resource_num_entities(blob), n = 0, nsteps = 0, t, c;
+    ecs_entity *ents = out;
+    ecs_spawn_context ctx;
+    ecs_error inner;
+    ecs_result r;
+    void *np;
+    if (!sp || !em) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: NULL spawner or entity manager");
+    if (copies == 0) return ECS_OK;
+    if ((r = ecs__spawner_check_room(em, ne, copies, &n, err)) != ECS_OK) return r;
+    if ((r = ecs__spawner_match_blocks(sp, blob, &nsteps, err)) != ECS_OK) return r;
+    if (!ents) {
+        if (!ecs__res_grow(sp->entities, &sp->entities_capacity, n ? n : 1, sizeof *sp->entities, &np))
+            return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u entities", (unsigned)n);
+        sp->entities = (ecs_entity *)np;
+        ents = sp->entities;
+    }
+    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK)
+        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, em->error.message);
+    ctx.entities = em;
+    ctx.parent_index = ecs_resource_parent_index(blob);
+    ctx.num_entities = ne;
+    ctx.error = &inner;
+    for (t = 0; t < nsteps; ++t) {
+        const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
+        ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
+        for (c = 0; c < copies; ++c) {
+            ctx.entity = ents + (size_t)c * ne;
+            ecs_error_clear(&inner);
+            r = e->spawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+            if (r == ECS_OK) continue;
+            ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset, e->name,
+                          (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
+            ecs__spawner_roll_back(sp, em, blob, &ctx, ents, t, c, copies, out);
+            return r;
+        }
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                            uint32_t copies, ecs_entity *out, ecs_error *err)
+{
+    ecs_result r = ecs_resource_verify(blob, size, err);
+    if (r != ECS_OK) return r;
+    return ecs_spawner_spawn_verified(sp, em, blob, copies, out, err);
+}
+
+ECS_DEF ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                     ecs_entity *out, ecs_error *err)
+{
+    return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
+}
+
+ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                     const ecs_entity *entities)
+{
+    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), t, c, off;
+    ecs_spawn_context ctx;
+    ecs_error inner;
+    if (!sp || !em || !entities || copies == 0) return 0;
+    /* no spawn made that many entities (it would have failed) */
+    if ((uint64_t)ne * copies > ECS_INDEX_MASK) return 0;
+    ctx.entities = em;
+    ctx.parent_index = ecs_resource_parent_index(blob);
+    ctx.num_entities = ne;
+    ctx.error = &inner;
+    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
+        ecs_resource_block blk = ecs_resource_block_at(blob, off);
+        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
+        if (entry != ECS__RESOURCE_NOT_REGISTERED && blk.num_instances) {
+            const ecs_spawner__entry *e = sp->entries + entry;
+            for (c = 0; c < copies; ++c) {
+                ctx.entity = entities + (size_t)c * ne;
+                e->unspawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+            }
+        }
+        off = blk.next;
+    }
+    return ecs_entity_destroy_many(em, ne * copies, entities);
+}
+
+/* ---- PATHS --------------------------------------------------------------- */
+
+ECS_DEF uint64_t ecs_path_hash(const char *path)
 {
     return path ? ecs__fnv1a64(path, strlen(path)) : ecs__fnv1a64("", 0);
 }
@@ -1102,7 +1728,7 @@ static int ecs__path_is_canonical(const char *s, size_t n)
     return 1;
 }
 
-int ecs_path_is_canonical(const char *path)
+ECS_DEF int ecs_path_is_canonical(const char *path)
 {
     return path ? ecs__path_is_canonical(path, strlen(path)) : 0;
 }
@@ -1151,7 +1777,7 @@ static long ecs__path_canonicalize(const char *s, size_t n, char *out, const cha
     return (long)o;
 }
 
-ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err)
+ECS_DEF ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, ecs_error *err)
 {
     const char *why = "";
     size_t where = 0, n;
@@ -1171,7 +1797,15 @@ ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size, e
     return ECS_OK;
 }
 
-/* ---- JSON reader -------------------------------------------------------- */
+/* Byte order of two paths (shorter first on a tie): the order of the dependency
+   list and of the names block's paths. */
+static int ecs__path_order(const char *a, uint32_t an, const char *b, uint32_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an > bn) - (an < bn);
+}
+
+/* ---- JSON READER --------------------------------------------------------- */
 
 typedef struct ecs__json_parser {
     ecs_json_doc *doc;
@@ -1219,29 +1853,6 @@ static const unsigned char *ecs__json_ws(const unsigned char *p, const unsigned 
 {
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
     return p;
-}
-
-/* Length of the valid UTF-8 sequence (RFC 3629: no overlongs, no surrogates,
-   nothing above U+10FFFF) starting at s, or 0. s < end, *s >= 0x80. */
-static uint32_t ecs__utf8_sequence(const unsigned char *s, const unsigned char *end)
-{
-    unsigned c = s[0], lo = 0x80, hi = 0xBF;
-    size_t left = (size_t)(end - s);
-    if (c < 0xC2) return 0;
-    if (c < 0xE0) return left >= 2 && (s[1] & 0xC0u) == 0x80u ? 2u : 0u;
-    if (c < 0xF0) {
-        if (left < 3) return 0;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u ? 3u : 0u;
-    }
-    if (c < 0xF5) {
-        if (left < 4) return 0;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0u) == 0x80u && (s[3] & 0xC0u) == 0x80u ? 4u : 0u;
-    }
-    return 0;
 }
 
 static int ecs__json_hex4(const unsigned char *s, const unsigned char *end, uint32_t *out)
@@ -1489,15 +2100,122 @@ static ecs_result ecs__json_member_name(ecs__json_parser *ps, const unsigned cha
     return ECS_OK;
 }
 
-ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err)
+/* What the parser expects next at p. */
+typedef enum ecs__json_state {
+    ECS__JSON_VALUE,       /* a value (a member's value once its name is read) */
+    ECS__JSON_AFTER_VALUE, /* ',', the closing bracket of the open container, or the end */
+    ECS__JSON_DONE         /* the root value is complete and nothing follows it */
+} ecs__json_state;
+
+/* Opens the array or object at *pp: then the first element or member value
+   (its name read), or, when it closes at once, what follows a value. */
+static ecs_result ecs__json_open(ecs__json_parser *ps, const unsigned char **pp, ecs__json_state *next)
 {
-    ecs__json_parser ps;
-    const unsigned char *p, *end;
-    ecs_result r = ECS_OK;
+    ecs_json_doc *doc = ps->doc;
+    const unsigned char *p = *pp;
+    int is_object = *p == '{';
     uint32_t idx;
+    ecs_result r;
     void *np;
-    if (!doc || (!text && len))
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_json_parse: NULL argument");
+    if (ps->depth >= ECS_JSON_MAX_DEPTH)
+        return ecs__json_fail(ps, p, "arrays and objects nest deeper than %d", ECS_JSON_MAX_DEPTH);
+    if ((r = ecs__json_push(ps, is_object ? ECS_JSON_OBJECT : ECS_JSON_ARRAY, p, &idx)) != ECS_OK) return r;
+    if (ps->depth == doc->stack_capacity) {
+        if (!ecs__res_grow(doc->stack, &doc->stack_capacity, (size_t)ps->depth + 1, sizeof(uint32_t), &np))
+            return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON nesting");
+        doc->stack = (uint32_t *)np;
+    }
+    doc->stack[ps->depth++] = idx;
+    p = ecs__json_ws(p + 1, ps->end);
+    if (p < ps->end && *p == (is_object ? '}' : ']')) {
+        --ps->depth;
+        doc->values[idx].next = doc->num_values;
+        *pp = p + 1;
+        *next = ECS__JSON_AFTER_VALUE;
+        return ECS_OK;
+    }
+    *next = ECS__JSON_VALUE;
+    *pp = p;
+    return is_object ? ecs__json_member_name(ps, pp) : ECS_OK;
+}
+
+/* Reads the string, literal or number at *pp. */
+static ecs_result ecs__json_scalar(ecs__json_parser *ps, const unsigned char **pp)
+{
+    ecs_json_doc *doc = ps->doc;
+    const unsigned char *p = *pp;
+    uint32_t idx, off, n;
+    ecs_result r;
+    if (*p == '"') {
+        if ((r = ecs__json_push(ps, ECS_JSON_STRING, p, &idx)) != ECS_OK) return r;
+        if ((r = ecs__json_string(ps, pp, &off, &n)) != ECS_OK) return r;
+        doc->values[idx].str = off;
+        doc->values[idx].count = n;
+        return ECS_OK;
+    }
+    if (*p == 't' || *p == 'f' || *p == 'n') {
+        const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
+        size_t wl = strlen(word);
+        if ((size_t)(ps->end - p) < wl || memcmp(p, word, wl) != 0)
+            return ecs__json_fail(ps, p, "invalid literal (expected %s)", word);
+        r = ecs__json_push(ps, *p == 't' ? ECS_JSON_TRUE : *p == 'f' ? ECS_JSON_FALSE : ECS_JSON_NULL, p, &idx);
+        if (r == ECS_OK) *pp = p + wl;
+        return r;
+    }
+    if (*p == '-' || ECS__JSON_DIGIT(*p)) {
+        if ((r = ecs__json_push(ps, ECS_JSON_NUMBER, p, &idx)) != ECS_OK) return r;
+        return ecs__json_number(ps, pp, doc->values + idx);
+    }
+    return ecs__json_fail(ps, p, "expected a value (object, array, string, number, true, false or null)");
+}
+
+/* A value starts at *pp. */
+static ecs_result ecs__json_value(ecs__json_parser *ps, const unsigned char **pp, ecs__json_state *next)
+{
+    if (*pp >= ps->end) return ecs__json_fail(ps, *pp, "expected a value");
+    if (**pp == '{' || **pp == '[') return ecs__json_open(ps, pp, next);
+    *next = ECS__JSON_AFTER_VALUE;
+    return ecs__json_scalar(ps, pp);
+}
+
+/* After a value: the end of the text (when no container is open), a ','
+   (then the next element, or the next member's name and its value) or the
+   bracket that closes the innermost container. */
+static ecs_result ecs__json_after_value(ecs__json_parser *ps, const unsigned char **pp, ecs__json_state *next)
+{
+    ecs_json_doc *doc = ps->doc;
+    const unsigned char *p = ecs__json_ws(*pp, ps->end);
+    uint32_t top;
+    int is_object;
+    *pp = p;
+    if (ps->depth == 0) {
+        if (p < ps->end) return ecs__json_fail(ps, p, "unexpected text after the JSON value");
+        *next = ECS__JSON_DONE;
+        return ECS_OK;
+    }
+    top = doc->stack[ps->depth - 1];
+    is_object = doc->values[top].type == ECS_JSON_OBJECT;
+    if (p < ps->end && *p == ',') {
+        *pp = ecs__json_ws(p + 1, ps->end);
+        *next = ECS__JSON_VALUE;
+        return is_object ? ecs__json_member_name(ps, pp) : ECS_OK;
+    }
+    if (p < ps->end && *p == (is_object ? '}' : ']')) {
+        --ps->depth;
+        doc->values[top].next = doc->num_values;
+        *pp = p + 1;
+        *next = ECS__JSON_AFTER_VALUE;
+        return ECS_OK;
+    }
+    return ecs__json_fail(ps, p, is_object ? "expected ',' or '}' after an object member"
+                                           : "expected ',' or ']' after an array element");
+}
+
+/* Empties doc and makes room for len bytes of text: its strings in the pool
+   and a first guess of its values. */
+static ecs_result ecs__json_reset(ecs_json_doc *doc, size_t len, ecs_error *err)
+{
+    void *np;
     doc->num_values = 0;
     doc->pool_size = 0;
     if (len >= 0xFFFFFFF0u)
@@ -1510,6 +2228,18 @@ ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_e
     if (!ecs__res_grow(doc->values, &doc->values_capacity, len / 16 + 16, sizeof(ecs_json_value), &np))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON values");
     doc->values = (ecs_json_value *)np;
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err)
+{
+    ecs__json_parser ps;
+    ecs__json_state state = ECS__JSON_VALUE;
+    const unsigned char *p;
+    ecs_result r;
+    if (!doc || (!text && len))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_json_parse: NULL argument");
+    if ((r = ecs__json_reset(doc, len, err)) != ECS_OK) return r;
     ps.doc = doc;
     ps.text = (const unsigned char *)(text ? text : "");
     ps.end = ps.text + len;
@@ -1517,113 +2247,17 @@ ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_e
     ps.key_length = 0;
     ps.depth = 0;
     ps.err = err;
-    end = ps.end;
-    p = ecs__json_ws(ps.text, end);
-    for (;;) {
-        /* a value starts at p */
-        if (p >= end) {
-            r = ecs__json_fail(&ps, p, "expected a value");
-            break;
-        }
-        switch (*p) {
-        case '{':
-        case '[': {
-            int is_object = *p == '{';
-            if (ps.depth >= ECS_JSON_MAX_DEPTH) {
-                r = ecs__json_fail(&ps, p, "arrays and objects nest deeper than %d", ECS_JSON_MAX_DEPTH);
-                break;
-            }
-            if ((r = ecs__json_push(&ps, is_object ? ECS_JSON_OBJECT : ECS_JSON_ARRAY, p, &idx)) != ECS_OK) break;
-            if (ps.depth == doc->stack_capacity) {
-                if (!ecs__res_grow(doc->stack, &doc->stack_capacity, (size_t)ps.depth + 1, sizeof(uint32_t), &np)) {
-                    r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory for JSON nesting");
-                    break;
-                }
-                doc->stack = (uint32_t *)np;
-            }
-            doc->stack[ps.depth++] = idx;
-            p = ecs__json_ws(p + 1, end);
-            if (p < end && *p == (is_object ? '}' : ']')) {
-                ++p;
-                --ps.depth;
-                doc->values[idx].next = doc->num_values;
-                goto after_value;
-            }
-            if (is_object && (r = ecs__json_member_name(&ps, &p)) != ECS_OK) break;
-            continue; /* the first element or member value */
-        }
-        case '"': {
-            uint32_t off, n;
-            if ((r = ecs__json_push(&ps, ECS_JSON_STRING, p, &idx)) != ECS_OK) break;
-            if ((r = ecs__json_string(&ps, &p, &off, &n)) != ECS_OK) break;
-            doc->values[idx].str = off;
-            doc->values[idx].count = n;
-            goto after_value;
-        }
-        case 't':
-        case 'f':
-        case 'n': {
-            const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
-            size_t wl = strlen(word);
-            if ((size_t)(end - p) < wl || memcmp(p, word, wl) != 0) {
-                r = ecs__json_fail(&ps, p, "invalid literal (expected %s)", word);
-                break;
-            }
-            if ((r = ecs__json_push(&ps, *p == 't' ? ECS_JSON_TRUE : *p == 'f' ? ECS_JSON_FALSE : ECS_JSON_NULL, p,
-                                    &idx)) != ECS_OK)
-                break;
-            p += wl;
-            goto after_value;
-        }
-        default:
-            if (*p == '-' || ECS__JSON_DIGIT(*p)) {
-                if ((r = ecs__json_push(&ps, ECS_JSON_NUMBER, p, &idx)) != ECS_OK) break;
-                if ((r = ecs__json_number(&ps, &p, doc->values + idx)) != ECS_OK) break;
-                goto after_value;
-            }
-            r = ecs__json_fail(&ps, p, "expected a value (object, array, string, number, true, false or null)");
-            break;
-        }
-        break; /* an error from the switch */
-
-    after_value:
-        for (;;) {
-            uint32_t top;
-            int is_object;
-            p = ecs__json_ws(p, end);
-            if (ps.depth == 0) {
-                if (p < end) {
-                    r = ecs__json_fail(&ps, p, "unexpected text after the JSON value");
-                } else {
-                    return ECS_OK;
-                }
-                break;
-            }
-            top = doc->stack[ps.depth - 1];
-            is_object = doc->values[top].type == ECS_JSON_OBJECT;
-            if (p < end && *p == ',') {
-                p = ecs__json_ws(p + 1, end);
-                if (is_object) r = ecs__json_member_name(&ps, &p);
-                break;
-            }
-            if (p < end && *p == (is_object ? '}' : ']')) {
-                ++p;
-                --ps.depth;
-                doc->values[top].next = doc->num_values;
-                continue;
-            }
-            r = ecs__json_fail(&ps, p, is_object ? "expected ',' or '}' after an object member"
-                                                 : "expected ',' or ']' after an array element");
-            break;
-        }
-        if (r != ECS_OK) break;
+    p = ecs__json_ws(ps.text, ps.end);
+    while (r == ECS_OK && state != ECS__JSON_DONE)
+        r = state == ECS__JSON_VALUE ? ecs__json_value(&ps, &p, &state) : ecs__json_after_value(&ps, &p, &state);
+    if (r != ECS_OK) {
+        doc->num_values = 0;
+        doc->pool_size = 0;
     }
-    doc->num_values = 0;
-    doc->pool_size = 0;
     return r;
 }
 
-void ecs_json_doc_free(ecs_json_doc *doc)
+ECS_DEF void ecs_json_doc_free(ecs_json_doc *doc)
 {
     if (!doc) return;
     ECS__FREE(doc->values);
@@ -1632,25 +2266,25 @@ void ecs_json_doc_free(ecs_json_doc *doc)
     memset(doc, 0, sizeof *doc);
 }
 
-const ecs_json_value *ecs_json_root(const ecs_json_doc *doc)
+ECS_DEF const ecs_json_value *ecs_json_root(const ecs_json_doc *doc)
 {
     return doc && doc->num_values ? doc->values : NULL;
 }
 
-const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     (void)doc;
     if (!v || (v->type != ECS_JSON_ARRAY && v->type != ECS_JSON_OBJECT) || v->count == 0) return NULL;
     return v + 1;
 }
 
-const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     if (!doc || !v || v->parent == ECS_JSON_NONE) return NULL;
     return v->next < doc->values[v->parent].next ? doc->values + v->next : NULL;
 }
 
-const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key)
+ECS_DEF const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v, const char *key)
 {
     const ecs_json_value *c;
     size_t n;
@@ -1662,17 +2296,17 @@ const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_va
     return NULL;
 }
 
-const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     return doc && v && v->type == ECS_JSON_STRING ? doc->pool + v->str : NULL;
 }
 
-const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v)
+ECS_DEF const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v)
 {
     return doc && v && v->key != ECS_JSON_NONE ? doc->pool + v->key : NULL;
 }
 
-size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size)
+ECS_DEF size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size)
 {
     uint32_t depth = 0, level, target, i;
     size_t n = 0;
@@ -1718,494 +2352,119 @@ size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf
     return n;
 }
 
-const char *ecs_json_type_name(ecs_json_type type)
+ECS_DEF const char *ecs_json_type_name(ecs_json_type type)
 {
     static const char *const names[] = {"null", "false", "true", "number", "string", "array", "object"};
     return (unsigned)type < 7u ? names[type] : "?";
 }
 
-/* ---- blobs: verify, read, swap ------------------------------------------ */
+/* ---- COMPILER ------------------------------------------------------------ */
 
-#define ECS__RES_CORRUPT(...) ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, __VA_ARGS__)
+/* -- registration -- */
 
-/* The two checks over every parent and entity index, 4 at a time with SSE2
-   (gcc -O2 does not vectorise the plain loops). Unsigned a > b is signed
-   (a ^ 2^31) > (b ^ 2^31). */
-#if !defined(ECS_RESOURCE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
-#define ECS__RES_SSE2 1
-#include <emmintrin.h>
-#else
-#define ECS__RES_SSE2 0
-#endif
-
-/* 1 when some parent[k] is neither a root nor < k: parent + 1 > k (the root
-   0xFFFFFFFF wraps to 0). n < 2^30. */
-static int ecs__res_parents_bad(const uint32_t *parent, uint32_t n)
+ECS_DEF void ecs_compiler_init(ecs_compiler *c)
 {
-    uint32_t k = 0, bad = 0;
-#if ECS__RES_SSE2
-    const __m128i bias = _mm_set1_epi32(INT32_MIN), one = _mm_set1_epi32(1), four = _mm_set1_epi32(4);
-    __m128i kv = _mm_xor_si128(_mm_setr_epi32(0, 1, 2, 3), bias), acc = _mm_setzero_si128();
-    for (; k + 4u <= n; k += 4u) {
-        __m128i p = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)(parent + k)), one);
-        acc = _mm_or_si128(acc, _mm_cmpgt_epi32(_mm_xor_si128(p, bias), kv));
-        kv = _mm_add_epi32(kv, four);
-    }
-    bad = (uint32_t)_mm_movemask_epi8(acc);
-#endif
-    for (; k < n; ++k) bad |= (uint32_t)(parent[k] + 1u > k);
-    return bad != 0;
+    memset(c, 0, sizeof *c);
 }
 
-/* 1 when some v[j] >= limit. limit < 2^30. */
-static int ecs__res_any_at_least(const uint32_t *v, uint32_t n, uint32_t limit)
-{
-    uint32_t j = 0, bad = 0;
-    if (limit == 0) return n != 0;
-#if ECS__RES_SSE2
-    {
-        const __m128i bias = _mm_set1_epi32(INT32_MIN);
-        const __m128i last = _mm_xor_si128(_mm_set1_epi32((int)(limit - 1u)), bias);
-        __m128i acc = _mm_setzero_si128();
-        for (; j + 4u <= n; j += 4u) {
-            __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + j)), bias);
-            acc = _mm_or_si128(acc, _mm_cmpgt_epi32(x, last));
-        }
-        bad = (uint32_t)_mm_movemask_epi8(acc);
-    }
-#endif
-    for (; j < n; ++j) bad |= (uint32_t)(v[j] >= limit);
-    return bad != 0;
-}
-
-/* Verifies b in native order (swap == 0) or the other order (swap == 1). */
-static ecs_result ecs__resource_verify(const unsigned char *b, size_t size, int swap, ecs_error *err)
-{
-    uint32_t bom, version, total, ne, nt, off, t, k;
-    if (!b) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "resource: blob is NULL");
-    if ((uintptr_t)b & 3u)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "resource: blob address is not 4-byte aligned (load it into aligned memory)");
-    if (size < ECS_RESOURCE_HEADER_SIZE)
-        return ECS__RES_CORRUPT("offset 0 (header): the blob has %lu bytes, the header alone needs 24",
-                                (unsigned long)size);
-    if (memcmp(b, "ECSR", 4) != 0)
-        return ECS__RES_CORRUPT("offset 0 (magic): expected 'ECSR' (45 43 53 52), found %02X %02X %02X %02X",
-                                (unsigned)b[0], (unsigned)b[1], (unsigned)b[2], (unsigned)b[3]);
-    bom = ecs__res_rd32(b + 8, swap);
-    if (bom == 0x04030201u)
-        return ecs_error_set(err, ECS_ERROR_WRONG_BYTE_ORDER,
-                             "offset 8 (byte_order_mark): wrong byte order: the blob was written for a %s-endian "
-                             "machine (recompile it, or convert it with ecs_resource_swap)",
-                             ecs__res_host_big_endian() != swap ? "little" : "big");
-    if (bom != ECS_RESOURCE_BYTE_ORDER_MARK)
-        return ECS__RES_CORRUPT("offset 8 (byte_order_mark): 0x%08X is not 0x01020304", (unsigned)bom);
-    version = ecs__res_rd32(b + 4, swap);
-    if (version != ECS_RESOURCE_VERSION)
-        return ECS__RES_CORRUPT("offset 4 (version): version %u, this reader knows version 1", (unsigned)version);
-    total = ecs__res_rd32(b + 12, swap);
-    if ((size_t)total != size)
-        return ECS__RES_CORRUPT("offset 12 (total_size): says %u bytes, the buffer has %lu", (unsigned)total,
-                                (unsigned long)size);
-    /* from here on every offset fits a uint32 because size == total */
-    ne = ecs__res_rd32(b + 16, swap);
-    nt = ecs__res_rd32(b + 20, swap);
-    if (ne > (total - ECS_RESOURCE_HEADER_SIZE) / 4u)
-        return ECS__RES_CORRUPT("offset 16 (num_entities): %u entities need %lu bytes of parent_index, only %u bytes "
-                                "follow the header",
-                                (unsigned)ne, (unsigned long)ne * 4ul, (unsigned)(total - ECS_RESOURCE_HEADER_SIZE));
-    {
-        const uint32_t *parent = (const uint32_t *)(const void *)(b + ECS_RESOURCE_HEADER_SIZE);
-        uint32_t bad = 0;
-        if (!swap) {
-            bad = (uint32_t)ecs__res_parents_bad(parent, ne);
-        } else {
-            for (k = 0; k < ne; ++k) bad |= (uint32_t)(ecs__res_bswap32(parent[k]) + 1u > k);
-        }
-        if (bad) {
-            for (k = 0; k < ne; ++k) {
-                uint32_t p = swap ? ecs__res_bswap32(parent[k]) : parent[k];
-                if (p + 1u > k)
-                    return ECS__RES_CORRUPT("offset %u (parent_index[%u]): parent %u is not an earlier entity (parents "
-                                            "come first; 0xFFFFFFFF is a root)",
-                                            (unsigned)(ECS_RESOURCE_HEADER_SIZE + 4u * k), (unsigned)k, (unsigned)p);
-            }
-        }
-    }
-    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
-    for (t = 0; t < nt; ++t) {
-        uint32_t ni, sz, rem, pad, bad = 0, j;
-        const uint32_t *index;
-        if (total - off < ECS_RESOURCE_BLOCK_HEADER_SIZE)
-            return ECS__RES_CORRUPT("offset %u (block %u of num_component_types %u): %u bytes left, a block header "
-                                    "needs 12",
-                                    (unsigned)off, (unsigned)t, (unsigned)nt, (unsigned)(total - off));
-        ni = ecs__res_rd32(b + off + 4, swap);
-        sz = ecs__res_rd32(b + off + 8, swap);
-        rem = total - off - ECS_RESOURCE_BLOCK_HEADER_SIZE;
-        if (ni > rem / 4u)
-            return ECS__RES_CORRUPT("offset %u (block %u num_instances): %u instances need %lu bytes of entity_index, "
-                                    "%u bytes remain",
-                                    (unsigned)(off + 4), (unsigned)t, (unsigned)ni, (unsigned long)ni * 4ul,
-                                    (unsigned)rem);
-        rem -= 4u * ni;
-        if (sz > rem)
-            return ECS__RES_CORRUPT("offset %u (block %u size): %u bytes of instance_data, %u bytes remain",
-                                    (unsigned)(off + 8), (unsigned)t, (unsigned)sz, (unsigned)rem);
-        pad = (4u - (sz & 3u)) & 3u;
-        if (pad > rem - sz)
-            return ECS__RES_CORRUPT("offset %u (block %u padding): %u bytes of padding needed, %u bytes remain",
-                                    (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz), (unsigned)t,
-                                    (unsigned)pad, (unsigned)(rem - sz));
-        index = (const uint32_t *)(const void *)(b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE);
-        if (!swap) {
-            bad = (uint32_t)ecs__res_any_at_least(index, ni, ne);
-        } else {
-            for (j = 0; j < ni; ++j) bad |= (uint32_t)(ecs__res_bswap32(index[j]) >= ne);
-        }
-        if (bad) {
-            for (j = 0; j < ni; ++j) {
-                uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
-                if (e >= ne)
-                    return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
-                                            "entities",
-                                            (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
-                                            (unsigned)j, (unsigned)e, (unsigned)ne);
-            }
-        }
-        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + sz;
-        for (j = 0; j < pad; ++j, ++off)
-            if (b[off] != 0)
-                return ECS__RES_CORRUPT("offset %u (block %u padding): byte 0x%02X, padding must be zero",
-                                        (unsigned)off, (unsigned)t, (unsigned)b[off]);
-    }
-    if (off != total)
-        return ECS__RES_CORRUPT("offset %u (total_size): %u bytes follow the last of %u blocks", (unsigned)off,
-                                (unsigned)(total - off), (unsigned)nt);
-    return ECS_OK;
-}
-
-ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err)
-{
-    return ecs__resource_verify((const unsigned char *)blob, size, 0, err);
-}
-
-uint32_t ecs_resource_num_entities(const void *blob)
-{
-    return ecs__res_rd32((const unsigned char *)blob + 16, 0);
-}
-
-uint32_t ecs_resource_num_component_types(const void *blob)
-{
-    return ecs__res_rd32((const unsigned char *)blob + 20, 0);
-}
-
-const uint32_t *ecs_resource_parent_index(const void *blob)
-{
-    return (const uint32_t *)(const void *)((const unsigned char *)blob + ECS_RESOURCE_HEADER_SIZE);
-}
-
-uint32_t ecs_resource_first_block(const void *blob)
-{
-    return ECS_RESOURCE_HEADER_SIZE + 4u * ecs_resource_num_entities(blob);
-}
-
-ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset)
-{
-    const unsigned char *b = (const unsigned char *)blob + offset;
-    const uint32_t *w = (const uint32_t *)(const void *)b;
-    ecs_resource_block blk;
-    blk.identifier = w[0];
-    blk.num_instances = w[1];
-    blk.size = w[2];
-    blk.entity_index = w + 3;
-    blk.data = b + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances;
-    blk.offset = offset;
-    blk.next = offset + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * blk.num_instances + ((blk.size + 3u) & ~3u);
-    return blk;
-}
-
-static void ecs__res_swap_words(unsigned char *p, uint32_t n)
-{
-    uint32_t i, v;
-    for (i = 0; i < n; ++i, p += 4) {
-        memcpy(&v, p, 4);
-        v = ecs__res_bswap32(v);
-        memcpy(p, &v, 4);
-    }
-}
-
-ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user, ecs_error *err)
-{
-    unsigned char *b = (unsigned char *)blob;
-    uint32_t ne, nt, off, t;
-    int swapped = 0;
-    ecs_result r;
-    if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swapped = 1;
-    if ((r = ecs__resource_verify(b, size, swapped, err)) != ECS_OK) return r;
-    ne = ecs__res_rd32(b + 16, swapped);
-    nt = ecs__res_rd32(b + 20, swapped);
-    ecs__res_swap_words(b + 4, 5u + ne); /* version .. num_component_types, parent_index */
-    off = ECS_RESOURCE_HEADER_SIZE + 4u * ne;
-    for (t = 0; t < nt; ++t) {
-        uint32_t id = ecs__res_rd32(b + off, swapped);
-        uint32_t ni = ecs__res_rd32(b + off + 4, swapped);
-        uint32_t sz = ecs__res_rd32(b + off + 8, swapped);
-        unsigned char *data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
-        ecs__res_swap_words(b + off, 3u + ni);
-        if (swap_data) swap_data(user, id, ni, data, sz);
-        off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
-    }
-    return ECS_OK;
-}
-
-void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances, void *data, uint32_t size)
-{
-    unsigned char *p = (unsigned char *)data;
-    (void)user;
-    if (identifier == ECS_RESOURCE_TRANSFORM_ID || identifier == ECS_RESOURCE_ACTOR_ID) {
-        uint32_t rec = identifier == ECS_RESOURCE_TRANSFORM_ID ? ECS_RESOURCE_TRANSFORM_SIZE : ECS_RESOURCE_ACTOR_SIZE;
-        if ((uint64_t)num_instances * rec == size) ecs__res_swap_words(p, size / 4u);
-    } else if (identifier == ECS_RESOURCE_MESH_ID) {
-        uint32_t i;
-        if ((uint64_t)num_instances * ECS_RESOURCE_MESH_SIZE != size) return;
-        for (i = 0; i < num_instances; ++i, p += ECS_RESOURCE_MESH_SIZE) {
-            uint64_t h;
-            memcpy(&h, p, 8);
-            h = ecs__res_bswap64(h);
-            memcpy(p, &h, 8);
-            ecs__res_swap_words(p + 8, 1);
-        }
-    }
-}
-
-/* ---- spawner ------------------------------------------------------------ */
-
-void ecs_spawner_init(ecs_spawner *sp)
-{
-    memset(sp, 0, sizeof *sp);
-}
-
-void ecs_spawner_free(ecs_spawner *sp)
+ECS_DEF void ecs_compiler_free(ecs_compiler *c)
 {
     uint32_t i;
-    if (!sp) return;
-    for (i = 0; i < sp->num_entries; ++i) ECS__FREE(sp->entries[i].name);
-    ECS__FREE(sp->entries);
-    ECS__FREE(sp->steps);
-    ECS__FREE(sp->entities);
-    memset(sp, 0, sizeof *sp);
+    if (!c) return;
+    for (i = 0; i < c->num_types; ++i) {
+        ECS__FREE(c->types[i].name);
+        ECS__FREE(c->types[i].schema);
+    }
+    ECS__FREE(c->types);
+    memset(c, 0, sizeof *c);
 }
 
-/* Index of the first entry with identifier >= id (entries sorted). */
-static uint32_t ecs__spawner_lower(const ecs_spawner *sp, uint32_t id)
+static uint32_t ecs__compiler_lower(const ecs_compiler *c, uint32_t id)
 {
-    return ecs__res_lower(sp->entries, sp->num_entries, sizeof *sp->entries, id);
+    return ecs__res_lower(c->types, c->num_types, sizeof *c->types, id);
 }
 
-ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn, ecs_unspawn_fn unspawn,
-                                uint32_t instance_size, void *user, ecs_error *err)
+/* The type registered under name[0..n), or ECS__RESOURCE_NOT_REGISTERED. */
+static uint32_t ecs__compiler_find(const ecs_compiler *c, const char *name, size_t n)
+{
+    uint32_t at = ecs__compiler_lower(c, ecs__fnv1a32(name, n));
+    if (at < c->num_types && c->types[at].name_length == n && memcmp(c->types[at].name, name, n) == 0) return at;
+    return ECS__RESOURCE_NOT_REGISTERED;
+}
+
+ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user,
+                                         int spawn_order, ecs_error *err)
 {
     uint32_t id, at;
-    ecs_spawner__entry e;
-    void *np;
-    if (!sp || !name || !name[0] || !spawn || !unspawn)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_spawner_register: needs a spawner, a non-empty name, a spawn and an unspawn function");
-    id = ecs_resource_identifier(name);
-    if (id == ECS_RESOURCE_NAMES_ID)
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "spawner: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
-    at = ecs__spawner_lower(sp, id);
-    if (at < sp->num_entries && sp->entries[at].identifier == id) {
-        if (strcmp(sp->entries[at].name, name) == 0)
-            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "spawner: component '%s' is already registered", name);
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "spawner: '%s' and the registered '%s' have the same identifier 0x%08X: rename one", name,
-                             sp->entries[at].name, (unsigned)id);
-    }
-    if (!ecs__res_grow(sp->entries, &sp->entries_capacity, (size_t)sp->num_entries + 1, sizeof *sp->entries, &np))
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
-    sp->entries = (ecs_spawner__entry *)np;
-    e.identifier = id;
-    e.instance_size = instance_size;
-    e.spawn = spawn;
-    e.unspawn = unspawn;
-    e.user = user;
-    e.name = ecs__res_strdup(name, strlen(name));
-    if (!e.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
-    memmove(sp->entries + at + 1, sp->entries + at, (sp->num_entries - at) * sizeof *sp->entries);
-    sp->entries[at] = e;
-    ++sp->num_entries;
-    return ECS_OK;
-}
-
-ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name)
-{
-    uint32_t at;
-    if (!sp || !name) return ECS_ERROR_NOT_FOUND;
-    at = ecs__spawner_lower(sp, ecs_resource_identifier(name));
-    if (at >= sp->num_entries || strcmp(sp->entries[at].name, name) != 0) return ECS_ERROR_NOT_FOUND;
-    ECS__FREE(sp->entries[at].name);
-    memmove(sp->entries + at, sp->entries + at + 1, (sp->num_entries - at - 1) * sizeof *sp->entries);
-    --sp->num_entries;
-    return ECS_OK;
-}
-
-static uint32_t ecs__spawner_find(const ecs_spawner *sp, uint32_t id)
-{
-    uint32_t at = ecs__spawner_lower(sp, id);
-    return at < sp->num_entries && sp->entries[at].identifier == id ? at : ECS_JSON_NONE;
-}
-
-static void ecs__spawner_unspawn(const ecs_spawner *sp, const ecs_spawner__step *step, const void *blob,
-                                 ecs_spawn_context *ctx, ecs_entity *entities, uint32_t copy)
-{
-    const ecs_spawner__entry *e = sp->entries + step->entry;
-    ecs_resource_block blk = ecs_resource_block_at(blob, step->offset);
-    ctx->entity = entities + (size_t)copy * ctx->num_entities;
-    e->unspawn(e->user, ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-}
-
-ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                                      ecs_entity *out, ecs_error *err)
-{
-    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob);
-    uint32_t n, t, c, off, nsteps = 0;
-    ecs_entity *ents = out;
-    ecs_spawn_context ctx;
-    ecs_error inner;
+    ecs_compiler__type t;
+    const char *taken;
     ecs_result r;
     void *np;
-    if (!sp || !em) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: NULL spawner or entity manager");
-    if (copies == 0) return ECS_OK;
-    if (ne > 0xFFFFFFFFu / copies)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawn: %u copies of %u entities exceed 2^32 entities",
-                             (unsigned)copies, (unsigned)ne);
-    n = ne * copies;
-    {
-        /* More entities than em can create fail here, before anything is
-           allocated or written: ecs_entity_create_many would only find out
-           after the entity table (4 bytes an entity) had been allocated and
-           cleared. Its rule: the indices never handed out plus the queued
-           ones. (n <= ECS_INDEX_MASK < 2^30 then, so the table's bytes fit a
-           32-bit size_t too.) */
-        uint32_t left = (ECS_INDEX_MASK - em->max_index) + em->num_free;
-        if (n > left)
-            return ecs_error_set(err, ECS_ERROR_INDICES_EXHAUSTED,
-                                 "spawn: %u copies of %u entities need %u entities, the entity manager has %u indices "
-                                 "left (%u in all, ECS_INDEX_BITS = %d); nothing was created",
-                                 (unsigned)copies, (unsigned)ne, (unsigned)n, (unsigned)left,
-                                 (unsigned)ECS_INDEX_MASK, ECS_INDEX_BITS);
-    }
-    /* pass 1: find each block's spawner and check fixed sizes; nothing created yet */
-    if (!ecs__res_grow(sp->steps, &sp->steps_capacity, nt ? nt : 1, sizeof *sp->steps, &np))
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u blocks", (unsigned)nt);
-    sp->steps = (ecs_spawner__step *)np;
-    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
-        ecs_resource_block blk = ecs_resource_block_at(blob, off);
-        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS_JSON_NONE && blk.num_instances) {
-            const ecs_spawner__entry *e = sp->entries + entry;
-            if (e->instance_size != ECS_SPAWNER_VARIABLE_SIZE &&
-                (uint64_t)blk.num_instances * e->instance_size != blk.size)
-                return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED,
-                                     "offset %u (block %u size): component '%s' has %u bytes for %u instances of %u "
-                                     "bytes",
-                                     (unsigned)(off + 8), (unsigned)t, e->name, (unsigned)blk.size,
-                                     (unsigned)blk.num_instances, (unsigned)e->instance_size);
-            sp->steps[nsteps].offset = off;
-            sp->steps[nsteps].entry = entry;
-            ++nsteps;
-        }
-        off = blk.next;
-    }
-    if (!ents) {
-        if (!ecs__res_grow(sp->entities, &sp->entities_capacity, n ? n : 1, sizeof *sp->entities, &np))
-            return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawn: out of memory for %u entities", (unsigned)n);
-        sp->entities = (ecs_entity *)np;
-        ents = sp->entities;
-    }
-    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK)
-        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, em->error.message);
-    ctx.entities = em;
-    ctx.parent_index = ecs_resource_parent_index(blob);
-    ctx.num_entities = ne;
-    ctx.error = &inner;
-    for (t = 0; t < nsteps; ++t) {
-        const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
-        ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
-        for (c = 0; c < copies; ++c) {
-            ctx.entity = ents + (size_t)c * ne;
-            ecs_error_clear(&inner);
-            r = e->spawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-            if (r != ECS_OK) {
-                /* all or nothing: undo newest first, then the entities */
-                uint32_t tt = t, cc = c, i;
-                ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset,
-                              e->name, (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
-                for (;;) {
-                    if (cc == 0) {
-                        if (tt == 0) break;
-                        --tt;
-                        cc = copies;
-                    }
-                    --cc;
-                    ecs__spawner_unspawn(sp, sp->steps + tt, blob, &ctx, ents, cc);
-                }
-                if (n) ecs_entity_destroy_many(em, n, ents);
-                if (out)
-                    for (i = 0; i < n; ++i) out[i].id = 0;
-                return r;
-            }
-        }
-    }
+    if (!c || !name || !name[0] || !fn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_compiler_register: needs a compiler, a non-empty name and a function");
+    if (name[0] == '#')
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "compiler: '%s': names starting with '#' are the decompiler's unregistered blocks", name);
+    id = ecs_resource_identifier(name);
+    at = ecs__compiler_lower(c, id);
+    taken = at < c->num_types && c->types[at].identifier == id ? c->types[at].name : NULL;
+    if ((r = ecs__res_check_new_name("compiler", name, id, taken, err)) != ECS_OK) return r;
+    if (!ecs__res_grow(c->types, &c->types_capacity, (size_t)c->num_types + 1, sizeof *c->types, &np))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory registering '%s'", name);
+    c->types = (ecs_compiler__type *)np;
+    t.name_length = (uint32_t)strlen(name);
+    t.name = ecs__res_strdup(name, t.name_length);
+    if (!t.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory registering '%s'", name);
+    t.identifier = id;
+    t.spawn_order = spawn_order;
+    t.fn = fn;
+    t.user = user;
+    t.decompile = NULL;
+    t.decompile_user = NULL;
+    t.schema = NULL;
+    memmove(c->types + at + 1, c->types + at, (c->num_types - at) * sizeof *c->types);
+    c->types[at] = t;
+    ++c->num_types;
     return ECS_OK;
 }
 
-ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
-                                    uint32_t copies, ecs_entity *out, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
 {
-    ecs_result r = ecs_resource_verify(blob, size, err);
-    if (r != ECS_OK) return r;
-    return ecs_spawner_spawn_verified(sp, em, blob, copies, out, err);
+    uint32_t at;
+    if (!c || !name) return ECS_ERROR_NOT_FOUND;
+    at = ecs__compiler_find(c, name, strlen(name));
+    if (at == ECS__RESOURCE_NOT_REGISTERED) return ECS_ERROR_NOT_FOUND;
+    ECS__FREE(c->types[at].name);
+    ECS__FREE(c->types[at].schema);
+    memmove(c->types + at, c->types + at + 1, (c->num_types - at - 1) * sizeof *c->types);
+    --c->num_types;
+    return ECS_OK;
 }
 
-ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size, ecs_entity *out,
-                             ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
+                                              ecs_error *err)
 {
-    return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
+    uint32_t at;
+    if (!c || !name || !fn)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_set_decompile: NULL argument");
+    at = ecs__compiler_find(c, name, strlen(name));
+    if (at == ECS__RESOURCE_NOT_REGISTERED)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "compiler: no component '%s' is registered", name);
+    c->types[at].decompile = fn;
+    c->types[at].decompile_user = user;
+    return ECS_OK;
 }
 
-uint32_t ecs_spawner_despawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
-                             const ecs_entity *entities)
+ECS_DEF const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier)
 {
-    uint32_t ne = ecs_resource_num_entities(blob), nt = ecs_resource_num_component_types(blob), t, c, off;
-    ecs_spawn_context ctx;
-    ecs_error inner;
-    if (!sp || !em || !entities || copies == 0) return 0;
-    /* no spawn made that many entities (it would have failed) */
-    if ((uint64_t)ne * copies > ECS_INDEX_MASK) return 0;
-    ctx.entities = em;
-    ctx.parent_index = ecs_resource_parent_index(blob);
-    ctx.num_entities = ne;
-    ctx.error = &inner;
-    for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
-        ecs_resource_block blk = ecs_resource_block_at(blob, off);
-        uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS_JSON_NONE && blk.num_instances) {
-            const ecs_spawner__entry *e = sp->entries + entry;
-            for (c = 0; c < copies; ++c) {
-                ctx.entity = entities + (size_t)c * ne;
-                e->unspawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-            }
-        }
-        off = blk.next;
-    }
-    return ecs_entity_destroy_many(em, ne * copies, entities);
+    uint32_t at;
+    if (!c) return NULL;
+    at = ecs__compiler_lower(c, identifier);
+    return at < c->num_types && c->types[at].identifier == identifier ? c->types[at].name : NULL;
 }
 
-/* ---- compiler ----------------------------------------------------------- */
+/* -- the context, and what compile functions call -- */
 
 typedef struct ecs__compile_dep {
     uint64_t hash;  /* ecs_path_hash of the path */
@@ -2247,127 +2506,6 @@ struct ecs_compiler_context {
     uint32_t num_fixups, fixups_capacity;
 };
 
-void ecs_compiler_init(ecs_compiler *c)
-{
-    memset(c, 0, sizeof *c);
-}
-
-void ecs_compiler_free(ecs_compiler *c)
-{
-    uint32_t i;
-    if (!c) return;
-    for (i = 0; i < c->num_types; ++i) {
-        ECS__FREE(c->types[i].name);
-        ECS__FREE(c->types[i].schema);
-    }
-    ECS__FREE(c->types);
-    memset(c, 0, sizeof *c);
-}
-
-static uint32_t ecs__compiler_lower(const ecs_compiler *c, uint32_t id)
-{
-    return ecs__res_lower(c->types, c->num_types, sizeof *c->types, id);
-}
-
-/* The type registered under name[0..n), or ECS_JSON_NONE. */
-static uint32_t ecs__compiler_find(const ecs_compiler *c, const char *name, size_t n)
-{
-    uint32_t at = ecs__compiler_lower(c, ecs__fnv1a32(name, n));
-    if (at < c->num_types && c->types[at].name_length == n && memcmp(c->types[at].name, name, n) == 0) return at;
-    return ECS_JSON_NONE;
-}
-
-ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user, int spawn_order,
-                                 ecs_error *err)
-{
-    uint32_t id, at;
-    ecs_compiler__type t;
-    void *np;
-    if (!c || !name || !name[0] || !fn)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_compiler_register: needs a compiler, a non-empty name and a function");
-    if (name[0] == '#')
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "compiler: '%s': names starting with '#' are the decompiler's unregistered blocks", name);
-    id = ecs_resource_identifier(name);
-    if (id == ECS_RESOURCE_NAMES_ID)
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "compiler: '%s' has the identifier 0x%08X of the names block: rename it", name, (unsigned)id);
-    at = ecs__compiler_lower(c, id);
-    if (at < c->num_types && c->types[at].identifier == id) {
-        if (strcmp(c->types[at].name, name) == 0)
-            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "compiler: component '%s' is already registered", name);
-        return ecs_error_set(err, ECS_ERROR_NAME_COLLISION,
-                             "compiler: '%s' and the registered '%s' have the same identifier 0x%08X: rename one",
-                             name, c->types[at].name, (unsigned)id);
-    }
-    if (!ecs__res_grow(c->types, &c->types_capacity, (size_t)c->num_types + 1, sizeof *c->types, &np))
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory registering '%s'", name);
-    c->types = (ecs_compiler__type *)np;
-    t.name_length = (uint32_t)strlen(name);
-    t.name = ecs__res_strdup(name, t.name_length);
-    if (!t.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory registering '%s'", name);
-    t.identifier = id;
-    t.spawn_order = spawn_order;
-    t.fn = fn;
-    t.user = user;
-    t.decompile = NULL;
-    t.decompile_user = NULL;
-    t.schema = NULL;
-    memmove(c->types + at + 1, c->types + at, (c->num_types - at) * sizeof *c->types);
-    c->types[at] = t;
-    ++c->num_types;
-    return ECS_OK;
-}
-
-ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name)
-{
-    uint32_t at;
-    if (!c || !name) return ECS_ERROR_NOT_FOUND;
-    at = ecs__compiler_find(c, name, strlen(name));
-    if (at == ECS_JSON_NONE) return ECS_ERROR_NOT_FOUND;
-    ECS__FREE(c->types[at].name);
-    ECS__FREE(c->types[at].schema);
-    memmove(c->types + at, c->types + at + 1, (c->num_types - at - 1) * sizeof *c->types);
-    --c->num_types;
-    return ECS_OK;
-}
-
-ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn, void *user,
-                                      ecs_error *err)
-{
-    uint32_t at;
-    if (!c || !name || !fn)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_set_decompile: NULL argument");
-    at = ecs__compiler_find(c, name, strlen(name));
-    if (at == ECS_JSON_NONE)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "compiler: no component '%s' is registered", name);
-    c->types[at].decompile = fn;
-    c->types[at].decompile_user = user;
-    return ECS_OK;
-}
-
-const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier)
-{
-    uint32_t at;
-    if (!c) return NULL;
-    at = ecs__compiler_lower(c, identifier);
-    return at < c->num_types && c->types[at].identifier == identifier ? c->types[at].name : NULL;
-}
-
-static const ecs_schema_field ecs__mesh_schema[] = {ECS_RESOURCE_MESH_SCHEMA(ECS_SCHEMA_FIELD)};
-static const ecs_schema_field ecs__actor_schema[] = {ECS_RESOURCE_ACTOR_SCHEMA(ECS_SCHEMA_FIELD)};
-
-ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
-{
-    ecs_result r = ecs_compiler_register(c, "transform", ecs_resource_compile_transform, NULL,
-                                         ECS_RESOURCE_TRANSFORM_ORDER, err);
-    if (r == ECS_OK) r = ecs_compiler_set_decompile(c, "transform", ecs_resource_decompile_transform, NULL, err);
-    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "mesh", ecs__mesh_schema, 2, ECS_RESOURCE_MESH_ORDER, err);
-    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "actor", ecs__actor_schema, 2, ECS_RESOURCE_ACTOR_ORDER, err);
-    return r;
-}
-
 static ecs_result ecs__compile_vfail(ecs_compiler_context *ctx, ecs_result code, const ecs_json_value *at,
                                      const char *format, va_list ap)
 {
@@ -2399,7 +2537,7 @@ static ecs_result ecs__compile_fail(ecs_compiler_context *ctx, ecs_result code, 
     return r;
 }
 
-ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
+ECS_DEF ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at, const char *format, ...)
 {
     ecs_result r;
     va_list ap;
@@ -2409,22 +2547,22 @@ ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *a
     return r;
 }
 
-const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx)
+ECS_DEF const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx)
 {
     return ctx->doc;
 }
 
-int ecs_compiler_big_endian(const ecs_compiler_context *ctx)
+ECS_DEF int ecs_compiler_big_endian(const ecs_compiler_context *ctx)
 {
     return ctx->big_endian;
 }
 
-uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx)
+ECS_DEF uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx)
 {
     return ctx->entity;
 }
 
-uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx)
+ECS_DEF uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx)
 {
     const ecs__compile_block *b = ctx->block;
     uint32_t n = 0;
@@ -2432,7 +2570,7 @@ uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx)
     return n;
 }
 
-ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n)
+ECS_DEF ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n)
 {
     ecs__compile_block *b = ctx->block;
     if (n > 0xFFFFFFFFu - b->size)
@@ -2448,37 +2586,37 @@ ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v)
+ECS_DEF ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v)
 {
     return ecs_compiler_write(ctx, &v, 1);
 }
 
-ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v)
+ECS_DEF ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v)
 {
     if (ctx->swap) v = (uint16_t)((v >> 8) | (v << 8));
     return ecs_compiler_write(ctx, &v, 2);
 }
 
-ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v)
+ECS_DEF ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v)
 {
     if (ctx->swap) v = ecs__res_bswap32(v);
     return ecs_compiler_write(ctx, &v, 4);
 }
 
-ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v)
+ECS_DEF ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v)
 {
     if (ctx->swap) v = ecs__res_bswap64(v);
     return ecs_compiler_write(ctx, &v, 8);
 }
 
-ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v)
+ECS_DEF ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v)
 {
     uint32_t bits;
     memcpy(&bits, &v, 4);
     return ecs_compiler_write_u32(ctx, bits);
 }
 
-ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v)
+ECS_DEF ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, 8);
@@ -2528,7 +2666,7 @@ static ecs_result ecs__compile_record_dep(ecs_compiler_context *ctx, const char 
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash)
+ECS_DEF ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash)
 {
     const char *s;
     uint32_t n;
@@ -2559,14 +2697,14 @@ ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const ecs_json
     return ecs__compile_record_dep(ctx, s, n, h, path);
 }
 
-ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path)
+ECS_DEF ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx, const ecs_json_value *path)
 {
     uint64_t h = 0;
     ecs_result r = ecs_compiler_add_dependency(ctx, path, &h);
     return r ? r : ecs_compiler_write_u64(ctx, h);
 }
 
-ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name)
+ECS_DEF ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name)
 {
     ecs__compile_block *b = ctx->block;
     void *np;
@@ -2594,8 +2732,8 @@ static int ecs__json_duplicate(const ecs_json_doc *doc, const ecs_json_value *ob
     return 0;
 }
 
-ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *const *known,
-                                      uint32_t n)
+ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                              const char *const *known, uint32_t n)
 {
     const ecs_json_doc *doc = ctx->doc;
     const ecs_json_value *m;
@@ -2631,8 +2769,8 @@ static ecs_result ecs__compile_f32(ecs_compiler_context *ctx, const ecs_json_val
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key, float *out,
-                                   uint32_t n, const float *defaults)
+ECS_DEF ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           float *out, uint32_t n, const float *defaults)
 {
     const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key), *e;
     uint32_t i;
@@ -2652,8 +2790,8 @@ ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_val
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
-                                   uint32_t *out, const uint32_t *defaults)
+ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
+                                           uint32_t *out, const uint32_t *defaults)
 {
     const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key);
     double d;
@@ -2678,11 +2816,11 @@ ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_val
     return ECS_OK;
 }
 
-/* -- schemas: compile -- */
+/* -- schemas -- */
 
+/* (defined with the decompiler; ecs_compiler_register_schema installs it) */
 static ecs_result ecs__schema_decompile(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
                                         uint32_t *used);
-static int ecs__decompile_all_members(const ecs_decompile_context *ctx);
 
 /* One field of a registered schema, ready to compile and decompile. */
 typedef struct ecs__schema_slot {
@@ -3126,8 +3264,8 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
-                                        uint32_t num_fields, int spawn_order, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
+                                                uint32_t num_fields, int spawn_order, ecs_error *err)
 {
     ecs__schema_info *si = NULL;
     ecs_error local;
@@ -3148,8 +3286,8 @@ ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const
     return ECS_OK;
 }
 
-ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m, int spawn_order,
-                                         ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m,
+                                                 int spawn_order, ecs_error *err)
 {
     if (!m || !m->schema)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
@@ -3157,7 +3295,7 @@ ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, cons
     return ecs_compiler_register_schema(c, name, m->schema->fields, m->schema->num_fields, spawn_order, err);
 }
 
-/* -- the transform -- */
+/* -- the standard components -- */
 
 /* The local matrix of position, rotation (normalised here) and scale, as the
    compile function computes it: 0, or 1 for a zero-length quaternion, 2 when
@@ -3193,7 +3331,8 @@ static int ecs__transform_matrix(const float pos[3], const float q[4], const flo
     return 0;
 }
 
-ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+ECS_DEF ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
+                                                  const ecs_json_value *component)
 {
     static const char *const known[] = {"position", "rotation", "scale", "local"};
     static const float zero3[3] = {0.0f, 0.0f, 0.0f}, one3[3] = {1.0f, 1.0f, 1.0f};
@@ -3239,128 +3378,16 @@ ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
     return ecs_compiler_write(ctx, words, sizeof words);
 }
 
-/* The rotation of a matrix whose rows are scaled rotation rows (scale s),
-   as a quaternion with w >= 0. */
-static void ecs__transform_rotation(const float m[16], const double s[3], double q[4])
-{
-    double r[3][3], t;
-    int i, j;
-    for (i = 0; i < 3; ++i)
-        for (j = 0; j < 3; ++j) r[i][j] = m[i * 4 + j] / s[i];
-    t = r[0][0] + r[1][1] + r[2][2];
-    if (t > 0.0) {
-        double w = sqrt(1.0 + t) * 0.5;
-        q[0] = (r[1][2] - r[2][1]) / (4.0 * w), q[1] = (r[2][0] - r[0][2]) / (4.0 * w);
-        q[2] = (r[0][1] - r[1][0]) / (4.0 * w), q[3] = w;
-    } else if (r[0][0] >= r[1][1] && r[0][0] >= r[2][2]) {
-        double x = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 0.5;
-        q[0] = x, q[1] = (r[0][1] + r[1][0]) / (4.0 * x);
-        q[2] = (r[0][2] + r[2][0]) / (4.0 * x), q[3] = (r[1][2] - r[2][1]) / (4.0 * x);
-    } else if (r[1][1] >= r[2][2]) {
-        double y = sqrt(1.0 - r[0][0] + r[1][1] - r[2][2]) * 0.5;
-        q[0] = (r[0][1] + r[1][0]) / (4.0 * y), q[1] = y;
-        q[2] = (r[1][2] + r[2][1]) / (4.0 * y), q[3] = (r[2][0] - r[0][2]) / (4.0 * y);
-    } else {
-        double z = sqrt(1.0 - r[0][0] - r[1][1] + r[2][2]) * 0.5;
-        q[0] = (r[0][2] + r[2][0]) / (4.0 * z), q[1] = (r[1][2] + r[2][1]) / (4.0 * z);
-        q[2] = z, q[3] = (r[0][1] - r[1][0]) / (4.0 * z);
-    }
-    if (q[3] < 0.0)
-        for (i = 0; i < 4; ++i) q[i] = -q[i];
-}
+static const ecs_schema_field ecs__mesh_schema[] = {ECS_RESOURCE_MESH_SCHEMA(ECS_SCHEMA_FIELD)};
+static const ecs_schema_field ecs__actor_schema[] = {ECS_RESOURCE_ACTOR_SCHEMA(ECS_SCHEMA_FIELD)};
 
-/* v rounded to `decimals` places (8: v itself), as a float. */
-static float ecs__round_decimals(double v, int decimals)
+ECS_DEF ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err)
 {
-    double scale = 1.0;
-    int i;
-    if (decimals >= 8) return (float)v;
-    for (i = 0; i < decimals; ++i) scale *= 10.0;
-    return (float)(floor(v * scale + 0.5) / scale);
-}
-
-/* 1 when the matrix of pos, q, s is m bit for bit. When it equals m only
-   by value, the signs of q's zero elements (and of q itself) are tried too:
-   they decide the signs of m's zeros. */
-static int ecs__transform_same(const float m[16], const float pos[3], float q[4], const float s[3])
-{
-    float test[16], base[4];
-    int i, pattern, zeros = 0, by_value = 1;
-    if (ecs__transform_matrix(pos, q, s, test) != 0) return 0;
-    if (memcmp(test, m, sizeof test) == 0) return 1;
-    for (i = 0; i < 16; ++i) by_value &= test[i] == m[i];
-    for (i = 0; i < 4; ++i) zeros |= (q[i] == 0.0f) << i;
-    if (!by_value || !zeros) return 0;
-    memcpy(base, q, sizeof base);
-    for (pattern = 1; pattern < 32; ++pattern) { /* bit 4: negate q; bits 0..3: flip a zero's sign */
-        if (pattern & 15 & ~zeros) continue;
-        for (i = 0; i < 4; ++i) q[i] = (pattern & 16 ? -base[i] : base[i]) * ((pattern >> i) & 1 ? -1.0f : 1.0f);
-        if (ecs__transform_matrix(pos, q, s, test) == 0 && memcmp(test, m, sizeof test) == 0) return 1;
-    }
-    memcpy(q, base, sizeof base);
-    return 0;
-}
-
-/* 1 when position, rotation q (scaled by 1 + stretch before rounding to
-   `decimals` places) and one of the scale roundings compile to exactly m. */
-static int ecs__transform_try(const float m[16], const float pos[3], const double sd[3], const double qd[4],
-                              int decimals, double stretch, float q[4], float s[3])
-{
-    int i, sa;
-    for (sa = 1; sa <= 8; ++sa) {
-        for (i = 0; i < 4; ++i) q[i] = ecs__round_decimals(qd[i] * (1.0 + stretch), decimals);
-        for (i = 0; i < 3; ++i) s[i] = ecs__round_decimals(sd[i], sa);
-        if (ecs__transform_same(m, pos, q, s)) return 1;
-    }
-    return 0;
-}
-
-/* Finds position, rotation and scale that compile to exactly m, preferring
-   short numbers: rounded to 1..7 decimals (the rotation also as written
-   slightly off unit length, since the compiler normalises it), then as they
-   are. 1 if found. */
-static int ecs__transform_decompose(const float m[16], float pos[3], float q[4], float s[3])
-{
-    double sd[3], qd[4];
-    int i, qa, k;
-    if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f) return 0;
-    for (i = 0; i < 3; ++i) {
-        double a = m[i * 4], b = m[i * 4 + 1], c = m[i * 4 + 2];
-        sd[i] = sqrt(a * a + b * b + c * c);
-        if (!(sd[i] > 0.0) || !(sd[i] < 3.0e38)) return 0;
-        pos[i] = m[12 + i];
-    }
-    ecs__transform_rotation(m, sd, qd);
-    for (qa = 1; qa <= 8; ++qa)
-        for (k = 0; k <= (qa < 8 ? 16 : 0); ++k)
-            if (ecs__transform_try(m, pos, sd, qd, qa, (k & 1 ? -1e-7 : 1e-7) * (double)((k + 1) / 2), q, s)) return 1;
-    return 0;
-}
-
-ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size,
-                                            uint32_t *used)
-{
-    static const float zero3[3] = {0.0f, 0.0f, 0.0f}, identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    float m[16], pos[3], q[4], s[3];
-    int k, all = ecs__decompile_all_members(ctx);
-    ecs_result r = ECS_OK;
-    (void)user;
-    if (size < ECS_RESOURCE_TRANSFORM_SIZE)
-        return ecs_decompile_error(ctx, "a transform has 64 bytes, %u are left", (unsigned)size);
-    if (ecs_decompile_entity_instances(ctx) > 0) return ecs_decompile_error(ctx, "an entity has at most one transform");
-    for (k = 0; k < 16; ++k) m[k] = ecs_decompile_read_f32(ctx, (const unsigned char *)data + 4 * k);
-    *used = ECS_RESOURCE_TRANSFORM_SIZE;
-    if (!ecs__transform_decompose(m, pos, q, s))
-        return (r = ecs_decompile_member(ctx, "local")) != ECS_OK ? r : ecs_decompile_f32(ctx, m, 16);
-    if ((all || memcmp(pos, zero3, sizeof pos) != 0) &&
-        ((r = ecs_decompile_member(ctx, "position")) != ECS_OK || (r = ecs_decompile_f32(ctx, pos, 3)) != ECS_OK))
-        return r;
-    if ((all || memcmp(q, identity, sizeof q) != 0) &&
-        ((r = ecs_decompile_member(ctx, "rotation")) != ECS_OK || (r = ecs_decompile_f32(ctx, q, 4)) != ECS_OK))
-        return r;
-    if (all || s[0] != 1.0f || s[1] != 1.0f || s[2] != 1.0f)
-        r = (r = ecs_decompile_member(ctx, "scale")) != ECS_OK ? r
-            : ecs_decompile_f32(ctx, s, s[0] == s[1] && s[1] == s[2] ? 1u : 3u);
+    ecs_result r = ecs_compiler_register(c, "transform", ecs_resource_compile_transform, NULL,
+                                         ECS_RESOURCE_TRANSFORM_ORDER, err);
+    if (r == ECS_OK) r = ecs_compiler_set_decompile(c, "transform", ecs_resource_decompile_transform, NULL, err);
+    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "mesh", ecs__mesh_schema, 2, ECS_RESOURCE_MESH_ORDER, err);
+    if (r == ECS_OK) r = ecs_compiler_register_schema(c, "actor", ecs__actor_schema, 2, ECS_RESOURCE_ACTOR_ORDER, err);
     return r;
 }
 
@@ -3381,11 +3408,14 @@ typedef struct ecs__compile_raw {
     ecs__compile_block block;
 } ecs__compile_raw;
 
+/* An entity row's name when the entity has no "name". */
+#define ECS__COMPILE_UNNAMED 0xFFFFFFFFu
+
 /* What the compiler keeps of resource entity k. */
 typedef struct ecs__compile_entity_row {
     uint32_t parent; /* resource index, or ECS_RESOURCE_ROOT */
     uint32_t object; /* its JSON object (doc index) */
-    uint32_t name;   /* its "name" string (doc index), or ECS_JSON_NONE */
+    uint32_t name;   /* its "name" string (doc index), or ECS__COMPILE_UNNAMED */
 } ecs__compile_entity_row;
 
 typedef struct ecs__compile_state {
@@ -3533,7 +3563,7 @@ static ecs_result ecs__compile_component(ecs__compile_state *st, const ecs_json_
     if (!type) return ecs_compiler_error(ctx, m, "the component has no \"type\"");
     if (type->type != ECS_JSON_STRING) return ecs_compiler_error(ctx, type, "\"type\" must be a string naming a component");
     ti = ecs__compiler_find(ctx->compiler, doc->pool + type->str, type->count);
-    if (ti == ECS_JSON_NONE) {
+    if (ti == ECS__RESOURCE_NOT_REGISTERED) {
         if (ecs__raw_type(doc->pool + type->str, type->count, &raw_id))
             return ecs__compile_raw_component(st, m, type, raw_id);
         return ecs__compile_unknown(st, type);
@@ -3571,7 +3601,7 @@ static ecs_result ecs__compile_add_entity(ecs__compile_state *st, const ecs_json
     }
     st->rows[k].parent = parent;
     st->rows[k].object = (uint32_t)(ent - st->ctx.doc->values);
-    st->rows[k].name = name ? (uint32_t)(name - st->ctx.doc->values) : ECS_JSON_NONE;
+    st->rows[k].name = name ? (uint32_t)(name - st->ctx.doc->values) : ECS__COMPILE_UNNAMED;
     st->num_entities = k + 1;
     st->ctx.entity = k;
     return ECS_OK;
@@ -3643,7 +3673,7 @@ static ecs_result ecs__compile_resolve(ecs__compile_state *st)
     all = (ecs__compile_name *)ECS__REALLOC(NULL, (size_t)(st->num_entities ? st->num_entities : 1) * sizeof *all);
     if (!all) return ecs_error_set(ctx->error, ECS_ERROR_OUT_OF_MEMORY, "compiler: out of memory resolving names");
     for (k = 0; k < st->num_entities; ++k) {
-        if (st->rows[k].name == ECS_JSON_NONE) continue;
+        if (st->rows[k].name == ECS__COMPILE_UNNAMED) continue;
         all[n].s = doc->pool + doc->values[st->rows[k].name].str;
         all[n].n = doc->values[st->rows[k].name].count;
         all[n++].entity = k;
@@ -3679,8 +3709,7 @@ static ecs_result ecs__compile_resolve(ecs__compile_state *st)
 static int ecs__compile_dep_cmp(const void *a, const void *b)
 {
     const ecs__compile_dep *x = (const ecs__compile_dep *)a, *y = (const ecs__compile_dep *)b;
-    int c = memcmp(x->path, y->path, x->length < y->length ? x->length : y->length);
-    return c ? c : (x->length > y->length) - (x->length < y->length);
+    return ecs__path_order(x->path, x->length, y->path, y->length);
 }
 
 /* One block of the output, in the order blocks are written. */
@@ -3728,7 +3757,7 @@ static uint64_t ecs__compile_names(const ecs__compile_state *st, unsigned char *
     if (p) ecs__res_wr32(p, ctx->num_deps, ctx->swap), p += 4;
     for (k = 0; k < st->num_entities; ++k) {
         const ecs_json_value *v;
-        if (st->rows[k].name == ECS_JSON_NONE) continue;
+        if (st->rows[k].name == ECS__COMPILE_UNNAMED) continue;
         v = ctx->doc->values + st->rows[k].name;
         size += 4u + (uint64_t)v->count;
         if (p) {
@@ -3918,8 +3947,8 @@ static ecs_result ecs__compile_walk(ecs__compile_state *st, const ecs_json_value
     return ecs_compiler_error(&st->ctx, entities, "a prefab has exactly one root entity, this has %u", (unsigned)roots);
 }
 
-ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
-                                ecs_compiler_output *out, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
+                                        ecs_compiler_output *out, ecs_error *err)
 {
     ecs__compile_state st;
     ecs_json_doc doc;
@@ -3977,7 +4006,7 @@ ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t 
     return r;
 }
 
-void ecs_compiler_output_free(ecs_compiler_output *out)
+ECS_DEF void ecs_compiler_output_free(ecs_compiler_output *out)
 {
     if (!out) return;
     ECS__FREE(out->blob);
@@ -3985,7 +4014,7 @@ void ecs_compiler_output_free(ecs_compiler_output *out)
     memset(out, 0, sizeof *out);
 }
 
-/* ---- names block ---------------------------------------------------------- */
+/* ---- NAMES BLOCK --------------------------------------------------------- */
 
 /* Reads the u32 at data + *pos (the names block's data, n bytes) into *v;
    0 when it does not fit. */
@@ -3994,25 +4023,6 @@ static int ecs__names_u32(const unsigned char *data, uint32_t n, uint32_t *pos, 
     if (*pos > n || n - *pos < 4u) return 0;
     *v = ecs__res_rd32(data + *pos, swap);
     *pos += 4u;
-    return 1;
-}
-
-/* Byte order of two strings (shorter first on a tie), as the dependency list. */
-static int ecs__compile_dep_order(const char *a, uint32_t an, const char *b, uint32_t bn)
-{
-    int c = memcmp(a, b, an < bn ? an : bn);
-    return c ? c : (an > bn) - (an < bn);
-}
-
-/* 1 when s[0..n) is UTF-8 (any byte below 0x80 included). */
-static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
-{
-    uint32_t i = 0;
-    while (i < n) {
-        uint32_t k = s[i] < 0x80 ? 1u : ecs__utf8_sequence(s + i, s + n);
-        if (!k) return 0;
-        i += k;
-    }
     return 1;
 }
 
@@ -4037,7 +4047,7 @@ static ecs_result ecs__names_walk(const unsigned char *b, const ecs_resource_blo
             return ECS__RES_CORRUPT("offset %u (names block name %u): not UTF-8", (unsigned)(data_off + pos), (unsigned)j);
         if (is_path && (!ecs__path_is_canonical((const char *)data + pos, len) ||
                         (j > blk->num_instances &&
-                         ecs__compile_dep_order((const char *)data + prev_at, prev_len, (const char *)data + pos, len) >= 0)))
+                         ecs__path_order((const char *)data + prev_at, prev_len, (const char *)data + pos, len) >= 0)))
             return ECS__RES_CORRUPT("offset %u (names block path %u): not a canonical path in order",
                                     (unsigned)(data_off + pos), (unsigned)(j - blk->num_instances));
         if (!is_path && j > 0 && ecs__res_rd32((const unsigned char *)(blk->entity_index + j), swap) <=
@@ -4135,7 +4145,7 @@ static ecs_result ecs__names_fill(const unsigned char *b, const ecs_resource_blo
     return ECS_OK;
 }
 
-ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err)
+ECS_DEF ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out, ecs_error *err)
 {
     const unsigned char *b = (const unsigned char *)blob;
     ecs_resource_block blk;
@@ -4154,7 +4164,7 @@ ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_n
     return ecs__names_fill(b, found ? &blk : NULL, ne, swap, string_bytes, np, out, err);
 }
 
-const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash)
+ECS_DEF const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash)
 {
     uint32_t lo = 0, hi;
     if (!names) return NULL;
@@ -4169,14 +4179,16 @@ const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t ha
                : NULL;
 }
 
-void ecs_resource_names_free(ecs_resource_names *names)
+ECS_DEF void ecs_resource_names_free(ecs_resource_names *names)
 {
     if (!names) return;
     ECS__FREE(names->memory);
     memset(names, 0, sizeof *names);
 }
 
-/* ---- decompiler --------------------------------------------------------------- */
+/* ---- DECOMPILER ---------------------------------------------------------- */
+
+/* -- the JSON text, the context, and what decompile functions call -- */
 
 /* The JSON text being written (dry: only counted). */
 typedef struct ecs__jout {
@@ -4290,23 +4302,23 @@ static int ecs__decompile_all_members(const ecs_decompile_context *ctx)
     return (ctx->flags & ECS_DECOMPILE_ALL_MEMBERS) != 0;
 }
 
-int ecs_decompile_big_endian(const ecs_decompile_context *ctx) { return ctx->big_endian; }
-uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx) { return ctx->entity; }
-uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx) { return ctx->instances; }
+ECS_DEF int ecs_decompile_big_endian(const ecs_decompile_context *ctx) { return ctx->big_endian; }
+ECS_DEF uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx) { return ctx->entity; }
+ECS_DEF uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx) { return ctx->instances; }
 
-uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p)
 {
     return ecs__res_rd32((const unsigned char *)p, ctx->swap);
 }
 
-uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
     return ctx->swap ? ecs__res_bswap64(v) : v;
 }
 
-float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p)
 {
     uint32_t bits = ecs_decompile_read_u32(ctx, p);
     float f;
@@ -4314,7 +4326,7 @@ float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p)
     return f;
 }
 
-double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p)
+ECS_DEF double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p)
 {
     uint64_t bits = ecs_decompile_read_u64(ctx, p);
     double d;
@@ -4322,7 +4334,7 @@ double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p)
     return d;
 }
 
-ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
+ECS_DEF ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...)
 {
     char what[192];
     va_list ap;
@@ -4333,7 +4345,7 @@ ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, .
                          ctx->type_name ? ctx->type_name : "?", (unsigned)ctx->entity, what);
 }
 
-ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key)
+ECS_DEF ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key)
 {
     if (ctx->members++) ecs__jout_add(ctx->out, ", ", 2);
     ecs__jout_string(ctx->out, key, (uint32_t)strlen(key));
@@ -4341,7 +4353,7 @@ ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n)
+ECS_DEF ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n)
 {
     char buf[40];
     uint32_t k;
@@ -4358,7 +4370,7 @@ ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v)
+ECS_DEF ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v)
 {
     char buf[40];
     if (!(v >= -DBL_MAX && v <= DBL_MAX))
@@ -4368,7 +4380,7 @@ ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v)
+ECS_DEF ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)v);
@@ -4376,7 +4388,7 @@ ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v)
+ECS_DEF ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
@@ -4384,40 +4396,43 @@ ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v)
+ECS_DEF ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v)
 {
     ecs__jout_text(ctx->out, v ? "true" : "false");
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n)
+ECS_DEF ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n)
 {
     if (!ecs__utf8_valid((const unsigned char *)s, n)) return ecs_decompile_error(ctx, "a string that is not UTF-8");
     ecs__jout_string(ctx->out, s, n);
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json)
+ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json)
 {
     ecs__jout_text(ctx->out, json);
     return ECS_OK;
 }
 
-/* The names block's index of the path with hash h, or ECS_JSON_NONE. */
+/* ecs__decompile_find_path's "the names block has no path with this hash". */
+#define ECS__RESOURCE_NO_PATH 0xFFFFFFFFu
+
+/* The names block's index of the path with hash h, or ECS__RESOURCE_NO_PATH. */
 static uint32_t ecs__decompile_find_path(const ecs_decompile_context *ctx, uint64_t h)
 {
     const char *p = ecs_resource_names_path(ctx->names, h);
     uint32_t i;
-    if (!p) return ECS_JSON_NONE;
+    if (!p) return ECS__RESOURCE_NO_PATH;
     for (i = 0; ctx->names->path[i] != p; ++i) {}
     return i;
 }
 
-ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
+ECS_DEF ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
 {
     uint32_t i = ecs__decompile_find_path(ctx, hash);
     char buf[24];
-    if (i != ECS_JSON_NONE) {
+    if (i != ECS__RESOURCE_NO_PATH) {
         if (ctx->path_used) ctx->path_used[i] = 1;
         ecs__jout_string(ctx->out, ctx->names->path[i], (uint32_t)strlen(ctx->names->path[i]));
         return ECS_OK;
@@ -4427,7 +4442,7 @@ ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash)
     return ECS_OK;
 }
 
-ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index)
+ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index)
 {
     const ecs_resource_names *nm = ctx->names;
     char buf[16];
@@ -4452,6 +4467,8 @@ ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index)
     ecs__jout_text(ctx->out, "\"");
     return ECS_OK;
 }
+
+/* -- the decompile functions of schemas and of the transform -- */
 
 /* Writes field f's value (native bytes) as JSON; refuses what would not
    compile back to the same bytes. */
@@ -4497,7 +4514,7 @@ static int ecs__schema_is_default(ecs_decompile_context *ctx, const ecs__schema_
     if (f->required || (ctx->flags & ECS_DECOMPILE_ALL_MEMBERS) || memcmp(bytes, f->initial, f->size) != 0) return 0;
     if (!f->initial_path || !ctx->names->present) return 1;
     i = ecs__decompile_find_path(ctx, ecs__fnv1a64(f->initial_path, f->initial_path_length));
-    if (i == ECS_JSON_NONE) return 0; /* written as "#hash": no dependency */
+    if (i == ECS__RESOURCE_NO_PATH) return 0; /* written as "#hash": no dependency */
     if (ctx->path_used) ctx->path_used[i] = 1;
     return 1;
 }
@@ -4523,6 +4540,133 @@ static ecs_result ecs__schema_decompile(void *user, ecs_decompile_context *ctx, 
     *used = si->record_size;
     return ECS_OK;
 }
+
+/* The rotation of a matrix whose rows are scaled rotation rows (scale s),
+   as a quaternion with w >= 0. */
+static void ecs__transform_rotation(const float m[16], const double s[3], double q[4])
+{
+    double r[3][3], t;
+    int i, j;
+    for (i = 0; i < 3; ++i)
+        for (j = 0; j < 3; ++j) r[i][j] = m[i * 4 + j] / s[i];
+    t = r[0][0] + r[1][1] + r[2][2];
+    if (t > 0.0) {
+        double w = sqrt(1.0 + t) * 0.5;
+        q[0] = (r[1][2] - r[2][1]) / (4.0 * w), q[1] = (r[2][0] - r[0][2]) / (4.0 * w);
+        q[2] = (r[0][1] - r[1][0]) / (4.0 * w), q[3] = w;
+    } else if (r[0][0] >= r[1][1] && r[0][0] >= r[2][2]) {
+        double x = sqrt(1.0 + r[0][0] - r[1][1] - r[2][2]) * 0.5;
+        q[0] = x, q[1] = (r[0][1] + r[1][0]) / (4.0 * x);
+        q[2] = (r[0][2] + r[2][0]) / (4.0 * x), q[3] = (r[1][2] - r[2][1]) / (4.0 * x);
+    } else if (r[1][1] >= r[2][2]) {
+        double y = sqrt(1.0 - r[0][0] + r[1][1] - r[2][2]) * 0.5;
+        q[0] = (r[0][1] + r[1][0]) / (4.0 * y), q[1] = y;
+        q[2] = (r[1][2] + r[2][1]) / (4.0 * y), q[3] = (r[2][0] - r[0][2]) / (4.0 * y);
+    } else {
+        double z = sqrt(1.0 - r[0][0] - r[1][1] + r[2][2]) * 0.5;
+        q[0] = (r[0][2] + r[2][0]) / (4.0 * z), q[1] = (r[1][2] + r[2][1]) / (4.0 * z);
+        q[2] = z, q[3] = (r[0][1] - r[1][0]) / (4.0 * z);
+    }
+    if (q[3] < 0.0)
+        for (i = 0; i < 4; ++i) q[i] = -q[i];
+}
+
+/* v rounded to `decimals` places (8: v itself), as a float. */
+static float ecs__round_decimals(double v, int decimals)
+{
+    double scale = 1.0;
+    int i;
+    if (decimals >= 8) return (float)v;
+    for (i = 0; i < decimals; ++i) scale *= 10.0;
+    return (float)(floor(v * scale + 0.5) / scale);
+}
+
+/* 1 when the matrix of pos, q, s is m bit for bit. When it equals m only
+   by value, the signs of q's zero elements (and of q itself) are tried too:
+   they decide the signs of m's zeros. */
+static int ecs__transform_same(const float m[16], const float pos[3], float q[4], const float s[3])
+{
+    float test[16], base[4];
+    int i, pattern, zeros = 0, by_value = 1;
+    if (ecs__transform_matrix(pos, q, s, test) != 0) return 0;
+    if (memcmp(test, m, sizeof test) == 0) return 1;
+    for (i = 0; i < 16; ++i) by_value &= test[i] == m[i];
+    for (i = 0; i < 4; ++i) zeros |= (q[i] == 0.0f) << i;
+    if (!by_value || !zeros) return 0;
+    memcpy(base, q, sizeof base);
+    for (pattern = 1; pattern < 32; ++pattern) { /* bit 4: negate q; bits 0..3: flip a zero's sign */
+        if (pattern & 15 & ~zeros) continue;
+        for (i = 0; i < 4; ++i) q[i] = (pattern & 16 ? -base[i] : base[i]) * ((pattern >> i) & 1 ? -1.0f : 1.0f);
+        if (ecs__transform_matrix(pos, q, s, test) == 0 && memcmp(test, m, sizeof test) == 0) return 1;
+    }
+    memcpy(q, base, sizeof base);
+    return 0;
+}
+
+/* 1 when position, rotation q (scaled by 1 + stretch before rounding to
+   `decimals` places) and one of the scale roundings compile to exactly m. */
+static int ecs__transform_try(const float m[16], const float pos[3], const double sd[3], const double qd[4],
+                              int decimals, double stretch, float q[4], float s[3])
+{
+    int i, sa;
+    for (sa = 1; sa <= 8; ++sa) {
+        for (i = 0; i < 4; ++i) q[i] = ecs__round_decimals(qd[i] * (1.0 + stretch), decimals);
+        for (i = 0; i < 3; ++i) s[i] = ecs__round_decimals(sd[i], sa);
+        if (ecs__transform_same(m, pos, q, s)) return 1;
+    }
+    return 0;
+}
+
+/* Finds position, rotation and scale that compile to exactly m, preferring
+   short numbers: rounded to 1..7 decimals (the rotation also as written
+   slightly off unit length, since the compiler normalises it), then as they
+   are. 1 if found. */
+static int ecs__transform_decompose(const float m[16], float pos[3], float q[4], float s[3])
+{
+    double sd[3], qd[4];
+    int i, qa, k;
+    if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f) return 0;
+    for (i = 0; i < 3; ++i) {
+        double a = m[i * 4], b = m[i * 4 + 1], c = m[i * 4 + 2];
+        sd[i] = sqrt(a * a + b * b + c * c);
+        if (!(sd[i] > 0.0) || !(sd[i] < 3.0e38)) return 0;
+        pos[i] = m[12 + i];
+    }
+    ecs__transform_rotation(m, sd, qd);
+    for (qa = 1; qa <= 8; ++qa)
+        for (k = 0; k <= (qa < 8 ? 16 : 0); ++k)
+            if (ecs__transform_try(m, pos, sd, qd, qa, (k & 1 ? -1e-7 : 1e-7) * (double)((k + 1) / 2), q, s)) return 1;
+    return 0;
+}
+
+ECS_DEF ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx, const void *data,
+                                                    uint32_t size, uint32_t *used)
+{
+    static const float zero3[3] = {0.0f, 0.0f, 0.0f}, identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    float m[16], pos[3], q[4], s[3];
+    int k, all = ecs__decompile_all_members(ctx);
+    ecs_result r = ECS_OK;
+    (void)user;
+    if (size < ECS_RESOURCE_TRANSFORM_SIZE)
+        return ecs_decompile_error(ctx, "a transform has 64 bytes, %u are left", (unsigned)size);
+    if (ecs_decompile_entity_instances(ctx) > 0) return ecs_decompile_error(ctx, "an entity has at most one transform");
+    for (k = 0; k < 16; ++k) m[k] = ecs_decompile_read_f32(ctx, (const unsigned char *)data + 4 * k);
+    *used = ECS_RESOURCE_TRANSFORM_SIZE;
+    if (!ecs__transform_decompose(m, pos, q, s))
+        return (r = ecs_decompile_member(ctx, "local")) != ECS_OK ? r : ecs_decompile_f32(ctx, m, 16);
+    if ((all || memcmp(pos, zero3, sizeof pos) != 0) &&
+        ((r = ecs_decompile_member(ctx, "position")) != ECS_OK || (r = ecs_decompile_f32(ctx, pos, 3)) != ECS_OK))
+        return r;
+    if ((all || memcmp(q, identity, sizeof q) != 0) &&
+        ((r = ecs_decompile_member(ctx, "rotation")) != ECS_OK || (r = ecs_decompile_f32(ctx, q, 4)) != ECS_OK))
+        return r;
+    if (all || s[0] != 1.0f || s[1] != 1.0f || s[2] != 1.0f)
+        r = (r = ecs_decompile_member(ctx, "scale")) != ECS_OK ? r
+            : ecs_decompile_f32(ctx, s, s[0] == s[1] && s[1] == s[2] ? 1u : 3u);
+    return r;
+}
+
+/* -- the decompile driver -- */
 
 /* Writes a raw block's next instance: its spawn order and its bytes as hex
    (equal shares when the size divides, else all of them on the first). */
@@ -4823,8 +4967,8 @@ static void *ecs__decompile_alloc(ecs__decompile_scratch *s, uint32_t nt, uint32
     return mem;
 }
 
-ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
-                                  ecs_decompile_output *out, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size, uint32_t flags,
+                                          ecs_decompile_output *out, ecs_error *err)
 {
     const unsigned char *b = (const unsigned char *)blob;
     ecs_decompile_context ctx;
@@ -4874,9 +5018,9 @@ ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_
     return r;
 }
 
-ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data, uint32_t size,
-                                           int big_endian, const ecs_resource_names *names, ecs_decompile_output *out,
-                                           uint32_t *used, ecs_error *err)
+ECS_DEF ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier, const void *data,
+                                                   uint32_t size, int big_endian, const ecs_resource_names *names,
+                                                   ecs_decompile_output *out, uint32_t *used, ecs_error *err)
 {
     ecs_resource_names empty;
     ecs_decompile_context ctx;
@@ -4907,14 +5051,14 @@ ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t ident
     return r;
 }
 
-void ecs_decompile_output_free(ecs_decompile_output *out)
+ECS_DEF void ecs_decompile_output_free(ecs_decompile_output *out)
 {
     if (!out) return;
     ECS__FREE(out->json);
     memset(out, 0, sizeof *out);
 }
 
-#endif /* ECS_RESOURCE__IMPLEMENTED */
+#endif /* ECS__RESOURCE_IMPLEMENTATION_DONE */
 #endif /* ECS_RESOURCE_IMPLEMENTATION */
 
 /*

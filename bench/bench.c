@@ -1271,7 +1271,7 @@ static void bench_transform_rows(void)
                             matrices, mesh and actor through ecs_manager_spawn)
                             into managers that own their memory: one warm-up
                             spawn first, and between repetitions the level is
-                            despawned (entities destroyed, managers emptied,
+                            unspawned (entities destroyed, managers emptied,
                             capacity kept)
      spawn_ns_per_entity    the same median / 10,000
      spawn_vs_memcpy_ratio  that median / the median memcpy of the blob into
@@ -1451,7 +1451,7 @@ static void bench_resource_rows(void)
             bench_checksum_add((double)(ecs_transform_count(&tm) + mesh.count + actor.count));
         }
         /* outside the timing: back to empty managers that keep their memory */
-        ecs_spawner_despawn(&sp, &em, out.blob, 1, ents);
+        ecs_spawner_unspawn(&sp, &em, out.blob, 1, ents);
     }
     spawn_ns = bench_median(samples, BENCH_REPS);
     bench_row("spawn_level_10k_us", spawn_ns / 1000.0, "us");

@@ -11,7 +11,7 @@
    - a parsed document is well formed (links, counts, keys, string lengths)
      and parsing is deterministic; a failure says "line L, column C";
    - what compiles verifies, spawns (all entities, every instance) and
-     despawns to an empty world; compiling twice gives the same bytes, and
+     unspawns to an empty world; compiling twice gives the same bytes, and
      the big-endian output swapped is the little-endian output;
    - a compile failure leaves the output empty;
    - as a path: a canonical spelling is canonical, a fixed point, and equal
@@ -120,7 +120,7 @@ static void check_compile(const char *text, size_t size)
             FUZZ_CHECK(r2 == ECS_OK);
             FUZZ_CHECK(ecs_entity_count(&w.em) == ne);
             FUZZ_CHECK(fuzz_world_instances(&w) == instances);
-            FUZZ_CHECK(ecs_spawner_despawn(&w.sp, &w.em, native->blob, 1, ents) == ne);
+            FUZZ_CHECK(ecs_spawner_unspawn(&w.sp, &w.em, native->blob, 1, ents) == ne);
             FUZZ_CHECK(ecs_entity_count(&w.em) == 0 && fuzz_world_instances(&w) == 0);
             free(ents);
         }

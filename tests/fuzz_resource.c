@@ -11,7 +11,7 @@
      the same error, and the world is unchanged;
    - a spawn either succeeds with exactly num_entities (x copies) entities,
      or fails and leaves no entity and no component instance behind;
-   - despawn returns the world to empty;
+   - unspawn returns the world to empty;
    - ecs_resource_swap twice gives back the same bytes. */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
@@ -49,7 +49,7 @@ static void spawn_and_check(const unsigned char *b, size_t size, uint32_t copies
     }
     FUZZ_CHECK(ecs_entity_count(&w.em) == ecs_resource_num_entities(b) * copies);
     if (!ents) ents = w.sp.entities; /* the table the spawner kept */
-    FUZZ_CHECK(ecs_spawner_despawn(&w.sp, &w.em, b, copies, ents) == ecs_resource_num_entities(b) * copies);
+    FUZZ_CHECK(ecs_spawner_unspawn(&w.sp, &w.em, b, copies, ents) == ecs_resource_num_entities(b) * copies);
     FUZZ_CHECK(ecs_entity_count(&w.em) == 0 && fuzz_world_instances(&w) == 0);
 }
 

@@ -107,7 +107,7 @@ static void test_level(engine *g, turret_view *t)
         CHECK(ecs_compiler_compile(&g->compiler, bad, strlen(bad), 0, &again, &err) == ECS_ERROR_COMPILE);
         CHECK(strstr(err.message, "'shots' is runtime state") != NULL);
     }
-    CHECK(ecs_spawner_despawn(&g->spawner, &g->em, out.blob, 2, ents) == 8 && t->core.count == 0);
+    CHECK(ecs_spawner_unspawn(&g->spawner, &g->em, out.blob, 2, ents) == 8 && t->core.count == 0);
     ecs_compiler_output_free(&out);
 }
 

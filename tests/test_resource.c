@@ -401,7 +401,7 @@ static void test_hand_blob(void)
     CHECK(ecs_instance_is_nil(t_actor_lookup(&w.actor, ents[0])));
     i = t_actor_lookup(&w.actor, ents[1]);
     CHECK(!ecs_instance_is_nil(i) && w.actor.mass[i.i] == 2.0f && w.actor.radius[i.i] == 0.25f);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, b, 1, ents) == 2);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, b, 1, ents) == 2);
     CHECK(ecs_entity_count(&w.em) == 0 && world_instances(&w) == 0);
     world_free(&w);
     /* the compiler writes the very same bytes for the same content */
@@ -502,12 +502,12 @@ static void test_prefab(void)
             CHECK(!ecs_instance_is_nil(i) && w.actor.mass[i.i] == 80.0f);
             CHECK(ecs_instance_is_nil(t_actor_lookup(&w.actor, many[c * 4 + 2])));
         }
-        CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 3, many) == 12);
+        CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 3, many) == 12);
         CHECK(ecs_spawner_spawn_copies(&w.sp, &w.em, out.blob, out.size, 0, NULL, &err) == ECS_OK);
         CHECK(ecs_spawner_spawn_copies(&w.sp, &w.em, out.blob, out.size, 0x40000000u, NULL, &err) ==
               ECS_ERROR_INVALID_ARGUMENT);
     }
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 1, ents) == 4);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 1, ents) == 4);
     CHECK(ecs_entity_count(&w.em) == 0 && world_instances(&w) == 0);
     /* without an output table the spawner keeps the entities itself */
     CHECK(ecs_spawner_spawn(&w.sp, &w.em, out.blob, out.size, NULL, &err) == ECS_OK);
@@ -550,7 +550,7 @@ static void test_level(void)
     i = t_actor_lookup(&w.actor, ents[4]);
     CHECK(!ecs_instance_is_nil(i) && w.actor.mass[i.i] == 5.0f);
     CHECK(!ecs_instance_is_nil(t_xform_lookup(&w.xf, ents[3])) && ecs_instance_is_nil(t_xform_lookup(&w.xf, ents[1])));
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 1, ents) == 5 && world_instances(&w) == 0);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 1, ents) == 5 && world_instances(&w) == 0);
     world_free(&w);
     ecs_compiler_output_free(&out);
     /* an empty level is a valid 24-byte blob */
@@ -691,7 +691,7 @@ static void test_all_or_nothing(void)
     CHECK(ecs_spawner_register(&w.sp, "fail", fail_spawn, fail_unspawn, 4, &f, &err) == ECS_OK);
     CHECK(ecs_spawner_spawn(&w.sp, &w.em, out.blob, out.size, ents, &err) == ECS_OK);
     CHECK(ecs_entity_count(&w.em) == 2 && f.live == 2 && w.labels.live == 1);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 1, ents) == 2 && world_instances(&w) == 0 && f.live == 0);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 1, ents) == 2 && world_instances(&w) == 0 && f.live == 0);
     world_free(&w);
     ecs_compiler_output_free(&out);
     ecs_compiler_free(&c);
@@ -738,7 +738,7 @@ static void mutate_blob(const char *what, const void *blob, uint32_t size)
             if (r2 == ECS_OK) {
                 ++valid_spawns;
                 if (ecs_entity_count(&w.em) != ne) ++bad;
-                ecs_spawner_despawn(&w.sp, &w.em, b, 1, w.sp.entities);
+                ecs_spawner_unspawn(&w.sp, &w.em, b, 1, w.sp.entities);
             } else {
                 ++rejects; /* a spawn function or a fixed size refused it: nothing left */
                 if (r2 == ECS_ERROR_OUT_OF_MEMORY || r2 == ECS_ERROR_INDICES_EXHAUSTED) ++bad;

@@ -4,7 +4,7 @@
    index space or past 2^32, or just one more than a partly used manager can
    give) returns an error without allocating, without writing the caller's
    table and without changing the entity manager or the spawner; the exact
-   limit still spawns. ecs_spawner_despawn refuses a copy count no spawn can
+   limit still spawns. ecs_spawner_unspawn refuses a copy count no spawn can
    have made. A small index space (ECS_INDEX_BITS 12: 4095 entities) keeps the
    limit cases fast; a counting allocator records every call and refuses any
    request over 1 MiB (nothing here legitimately needs that much). */
@@ -166,7 +166,7 @@ static void test_empty_manager(void)
     s = take(&w);
     CHECK(ecs_spawner_spawn_copies(&w.sp, &w.em, one.blob, one.size, 1, NULL, &err) == ECS_ERROR_INDICES_EXHAUSTED);
     CHECK(unchanged(&w, s));
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, one.blob, SPACE, table) == SPACE);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, one.blob, SPACE, table) == SPACE);
     CHECK(ecs_entity_count(&w.em) == 0 && t_actor_count(&w.actor) == 0);
 
     world_free(&w);
@@ -201,16 +201,16 @@ static void test_partly_used_manager(void)
     CHECK_MSG(ecs_spawner_spawn_copies(&w.sp, &w.em, four.blob, four.size, 25, got, &err) == ECS_OK, "%s",
               err.message);
     CHECK(ecs_entity_count(&w.em) == SPACE && t_actor_count(&w.actor) == 25);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, four.blob, 25, got) == 100);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, four.blob, 25, got) == 100);
     CHECK(ecs_entity_count(&w.em) == SPACE - 100u && t_actor_count(&w.actor) == 0);
     world_free(&w);
     ecs_compiler_output_free(&four);
     free(all);
 }
 
-/* despawn with a copy count no spawn can have made: nothing happens (the
+/* unspawn with a copy count no spawn can have made: nothing happens (the
    product used to wrap, and the unspawn loop ran past the caller's table) */
-static void test_despawn_impossible_copies(void)
+static void test_unspawn_impossible_copies(void)
 {
     world w;
     ecs_compiler_output one, four;
@@ -221,11 +221,11 @@ static void test_despawn_impossible_copies(void)
     if (!one.blob || !four.blob) return;
     world_init(&w);
     CHECK(ecs_spawner_spawn(&w.sp, &w.em, four.blob, four.size, ents, &err) == ECS_OK);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, four.blob, 0x40000001u, ents) == 0); /* 4 * that wraps to 4 */
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, one.blob, 0xFFFFFFFFu, ents) == 0);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, one.blob, SPACE + 1u, ents) == 0);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, four.blob, 0x40000001u, ents) == 0); /* 4 * that wraps to 4 */
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, one.blob, 0xFFFFFFFFu, ents) == 0);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, one.blob, SPACE + 1u, ents) == 0);
     CHECK(ecs_entity_count(&w.em) == 4 && t_actor_count(&w.actor) == 1);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, four.blob, 1, ents) == 4);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, four.blob, 1, ents) == 4);
     CHECK(ecs_entity_count(&w.em) == 0 && t_actor_count(&w.actor) == 0);
     world_free(&w);
     ecs_compiler_output_free(&one);
@@ -236,7 +236,7 @@ int main(void)
 {
     test_empty_manager();
     test_partly_used_manager();
-    test_despawn_impossible_copies();
+    test_unspawn_impossible_copies();
     CHECK_MSG(alloc_largest <= ALLOC_REFUSE_ABOVE, "largest allocation request: %lu bytes",
               (unsigned long)alloc_largest);
     return test_report("test_resource_limits");

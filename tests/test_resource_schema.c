@@ -301,12 +301,12 @@ static void test_spawn_references(void)
     world_init(&w, 0);
     CHECK_MSG(ecs_spawner_spawn(&w.sp, &w.em, out.blob, out.size, ents, &err) == ECS_OK, "%s", err.message);
     check_copy(&w, ents);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 1, ents) == 8);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 1, ents) == 8);
     /* three copies, each aiming at its own entities */
     CHECK_MSG(ecs_spawner_spawn_copies(&w.sp, &w.em, out.blob, out.size, 3, ents, &err) == ECS_OK, "%s", err.message);
     for (c = 0; c < 3; ++c) check_copy(&w, ents + 8 * c);
     CHECK(gadget_num_instances(&w.g) == 12 && joint_num_instances(&w.j) == 9);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 3, ents) == 24 && gadget_num_instances(&w.g) == 0);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 3, ents) == 24 && gadget_num_instances(&w.g) == 0);
     world_free(&w);
     /* all or nothing: actors (after gadgets, before joints) fail: the gadgets
        with their references are undone, no entity stays */

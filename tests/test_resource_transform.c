@@ -134,8 +134,8 @@ static void test_prefab_worlds(ecs_transform_mode mode)
         m = world_of(&w, many[c * 4 + 2]);
         CHECK(near(m.m[12], 10.0f) && near(m.m[13], 3.0f));
     }
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 50, many) == 200);
-    CHECK(ecs_spawner_despawn(&w.sp, &w.em, out.blob, 1, e) == 4);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 50, many) == 200);
+    CHECK(ecs_spawner_unspawn(&w.sp, &w.em, out.blob, 1, e) == 4);
     CHECK(ecs_transform_count(&w.tm) == 0 && t_mesh_count(&w.mesh) == 0 && ecs_entity_count(&w.em) == 0);
     world_free(&w);
     ecs_compiler_output_free(&out);
