@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # tests/run.sh - builds and runs every test program in every configuration.
 #
-#   tests/run.sh            all configurations: measured 6 min 13 s on 2 cores
-#                           that other builds were also using (8.5 CPU
-#                           minutes, about 1 of them for gcc-m32-c99) before
-#                           the quick starts moved into check_quickstart.sh;
-#                           estimated half a CPU minute less since (14 builds
-#                           fewer), not measured again
+#   tests/run.sh            all configurations: measured 11 min 42 s on 2
+#                           cores (18 CPU minutes; the -m32 tests ran under
+#                           qemu-i386 on that machine, and a benchmark probe
+#                           ran beside it part of the time)
 #   tests/run.sh quick      gcc C99 and the sanitizer build only: measured
 #                           10 min 7 s on 2 cores that two other test runs
 #                           were also using (7.6 CPU minutes, 1 of them the
