@@ -1,4 +1,4 @@
-/* bench/bench.c - the benchmark of DESIGN.md section 7, in one file.
+/* bench/bench.c - the benchmark (README, Benchmark: rows and targets), in one file.
 
    Build and run (bench/run.sh does this):
        cc -O2 -I. -I/usr/include/stb bench/bench.c -o bench -lm
@@ -858,8 +858,8 @@ static void bench_component_rows(void)
 
 /* ==== transforms ============================================================ */
 
-/* bench/part_transform.c - the transform rows of DESIGN.md section 7, for
-   bench/bench.c (which includes ecs.h and ecs_transform.h with their
+/* The transform rows (README, Benchmark). This part relies on the top of
+   the file (which includes ecs.h and ecs_transform.h with their
    implementations and provides bench_now_ns, bench_median, BENCH_REPS,
    bench_n, bench_row, bench_checksum_add, bench_rand and the counting
    allocator behind bench_heap_bytes).
@@ -1256,8 +1256,8 @@ static void bench_transform_rows(void)
 
 /* ==== resources ============================================================== */
 
-/* bench/part_resource.c - the resource rows of DESIGN.md section 7, for
-   bench/bench.c (which includes ecs.h, ecs_transform.h and ecs_resource.h
+/* The resource rows (README, Benchmark). This part relies on the top of
+   the file (which includes ecs.h, ecs_transform.h and ecs_resource.h
    with their implementations and provides bench_now_ns, bench_median,
    BENCH_REPS, bench_row, bench_checksum_add, bench_rand).
 
@@ -1636,7 +1636,7 @@ static void bench_machine(char *out, size_t cap)
     }
 }
 
-/* DESIGN.md section 7's targets: value <= factor (x the median of `of`,
+/* The project's targets (README, Benchmark): value <= factor (x the median of `of`,
    when given) */
 typedef struct bench__target {
     const char *metric;

@@ -1,4 +1,4 @@
-/* examples/gen_level.c - writes the standard level of DESIGN.md section 7 as
+/* examples/gen_level.c - writes the benchmark's standard level (README, Benchmark) as
    JSON for examples/levelc.c:
 
      cc -O2 -o gen_level examples/gen_level.c -lm

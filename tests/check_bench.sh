@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/check_bench.sh - bench/bench.c builds warning-free (gcc and clang,
-# C99 and C++11), runs in --quick mode, and prints every metric of DESIGN.md
-# section 7 in --csv form; no stale id may be alive after the churn.
+# C99 and C++11), runs in --quick mode, and prints every metric of the
+# README's Benchmark section in --csv form; no stale id may be alive after the churn.
 set -eu
 cd "$(dirname "$0")/.."
 out=${BUILD_DIR_ROOT:-/tmp}/check_bench
