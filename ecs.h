@@ -977,25 +977,15 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
                                           ? 1                                                               \
                                           : -1];
 
-/** Defines struct `name` (see ECS_MANAGER_VIEW_DEFINE) and its static inline
-    one-line wrappers over the ecs_manager_* functions: name_init(m, lookup),
-    name_free, name_reserve, name_create, name_create_many(m, n, entities,
-    &first), name_lookup, name_lookup_many, name_slot (direct kind's fast
-    read), name_next, name_destroy, name_destroy_entity, name_gc, name_gc_all,
-    name_collect, name_count (the loop bound), name_num_instances. */
-#define ECS_MANAGER_DEFINE(name, FIELDS)                                                                    \
-    ECS_MANAGER_VIEW_DEFINE(name, FIELDS)                                                                   \
-    ECS__UNUSED static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                       \
-    {                                                                                                       \
-        static const ecs_field_desc fields[] = {FIELDS(ECS__FIELD_DESC)};                                   \
-        return ecs_manager_init_with_view(&m->core, fields, 0 FIELDS(ECS__FIELD_COUNT), lookup);           \
-    }                                                                                                       \
+/* The wrappers both typed-manager macros generate after their init: LIST is
+   the field or schema list, ZERO and MOVE its per-entry zeroing and moving. */
+#define ECS__MANAGER_WRAPPERS(name, LIST, ZERO, MOVE)                                                       \
     ECS__UNUSED static inline void name##_free(name *m) { ecs_manager_free(&m->core); }                     \
     ECS__UNUSED static inline ecs_result name##_reserve(name *m, uint32_t n) { return ecs_manager_reserve(&m->core, n); } \
     ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                             \
     {                                                                                                       \
         ecs_instance i = ecs_manager_create_uninitialized(&m->core, e);                                     \
-        if (!ecs_instance_is_nil(i)) { FIELDS(ECS__FIELD_ZERO) }                                            \
+        if (!ecs_instance_is_nil(i)) { LIST(ZERO) }                                                         \
         return i;                                                                                           \
     }                                                                                                       \
     ECS__UNUSED static inline ecs_result name##_create_many(name *m, uint32_t n, const ecs_entity *entities, ecs_instance *first) \
@@ -1011,10 +1001,10 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
     ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
     ECS__UNUSED static void name##_move_fields_(ecs_manager *core, uint32_t from, uint32_t to)              \
     {                                                                                                       \
-        name *m = (name *)(void *)core; /* core is name's first member */                                  \
-        FIELDS(ECS__FIELD_MOVE)                                                                             \
+        name *m = (name *)(void *)core; /* core is name's first member */                                   \
+        LIST(MOVE)                                                                                          \
     }                                                                                                       \
-    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i)                                  \
+    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i)                                   \
     {                                                                                                       \
         return ecs_manager__destroy_moving(&m->core, i, name##_move_fields_);                               \
     }                                                                                                       \
@@ -1023,23 +1013,38 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
         uint32_t from, to;                                                                                  \
         int r = ecs_manager__unlink_dense(&m->core, e, &from, &to);                                         \
         if (r < 0) return ecs_manager__destroy_entity_moving(&m->core, e, name##_move_fields_);             \
-        if (r > 0 && from != to) { FIELDS(ECS__FIELD_MOVE) }                                                \
+        if (r > 0 && from != to) { LIST(MOVE) }                                                             \
         return (uint32_t)r;                                                                                 \
     }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em)                    \
+    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em)                     \
     {                                                                                                       \
         return ecs_manager__gc_moving(&m->core, em, name##_move_fields_);                                   \
     }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em)                \
+    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em)                 \
     {                                                                                                       \
         return ecs_manager__gc_all_moving(&m->core, em, name##_move_fields_);                               \
     }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em)               \
+    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em)                \
     {                                                                                                       \
         return ecs_manager__collect_moving(&m->core, em, name##_move_fields_);                              \
     }                                                                                                       \
     ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
     ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
+
+/** Defines struct `name` (see ECS_MANAGER_VIEW_DEFINE) and its static inline
+    one-line wrappers over the ecs_manager_* functions: name_init(m, lookup),
+    name_free, name_reserve, name_create, name_create_many(m, n, entities,
+    &first), name_lookup, name_lookup_many, name_slot (direct kind's fast
+    read), name_next, name_destroy, name_destroy_entity, name_gc, name_gc_all,
+    name_collect, name_count (the loop bound), name_num_instances. */
+#define ECS_MANAGER_DEFINE(name, FIELDS)                                                                    \
+    ECS_MANAGER_VIEW_DEFINE(name, FIELDS)                                                                   \
+    ECS__UNUSED static inline ecs_result name##_init(name *m, ecs_lookup_kind lookup)                       \
+    {                                                                                                       \
+        static const ecs_field_desc fields[] = {FIELDS(ECS__FIELD_DESC)};                                   \
+        return ecs_manager_init_with_view(&m->core, fields, 0 FIELDS(ECS__FIELD_COUNT), lookup);           \
+    }                                                                                                       \
+    ECS__MANAGER_WRAPPERS(name, FIELDS, ECS__FIELD_ZERO, ECS__FIELD_MOVE)
 
 /* ---- typed managers from a schema ------------------------------------------ */
 
@@ -1155,56 +1160,7 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
         const ecs_schema_field *table_ = name##_schema(&n_);                                                \
         return ecs_manager_init_schema_with_view(&m->core, table_, n_, lookup);                             \
     }                                                                                                       \
-    ECS__UNUSED static inline void name##_free(name *m) { ecs_manager_free(&m->core); }                     \
-    ECS__UNUSED static inline ecs_result name##_reserve(name *m, uint32_t n) { return ecs_manager_reserve(&m->core, n); } \
-    ECS__UNUSED static inline ecs_instance name##_create(name *m, ecs_entity e)                             \
-    {                                                                                                       \
-        ecs_instance i = ecs_manager_create_uninitialized(&m->core, e);                                     \
-        if (!ecs_instance_is_nil(i)) { SCHEMA(ECS__SCHEMA_ZERO) }                                           \
-        return i;                                                                                           \
-    }                                                                                                       \
-    ECS__UNUSED static inline ecs_result name##_create_many(name *m, uint32_t n, const ecs_entity *entities, ecs_instance *first) \
-    {                                                                                                       \
-        return ecs_manager_create_many(&m->core, n, entities, NULL, first);                                 \
-    }                                                                                                       \
-    ECS__UNUSED static inline ecs_instance name##_lookup(const name *m, ecs_entity e) { return ecs_manager_lookup(&m->core, e); } \
-    ECS__UNUSED static inline void name##_lookup_many(const name *m, uint32_t n, const ecs_entity *entities, ecs_instance *out) \
-    {                                                                                                       \
-        ecs_manager_lookup_many(&m->core, n, entities, out);                                                \
-    }                                                                                                       \
-    ECS__UNUSED static inline ecs_instance name##_slot(const name *m, ecs_entity e) { return ecs_manager_slot(&m->core, e); } \
-    ECS__UNUSED static inline ecs_instance name##_next(const name *m, ecs_instance i) { return ecs_manager_next(&m->core, i); } \
-    ECS__UNUSED static void name##_move_fields_(ecs_manager *core, uint32_t from, uint32_t to)              \
-    {                                                                                                       \
-        name *m = (name *)(void *)core; /* core is name's first member */                                  \
-        SCHEMA(ECS__SCHEMA_MOVE)                                                                            \
-    }                                                                                                       \
-    ECS__UNUSED static inline int name##_destroy(name *m, ecs_instance i)                                  \
-    {                                                                                                       \
-        return ecs_manager__destroy_moving(&m->core, i, name##_move_fields_);                               \
-    }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_destroy_entity(name *m, ecs_entity e)                         \
-    {                                                                                                       \
-        uint32_t from, to;                                                                                  \
-        int r = ecs_manager__unlink_dense(&m->core, e, &from, &to);                                         \
-        if (r < 0) return ecs_manager__destroy_entity_moving(&m->core, e, name##_move_fields_);             \
-        if (r > 0 && from != to) { SCHEMA(ECS__SCHEMA_MOVE) }                                               \
-        return (uint32_t)r;                                                                                 \
-    }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_gc(name *m, const ecs_entity_manager *em)                    \
-    {                                                                                                       \
-        return ecs_manager__gc_moving(&m->core, em, name##_move_fields_);                                   \
-    }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_gc_all(name *m, const ecs_entity_manager *em)                \
-    {                                                                                                       \
-        return ecs_manager__gc_all_moving(&m->core, em, name##_move_fields_);                               \
-    }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_collect(name *m, const ecs_entity_manager *em)               \
-    {                                                                                                       \
-        return ecs_manager__collect_moving(&m->core, em, name##_move_fields_);                              \
-    }                                                                                                       \
-    ECS__UNUSED static inline uint32_t name##_count(const name *m) { return m->core.count; }                \
-    ECS__UNUSED static inline uint32_t name##_num_instances(const name *m) { return m->core.num_instances; }
+    ECS__MANAGER_WRAPPERS(name, SCHEMA, ECS__SCHEMA_ZERO, ECS__SCHEMA_MOVE)
 
 /* ---- lazy collection for component headers with arrays of their own ------- */
 
