@@ -25,21 +25,7 @@
 #include "ecs_resource.h"
 #include "fuzz_common.h"
 
-#define GADGET_SCHEMA(X)                                               \
-    X(f32, power, "{\"default\": 1, \"min\": 0, \"max\": 100}")        \
-    X(f64, precise, "0.1")                                             \
-    X(i32, delta, "-1")                                                \
-    X(u32, count, "0")                                                 \
-    X(u64, serial, "0")                                                \
-    X(bool, enabled, "true")                                           \
-    X(vec2, uv, "[0, 0]")                                              \
-    X(vec3, offset, "[0, 0, 0]")                                       \
-    X(vec4, color, "[1, 1, 1, 1]")                                     \
-    X(quat, spin, "[0, 0, 0, 1]")                                      \
-    X(mat4, frame, "[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]")             \
-    X(path, sound, "\"sounds/hum\"")                                   \
-    X(entity, target, "null")                                          \
-    X(f32, heat, ECS_FIELD_RUNTIME)
+#include "schema_fixture.h"
 static const ecs_schema_field gadget_schema[] = {GADGET_SCHEMA(ECS_SCHEMA_FIELD)};
 static const ecs_schema_field joint_schema[] = {
     {"a", ECS_FIELD_ENTITY, ECS_FIELD_REQUIRED}, {"b", ECS_FIELD_ENTITY, "null"}, {"stiffness", ECS_FIELD_F32, "1"}};

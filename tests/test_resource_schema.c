@@ -29,21 +29,7 @@ static void *oom_realloc(void *p, size_t n)
 static int has(const char *text, const char *part) { return strstr(text, part) != NULL; }
 
 /* Every kind once, a reference, runtime state. */
-#define GADGET_SCHEMA(X)                                               \
-    X(f32, power, "{\"default\": 1, \"min\": 0, \"max\": 100}")        \
-    X(f64, precise, "0.1")                                             \
-    X(i32, delta, "-1")                                                \
-    X(u32, count, "0")                                                 \
-    X(u64, serial, "0")                                                \
-    X(bool, enabled, "true")                                           \
-    X(vec2, uv, "[0, 0]")                                              \
-    X(vec3, offset, "[0, 0, 0]")                                       \
-    X(vec4, color, "[1, 1, 1, 1]")                                     \
-    X(quat, spin, "[0, 0, 0, 1]")                                      \
-    X(mat4, frame, "[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]")             \
-    X(path, sound, "\"sounds/hum\"")                                   \
-    X(entity, target, "null")                                          \
-    X(f32, heat, ECS_FIELD_RUNTIME)
+#include "schema_fixture.h"
 ECS_MANAGER_DEFINE_SCHEMA(gadget, GADGET_SCHEMA)
 #define GADGET_RECORD (4 + 8 + 4 + 4 + 8 + 1 + 8 + 12 + 16 + 16 + 64 + 8 + 4)
 
