@@ -2334,7 +2334,9 @@ ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs
 #else
 #define ECS__PREFETCH(p) ((void)(p))
 #endif
-#define ECS__PREFETCH_DISTANCE 16u
+/* How many lookups ahead the batch paths prefetch: about one DRAM latency's
+   worth at a few ns a lookup (16 left lookup_many about 25% slower). */
+#define ECS__PREFETCH_DISTANCE 64u
 
 /* Starts loading the memory that looking up `key` reads first. */
 static void ecs__prefetch_key(const ecs_manager *m, uint32_t key)
