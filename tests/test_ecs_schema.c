@@ -9,15 +9,7 @@
 #include <stdbool.h> /* `bool` is a macro here: the kind name must still work */
 #include <stdlib.h>
 #include <string.h>
-static unsigned long oom_calls, oom_fail_at;
-static void *oom_realloc(void *p, size_t n)
-{
-    ++oom_calls;
-    if (oom_fail_at && oom_calls == oom_fail_at) return NULL;
-    return realloc(p, n);
-}
-#define ECS_REALLOC(p, n) oom_realloc(p, n)
-#define ECS_FREE(p) free(p)
+#include "oom_alloc.h"
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #include "test.h"

@@ -9,23 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state = 1;
-static uint32_t rnd(void)
-{
-    uint64_t x = rng_state; /* xorshift64* */
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng_state = x;
-    return (uint32_t)((x * 2685821657736338717ull) >> 32);
-}
-static uint32_t rnd_below(uint32_t n) { return (uint32_t)(((uint64_t)rnd() * n) >> 32); }
-static ecs_entity make_id(uint32_t id)
-{
-    ecs_entity e;
-    e.id = id;
-    return e;
-}
+#include "test_rng.h"
 
 typedef struct v3 {
     float x, y, z;
