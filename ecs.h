@@ -723,6 +723,8 @@ typedef struct ecs_manager {
     ecs_entity_log_cursor log;    /* ecs_manager_collect's place in the destroy log */
     ecs_error error;              /* the last failure */
     ecs_schema *schema;           /* ecs_manager_set_schema's copy, or NULL */
+    struct ecs_group *group;      /* the group keeping m co-sorted, or NULL */
+    struct ecs_world *world;      /* the world m is registered in, or NULL */
 } ecs_manager;
 
 #define ECS__MANAGER_READY 1u /* init succeeded */
@@ -1222,6 +1224,255 @@ ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, u
 /** Undoes ecs_manager_spawn: destroys the instances of the listed entities. */
 ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                          const uint32_t *entity_index, const void *data, uint32_t size);
+
+/* ---- the job interface: every core, on your own task system ---------------
+   The headers start no threads. Calls that can use several cores take an
+   ecs_jobs that you fill in (a parallel-for onto your task system, or
+   examples/jobs_pthreads.h); NULL or num_workers <= 1 runs serially on the
+   calling thread. Results are bit-identical whatever the number of workers:
+   work is split into ranges that do not depend on it, and every element is
+   computed by the same operations in the same order. */
+
+/** One task of a parallel-for: does task k of the call's work. */
+typedef void (*ecs_task_fn)(void *user, uint32_t k);
+/** Runs task(user, k) for every k < num_tasks, possibly several at once, and
+    returns when every task it started has finished. ECS_OK when it ran them
+    all; any error when it could not start some: the library then runs every
+    task that did not run on the calling thread (it marks each task done), so
+    the result is the serial call's. */
+typedef ecs_result (*ecs_parallel_for_fn)(void *context, uint32_t num_tasks, ecs_task_fn task, void *user);
+/** Your task system, as the headers see it. Zero-initialised: serial. */
+typedef struct ecs_jobs {
+    ecs_parallel_for_fn parallel_for; /* NULL: serial */
+    void *context;                    /* your pool, handed to parallel_for */
+    uint32_t num_workers;             /* threads that run tasks at once (0, 1: serial) */
+} ecs_jobs;
+/** Most tasks one parallel call hands to parallel_for (the done marks live on
+    the caller's stack: no allocation per frame). */
+#define ECS_JOBS_MAX_TASKS 256u
+/** Runs task(user, k) for k < num_tasks through jobs (serially when jobs is
+    NULL or has one worker), then runs on the calling thread every task the
+    job system did not run. num_tasks <= ECS_JOBS_MAX_TASKS. Returns ECS_OK;
+    the job system's error is reported in *job_error when non-NULL (the work
+    is done either way). */
+ECS_DEF void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn task, void *user,
+                          ecs_result *job_error);
+
+/* ---- groups: managers kept co-sorted ---------------------------------------
+   A group owns two or more dense- or hash-kind managers and keeps them
+   sorted so that the entities owning an instance in every member are
+   instances 0..size-1 of each member, in the same order: a loop over the
+   group is a loop over plain arrays (EnTT's owning group). Kept up by every
+   call that adds or removes instances (create, create_many, destroy,
+   destroy_entity, gc, gc_all, collect, spawn, a plugin's calls). A member
+   holds at most one instance per entity while grouped (a second create is
+   ECS_ERROR_ALREADY_EXISTS). A manager belongs to at most one group. */
+#define ECS_GROUP_MAX_MEMBERS 8u
+typedef struct ecs_group {
+    ecs_manager *member[ECS_GROUP_MAX_MEMBERS];
+    uint32_t num_members;
+    uint32_t size;     /* entities owning every member: instances 0..size-1 */
+    ecs_error error;   /* the last failure */
+} ecs_group;
+/** Groups members[0..n-1] (2 <= n <= ECS_GROUP_MAX_MEMBERS; dense or hash
+    kind, initialised, in no other group, at most one instance per entity)
+    and sorts their current instances. ECS_OK, or an error (err set) and
+    nothing changed. g must stay at its address until ecs_group_free. */
+ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err);
+/** Releases the members (their order stays as it is). */
+ECS_DEF void ecs_group_free(ecs_group *g);
+
+/* ---- the world: every store registered once ------------------------------
+   An ecs_world holds an entity manager (`entities`) and the component stores
+   that belong to it, each registered once by name. ecs_manager-based stores
+   (typed, runtime, schema) register directly; any other store (the
+   transform manager: ecs_transform_world_register) registers through an
+   ecs_store_interface. The seed's rule stays: stores own their data and
+   layout; the world keeps no per-entity component list and asks them. */
+
+#define ECS_WORLD_MAX_TERMS 8u          /* components one query names */
+#define ECS_WORLD_CHUNK 256u            /* most matches in one chunk */
+#define ECS_WORLD_NO_COMPONENT 0xFFFFFFFFu
+
+/** How the world reaches a store that is not an ecs_manager. Every function
+    takes the `store` pointer given at registration. Required: lookup, next
+    (may return nil always), count, entity_at, destroy_entity, collect. The
+    rest may be NULL (the operation is then refused for that store, with an
+    error naming it). */
+typedef struct ecs_store_interface {
+    ecs_instance (*lookup)(const void *store, ecs_entity e);            /* e's first instance or nil */
+    ecs_instance (*next)(const void *store, ecs_instance i);            /* same entity's next or nil */
+    uint32_t (*count)(const void *store);                               /* loop bound over instances */
+    ecs_entity (*entity_at)(const void *store, uint32_t i);             /* owner of i, nil for a hole */
+    uint32_t (*destroy_entity)(void *store, ecs_entity e);              /* now; returns how many */
+    uint32_t (*collect)(void *store, const ecs_entity_manager *em);     /* exact collection */
+    /* hierarchies: e and its descendants, e first, depth-first; writes at
+       most cap ids to out and returns how many there are (0: e has none) */
+    uint32_t (*subtree)(const void *store, ecs_entity e, ecs_entity *out, uint32_t cap);
+    /* resources: the spawn functions for this store's records */
+    ecs_spawn_fn spawn;
+    ecs_unspawn_fn unspawn;
+    /* snapshots (ecs_resource.h) and clone: the store's whole state as bytes
+       in this machine's byte order; with out == NULL returns the size,
+       otherwise writes it (cap >= size) and returns it */
+    size_t (*save)(const void *store, void *out, size_t cap);
+    /* restores save's bytes into the store, which is empty: checks them
+       (err names the offset and what is wrong) and changes nothing on
+       failure */
+    ecs_result (*load)(void *store, const void *data, size_t size, ecs_error *err);
+    /* empties the store (keeps its settings) */
+    void (*clear)(void *store);
+    uint32_t save_version;  /* version of save's bytes */
+} ecs_store_interface;
+
+/** One registered store (read-only). */
+typedef struct ecs_world_component {
+    char *name;                         /* the world's copy */
+    uint32_t identifier;                /* FNV-1a 32 of name: the resource format's component identifier */
+    ecs_manager *manager;               /* an ecs_manager-based store, else NULL */
+    void *store;                        /* the store (== manager for managers) */
+    const ecs_store_interface *iface;   /* NULL for managers */
+    uint32_t owned;                     /* 1: the world created it and frees it */
+    ecs_group *group;                   /* the world's group holding it, or NULL */
+} ecs_world_component;
+
+/** An entity manager and its stores. Zero-initialised is NOT valid: call
+    ecs_world_init. Members are read-only except `entities`, which you use
+    with the ecs_entity_* calls (create, destroy, alive). */
+typedef struct ecs_world {
+    ecs_entity_manager entities;
+    ecs_world_component *component;     /* num_components registrations, by index */
+    uint32_t num_components, components_capacity;
+    ecs_group **groups;                 /* groups the world made */
+    uint32_t num_groups, groups_capacity;
+    uint32_t epoch;                     /* bumps when a store is removed: stale queries fail */
+    ecs_error error;                    /* the last failure */
+} ecs_world;
+
+ECS_DEF ecs_result ecs_world_init(ecs_world *w);
+/** Frees the world's tables, its groups, the stores it created
+    (ecs_world_define*) and its entity manager; stores you registered are
+    yours to free (after this call). */
+ECS_DEF void ecs_world_free(ecs_world *w);
+
+/** Registers m (initialised, in no other world) under name. Returns the
+    component's index, or ECS_WORLD_NO_COMPONENT (err set: name empty or
+    taken, identifier collision, m already in a world, out of memory). */
+ECS_DEF uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err);
+/** Creates, registers and owns a runtime manager (ecs_manager_init). */
+ECS_DEF ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
+                                      uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+/** The same from a schema (ecs_manager_init_schema): the one way to make a
+    schema manager the world, the spawner and the compiler all know. */
+ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
+                                             uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
+/** Registers any other store through its interface (the interface struct
+    must outlive the registration). */
+ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
+                                     ecs_error *err);
+/** Unregisters a component (frees it when the world owns it); queries made
+    before fail from then on. ECS_OK or ECS_ERROR_NOT_FOUND. */
+ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err);
+/** The index of the component registered as name, or ECS_WORLD_NO_COMPONENT. */
+ECS_DEF uint32_t ecs_world_find(const ecs_world *w, const char *name);
+/** The manager registered as name, or NULL (not found, or not a manager). */
+ECS_DEF ecs_manager *ecs_world_manager(const ecs_world *w, const char *name);
+/** Groups the named managers (see ecs_group). ECS_OK or an error naming the
+    manager that cannot be grouped; nothing changed then. */
+ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint32_t n, ecs_error *err);
+
+/* ---- queries: systems over several components -----------------------------
+   A query names the components a match must have (required) and those it
+   may have (optional: ECS_INSTANCE_NIL when absent), and yields the matches
+   in chunks of at most ECS_WORLD_CHUNK. The world picks the path from the
+   stores: all required stores direct kind (lockstep by entity index), all
+   required stores one group (the group's prefix), else the smallest
+   required store drives and the others are looked up in batches. */
+
+typedef struct ecs_world_query_desc {
+    const char *required[ECS_WORLD_MAX_TERMS + 1]; /* NULL-terminated names */
+    const char *optional[ECS_WORLD_MAX_TERMS + 1]; /* NULL-terminated names */
+} ecs_world_query_desc;
+
+typedef enum ecs_world_query_path {
+    ECS_WORLD_QUERY_DIRECT = 0, /* every required store direct: runs of slots */
+    ECS_WORLD_QUERY_GROUP = 1,  /* every required store in one group: the prefix */
+    ECS_WORLD_QUERY_LOOKUP = 2  /* the driver's instances, the others looked up */
+} ecs_world_query_path;
+
+/** A prepared query (make it once, iterate it every frame). Terms are the
+    required names in order, then the optional ones. */
+typedef struct ecs_world_query {
+    ecs_world *world;
+    uint32_t num_terms, num_required;
+    uint32_t term[ECS_WORLD_MAX_TERMS];  /* component index of each term */
+    ecs_world_query_path path;
+    uint32_t driver;                     /* the term whose instances drive the loop */
+    uint32_t epoch;                      /* world->epoch when made */
+} ecs_world_query;
+
+/** One chunk of matches. Match k's instance in term t is
+    ecs_world_chunk_instance(c, t, k): first[t] + k where index[t] is NULL
+    (a contiguous run: loop over the field arrays from first[t]), else
+    index[t][k] (ECS_INSTANCE_NIL for an optional term the entity lacks). */
+typedef struct ecs_world_chunk {
+    uint32_t count;
+    const ecs_entity *entity;                    /* the count matched entities */
+    uint32_t first[ECS_WORLD_MAX_TERMS];
+    const uint32_t *index[ECS_WORLD_MAX_TERMS];
+} ecs_world_chunk;
+
+static inline uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
+{
+    return c->index[t] ? c->index[t][k] : c->first[t] + k;
+}
+
+/** One walk over a query's matches, from a range of its driver positions
+    (ecs_world_query_span) so that several walks can run at once on
+    distinct ranges. Holds its own buffers: no allocation. */
+typedef struct ecs_world_cursor {
+    const ecs_world_query *query;
+    uint32_t next, end;                           /* driver positions left */
+    ecs_entity entity_buffer[ECS_WORLD_CHUNK];
+    uint32_t index_buffer[ECS_WORLD_MAX_TERMS][ECS_WORLD_CHUNK];
+} ecs_world_cursor;
+
+/** Prepares q from desc. ECS_OK, or an error naming the component
+    (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required). */
+ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
+                                        ecs_error *err);
+/** Driver positions to walk (the range ecs_world_cursor_start splits). */
+ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q);
+/** Starts a walk over driver positions [begin, end) (end clamped to the
+    span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store of q was removed. */
+ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
+                                          uint32_t end);
+/** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
+    at the end. Do not add or remove instances of q's stores during a walk. */
+ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out);
+
+/* ---- whole entities ------------------------------------------------------ */
+
+/** One component an entity has (ecs_world_components_of). */
+typedef struct ecs_world_has {
+    uint32_t component;     /* index in w->component */
+    ecs_instance instance;  /* the first instance (ecs_manager_next for more) */
+} ecs_world_has;
+/** Which components e has: writes at most cap entries (component order) and
+    returns how many there are. 0 for nil, dead and foreign entities. */
+ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap);
+/** Destroys e and every instance it has in every store now (the lazy way,
+    ecs_entity_destroy(&w->entities, e), stays the default). Returns 1, or 0
+    for a nil, dead or foreign entity (nothing changed). */
+ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e);
+/** Destroys e and every entity below it in the hierarchy store `hierarchy`
+    (e.g. "transform"), with their instances everywhere. ECS_OK, or an error
+    (unknown store, store without subtree, out of memory: nothing changed). */
+ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err);
+/** Runs every store's exact collection (ecs_manager_collect and the
+    interfaces' collect); with jobs, stores in parallel. Returns how many
+    instances were destroyed. */
+ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 
 #ifdef __cplusplus
 }
