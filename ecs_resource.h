@@ -13,13 +13,14 @@
 
 TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
-   input, compile functions, standard components), SCHEMAS, ENTITY
-   REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
+   input, compile functions, standard components), SCHEMAS, ONE
+   REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
    POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end
    of file)
    The declarations and the implementation follow the same order: format,
-   spawner, paths, JSON reader, compiler, names block, decompiler (the MAP at
-   the top of the implementation says what each part holds).
+   spawner, paths, JSON reader, compiler, names block, decompiler, one
+   registration (the MAP at the top of the implementation says what each
+   part holds).
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -204,6 +205,25 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    be a value the compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
    ecs_compiler_set_decompile gives one its inverse.
+
+ONE REGISTRATION (ecs_spawner_register_world, ecs_compiler_register_world)
+   An ecs_world (ecs.h) registers every component store once, by name;
+   these two calls give a spawner and a compiler the world's types:
+       ecs_world_define_schema(&world, "turret", turret_schema(&n), n,
+                               ECS_LOOKUP_HASH, &err);   // or add_manager
+       ecs_transform_world_register(&world, "transform", &tm, &err);
+       ecs_compiler_register_world(&compiler, &world, &err);
+       ecs_spawner_register_world(&spawner, &world, &err);
+   Managers spawn with ecs_manager_spawn and the record size
+   ecs_manager_record_size gives (the one documented size: a schema's
+   record, or every field); the transform store with its interface's spawn
+   function; schema managers compile and decompile from their schemas, the
+   store registered as "transform" with the standard transform functions.
+   Spawn orders: "transform", "mesh" and "actor" keep the standard ones (the
+   same bytes as ecs_compiler_register_standard), the rest follow
+   registration order from ECS_RESOURCE_WORLD_ORDER. Either call is all or
+   nothing. The separate calls (ecs_spawner_register,
+   ecs_compiler_register_manager, ...) keep working beside them.
 
 ENTITY REFERENCES
    A component may refer to another entity of the same resource by that
@@ -991,7 +1011,8 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
      NAMES BLOCK  reading it back (ecs_resource_names_read)
      DECOMPILER   the JSON writer and what decompile functions call; the
                   schema and transform decompile functions; the decompile
-                  driver (blocks, their order, the entity tree, the check) */
+                  driver (blocks, their order, the entity tree, the check)
+     ONE REGISTRATION  a world's types to a spawner and a compiler */
 
 #ifdef ECS_RESOURCE_IMPLEMENTATION
 #ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
