@@ -14,6 +14,7 @@
 #include "test.h"
 #include "test_rng.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -554,6 +555,244 @@ static void test_jobs(void)
     model_free(&mw);
 }
 
+/* ---- bad input to queries and whole-entity calls ----------------------------------------- */
+
+static void test_bad_input(void)
+{
+    model_world mw;
+    ecs_world_query_desc desc;
+    ecs_world_query q, before, untouched;
+    ecs_world_cursor c;
+    ecs_world_chunk ch;
+    ecs_error err;
+    uint32_t k;
+    static const char *const many[] = {"pos", "hp", "tag", "transform", "x0", "x1", "x2", "x3", "x4"};
+    model_init(&mw, 20);
+    memset(&desc, 0, sizeof desc);
+    memset(&untouched, 0xAB, sizeof untouched);
+    q = untouched;
+    /* no required term; an unregistered name; a name twice; too many terms */
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "required", NULL));
+    desc.required[0] = "pos";
+    desc.optional[0] = "velocity";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'velocity'", NULL));
+    desc.optional[0] = "pos";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'pos'", "twice"));
+    for (k = 4; k < 9; ++k) CHECK(ecs_world_define(&mw.w, many[k], one_u32, 1, ECS_LOOKUP_HASH, NULL) != NULL);
+    for (k = 0; k < 9; ++k) desc.required[k] = many[k];
+    desc.optional[0] = NULL;
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'x4'", "8"));
+    desc.required[8] = NULL;
+    desc.optional[0] = "x4";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'x4'", NULL));
+    CHECK(memcmp(&q, &untouched, sizeof q) == 0); /* failures leave *q alone */
+    desc.optional[0] = NULL;
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && q.num_terms == 8 && q.path == ECS_WORLD_QUERY_LOOKUP);
+    /* a query made before a removal fails to start, with a message */
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "hp";
+    desc.optional[0] = "tag";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &before, &err) == ECS_OK && ecs_world_query_span(&before) == 7);
+    CHECK(ecs_world_remove(&mw.w, "x0", &err) == ECS_OK);
+    CHECK(ecs_world_query_span(&before) == 0);
+    CHECK(ecs_world_cursor_start(&c, &before, 0, 0xFFFFFFFFu) == ECS_ERROR_NOT_FOUND && !ecs_world_cursor_next(&c, &ch));
+    CHECK(mw.w.error.code == ECS_ERROR_NOT_FOUND && has_text(&mw.w.error, "removed", "make the query again"));
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK);
+    CHECK(ecs_world_cursor_next(&c, &ch) && ch.count == 7);
+    desc.required[0] = "x0";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'x0'", NULL));
+    /* a range past the span, an empty range */
+    desc.required[0] = "hp";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK);
+    CHECK(ecs_world_cursor_start(&c, &q, 100, 200) == ECS_OK && !ecs_world_cursor_next(&c, &ch));
+    CHECK(ecs_world_cursor_start(&c, &q, 3, 3) == ECS_OK && !ecs_world_cursor_next(&c, &ch));
+    /* destroy_tree: unknown store, a store without subtree, nil, dead and
+       forged entities (an entity of another world is only detectable as
+       not alive here); nothing changed */
+    CHECK(ecs_world_destroy_tree(&mw.w, "scene", mw.e[0], &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'scene'", NULL));
+    CHECK(ecs_world_destroy_tree(&mw.w, "hp", mw.e[0], &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'hp'", "subtree"));
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", make_id(0), &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "not alive", NULL));
+    ecs_entity_destroy(&mw.w.entities, mw.e[1]);
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[1], &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", make_id(mw.e[2].id ^ (1u << ECS_INDEX_BITS)), &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_world_destroy_now(&mw.w, mw.e[1]) == 0);
+    CHECK(ecs_world_components_of(&mw.w, mw.e[1], NULL, 0) == 0); /* dead: none */
+    CHECK(ecs_entity_count(&mw.w.entities) == 19 && mw.tm.count == 20 && mw.hp->num_instances == 7);
+    model_free(&mw);
+}
+
+/* ---- the transform store's subtree order ------------------------------------------------ */
+
+static uint32_t subtree_reference(const ecs_transform_manager *tm, uint32_t i, ecs_entity *out, uint32_t n)
+{
+    uint32_t c;
+    out[n++] = tm->entity[i];
+    for (c = tm->first_child[i]; c != ECS_INSTANCE_NIL; c = tm->next_sibling[c]) n = subtree_reference(tm, c, out, n);
+    return n;
+}
+
+static void test_subtree(void)
+{
+    model_world mw;
+    const ecs_store_interface *iface = ecs_transform_store_interface();
+    ecs_entity got[300], want[300];
+    uint32_t k, n, bad = 0;
+    model_init(&mw, 300);
+    rng_state = 77;
+    for (k = 0; k < 100; ++k) { /* shuffle some links */
+        ecs_instance a = ecs_instance_make(rnd_below(300)), b = ecs_instance_make(rnd_below(300));
+        (void)ecs_transform_link(&mw.tm, a, b);
+    }
+    for (k = 0; k < 300; ++k) {
+        uint32_t i = ecs_transform_lookup(&mw.tm, mw.e[k]).i;
+        n = subtree_reference(&mw.tm, i, want, 0);
+        bad += iface->subtree(&mw.tm, mw.e[k], got, 300) != n || memcmp(got, want, n * sizeof *got) != 0;
+        bad += n > 1 && iface->subtree(&mw.tm, mw.e[k], got, 1) != n; /* cap too small: the count */
+    }
+    CHECK(bad == 0);
+    CHECK(iface->subtree(&mw.tm, make_id(0), got, 300) == 0);
+    CHECK(iface->next(&mw.tm, ecs_instance_make(0)).i == ECS_INSTANCE_NIL && iface->count(&mw.tm) == 300);
+    CHECK(iface->entity_at(&mw.tm, 5).id == mw.tm.entity[5].id && iface->entity_at(&mw.tm, 300).id == 0);
+    CHECK(iface->spawn == ecs_transform_spawn && iface->unspawn == ecs_transform_unspawn);
+    model_free(&mw);
+}
+
+/* ---- every allocation failing in turn ------------------------------------------------------ */
+
+static void test_oom(void)
+{
+    static const ecs_schema_field schema[] = {{"speed", ECS_FIELD_F32, "1"}, {"target", ECS_FIELD_ENTITY, "null"}};
+    ecs_world w;
+    ecs_transform_manager tm;
+    t_pos pos;
+    ecs_error err;
+    unsigned long k;
+    int step;
+    ecs_world_init(&w);
+    ecs_transform_manager_init(&tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
+    t_pos_init(&pos, ECS_LOOKUP_HASH);
+    /* registration: each step until it succeeds, failing at call k */
+    for (step = 0; step < 12; ++step) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", step);
+        for (k = 1;; ++k) {
+            uint32_t before = w.num_components, r;
+            oom_calls = 0;
+            oom_fail_at = k;
+            switch (step % 4) {
+            case 0: r = ecs_world_define(&w, name, one_u32, 1, ECS_LOOKUP_DENSE, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            case 1: r = ecs_world_define_schema(&w, name, schema, 2, ECS_LOOKUP_HASH, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            case 2: r = step == 2 ? ecs_world_add_manager(&w, name, &pos.core, &err) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_DIRECT, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            default: r = step == 3 ? ecs_transform_world_register(&w, name, &tm, &err) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_HASH, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            }
+            oom_fail_at = 0;
+            if (oom_calls < k) { /* no call failed: done */
+                CHECK(r != ECS_WORLD_NO_COMPONENT && w.num_components == before + 1u);
+                break;
+            }
+            CHECK(r == ECS_WORLD_NO_COMPONENT && err.code == ECS_ERROR_OUT_OF_MEMORY && has_text(&err, name, NULL));
+            CHECK(w.num_components == before && ecs_world_find(&w, name) == ECS_WORLD_NO_COMPONENT);
+            if (step == 2) CHECK(pos.core.world == NULL);
+        }
+    }
+    CHECK(w.num_components == 12 && pos.core.world == &w);
+    ecs_world_free(&w);
+    ecs_transform_manager_free(&tm);
+    t_pos_free(&pos);
+    /* queries allocate nothing */
+    {
+        model_world mw;
+        ecs_world_query_desc desc;
+        ecs_world_query q;
+        ecs_world_cursor c;
+        ecs_world_chunk ch;
+        uint32_t n = 0;
+        model_init(&mw, 200);
+        memset(&desc, 0, sizeof desc);
+        desc.required[0] = "transform";
+        desc.required[1] = "hp";
+        desc.optional[0] = "pos";
+        oom_calls = 0;
+        CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK);
+        while (ecs_world_cursor_next(&c, &ch)) n += ch.count;
+        CHECK(oom_calls == 0 && n == 67);
+        /* destroy_tree of 100+ entities: the list's allocation fails, nothing changes */
+        oom_calls = 0;
+        oom_fail_at = 1;
+        CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[1], &err) == ECS_ERROR_OUT_OF_MEMORY);
+        oom_fail_at = 0;
+        CHECK(has_text(&err, "out of memory", NULL) && ecs_entity_count(&mw.w.entities) == 200 && mw.tm.count == 200);
+        model_check(&mw, 200);
+        CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[1], &err) == ECS_OK && mw.tm.count < 150);
+        model_free(&mw);
+    }
+}
+
+/* ---- cursors on distinct ranges at once ------------------------------------------------ */
+
+typedef struct walk_job {
+    const ecs_world_query *q;
+    uint32_t begin, end;
+    uint64_t sum; /* matched ids and instances, added up */
+    uint32_t count;
+} walk_job;
+
+static void *walk_range(void *user)
+{
+    walk_job *j = (walk_job *)user;
+    ecs_world_cursor *c = (ecs_world_cursor *)malloc(sizeof *c);
+    ecs_world_chunk ch;
+    uint32_t k, t;
+    if (ecs_world_cursor_start(c, j->q, j->begin, j->end) == ECS_OK)
+        while (ecs_world_cursor_next(c, &ch))
+            for (k = 0; k < ch.count; ++k, ++j->count) {
+                j->sum += ch.entity[k].id;
+                for (t = 0; t < j->q->num_terms; ++t) j->sum += ecs_world_chunk_instance(&ch, t, k) * (t + 1u);
+            }
+    free(c);
+    return NULL;
+}
+
+static void test_concurrent_cursors(void)
+{
+    static const char *const required[3][3] = {{"pos", "transform", NULL}, {"hp", "tag", NULL}, {"pos", NULL, NULL}};
+    model_world mw;
+    uint32_t k, p;
+    model_init(&mw, 600);
+    for (k = 0; k < 3; ++k) {
+        ecs_world_query_desc desc;
+        ecs_world_query q;
+        walk_job all, part[4];
+        pthread_t th[4];
+        uint64_t sum = 0;
+        uint32_t count = 0, span;
+        memset(&desc, 0, sizeof desc);
+        memcpy(desc.required, required[k], sizeof required[k]);
+        desc.optional[0] = "tag";
+        if (k == 1) desc.optional[0] = "pos";
+        CHECK(ecs_world_query_make(&mw.w, &desc, &q, NULL) == ECS_OK);
+        span = ecs_world_query_span(&q);
+        memset(&all, 0, sizeof all);
+        all.q = &q;
+        all.end = span;
+        walk_range(&all);
+        for (p = 0; p < 4; ++p) {
+            memset(&part[p], 0, sizeof part[p]);
+            part[p].q = &q;
+            part[p].begin = span * p / 4;
+            part[p].end = span * (p + 1) / 4;
+            CHECK(pthread_create(&th[p], NULL, walk_range, &part[p]) == 0);
+        }
+        for (p = 0; p < 4; ++p) {
+            pthread_join(th[p], NULL);
+            sum += part[p].sum;
+            count += part[p].count;
+        }
+        CHECK(all.count > 0 && count == all.count && sum == all.sum);
+    }
+    model_free(&mw);
+}
+
 int main(void)
 {
     test_identifiers();
@@ -561,6 +800,10 @@ int main(void)
     test_direct_chunks();
     test_whole_entities();
     test_jobs();
+    test_bad_input();
+    test_subtree();
+    test_oom();
+    test_concurrent_cursors();
     test_queries_random();
     return test_report("test_world");
 }
