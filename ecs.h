@@ -744,7 +744,8 @@ ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields
     rewrites those pointers, so they are never stale. */
 ECS_DEF ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                                       ecs_lookup_kind lookup);
-/** Frees everything; m must be initialised again before use. */
+/** Frees everything; m must be initialised again before use. A group m is
+    in ends (ecs_group_free). */
 ECS_DEF void ecs_manager_free(ecs_manager *m);
 /** Makes room for n instances in total (direct kind: for entity indices
     below n); ECS_OK or ECS_ERROR_OUT_OF_MEMORY (also when the bytes would
@@ -767,7 +768,8 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     spawn layout) to copy in, or NULL to leave the fields for the caller to
     write (every field of every new instance). *first (may be NULL): dense
     and hash kinds: the new instances are first..first+n-1, in order; direct
-    kind: nil (entity k's instance is its index). All or nothing: on failure
+    kind: nil (entity k's instance is its index); a group member: nil (the
+    group may have moved them: look each up). All or nothing: on failure
     (nil entity, out of memory, direct kind: an id listed twice or already
     present) nothing changed and the error is returned and set in m->error. */
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
@@ -818,7 +820,7 @@ ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *e
     points its entity's lookup/next links at `to`; `from` is left as it was.
     Dense and hash kinds only, for managers that keep links of their own.
     Returns 1, or 0 (nothing done) when either index is >= capacity or the
-    manager is direct. */
+    manager is direct or in a group. */
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 /** Pointer to field k's value for instance i (no checks). */
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
@@ -842,7 +844,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     ecs_entity_map_slot *s = m->map.slots + idx;
     /* dense fast path: room, an index the map covers (not 0), and no id of
        this index owns an instance */
-    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0) {
+    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group) {
         ++m->map.count;
         s->id = id;
         s->first = i;
@@ -854,7 +856,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     }
     /* hash fast path: room in the arrays and the table (at most 3/4 full
        after), and the probe meets an empty slot before the key */
-    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated &&
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group &&
         (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
         uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
         s = m->map.slots;
@@ -916,7 +918,8 @@ ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_ma
 /* The bookkeeping half of removing e's instance from a dense manager whose
    entities own one instance each (no next links): the map, the entity array
    and count. Returns -1 when that case does not apply (the caller takes the
-   general path), 0 when e owns nothing, 1 when it removed e's instance: the
+   general path; also for grouped managers), 0 when e owns nothing, 1 when it
+   removed e's instance: the
    caller then moves every field of instance *from into *to (swap-erase;
    nothing to move when they are equal). Inline: the typed wrappers move the
    fields with typed copies. */
@@ -924,7 +927,7 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 {
     uint32_t key = ecs_entity_key(e), i, last;
     ecs_entity_map_slot *s = m->map.slots;
-    if (m->lookup != ECS_LOOKUP_DENSE || m->next) return -1;
+    if (m->lookup != ECS_LOOKUP_DENSE || m->next || m->group) return -1;
     /* an index past the table lands on a slot whose id cannot match; key 0
        would match slot 0 */
     if (s[key & m->map.mask].id != key || key == 0) return 0;
@@ -1276,10 +1279,18 @@ typedef struct ecs_group {
 } ecs_group;
 /** Groups members[0..n-1] (2 <= n <= ECS_GROUP_MAX_MEMBERS; dense or hash
     kind, initialised, in no other group, at most one instance per entity)
-    and sorts their current instances. ECS_OK, or an error (err set) and
-    nothing changed. g must stay at its address until ecs_group_free. */
+    and sorts their current instances. ECS_OK, or an error (err set; the
+    message names the member and the problem) and nothing changed: n out of
+    range (ECS_ERROR_INVALID_ARGUMENT), a member NULL, not initialised, of the
+    direct kind, listed twice or with an entity owning two instances
+    (INVALID_ARGUMENT), a member already grouped (ALREADY_EXISTS). Needs no
+    memory. g must stay at its address until ecs_group_free. While grouped,
+    an instance index changes on any create or destroy of any member (look
+    up again); ecs_manager_move is refused. Not thread-safe: a call on one
+    member writes every member. */
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err);
-/** Releases the members (their order stays as it is). */
+/** Releases the members (their order stays as it is); g may then be
+    initialised again or go away. Freeing a member frees its group too. */
 ECS_DEF void ecs_group_free(ecs_group *g);
 
 /* ---- the world: every store registered once ------------------------------
@@ -2206,6 +2217,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 {
     uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
     ecs_lookup_kind lookup = m->lookup;
+    if (m->group) ecs_group_free(m->group);
     ECS__FREE(m->buffer);
     ECS__FREE(m->field);
     ECS__FREE(m->fields);
@@ -2228,6 +2240,8 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
+static void ecs__group_enter(ecs_group *g, uint32_t id);
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
 
 /* The first instance of the entity with key id, or NIL (any kind). */
 static uint32_t ecs__first(const ecs_manager *m, uint32_t id)
@@ -2320,6 +2334,29 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
+/* A grouped member: one instance per entity; a new instance that completes
+   its entity's set joins the group (and moves there). */
+static ecs_instance ecs__create_grouped(ecs_manager *m, uint32_t id)
+{
+    ecs_group *g = m->group;
+    if (ecs__first(m, id) != ECS__NIL) {
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
+    if (m->count == 0xFFFFFFFEu) {
+        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
+        return ecs_instance_nil();
+    }
+    if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
+        ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
+        return ecs_instance_nil();
+    ecs__drop_stale_owner(m, id);
+    ecs__append(m, id);
+    ecs__group_enter(g, id);
+    return ecs_instance_make(ecs__first(m, id));
+}
+
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
@@ -2332,6 +2369,7 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         return ecs_instance_nil();
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
+    if (m->group) return ecs__create_grouped(m, id);
     if (m->count == 0xFFFFFFFEu) {
         ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
         return ecs_instance_nil();
@@ -2410,6 +2448,12 @@ static ecs_result ecs__batch_check(ecs_manager *m, uint32_t n, const ecs_entity 
 static ecs_result ecs__batch_nil(ecs_manager *m, uint32_t k)
 {
     return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: entity %u of the batch is nil", (unsigned)k);
+}
+
+static ecs_result ecs__batch_grouped_twice(ecs_manager *m, uint32_t id)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
+                         "create_many (grouped): entity %u would own two instances", (unsigned)id);
 }
 
 #define ECS__BATCH_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
@@ -2511,6 +2555,7 @@ static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_ent
         *stale = 1;
         return ECS_OK;
     }
+    if (s->id == id && m->group) return ecs__batch_grouped_twice(m, id);
     if (s->id == id && ecs__need_next(m) != ECS_OK) return m->error.code;
     ecs__append(m, id);
     return ECS_OK;
@@ -2534,7 +2579,8 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
         } else if ((id & ECS_INDEX_MASK) == 0) {
             r = ecs__batch_nil(m, k);
         } else {
-            if (!m->next && ecs_entity_map_find_hash(&m->map, id) != ECS__NIL) r = ecs__need_next(m);
+            if ((m->group || !m->next) && ecs_entity_map_find_hash(&m->map, id) != ECS__NIL)
+                r = m->group ? ecs__batch_grouped_twice(m, id) : ecs__need_next(m);
             if (r == ECS_OK) ecs__append(m, id);
         }
         ++k;
@@ -2572,10 +2618,24 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     return ECS_OK;
 }
 
+/* After a batch (its records written): the batch entities that now own
+   every member join m's group. */
+static void ecs__batch_enter_group(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t k;
+    if (m->group)
+        for (k = 0; k < n; ++k) ecs__group_enter(m->group, ecs_entity_key(ecs__batch_entity(es, index, k)));
+}
+
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first)
 {
-    return ecs__create_batch(m, n, entities, NULL, records, first);
+    ecs_result r = ecs__create_batch(m, n, entities, NULL, records, first);
+    if (r == ECS_OK && m->group) {
+        ecs__batch_enter_group(m, n, entities, NULL);
+        if (first) *first = ecs_instance_nil(); /* the group moved them: look them up */
+    }
+    return r;
 }
 
 /* ---- component managers: lookup ------------------------------------------------ */
@@ -2669,6 +2729,7 @@ static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to, ecs_fields_mov
 static void ecs__destroy_known_moving(ecs_manager *m, uint32_t i, uint32_t id, ecs_fields_move_fn move)
 {
     uint32_t last = m->count - 1u;
+    if (m->group) i = ecs__group_leave(m, i);
     ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
     if (i != last) ecs__move(m, last, i, move);
     m->count = last;
@@ -2738,7 +2799,7 @@ ECS_DEF uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e
         ecs__direct_clear(m, i);
         return 1;
     }
-    if (!m->next) {
+    if (!m->next && !m->group) {
         uint32_t from, to;
         if (m->lookup == ECS_LOOKUP_HASH) return ecs__destroy_hash_single(m, id, move);
         if (ecs_manager__unlink_dense(m, e, &from, &to) <= 0) return 0;
@@ -2757,7 +2818,7 @@ ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
 
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
-    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT) return 0;
+    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT || m->group) return 0;
     if (from != to) ecs__move(m, from, to, ecs__copy_fields_of);
     return 1;
 }
@@ -3041,6 +3102,7 @@ static ecs_result ecs__schema_spawn(ecs_manager *m, const ecs_spawn_context *ctx
         }
         if (s->fields[k].spec) at += size;
     }
+    ecs__batch_enter_group(m, n, ctx->entity, entity_index);
     return ECS_OK;
 }
 
@@ -3058,6 +3120,7 @@ ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, u
         return ecs__schema_spawn(m, ctx, num_instances, entity_index, (const unsigned char *)data);
     if (ecs__create_batch(m, num_instances, ctx->entity, entity_index, data, NULL) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
+    ecs__batch_enter_group(m, num_instances, ctx->entity, entity_index);
     return ECS_OK;
 }
 
@@ -3071,6 +3134,119 @@ ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint3
     for (j = num_instances; j-- > 0;) ecs_manager_destroy_entity(m, ctx->entity[entity_index[j]]);
 }
 
+/* ---- groups ------------------------------------------------------------------- */
+
+/* Swaps n bytes at a and b. */
+static void ecs__swap_bytes(unsigned char *a, unsigned char *b, size_t n)
+{
+    unsigned char t[64];
+    while (n) {
+        size_t c = n < sizeof t ? n : sizeof t;
+        memcpy(t, a, c);
+        memcpy(a, b, c);
+        memcpy(b, t, c);
+        a += c;
+        b += c;
+        n -= c;
+    }
+}
+
+/* Swaps instances a and b of a grouped member (one instance per entity, so
+   the map points at each directly), fields through the field table. */
+static void ecs__swap_instances(ecs_manager *m, uint32_t a, uint32_t b)
+{
+    uint32_t ida = m->entity[a].id, idb = m->entity[b].id, k;
+    if (a == b) return;
+    for (k = 0; k < m->num_fields; ++k) {
+        size_t sz = m->fields[k].size;
+        unsigned char *base = (unsigned char *)m->field[k];
+        ecs__swap_bytes(base + (size_t)a * sz, base + (size_t)b * sz, sz);
+    }
+    m->entity[a].id = idb;
+    m->entity[b].id = ida;
+    ecs_entity_map_set(&m->map, ida, b);
+    ecs_entity_map_set(&m->map, idb, a);
+}
+
+/* The entity with key id joins the group when it owns every member and is
+   not in yet: its instances move to index size of every member. */
+static void ecs__group_enter(ecs_group *g, uint32_t id)
+{
+    uint32_t at[ECS_GROUP_MAX_MEMBERS] = {0}, k;
+    for (k = 0; k < g->num_members; ++k)
+        if ((at[k] = ecs_entity_map_find(&g->member[k]->map, id)) == ECS__NIL) return;
+    if (g->num_members == 0 || at[0] < g->size) return;
+    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], at[k], g->size);
+    ++g->size;
+}
+
+/* Instance i of grouped m is about to be removed: if its entity is in the
+   group, it leaves (its instances move to index size-1 of every member,
+   which then falls out of the group). Returns i's new index in m. */
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
+{
+    ecs_group *g = m->group;
+    uint32_t k, last;
+    if (i >= g->size) return i;
+    last = --g->size;
+    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], i, last);
+    return last;
+}
+
+/* Why m cannot join a group (an error set in err), or ECS_OK. */
+static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_error *err)
+{
+    ecs_manager *m = members[k];
+    uint32_t j;
+    if (!m) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is NULL", (unsigned)k);
+    if (!(m->flags & ECS__MANAGER_READY))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is not initialised", (unsigned)k);
+    if (m->lookup == ECS_LOOKUP_DIRECT)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is of the direct kind (dense or hash only)",
+                             (unsigned)k);
+    if (m->group)
+        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "ecs_group_init: member %u is in a group already", (unsigned)k);
+    for (j = 0; j < k; ++j)
+        if (members[j] == m)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: members %u and %u are the same manager",
+                                 (unsigned)j, (unsigned)k);
+    for (j = 0; m->next && j < m->count; ++j)
+        if (m->next[j] != ECS__NIL)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_group_init: member %u: entity %u owns two instances (a member holds one per entity)",
+                                 (unsigned)k, (unsigned)m->entity[j].id);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
+{
+    uint32_t k, i, smallest = 0;
+    ecs_result r = ECS_OK;
+    if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !members)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: %u members (2..%u)", (unsigned)n,
+                             (unsigned)ECS_GROUP_MAX_MEMBERS);
+    for (k = 0; k < n && r == ECS_OK; ++k) r = ecs__group_check(members, k, err);
+    if (r != ECS_OK) return r;
+    memset(g, 0, sizeof *g);
+    for (k = 0; k < n; ++k) {
+        g->member[k] = members[k];
+        members[k]->group = g;
+        if (members[k]->count < members[smallest]->count) smallest = k;
+    }
+    g->num_members = n;
+    /* every instance of the smallest member, in order: what moves into i
+       comes from index size <= i, already seen */
+    for (i = 0; i < members[smallest]->count; ++i) ecs__group_enter(g, members[smallest]->entity[i].id);
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_group_free(ecs_group *g)
+{
+    uint32_t k;
+    for (k = 0; k < g->num_members; ++k) g->member[k]->group = NULL;
+    g->num_members = 0;
+    g->size = 0;
+}
 
 /* ==== the world, queries, whole entities, jobs ==============================
    (issue 16; kept at the end of the implementation) */
