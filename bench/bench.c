@@ -1920,16 +1920,17 @@ static void bw_ours_build(bw_ours *g, const bw_init *init, const ecs_entity *ids
         ecs_world_add_manager(&g->w, "damage", &g->damage.core, &err) == ECS_WORLD_NO_COMPONENT ||
         ecs_world_add_manager(&g->w, "sprite", &g->sprites.core, &err) == ECS_WORLD_NO_COMPONENT)
         bw_fail("register", &err);
-    for (k = 0; k < n; ++k) {
+    for (k = 0; k < n; ++k) { /* (create first: it may move the arrays) */
         const bw_init *o = &init[k];
         ecs_entity e = ids[k];
-        if (o->mask & BW_P) g->pos.p[bw_positions_create(&g->pos, e).i] = o->p;
-        if (o->mask & BW_V) g->vel.v[bw_velocities_create(&g->vel, e).i] = o->v;
-        if (o->mask & BW_D) g->data.d[bw_datas_create(&g->data, e).i] = o->d;
-        if (o->mask & BW_PL) g->players.pl[bw_players_create(&g->players, e).i] = o->pl;
-        if (o->mask & BW_H) g->health.h[bw_healths_create(&g->health, e).i] = o->h;
-        if (o->mask & BW_DM) g->damage.dm[bw_damages_create(&g->damage, e).i] = o->dm;
-        if (o->mask & BW_S) g->sprites.s[bw_sprites_create(&g->sprites, e).i] = o->s;
+        ecs_instance i;
+        if (o->mask & BW_P) i = bw_positions_create(&g->pos, e), g->pos.p[i.i] = o->p;
+        if (o->mask & BW_V) i = bw_velocities_create(&g->vel, e), g->vel.v[i.i] = o->v;
+        if (o->mask & BW_D) i = bw_datas_create(&g->data, e), g->data.d[i.i] = o->d;
+        if (o->mask & BW_PL) i = bw_players_create(&g->players, e), g->players.pl[i.i] = o->pl;
+        if (o->mask & BW_H) i = bw_healths_create(&g->health, e), g->health.h[i.i] = o->h;
+        if (o->mask & BW_DM) i = bw_damages_create(&g->damage, e), g->damage.dm[i.i] = o->dm;
+        if (o->mask & BW_S) i = bw_sprites_create(&g->sprites, e), g->sprites.s[i.i] = o->s;
     }
     for (k = 0; k < 2; ++k)
         if (ecs_world_group(&g->w, groups[k], 2, &err) != ECS_OK) bw_fail("group", &err);
@@ -2041,8 +2042,10 @@ static double bq_row(uint32_t n, int path)
     if (ecs_entity_create_many(&c->w.entities, n, ids) != ECS_OK) bw_fail("entities", &c->w.entities.error);
     for (k = 0; k < n; ++k) {
         bench_vec3 one = {1.0f, 2.0f, 3.0f};
-        c->pos.position[bench_body_create(&c->pos, ids[perm[k]]).i] = one;
-        c->vel.velocity[bench_body_create(&c->vel, ids[path == 2 ? perm2[k] : perm[k]]).i] = one;
+        ecs_instance i = bench_body_create(&c->pos, ids[perm[k]]);
+        c->pos.position[i.i] = one;
+        i = bench_body_create(&c->vel, ids[path == 2 ? perm2[k] : perm[k]]);
+        c->vel.velocity[i.i] = one;
     }
     if (ecs_world_add_manager(&c->w, names[0], &c->pos.core, &err) == ECS_WORLD_NO_COMPONENT ||
         ecs_world_add_manager(&c->w, names[1], &c->vel.core, &err) == ECS_WORLD_NO_COMPONENT)
