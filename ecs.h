@@ -204,7 +204,9 @@ ERRORS
    other headers) return an ecs_result code or a nil value and leave a
    message in an ecs_error the caller owns: the entity manager's `error`
    member, the component manager's `core.error`, or an ecs_error* argument.
-   Nothing is process-global. Every failing call changes nothing (tested
+   No error state is process-global (the one process-wide value is a
+   counter that stamps entity managers' lives for the destroy log; atomic
+   with gcc, clang and MSVC). Every failing call changes nothing (tested
    with an allocator that fails at each call, once and from then on, for
    every kind); a manager whose init failed refuses every call. Misuse that
    is cheap to detect (nil, stale, forged or out-of-range entity or
@@ -384,6 +386,10 @@ typedef struct ecs_entity_manager {
     uint32_t num_free;         /* indices waiting in the queue */
     uint32_t free_capacity;    /* ring size, a power of two (or 0) */
     uint32_t num_retired;      /* indices lost to out-of-memory while queueing */
+    uint32_t life;             /* which life of a manager at this address the log
+                                  belongs to: a stamp taken at the first allocation
+                                  (0 before), so a destroy-log cursor of an earlier
+                                  life (freed, initialised again) reads LOST */
     ecs_entity__callback *callbacks;
     uint32_t num_callbacks, callbacks_capacity;
     ecs_entity *destroying;    /* entities whose callbacks are running */
@@ -489,13 +495,17 @@ static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
     means "never read": the first read reports ECS_ENTITY_LOG_LOST. */
 typedef struct ecs_entity_log_cursor {
     const ecs_entity_manager *em; /* the manager read last time */
+    uint32_t life;                /* and its life (ecs_entity_manager.life) */
     uint32_t next;                /* destroy count at the last read */
     uint32_t retired;             /* em->num_retired at the last read */
 } ecs_entity_log_cursor;
 
 /** ecs_entity_log_pending's answer when destroys were lost to the reader (the
     log overflowed, an index was retired, or the cursor is new or belongs to
-    another manager): sweep everything instead (e.g. ecs_manager_gc_all). */
+    another manager, or another life of the manager at the same address:
+    freed and initialised again; a read before the manager's first entity
+    counts as another life): sweep everything instead (e.g.
+    ecs_manager_gc_all). */
 #define ECS_ENTITY_LOG_LOST 0xFFFFFFFFu
 
 /** Destroys recorded since the cursor's last read: returns how many (read them
@@ -735,7 +745,9 @@ typedef struct ecs_manager {
     either have it or not). Returns ECS_OK, or ECS_ERROR_INVALID_ARGUMENT /
     ECS_ERROR_OUT_OF_MEMORY: m is then a manager on which every call fails
     cleanly (create returns nil, lookup nil, reserve the error). The direct
-    kind allocates its first slots here, so its fast read is always safe. */
+    kind allocates its first slots here, so after a successful init its fast
+    read (ecs_manager_slot) is always safe; after a failed one there are no
+    field arrays to read (ecs_manager_slot asserts init succeeded). */
 ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                             ecs_lookup_kind lookup);
 /** ecs_manager_init for a manager that is the first member of a struct whose
@@ -783,9 +795,12 @@ ECS_DEF void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs
 /** Direct kind only: e's slot without the ownership check, the fast read
     (m->position[ecs_manager_slot(m, e).i]): e's index masked to the slots
     (a power of two; an index past them lands on another slot), so every
-    read stays in the manager's memory. Whether e owns the slot is asserted in
-    debug builds (ECS_ASSERT); in release a stale or foreign id reads
-    whatever the slot holds. Use the checked lookup when ids may be stale. */
+    read stays in the manager's memory. Whether e owns the slot (so e is
+    not nil) is asserted in debug builds (ECS_ASSERT); in release a stale or
+    foreign id reads whatever the slot holds. Precondition: init succeeded
+    (also asserted): after a failed init the entity array is one empty slot
+    but the field arrays are NULL, so the slot must not index them. Use the
+    checked lookup when ids may be stale. */
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e);
 /** The next instance of the same entity, or nil (always nil in the direct
     kind, and for out-of-range instances). */
@@ -899,7 +914,10 @@ static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
-    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && idx < m->capacity && m->entity[idx].id == ecs_entity_key(e));
+    /* idx != 0: nil's key (0) equals the id an empty slot 0 stores;
+       idx < capacity: false for a manager whose init failed (no slots) */
+    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && (m->flags & ECS__MANAGER_READY) && idx != 0 && idx < m->capacity &&
+                       m->entity[idx].id == ecs_entity_key(e));
     return ecs_instance_make(idx & m->slot_mask);
 }
 
@@ -1582,6 +1600,30 @@ ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em)
     memset(em, 0, sizeof *em);
 }
 
+/* A new stamp for a life of an entity manager. A cursor must tell apart
+   two lives of a manager at the same address, which the manager's own
+   memory cannot (init zeroes it), so the stamps come from this one counter
+   (atomic on gcc, clang and MSVC; elsewhere plain: give entity managers
+   their first entities from one thread at a time). The library's only state
+   outside the structs you own; it holds no data of yours. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+static uint32_t ecs__next_life(void)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static uint32_t lives;
+    uint32_t life = __atomic_add_fetch(&lives, 1u, __ATOMIC_RELAXED);
+#elif defined(_MSC_VER)
+    static volatile long lives;
+    uint32_t life = (uint32_t)_InterlockedIncrement(&lives);
+#else
+    static uint32_t lives;
+    uint32_t life = ++lives;
+#endif
+    return life ? life : 1u; /* 0 means "no allocation yet" */
+}
+
 /* Makes the generation array hold at least `needed` indices. */
 static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
 {
@@ -1594,6 +1636,7 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
     g = (uint8_t *)ECS__REALLOC(em->generation, cap);
     if (!g) return ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory growing to %u indices", (unsigned)cap);
     memset(g + em->capacity, 0, cap - em->capacity); /* indices not yet handed out: generation 0 */
+    if (em->capacity == 0) em->life = ecs__next_life();
     em->generation = g;
     em->capacity = cap;
     return ECS_OK;
@@ -1804,13 +1847,15 @@ ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em)
 ECS_DEF uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
 {
     uint32_t end = em->free_head + em->num_free, pending = end - c->next;
-    if (c->em != em || c->retired != em->num_retired || pending > em->free_capacity) return ECS_ENTITY_LOG_LOST;
+    if (c->em != em || c->life != em->life || c->retired != em->num_retired || pending > em->free_capacity)
+        return ECS_ENTITY_LOG_LOST;
     return pending;
 }
 
 ECS_DEF void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
 {
     c->em = em;
+    c->life = em->life;
     c->next = em->free_head + em->num_free;
     c->retired = em->num_retired;
 }
@@ -1986,11 +2031,6 @@ ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map)
 
 #define ECS__MIN_ALIGN 16u
 
-static size_t ecs__align_up(size_t x, size_t a)
-{
-    return (x + a - 1u) & ~(a - 1u);
-}
-
 static size_t ecs__field_align(const ecs_field_desc *f)
 {
     return f->align > ECS__MIN_ALIGN ? f->align : ECS__MIN_ALIGN;
@@ -2006,28 +2046,27 @@ static size_t ecs__max_align(const ecs_manager *m)
     return a;
 }
 
-/* Bytes needed for `cap` instances, with each array aligned (offsets out),
-   or 0 when that does not fit in size_t. */
-static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
+/* Bytes needed for `cap` instances of the layout `fields`, with each array
+   aligned (offsets out), or 0 when that does not fit in size_t. Counted in
+   64 bits, which cannot wrap: at most 2^32 instances of at most 2^31 bytes,
+   plus at most 65 x 4096 bytes of padding for each of at most 65535 fields. */
+static size_t ecs__layout(const ecs_field_desc *fields, uint32_t num_fields, uint32_t cap, size_t *offsets)
 {
-    size_t at, extra = ecs__max_align(m);
+    uint64_t at = (uint64_t)cap * sizeof(ecs_entity), extra = ECS__MIN_ALIGN;
     uint32_t k;
-    /* everything below is at most cap * bytes_per_instance plus padding */
-    if ((uint64_t)cap * m->bytes_per_instance > (uint64_t)(SIZE_MAX / 2u) ||
-        (size_t)(m->num_fields + 2u) * (4096u + 4096u) > SIZE_MAX / 2u - (size_t)cap * m->bytes_per_instance)
-        return 0;
-    at = (size_t)cap * sizeof(ecs_entity);
-    for (k = 0; k < m->num_fields; ++k) {
-        size_t a = ecs__field_align(&m->fields[k]);
+    for (k = 0; k < num_fields; ++k) {
+        uint64_t a = ecs__field_align(&fields[k]);
+        if (a > extra) extra = a;
         /* stagger the arrays by a cache line each: with power-of-two
            capacities they would otherwise start at the same offset modulo
            4096, and a loop reading one array while writing another would
            suffer the CPU's 4K-aliasing stalls */
-        at = ecs__align_up(at, a) + (size_t)(k % 64u + 1u) * (a > 64u ? a : 64u);
-        if (offsets) offsets[k] = at;
-        at += (size_t)cap * m->fields[k].size;
+        at = ((at + a - 1u) & ~(a - 1u)) + (uint64_t)(k % 64u + 1u) * (a > 64u ? a : 64u);
+        if (offsets) offsets[k] = (size_t)at;
+        at += (uint64_t)cap * fields[k].size;
     }
-    return at + extra; /* room to align the buffer itself */
+    at += extra; /* room to align the buffer itself */
+    return at > (uint64_t)(SIZE_MAX / 2u) ? 0u : (size_t)at;
 }
 
 /* Writes the current array pointers into the typed struct that follows the
@@ -2077,13 +2116,13 @@ ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
         while (cap < n) cap *= 2u;
         n = cap;
     }
-    bytes = ecs__layout(m, n, NULL);
+    bytes = ecs__layout(m->fields, m->num_fields, n, NULL);
     if (bytes == 0)
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: %u instances of %u bytes do not fit in memory",
                              (unsigned)n, (unsigned)m->bytes_per_instance);
     if (m->num_fields > 16 && !(offsets = (size_t *)ECS__REALLOC(NULL, m->num_fields * sizeof *offsets)))
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
-    (void)ecs__layout(m, n, offsets);
+    (void)ecs__layout(m->fields, m->num_fields, n, offsets);
     buf = ecs__next_reserve(m, n) == ECS_OK ? (char *)ECS__REALLOC(NULL, bytes) : NULL;
     if (!buf) {
         if (offsets != offsets_small) ECS__FREE(offsets);
@@ -2163,9 +2202,10 @@ static ecs_result ecs__check_fields(ecs_manager *m, const ecs_field_desc *fields
                                  fields[k].name ? fields[k].name : "?", (unsigned)fields[k].size, (unsigned)a);
         bytes += fields[k].size;
     }
-    if (bytes > 0x7FFFFFFFu)
-        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: a record of %llu bytes is too big",
-                             (unsigned long long)bytes);
+    if (bytes > 0x7FFFFFFFu || ecs__layout(fields, num_fields, 16u, NULL) == 0)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_manager_init: %u fields of %llu bytes in all, with their alignment padding, do not fit in memory",
+                             (unsigned)num_fields, (unsigned long long)bytes);
     m->bytes_per_instance = (uint32_t)bytes;
     return ECS_OK;
 }
@@ -2536,6 +2576,49 @@ static uint32_t ecs__batch_max_index(uint32_t n, const ecs_entity *es, const uin
     return max_index;
 }
 
+static ecs_result ecs__batch_two_ids(ecs_manager *m, uint32_t idx)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+}
+
+/* Dense, a batch that met an older id's slot: checks everything the append
+   after the drop could fail on, before anything is dropped (nil entities,
+   two ids of one index, an entity twice in a group member; the map's room
+   and the next links are made here). Each index's first batch entry marks
+   its map slot (the slot is saved in a scratch copy and restored). */
+static ecs_result ecs__batch_dense_validate(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    ecs_entity_map_slot *saved, *s;
+    uint32_t k, j, twice = 0; /* an id the batch gives a second instance */
+    ecs_result r = ECS_OK;
+    if (ecs_entity_map_reserve(&m->map, 0, ecs__batch_max_index(n, es, index, 0), &m->error) != ECS_OK) return m->error.code;
+    if (!ecs__fits(n, sizeof *saved) || !(saved = (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)n * sizeof *saved)))
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "create_many: out of memory");
+    for (k = 0; k < n && r == ECS_OK; ++k) {
+        uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), idx = id & ECS_INDEX_MASK;
+        s = &m->map.slots[idx];
+        if (idx == 0) {
+            r = ecs__batch_nil(m, k);
+        } else if (s->id & ECS__BATCH_MARK) {
+            if ((s->id & ~ECS__BATCH_MARK) != id) r = ecs__batch_two_ids(m, idx);
+            twice = id;
+        } else {
+            saved[k] = *s;
+            if (s->id == id) twice = id;
+            s->id = id | ECS__BATCH_MARK;
+            s->first = k;
+        }
+    }
+    for (j = 0; j < k; ++j) {
+        s = &m->map.slots[ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK];
+        if ((s->id & ECS__BATCH_MARK) && s->first == j) *s = saved[j];
+    }
+    ECS__FREE(saved);
+    if (r == ECS_OK && twice) r = m->group ? ecs__batch_grouped_twice(m, twice) : ecs__need_next(m);
+    return r;
+}
+
 /* Dense: what the run could not do for entity k: appends it (ECS_OK), or
    sets *stale (a slot names an older id; nothing done), or fails. */
 static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
@@ -2549,9 +2632,7 @@ static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_ent
         return m->error.code;
     s = &m->map.slots[idx];
     if (s->id != 0 && s->id != id) {
-        if (s->first >= first)
-            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
-                                 "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+        if (s->first >= first) return ecs__batch_two_ids(m, idx);
         *stale = 1;
         return ECS_OK;
     }
@@ -2607,8 +2688,11 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
             (m->lookup == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
             return m->error.code;
         if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
+            /* older ids' instances go only once nothing else can fail */
+            if ((r = ecs__batch_dense_validate(m, n, es, index)) != ECS_OK) return r;
             for (k = 0; k < n; ++k) ecs__drop_stale_owner(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
-            r = ecs__batch_append(m, n, es, index, &stale); /* no stale slot is left */
+            r = ecs__batch_append(m, n, es, index, &stale); /* cannot fail: no stale slot is left */
+            ECS__ASSERT(r == ECS_OK && !stale);
         }
         if (r != ECS_OK) return r;
         at = m->count - n;
@@ -2921,7 +3005,7 @@ ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *e
 
 ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 {
-    size_t bytes = m->buffer ? ecs__layout(m, m->capacity, NULL) : 0;
+    size_t bytes = m->buffer ? ecs__layout(m->fields, m->num_fields, m->capacity, NULL) : 0;
     bytes += m->num_fields * (sizeof *m->fields + sizeof *m->field);
     if (m->next) bytes += (size_t)m->capacity * sizeof *m->next;
     return bytes + ecs_entity_map_memory(&m->map);
