@@ -132,8 +132,9 @@ SCHEMAS (what the fields hold, for resources)
    ECS_MANAGER_VIEW_DEFINE_SCHEMA declares the struct alone (a plugin's view
    of an engine-owned manager). Existing X(type, name) lists and
    ecs_field_desc tables are unchanged.
-   With a schema, ecs_manager_spawn reads the schema's records: the fields
-   that are not runtime state, packed in order (schema->record_size).
+   With a schema, ecs_manager_spawn and ecs_manager_create_many read the
+   schema's records: the fields that are not runtime state, packed in order
+   (ecs_manager_record_size, which is schema->record_size).
    Runtime fields start zeroed; an entity field holds the resource index of
    another entity (0xFFFFFFFF: none) and becomes the entity spawned for it in
    the same copy (ecs_spawn_resolve), so a turret spawned three times aims at
@@ -777,8 +778,10 @@ ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
 /** Adds one instance for each of entities[0..n-1] with one growth and one
     pass. records: n packed records (ecs_manager_record_size bytes each, the
-    spawn layout) to copy in, or NULL to leave the fields for the caller to
-    write (every field of every new instance). *first (may be NULL): dense
+    spawn layout: with a schema, runtime fields have no bytes and are
+    zero-filled, and entity fields are copied as they are, entity ids, where
+    spawn resolves resource indices) to copy in, or NULL to leave the fields
+    for the caller to write (every field of every new instance). *first (may be NULL): dense
     and hash kinds: the new instances are first..first+n-1, in order; direct
     kind: nil (entity k's instance is its index); a group member: nil (the
     group may have moved them: look each up). All or nothing: on failure
@@ -844,9 +847,12 @@ static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t
 }
 /** Heap bytes owned by m (instance data, lookup, links). */
 ECS_DEF size_t ecs_manager_memory(const ecs_manager *m);
-/** Bytes of one packed record: the field sizes added up in field order, no
-    padding, entity not included. The layout ecs_manager_spawn and
-    ecs_manager_create_many read. */
+/** Bytes of one packed record, the one layout ecs_manager_spawn and
+    ecs_manager_create_many read: the fields in field order, no padding, the
+    owning entity not included. With a schema (ecs_manager_set_schema) the
+    schema's record (schema->record_size): runtime fields have no bytes in
+    it (both calls zero-fill them); without one every field. 0 for a manager
+    whose init failed. */
 ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m);
 
 /* The general paths behind the inline functions; their names say what a
@@ -1232,10 +1238,10 @@ static inline ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_
 }
 
 /** A generic ecs_spawn_fn for any manager (user = the ecs_manager*): data
-    holds num_instances packed records, copied into the field arrays (a typed
-    manager's pointers follow). Without a schema a record is every field
-    (ecs_manager_record_size); with one (ecs_manager_set_schema) it is the
-    schema's record (schema->record_size): runtime fields are zero-filled and
+    holds num_instances packed records of ecs_manager_record_size bytes,
+    copied into the field arrays (a typed manager's pointers follow). Without
+    a schema a record is every field; with one (ecs_manager_set_schema) it is
+    the schema's record (schema->record_size): runtime fields are zero-filled and
     entity references become the spawned entities of this copy, and a
     reference past the resource's entities fails the call
     (ECS_ERROR_CORRUPT_RESOURCE) before anything is created. Checks size ==
@@ -2455,23 +2461,27 @@ static ecs_entity ecs__batch_entity(const ecs_entity *es, const uint32_t *index,
     return es[index ? index[k] : k];
 }
 
-/* Copies n packed records into the field arrays, one field at a time: record
-   j goes to instance first + j (dense, hash) or to batch entity j's slot
-   (direct). */
+/* Copies n packed records (ecs_manager_record_size) into the field arrays,
+   one field at a time: record j goes to instance first + j (dense, hash) or
+   to batch entity j's slot (direct). A schema's runtime fields have no bytes
+   in a record and are zero-filled. */
 static void ecs__copy_records(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t first,
                               const void *records)
 {
     uint32_t rec = ecs_manager_record_size(m), j, k;
     const unsigned char *at = (const unsigned char *)records;
     int direct = m->lookup == ECS_LOOKUP_DIRECT;
-    for (k = 0; k < m->num_fields; at += m->fields[k].size, ++k) {
+    for (k = 0; k < m->num_fields; ++k) {
         uint32_t sz = m->fields[k].size;
         unsigned char *base = (unsigned char *)m->field[k];
         const unsigned char *from = at;
+        int runtime = m->schema && !m->schema->fields[k].spec;
         for (j = 0; j < n; ++j, from += rec) {
             uint32_t i = direct ? ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK : first + j;
-            ecs__copy(base + (size_t)i * sz, from, sz);
+            if (runtime) memset(base + (size_t)i * sz, 0, sz);
+            else ecs__copy(base + (size_t)i * sz, from, sz);
         }
+        if (!runtime) at += sz;
     }
 }
 
@@ -2671,6 +2681,66 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
     return r;
 }
 
+#define ECS__SORT_BITS 11u /* the hash batch's buckets: 2048 */
+
+/* Hash, a large batch: inserts the keys bucket by bucket of their home slots
+   (a counting sort on the top ECS__SORT_BITS bits of the home), so that the
+   probes of one bucket stay in a window of the table small enough for the
+   L1 cache, instead of one cache miss per key. Returns 1 when every key is
+   in and the instances appended; 0, with nothing changed, when the table is
+   small, scratch memory fails, or a key is nil or already present (in the
+   map or earlier in the batch): the caller takes the general path. The
+   room in the arrays and the map is reserved. */
+static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t counts[1u << ECS__SORT_BITS], log2cap = 32u - m->map.shift, k, j, b, sum, first = m->count;
+    uint32_t mask = m->map.mask, shift = m->map.shift, drop;
+    ecs_entity_map_slot *slots = m->map.slots;
+    uint64_t *sorted;
+    if (n < 4096u || log2cap <= ECS__SORT_BITS + 6u || !ecs__fits(n, sizeof *sorted)) return 0;
+    drop = log2cap - ECS__SORT_BITS;
+    memset(counts, 0, sizeof counts);
+    for (k = 0; k < n; ++k) {
+        uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
+        if ((key & ECS_INDEX_MASK) == 0) return 0;
+        ++counts[((key * 0x9E3779B1u) >> shift) >> drop];
+    }
+    if (!(sorted = (uint64_t *)ECS__REALLOC(NULL, (size_t)n * sizeof *sorted))) return 0;
+    for (b = 0, sum = 0; b < (1u << ECS__SORT_BITS); ++b) { /* bucket starts */
+        uint32_t c = counts[b];
+        counts[b] = sum;
+        sum += c;
+    }
+    for (k = 0; k < n; ++k) { /* (instance << 32) | key, by bucket */
+        uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
+        sorted[counts[((key * 0x9E3779B1u) >> shift) >> drop]++] = (uint64_t)(first + k) << 32 | key;
+    }
+    for (j = 0; j < n; ++j) {
+        uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+        while (slots[h].id != 0 && slots[h].id != key) h = (h + 1u) & mask;
+        if (slots[h].id == key) break; /* a second instance: the general path chains it */
+        slots[h].id = key;
+        slots[h].first = (uint32_t)(sorted[j] >> 32);
+    }
+    if (j < n) { /* undo: take out the keys put in, newest first */
+        m->map.count += j; /* (erase counts them down) */
+        while (j-- > 0) {
+            uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+            while (slots[h].id != key) h = (h + 1u) & mask;
+            ecs__map_hash_erase_at(&m->map, h);
+        }
+        ECS__FREE(sorted);
+        return 0;
+    }
+    ECS__FREE(sorted);
+    for (k = 0; k < n; ++k) m->entity[first + k].id = ecs_entity_key(ecs__batch_entity(es, index, k));
+    if (m->next) memset(m->next + first, 0xFF, (size_t)n * sizeof *m->next);
+    m->map.count += n;
+    m->count = first + n;
+    m->num_instances += n;
+    return 1;
+}
+
 /* Adds instances for a batch (spawn and create_many): all or nothing. */
 static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
                                     const void *records, ecs_instance *first)
@@ -2687,7 +2757,8 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
         if (ecs__grow_for(m, m->count + n) != ECS_OK ||
             (m->lookup == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
             return m->error.code;
-        if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
+        if (m->lookup == ECS_LOOKUP_HASH && ecs__batch_hash_sorted(m, n, es, index)) r = ECS_OK;
+        else if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
             /* older ids' instances go only once nothing else can fail */
             if ((r = ecs__batch_dense_validate(m, n, es, index)) != ECS_OK) return r;
             for (k = 0; k < n; ++k) ecs__drop_stale_owner(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
@@ -3013,6 +3084,7 @@ ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 
 ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m)
 {
+    if (m->schema) return m->schema->record_size;
     return m->bytes_per_instance ? m->bytes_per_instance - (uint32_t)sizeof(ecs_entity) : 0u;
 }
 
@@ -3195,7 +3267,7 @@ ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, u
 {
     ecs_manager *m = (ecs_manager *)user;
     const ecs_schema *schema = m->schema;
-    uint32_t rec = schema ? schema->record_size : ecs_manager_record_size(m);
+    uint32_t rec = ecs_manager_record_size(m);
     if ((uint64_t)num_instances * rec != size)
         return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED,
                              "spawn: %u instances of %u bytes need %llu bytes, block has %u", (unsigned)num_instances,

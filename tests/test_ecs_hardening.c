@@ -151,6 +151,32 @@ static void test_slot_asserts(void)
     ecs_manager_free(&broken);
 }
 
+/* The hash kind's large batch (inserted bucket by bucket of home slots):
+   every key found, a key already present or listed twice falls back to the
+   general path (a second instance, chained), a nil entity changes nothing. */
+static void test_hash_batch(void)
+{
+    enum { N = 300000 };
+    static ecs_entity es[N];
+    hb m;
+    ecs_instance first;
+    uint32_t k, bad = 0;
+    CHECK(hb_init(&m, ECS_LOOKUP_HASH) == ECS_OK);
+    for (k = 0; k < N; ++k) es[k] = ecs_entity_make(1u + (k * 7919u) % 4000000u, k % 5u);
+    CHECK(hb_create_many(&m, N / 2, es, &first) == ECS_OK && first.i == 0);
+    for (k = 0; k < N / 2; ++k) m.v[k] = k;
+    es[N - 1] = make_id(0); /* nil last: refused, nothing changed */
+    CHECK(hb_create_many(&m, N / 2, es + N / 2, &first) == ECS_ERROR_INVALID_ARGUMENT && hb_count(&m) == N / 2);
+    es[N - 1] = es[0]; /* es[0] again: a second instance */
+    CHECK(hb_create_many(&m, N / 2, es + N / 2, &first) == ECS_OK && first.i == N / 2 && hb_count(&m) == N);
+    for (k = N / 2; k < N; ++k) m.v[k] = k;
+    for (k = 0; k + 1 < N; ++k) bad += hb_lookup(&m, es[k]).i != k || m.v[k] != k || m.core.entity[k].id != es[k].id;
+    CHECK(bad == 0u && hb_next(&m, ecs_instance_make(0)).i == N - 1u && m.core.map.count == N - 1u);
+    CHECK(hb_create_many(&m, N / 2, es, &first) == ECS_OK && hb_count(&m) == N + N / 2); /* all present: chained */
+    CHECK(hb_destroy_entity(&m, es[0]) == 3u && ecs_instance_is_nil(hb_lookup(&m, es[0])));
+    hb_free(&m);
+}
+
 int main(void)
 {
     test_dense_batch_all_or_nothing();
@@ -159,5 +185,6 @@ int main(void)
     test_collect_two_lives(ECS_LOOKUP_DIRECT);
     test_transform_collect_two_lives();
     test_slot_asserts();
+    test_hash_batch();
     return test_report("test_ecs_hardening");
 }
