@@ -1,4 +1,4 @@
-/* ecs.h - v0.2 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.3 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -14,8 +14,8 @@
 
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
-   COLLECTION, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of file)
+   COLLECTION, GROUPS, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   THREADING, DOES NOT, REFERENCE, REVISION HISTORY, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -184,6 +184,20 @@ COLLECTION (a dead entity's data is the manager's to drop)
    dead entity's lookup still finds its instances: check
    ecs_entity_alive(em, e) first where that matters.
 
+GROUPS (managers kept co-sorted: EnTT's owning groups)
+   ecs_group_init(&g, members, n, &err) groups 2..ECS_GROUP_MAX_MEMBERS dense
+   or hash managers: from then on the entities that own an instance in every
+   member are instances 0..g.size-1 of each member, in the same order, so a
+   system over them is a loop over plain arrays:
+       for (i = 0; i < g.size; ++i) pos.p[i].x += vel.v[i].x * dt; // members pos, vel
+   Every call that adds or removes instances keeps the order (create,
+   create_many, spawn, destroy, destroy_entity, gc, gc_all, collect, the
+   typed wrappers, a plugin's calls): instances swap places, so indices
+   change (look up again). While grouped a member holds one instance per
+   entity (a second create is ECS_ERROR_ALREADY_EXISTS), create_many's first
+   is nil and ecs_manager_move is refused. ecs_group_free releases them;
+   freeing a member ends its group.
+
 CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
    ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
@@ -235,7 +249,141 @@ DOES NOT
    keep a per-entity list of components (managers own that knowledge), call
    destructors of field data, run systems or schedule anything, serialise.
 
+REFERENCE (every public function: signature and what it does; the
+   declarations below carry the full contract)
+  Results and errors
+   const char *ecs_result_name(ecs_result code)   "ECS_ERROR_OUT_OF_MEMORY" ...
+   const char *ecs_result_text(ecs_result code)   "out of memory" ...
+   ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+                                                  fills err (may be NULL), returns code
+   void ecs_error_clear(ecs_error *err)           back to ECS_OK, empty message
+  Entities
+   void ecs_entity_manager_init(ecs_entity_manager *em)   same as = {0}
+   void ecs_entity_manager_free(ecs_entity_manager *em)   frees; em is empty again
+   ecs_entity ecs_entity_create(ecs_entity_manager *em)   new entity, or nil (em->error)
+   ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
+                                                  n entities, all or nothing
+   int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)  safe on any value
+   int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)      1, or 0 if not alive
+   uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
+                                                  how many were alive and destroyed
+   ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+   ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+                                                  add / remove a destroy callback
+   uint32_t ecs_entity_count(const ecs_entity_manager *em)  entities alive
+   uint32_t ecs_entity_index(ecs_entity e)        the index part
+   uint32_t ecs_entity_generation(ecs_entity e)   the generation part
+   ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)  an id (unchecked)
+   int ecs_entity_is_nil(ecs_entity e)            index 0
+   uint32_t ecs_entity_key(ecs_entity e)          the id without the user's top bits
+  The destroy log (for component headers with arrays of their own)
+   uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
+                                                  destroys since c's read, or ECS_ENTITY_LOG_LOST
+   ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_t seq)  the id destroyed at seq
+   void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
+                                                  c past everything logged
+  Instances
+   ecs_instance ecs_instance_make(uint32_t i)     ecs_instance ecs_instance_nil(void)
+   int ecs_instance_is_nil(ecs_instance i)
+  Component managers (ECS_MANAGER_DEFINE's name_* wrappers call these)
+   ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                               ecs_lookup_kind lookup)           a manager over a field table
+   ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  typed pointers follow m
+   void ecs_manager_free(ecs_manager *m)          frees (and ends m's group)
+   ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)  room for n instances
+   ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)  a zero-filled instance, or nil
+   ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)  the same, unfilled
+   ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities,
+                               const void *records, ecs_instance *first)  n instances, all or nothing
+   ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)  e's first instance, or nil
+   void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities,
+                               ecs_instance *out)             n lookups, misses overlapped
+   ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)  direct kind's fast read
+   ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)  e's next instance, or nil
+   int ecs_manager_destroy(ecs_manager *m, ecs_instance i)       removes one instance
+   uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)  removes all of e's
+   uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)      lazy, random
+   uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)  a full sweep
+   uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em) exact, from the log
+   int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)  copies an instance over another
+   void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)  field k of instance i
+   size_t ecs_manager_memory(const ecs_manager *m)  heap bytes
+   uint32_t ecs_manager_record_size(const ecs_manager *m)  bytes of the record spawn and
+                                                  create_many read
+   uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+                          ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner)
+                                                  the seed's gc loop over any store
+  The entity map (inside every manager; for component headers of your own)
+   void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
+   void ecs_entity_map_free(ecs_entity_map *map)
+   ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index,
+                                     ecs_error *err)    room first, so set never allocates
+   void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)  add/repoint/remove
+   size_t ecs_entity_map_memory(const ecs_entity_map *map)
+   uint32_t ecs_entity_map_find(const ecs_entity_map *map, uint32_t key)  first instance or NIL
+   uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)  (one kind only)
+   uint32_t ecs_entity_map_find_hash(const ecs_entity_map *map, uint32_t key)
+  Schemas
+   ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  fields from a schema
+   ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  (typed view)
+   ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields)          attaches a (checked) copy
+   const ecs_schema *ecs_manager_schema(const ecs_manager *m)  m's schema, or NULL
+   uint32_t ecs_field_kind_size(ecs_field_kind kind)  the kind's C size
+   const char *ecs_field_kind_name(ecs_field_kind kind)  "f32", "vec3", ...
+  Spawning (the seam to ecs_resource.h)
+   ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                               const uint32_t *entity_index, const void *data, uint32_t size)
+                                                  an ecs_spawn_fn for any manager
+   void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                            const uint32_t *entity_index, const void *data, uint32_t size)  undoes it
+   ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_t index)  resource index -> entity
+  Jobs
+   void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn task, void *user,
+                     ecs_result *job_error)       a parallel-for on your task system
+  Groups
+   ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
+                                                  co-sorts 2..8 dense/hash managers
+   void ecs_group_free(ecs_group *g)              releases them
+  The world
+   ecs_result ecs_world_init(ecs_world *w)        void ecs_world_free(ecs_world *w)
+   uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+   ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
+                    uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)  made and owned
+   ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
+                    uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+   uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store,
+                    const ecs_store_interface *iface, ecs_error *err)  any other store
+   ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
+   uint32_t ecs_world_find(const ecs_world *w, const char *name)  index, or ECS_WORLD_NO_COMPONENT
+   ecs_manager *ecs_world_manager(const ecs_world *w, const char *name)  or NULL
+   ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint32_t n, ecs_error *err)
+   uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap)
+   int ecs_world_destroy_now(ecs_world *w, ecs_entity e)  e and its instances, now
+   ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err)
+   uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs)  every store's collect
+  Queries
+   ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc,
+                                   ecs_world_query *q, ecs_error *err)  prepare once
+   uint32_t ecs_world_query_span(const ecs_world_query *q)  driver positions to walk
+   ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
+                                     uint32_t end)  a walk over [begin, end)
+   int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)  next chunk, or 0
+   uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
+                                                  match k's instance in term t
+
 REVISION HISTORY
+   0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
+        that adds or removes instances); one record size
+        (ecs_manager_record_size is the schema's record with a schema, read
+        by spawn and create_many); the hash kind's large batch inserts by
+        home-slot buckets; destroy-log cursors carry the entity manager's
+        life; a dense batch that meets an older id changes nothing when it
+        fails; layouts whose padding overflows are refused at init; the
+        direct fast read asserts for nil and after a failed init; REFERENCE
    0.2  the seed's three lookup kinds in one entity map (direct, dense, our
         own open-addressing hash; no stb_ds), create_many / lookup_many /
         the direct kind's fast read, exact collect from the destroy log,
@@ -246,7 +394,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 2
+#define ECS_VERSION_MINOR 3
 
 #include <stddef.h>
 #include <stdint.h>
@@ -2926,6 +3074,9 @@ static uint32_t ecs__destroy_hash_single(ecs_manager *m, uint32_t key, ecs_field
 {
     ecs_entity_map_slot *s = m->map.slots;
     uint32_t h = ecs__map_home(&m->map, key), i, last;
+    /* the last instance's key is the second probe: start its miss now, so
+       that the two overlap */
+    if (m->count) ECS__PREFETCH(&s[ecs__map_home(&m->map, m->entity[m->count - 1u].id)]);
     while (s[h].id != key) {
         if (s[h].id == 0) return 0;
         h = (h + 1u) & m->map.mask;
