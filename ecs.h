@@ -3729,29 +3729,44 @@ static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out)
     }
 }
 
-/* Direct path: the id owning slot s in every required store, or 0. */
+/* Direct path: the id owning slot s in every required store, or 0. No
+   branch on the data: scattered matches cost no mispredictions. */
 static uint32_t ecs__direct_match(const ecs_entity *const *ent, uint32_t n, uint32_t s)
 {
-    uint32_t id = ent[0][s].id, t;
-    for (t = 1; t < n && id; ++t)
-        if (ent[t][s].id != id) return 0;
-    return id;
+    uint32_t id = ent[0][s].id, same = id != 0, t;
+    for (t = 1; t < n; ++t) same &= ent[t][s].id == id;
+    return id & (0u - same);
+}
+
+/* Whether every slot of [s, s + 16) matches (one branch for 16 slots). */
+static int ecs__direct_block(const ecs_entity *const *ent, uint32_t n, uint32_t s)
+{
+    const ecs_entity *e0 = ent[0] + s;
+    uint32_t all = 1, k, t;
+    for (k = 0; k < 16u; ++k) all &= e0[k].id != 0;
+    for (t = 1; t < n; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (k = 0; k < 16u; ++k) all &= et[k].id == e0[k].id;
+    }
+    return (int)all;
 }
 
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
     const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
-    uint32_t t, s = c->next, end = c->end, run = 0, n = 0;
-    for (t = 0; t < q->num_required; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
-    while (s < end && !ecs__direct_match(ent, q->num_required, s)) ++s;
+    uint32_t t, s = c->next, end = c->end, run = 0, n = 0, nreq = q->num_required, limit;
+    for (t = 0; t < nreq; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
+    while (s < end && !ecs__direct_match(ent, nreq, s)) ++s;
     if (s == end) {
         c->next = end;
         return 0;
     }
-    while (run < ECS_WORLD_CHUNK && s + run < end && ecs__direct_match(ent, q->num_required, s + run)) ++run;
-    if (run >= ECS__WORLD_MIN_RUN || run == ECS_WORLD_CHUNK || s + run == end) { /* a contiguous run */
-        for (t = 0; t < q->num_required; ++t) {
+    limit = end - s < ECS_WORLD_CHUNK ? end - s : ECS_WORLD_CHUNK;
+    while (run + 16u <= limit && ecs__direct_block(ent, nreq, s + run)) run += 16u;
+    while (run < limit && ecs__direct_match(ent, nreq, s + run)) ++run;
+    if (run >= ECS__WORLD_MIN_RUN || run == limit) { /* a contiguous run */
+        for (t = 0; t < nreq; ++t) {
             out->first[t] = s;
             out->index[t] = NULL;
         }
@@ -3759,12 +3774,13 @@ static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
         out->entity = ent[0] + s;
         c->next = s + run;
     } else { /* short runs: gather the matching slots into one list */
-        for (; s < end && n < ECS_WORLD_CHUNK; ++s) {
-            if (!ecs__direct_match(ent, q->num_required, s)) continue;
+        for (; s < end && n < ECS_WORLD_CHUNK; ++s) { /* written always, kept on a match */
+            uint32_t id = ecs__direct_match(ent, nreq, s);
             c->index_buffer[0][n] = s;
-            c->entity_buffer[n++] = ent[0][s];
+            c->entity_buffer[n].id = id;
+            n += id != 0;
         }
-        for (t = 0; t < q->num_required; ++t) {
+        for (t = 0; t < nreq; ++t) {
             out->first[t] = 0;
             out->index[t] = c->index_buffer[0];
         }
