@@ -4229,30 +4229,57 @@ static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_componen
     return k;
 }
 
+/* Keeps the matches of term t (index_buffer[t][k] not nil) among the n
+   candidates ents[k], in order, in entity_buffer and the index lists of the
+   terms looked up so far and the driver's. *contiguous: the driver's
+   instances are still begin + k (no list yet). Returns how many are kept. */
+static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t t, const ecs_entity *ents, uint32_t n, uint32_t begin,
+                                 uint32_t *contiguous)
+{
+    uint32_t d = c->query->driver, *di = c->index_buffer[d], k = 0, j, u;
+    while (k < n && c->index_buffer[t][k] != ECS_INSTANCE_NIL) ++k;
+    if (k == n) return n; /* all kept */
+    if (*contiguous)
+        for (j = 0; j < n; ++j) di[j] = begin + j;
+    *contiguous = 0;
+    for (j = 0; j < k; ++j) c->entity_buffer[j] = ents[j]; /* a no-op when ents is the buffer */
+    for (; k < n; ++k) {
+        if (c->index_buffer[t][k] == ECS_INSTANCE_NIL) continue;
+        c->entity_buffer[j] = ents[k];
+        for (u = 0; u <= t; ++u) c->index_buffer[u][j] = c->index_buffer[u][k];
+        if (d > t) di[j] = di[k];
+        ++j;
+    }
+    return j;
+}
+
 static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    const ecs_world_component *comp = q->world->component;
+    const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[q->driver]];
+    /* a dense or hash manager with one instance per entity: its entity
+       array is the candidates, no copy */
+    int in_place = dc->manager && dc->manager->lookup != ECS_LOOKUP_DIRECT && !dc->manager->next;
     uint32_t t, d = q->driver;
     while (c->next < c->end) {
-        uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK;
-        uint32_t n = ecs__lookup_window(c, &comp[q->term[d]], begin, w), contiguous = n == w;
+        uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK, n;
+        uint32_t contiguous;
+        const ecs_entity *ents = c->entity_buffer;
         c->next = begin + w;
+        if (in_place) {
+            ents = dc->manager->entity + begin;
+            n = w;
+        } else {
+            n = ecs__lookup_window(c, dc, begin, w);
+        }
+        contiguous = in_place || n == w;
         for (t = 0; t < q->num_required && n; ++t) {
-            uint32_t k, j = 0, u;
+            uint32_t kept;
             if (t == d) continue;
-            ecs__store_lookup_many(&comp[q->term[t]], n, c->entity_buffer, c->index_buffer[t]);
-            for (k = 0; k < n; ++k) { /* keep the matches, in order */
-                if (c->index_buffer[t][k] == ECS_INSTANCE_NIL) continue;
-                if (j != k) {
-                    c->entity_buffer[j] = c->entity_buffer[k];
-                    for (u = 0; u <= t; ++u) c->index_buffer[u][j] = c->index_buffer[u][k];
-                    if (d > t) c->index_buffer[d][j] = c->index_buffer[d][k];
-                }
-                ++j;
-            }
-            if (j != n) contiguous = 0;
-            n = j;
+            ecs__store_lookup_many(&comp[q->term[t]], n, ents, c->index_buffer[t]);
+            kept = ecs__lookup_keep(c, t, ents, n, begin, &contiguous);
+            if (kept != n) ents = c->entity_buffer;
+            n = kept;
         }
         if (n == 0) continue;
         for (t = 0; t < q->num_required; ++t) {
@@ -4264,7 +4291,7 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
             out->index[d] = NULL;
         }
         out->count = n;
-        out->entity = c->entity_buffer;
+        out->entity = ents;
         ecs__cursor_optional(c, out);
         return 1;
     }
