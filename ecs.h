@@ -268,18 +268,20 @@ QUERIES (systems over several components)
              a chunk at a time (ecs_manager_lookup_many, prefetched) and
              non-matches dropped. Interface stores (transform) are looked
              up one entity at a time, and may drive.
-   Optional terms are always index lists. Which to choose (measured on a
-   shared 2-core machine, p += v * dt over 2^20 entities, vec3 fields, ns
-   per match, noisy to +-30%): plain arrays 0.8; DIRECT with every entity
-   in both stores 1.3, with half of them at random 4.4; GROUP 0.8; LOOKUP
-   35-90 when the looked-up data is in random order and bigger than the
-   caches (each match a cache miss, like a lookup per entity written by
-   hand: 60-70), 4-6 at 2^16 entities (by hand 4-5). So: direct kind for
-   what nearly every entity has; a group for a hot system over sparse
-   components; the lookup path for the rest, where the smallest store
-   drives. A query sees what the stores hold: entities destroyed but not
-   collected yet still match (collect first). An entity with several
-   instances in a store matches once, with its first instance.
+   Optional terms are always index lists. Which to choose (a quick probe,
+   p += v * dt, vec3 fields, ns per match, on a shared 2-core machine: the
+   figures moved by up to 2x between runs): plain arrays 0.75-0.9; DIRECT
+   with every entity in both stores 1.3-1.9, with half of them at random
+   4.4-5.3; GROUP 0.8-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
+   looked up) and 6.5-7 (hash), where a lookup per entity written by hand
+   costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
+   cache miss, as by hand (60-125). So: direct kind for what nearly every
+   entity has; a group for a hot system over sparser components; the
+   lookup path for the rest, where the smallest store drives (chosen when
+   the query is made: make it again when the sizes change a lot). A query
+   sees what the stores hold: entities destroyed but not collected yet
+   still match (collect first). An entity with several instances in a
+   store matches once, with its first instance.
    Threads: cursors on distinct ranges [begin, end) of the span run at once
    (a walk only reads); nothing may add or remove instances of the query's
    stores meanwhile.
