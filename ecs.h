@@ -14,8 +14,9 @@
 
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
-   COLLECTION, GROUPS, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   THREADING, DOES NOT, REFERENCE, REVISION HISTORY, LICENSE (end of file)
+   COLLECTION, GROUPS, WORLD, QUERIES, CONFIGURATION, ERRORS, MEMORY AND
+   POINTER STABILITY, THREADING, DOES NOT, REFERENCE, REVISION HISTORY,
+   LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -198,6 +199,93 @@ GROUPS (managers kept co-sorted: EnTT's owning groups)
    is nil and ecs_manager_move is refused. ecs_group_free releases them;
    freeing a member ends its group.
 
+WORLD (an entity manager and every store, each registered once by name)
+   An ecs_world holds `entities` (create and destroy with the ecs_entity_*
+   calls) and the component stores registered in it:
+       ecs_world w;
+       ecs_world_init(&w);
+       point_mass_init(&pm, ECS_LOOKUP_DIRECT);
+       ecs_world_add_manager(&w, "point_mass", &pm.core, &err); // stays yours
+       hp = ecs_world_define(&w, "health", fields, 1, ECS_LOOKUP_DENSE, &err);
+       ecs_transform_world_register(&w, "transform", &tm, &err); // ecs_transform.h
+   ecs_world_define and ecs_world_define_schema make managers the world owns
+   and frees; the stores you register stay yours (free them after
+   ecs_world_free). A name's identifier is its FNV-1a 32 hash, the resource
+   format's component identifier: a name registered twice, two names with
+   one identifier (ECS_ERROR_NAME_COLLISION), a manager in another world or
+   a store registered twice are refused with an error naming them. Stores
+   that are not ecs_managers register through an ecs_store_interface
+   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn
+   and the snapshot calls optional). ecs_world_find / ecs_world_manager by
+   name; ecs_world_remove unregisters (queries made before then refuse to
+   start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
+   and hash managers co-sorted (ecs_group; the world frees it).
+   Whole entities: ecs_world_components_of(w, e, out, cap) (the components
+   e has and their first instances, for tools and consoles);
+   ecs_world_destroy_now(w, e) (e's instances in every store, then e: for
+   when they must go at once; ecs_entity_destroy plus a collect per frame
+   stays the default); ecs_world_destroy_tree(w, "transform", e, &err) (e
+   and every entity below it with all their instances, all or nothing);
+   ecs_world_collect(w, jobs) (every store's exact collection, one call a
+   frame; with jobs one task per store, a group's members in one task).
+   The world knows entities by id only: an entity of another world is
+   seen as a dead or unknown one (0, or an error "not alive"), it cannot
+   be told apart. The world keeps no per-entity list: it asks the stores.
+
+QUERIES (systems over several components)
+   A query names the components a match must have and those it may have
+   (nil when absent). Make it once; walk it each frame in chunks of at most
+   ECS_WORLD_CHUNK matches. In a chunk, term t's instances are first[t],
+   first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
+   vectorises), else index[t][k]; ecs_world_chunk_instance(&ch, t, k) reads
+   either. A system is a query and a loop over its chunks:
+       // wind and drag: typed managers with a vec3 force and a float k
+       ecs_world_query_desc d = {{"point_mass", "wind"}, {"drag"}};
+       ecs_world_query q;                 // terms: required, then optional
+       ecs_world_query_make(&w, &d, &q, &err);  // once
+       static void blow(ecs_world_query *q, point_mass *pm, wind *wd, drag *dr, float dt) {
+           ecs_world_cursor c;            // 9 KB of buffers, no allocation
+           ecs_world_chunk ch;
+           uint32_t k;
+           ecs_world_cursor_start(&c, q, 0, ecs_world_query_span(q));
+           while (ecs_world_cursor_next(&c, &ch))
+               for (k = 0; k < ch.count; ++k) {
+                   uint32_t i = ecs_world_chunk_instance(&ch, 0, k);
+                   uint32_t j = ecs_world_chunk_instance(&ch, 1, k);
+                   uint32_t o = ecs_world_chunk_instance(&ch, 2, k);
+                   float f = o == ECS_INSTANCE_NIL ? 1.0f : 1.0f - dr->k[o];
+                   pm->velocity[i].x += wd->force[j].x * f * dt;
+               }
+       }
+   The world picks the path when the query is made:
+     DIRECT  every required store has the direct kind: a lockstep scan of
+             the slots. A run of slots that every store owns for one id is
+             a contiguous chunk; scattered matches come as an index list.
+     GROUP   the required stores are exactly one group's members: the
+             group's prefix, contiguous in every member.
+     LOOKUP  anything else: the required store with the fewest instances
+             (when made) drives, contiguous in it; the others are looked up
+             a chunk at a time (ecs_manager_lookup_many, prefetched) and
+             non-matches dropped. Interface stores (transform) are looked
+             up one entity at a time, and may drive.
+   Optional terms are always index lists. Which to choose (a quick probe,
+   p += v * dt, vec3 fields, ns per match, on a shared 2-core machine: the
+   figures moved by up to 2x between runs): plain arrays 0.75-0.9; DIRECT
+   with every entity in both stores 1.3-1.9, with half of them at random
+   4.4-5.3; GROUP 0.8-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
+   looked up) and 6.5-7 (hash), where a lookup per entity written by hand
+   costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
+   cache miss, as by hand (60-125). So: direct kind for what nearly every
+   entity has; a group for a hot system over sparser components; the
+   lookup path for the rest, where the smallest store drives (chosen when
+   the query is made: make it again when the sizes change a lot). A query
+   sees what the stores hold: entities destroyed but not collected yet
+   still match (collect first). An entity with several instances in a
+   store matches once, with its first instance.
+   Threads: cursors on distinct ranges [begin, end) of the span run at once
+   (a walk only reads); nothing may add or remove instances of the query's
+   stores meanwhile.
+
 CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
    ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
@@ -241,13 +329,20 @@ MEMORY AND POINTER STABILITY
    or collected (swap-erase): look up again. Direct instances never move.
 
 THREADING
-   No locks. Distinct managers may be used from distinct threads; one manager
-   from several threads needs your own synchronisation. ecs_entity_alive may
-   run concurrently with other alive calls.
+   No locks, and no threads started: calls that can use several cores take
+   an ecs_jobs, your parallel-for (NULL: serial on the calling thread;
+   ecs_jobs_run runs on the caller whatever your job system did not run).
+   Distinct managers may be used from distinct threads; one manager from
+   several threads needs your own synchronisation. ecs_entity_alive may run
+   concurrently with other alive calls. A world changes (registration,
+   remove, group, the whole-entity calls) on one thread; query walks
+   (cursors) may run at once while nothing changes the query's stores.
 
 DOES NOT
-   keep a per-entity list of components (managers own that knowledge), call
-   destructors of field data, run systems or schedule anything, serialise.
+   keep a per-entity list of components (stores own that knowledge; the
+   world asks them), call destructors of field data, schedule systems (a
+   query is a loop you call when you choose; running systems in parallel
+   is your job system's), serialise (snapshots and JSON are ecs_resource.h's).
 
 REFERENCE (every public function: signature and what it does; the
    declarations below carry the full contract)
@@ -1482,11 +1577,15 @@ ECS_DEF void ecs_group_free(ecs_group *g);
     (may return nil always), count, entity_at, destroy_entity, collect. The
     rest may be NULL (the operation is then refused for that store, with an
     error naming it). */
+/** The type of ecs_store_interface's entity_at (a typedef, so that no
+    parenthesis follows the type's name: flecs defines a function-like
+    macro of that name, and a file may include both). */
+typedef ecs_entity ecs_store_entity_at_fn(const void *store, uint32_t i);
 typedef struct ecs_store_interface {
     ecs_instance (*lookup)(const void *store, ecs_entity e);            /* e's first instance or nil */
     ecs_instance (*next)(const void *store, ecs_instance i);            /* same entity's next or nil */
     uint32_t (*count)(const void *store);                               /* loop bound over instances */
-    ecs_entity (*entity_at)(const void *store, uint32_t i);             /* owner of i, nil for a hole */
+    ecs_store_entity_at_fn *entity_at;                                  /* owner of i, nil for a hole */
     uint32_t (*destroy_entity)(void *store, ecs_entity e);              /* now; returns how many */
     uint32_t (*collect)(void *store, const ecs_entity_manager *em);     /* exact collection */
     /* hierarchies: e and its descendants, e first, depth-first; writes at
@@ -4039,50 +4138,44 @@ static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out)
     }
 }
 
-/* Direct path: the id owning slot s in every required store, or 0. */
+/* Direct path: the id owning slot s in every required store, or 0. No
+   branch on the data: scattered matches cost no mispredictions. */
 static uint32_t ecs__direct_match(const ecs_entity *const *ent, uint32_t n, uint32_t s)
 {
-    uint32_t id = ent[0][s].id, t;
-    for (t = 1; t < n && id; ++t)
-        if (ent[t][s].id != id) return 0;
-    return id;
+    uint32_t id = ent[0][s].id, same = id != 0, t;
+    for (t = 1; t < n; ++t) same &= ent[t][s].id == id;
+    return id & (0u - same);
 }
 
-/* Direct path: how many slots from s on match (at most max): 32 at a time
-   with no branch inside (a loop the compiler vectorises: the scan then
-   costs a quarter of the one-by-one check), then one by one. */
-static uint32_t ecs__direct_run(const ecs_entity *const *ent, uint32_t n, uint32_t s, uint32_t max)
+/* Whether every slot of [s, s + 16) matches (one branch for 16 slots). */
+static int ecs__direct_block(const ecs_entity *const *ent, uint32_t n, uint32_t s)
 {
-    uint32_t run = 0, t, j;
-    while (run + 32u <= max) {
-        const ecs_entity *a = ent[0] + s + run;
-        uint32_t bad = 0;
-        for (j = 0; j < 32u; ++j) bad |= (uint32_t)(a[j].id == 0);
-        for (t = 1; t < n; ++t) {
-            const ecs_entity *b = ent[t] + s + run;
-            for (j = 0; j < 32u; ++j) bad |= a[j].id ^ b[j].id;
-        }
-        if (bad) break;
-        run += 32u;
+    const ecs_entity *e0 = ent[0] + s;
+    uint32_t all = 1, k, t;
+    for (k = 0; k < 16u; ++k) all &= e0[k].id != 0;
+    for (t = 1; t < n; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (k = 0; k < 16u; ++k) all &= et[k].id == e0[k].id;
     }
-    while (run < max && ecs__direct_match(ent, n, s + run)) ++run;
-    return run;
+    return (int)all;
 }
 
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
     const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
-    uint32_t t, s = c->next, end = c->end, run = 0, n = 0;
-    for (t = 0; t < q->num_required; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
-    while (s < end && !ecs__direct_match(ent, q->num_required, s)) ++s;
+    uint32_t t, s = c->next, end = c->end, run = 0, n = 0, nreq = q->num_required, limit;
+    for (t = 0; t < nreq; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
+    while (s < end && !ecs__direct_match(ent, nreq, s)) ++s;
     if (s == end) {
         c->next = end;
         return 0;
     }
-    run = ecs__direct_run(ent, q->num_required, s, end - s < ECS_WORLD_CHUNK ? end - s : ECS_WORLD_CHUNK);
-    if (run >= ECS__WORLD_MIN_RUN || run == ECS_WORLD_CHUNK || s + run == end) { /* a contiguous run */
-        for (t = 0; t < q->num_required; ++t) {
+    limit = end - s < ECS_WORLD_CHUNK ? end - s : ECS_WORLD_CHUNK;
+    while (run + 16u <= limit && ecs__direct_block(ent, nreq, s + run)) run += 16u;
+    while (run < limit && ecs__direct_match(ent, nreq, s + run)) ++run;
+    if (run >= ECS__WORLD_MIN_RUN || run == limit) { /* a contiguous run */
+        for (t = 0; t < nreq; ++t) {
             out->first[t] = s;
             out->index[t] = NULL;
         }
@@ -4090,12 +4183,13 @@ static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
         out->entity = ent[0] + s;
         c->next = s + run;
     } else { /* short runs: gather the matching slots into one list */
-        for (; s < end && n < ECS_WORLD_CHUNK; ++s) {
-            if (!ecs__direct_match(ent, q->num_required, s)) continue;
+        for (; s < end && n < ECS_WORLD_CHUNK; ++s) { /* written always, kept on a match */
+            uint32_t id = ecs__direct_match(ent, nreq, s);
             c->index_buffer[0][n] = s;
-            c->entity_buffer[n++] = ent[0][s];
+            c->entity_buffer[n].id = id;
+            n += id != 0;
         }
-        for (t = 0; t < q->num_required; ++t) {
+        for (t = 0; t < nreq; ++t) {
             out->first[t] = 0;
             out->index[t] = c->index_buffer[0];
         }
@@ -4140,30 +4234,57 @@ static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_componen
     return k;
 }
 
+/* Keeps the matches of term t (index_buffer[t][k] not nil) among the n
+   candidates ents[k], in order, in entity_buffer and the index lists of the
+   terms looked up so far and the driver's. *contiguous: the driver's
+   instances are still begin + k (no list yet). Returns how many are kept. */
+static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t t, const ecs_entity *ents, uint32_t n, uint32_t begin,
+                                 uint32_t *contiguous)
+{
+    uint32_t d = c->query->driver, *di = c->index_buffer[d], k = 0, j, u;
+    while (k < n && c->index_buffer[t][k] != ECS_INSTANCE_NIL) ++k;
+    if (k == n) return n; /* all kept */
+    if (*contiguous)
+        for (j = 0; j < n; ++j) di[j] = begin + j;
+    *contiguous = 0;
+    for (j = 0; j < k; ++j) c->entity_buffer[j] = ents[j]; /* a no-op when ents is the buffer */
+    for (; k < n; ++k) {
+        if (c->index_buffer[t][k] == ECS_INSTANCE_NIL) continue;
+        c->entity_buffer[j] = ents[k];
+        for (u = 0; u <= t; ++u) c->index_buffer[u][j] = c->index_buffer[u][k];
+        if (d > t) di[j] = di[k];
+        ++j;
+    }
+    return j;
+}
+
 static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    const ecs_world_component *comp = q->world->component;
+    const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[q->driver]];
+    /* a dense or hash manager with one instance per entity: its entity
+       array is the candidates, no copy */
+    int in_place = dc->manager && dc->manager->lookup != ECS_LOOKUP_DIRECT && !dc->manager->next;
     uint32_t t, d = q->driver;
     while (c->next < c->end) {
-        uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK;
-        uint32_t n = ecs__lookup_window(c, &comp[q->term[d]], begin, w), contiguous = n == w;
+        uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK, n;
+        uint32_t contiguous;
+        const ecs_entity *ents = c->entity_buffer;
         c->next = begin + w;
+        if (in_place) {
+            ents = dc->manager->entity + begin;
+            n = w;
+        } else {
+            n = ecs__lookup_window(c, dc, begin, w);
+        }
+        contiguous = in_place || n == w;
         for (t = 0; t < q->num_required && n; ++t) {
-            uint32_t k, j = 0, u;
+            uint32_t kept;
             if (t == d) continue;
-            ecs__store_lookup_many(&comp[q->term[t]], n, c->entity_buffer, c->index_buffer[t]);
-            for (k = 0; k < n; ++k) { /* keep the matches, in order */
-                if (c->index_buffer[t][k] == ECS_INSTANCE_NIL) continue;
-                if (j != k) {
-                    c->entity_buffer[j] = c->entity_buffer[k];
-                    for (u = 0; u <= t; ++u) c->index_buffer[u][j] = c->index_buffer[u][k];
-                    if (d > t) c->index_buffer[d][j] = c->index_buffer[d][k];
-                }
-                ++j;
-            }
-            if (j != n) contiguous = 0;
-            n = j;
+            ecs__store_lookup_many(&comp[q->term[t]], n, ents, c->index_buffer[t]);
+            kept = ecs__lookup_keep(c, t, ents, n, begin, &contiguous);
+            if (kept != n) ents = c->entity_buffer;
+            n = kept;
         }
         if (n == 0) continue;
         for (t = 0; t < q->num_required; ++t) {
@@ -4175,7 +4296,7 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
             out->index[d] = NULL;
         }
         out->count = n;
-        out->entity = c->entity_buffer;
+        out->entity = ents;
         ecs__cursor_optional(c, out);
         return 1;
     }
