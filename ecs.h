@@ -1720,13 +1720,18 @@ typedef struct ecs_world_cursor {
 } ecs_world_cursor;
 
 /** Prepares q from desc. ECS_OK, or an error naming the component
-    (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required). */
+    (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required,
+    a name given twice); *q is written only on success. Allocates nothing.
+    The path and the driver are chosen now (see QUERIES). */
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
                                         ecs_error *err);
-/** Driver positions to walk (the range ecs_world_cursor_start splits). */
+/** Driver positions to walk (the range ecs_world_cursor_start splits); 0
+    for a query made before a store was removed. */
 ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q);
 /** Starts a walk over driver positions [begin, end) (end clamped to the
-    span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store of q was removed. */
+    span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store was removed since q
+    was made (the message in q->world->error; make q again). Several walks
+    of one query may run at once on distinct ranges. */
 ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
                                           uint32_t end);
 /** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
@@ -1741,18 +1746,23 @@ typedef struct ecs_world_has {
     ecs_instance instance;  /* the first instance (ecs_manager_next for more) */
 } ecs_world_has;
 /** Which components e has: writes at most cap entries (component order) and
-    returns how many there are. 0 for nil, dead and foreign entities. */
+    returns how many there are. 0 for nil and dead entities. The world
+    knows entities by id only: an entity of another world reads as the
+    entity of this world with that id, if one is alive. */
 ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap);
 /** Destroys e and every instance it has in every store now (the lazy way,
     ecs_entity_destroy(&w->entities, e), stays the default). Returns 1, or 0
-    for a nil, dead or foreign entity (nothing changed). */
+    for a nil or dead entity (nothing changed; an entity of another world
+    is seen by its id, as in ecs_world_components_of). */
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e);
 /** Destroys e and every entity below it in the hierarchy store `hierarchy`
-    (e.g. "transform"), with their instances everywhere. ECS_OK, or an error
-    (unknown store, store without subtree, out of memory: nothing changed). */
+    (e.g. "transform"), with their instances everywhere (e alone when it
+    has no node there). ECS_OK, or an error (unknown store, store without
+    subtree, e nil or not alive, out of memory: nothing changed). */
 ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err);
 /** Runs every store's exact collection (ecs_manager_collect and the
-    interfaces' collect); with jobs, stores in parallel. Returns how many
+    interfaces' collect); with jobs, stores in parallel (one task per
+    store, a group's members in one task; ecs_jobs_run). Returns how many
     instances were destroyed. */
 ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 
