@@ -2535,29 +2535,6 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
-/* A grouped member: one instance per entity; a new instance that completes
-   its entity's set joins the group (and moves there). */
-static ecs_instance ecs__create_grouped(ecs_manager *m, uint32_t id)
-{
-    ecs_group *g = m->group;
-    if (ecs__first(m, id) != ECS__NIL) {
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
-                      (unsigned)id);
-        return ecs_instance_nil();
-    }
-    if (m->count == 0xFFFFFFFEu) {
-        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
-        return ecs_instance_nil();
-    }
-    if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
-        ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
-        return ecs_instance_nil();
-    ecs__drop_stale_owner(m, id);
-    ecs__append(m, id);
-    ecs__group_enter(g, id);
-    return ecs_instance_make(ecs__first(m, id));
-}
-
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
@@ -2570,7 +2547,11 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         return ecs_instance_nil();
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
-    if (m->group) return ecs__create_grouped(m, id);
+    if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
     if (m->count == 0xFFFFFFFEu) {
         ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
         return ecs_instance_nil();
@@ -2578,6 +2559,12 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
     if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
         ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
         return ecs_instance_nil();
+    if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
+        ecs__drop_stale_owner(m, id);
+        ecs__append(m, id);
+        ecs__group_enter(m->group, id);
+        return ecs_instance_make(ecs__first(m, id));
+    }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
     ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
     if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
