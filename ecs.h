@@ -242,7 +242,8 @@ MEMORY AND POINTER STABILITY
 
 THREADING
    No locks. Distinct managers may be used from distinct threads; one manager
-   from several threads needs your own synchronisation. ecs_entity_alive may
+   from several threads needs your own synchronisation; the members of a
+   group count as one manager (a call on one member writes them all). ecs_entity_alive may
    run concurrently with other alive calls.
 
 DOES NOT
