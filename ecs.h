@@ -333,10 +333,12 @@ THREADING
    an ecs_jobs, your parallel-for (NULL: serial on the calling thread;
    ecs_jobs_run runs on the caller whatever your job system did not run).
    Distinct managers may be used from distinct threads; one manager from
-   several threads needs your own synchronisation. ecs_entity_alive may run
-   concurrently with other alive calls. A world changes (registration,
-   remove, group, the whole-entity calls) on one thread; query walks
-   (cursors) may run at once while nothing changes the query's stores.
+   several threads needs your own synchronisation; the members of a group
+   count as one manager (a call on one member writes them all).
+   ecs_entity_alive may run concurrently with other alive calls. A world
+   changes (registration, remove, group, the whole-entity calls) on one
+   thread; query walks (cursors) may run at once while nothing changes the
+   query's stores.
 
 DOES NOT
    keep a per-entity list of components (stores own that knowledge; the
@@ -1804,6 +1806,13 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 #endif
 #endif
 
+/* Starts loading the cache line at p (no effect elsewhere). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__PREFETCH(p) ((void)(p))
+#endif
+
 /* ---- results ------------------------------------------------------------- */
 
 #define ECS__RESULT_NAME(code, text) #code,
@@ -2637,29 +2646,6 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
-/* A grouped member: one instance per entity; a new instance that completes
-   its entity's set joins the group (and moves there). */
-static ecs_instance ecs__create_grouped(ecs_manager *m, uint32_t id)
-{
-    ecs_group *g = m->group;
-    if (ecs__first(m, id) != ECS__NIL) {
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
-                      (unsigned)id);
-        return ecs_instance_nil();
-    }
-    if (m->count == 0xFFFFFFFEu) {
-        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
-        return ecs_instance_nil();
-    }
-    if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
-        ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
-        return ecs_instance_nil();
-    ecs__drop_stale_owner(m, id);
-    ecs__append(m, id);
-    ecs__group_enter(g, id);
-    return ecs_instance_make(ecs__first(m, id));
-}
-
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
@@ -2672,7 +2658,11 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         return ecs_instance_nil();
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
-    if (m->group) return ecs__create_grouped(m, id);
+    if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
     if (m->count == 0xFFFFFFFEu) {
         ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
         return ecs_instance_nil();
@@ -2680,6 +2670,12 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
     if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
         ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
         return ecs_instance_nil();
+    if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
+        ecs__drop_stale_owner(m, id);
+        ecs__append(m, id);
+        ecs__group_enter(m->group, id);
+        return ecs_instance_make(ecs__first(m, id));
+    }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
     ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
     if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
@@ -2974,6 +2970,7 @@ static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *
     }
     for (j = 0; j < n; ++j) {
         uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+        if (j + 16u < n) ECS__PREFETCH(&slots[((uint32_t)sorted[j + 16u] * 0x9E3779B1u) >> shift]);
         while (slots[h].id != 0 && slots[h].id != key) h = (h + 1u) & mask;
         if (slots[h].id == key) break; /* a second instance: the general path chains it */
         slots[h].id = key;
@@ -3052,11 +3049,6 @@ ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs
 
 /* ---- component managers: lookup ------------------------------------------------ */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define ECS__PREFETCH(p) __builtin_prefetch(p)
-#else
-#define ECS__PREFETCH(p) ((void)(p))
-#endif
 /* How many lookups ahead the batch paths prefetch: about one DRAM latency's
    worth at a few ns a lookup (16 left lookup_many about 25% slower). */
 #define ECS__PREFETCH_DISTANCE 64u
