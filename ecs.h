@@ -264,7 +264,7 @@ QUERIES (systems over several components)
      GROUP   the required stores are exactly one group's members: the
              group's prefix, contiguous in every member.
      LOOKUP  anything else: the required store with the fewest instances
-             (when made) drives, contiguous in it; the others are looked up
+             drives, contiguous in it; the others are looked up
              a chunk at a time (ecs_manager_lookup_many, prefetched) and
              non-matches dropped. Interface stores (transform) are looked
              up one entity at a time, and may drive.
@@ -277,8 +277,8 @@ QUERIES (systems over several components)
    costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
    cache miss, as by hand (60-125). So: direct kind for what nearly every
    entity has; a group for a hot system over sparser components; the
-   lookup path for the rest, where the smallest store drives (chosen when
-   the query is made: make it again when the sizes change a lot). A query
+   lookup path for the rest, where the smallest store drives (chosen again
+   for every walk: a query made before a level loads stays right). A query
    sees what the stores hold: entities destroyed but not collected yet
    still match (collect first). An entity with several instances in a
    store matches once, with its first instance.
@@ -1724,7 +1724,9 @@ typedef struct ecs_world_cursor {
 /** Prepares q from desc. ECS_OK, or an error naming the component
     (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required,
     a name given twice); *q is written only on success. Allocates nothing.
-    The path and the driver are chosen now (see QUERIES). */
+    The path is chosen now (see QUERIES); the lookup path's driver, the
+    smallest required store, is chosen again by every span and walk
+    (q->driver: the choice when made). */
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
                                         ecs_error *err);
 /** Driver positions to walk (the range ecs_world_cursor_start splits); 0
@@ -4054,26 +4056,40 @@ static ecs_result ecs__query_terms(ecs_world *w, const char *const *names, ecs_w
     return ECS_OK;
 }
 
-/* Picks the path and the driver of q's required terms. */
+/* The required term with the fewest instances now (the first of equals):
+   the lookup path's driver, chosen again by every span and chunk so that a
+   query made before the stores filled (at start-up, before a level) still
+   drives from the smallest. Stores do not change during a walk, so a walk
+   and its span agree. */
+static uint32_t ecs__query_driver(const ecs_world_query *q)
+{
+    uint32_t t, d = 0, best = 0xFFFFFFFFu;
+    for (t = 0; t < q->num_required; ++t) {
+        const ecs_world_component *c = &q->world->component[q->term[t]];
+        uint32_t size = c->manager ? c->manager->num_instances : c->iface->count(c->store);
+        if (size < best) {
+            best = size;
+            d = t;
+        }
+    }
+    return d;
+}
+
+/* Picks the path of q's required terms. */
 static void ecs__query_plan(const ecs_world *w, ecs_world_query *q)
 {
     const ecs_manager *m0 = w->component[q->term[0]].manager;
     const ecs_group *g = m0 ? m0->group : NULL;
     /* the group's prefix holds the entities owning every member: the
        required terms must be exactly the members */
-    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required, best = 0xFFFFFFFFu;
+    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required;
     for (t = 0; t < q->num_required; ++t) {
         const ecs_world_component *c = &w->component[q->term[t]];
-        uint32_t size = c->manager ? c->manager->num_instances : c->iface->count(c->store);
         if (!c->manager || c->manager->lookup != ECS_LOOKUP_DIRECT) direct = 0;
         if (!c->manager || c->manager->group != g) grouped = 0;
-        if (size < best) {
-            best = size;
-            q->driver = t;
-        }
     }
     q->path = direct ? ECS_WORLD_QUERY_DIRECT : grouped ? ECS_WORLD_QUERY_GROUP : ECS_WORLD_QUERY_LOOKUP;
-    if (grouped) q->driver = 0;
+    q->driver = grouped ? 0u : ecs__query_driver(q);
 }
 
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
@@ -4107,7 +4123,7 @@ ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q)
         const ecs_group *g = w->component[q->term[0]].manager->group;
         return g ? g->size : 0u;
     }
-    span = ecs__store_count(&w->component[q->term[q->driver]]);
+    span = ecs__store_count(&w->component[q->term[ecs__query_driver(q)]]);
     /* direct: slots past any required store's count match nothing */
     for (t = 0; q->path == ECS_WORLD_QUERY_DIRECT && t < q->num_required; ++t)
         if (w->component[q->term[t]].manager->count < span) span = w->component[q->term[t]].manager->count;
@@ -4222,10 +4238,12 @@ static int ecs__cursor_group(ecs_world_cursor *c, ecs_world_chunk *out)
 }
 
 /* Lookup path: the window's entities that own driver instance i as their
-   first one, into entity_buffer and index_buffer[driver]. Returns how many. */
-static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_component *d, uint32_t begin, uint32_t n)
+   first one, into entity_buffer and di (the driver's index list). Returns
+   how many. */
+static uint32_t ecs__lookup_window(ecs_world_cursor *c, uint32_t *di, const ecs_world_component *d, uint32_t begin,
+                                   uint32_t n)
 {
-    uint32_t *di = c->index_buffer[c->query->driver], i, k = 0;
+    uint32_t i, k = 0;
     const ecs_manager *m = d->manager;
     for (i = begin; i < begin + n; ++i) {
         ecs_entity e = m ? m->entity[i] : d->iface->entity_at(d->store, i);
@@ -4240,12 +4258,12 @@ static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_componen
 
 /* Keeps the matches of term t (index_buffer[t][k] not nil) among the n
    candidates ents[k], in order, in entity_buffer and the index lists of the
-   terms looked up so far and the driver's. *contiguous: the driver's
+   terms looked up so far and the driver's (term d). *contiguous: the driver's
    instances are still begin + k (no list yet). Returns how many are kept. */
-static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t t, const ecs_entity *ents, uint32_t n, uint32_t begin,
-                                 uint32_t *contiguous)
+static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t d, uint32_t t, const ecs_entity *ents, uint32_t n,
+                                 uint32_t begin, uint32_t *contiguous)
 {
-    uint32_t d = c->query->driver, *di = c->index_buffer[d], k = 0, j, u;
+    uint32_t *di = c->index_buffer[d], k = 0, j, u;
     while (k < n && c->index_buffer[t][k] != ECS_INSTANCE_NIL) ++k;
     if (k == n) return n; /* all kept */
     if (*contiguous)
@@ -4265,11 +4283,11 @@ static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t t, const ecs_enti
 static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[q->driver]];
+    uint32_t t, d = ecs__query_driver(q);
+    const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[d]];
     /* a dense or hash manager with one instance per entity: its entity
        array is the candidates, no copy */
     int in_place = dc->manager && dc->manager->lookup != ECS_LOOKUP_DIRECT && !dc->manager->next;
-    uint32_t t, d = q->driver;
     while (c->next < c->end) {
         uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK, n;
         uint32_t contiguous;
@@ -4279,14 +4297,14 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
             ents = dc->manager->entity + begin;
             n = w;
         } else {
-            n = ecs__lookup_window(c, dc, begin, w);
+            n = ecs__lookup_window(c, c->index_buffer[d], dc, begin, w);
         }
         contiguous = in_place || n == w;
         for (t = 0; t < q->num_required && n; ++t) {
             uint32_t kept;
             if (t == d) continue;
             ecs__store_lookup_many(&comp[q->term[t]], n, ents, c->index_buffer[t]);
-            kept = ecs__lookup_keep(c, t, ents, n, begin, &contiguous);
+            kept = ecs__lookup_keep(c, d, t, ents, n, begin, &contiguous);
             if (kept != n) ents = c->entity_buffer;
             n = kept;
         }
