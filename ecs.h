@@ -270,9 +270,9 @@ QUERIES (systems over several components)
              up one entity at a time, and may drive.
    Optional terms are always index lists. Which to choose (a quick probe,
    p += v * dt, vec3 fields, ns per match, on a shared 2-core machine: the
-   figures moved by up to 2x between runs): plain arrays 0.75-0.9; DIRECT
-   with every entity in both stores 1.3-1.9, with half of them at random
-   4.4-5.3; GROUP 0.8-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
+   figures moved by up to 2x between runs): plain arrays 0.7-0.9; DIRECT
+   with every entity in both stores 0.9-1.3, with half of them at random
+   2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
    looked up) and 6.5-7 (hash), where a lookup per entity written by hand
    costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
    cache miss, as by hand (60-125). So: direct kind for what nearly every
@@ -4180,6 +4180,28 @@ static int ecs__direct_block(const ecs_entity *const *ent, uint32_t n, uint32_t 
     return (int)all;
 }
 
+/* Appends the matching slots of [s, s + 16) to slot[n..] and their ids to
+   id[n..] (room for 16): the ids of the block first (loops the compiler
+   can vectorise), then the list, each entry written and kept on a match.
+   Returns the new n. */
+static uint32_t ecs__direct_gather(const ecs_entity *const *ent, uint32_t nreq, uint32_t s, uint32_t *slot,
+                                   ecs_entity *id, uint32_t n)
+{
+    const ecs_entity *e0 = ent[0] + s;
+    uint32_t match[16], k, t;
+    for (k = 0; k < 16u; ++k) match[k] = e0[k].id;
+    for (t = 1; t < nreq; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (k = 0; k < 16u; ++k) match[k] &= 0u - (uint32_t)(et[k].id == e0[k].id);
+    }
+    for (k = 0; k < 16u; ++k) {
+        slot[n] = s + k;
+        id[n].id = match[k];
+        n += match[k] != 0;
+    }
+    return n;
+}
+
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
@@ -4203,11 +4225,13 @@ static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
         out->entity = ent[0] + s;
         c->next = s + run;
     } else { /* short runs: gather the matching slots into one list */
+        uint32_t *slot = c->index_buffer[0];
+        ecs_entity *id = c->entity_buffer;
+        for (; s + 16u <= end && n + 16u <= ECS_WORLD_CHUNK; s += 16u) n = ecs__direct_gather(ent, nreq, s, slot, id, n);
         for (; s < end && n < ECS_WORLD_CHUNK; ++s) { /* written always, kept on a match */
-            uint32_t id = ecs__direct_match(ent, nreq, s);
-            c->index_buffer[0][n] = s;
-            c->entity_buffer[n].id = id;
-            n += id != 0;
+            slot[n] = s;
+            id[n].id = ecs__direct_match(ent, nreq, s);
+            n += id[n].id != 0;
         }
         for (t = 0; t < nreq; ++t) {
             out->first[t] = 0;
