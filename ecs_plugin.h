@@ -518,12 +518,20 @@ ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin
     for a stale handle). */
 ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
 /** Looks at every plugin's library file and reloads those that changed and
-    then held still for one more poll. Returns how many were reloaded; err
-    (may be NULL) holds the first failure, or ECS_OK. A failed build is not
-    tried again until its file changes again. Cheap: one stat per plugin
-    (plus a read of the file for a second or so after it changed). */
-ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
-/** Calls every loaded plugin's tick(state, dt) in load order. */
+    then held still for one more poll. *reloaded (may be NULL) is how many
+    were reloaded. Returns ECS_OK, or the first failure's code with err (may
+    be NULL) saying why (the load errors of ecs_plugin_reload; the other
+    plugins are still polled); ECS_ERROR_INVALID_ARGUMENT for a NULL reg. A
+    file that looks half-written (empty, cut short, or zeros where its header
+    goes: a build still writing it) is no failure: the result stays ECS_OK,
+    err->message says "not ready yet ... retrying" (code ECS_OK), and the old
+    build goes on. A failed or half-written build is tried again once its
+    file changes again. Cheap: one stat per plugin (plus a read of the file
+    for a second or so after it changed). */
+ECS_DEF ecs_result ecs_plugin_poll(ecs_plugin_registry *reg, uint32_t *reloaded, ecs_error *err);
+/** Calls every loaded plugin's tick(state, dt) in load order, each once,
+    including those after a plugin whose tick unloaded another one. A plugin
+    loaded during the ticks ticks from the next call. */
 ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
 
 /** Checks that bytes[0, size) hold a whole shared library: an ELF file (32-
@@ -859,10 +867,12 @@ static uint64_t ecs__plugin_img_get(const ecs__plugin_img *im, uint64_t off, uns
     return v;
 }
 
+/* The start of the message of a file cut short (a build still writing it). */
+#define ECS__PLUGIN_TRUNCATED "truncated"
 static ecs_result ecs__plugin_img_truncated(const ecs__plugin_img *im, const char *what, uint64_t off, uint64_t n)
 {
     return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
-                         "truncated plugin '%s': %s (%llu bytes at offset %llu) lies beyond the end of the "
+                         ECS__PLUGIN_TRUNCATED " plugin '%s': %s (%llu bytes at offset %llu) lies beyond the end of the "
                          "file (%llu bytes)",
                          im->name, what, (unsigned long long)n, (unsigned long long)off,
                          (unsigned long long)im->size);
@@ -1228,6 +1238,10 @@ typedef struct ecs__plugin_slot {
     unsigned api_version;
     void *state;
     uint32_t reloads;
+    uint64_t seq;              /* load order: larger is newer */
+    uint32_t running;          /* calls into this plugin now on the stack */
+    int unloading;             /* its unload runs (shutdown is being called) */
+    int unload_pending;        /* unload asked while it ran: done once it returns */
     /* change detection */
     ecs__plugin_stamp tried;   /* file stamp of the last load attempt */
     uint64_t tried_hash;       /* its content hash */
@@ -1246,6 +1260,8 @@ struct ecs_plugin_registry {
     uint32_t num_order, cap_order;
     uint32_t current;         /* slot of the plugin being called, 0 = engine */
     uint32_t staging;         /* slot being reloaded, 0 = none */
+    uint32_t depth;           /* calls into plugins now on the stack */
+    uint64_t next_seq;        /* the last load's seq */
     char *copy_dir;
     ecs_entity_manager *entities;
     ecs_entities_api_v0 entities_v0;
@@ -1254,6 +1270,24 @@ struct ecs_plugin_registry {
     ecs_registry_api_v0 registry_v0;
     void *compiler, *spawner; /* what ecs_plugin_publish_resources was given */
 };
+
+/* Every call into a plugin's code goes between enter and leave, so that the
+   registry knows whose code is on the stack (an unload of it waits). enter
+   returns the caller to give back to leave. */
+static uint32_t ecs__plugin_enter(ecs_plugin_registry *reg, uint32_t slot)
+{
+    uint32_t saved = reg->current;
+    reg->current = slot;
+    reg->slots[slot].running++;
+    reg->depth++;
+    return saved;
+}
+static void ecs__plugin_leave(ecs_plugin_registry *reg, uint32_t slot, uint32_t saved)
+{
+    reg->slots[slot].running--;
+    reg->depth--;
+    reg->current = saved;
+}
 
 /* ---- get_engine_api entry points ------------------------------------------
    The ABI's get_engine_api has no context argument, so each registry takes
@@ -1426,12 +1460,6 @@ static void ecs__plugin_rec_finish_staging(ecs_plugin_registry *reg, uint32_t ow
     }
 }
 
-static void ecs__plugin_nothing(ecs_plugin_registry *reg, ecs__plugin_rec *r)
-{
-    (void)reg;
-    (void)r;
-}
-
 /* ---- published APIs ---------------------------------------------------------- */
 
 static void ecs__plugin_api_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
@@ -1515,14 +1543,48 @@ ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, 
 
 /* ---- engine-owned component managers ---------------------------------------- */
 
+/* During a reload that gave a manager new schema specs (defaults, bounds),
+   staged.ptr holds its old schema (ecs.h's one-block copy): freed when the
+   reload succeeds, put back when it fails. */
 static void ecs__plugin_manager_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
 {
     (void)reg;
     ecs_manager_free((ecs_manager *)r->cur.ptr);
     ECS__FREE(r->cur.ptr);
+    ECS__FREE(r->staged.ptr);
+}
+static void ecs__plugin_manager_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    ECS__FREE(r->staged.ptr);
+    r->staged.ptr = NULL;
+}
+static void ecs__plugin_manager_discard(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    ecs_manager *m = (ecs_manager *)r->cur.ptr;
+    (void)reg;
+    if (!r->staged.ptr) return;
+    ECS__FREE(m->schema);
+    m->schema = (ecs_schema *)r->staged.ptr;
+    r->staged.ptr = NULL;
 }
 static const ecs__plugin_kind ecs__plugin_kind_manager = {"component manager", ecs__plugin_manager_undo,
-                                                          ecs__plugin_nothing, ecs__plugin_nothing};
+                                                          ecs__plugin_manager_commit, ecs__plugin_manager_discard};
+
+/* The reload's define_schema: m takes the new specs; its old schema is
+   kept in r->staged.ptr until the reload is decided. */
+static ecs_result ecs__plugin_manager_restage(ecs__plugin_rec *r, ecs_manager *m, const ecs_schema_field *schema,
+                                              uint32_t num_fields)
+{
+    ecs_schema *old = m->schema;
+    m->schema = NULL; /* set_schema frees the schema it replaces: keep it */
+    if (ecs_manager_set_schema(m, schema, num_fields) != ECS_OK) {
+        m->schema = old;
+        return m->error.code;
+    }
+    r->staged.ptr = old;
+    return ECS_OK;
+}
 
 static int ecs__plugin_layout_equal(const ecs_manager *m, const ecs_field_desc *fields, uint32_t n,
                                     ecs_lookup_kind lookup)
@@ -1600,7 +1662,7 @@ static ecs_manager *ecs__plugin_define(ecs_plugin_registry *reg, const char *nam
                           name);
             return NULL;
         }
-        if (schema && ecs_manager_set_schema(m, schema, num_fields) != ECS_OK) { /* new defaults, bounds */
+        if (schema && ecs__plugin_manager_restage(r, m, schema, num_fields) != ECS_OK) {
             ecs_error_set(err, m->error.code, "component manager '%s': %s", name, m->error.message);
             return NULL;
         }
@@ -1770,6 +1832,7 @@ typedef struct ecs__plugin_build {
     ecs__plugin_stamp stamp;
     uint64_t hash;
     int read;              /* the file was read whole: stamp and hash are valid */
+    int not_ready;         /* it looked half-written: empty, cut short or zeros at its start */
 } ecs__plugin_build;
 
 static void ecs__plugin_build_close(ecs__plugin_build *b)
@@ -1841,6 +1904,8 @@ static ecs_result ecs__plugin_build_write_copy(const char *path, ecs__plugin_bui
     if (res == ECS_OK) {
         b->read = 1;
         res = ecs__plugin_check_native(bytes, size, path, err);
+        b->not_ready = res != ECS_OK && (size == 0 || bytes[0] == 0 ||
+                                         (err && strncmp(err->message, ECS__PLUGIN_TRUNCATED, 9) == 0));
         if (res == ECS_OK) res = ecs__plugin_write_file(b->copy_path, bytes, size, path, err);
         ECS__FREE(bytes);
     }
@@ -1921,11 +1986,11 @@ static ecs_result ecs__plugin_build_init(ecs_plugin_registry *reg, uint32_t slot
 {
     ecs_error perr;
     ecs_result res;
-    uint32_t saved = reg->current;
+    uint32_t saved;
     ecs_error_clear(&perr);
-    reg->current = slot;
+    saved = ecs__plugin_enter(reg, slot);
     res = b->api.init(ecs__plugin_entry_fns[reg->entry], state, &perr);
-    reg->current = saved;
+    ecs__plugin_leave(reg, slot, saved);
     if (res == ECS_OK) return ECS_OK;
     perr.message[sizeof perr.message - 1] = '\0';
     return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' init failed (%s): %s", path,
@@ -1971,6 +2036,7 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     if (res == ECS_OK) {
         s->name = b.name; /* for messages during init */
         res = ecs__plugin_build_init(reg, i, path, &b, &state, err);
+        s = &reg->slots[i]; /* a load during init may have moved the slots */
         if (res != ECS_OK) {
             ecs__plugin_rec_remove_owner(reg, i); /* whatever it registered before failing */
             ecs__plugin_build_close(&b);       /* frees the name too */
@@ -1993,19 +2059,23 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     s->seen_valid = 1;
     s->tried_hash = b.hash;
     s->tried_at = (long long)time(NULL);
+    s->seq = ++reg->next_seq;
     reg->order[reg->num_order++] = i;
     if (out) out->id = i | (s->generation << 16);
     return ECS_OK;
 }
 
+/* Shuts plugin i down and removes it; its code is not on the stack. */
 static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
 {
     ecs__plugin_slot *s = &reg->slots[i];
-    uint32_t k, saved = reg->current;
+    uint32_t k;
+    s->unloading = 1; /* an unload of it from its shutdown is this one */
     if (s->api.shutdown) {
-        reg->current = i;
+        uint32_t saved = ecs__plugin_enter(reg, i);
         s->api.shutdown(s->state);
-        reg->current = saved;
+        ecs__plugin_leave(reg, i, saved);
+        s = &reg->slots[i]; /* a load during shutdown may have moved the slots */
     }
     ecs__plugin_rec_remove_owner(reg, i);
     ecs__plugin_dl_close(s->lib);
@@ -2027,8 +2097,29 @@ ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin
 {
     ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
     if (!s) return ECS_ERROR_NOT_FOUND;
+    if (s->unloading) return ECS_OK; /* asked from its own shutdown: under way */
+    if (s->running) {                /* its code is on the stack: after it returns */
+        s->unload_pending = 1;
+        return ECS_OK;
+    }
     ecs__plugin_unload_slot(reg, (uint32_t)(s - reg->slots));
     return ECS_OK;
+}
+
+/* Does the unloads asked for while their plugins ran, once no plugin code is
+   on the stack. */
+static void ecs__plugin_unload_deferred(ecs_plugin_registry *reg)
+{
+    uint32_t k = 0;
+    while (reg->depth == 0 && k < reg->num_order) {
+        uint32_t i = reg->order[k];
+        if (reg->slots[i].unload_pending && !reg->slots[i].unloading) {
+            ecs__plugin_unload_slot(reg, i);
+            k = 0; /* its shutdown may have changed the order */
+        } else {
+            ++k;
+        }
+    }
 }
 
 /* The reload itself; s->tried* are updated by the caller. */
@@ -2044,6 +2135,7 @@ static ecs_result ecs__plugin_reload_slot(ecs_plugin_registry *reg, uint32_t i, 
     reg->staging = i;
     res = ecs__plugin_build_init(reg, i, s->path, b, &state, err);
     reg->staging = 0;
+    s = &reg->slots[i]; /* a load during init may have moved the slots */
     ecs__plugin_rec_finish_staging(reg, i, res == ECS_OK);
     if (res != ECS_OK) return res; /* the old build goes on; s->state untouched */
     ecs__plugin_dl_close(s->lib);
@@ -2064,12 +2156,19 @@ static ecs_result ecs__plugin_reload_slot(ecs_plugin_registry *reg, uint32_t i, 
 }
 
 /* Opens path as a new build of slot i and reloads; records the attempt so
-   that a failed build is not retried until the file changes again. */
-static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, ecs_error *err)
+   that a failed build is not retried until the file changes again.
+   *not_ready (may be NULL): the file looked half-written. */
+static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, int *not_ready, ecs_error *err)
 {
     ecs__plugin_slot *s = &reg->slots[i];
     ecs__plugin_build b;
-    ecs_result res = ecs__plugin_build_open(reg, s->path, &b, err);
+    ecs_result res;
+    if (s->running) /* its old code is on the stack: closing it would pull the code from under the call */
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "plugin '%s' is running (a reload asked from its own call); reload it between calls",
+                             s->path);
+    res = ecs__plugin_build_open(reg, s->path, &b, err);
+    if (not_ready) *not_ready = b.not_ready;
     if (b.read) {
         s->tried = b.stamp;
         s->tried_hash = b.hash;
@@ -2085,14 +2184,17 @@ ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin
 {
     ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
     if (!s) return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "reload: no such plugin (stale or nil handle)");
-    return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), err);
+    return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), NULL, err);
 }
 
-ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_poll(ecs_plugin_registry *reg, uint32_t *reloaded, ecs_error *err)
 {
-    uint32_t k, reloaded = 0;
+    ecs_result first = ECS_OK;
+    uint32_t k;
+    if (reloaded) *reloaded = 0;
     ecs_error_clear(err);
-    if (!reg) return 0;
+    if (!reg) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "poll: NULL registry");
+    ecs__plugin_unload_deferred(reg);
     for (k = 0; k < reg->num_order; ++k) {
         uint32_t i = reg->order[k];
         ecs__plugin_slot *s = &reg->slots[i];
@@ -2118,26 +2220,44 @@ ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
         if (!changed) continue;
         {
             ecs_error e;
-            ecs_result res = ecs__plugin_try_reload(reg, i, &e);
-            if (res == ECS_OK) ++reloaded;
-            else if (err && err->code == ECS_OK) *err = e;
+            int not_ready = 0;
+            ecs_result res = ecs__plugin_try_reload(reg, i, &not_ready, &e);
+            if (res == ECS_OK) {
+                if (reloaded) ++*reloaded;
+            } else if (not_ready) { /* a build still writing it: a note, not an error */
+                if (err && first == ECS_OK && !err->message[0])
+                    snprintf(err->message, sizeof err->message, "not ready yet, retrying once it changes: %.200s",
+                             e.message);
+            } else if (first == ECS_OK) {
+                first = res;
+                if (err) *err = e;
+            }
         }
     }
-    return reloaded;
+    return first;
 }
 
 ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
 {
-    uint32_t k, saved;
+    uint64_t last, end;
+    uint32_t k = 0;
     if (!reg) return;
-    saved = reg->current;
-    for (k = 0; k < reg->num_order; ++k) {
-        ecs__plugin_slot *s = &reg->slots[reg->order[k]];
-        if (!s->api.tick) continue;
-        reg->current = reg->order[k];
-        s->api.tick(s->state, dt);
+    ecs__plugin_unload_deferred(reg);
+    end = reg->next_seq; /* a plugin loaded by a tick ticks from the next frame */
+    while (k < reg->num_order && reg->slots[reg->order[k]].seq <= end) {
+        uint32_t i = reg->order[k];
+        ecs__plugin_slot *s = &reg->slots[i];
+        last = s->seq;
+        if (s->api.tick && !s->unload_pending) {
+            uint32_t saved = ecs__plugin_enter(reg, i);
+            s->api.tick(s->state, dt);
+            ecs__plugin_leave(reg, i, saved);
+            ecs__plugin_unload_deferred(reg);
+        }
+        /* the tick may have unloaded plugins before this one: go on with
+           the first one loaded after it */
+        for (k = 0; k < reg->num_order && reg->slots[reg->order[k]].seq <= last; ++k) {}
     }
-    reg->current = saved;
 }
 
 ECS_DEF ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
@@ -2410,6 +2530,12 @@ static void ecs__plugin_rec_drop_last(ecs_plugin_registry *reg)
     ECS__FREE(r);
 }
 
+static void ecs__plugin_nothing(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    (void)r;
+}
+
 /* Commit for function registrations: the staged pointers become current. */
 static void ecs__plugin_value_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
 {
@@ -2424,11 +2550,9 @@ static ecs_result ecs__plugin_compile_thunk(void *user, ecs_compiler_context *ct
     ecs__plugin_rec *r = (ecs__plugin_rec *)user;
     ecs_plugin_registry *reg = r->reg;
     ecs_compiler_fn fn = (ecs_compiler_fn)r->cur.fn[0];
-    uint32_t saved = reg->current;
-    ecs_result res;
-    reg->current = r->owner;
-    res = fn(r->cur.ptr, ctx, component);
-    reg->current = saved;
+    uint32_t owner = r->owner, saved = ecs__plugin_enter(reg, owner);
+    ecs_result res = fn(r->cur.ptr, ctx, component);
+    ecs__plugin_leave(reg, owner, saved);
     return res;
 }
 
@@ -2438,11 +2562,9 @@ static ecs_result ecs__plugin_spawn_thunk(void *user, const ecs_spawn_context *c
     ecs__plugin_rec *r = (ecs__plugin_rec *)user;
     ecs_plugin_registry *reg = r->reg;
     ecs_spawn_fn fn = (ecs_spawn_fn)r->cur.fn[0];
-    uint32_t saved = reg->current;
-    ecs_result res;
-    reg->current = r->owner;
-    res = fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
-    reg->current = saved;
+    uint32_t owner = r->owner, saved = ecs__plugin_enter(reg, owner);
+    ecs_result res = fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
+    ecs__plugin_leave(reg, owner, saved);
     return res;
 }
 
@@ -2452,10 +2574,9 @@ static void ecs__plugin_unspawn_thunk(void *user, const ecs_spawn_context *ctx, 
     ecs__plugin_rec *r = (ecs__plugin_rec *)user;
     ecs_plugin_registry *reg = r->reg;
     ecs_unspawn_fn fn = (ecs_unspawn_fn)r->cur.fn[1];
-    uint32_t saved = reg->current;
-    reg->current = r->owner;
+    uint32_t owner = r->owner, saved = ecs__plugin_enter(reg, owner);
     fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
-    reg->current = saved;
+    ecs__plugin_leave(reg, owner, saved);
 }
 
 static void ecs__plugin_compile_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)

@@ -426,13 +426,14 @@ static void test_reload(void)
 
     /* build 2 (tick adds 100) replaces the file; poll notices it, waits until
        it holds still, reloads */
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && err.code == ECS_OK); /* nothing changed yet */
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0); /* nothing changed yet */
     CHECK(build_plugin("tests/plugins/good.c", "good.so", "-DFIXTURE_BUILD=2 -DFIXTURE_STEP=100"));
     reloaded = 0;
-    for (polls = 0; polls < 3 && !reloaded; ++polls) reloaded = ecs_plugin_poll(reg, &err);
+    for (polls = 0; polls < 3 && !reloaded; ++polls) CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK);
     CHECK_MSG(reloaded == 1 && err.code == ECS_OK, "%s", err.message);
     CHECK(polls <= 2);
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && ecs_plugin_poll(reg, &err) == 0); /* once only */
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0); /* once only */
+    CHECK(ecs_plugin_poll(reg, NULL, &err) == ECS_OK && ecs_plugin_poll(NULL, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
     CHECK(ecs_plugin_get_info(reg, p, &info) == ECS_OK && info.reloads == 1);
     CHECK(info.state == (void *)st);                   /* the state came across */
     CHECK(st->build == 2 && st->inits == 2 && st->counter == 2);
@@ -479,8 +480,8 @@ static void test_reload(void)
     CHECK(out.size >= 8 && memcmp((const char *)out.blob + out.size - 4, "\2\0\0\0", 4) == 0);
     ecs_compiler_output_free(&out);
     /* poll does not retry the same broken file */
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && err.code == ECS_OK);
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && err.code == ECS_OK);
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0 && err.code == ECS_OK);
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0 && err.code == ECS_OK);
 
     /* a file that is no library at all: same */
     CHECK(write_file(good, "half-written garbage"));
