@@ -122,7 +122,12 @@ STANDARD ENGINE APIS
                        manager from a schema) and the batch and collection
                        calls
    ECS_API_REGISTRY    ecs_registry_api_v0   a plugin publishes its own APIs
-   ECS_API_TRANSFORMS  ecs_transforms_api_v0 (ecs_plugin_publish_transforms)
+   ECS_API_TRANSFORMS  ecs_transforms_api_v0 (ecs_plugin_publish_transforms):
+                       one world's transforms
+                       ecs_transforms_api_v1 the same, plus ecs_transform.h's
+                       matrix math under the header's names: mat4_compose
+                       (translation, rotation, scale), mat4_mul,
+                       mat4_inverse_affine, quat_axis_angle, ...
    ECS_API_RESOURCES   ecs_resources_api_v0  register a component's compile
                        and spawn functions (ecs_plugin_publish_resources), so
                        that levels can contain the plugin's component type
@@ -362,16 +367,17 @@ typedef struct ecs_plugin_api_v0 {
     void (*tick)(void *state, float dt);
 } ecs_plugin_api_v0;
 
-/* ecs_entity under a second name, for return types of function pointers:
-   flecs defines a function-like macro named ecs_entity, which would expand
-   the type name wherever an opening parenthesis follows it (as in a function
-   pointer member) in a program that includes both. */
-typedef ecs_entity ecs__plugin_entity;
+/** ecs_entity (the same type) under the name the API structs use where a
+    function pointer returns one: flecs defines a function-like macro named
+    ecs_entity, which would expand the type name wherever an opening
+    parenthesis follows it (as in a function pointer member) in a program
+    that includes both. Write ecs_entity everywhere else. */
+typedef ecs_entity ecs_plugin_entity;
 
 /** ECS_API_ENTITIES version 0: the engine's entity manager and ecs.h's calls. */
 typedef struct ecs_entities_api_v0 {
     ecs_entity_manager *entities; /* the manager the engine spawns into */
-    ecs__plugin_entity (*create)(ecs_entity_manager *em);
+    ecs_plugin_entity (*create)(ecs_entity_manager *em);
     ecs_result (*create_many)(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
     int (*destroy)(ecs_entity_manager *em, ecs_entity e);
     uint32_t (*destroy_many)(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
@@ -2327,15 +2333,50 @@ typedef struct ecs_transforms_api_v0 {
     ecs_result (*set_local)(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
     ecs_result (*set_local_many)(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
                                  const ecs_mat4 *locals);
-    /** *out = a * b (apply a, then b); out may alias. */
+    /** *out = a * b (apply a, then b); out may alias (ecs_mat4_mul). */
     void (*mul)(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
-    /** *out = the rotation by radians about the axis (normalised; right-handed). */
+    /** *out = the rotation by radians about the axis (normalised; right-handed):
+        ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians)). Version 1
+        gives those two under their own names instead. */
     void (*rotation)(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians);
 } ecs_transforms_api_v0;
 
-/** Publishes ECS_API_TRANSFORMS v0 over tm, which must outlive the registry.
-    Returns ECS_OK, ECS_ERROR_INVALID_ARGUMENT (NULL reg or tm),
-    ECS_ERROR_ALREADY_EXISTS when published, or ECS_ERROR_OUT_OF_MEMORY. */
+/** ECS_API_TRANSFORMS version 1: v0's calls on the world, and ecs_transform.h's
+    matrix math under the header's names (mat4_compose is ecs_mat4_compose,
+    and so on; same signatures), so that a plugin builds a transform from
+    translation, rotation and scale, multiplies and inverts without writing
+    matrix code. v0's mul and rotation are here as mat4_mul and
+    mat4_rotation(quat_axis_angle(axis, radians)). */
+typedef struct ecs_transforms_api_v1 {
+    ecs_transform_manager *transforms; /* the world the engine published */
+    ecs_instance (*lookup)(const ecs_transform_manager *tm, ecs_entity e);
+    ecs_instance (*create)(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                           ecs_instance parent);
+    int (*destroy)(ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*link)(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
+    ecs_result (*unlink)(ecs_transform_manager *tm, ecs_instance child);
+    ecs_instance (*parent)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*local)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*world)(const ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*set_local)(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
+    ecs_result (*set_local_many)(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                 const ecs_mat4 *locals);
+    /* -- matrix math: ecs_transform.h's ecs_mat4_* and ecs_quat_* -- */
+    ecs_mat4 (*mat4_identity)(void);
+    void (*mat4_mul)(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+    ecs_mat4 (*mat4_translation)(ecs_vec3 t);
+    ecs_mat4 (*mat4_scale)(ecs_vec3 s);
+    ecs_mat4 (*mat4_rotation)(ecs_quat q);
+    ecs_mat4 (*mat4_compose)(ecs_vec3 t, ecs_quat r, ecs_vec3 s);
+    int (*mat4_inverse_affine)(ecs_mat4 *out, const ecs_mat4 *m);
+    ecs_vec3 (*mat4_transform_point)(const ecs_mat4 *m, ecs_vec3 p);
+    ecs_quat (*quat_axis_angle)(ecs_vec3 axis, float radians);
+} ecs_transforms_api_v1;
+
+/** Publishes ECS_API_TRANSFORMS v0 and v1 over tm, which must outlive the
+    registry. Returns ECS_OK, ECS_ERROR_INVALID_ARGUMENT (NULL reg or tm),
+    ECS_ERROR_ALREADY_EXISTS when published, or ECS_ERROR_OUT_OF_MEMORY
+    (nothing published then). */
 ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
                                                  ecs_error *err);
 
@@ -2359,10 +2400,40 @@ static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float ax
     *out = ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians));
 }
 
+/* ECS_API_TRANSFORMS version 1: v0's calls on the world, then the math. */
+static ecs_result ecs__plugin_publish_transforms_v1(ecs_plugin_registry *reg, const ecs_transforms_api_v0 *a0,
+                                                    ecs_error *err)
+{
+    ecs_transforms_api_v1 a;
+    memset(&a, 0, sizeof a);
+    a.transforms = a0->transforms;
+    a.lookup = a0->lookup;
+    a.create = a0->create;
+    a.destroy = a0->destroy;
+    a.link = a0->link;
+    a.unlink = a0->unlink;
+    a.parent = a0->parent;
+    a.local = a0->local;
+    a.world = a0->world;
+    a.set_local = a0->set_local;
+    a.set_local_many = a0->set_local_many;
+    a.mat4_identity = ecs_mat4_identity;
+    a.mat4_mul = ecs_mat4_mul;
+    a.mat4_translation = ecs_mat4_translation;
+    a.mat4_scale = ecs_mat4_scale;
+    a.mat4_rotation = ecs_mat4_rotation;
+    a.mat4_compose = ecs_mat4_compose;
+    a.mat4_inverse_affine = ecs_mat4_inverse_affine;
+    a.mat4_transform_point = ecs_mat4_transform_point;
+    a.quat_axis_angle = ecs_quat_axis_angle;
+    return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 1, &a, sizeof a, err);
+}
+
 ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
                                                  ecs_error *err)
 {
     ecs_transforms_api_v0 a;
+    ecs_result res;
     if (!reg || !tm) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish transforms: NULL argument");
     memset(&a, 0, sizeof a);
     a.transforms = tm;
@@ -2378,7 +2449,11 @@ ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_t
     a.set_local_many = ecs_transform_set_local_many;
     a.mul = ecs_mat4_mul;
     a.rotation = ecs__plugin_transform_rotation;
-    return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
+    res = ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
+    if (res != ECS_OK) return res;
+    if ((res = ecs__plugin_publish_transforms_v1(reg, &a, err)) != ECS_OK)
+        ecs_plugin_unpublish(reg, ECS_API_TRANSFORMS, 0);
+    return res;
 }
 
 #ifdef __cplusplus

@@ -571,6 +571,44 @@ static int mat_near(const ecs_mat4 *a, const ecs_mat4 *b)
     return 1;
 }
 
+/* ECS_API_TRANSFORMS v1: the header's matrix math under its own names
+   (compose, multiply, invert), beside v0's rotation, which agrees with it. */
+static void test_transforms_math(ecs_plugin_registry *reg)
+{
+    const ecs_transforms_api_v0 *t0 = (const ecs_transforms_api_v0 *)ecs_plugin_find_api(reg, ECS_API_TRANSFORMS, 0);
+    const ecs_transforms_api_v1 *t1 = (const ecs_transforms_api_v1 *)ecs_plugin_find_api(reg, ECS_API_TRANSFORMS, 1);
+    ecs_vec3 pos, scale, axis, x, p;
+    ecs_mat4 m, inv, both, r0, r1, id, parts;
+    CHECK(t0 != NULL && t1 != NULL && t1->transforms == t0->transforms && t1->set_local_many == t0->set_local_many);
+    if (!t0 || !t1) return;
+    pos.x = 1.0f, pos.y = 2.0f, pos.z = 3.0f;
+    scale.x = 2.0f, scale.y = 2.0f, scale.z = 0.5f;
+    axis.x = 0.0f, axis.y = 0.0f, axis.z = 1.0f;
+    x.x = 1.0f, x.y = 0.0f, x.z = 0.0f;
+    /* scale, then 90 degrees about z, then translate: +x goes to 2 * +y, moved by pos */
+    m = t1->mat4_compose(pos, t1->quat_axis_angle(axis, 1.5707963f), scale);
+    p = t1->mat4_transform_point(&m, x);
+    CHECK_MSG(fabsf(p.x - 1.0f) < 1e-5f && fabsf(p.y - 4.0f) < 1e-5f && fabsf(p.z - 3.0f) < 1e-5f, "%g %g %g",
+              (double)p.x, (double)p.y, (double)p.z);
+    /* the same from its parts: S * R * T */
+    parts = t1->mat4_scale(scale);
+    r1 = t1->mat4_rotation(t1->quat_axis_angle(axis, 1.5707963f));
+    t1->mat4_mul(&parts, &parts, &r1); /* out aliases a */
+    both = t1->mat4_translation(pos);
+    t1->mat4_mul(&parts, &parts, &both);
+    CHECK(mat_near(&parts, &m));
+    /* m * inverse(m) = identity */
+    CHECK(t1->mat4_inverse_affine(&inv, &m) == 1);
+    t1->mat4_mul(&both, &m, &inv);
+    id = t1->mat4_identity();
+    CHECK(mat_near(&both, &id));
+    /* v0's rotation is the header's rotation of the axis-angle quaternion */
+    t0->rotation(&r0, 0.0f, 0.0f, 1.0f, 0.75f);
+    r1 = t1->mat4_rotation(t1->quat_axis_angle(axis, 0.75f));
+    CHECK(mat_near(&r0, &r1));
+    CHECK(t1->mat4_mul == ecs_mat4_mul && t1->mat4_compose == ecs_mat4_compose);
+}
+
 static void test_level_with_plugin_component(void)
 {
     ecs_entity_manager em;
@@ -602,6 +640,7 @@ static void test_level_with_plugin_component(void)
     CHECK(ecs_plugin_publish_resources(reg, &compiler, &spawner, &err) == ECS_OK);
     CHECK(ecs_plugin_publish_transforms(reg, &tm, &err) == ECS_OK);
     CHECK(ecs_plugin_publish_transforms(reg, &tm, &err) == ECS_ERROR_ALREADY_EXISTS);
+    test_transforms_math(reg);
 
     json = read_file("examples/levels/spin_demo.json", &len);
     CHECK(json != NULL);
