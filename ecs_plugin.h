@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.2 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.3 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -21,8 +21,8 @@
 TABLE OF CONTENTS
    QUICK START, THE ABI, VERSIONING RULES, STANDARD ENGINE APIS, INCLUDE
    ORDER, LOADING AND HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER
-   STABILITY, SANITIZERS, THREADING, DOES NOT, REVISION HISTORY, LICENSE
-   (end of file)
+   STABILITY, SANITIZERS, THREADING, DOES NOT, REFERENCE, REVISION HISTORY,
+   LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -75,7 +75,8 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
         if (ecs_plugin_load(reg, argc > 1 ? argv[1] : "./plugin.so", &plugin, &err))
             printf("%s: %s\n", ecs_result_name(err.code), err.message);  // goes on
         for (frame = 0; frame < 3; ++frame) {
-            ecs_plugin_poll(reg, &err);            // reloads changed libraries
+            if (ecs_plugin_poll(reg, NULL, &err))  // reloads changed libraries
+                printf("%s\n", err.message);       // a failed rebuild; the old build goes on
             ecs_plugin_tick(reg, 1.0f / 60.0f);    // every plugin's tick
         }
         ecs_plugin_registry_destroy(reg);          // unloads what is left
@@ -188,9 +189,19 @@ LOADING AND HOT RELOAD
    while the time stamp is too coarse to tell) and reloads it once it has
    looked the same for two polls in a row; ecs_plugin_reload does it now.
    Holding still is no proof that a build is complete (an interrupted build
-   or copy also holds still): a file cut short is refused as "truncated" by
-   the check above, the old build goes on, and the file is tried again when
-   it changes again. A reload:
+   or copy also holds still, and a linker may pause between writes): a file
+   that is empty, cut short ("truncated", by the check above) or zeros where
+   its header goes is not loaded, the old build goes on, and the file is
+   tried again when it changes again. ecs_plugin_poll calls such a file "not
+   ready yet, retrying" (a note in err, result ECS_OK), not a failure;
+   ecs_plugin_load and ecs_plugin_reload, asked for it now, fail with
+   ECS_ERROR_PLUGIN_LOAD. So a plain rebuild works:
+       cc -shared -fPIC ... -o plugin.so
+   but the tidy way is to build to a temporary name and rename, which
+   replaces the file in one step (POSIX rename; poll never sees a partial
+   file, and a failed build leaves the old file in place):
+       cc -shared -fPIC ... -o plugin.so.tmp && mv plugin.so.tmp plugin.so
+   A reload:
      1. copies and loads the new build, finds get_plugin_api and a plugin API
         version; on failure the old build goes on untouched;
      2. calls the new init with the old state (*state = old state); what the
@@ -210,6 +221,20 @@ LOADING AND HOT RELOAD
    The old build gets no call at a reload: its state now belongs to the new
    build. shutdown(state) runs only at the final unload, before the plugin's
    registrations are removed and the library is closed.
+
+   Unloading from a plugin's own code. The registry knows whose code is
+   running (init, tick, shutdown, and its compile and spawn functions).
+   ecs_plugin_unload of a plugin whose code is on the stack (it unloads
+   itself, or an engine call it makes ends in that unload) is *deferred*:
+   it returns ECS_OK at once and happens once no plugin code is on the
+   stack: right after the tick that asked returns (inside ecs_plugin_tick),
+   otherwise at the start of the next ecs_plugin_tick or ecs_plugin_poll.
+   Until then the plugin stays loaded (its handle valid, its tick skipped).
+   An unload asked from the plugin's own shutdown is the unload under way
+   (ECS_OK, nothing more). Unloading *another* plugin that is not running
+   happens at once, and ecs_plugin_tick still ticks every plugin after it
+   that frame. A reload asked while the plugin's code runs is refused
+   (ECS_ERROR_INVALID_ARGUMENT): reload from the engine, between calls.
 
 CONFIGURATION
    Implementation file only:
@@ -246,7 +271,14 @@ ERRORS
      ECS_ERROR_ALREADY_EXISTS  a name or (id, version) is taken
      ECS_ERROR_NOT_FOUND       a stale plugin handle; register_* into a
                                compiler or spawner the engine did not publish
-     ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY as everywhere
+     ECS_ERROR_INVALID_ARGUMENT a reload of a plugin whose code is running;
+                               and bad arguments, as everywhere
+     ECS_ERROR_OUT_OF_MEMORY   as everywhere
+   ecs_plugin_poll returns ECS_OK or the first failure's code; how many
+   plugins it reloaded comes through its out parameter, so a count is never
+   mistaken for an error:
+       uint32_t reloaded;
+       if (ecs_plugin_poll(reg, &reloaded, &err) != ECS_OK) log(err.message);
    The engine goes on after every one of them: a failed load or reload
    leaves the registry exactly as it was before.
 
@@ -292,7 +324,82 @@ DOES NOT
    cannot stat a file whose inode number or size does not fit 32 bits (the
    load fails and says so).
 
+REFERENCE (every public function; the declarations below have the details)
+   Registry (the engine):
+     ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err)
+                             a registry with the standard APIs published
+     void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
+                             unloads every plugin, frees everything
+     ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
+                             the get_engine_api that plugins of reg get
+     ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version,
+                                   const void *api_struct, size_t size, ecs_error *err)
+                             publishes a copy of an API struct as (api, version)
+     ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
+                             removes (api, version)
+     void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
+                             the registry's copy of (api, version), or NULL
+   Plugins (the engine):
+     ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
+                             loads a library (through a checked copy), calls init
+     ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)
+                             shutdown, registrations removed, library closed
+                             (deferred while the plugin's code runs)
+     ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err)
+                             reloads from the plugin's path now
+     ecs_result ecs_plugin_poll(ecs_plugin_registry *reg, uint32_t *reloaded, ecs_error *err)
+                             reloads the libraries that changed and held still
+     void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
+                             every plugin's tick, in load order
+     ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err)
+                             is this buffer a whole shared library (ELF, PE)?
+     ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
+                             name, paths, state, reloads of a loaded plugin
+     uint32_t ecs_plugin_count(const ecs_plugin_registry *reg)
+                             plugins loaded
+     uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg)
+                             registrations of every owner
+   Engine-owned component managers (also ECS_API_COMPONENTS' define, define_schema, find):
+     ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name,
+                                            const ecs_field_desc *fields, uint32_t num_fields,
+                                            ecs_lookup_kind lookup, ecs_error *err)
+                             a manager from a field table, kept across reloads
+     ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                                   const ecs_schema_field *schema, uint32_t num_fields,
+                                                   ecs_lookup_kind lookup, ecs_error *err)
+                             the same from a schema (the schema attached)
+     ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
+                             a manager defined so far, or NULL
+   Standard APIs over the other headers (INCLUDE ORDER):
+     ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
+                                              ecs_error *err)
+                             ECS_API_TRANSFORMS v0 and v1 over tm
+     ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
+                                             ecs_spawner *spawner, ecs_error *err)
+                             ECS_API_RESOURCES v0 and v1 over a compiler and a spawner
+   For plugins (static inline: a plugin links against nothing):
+     ecs_result ecs_plugin_set_error(ecs_error *err, ecs_result code, const char *format, ...)
+                             fills err with code and a printf-style message
+   A plugin exports (THE ABI):
+     void *get_plugin_api(unsigned api, unsigned version)
+                             its ecs_plugin_api_v0 for (ECS_API_PLUGIN, 0), else NULL
+   Types: ecs_plugin (a handle), ecs_plugin_registry, ecs_plugin_registry_desc,
+   ecs_plugin_info, ecs_plugin_get_api_fn, ecs_plugin_entity (ecs_entity, for
+   function pointers: see its declaration), and the API structs
+   ecs_plugin_api_v0, ecs_entities_api_v0, ecs_components_api_v0/_v1,
+   ecs_registry_api_v0, ecs_transforms_api_v0/_v1, ecs_resources_api_v0/_v1.
+
 REVISION HISTORY
+   0.3  an unload asked while the plugin's code runs (its own tick or
+        shutdown) is deferred until it returns, a reload then is refused
+        (was a crash); ecs_plugin_tick ticks every plugin after one that
+        unloaded an earlier plugin; a reload refused after define_schema
+        gave a manager new defaults puts the old schema back;
+        ecs_plugin_poll returns ecs_result and gives the count through an
+        out parameter (was: returned the count); a library a build is still
+        writing (empty, cut short) is "not ready yet" for poll, not an
+        error; ecs_transforms_api_v1 (the header's matrix math under its own
+        names); ecs_plugin_entity (was ecs__plugin_entity); REFERENCE
    0.2  the library's bytes checked before dlopen (ELF and PE extents,
         truncated files, word size and byte order; directories and FIFOs
         refused), copies unlinked once loaded (ECS_PLUGIN_KEEP_COPIES);
@@ -515,13 +622,17 @@ ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, 
     plugin registered is left. out may be NULL. */
 ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
 /** Calls shutdown, removes the plugin's registrations (managers included),
-    closes the library and deletes its copy if it is still on disk. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
-    stale handle (a no-op). */
+    closes the library and deletes its copy if it is still on disk. ECS_OK,
+    or ECS_ERROR_NOT_FOUND for a nil or stale handle (a no-op). Asked while
+    the plugin's own code runs (from its tick or shutdown, or an engine call
+    it makes), the unload is deferred until no plugin code is on the stack
+    and ECS_OK is returned at once (LOADING AND HOT RELOAD). */
 ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
 /** Reloads now from the plugin's path (see LOADING AND HOT RELOAD). On
     failure the old build is still loaded and running, with its state and
-    registrations, and err says why (the load errors, or ECS_ERROR_NOT_FOUND
-    for a stale handle). */
+    registrations, and err says why (the load errors, ECS_ERROR_NOT_FOUND
+    for a stale handle, ECS_ERROR_INVALID_ARGUMENT when asked while the
+    plugin's own code runs). */
 ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
 /** Looks at every plugin's library file and reloads those that changed and
     then held still for one more poll. *reloaded (may be NULL) is how many
