@@ -322,7 +322,8 @@ DOES NOT
    their magic (they go to dlopen as they are), or choose large-file
    support for you: a 32-bit program built without -D_FILE_OFFSET_BITS=64
    cannot stat a file whose inode number or size does not fit 32 bits (the
-   load fails and says so).
+   load fails and says so), or let a plugin's own code destroy its registry
+   (unloads wait for the plugin's code to return; a destroy cannot).
 
 REFERENCE (every public function; the declarations below have the details)
    Registry (the engine):
@@ -424,7 +425,7 @@ REVISION HISTORY
 #define ECS_API_PLUGIN 0u     /* ecs_plugin_api_v0: what get_plugin_api answers */
 #define ECS_API_ENTITIES 1u   /* ecs_entities_api_v0 */
 #define ECS_API_COMPONENTS 2u /* ecs_components_api_v0 */
-#define ECS_API_TRANSFORMS 3u /* ecs_transforms_api_v0 */
+#define ECS_API_TRANSFORMS 3u /* ecs_transforms_api_v0, _v1 */
 #define ECS_API_RESOURCES 4u  /* ecs_resources_api_v0 */
 #define ECS_API_REGISTRY 5u   /* ecs_registry_api_v0 */
 #define ECS_API_USER 256u     /* first id for your own APIs */
@@ -474,7 +475,7 @@ typedef struct ecs_plugin_api_v0 {
     void (*tick)(void *state, float dt);
 } ecs_plugin_api_v0;
 
-/** ecs_entity (the same type) under the name the API structs use where a
+/** The type ecs_entity, under the name the API structs use where a
     function pointer returns one: flecs defines a function-like macro named
     ecs_entity, which would expand the type name wherever an opening
     parenthesis follows it (as in a function pointer member) in a program

@@ -266,10 +266,10 @@ REFERENCE (every public function; the declarations below have the details)
      ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians)
                                                          the rotation about an axis (right-handed)
    A rotation about an axis as a matrix is
-   ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians)). Plugins reach these
-   through ecs_plugin.h's ECS_API_TRANSFORMS v1 under the same names without
-   the ecs_ prefix (mat4_compose, mat4_mul, ...): a plugin links against
-   nothing.
+   ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians)). Plugins (which
+   link against nothing) reach these through ecs_plugin.h's
+   ECS_API_TRANSFORMS v1, whose mat4_compose is ecs_mat4_compose, mat4_mul
+   ecs_mat4_mul, quat_axis_angle ecs_quat_axis_angle, and so on.
    The manager:
      ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup,
                                            ecs_transform_mode mode)
