@@ -1391,18 +1391,19 @@ struct ecs_plugin_registry {
 
 /* Every call into a plugin's code goes between enter and leave, so that the
    registry knows whose code is on the stack (an unload of it waits). enter
-   returns the caller to give back to leave. */
+   returns the caller to give back to leave. Slot 0 is the engine (a compile
+   or spawn function the engine registered through the API structs). */
 static uint32_t ecs__plugin_enter(ecs_plugin_registry *reg, uint32_t slot)
 {
     uint32_t saved = reg->current;
     reg->current = slot;
-    reg->slots[slot].running++;
+    if (slot != 0) reg->slots[slot].running++;
     reg->depth++;
     return saved;
 }
 static void ecs__plugin_leave(ecs_plugin_registry *reg, uint32_t slot, uint32_t saved)
 {
-    reg->slots[slot].running--;
+    if (slot != 0) reg->slots[slot].running--;
     reg->depth--;
     reg->current = saved;
 }

@@ -80,6 +80,14 @@ static int side_twice_v0(int x) { return 2 * x; }
 static int side_twice_v1(int x, int offset) { return 2 * x + offset; }
 static int side_add_v1(int a, int b) { return a + b; }
 
+/* A compile function the engine registers through ECS_API_RESOURCES. */
+static ecs_result engine_word_compile(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    (void)user;
+    (void)component;
+    return ecs_compiler_write_u32(ctx, 0x600du);
+}
+
 /* A registry with the probe and both versions of the side API. */
 static ecs_plugin_registry *make_registry(ecs_entity_manager *em, probe_log *log)
 {
@@ -210,11 +218,23 @@ static void test_registry_versions(void)
     /* publishing the resources API needs a compiler or spawner to point at */
     {
         ecs_compiler compiler;
+        ecs_compiler_output out;
+        const ecs_resources_api_v0 *res;
+        const char *json = "{\"entities\": [{\"components\": [{\"type\": \"engine_word\"}]}]}";
         ecs_compiler_init(&compiler);
         CHECK(ecs_plugin_publish_resources(reg, &compiler, NULL, &err) == ECS_OK);
         CHECK(ecs_plugin_publish_resources(reg, &compiler, NULL, &err) == ECS_ERROR_ALREADY_EXISTS);
-        CHECK(get_api(ECS_API_RESOURCES, 0) != NULL);
-        ecs_compiler_free(&compiler); /* nothing registered into it */
+        res = (const ecs_resources_api_v0 *)get_api(ECS_API_RESOURCES, 0);
+        CHECK(res != NULL);
+        /* the engine registers through the API (no plugin was ever loaded):
+           its compile function runs as the engine's */
+        if (res) {
+            CHECK(res->register_compile(res->registry, "engine_word", 10, engine_word_compile, NULL, &err) == ECS_OK);
+            CHECK_MSG(ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err) == ECS_OK, "%s", err.message);
+            if (err.code == ECS_OK) ecs_compiler_output_free(&out);
+            CHECK(ecs_compiler_unregister(&compiler, "engine_word") == ECS_OK);
+        }
+        ecs_compiler_free(&compiler);
     }
 
     /* every registry has its own get_engine_api; at most 16 at once */
