@@ -990,8 +990,8 @@ static uint64_t ecs__plugin_img_get(const ecs__plugin_img *im, uint64_t off, uns
 static ecs_result ecs__plugin_img_truncated(const ecs__plugin_img *im, const char *what, uint64_t off, uint64_t n)
 {
     return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
-                         ECS__PLUGIN_TRUNCATED " plugin '%s': %s (%llu bytes at offset %llu) lies beyond the end of the "
-                         "file (%llu bytes)",
+                         ECS__PLUGIN_TRUNCATED " plugin '%s': %s (%llu bytes at offset %llu) lies beyond the "
+                         "end of the file (%llu bytes)",
                          im->name, what, (unsigned long long)n, (unsigned long long)off,
                          (unsigned long long)im->size);
 }

@@ -1,8 +1,8 @@
 /* tests/test_plugin_unload.c - unloads and reloads asked for from inside a
    plugin's own code (issue 19, items 1 and 10), and what ecs_plugin_poll
    says about a library file a build is still writing. The fixture
-   tests/plugins/hooked.c calls back into this test from its tick and its
-   shutdown; the test then does what an engine call made by the plugin would
+   tests/plugins/hooked.c calls back into this test from its tick, its
+   shutdown and its compile function; the test then does what an engine call made by the plugin would
    (ecs_plugin_unload of itself or of another plugin, ecs_plugin_reload).
    Run from the repository root (tests/run.sh does). */
 #define _FILE_OFFSET_BITS 64 /* readdir in a 32-bit build (tests/plugins/harness.h) */
@@ -10,6 +10,8 @@
 #include "ecs.h"
 #define ECS_PLUGIN_IMPLEMENTATION
 #include "ecs_plugin.h"
+#define ECS_RESOURCE_IMPLEMENTATION
+#include "ecs_resource.h"
 
 #include "test.h"
 #include "plugins/fixture.h"
@@ -20,9 +22,9 @@ enum action { DO_NOTHING, UNLOAD_SELF, UNLOAD_OTHER, RELOAD_SELF };
 typedef struct hook_log {
     ecs_plugin_registry *reg;
     ecs_plugin handle[4];      /* by HOOKED_ID */
-    int on_tick[4], on_shutdown[4]; /* enum action */
+    int on_tick[4], on_shutdown[4], on_compile[4]; /* enum action */
     int other[4];              /* the id UNLOAD_OTHER unloads */
-    int ticks[4], shutdowns[4];
+    int ticks[4], shutdowns[4], compiles[4];
     ecs_result result[4];      /* of the last action */
     ecs_error err;
 } hook_log;
@@ -30,9 +32,12 @@ typedef struct hook_log {
 static void hook_call(void *ctx, int id, int what)
 {
     hook_log *log = (hook_log *)ctx;
-    int action = what == FIXTURE_HOOK_TICK ? log->on_tick[id] : log->on_shutdown[id];
+    int action = what == FIXTURE_HOOK_TICK       ? log->on_tick[id]
+                 : what == FIXTURE_HOOK_SHUTDOWN ? log->on_shutdown[id]
+                                                 : log->on_compile[id];
     if (what == FIXTURE_HOOK_TICK) log->ticks[id]++;
-    else log->shutdowns[id]++;
+    else if (what == FIXTURE_HOOK_SHUTDOWN) log->shutdowns[id]++;
+    else log->compiles[id]++;
     if (action == UNLOAD_SELF) log->result[id] = ecs_plugin_unload(log->reg, log->handle[id]);
     if (action == UNLOAD_OTHER) log->result[id] = ecs_plugin_unload(log->reg, log->handle[log->other[id]]);
     if (action == RELOAD_SELF) log->result[id] = ecs_plugin_reload(log->reg, log->handle[id], &log->err);
@@ -127,6 +132,34 @@ static void test_tick_after_unload(void)
     stop(&log);
 }
 
+/* Item 1 from a compile function (the engine calls it, in the middle of
+   ecs_compiler_compile): the unload waits for the next ecs_plugin_tick, so
+   the compile finishes with the plugin's code and type in place. */
+static void test_unload_from_compile(void)
+{
+    hook_log log;
+    ecs_compiler compiler;
+    ecs_compiler_output out;
+    ecs_error err;
+    const char *json = "{\"entities\": [{\"components\": [{\"type\": \"hooked1\"}]}]}";
+    ecs_compiler_init(&compiler);
+    if (start(&log, 0)) {
+        CHECK(ecs_plugin_publish_resources(log.reg, &compiler, NULL, &err) == ECS_OK);
+        CHECK_MSG(ecs_plugin_load(log.reg, build_path("hooked1.so"), &log.handle[1], &err) == ECS_OK, "%s",
+                  err.message);
+        log.on_compile[1] = UNLOAD_SELF;
+        CHECK_MSG(ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err) == ECS_OK, "%s", err.message);
+        if (err.code == ECS_OK) ecs_compiler_output_free(&out);
+        CHECK(log.compiles[1] == 1 && log.result[1] == ECS_OK);
+        CHECK(ecs_plugin_count(log.reg) == 1 && compiler.num_types == 1); /* not yet */
+        ecs_plugin_tick(log.reg, 0.1f);
+        CHECK(ecs_plugin_count(log.reg) == 0 && log.ticks[1] == 0 && log.shutdowns[1] == 1);
+        CHECK(compiler.num_types == 0);
+    }
+    stop(&log);
+    ecs_compiler_free(&compiler);
+}
+
 /* A reload asked from the plugin's own tick would close the code that runs:
    refused, the plugin goes on. */
 static void test_reload_self(void)
@@ -189,6 +222,7 @@ int main(void)
     test_unload_self();
     test_unload_from_shutdown();
     test_tick_after_unload();
+    test_unload_from_compile();
     test_reload_self();
     test_poll_half_written();
     return test_report("test_plugin_unload");

@@ -34,9 +34,9 @@ typedef struct fixture_side_api_v1 {
     int (*add)(int a, int b);
 } fixture_side_api_v1;
 
-/* hooked.c calls call(ctx, its HOOKED_ID, FIXTURE_HOOK_*) from its tick and
-   its shutdown. */
-enum fixture_hook { FIXTURE_HOOK_TICK = 1, FIXTURE_HOOK_SHUTDOWN };
+/* hooked.c calls call(ctx, its HOOKED_ID, FIXTURE_HOOK_*) from its tick, its
+   shutdown and its compile function. */
+enum fixture_hook { FIXTURE_HOOK_TICK = 1, FIXTURE_HOOK_SHUTDOWN, FIXTURE_HOOK_COMPILE };
 typedef struct fixture_hook_api_v0 {
     void *ctx;
     void (*call)(void *ctx, int id, int what);
