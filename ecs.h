@@ -1,4 +1,4 @@
-/* ecs.h - v0.2 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.3 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -14,8 +14,8 @@
 
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
-   COLLECTION, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of file)
+   COLLECTION, GROUPS, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   THREADING, DOES NOT, REFERENCE, REVISION HISTORY, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -132,8 +132,9 @@ SCHEMAS (what the fields hold, for resources)
    ECS_MANAGER_VIEW_DEFINE_SCHEMA declares the struct alone (a plugin's view
    of an engine-owned manager). Existing X(type, name) lists and
    ecs_field_desc tables are unchanged.
-   With a schema, ecs_manager_spawn reads the schema's records: the fields
-   that are not runtime state, packed in order (schema->record_size).
+   With a schema, ecs_manager_spawn and ecs_manager_create_many read the
+   schema's records: the fields that are not runtime state, packed in order
+   (ecs_manager_record_size, which is schema->record_size).
    Runtime fields start zeroed; an entity field holds the resource index of
    another entity (0xFFFFFFFF: none) and becomes the entity spawned for it in
    the same copy (ecs_spawn_resolve), so a turret spawned three times aims at
@@ -183,6 +184,20 @@ COLLECTION (a dead entity's data is the manager's to drop)
    dead entity's lookup still finds its instances: check
    ecs_entity_alive(em, e) first where that matters.
 
+GROUPS (managers kept co-sorted: EnTT's owning groups)
+   ecs_group_init(&g, members, n, &err) groups 2..ECS_GROUP_MAX_MEMBERS dense
+   or hash managers: from then on the entities that own an instance in every
+   member are instances 0..g.size-1 of each member, in the same order, so a
+   system over them is a loop over plain arrays:
+       for (i = 0; i < g.size; ++i) pos.p[i].x += vel.v[i].x * dt; // members pos, vel
+   Every call that adds or removes instances keeps the order (create,
+   create_many, spawn, destroy, destroy_entity, gc, gc_all, collect, the
+   typed wrappers, a plugin's calls): instances swap places, so indices
+   change (look up again). While grouped a member holds one instance per
+   entity (a second create is ECS_ERROR_ALREADY_EXISTS), create_many's first
+   is nil and ecs_manager_move is refused. ecs_group_free releases them;
+   freeing a member ends its group.
+
 CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
    ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
@@ -204,7 +219,9 @@ ERRORS
    other headers) return an ecs_result code or a nil value and leave a
    message in an ecs_error the caller owns: the entity manager's `error`
    member, the component manager's `core.error`, or an ecs_error* argument.
-   Nothing is process-global. Every failing call changes nothing (tested
+   No error state is process-global (the one process-wide value is a
+   counter that stamps entity managers' lives for the destroy log; atomic
+   with gcc, clang and MSVC). Every failing call changes nothing (tested
    with an allocator that fails at each call, once and from then on, for
    every kind); a manager whose init failed refuses every call. Misuse that
    is cheap to detect (nil, stale, forged or out-of-range entity or
@@ -225,14 +242,149 @@ MEMORY AND POINTER STABILITY
 
 THREADING
    No locks. Distinct managers may be used from distinct threads; one manager
-   from several threads needs your own synchronisation. ecs_entity_alive may
+   from several threads needs your own synchronisation; the members of a
+   group count as one manager (a call on one member writes them all). ecs_entity_alive may
    run concurrently with other alive calls.
 
 DOES NOT
    keep a per-entity list of components (managers own that knowledge), call
    destructors of field data, run systems or schedule anything, serialise.
 
+REFERENCE (every public function: signature and what it does; the
+   declarations below carry the full contract)
+  Results and errors
+   const char *ecs_result_name(ecs_result code)   "ECS_ERROR_OUT_OF_MEMORY" ...
+   const char *ecs_result_text(ecs_result code)   "out of memory" ...
+   ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+                                                  fills err (may be NULL), returns code
+   void ecs_error_clear(ecs_error *err)           back to ECS_OK, empty message
+  Entities
+   void ecs_entity_manager_init(ecs_entity_manager *em)   same as = {0}
+   void ecs_entity_manager_free(ecs_entity_manager *em)   frees; em is empty again
+   ecs_entity ecs_entity_create(ecs_entity_manager *em)   new entity, or nil (em->error)
+   ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
+                                                  n entities, all or nothing
+   int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)  safe on any value
+   int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)      1, or 0 if not alive
+   uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
+                                                  how many were alive and destroyed
+   ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+   ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+                                                  add / remove a destroy callback
+   uint32_t ecs_entity_count(const ecs_entity_manager *em)  entities alive
+   uint32_t ecs_entity_index(ecs_entity e)        the index part
+   uint32_t ecs_entity_generation(ecs_entity e)   the generation part
+   ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)  an id (unchecked)
+   int ecs_entity_is_nil(ecs_entity e)            index 0
+   uint32_t ecs_entity_key(ecs_entity e)          the id without the user's top bits
+  The destroy log (for component headers with arrays of their own)
+   uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
+                                                  destroys since c's read, or ECS_ENTITY_LOG_LOST
+   ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_t seq)  the id destroyed at seq
+   void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
+                                                  c past everything logged
+  Instances
+   ecs_instance ecs_instance_make(uint32_t i)     ecs_instance ecs_instance_nil(void)
+   int ecs_instance_is_nil(ecs_instance i)
+  Component managers (ECS_MANAGER_DEFINE's name_* wrappers call these)
+   ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                               ecs_lookup_kind lookup)           a manager over a field table
+   ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  typed pointers follow m
+   void ecs_manager_free(ecs_manager *m)          frees (and ends m's group)
+   ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)  room for n instances
+   ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)  a zero-filled instance, or nil
+   ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)  the same, unfilled
+   ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities,
+                               const void *records, ecs_instance *first)  n instances, all or nothing
+   ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)  e's first instance, or nil
+   void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities,
+                               ecs_instance *out)             n lookups, misses overlapped
+   ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)  direct kind's fast read
+   ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)  e's next instance, or nil
+   int ecs_manager_destroy(ecs_manager *m, ecs_instance i)       removes one instance
+   uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)  removes all of e's
+   uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)      lazy, random
+   uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)  a full sweep
+   uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em) exact, from the log
+   int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)  copies an instance over another
+   void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)  field k of instance i
+   size_t ecs_manager_memory(const ecs_manager *m)  heap bytes
+   uint32_t ecs_manager_record_size(const ecs_manager *m)  bytes of the record spawn and
+                                                  create_many read
+   uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+                          ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner)
+                                                  the seed's gc loop over any store
+  The entity map (inside every manager; for component headers of your own)
+   void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
+   void ecs_entity_map_free(ecs_entity_map *map)
+   ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index,
+                                     ecs_error *err)    room first, so set never allocates
+   void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)  add/repoint/remove
+   size_t ecs_entity_map_memory(const ecs_entity_map *map)
+   uint32_t ecs_entity_map_find(const ecs_entity_map *map, uint32_t key)  first instance or NIL
+   uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)  (one kind only)
+   uint32_t ecs_entity_map_find_hash(const ecs_entity_map *map, uint32_t key)
+  Schemas
+   ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  fields from a schema
+   ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  (typed view)
+   ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields)          attaches a (checked) copy
+   const ecs_schema *ecs_manager_schema(const ecs_manager *m)  m's schema, or NULL
+   uint32_t ecs_field_kind_size(ecs_field_kind kind)  the kind's C size
+   const char *ecs_field_kind_name(ecs_field_kind kind)  "f32", "vec3", ...
+  Spawning (the seam to ecs_resource.h)
+   ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                               const uint32_t *entity_index, const void *data, uint32_t size)
+                                                  an ecs_spawn_fn for any manager
+   void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                            const uint32_t *entity_index, const void *data, uint32_t size)  undoes it
+   ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_t index)  resource index -> entity
+  Jobs
+   void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn task, void *user,
+                     ecs_result *job_error)       a parallel-for on your task system
+  Groups
+   ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
+                                                  co-sorts 2..8 dense/hash managers
+   void ecs_group_free(ecs_group *g)              releases them
+  The world
+   ecs_result ecs_world_init(ecs_world *w)        void ecs_world_free(ecs_world *w)
+   uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+   ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
+                    uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)  made and owned
+   ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
+                    uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+   uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store,
+                    const ecs_store_interface *iface, ecs_error *err)  any other store
+   ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
+   uint32_t ecs_world_find(const ecs_world *w, const char *name)  index, or ECS_WORLD_NO_COMPONENT
+   ecs_manager *ecs_world_manager(const ecs_world *w, const char *name)  or NULL
+   ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint32_t n, ecs_error *err)
+   uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap)
+   int ecs_world_destroy_now(ecs_world *w, ecs_entity e)  e and its instances, now
+   ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err)
+   uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs)  every store's collect
+  Queries
+   ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc,
+                                   ecs_world_query *q, ecs_error *err)  prepare once
+   uint32_t ecs_world_query_span(const ecs_world_query *q)  driver positions to walk
+   ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
+                                     uint32_t end)  a walk over [begin, end)
+   int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)  next chunk, or 0
+   uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
+                                                  match k's instance in term t
+
 REVISION HISTORY
+   0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
+        that adds or removes instances); one record size
+        (ecs_manager_record_size is the schema's record with a schema, read
+        by spawn and create_many); the hash kind's large batch inserts by
+        home-slot buckets; destroy-log cursors carry the entity manager's
+        life; a dense batch that meets an older id changes nothing when it
+        fails; layouts whose padding overflows are refused at init; the
+        direct fast read asserts for nil and after a failed init; REFERENCE
    0.2  the seed's three lookup kinds in one entity map (direct, dense, our
         own open-addressing hash; no stb_ds), create_many / lookup_many /
         the direct kind's fast read, exact collect from the destroy log,
@@ -243,7 +395,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 2
+#define ECS_VERSION_MINOR 3
 
 #include <stddef.h>
 #include <stdint.h>
@@ -384,6 +536,10 @@ typedef struct ecs_entity_manager {
     uint32_t num_free;         /* indices waiting in the queue */
     uint32_t free_capacity;    /* ring size, a power of two (or 0) */
     uint32_t num_retired;      /* indices lost to out-of-memory while queueing */
+    uint32_t life;             /* which life of a manager at this address the log
+                                  belongs to: a stamp taken at the first allocation
+                                  (0 before), so a destroy-log cursor of an earlier
+                                  life (freed, initialised again) reads LOST */
     ecs_entity__callback *callbacks;
     uint32_t num_callbacks, callbacks_capacity;
     ecs_entity *destroying;    /* entities whose callbacks are running */
@@ -489,13 +645,17 @@ static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
     means "never read": the first read reports ECS_ENTITY_LOG_LOST. */
 typedef struct ecs_entity_log_cursor {
     const ecs_entity_manager *em; /* the manager read last time */
+    uint32_t life;                /* and its life (ecs_entity_manager.life) */
     uint32_t next;                /* destroy count at the last read */
     uint32_t retired;             /* em->num_retired at the last read */
 } ecs_entity_log_cursor;
 
 /** ecs_entity_log_pending's answer when destroys were lost to the reader (the
     log overflowed, an index was retired, or the cursor is new or belongs to
-    another manager): sweep everything instead (e.g. ecs_manager_gc_all). */
+    another manager, or another life of the manager at the same address:
+    freed and initialised again; a read before the manager's first entity
+    counts as another life): sweep everything instead (e.g.
+    ecs_manager_gc_all). */
 #define ECS_ENTITY_LOG_LOST 0xFFFFFFFFu
 
 /** Destroys recorded since the cursor's last read: returns how many (read them
@@ -735,7 +895,9 @@ typedef struct ecs_manager {
     either have it or not). Returns ECS_OK, or ECS_ERROR_INVALID_ARGUMENT /
     ECS_ERROR_OUT_OF_MEMORY: m is then a manager on which every call fails
     cleanly (create returns nil, lookup nil, reserve the error). The direct
-    kind allocates its first slots here, so its fast read is always safe. */
+    kind allocates its first slots here, so after a successful init its fast
+    read (ecs_manager_slot) is always safe; after a failed one there are no
+    field arrays to read (ecs_manager_slot asserts init succeeded). */
 ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                             ecs_lookup_kind lookup);
 /** ecs_manager_init for a manager that is the first member of a struct whose
@@ -744,7 +906,8 @@ ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields
     rewrites those pointers, so they are never stale. */
 ECS_DEF ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                                       ecs_lookup_kind lookup);
-/** Frees everything; m must be initialised again before use. */
+/** Frees everything; m must be initialised again before use. A group m is
+    in ends (ecs_group_free). */
 ECS_DEF void ecs_manager_free(ecs_manager *m);
 /** Makes room for n instances in total (direct kind: for entity indices
     below n); ECS_OK or ECS_ERROR_OUT_OF_MEMORY (also when the bytes would
@@ -764,10 +927,13 @@ ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
 /** Adds one instance for each of entities[0..n-1] with one growth and one
     pass. records: n packed records (ecs_manager_record_size bytes each, the
-    spawn layout) to copy in, or NULL to leave the fields for the caller to
-    write (every field of every new instance). *first (may be NULL): dense
+    spawn layout: with a schema, runtime fields have no bytes and are
+    zero-filled, and entity fields are copied as they are, entity ids, where
+    spawn resolves resource indices) to copy in, or NULL to leave the fields
+    for the caller to write (every field of every new instance). *first (may be NULL): dense
     and hash kinds: the new instances are first..first+n-1, in order; direct
-    kind: nil (entity k's instance is its index). All or nothing: on failure
+    kind: nil (entity k's instance is its index); a group member: nil (the
+    group may have moved them: look each up). All or nothing: on failure
     (nil entity, out of memory, direct kind: an id listed twice or already
     present) nothing changed and the error is returned and set in m->error. */
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
@@ -781,9 +947,12 @@ ECS_DEF void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs
 /** Direct kind only: e's slot without the ownership check, the fast read
     (m->position[ecs_manager_slot(m, e).i]): e's index masked to the slots
     (a power of two; an index past them lands on another slot), so every
-    read stays in the manager's memory. Whether e owns the slot is asserted in
-    debug builds (ECS_ASSERT); in release a stale or foreign id reads
-    whatever the slot holds. Use the checked lookup when ids may be stale. */
+    read stays in the manager's memory. Whether e owns the slot (so e is
+    not nil) is asserted in debug builds (ECS_ASSERT); in release a stale or
+    foreign id reads whatever the slot holds. Precondition: init succeeded
+    (also asserted): after a failed init the entity array is one empty slot
+    but the field arrays are NULL, so the slot must not index them. Use the
+    checked lookup when ids may be stale. */
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e);
 /** The next instance of the same entity, or nil (always nil in the direct
     kind, and for out-of-range instances). */
@@ -818,7 +987,7 @@ ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *e
     points its entity's lookup/next links at `to`; `from` is left as it was.
     Dense and hash kinds only, for managers that keep links of their own.
     Returns 1, or 0 (nothing done) when either index is >= capacity or the
-    manager is direct. */
+    manager is direct or in a group. */
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 /** Pointer to field k's value for instance i (no checks). */
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
@@ -827,9 +996,12 @@ static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t
 }
 /** Heap bytes owned by m (instance data, lookup, links). */
 ECS_DEF size_t ecs_manager_memory(const ecs_manager *m);
-/** Bytes of one packed record: the field sizes added up in field order, no
-    padding, entity not included. The layout ecs_manager_spawn and
-    ecs_manager_create_many read. */
+/** Bytes of one packed record, the one layout ecs_manager_spawn and
+    ecs_manager_create_many read: the fields in field order, no padding, the
+    owning entity not included. With a schema (ecs_manager_set_schema) the
+    schema's record (schema->record_size): runtime fields have no bytes in
+    it (both calls zero-fill them); without one every field. 0 for a manager
+    whose init failed. */
 ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m);
 
 /* The general paths behind the inline functions; their names say what a
@@ -842,7 +1014,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     ecs_entity_map_slot *s = m->map.slots + idx;
     /* dense fast path: room, an index the map covers (not 0), and no id of
        this index owns an instance */
-    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0) {
+    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group) {
         ++m->map.count;
         s->id = id;
         s->first = i;
@@ -854,7 +1026,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     }
     /* hash fast path: room in the arrays and the table (at most 3/4 full
        after), and the probe meets an empty slot before the key */
-    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated &&
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group &&
         (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
         uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
         s = m->map.slots;
@@ -897,7 +1069,10 @@ static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
-    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && idx < m->capacity && m->entity[idx].id == ecs_entity_key(e));
+    /* idx != 0: nil's key (0) equals the id an empty slot 0 stores;
+       idx < capacity: false for a manager whose init failed (no slots) */
+    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && (m->flags & ECS__MANAGER_READY) && idx != 0 && idx < m->capacity &&
+                       m->entity[idx].id == ecs_entity_key(e));
     return ecs_instance_make(idx & m->slot_mask);
 }
 
@@ -916,7 +1091,8 @@ ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_ma
 /* The bookkeeping half of removing e's instance from a dense manager whose
    entities own one instance each (no next links): the map, the entity array
    and count. Returns -1 when that case does not apply (the caller takes the
-   general path), 0 when e owns nothing, 1 when it removed e's instance: the
+   general path; also for grouped managers), 0 when e owns nothing, 1 when it
+   removed e's instance: the
    caller then moves every field of instance *from into *to (swap-erase;
    nothing to move when they are equal). Inline: the typed wrappers move the
    fields with typed copies. */
@@ -924,7 +1100,7 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 {
     uint32_t key = ecs_entity_key(e), i, last;
     ecs_entity_map_slot *s = m->map.slots;
-    if (m->lookup != ECS_LOOKUP_DENSE || m->next) return -1;
+    if (m->lookup != ECS_LOOKUP_DENSE || m->next || m->group) return -1;
     /* an index past the table lands on a slot whose id cannot match; key 0
        would match slot 0 */
     if (s[key & m->map.mask].id != key || key == 0) return 0;
@@ -1211,10 +1387,10 @@ static inline ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_
 }
 
 /** A generic ecs_spawn_fn for any manager (user = the ecs_manager*): data
-    holds num_instances packed records, copied into the field arrays (a typed
-    manager's pointers follow). Without a schema a record is every field
-    (ecs_manager_record_size); with one (ecs_manager_set_schema) it is the
-    schema's record (schema->record_size): runtime fields are zero-filled and
+    holds num_instances packed records of ecs_manager_record_size bytes,
+    copied into the field arrays (a typed manager's pointers follow). Without
+    a schema a record is every field; with one (ecs_manager_set_schema) it is
+    the schema's record (schema->record_size): runtime fields are zero-filled and
     entity references become the spawned entities of this copy, and a
     reference past the resource's entities fails the call
     (ECS_ERROR_CORRUPT_RESOURCE) before anything is created. Checks size ==
@@ -1276,10 +1452,18 @@ typedef struct ecs_group {
 } ecs_group;
 /** Groups members[0..n-1] (2 <= n <= ECS_GROUP_MAX_MEMBERS; dense or hash
     kind, initialised, in no other group, at most one instance per entity)
-    and sorts their current instances. ECS_OK, or an error (err set) and
-    nothing changed. g must stay at its address until ecs_group_free. */
+    and sorts their current instances. ECS_OK, or an error (err set; the
+    message names the member and the problem) and nothing changed: n out of
+    range (ECS_ERROR_INVALID_ARGUMENT), a member NULL, not initialised, of the
+    direct kind, listed twice or with an entity owning two instances
+    (INVALID_ARGUMENT), a member already grouped (ALREADY_EXISTS). Needs no
+    memory. g must stay at its address until ecs_group_free. While grouped,
+    an instance index changes on any create or destroy of any member (look
+    up again); ecs_manager_move is refused. Not thread-safe: a call on one
+    member writes every member. */
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err);
-/** Releases the members (their order stays as it is). */
+/** Releases the members (their order stays as it is); g may then be
+    initialised again or go away. Freeing a member frees its group too. */
 ECS_DEF void ecs_group_free(ecs_group *g);
 
 /* ---- the world: every store registered once ------------------------------
@@ -1512,6 +1696,13 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 #endif
 #endif
 
+/* Starts loading the cache line at p (no effect elsewhere). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__PREFETCH(p) ((void)(p))
+#endif
+
 /* ---- results ------------------------------------------------------------- */
 
 #define ECS__RESULT_NAME(code, text) #code,
@@ -1571,6 +1762,30 @@ ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em)
     memset(em, 0, sizeof *em);
 }
 
+/* A new stamp for a life of an entity manager. A cursor must tell apart
+   two lives of a manager at the same address, which the manager's own
+   memory cannot (init zeroes it), so the stamps come from this one counter
+   (atomic on gcc, clang and MSVC; elsewhere plain: give entity managers
+   their first entities from one thread at a time). The library's only state
+   outside the structs you own; it holds no data of yours. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+static uint32_t ecs__next_life(void)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static uint32_t lives;
+    uint32_t life = __atomic_add_fetch(&lives, 1u, __ATOMIC_RELAXED);
+#elif defined(_MSC_VER)
+    static volatile long lives;
+    uint32_t life = (uint32_t)_InterlockedIncrement(&lives);
+#else
+    static uint32_t lives;
+    uint32_t life = ++lives;
+#endif
+    return life ? life : 1u; /* 0 means "no allocation yet" */
+}
+
 /* Makes the generation array hold at least `needed` indices. */
 static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
 {
@@ -1583,6 +1798,7 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
     g = (uint8_t *)ECS__REALLOC(em->generation, cap);
     if (!g) return ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory growing to %u indices", (unsigned)cap);
     memset(g + em->capacity, 0, cap - em->capacity); /* indices not yet handed out: generation 0 */
+    if (em->capacity == 0) em->life = ecs__next_life();
     em->generation = g;
     em->capacity = cap;
     return ECS_OK;
@@ -1793,13 +2009,15 @@ ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em)
 ECS_DEF uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
 {
     uint32_t end = em->free_head + em->num_free, pending = end - c->next;
-    if (c->em != em || c->retired != em->num_retired || pending > em->free_capacity) return ECS_ENTITY_LOG_LOST;
+    if (c->em != em || c->life != em->life || c->retired != em->num_retired || pending > em->free_capacity)
+        return ECS_ENTITY_LOG_LOST;
     return pending;
 }
 
 ECS_DEF void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
 {
     c->em = em;
+    c->life = em->life;
     c->next = em->free_head + em->num_free;
     c->retired = em->num_retired;
 }
@@ -1975,11 +2193,6 @@ ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map)
 
 #define ECS__MIN_ALIGN 16u
 
-static size_t ecs__align_up(size_t x, size_t a)
-{
-    return (x + a - 1u) & ~(a - 1u);
-}
-
 static size_t ecs__field_align(const ecs_field_desc *f)
 {
     return f->align > ECS__MIN_ALIGN ? f->align : ECS__MIN_ALIGN;
@@ -1995,28 +2208,27 @@ static size_t ecs__max_align(const ecs_manager *m)
     return a;
 }
 
-/* Bytes needed for `cap` instances, with each array aligned (offsets out),
-   or 0 when that does not fit in size_t. */
-static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
+/* Bytes needed for `cap` instances of the layout `fields`, with each array
+   aligned (offsets out), or 0 when that does not fit in size_t. Counted in
+   64 bits, which cannot wrap: at most 2^32 instances of at most 2^31 bytes,
+   plus at most 65 x 4096 bytes of padding for each of at most 65535 fields. */
+static size_t ecs__layout(const ecs_field_desc *fields, uint32_t num_fields, uint32_t cap, size_t *offsets)
 {
-    size_t at, extra = ecs__max_align(m);
+    uint64_t at = (uint64_t)cap * sizeof(ecs_entity), extra = ECS__MIN_ALIGN;
     uint32_t k;
-    /* everything below is at most cap * bytes_per_instance plus padding */
-    if ((uint64_t)cap * m->bytes_per_instance > (uint64_t)(SIZE_MAX / 2u) ||
-        (size_t)(m->num_fields + 2u) * (4096u + 4096u) > SIZE_MAX / 2u - (size_t)cap * m->bytes_per_instance)
-        return 0;
-    at = (size_t)cap * sizeof(ecs_entity);
-    for (k = 0; k < m->num_fields; ++k) {
-        size_t a = ecs__field_align(&m->fields[k]);
+    for (k = 0; k < num_fields; ++k) {
+        uint64_t a = ecs__field_align(&fields[k]);
+        if (a > extra) extra = a;
         /* stagger the arrays by a cache line each: with power-of-two
            capacities they would otherwise start at the same offset modulo
            4096, and a loop reading one array while writing another would
            suffer the CPU's 4K-aliasing stalls */
-        at = ecs__align_up(at, a) + (size_t)(k % 64u + 1u) * (a > 64u ? a : 64u);
-        if (offsets) offsets[k] = at;
-        at += (size_t)cap * m->fields[k].size;
+        at = ((at + a - 1u) & ~(a - 1u)) + (uint64_t)(k % 64u + 1u) * (a > 64u ? a : 64u);
+        if (offsets) offsets[k] = (size_t)at;
+        at += (uint64_t)cap * fields[k].size;
     }
-    return at + extra; /* room to align the buffer itself */
+    at += extra; /* room to align the buffer itself */
+    return at > (uint64_t)(SIZE_MAX / 2u) ? 0u : (size_t)at;
 }
 
 /* Writes the current array pointers into the typed struct that follows the
@@ -2066,13 +2278,13 @@ ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
         while (cap < n) cap *= 2u;
         n = cap;
     }
-    bytes = ecs__layout(m, n, NULL);
+    bytes = ecs__layout(m->fields, m->num_fields, n, NULL);
     if (bytes == 0)
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: %u instances of %u bytes do not fit in memory",
                              (unsigned)n, (unsigned)m->bytes_per_instance);
     if (m->num_fields > 16 && !(offsets = (size_t *)ECS__REALLOC(NULL, m->num_fields * sizeof *offsets)))
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
-    (void)ecs__layout(m, n, offsets);
+    (void)ecs__layout(m->fields, m->num_fields, n, offsets);
     buf = ecs__next_reserve(m, n) == ECS_OK ? (char *)ECS__REALLOC(NULL, bytes) : NULL;
     if (!buf) {
         if (offsets != offsets_small) ECS__FREE(offsets);
@@ -2152,9 +2364,10 @@ static ecs_result ecs__check_fields(ecs_manager *m, const ecs_field_desc *fields
                                  fields[k].name ? fields[k].name : "?", (unsigned)fields[k].size, (unsigned)a);
         bytes += fields[k].size;
     }
-    if (bytes > 0x7FFFFFFFu)
-        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: a record of %llu bytes is too big",
-                             (unsigned long long)bytes);
+    if (bytes > 0x7FFFFFFFu || ecs__layout(fields, num_fields, 16u, NULL) == 0)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_manager_init: %u fields of %llu bytes in all, with their alignment padding, do not fit in memory",
+                             (unsigned)num_fields, (unsigned long long)bytes);
     m->bytes_per_instance = (uint32_t)bytes;
     return ECS_OK;
 }
@@ -2206,6 +2419,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 {
     uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
     ecs_lookup_kind lookup = m->lookup;
+    if (m->group) ecs_group_free(m->group);
     ECS__FREE(m->buffer);
     ECS__FREE(m->field);
     ECS__FREE(m->fields);
@@ -2228,6 +2442,8 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
+static void ecs__group_enter(ecs_group *g, uint32_t id);
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
 
 /* The first instance of the entity with key id, or NIL (any kind). */
 static uint32_t ecs__first(const ecs_manager *m, uint32_t id)
@@ -2332,6 +2548,11 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         return ecs_instance_nil();
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
+    if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
     if (m->count == 0xFFFFFFFEu) {
         ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
         return ecs_instance_nil();
@@ -2339,6 +2560,12 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
     if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
         ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
         return ecs_instance_nil();
+    if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
+        ecs__drop_stale_owner(m, id);
+        ecs__append(m, id);
+        ecs__group_enter(m->group, id);
+        return ecs_instance_make(ecs__first(m, id));
+    }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
     ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
     if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
@@ -2377,23 +2604,27 @@ static ecs_entity ecs__batch_entity(const ecs_entity *es, const uint32_t *index,
     return es[index ? index[k] : k];
 }
 
-/* Copies n packed records into the field arrays, one field at a time: record
-   j goes to instance first + j (dense, hash) or to batch entity j's slot
-   (direct). */
+/* Copies n packed records (ecs_manager_record_size) into the field arrays,
+   one field at a time: record j goes to instance first + j (dense, hash) or
+   to batch entity j's slot (direct). A schema's runtime fields have no bytes
+   in a record and are zero-filled. */
 static void ecs__copy_records(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t first,
                               const void *records)
 {
     uint32_t rec = ecs_manager_record_size(m), j, k;
     const unsigned char *at = (const unsigned char *)records;
     int direct = m->lookup == ECS_LOOKUP_DIRECT;
-    for (k = 0; k < m->num_fields; at += m->fields[k].size, ++k) {
+    for (k = 0; k < m->num_fields; ++k) {
         uint32_t sz = m->fields[k].size;
         unsigned char *base = (unsigned char *)m->field[k];
         const unsigned char *from = at;
+        int runtime = m->schema && !m->schema->fields[k].spec;
         for (j = 0; j < n; ++j, from += rec) {
             uint32_t i = direct ? ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK : first + j;
-            ecs__copy(base + (size_t)i * sz, from, sz);
+            if (runtime) memset(base + (size_t)i * sz, 0, sz);
+            else ecs__copy(base + (size_t)i * sz, from, sz);
         }
+        if (!runtime) at += sz;
     }
 }
 
@@ -2410,6 +2641,12 @@ static ecs_result ecs__batch_check(ecs_manager *m, uint32_t n, const ecs_entity 
 static ecs_result ecs__batch_nil(ecs_manager *m, uint32_t k)
 {
     return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: entity %u of the batch is nil", (unsigned)k);
+}
+
+static ecs_result ecs__batch_grouped_twice(ecs_manager *m, uint32_t id)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
+                         "create_many (grouped): entity %u would own two instances", (unsigned)id);
 }
 
 #define ECS__BATCH_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
@@ -2492,6 +2729,49 @@ static uint32_t ecs__batch_max_index(uint32_t n, const ecs_entity *es, const uin
     return max_index;
 }
 
+static ecs_result ecs__batch_two_ids(ecs_manager *m, uint32_t idx)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+}
+
+/* Dense, a batch that met an older id's slot: checks everything the append
+   after the drop could fail on, before anything is dropped (nil entities,
+   two ids of one index, an entity twice in a group member; the map's room
+   and the next links are made here). Each index's first batch entry marks
+   its map slot (the slot is saved in a scratch copy and restored). */
+static ecs_result ecs__batch_dense_validate(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    ecs_entity_map_slot *saved, *s;
+    uint32_t k, j, twice = 0; /* an id the batch gives a second instance */
+    ecs_result r = ECS_OK;
+    if (ecs_entity_map_reserve(&m->map, 0, ecs__batch_max_index(n, es, index, 0), &m->error) != ECS_OK) return m->error.code;
+    if (!ecs__fits(n, sizeof *saved) || !(saved = (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)n * sizeof *saved)))
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "create_many: out of memory");
+    for (k = 0; k < n && r == ECS_OK; ++k) {
+        uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), idx = id & ECS_INDEX_MASK;
+        s = &m->map.slots[idx];
+        if (idx == 0) {
+            r = ecs__batch_nil(m, k);
+        } else if (s->id & ECS__BATCH_MARK) {
+            if ((s->id & ~ECS__BATCH_MARK) != id) r = ecs__batch_two_ids(m, idx);
+            twice = id;
+        } else {
+            saved[k] = *s;
+            if (s->id == id) twice = id;
+            s->id = id | ECS__BATCH_MARK;
+            s->first = k;
+        }
+    }
+    for (j = 0; j < k; ++j) {
+        s = &m->map.slots[ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK];
+        if ((s->id & ECS__BATCH_MARK) && s->first == j) *s = saved[j];
+    }
+    ECS__FREE(saved);
+    if (r == ECS_OK && twice) r = m->group ? ecs__batch_grouped_twice(m, twice) : ecs__need_next(m);
+    return r;
+}
+
 /* Dense: what the run could not do for entity k: appends it (ECS_OK), or
    sets *stale (a slot names an older id; nothing done), or fails. */
 static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
@@ -2505,12 +2785,11 @@ static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_ent
         return m->error.code;
     s = &m->map.slots[idx];
     if (s->id != 0 && s->id != id) {
-        if (s->first >= first)
-            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
-                                 "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+        if (s->first >= first) return ecs__batch_two_ids(m, idx);
         *stale = 1;
         return ECS_OK;
     }
+    if (s->id == id && m->group) return ecs__batch_grouped_twice(m, id);
     if (s->id == id && ecs__need_next(m) != ECS_OK) return m->error.code;
     ecs__append(m, id);
     return ECS_OK;
@@ -2534,7 +2813,8 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
         } else if ((id & ECS_INDEX_MASK) == 0) {
             r = ecs__batch_nil(m, k);
         } else {
-            if (!m->next && ecs_entity_map_find_hash(&m->map, id) != ECS__NIL) r = ecs__need_next(m);
+            if ((m->group || !m->next) && ecs_entity_map_find_hash(&m->map, id) != ECS__NIL)
+                r = m->group ? ecs__batch_grouped_twice(m, id) : ecs__need_next(m);
             if (r == ECS_OK) ecs__append(m, id);
         }
         ++k;
@@ -2542,6 +2822,67 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
     if (r != ECS_OK || *stale) /* ours are the last instances, each the tail of its chain */
         while (m->count > first) ecs__destroy_known(m, m->count - 1u, m->entity[m->count - 1u].id);
     return r;
+}
+
+#define ECS__SORT_BITS 11u /* the hash batch's buckets: 2048 */
+
+/* Hash, a large batch: inserts the keys bucket by bucket of their home slots
+   (a counting sort on the top ECS__SORT_BITS bits of the home), so that the
+   probes of one bucket stay in a window of the table small enough for the
+   L1 cache, instead of one cache miss per key. Returns 1 when every key is
+   in and the instances appended; 0, with nothing changed, when the table is
+   small, scratch memory fails, or a key is nil or already present (in the
+   map or earlier in the batch): the caller takes the general path. The
+   room in the arrays and the map is reserved. */
+static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t counts[1u << ECS__SORT_BITS], log2cap = 32u - m->map.shift, k, j, b, sum, first = m->count;
+    uint32_t mask = m->map.mask, shift = m->map.shift, drop;
+    ecs_entity_map_slot *slots = m->map.slots;
+    uint64_t *sorted;
+    if (n < 4096u || log2cap <= ECS__SORT_BITS + 6u || !ecs__fits(n, sizeof *sorted)) return 0;
+    drop = log2cap - ECS__SORT_BITS;
+    memset(counts, 0, sizeof counts);
+    for (k = 0; k < n; ++k) {
+        uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
+        if ((key & ECS_INDEX_MASK) == 0) return 0;
+        ++counts[((key * 0x9E3779B1u) >> shift) >> drop];
+    }
+    if (!(sorted = (uint64_t *)ECS__REALLOC(NULL, (size_t)n * sizeof *sorted))) return 0;
+    for (b = 0, sum = 0; b < (1u << ECS__SORT_BITS); ++b) { /* bucket starts */
+        uint32_t c = counts[b];
+        counts[b] = sum;
+        sum += c;
+    }
+    for (k = 0; k < n; ++k) { /* (instance << 32) | key, by bucket */
+        uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
+        sorted[counts[((key * 0x9E3779B1u) >> shift) >> drop]++] = (uint64_t)(first + k) << 32 | key;
+    }
+    for (j = 0; j < n; ++j) {
+        uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+        if (j + 16u < n) ECS__PREFETCH(&slots[((uint32_t)sorted[j + 16u] * 0x9E3779B1u) >> shift]);
+        while (slots[h].id != 0 && slots[h].id != key) h = (h + 1u) & mask;
+        if (slots[h].id == key) break; /* a second instance: the general path chains it */
+        slots[h].id = key;
+        slots[h].first = (uint32_t)(sorted[j] >> 32);
+    }
+    if (j < n) { /* undo: take out the keys put in, newest first */
+        m->map.count += j; /* (erase counts them down) */
+        while (j-- > 0) {
+            uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+            while (slots[h].id != key) h = (h + 1u) & mask;
+            ecs__map_hash_erase_at(&m->map, h);
+        }
+        ECS__FREE(sorted);
+        return 0;
+    }
+    ECS__FREE(sorted);
+    for (k = 0; k < n; ++k) m->entity[first + k].id = ecs_entity_key(ecs__batch_entity(es, index, k));
+    if (m->next) memset(m->next + first, 0xFF, (size_t)n * sizeof *m->next);
+    m->map.count += n;
+    m->count = first + n;
+    m->num_instances += n;
+    return 1;
 }
 
 /* Adds instances for a batch (spawn and create_many): all or nothing. */
@@ -2560,9 +2901,13 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
         if (ecs__grow_for(m, m->count + n) != ECS_OK ||
             (m->lookup == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
             return m->error.code;
-        if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
+        if (m->lookup == ECS_LOOKUP_HASH && ecs__batch_hash_sorted(m, n, es, index)) r = ECS_OK;
+        else if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
+            /* older ids' instances go only once nothing else can fail */
+            if ((r = ecs__batch_dense_validate(m, n, es, index)) != ECS_OK) return r;
             for (k = 0; k < n; ++k) ecs__drop_stale_owner(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
-            r = ecs__batch_append(m, n, es, index, &stale); /* no stale slot is left */
+            r = ecs__batch_append(m, n, es, index, &stale); /* cannot fail: no stale slot is left */
+            ECS__ASSERT(r == ECS_OK && !stale);
         }
         if (r != ECS_OK) return r;
         at = m->count - n;
@@ -2572,19 +2917,28 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     return ECS_OK;
 }
 
+/* After a batch (its records written): the batch entities that now own
+   every member join m's group. */
+static void ecs__batch_enter_group(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t k;
+    if (m->group)
+        for (k = 0; k < n; ++k) ecs__group_enter(m->group, ecs_entity_key(ecs__batch_entity(es, index, k)));
+}
+
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first)
 {
-    return ecs__create_batch(m, n, entities, NULL, records, first);
+    ecs_result r = ecs__create_batch(m, n, entities, NULL, records, first);
+    if (r == ECS_OK && m->group) {
+        ecs__batch_enter_group(m, n, entities, NULL);
+        if (first) *first = ecs_instance_nil(); /* the group moved them: look them up */
+    }
+    return r;
 }
 
 /* ---- component managers: lookup ------------------------------------------------ */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define ECS__PREFETCH(p) __builtin_prefetch(p)
-#else
-#define ECS__PREFETCH(p) ((void)(p))
-#endif
 /* How many lookups ahead the batch paths prefetch: about one DRAM latency's
    worth at a few ns a lookup (16 left lookup_many about 25% slower). */
 #define ECS__PREFETCH_DISTANCE 64u
@@ -2669,6 +3023,7 @@ static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to, ecs_fields_mov
 static void ecs__destroy_known_moving(ecs_manager *m, uint32_t i, uint32_t id, ecs_fields_move_fn move)
 {
     uint32_t last = m->count - 1u;
+    if (m->group) i = ecs__group_leave(m, i);
     ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
     if (i != last) ecs__move(m, last, i, move);
     m->count = last;
@@ -2710,6 +3065,9 @@ static uint32_t ecs__destroy_hash_single(ecs_manager *m, uint32_t key, ecs_field
 {
     ecs_entity_map_slot *s = m->map.slots;
     uint32_t h = ecs__map_home(&m->map, key), i, last;
+    /* the last instance's key is the second probe: start its miss now, so
+       that the two overlap */
+    if (m->count) ECS__PREFETCH(&s[ecs__map_home(&m->map, m->entity[m->count - 1u].id)]);
     while (s[h].id != key) {
         if (s[h].id == 0) return 0;
         h = (h + 1u) & m->map.mask;
@@ -2738,7 +3096,7 @@ ECS_DEF uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e
         ecs__direct_clear(m, i);
         return 1;
     }
-    if (!m->next) {
+    if (!m->next && !m->group) {
         uint32_t from, to;
         if (m->lookup == ECS_LOOKUP_HASH) return ecs__destroy_hash_single(m, id, move);
         if (ecs_manager__unlink_dense(m, e, &from, &to) <= 0) return 0;
@@ -2757,7 +3115,7 @@ ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
 
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
-    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT) return 0;
+    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT || m->group) return 0;
     if (from != to) ecs__move(m, from, to, ecs__copy_fields_of);
     return 1;
 }
@@ -2860,7 +3218,7 @@ ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *e
 
 ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 {
-    size_t bytes = m->buffer ? ecs__layout(m, m->capacity, NULL) : 0;
+    size_t bytes = m->buffer ? ecs__layout(m->fields, m->num_fields, m->capacity, NULL) : 0;
     bytes += m->num_fields * (sizeof *m->fields + sizeof *m->field);
     if (m->next) bytes += (size_t)m->capacity * sizeof *m->next;
     return bytes + ecs_entity_map_memory(&m->map);
@@ -2868,6 +3226,7 @@ ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 
 ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m)
 {
+    if (m->schema) return m->schema->record_size;
     return m->bytes_per_instance ? m->bytes_per_instance - (uint32_t)sizeof(ecs_entity) : 0u;
 }
 
@@ -3041,6 +3400,7 @@ static ecs_result ecs__schema_spawn(ecs_manager *m, const ecs_spawn_context *ctx
         }
         if (s->fields[k].spec) at += size;
     }
+    ecs__batch_enter_group(m, n, ctx->entity, entity_index);
     return ECS_OK;
 }
 
@@ -3049,7 +3409,7 @@ ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, u
 {
     ecs_manager *m = (ecs_manager *)user;
     const ecs_schema *schema = m->schema;
-    uint32_t rec = schema ? schema->record_size : ecs_manager_record_size(m);
+    uint32_t rec = ecs_manager_record_size(m);
     if ((uint64_t)num_instances * rec != size)
         return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED,
                              "spawn: %u instances of %u bytes need %llu bytes, block has %u", (unsigned)num_instances,
@@ -3058,6 +3418,7 @@ ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, u
         return ecs__schema_spawn(m, ctx, num_instances, entity_index, (const unsigned char *)data);
     if (ecs__create_batch(m, num_instances, ctx->entity, entity_index, data, NULL) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
+    ecs__batch_enter_group(m, num_instances, ctx->entity, entity_index);
     return ECS_OK;
 }
 
@@ -3069,6 +3430,120 @@ ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint3
     (void)data;
     (void)size;
     for (j = num_instances; j-- > 0;) ecs_manager_destroy_entity(m, ctx->entity[entity_index[j]]);
+}
+
+/* ---- groups ------------------------------------------------------------------- */
+
+/* Swaps n bytes at a and b. */
+static void ecs__swap_bytes(unsigned char *a, unsigned char *b, size_t n)
+{
+    unsigned char t[64];
+    while (n) {
+        size_t c = n < sizeof t ? n : sizeof t;
+        memcpy(t, a, c);
+        memcpy(a, b, c);
+        memcpy(b, t, c);
+        a += c;
+        b += c;
+        n -= c;
+    }
+}
+
+/* Swaps instances a and b of a grouped member (one instance per entity, so
+   the map points at each directly), fields through the field table. */
+static void ecs__swap_instances(ecs_manager *m, uint32_t a, uint32_t b)
+{
+    uint32_t ida = m->entity[a].id, idb = m->entity[b].id, k;
+    if (a == b) return;
+    for (k = 0; k < m->num_fields; ++k) {
+        size_t sz = m->fields[k].size;
+        unsigned char *base = (unsigned char *)m->field[k];
+        ecs__swap_bytes(base + (size_t)a * sz, base + (size_t)b * sz, sz);
+    }
+    m->entity[a].id = idb;
+    m->entity[b].id = ida;
+    ecs_entity_map_set(&m->map, ida, b);
+    ecs_entity_map_set(&m->map, idb, a);
+}
+
+/* The entity with key id joins the group when it owns every member and is
+   not in yet: its instances move to index size of every member. */
+static void ecs__group_enter(ecs_group *g, uint32_t id)
+{
+    uint32_t at[ECS_GROUP_MAX_MEMBERS] = {0}, k;
+    for (k = 0; k < g->num_members; ++k)
+        if ((at[k] = ecs_entity_map_find(&g->member[k]->map, id)) == ECS__NIL) return;
+    if (g->num_members == 0 || at[0] < g->size) return;
+    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], at[k], g->size);
+    ++g->size;
+}
+
+/* Instance i of grouped m is about to be removed: if its entity is in the
+   group, it leaves (its instances move to index size-1 of every member,
+   which then falls out of the group). Returns i's new index in m. */
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
+{
+    ecs_group *g = m->group;
+    uint32_t k, last;
+    if (i >= g->size) return i;
+    last = --g->size;
+    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], i, last);
+    return last;
+}
+
+/* Why m cannot join a group (an error set in err), or ECS_OK. */
+static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_error *err)
+{
+    ecs_manager *m = members[k];
+    uint32_t j;
+    if (!m) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is NULL", (unsigned)k);
+    if (!(m->flags & ECS__MANAGER_READY))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is not initialised", (unsigned)k);
+    if (m->lookup == ECS_LOOKUP_DIRECT)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is of the direct kind (dense or hash only)",
+                             (unsigned)k);
+    if (m->group)
+        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "ecs_group_init: member %u is in a group already", (unsigned)k);
+    for (j = 0; j < k; ++j)
+        if (members[j] == m)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: members %u and %u are the same manager",
+                                 (unsigned)j, (unsigned)k);
+    for (j = 0; m->next && j < m->count; ++j)
+        if (m->next[j] != ECS__NIL)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_group_init: member %u: entity %u owns two instances (a member holds one per entity)",
+                                 (unsigned)k, (unsigned)m->entity[j].id);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
+{
+    uint32_t k, i, smallest = 0;
+    ecs_result r = ECS_OK;
+    if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !members)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: %u members (2..%u)", (unsigned)n,
+                             (unsigned)ECS_GROUP_MAX_MEMBERS);
+    for (k = 0; k < n && r == ECS_OK; ++k) r = ecs__group_check(members, k, err);
+    if (r != ECS_OK) return r;
+    memset(g, 0, sizeof *g);
+    for (k = 0; k < n; ++k) {
+        g->member[k] = members[k];
+        members[k]->group = g;
+        if (members[k]->count < members[smallest]->count) smallest = k;
+    }
+    g->num_members = n;
+    /* every instance of the smallest member, in order: what moves into i
+       comes from index size <= i, already seen */
+    for (i = 0; i < members[smallest]->count; ++i) ecs__group_enter(g, members[smallest]->entity[i].id);
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_group_free(ecs_group *g)
+{
+    uint32_t k;
+    for (k = 0; k < g->num_members; ++k) g->member[k]->group = NULL;
+    g->num_members = 0;
+    g->size = 0;
 }
 
 #endif /* ECS__IMPLEMENTATION_DONE */

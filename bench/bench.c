@@ -741,6 +741,10 @@ static void bench_component_rows(void)
     c.kind = ECS_LOOKUP_DENSE;
     t = bench__time(bc_fresh_manager, bc_create_many, NULL, &c);
     bench_row("component_create_many_ns", t / n, "ns");
+    c.kind = ECS_LOOKUP_HASH;
+    t = bench__time(bc_fresh_manager, bc_create_many, NULL, &c);
+    bench_row("component_create_many_hash_ns", t / n, "ns");
+    c.kind = ECS_LOOKUP_DENSE;
     t = bench__time(NULL, bc_fill_plain, NULL, &c);
     bench_row("fill_plain_ns", t / n, "ns");
 
@@ -1663,12 +1667,13 @@ static const bench__target bench__targets[] = {
     {"component_create_ns", 4, NULL},
     {"component_create_hash_ns", 3, "component_create_ns"},
     {"component_create_many_ns", 1.5, "fill_plain_ns"},
+    {"component_create_many_hash_ns", 1.5, "component_create_many_ns"},
     {"component_get_direct_ns", 1.2, "gather_plain_ns"},
     {"component_get_dense_ns", 2.5, "gather_plain_ns"},
     {"component_get_hash_ns", 3, "gather_plain_ns"},
     {"component_get_many_dense_ns", 1.8, "gather_plain_ns"},
     {"component_remove_dense_ns", 8, "gather_plain_ns"},
-    {"component_remove_hash_ns", 8, "gather_plain_ns"},
+    {"component_remove_hash_ns", 1.5, "component_remove_dense_ns"},
     {"component_collect_ns", 1, "component_remove_dense_ns"},
     {"component_bytes_per_entity", 40, NULL},
     {"component_bytes_per_entity_hash", 48, NULL},
