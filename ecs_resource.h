@@ -542,6 +542,10 @@ typedef enum ecs_json_type {
 #define ECS_JSON_INTEGER 1u   /* written without fraction or exponent and its
                                  magnitude fits `integer` exactly */
 #define ECS_JSON_NEGATIVE 2u  /* written with a leading '-' */
+#define ECS_JSON_WHOLE 4u     /* a whole number, however written (7, 1e19,
+                                 2.50e1, -0.0), whose magnitude fits
+                                 `integer` exactly; every ECS_JSON_INTEGER
+                                 number has it too */
 
 /** One parsed value. Values are stored depth-first in one array: a
     container's children follow it, and `next` is the index just past its
@@ -558,7 +562,7 @@ typedef struct ecs_json_value {
     uint32_t str;        /* strings: pool offset of the decoded UTF-8 bytes */
     uint32_t offset;     /* byte offset of the value in the source text */
     double number;       /* numbers: the value, correctly rounded (may be +-inf) */
-    uint64_t integer;    /* numbers with ECS_JSON_INTEGER: the exact magnitude */
+    uint64_t integer;    /* numbers with ECS_JSON_WHOLE: the exact magnitude */
 } ecs_json_value;
 
 /** A parsed JSON text. Zero-initialised is a valid empty document. */
@@ -786,8 +790,9 @@ ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const e
     ECS_ERROR_COMPILE at the offending value. */
 ECS_DEF ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
                                            float *out, uint32_t n, const float *defaults);
-/** Reads member key of obj as an integer 0..4294967295 (written as an
-    integer, or a number with an integral value). A missing member gives
+/** Reads member key of obj as an integer 0..4294967295, exactly, in any
+    form of a whole number (7, 7.0, 0.7e1; not 7.0000000000000000001). A
+    missing member gives
     *defaults, or an error when defaults is NULL. */
 ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
                                            uint32_t *out, const uint32_t *defaults);
@@ -1046,19 +1051,30 @@ static uint64_t ecs__fnv1a64(const char *s, size_t n)
     return h;
 }
 
-/* Grows an array to hold `needed` elements (doubling). On success *out is the
-   (possibly moved) array and *capacity updated; on failure nothing changes. */
+/* The capacity an array of elem-byte elements grows to from cap so that it
+   holds `needed` elements: doubling (at least 16), at most `limit` elements
+   and at most SIZE_MAX bytes; 0 when `needed` is past either. Never wraps: a
+   32-bit size_t doubled past 2^31 would become 0 and double forever. */
+static size_t ecs__res_grown_capacity(size_t cap, size_t needed, size_t elem, size_t limit)
+{
+    if (limit > (size_t)-1 / elem) limit = (size_t)-1 / elem;
+    if (needed > limit) return 0;
+    if (cap < 16) cap = 16;
+    while (cap < needed) cap = cap > limit / 2u ? limit : cap * 2u;
+    return cap < limit ? cap : limit;
+}
+
+/* Grows an array to hold `needed` elements (doubling, at most 2^32 - 1). On
+   success *out is the (possibly moved) array and *capacity updated; on
+   failure nothing changes. */
 static int ecs__res_grow(void *ptr, uint32_t *capacity, size_t needed, size_t elem, void **out)
 {
-    size_t cap = *capacity;
+    size_t cap;
     void *np;
     *out = ptr;
-    if (needed <= cap) return 1;
-    if (needed > 0xFFFFFFFFu) return 0;
-    if (cap < 16) cap = 16;
-    while (cap < needed) cap *= 2;
-    if (cap > 0xFFFFFFFFu) cap = 0xFFFFFFFFu;
-    if (cap > (size_t)-1 / elem) return 0;
+    if (needed <= *capacity) return 1;
+    cap = ecs__res_grown_capacity(*capacity, needed, elem, 0xFFFFFFFFu);
+    if (!cap) return 0;
     np = ECS__REALLOC(ptr, cap * elem);
     if (!np) return 0;
     *out = np;
@@ -1634,8 +1650,11 @@ ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manage
         sp->entities = (ecs_entity *)np;
         ents = sp->entities;
     }
-    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK)
-        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, em->error.message);
+    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK) {
+        char why[sizeof em->error.message]; /* err may be &em->error */
+        memcpy(why, em->error.message, sizeof why);
+        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, why);
+    }
     ctx.entities = em;
     ctx.parent_index = ecs_resource_parent_index(blob);
     ctx.num_entities = ne;
@@ -1972,6 +1991,57 @@ static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, doub
 
 #define ECS__JSON_DIGIT(c) ((unsigned)((c) - '0') < 10u)
 
+/* 1 when the JSON number s[0..e) (checked already; a fraction or an
+   exponent) is a whole number whose magnitude fits uint64_t: *mag. Exact,
+   from the digits: D * 10^(exponent - fraction digits), D without its
+   trailing zeros. */
+static int ecs__json_whole(const unsigned char *s, const unsigned char *e, uint64_t *mag)
+{
+    uint64_t d = 0;
+    int64_t scale = 0, exp = 0, zeros = 0; /* zeros: digits since the last nonzero one */
+    int fraction = 0, eneg = 0, big = 0;
+    unsigned digit;
+    if (*s == '-') ++s;
+    for (; s < e && (ECS__JSON_DIGIT(*s) || *s == '.'); ++s) {
+        if (*s == '.') {
+            fraction = 1;
+            continue;
+        }
+        scale -= fraction;
+        if (*s == '0') {
+            ++zeros;
+            continue;
+        }
+        for (; zeros > 0 && !big; --zeros) { /* the zeros before this digit */
+            big = d > UINT64_MAX / 10u;
+            d *= 10u;
+        }
+        digit = (unsigned)(*s - '0');
+        big = big || d > (UINT64_MAX - digit) / 10u;
+        d = d * 10u + digit;
+        zeros = 0;
+    }
+    if (s < e) { /* the exponent */
+        ++s;
+        if (*s == '+' || *s == '-') eneg = *s++ == '-';
+        for (; s < e; ++s)
+            if (exp < 100000000) exp = exp * 10 + (*s - '0');
+    }
+    scale += zeros + (eneg ? -exp : exp);
+    if (big) return 0; /* at least 2^64 (or, with a negative scale, not whole) */
+    if (d == 0) {
+        *mag = 0;
+        return 1;
+    }
+    if (scale < 0 || big || scale > 19) return 0;
+    for (; scale > 0; --scale) {
+        if (d > UINT64_MAX / 10u) return 0;
+        d *= 10u;
+    }
+    *mag = d;
+    return 1;
+}
+
 static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **pp, ecs_json_value *v)
 {
     const unsigned char *s = *pp, *start = s, *end = ps->end;
@@ -2046,8 +2116,11 @@ static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **p
             return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory reading a number");
     }
     v->number = neg ? -val : val;
-    v->flags = (uint8_t)((is_int && !int_overflow ? ECS_JSON_INTEGER : 0u) | (neg ? ECS_JSON_NEGATIVE : 0u));
+    v->flags = (uint8_t)((is_int && !int_overflow ? ECS_JSON_INTEGER | ECS_JSON_WHOLE : 0u) |
+                         (neg ? ECS_JSON_NEGATIVE : 0u));
     v->integer = is_int && !int_overflow ? iv : 0;
+    /* 1.5 reads as a double that is not whole; 1e19, 2.0 and 1.0000000000000000001 as ones that are */
+    if (!is_int && val == floor(val) && ecs__json_whole(start, s, &v->integer)) v->flags |= ECS_JSON_WHOLE;
     *pp = s;
     return ECS_OK;
 }
@@ -2794,7 +2867,6 @@ ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_
                                            uint32_t *out, const uint32_t *defaults)
 {
     const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key);
-    double d;
     if (!v) {
         if (!defaults) return ecs_compiler_error(ctx, obj, "missing member '%s'", key);
         *out = *defaults;
@@ -2803,16 +2875,9 @@ ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_
     if (v->type != ECS_JSON_NUMBER)
         return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %s",
                                   ecs_json_type_name((ecs_json_type)v->type));
-    if (v->flags & ECS_JSON_INTEGER) {
-        if (v->integer > 0xFFFFFFFFu || ((v->flags & ECS_JSON_NEGATIVE) && v->integer != 0))
-            return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295");
-        *out = (uint32_t)v->integer;
-        return ECS_OK;
-    }
-    d = v->number;
-    if (!(d >= 0.0 && d <= 4294967295.0) || (double)(uint32_t)d != d)
-        return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %g", d);
-    *out = (uint32_t)d;
+    if (!(v->flags & ECS_JSON_WHOLE) || v->integer > 0xFFFFFFFFu || ((v->flags & ECS_JSON_NEGATIVE) && v->integer != 0))
+        return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %.17g", v->number);
+    *out = (uint32_t)v->integer;
     return ECS_OK;
 }
 
@@ -2830,6 +2895,8 @@ typedef struct ecs__schema_slot {
     uint32_t size, offset;      /* bytes in the record and where (runtime state: 0, 0) */
     uint8_t runtime, required, has_min, has_max;
     double min, max;            /* bounds of every number (has_min, has_max) */
+    uint8_t min_neg, max_neg;   /* integer kinds: the bounds exactly, as a sign */
+    uint64_t min_int, max_int;  /*   and a magnitude */
     unsigned char initial[64];  /* the default's bytes, in this machine's order */
     const char *initial_path;   /* a path default: its canonical text, else NULL */
     uint32_t initial_path_length;
@@ -2893,33 +2960,26 @@ static void ecs__schema_order(ecs_field_kind kind, unsigned char *to, const unsi
     }
 }
 
-/* Integer bounds of an integer kind. */
-static void ecs__kind_int_range(ecs_field_kind kind, double *lo, double *hi)
+static int ecs__kind_is_int(ecs_field_kind kind)
 {
-    *lo = kind == ECS_FIELD_I32 ? -2147483648.0 : 0.0;
-    *hi = kind == ECS_FIELD_I32 ? 2147483647.0 : kind == ECS_FIELD_U32 ? 4294967295.0 : 18446744073709551615.0;
+    return kind == ECS_FIELD_I32 || kind == ECS_FIELD_U32 || kind == ECS_FIELD_U64;
 }
 
-/* Reads number v as an integer of kind into out (native bytes). 0 with why. */
+/* Reads number v as an integer of kind into out (native bytes): exactly, in
+   any form JSON writes a whole number (ECS_JSON_WHOLE). 0 with why. */
 static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigned char *out, char *why, size_t n)
 {
     const char *range = kind == ECS_FIELD_I32 ? "-2147483648..2147483647"
                         : kind == ECS_FIELD_U32 ? "0..4294967295" : "0..18446744073709551615";
-    double lo, hi, d = v->number;
-    int neg = (v->flags & ECS_JSON_NEGATIVE) != 0;
-    uint64_t mag;
-    ecs__kind_int_range(kind, &lo, &hi);
-    if (v->flags & ECS_JSON_INTEGER) {
-        mag = v->integer;
-    } else if (d == floor(d) && d >= lo && d <= hi && d > -9007199254740992.0 && d < 9007199254740992.0) {
-        mag = (uint64_t)(d < 0 ? -d : d);
-    } else {
-        snprintf(why, n, "expected an integer %s, found %.17g", range, d);
+    int neg = (v->flags & ECS_JSON_NEGATIVE) && v->integer != 0; /* -0 is 0 */
+    uint64_t mag = v->integer;
+    uint64_t top = kind == ECS_FIELD_I32 ? (neg ? 2147483648u : 2147483647u)
+                   : kind == ECS_FIELD_U32 ? 0xFFFFFFFFu : UINT64_MAX;
+    if (!(v->flags & ECS_JSON_WHOLE)) {
+        snprintf(why, n, "expected an integer %s, found %.17g", range, v->number);
         return 0;
     }
-    if (neg && mag == 0) neg = 0; /* -0 is 0 */
-    if ((neg && (kind != ECS_FIELD_I32 || mag > 2147483648u)) || (!neg && (double)mag > hi) ||
-        (kind == ECS_FIELD_U32 && mag > 0xFFFFFFFFu)) {
+    if ((neg && kind != ECS_FIELD_I32) || mag > top) {
         snprintf(why, n, "expected an integer %s, found %s%llu", range, neg ? "-" : "", (unsigned long long)mag);
         return 0;
     }
@@ -2932,21 +2992,64 @@ static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigne
     return 1;
 }
 
-/* The number a value of f's kind holds at element k (for range checks). */
+/* The value of an integer kind's native bytes as a sign and a magnitude. */
+static uint64_t ecs__schema_int_at(ecs_field_kind kind, const unsigned char *bytes, int *neg)
+{
+    int32_t iv;
+    uint32_t uv;
+    uint64_t lv;
+    *neg = 0;
+    if (kind == ECS_FIELD_U64) {
+        memcpy(&lv, bytes, 8);
+        return lv;
+    }
+    if (kind == ECS_FIELD_U32) {
+        memcpy(&uv, bytes, 4);
+        return uv;
+    }
+    memcpy(&iv, bytes, 4);
+    *neg = iv < 0;
+    return iv < 0 ? 0u - (uint64_t)(int64_t)iv : (uint64_t)iv;
+}
+
+/* 1 when the integer (a_neg, a) is below (b_neg, b) (signs and magnitudes,
+   -0 written as 0). */
+static int ecs__int_below(int a_neg, uint64_t a, int b_neg, uint64_t b)
+{
+    if (a_neg != b_neg) return a_neg;
+    return a_neg ? a > b : a < b;
+}
+
+/* Checks an integer field's exact bounds; 0 with why. */
+static int ecs__schema_int_in_range(const ecs__schema_slot *f, const unsigned char *bytes, char *why, size_t n)
+{
+    int neg;
+    uint64_t v = ecs__schema_int_at(f->kind, bytes, &neg);
+    const char *sign = neg ? "-" : "";
+    if (f->has_min && ecs__int_below(neg, v, f->min_neg, f->min_int)) {
+        snprintf(why, n, "%s must be >= %s%llu (found %s%llu)", f->name, f->min_neg ? "-" : "",
+                 (unsigned long long)f->min_int, sign, (unsigned long long)v);
+        return 0;
+    }
+    if (f->has_max && ecs__int_below(f->max_neg, f->max_int, neg, v)) {
+        snprintf(why, n, "%s must be <= %s%llu (found %s%llu)", f->name, f->max_neg ? "-" : "",
+                 (unsigned long long)f->max_int, sign, (unsigned long long)v);
+        return 0;
+    }
+    return 1;
+}
+
+/* The number a value of a float kind holds at element k (for range checks). */
 static double ecs__schema_number_at(ecs_field_kind kind, const unsigned char *bytes, uint32_t k)
 {
     float fv;
     double dv;
-    int32_t iv;
-    uint32_t uv;
-    uint64_t lv;
-    switch (kind) {
-    case ECS_FIELD_F64: memcpy(&dv, bytes, 8); return dv;
-    case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return (double)iv;
-    case ECS_FIELD_U32: memcpy(&uv, bytes, 4); return (double)uv;
-    case ECS_FIELD_U64: memcpy(&lv, bytes, 8); return (double)lv;
-    default: memcpy(&fv, bytes + 4u * k, 4); return (double)fv;
+    if (kind == ECS_FIELD_F64) {
+        memcpy(&dv, bytes, 8);
+        return dv;
     }
+    memcpy(&fv, bytes + 4u * k, 4);
+    return (double)fv;
 }
 
 /* Checks f's bounds on every element of a value; 0 with why and the failing
@@ -2956,6 +3059,8 @@ static int ecs__schema_in_range(const ecs__schema_slot *f, const unsigned char *
 {
     uint32_t k, count = ecs__kind_elements(f->kind);
     if (!ecs__kind_is_number(f->kind)) return 1;
+    *at = 0;
+    if (ecs__kind_is_int(f->kind)) return ecs__schema_int_in_range(f, bytes, why, n);
     for (k = 0; k < count; ++k) {
         double d = ecs__schema_number_at(f->kind, bytes, k);
         if ((f->has_min && !(d >= f->min)) || (f->has_max && !(d <= f->max))) {
@@ -3155,8 +3260,13 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
             if (strcmp(key, "default") == 0) {
                 initial = m;
             } else if ((is_min || is_max) && m->type == ECS_JSON_NUMBER && ecs__kind_is_number(f->kind)) {
-                if (is_min) f->has_min = 1, f->min = m->number;
-                else f->has_max = 1, f->max = m->number;
+                int neg = (m->flags & ECS_JSON_NEGATIVE) && m->integer != 0;
+                if (ecs__kind_is_int(f->kind) && !(m->flags & ECS_JSON_WHOLE)) {
+                    snprintf(why, n, "\"%s\" of an integer kind must be a whole number below 2^64 in magnitude", key);
+                    return 0;
+                }
+                if (is_min) f->has_min = 1, f->min = m->number, f->min_neg = (uint8_t)neg, f->min_int = m->integer;
+                else f->has_max = 1, f->max = m->number, f->max_neg = (uint8_t)neg, f->max_int = m->integer;
             } else {
                 snprintf(why, n, "spec member '%.32s' is not \"default\", or a number \"min\"/\"max\" of a numeric kind", key);
                 return 0;
@@ -3521,7 +3631,7 @@ static ecs_result ecs__compile_raw_component(ecs__compile_state *st, const ecs_j
     if (taken) return ecs_compiler_error(ctx, type, "'%s' is the registered component '%s': write {\"type\": \"%s\", ...}",
                                          ctx->doc->pool + type->str, taken, taken);
     if (id == ECS_RESOURCE_NAMES_ID) return ecs_compiler_error(ctx, type, "this identifier is the names block's");
-    if (!order || order->type != ECS_JSON_NUMBER || !(order->flags & ECS_JSON_INTEGER) ||
+    if (!order || order->type != ECS_JSON_NUMBER || !(order->flags & ECS_JSON_WHOLE) ||
         order->integer > ((order->flags & ECS_JSON_NEGATIVE) ? 2147483648u : 2147483647u))
         return ecs_compiler_error(ctx, order ? order : m, "a raw block needs \"spawn_order\", an int");
     if ((bytes && bytes->type != ECS_JSON_STRING) || (n & 1u))
@@ -4037,6 +4147,13 @@ static ecs_result ecs__names_walk(const unsigned char *b, const ecs_resource_blo
     size_t bytes = 0;
     if (!ecs__names_u32(data, blk->size, &pos, swap, &np))
         return ECS__RES_CORRUPT("offset %u (names block): no room for the path count", (unsigned)data_off);
+    /* every name and path takes at least its 4-byte length: counts the block
+       cannot hold are refused before anything is read or allocated (and
+       their sum, below 2^30 then, cannot wrap) */
+    if ((uint64_t)blk->num_instances + np > (blk->size - pos) / 4u)
+        return ECS__RES_CORRUPT("offset %u (names block): %u names and %u paths need at least %llu bytes, the block "
+                                "has %u", (unsigned)data_off, (unsigned)blk->num_instances, (unsigned)np,
+                                4ull * ((uint64_t)blk->num_instances + np) + 4u, (unsigned)blk->size);
     for (j = 0; j < blk->num_instances + np; ++j) {
         uint32_t at = pos;
         int is_path = j >= blk->num_instances;
@@ -4116,8 +4233,9 @@ static int ecs__hash_index_cmp(const void *a, const void *b)
 static ecs_result ecs__names_fill(const unsigned char *b, const ecs_resource_block *blk, uint32_t ne, int swap,
                                   size_t string_bytes, uint32_t np, ecs_resource_names *out, ecs_error *err)
 {
-    size_t bytes = (size_t)ne * (sizeof(char *) + 4u) + (size_t)np * (sizeof(char *) + 8u + 4u) + string_bytes + 8u;
-    unsigned char *mem = (unsigned char *)ECS__REALLOC(NULL, bytes);
+    uint64_t wide = (uint64_t)ne * (sizeof(char *) + 4u) + (uint64_t)np * (sizeof(char *) + 8u + 4u) + string_bytes + 8u;
+    size_t bytes = (size_t)wide; /* checked below: a 32-bit size_t may not hold it */
+    unsigned char *mem = wide <= (size_t)-1 ? (unsigned char *)ECS__REALLOC(NULL, bytes) : NULL;
     ecs__hash_index *order = NULL;
     uint32_t *by_hash;
     size_t dummy;
@@ -4200,11 +4318,13 @@ typedef struct ecs__jout {
 static void ecs__jout_add(ecs__jout *o, const char *s, size_t n)
 {
     if (o->oom || o->dry) return;
+    if (n >= (size_t)-1 - o->len) {
+        o->oom = 1;
+        return;
+    }
     if (o->len + n + 1u > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096u;
-        char *nb;
-        while (cap < o->len + n + 1u) cap *= 2u;
-        nb = (char *)ECS__REALLOC(o->buf, cap);
+        size_t cap = ecs__res_grown_capacity(o->cap ? o->cap : 4096u, o->len + n + 1u, 1, (size_t)-1);
+        char *nb = cap ? (char *)ECS__REALLOC(o->buf, cap) : NULL;
         if (!nb) {
             o->oom = 1;
             return;
@@ -4738,6 +4858,8 @@ static ecs_result ecs__decompile_blocks(ecs_decompile_context *ctx, const unsign
         ctx->type_name = NULL;
         if (d->identifier == ECS_RESOURCE_NAMES_ID) {
             if (t + 1u != nt) return ecs_decompile_error(ctx, "the names block is not the last block");
+            if (!d->num_instances && !ctx->names->num_paths)
+                return ecs_decompile_error(ctx, "a names block with no names and no paths (the compiler leaves it out)");
             continue;
         }
         at = ecs__res_lower(ctx->compiler->types, ctx->compiler->num_types, sizeof *ctx->compiler->types, d->identifier);
@@ -4917,14 +5039,45 @@ static ecs_result ecs__decompile_unique(const ecs_resource_names *nm, uint8_t *u
 }
 
 /* One pass over the blob: the entity tree with its components (dry: only
-   checks and notes which entities are referred to). */
+   checks and notes which entities are referred to). An entity at level L
+   (roots: 0) is an object at nesting depth 3 + 2L of the text, so levels
+   past (ECS_JSON_MAX_DEPTH - 1) / 2 are refused here; its components nest
+   deeper still (ecs__decompile_too_deep checks the text). */
 static ecs_result ecs__decompile_pass(ecs_decompile_context *ctx, const unsigned char *b, ecs__dblock *blocks,
                                       uint32_t nb, uint32_t *stack, uint8_t *open, int dry)
 {
-    uint32_t i, max_levels = ECS_JSON_MAX_DEPTH >= 6 ? (ECS_JSON_MAX_DEPTH - 6) / 2 + 1 : 0;
+    uint32_t i, max_levels = (ECS_JSON_MAX_DEPTH - 1) / 2;
     for (i = 0; i < nb; ++i) blocks[i].cursor = blocks[i].at = blocks[i].run_start = 0;
     ctx->out->dry = dry;
     return ecs__decompile_tree(ctx, b, blocks, nb, stack, open, max_levels);
+}
+
+/* Refuses a decompiled text (JSON the writer made: strings escaped) that
+   nests deeper than the JSON reader takes, which a component nested deep
+   in the entity tree can make: what compiles decompiles, and the other way. */
+static ecs_result ecs__decompile_too_deep(const char *text, size_t len, ecs_error *err)
+{
+    size_t i;
+    uint32_t depth = 0, line, column;
+    int in_string = 0;
+    for (i = 0; i < len; ++i) {
+        char ch = text[i];
+        if (in_string) {
+            if (ch == '\\') ++i;
+            else if (ch == '"') in_string = 0;
+        } else if (ch == '"') {
+            in_string = 1;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth <= ECS_JSON_MAX_DEPTH) continue;
+            ecs__res_text_position(text, len, i, &line, &column);
+            return ecs_error_set(err, ECS_ERROR_DECOMPILE, "line %u, column %u of the text: nesting deeper than the "
+                                 "JSON reader takes (ECS_JSON_MAX_DEPTH %d); the entities nest too deep for their "
+                                 "components", (unsigned)line, (unsigned)column, ECS_JSON_MAX_DEPTH);
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return ECS_OK;
 }
 
 /* Compiles the decompiled text and compares it with the blob. */
@@ -4934,8 +5087,12 @@ static ecs_result ecs__decompile_check(const ecs_compiler *c, const ecs_decompil
     ecs_compiler_output again;
     ecs_result r = ecs_compiler_compile(c, out->json, out->length, out->compile_flags, &again, err);
     size_t k = 0;
-    if (r != ECS_OK)
-        return ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text does not compile: %.200s", err->message);
+    if (r == ECS_ERROR_OUT_OF_MEMORY) return r; /* err says so already */
+    if (r != ECS_OK) {
+        char why[sizeof err->message]; /* err->message may not be an argument of its own ecs_error_set */
+        memcpy(why, err->message, sizeof why);
+        return ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text does not compile: %.200s", why);
+    }
     while (k < size && k < again.size && ((const unsigned char *)blob)[k] == ((const unsigned char *)again.blob)[k]) ++k;
     r = k == size && again.size == size ? ECS_OK
         : ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text compiles to other bytes (%u, not %u; first "
@@ -4954,8 +5111,9 @@ typedef struct ecs__decompile_scratch {
 static void *ecs__decompile_alloc(ecs__decompile_scratch *s, uint32_t nt, uint32_t ne, uint32_t np)
 {
     uint32_t levels = ECS_JSON_MAX_DEPTH / 2 + 2;
-    size_t bytes = (size_t)(nt ? nt : 1u) * sizeof(ecs__dblock) + (size_t)levels * 5u + 3u * (size_t)ne + np + 16u;
-    unsigned char *mem = (unsigned char *)ECS__REALLOC(NULL, bytes);
+    uint64_t wide = (uint64_t)(nt ? nt : 1u) * sizeof(ecs__dblock) + (uint64_t)levels * 5u + 3u * (uint64_t)ne + np + 16u;
+    size_t bytes = (size_t)wide; /* checked: a 32-bit size_t may not hold it */
+    unsigned char *mem = wide <= (size_t)-1 ? (unsigned char *)ECS__REALLOC(NULL, bytes) : NULL;
     if (!mem) return NULL;
     memset(mem, 0, bytes);
     s->blocks = (ecs__dblock *)(void *)mem;
@@ -5005,6 +5163,7 @@ ECS_DEF ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blo
         if (!s.path_used[i])
             r = ecs_error_set(err, ECS_ERROR_DECOMPILE, "names block: no component refers to path '%.96s'", names.path[i]);
     if (r == ECS_OK && jout.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "decompile: out of memory for the text");
+    if (r == ECS_OK) r = ecs__decompile_too_deep(jout.buf, jout.len, err);
     if (r == ECS_OK) {
         out->json = jout.buf, out->length = jout.len, jout.buf = NULL;
         out->compile_flags = (ctx.big_endian ? ECS_COMPILER_BIG_ENDIAN : 0u) | (names.present ? ECS_COMPILER_NAMES : 0u);
