@@ -366,7 +366,8 @@ extern "C" {
     no component may register (NAMES BLOCK). */
 #define ECS_RESOURCE_NAMES_ID 0x743491DCu
 
-/** Standard component records (see FORMAT). */
+/** Standard component records (see FORMAT). ecs_transform.h defines the
+    transform's too (identically): ecs_transform_spawn's instance size. */
 #define ECS_RESOURCE_TRANSFORM_SIZE 64u
 #define ECS_RESOURCE_MESH_SIZE 12u
 #define ECS_RESOURCE_ACTOR_SIZE 8u
