@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.2 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.3 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -15,8 +15,8 @@ TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
    input, compile functions, standard components), SCHEMAS, ENTITY
    REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
-   POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end
-   of file)
+   POINTER STABILITY, THREADING, DOES NOT, REFERENCE (every function's
+   signature), REVISION HISTORY, LICENSE (end of file)
    The declarations and the implementation follow the same order: format,
    spawner, paths, JSON reader, compiler, names block, decompiler (the MAP at
    the top of the implementation says what each part holds).
@@ -188,7 +188,10 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    byte order, so that a manager with the same schema spawns it with
    ecs_manager_spawn. The JSON of each kind:
      f32 f64          a number (an f32 must round to a finite float)
-     i32 u32 u64      an integer in range, exactly (1e3 is fine, 1.5 is not)
+     i32 u32 u64      an integer in range, exactly, in any form of a whole
+                      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
+                      1.0000000000000000001 are not; nothing is rounded
+                      through a double)
      bool             true or false (one byte: 1 or 0)
      vec2 vec3 vec4   [x, y], [x, y, z], [x, y, z, w]
      quat             [x, y, z, w], not all zero, stored as written
@@ -200,7 +203,8 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
      entity           the "name" of an entity of the same resource, or null
                       (see ENTITY REFERENCES)
    spec "min" and "max" bound every number of a field (each element of a
-   vector). The schema is checked when it is registered: every default must
+   vector); an integer kind's bounds are whole numbers (below 2^64 in
+   magnitude) compared exactly (a max of 2^53 refuses 2^53 + 1). The schema is checked when it is registered: every default must
    be a value the compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
    ecs_compiler_set_decompile gives one its inverse.
@@ -232,7 +236,10 @@ NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
    It gives back what hashing took away: the decompiler writes names and
    paths again, levelc --dump shows them, and ecs_resource_names_read hands
    them to a game (debug names, "which mesh was that"). It is left out when
-   there is nothing to name.
+   there is nothing to name (the decompiler refuses an empty one, the names
+   reader reads it). Counts the block's bytes cannot hold (each name and
+   path takes at least its 4-byte length) are ECS_ERROR_CORRUPT_RESOURCE
+   before anything is allocated.
 
 DECOMPILE
    ecs_compiler_decompile turns a blob (either byte order) back into level
@@ -241,10 +248,12 @@ DECOMPILE
    has a names block) gives the same bytes, and the decompiler refuses
    (ECS_ERROR_DECOMPILE, with the offset) every blob for which it could not
    promise that: blocks the compiler would not write in that order, an
-   empty block, instances out of entity order, entities not numbered depth
-   first, a NaN, a bool byte of 2, a reference it cannot name, a registered
-   type without a decompile function, entities nested deeper than the JSON
-   reader takes. ECS_DECOMPILE_CHECK compiles the text once more and compares
+   empty block, a names block with no names and no paths, instances out of
+   entity order, entities not numbered depth first, a NaN, a bool byte of 2,
+   a reference it cannot name, a registered type without a decompile
+   function, a text that would nest deeper than the JSON reader takes. Every
+   blob the compiler makes decompiles (its deepest entity tree too).
+   ECS_DECOMPILE_CHECK compiles the text once more and compares
    (worth it with decompile functions of your own).
    The text: an entity per line with its components one per line, members
    equal to their defaults left out (ECS_DECOMPILE_ALL_MEMBERS writes them).
@@ -263,8 +272,9 @@ DECOMPILE
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
                             reader accepts (every file; the entity tree can
-                            be half as deep, each level is an object and an
-                            array)
+                            be about half as deep, each level is an object
+                            and an array: 127 levels, the deepest without
+                            components)
    ECS_DEF / ECS_STATIC     as in ecs.h: the linkage of every public function
                             (extern; static with ECS_STATIC; or your own)
    Implementation file only: ECS_REALLOC / ECS_FREE as in ecs.h (both or
@@ -326,7 +336,213 @@ DOES NOT
    resources that paths name, read JSON with comments, trailing commas, a
    byte order mark or other extensions.
 
+REFERENCE (every public function, by section; the declarations below say
+   more: ownership, NULL, failure, lifetime)
+   Format: identifiers, verify, read, byte swap
+     uint32_t ecs_resource_identifier(const char *name);
+         FNV-1a 32 of a component name: the identifier of its blocks
+     ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+         checks everything a reader relies on (VERIFY AND SPAWN)
+     uint32_t ecs_resource_num_entities(const void *blob);
+         num_entities of a verified blob
+     uint32_t ecs_resource_num_component_types(const void *blob);
+         num_component_types (blocks) of a verified blob
+     const uint32_t *ecs_resource_parent_index(const void *blob);
+         the parent_index array of a verified blob
+     uint32_t ecs_resource_first_block(const void *blob);
+         offset of a verified blob's first block
+     ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
+         the block at offset (its .next is the next block's offset)
+     ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data,
+                                  void *user, ecs_error *err);
+         converts a blob to the other byte order in place
+     void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances,
+                                     void *data, uint32_t size);
+         an ecs_resource_swap_fn for transform, mesh and actor records
+   Spawner
+     void ecs_spawner_init(ecs_spawner *sp);
+     void ecs_spawner_free(ecs_spawner *sp);
+         an empty spawner; frees its registrations and scratch
+     ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn,
+                                     ecs_unspawn_fn unspawn, uint32_t instance_size, void *user,
+                                     ecs_error *err);
+         spawn/unspawn functions for the blocks of component `name`
+     ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
+         removes a registration
+     ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                  size_t size, ecs_entity *out, ecs_error *err);
+         verifies and spawns a blob once, all or nothing
+     ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em,
+                                         const void *blob, size_t size, uint32_t copies,
+                                         ecs_entity *out, ecs_error *err);
+         verifies once and spawns `copies` copies, all or nothing
+     ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em,
+                                           const void *blob, uint32_t copies, ecs_entity *out,
+                                           ecs_error *err);
+         spawn_copies of a blob verified before (no verify)
+     uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                  uint32_t copies, const ecs_entity *entities);
+         undoes a spawn; returns the entities destroyed
+   Paths
+     uint64_t ecs_path_hash(const char *path);
+         FNV-1a 64 of a path: what a blob holds for a reference
+     int ecs_path_is_canonical(const char *path);
+         1 when path is canonical (PATHS)
+     ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size,
+                                      ecs_error *err);
+         the canonical spelling of a sloppy path
+   JSON reader
+     ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err);
+         parses strict JSON into doc (values in one array, strings in a pool)
+     void ecs_json_doc_free(ecs_json_doc *doc);
+         frees a document
+     const ecs_json_value *ecs_json_root(const ecs_json_doc *doc);
+         the root value, or NULL
+     const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v,
+                                           const char *key);
+         object v's member `key`, or NULL
+     const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v);
+     const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v);
+         the first child of an array or object; the next sibling (NULL after the last)
+     const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v);
+     const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v);
+         a string value's bytes; a member's name (NULL otherwise)
+     size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf,
+                          size_t size);
+         writes "entities[3].components[1].mesh" for v (like snprintf)
+     const char *ecs_json_type_name(ecs_json_type type);
+         "null", "false", "true", "number", "string", "array", "object"
+   Compiler: registrations and compiling
+     void ecs_compiler_init(ecs_compiler *c);
+     void ecs_compiler_free(ecs_compiler *c);
+         an empty compiler; frees its registrations
+     ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn,
+                                      void *user, int spawn_order, ecs_error *err);
+         a hand-written compile function for component `name`
+     ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
+         removes a registration
+     ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name,
+                                             const ecs_schema_field *schema, uint32_t num_fields,
+                                             int spawn_order, ecs_error *err);
+         compile and decompile functions from a schema (SCHEMAS)
+     ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name,
+                                              const ecs_manager *m, int spawn_order,
+                                              ecs_error *err);
+         register_schema with a manager's schema
+     ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn,
+                                           void *user, ecs_error *err);
+         the inverse of a hand-written compile function
+     const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier);
+         the registered name of an identifier, or NULL
+     ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
+         registers transform, mesh and actor
+     ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len,
+                                     uint32_t flags, ecs_compiler_output *out, ecs_error *err);
+         level JSON to a blob and its dependency list
+     void ecs_compiler_output_free(ecs_compiler_output *out);
+         frees a compile's blob and dependencies
+   Compiler: for compile functions
+     const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
+         the document being compiled
+     int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
+         1 when writing big-endian
+     uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
+     uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx);
+         the entity being compiled; its instances of this type so far
+     ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at,
+                                   const char *format, ...);
+         ECS_ERROR_COMPILE with the JSON path, line and column of `at`
+     ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+     ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v);
+     ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v);
+     ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v);
+     ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v);
+     ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v);
+     ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
+         append to the instance: bytes as they are, numbers in the target byte order
+     ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx,
+                                            const ecs_json_value *path, uint64_t *hash);
+         checks a canonical path, records it, gives its hash
+     ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx,
+                                             const ecs_json_value *path);
+         add_dependency, then writes the hash
+     ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name);
+         writes a reference to the entity called `name` (or null)
+     ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                           const char *const *known, uint32_t n);
+         refuses members other than "type" and known[]
+     ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                        const char *key, float *out, uint32_t n,
+                                        const float *defaults);
+         reads a number or an array of n numbers as floats
+     ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                        const char *key, uint32_t *out, const uint32_t *defaults);
+         reads a whole number 0..4294967295, exactly
+     ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
+                                               const ecs_json_value *component);
+     ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx,
+                                                 const void *data, uint32_t size, uint32_t *used);
+         the standard transform's compile and decompile functions
+   Names block
+     ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out,
+                                        ecs_error *err);
+         the entity names and paths of a blob's names block
+     const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash);
+         the path with that hash, or NULL
+     void ecs_resource_names_free(ecs_resource_names *names);
+         frees what names_read allocated
+   Decompiler
+     ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size,
+                                       uint32_t flags, ecs_decompile_output *out, ecs_error *err);
+         a blob back to level JSON that compiles to the same bytes
+     ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier,
+                                                const void *data, uint32_t size, int big_endian,
+                                                const ecs_resource_names *names,
+                                                ecs_decompile_output *out, uint32_t *used,
+                                                ecs_error *err);
+         one instance as a JSON object, for listings
+     void ecs_decompile_output_free(ecs_decompile_output *out);
+         frees decompiled text
+   Decompiler: for decompile functions
+     int ecs_decompile_big_endian(const ecs_decompile_context *ctx);
+         1 when the data is big-endian
+     uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx);
+     uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx);
+         the entity being decompiled; its instances of this type before this one
+     uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p);
+     uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p);
+     float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p);
+     double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p);
+         read a value in the data's byte order, any alignment
+     ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...);
+         refuses the instance: ECS_ERROR_DECOMPILE with its offset
+     ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key);
+         starts a member (write one value next)
+     ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n);
+     ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v);
+     ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v);
+     ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v);
+     ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v);
+     ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n);
+         write a value: shortest exact numbers, n floats as an array, escaped strings
+     ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash);
+         a resource reference: its path, or "#<hash>"
+     ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index);
+         an entity reference: its name, or null
+     ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
+         a JSON value as it is
+
 REVISION HISTORY
+   0.3  hardening (issue 19): JSON numbers correctly rounded on x87 too;
+        exact whole numbers in every form (ECS_JSON_WHOLE; i32/u32/u64
+        fields and their bounds compared exactly); a names block's counts
+        checked against its bytes; an empty names block refused by the
+        decompiler; the deepest entity tree that compiles decompiles;
+        array growth that cannot wrap on 32-bit; ECS_DECOMPILE_CHECK keeps
+        the compile error and reports out of memory as such; the REFERENCE
+        section; ECS_RESOURCE_TRANSFORM_SIZE the one name of the transform
+        record (ecs_transform.h's ECS_TRANSFORM_SPAWN_INSTANCE_SIZE is a
+        deprecated alias)
    0.2  schemas (ecs_compiler_register_schema, _register_manager), the
         decompiler, the names block, entity references; the header
         reorganised to read top to bottom (a MAP of the implementation);
@@ -562,7 +778,8 @@ typedef struct ecs_json_value {
     uint32_t key_length; /* bytes of the name (no NUL) */
     uint32_t str;        /* strings: pool offset of the decoded UTF-8 bytes */
     uint32_t offset;     /* byte offset of the value in the source text */
-    double number;       /* numbers: the value, correctly rounded (may be +-inf) */
+    double number;       /* numbers: the value, correctly rounded on every
+                            target, x87 too (may be +-inf) */
     uint64_t integer;    /* numbers with ECS_JSON_WHOLE: the exact magnitude */
 } ecs_json_value;
 
