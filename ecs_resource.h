@@ -204,8 +204,9 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
                       (see ENTITY REFERENCES)
    spec "min" and "max" bound every number of a field (each element of a
    vector); an integer kind's bounds are whole numbers (below 2^64 in
-   magnitude) compared exactly (a max of 2^53 refuses 2^53 + 1). The schema is checked when it is registered: every default must
-   be a value the compiler would accept. Hand-written compile functions stay
+   magnitude) compared exactly (a max of 2^53 refuses 2^53 + 1). The schema
+   is checked when it is registered: every default must be a value the
+   compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
    ecs_compiler_set_decompile gives one its inverse.
 
@@ -253,8 +254,8 @@ DECOMPILE
    a reference it cannot name, a registered type without a decompile
    function, a text that would nest deeper than the JSON reader takes. Every
    blob the compiler makes decompiles (its deepest entity tree too).
-   ECS_DECOMPILE_CHECK compiles the text once more and compares
-   (worth it with decompile functions of your own).
+   ECS_DECOMPILE_CHECK compiles the text once more and compares (worth it
+   with decompile functions of your own).
    The text: an entity per line with its components one per line, members
    equal to their defaults left out (ECS_DECOMPILE_ALL_MEMBERS writes them).
    Without a names block entities have no names except those references
