@@ -828,6 +828,31 @@ static void test_out_of_memory(void)
         oom_fail_at = 0;
     }
     CHECK(compiles > 0 && compiles < 399 && decompiles > 0 && decompiles < 399);
+    /* a spawn whose entities cannot be made, reported into the entity
+       manager's own error: the message keeps the manager's reason (it used
+       to be an argument of its own ecs_error_set) */
+    {
+        ecs_entity_manager em;
+        ecs_spawner sp;
+        int refused = 0;
+        for (at = 1; at < 20; ++at) {
+            ecs_result r;
+            ecs_spawner_init(&sp);
+            ecs_entity_manager_init(&em);
+            oom_calls = 0, oom_fail_at = at;
+            r = ecs_spawner_spawn(&sp, &em, ref.blob, ref.size, NULL, &em.error);
+            oom_fail_at = 0;
+            if (r == ECS_ERROR_OUT_OF_MEMORY && has(em.error.message, "could not create")) {
+                ++refused;
+                CHECK_MSG(has(em.error.message, "could not create 8 entities: entity manager: out of memory"), "%s",
+                          em.error.message);
+            }
+            CHECK(r == ECS_OK || r == ECS_ERROR_OUT_OF_MEMORY);
+            ecs_spawner_free(&sp);
+            ecs_entity_manager_free(&em);
+        }
+        CHECK(refused > 0);
+    }
     ecs_compiler_output_free(&ref);
 }
 
