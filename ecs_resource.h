@@ -770,7 +770,7 @@ typedef enum ecs_json_type {
     subtree (so the next sibling, if any, is values[next]). Read-only. */
 typedef struct ecs_json_value {
     uint8_t type;        /* ecs_json_type */
-    uint8_t flags;       /* numbers: ECS_JSON_INTEGER, ECS_JSON_NEGATIVE */
+    uint8_t flags;       /* numbers: ECS_JSON_INTEGER, ECS_JSON_NEGATIVE, ECS_JSON_WHOLE */
     uint16_t reserved_;
     uint32_t count;      /* arrays/objects: children; strings: bytes (no NUL) */
     uint32_t next;       /* index one past this value's subtree */
