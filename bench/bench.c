@@ -1887,8 +1887,11 @@ static void bw_ours_systems(void *p) /* the first g->num_systems of the seven */
     ecs_world_chunk c;
     uint32_t k, h;
     for (ecs_world_cursor_start(&g->cursor, &g->q[0], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
-        for (k = 0; k < c.count; ++k)
-            bw_move(&g->pos.p[ecs_world_chunk_instance(&c, 0, k)], &g->vel.v[ecs_world_chunk_instance(&c, 1, k)], BW_DT);
+        if (!c.index[0] && !c.index[1]) /* contiguous runs: plain arrays from first[t] */
+            for (k = 0; k < c.count; ++k) bw_move(&g->pos.p[c.first[0] + k], &g->vel.v[c.first[1] + k], BW_DT);
+        else
+            for (k = 0; k < c.count; ++k)
+                bw_move(&g->pos.p[ecs_world_chunk_instance(&c, 0, k)], &g->vel.v[ecs_world_chunk_instance(&c, 1, k)], BW_DT);
     for (ecs_world_cursor_start(&g->cursor, &g->q[1], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
         for (k = 0; k < c.count; ++k) bw_update_data(&g->data.d[ecs_world_chunk_instance(&c, 0, k)], BW_DT);
     if (g->num_systems == 2) return;
