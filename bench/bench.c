@@ -1506,7 +1506,7 @@ static void bench_resource_rows(void)
    Every generator is seeded from the entity index (the suite seeds the
    player's from its address): the players' at creation, the more complex
    system's per call from the index and data.thingy, so results do not
-   depend on the order a store iterates. Two differences, both the same in
+   depend on the order a store iterates. Three differences, the same in
    both versions: data.thingy starts at i % 10 (the suite's 0 makes every
    entity take the random branch in the same frame), health starts full, and
    the data system formats dingy with a small fixed-point writer, not fmt.
@@ -1732,7 +1732,7 @@ typedef struct bw_plain {
 
 static void *bw_column(uint32_t mask, uint32_t bit, uint32_t count, size_t size)
 {
-    return (mask & bit) ? bench_alloc((size_t)count * size + 1) : NULL;
+    return (mask & bit) ? bench_alloc((size_t)count * size) : NULL;
 }
 static void bw_plain_build(bw_plain *a, const bw_init *init, const uint32_t *entity_index, uint32_t n)
 {
