@@ -7,7 +7,10 @@
    bytes; a taken name fails the whole registration and leaves the spawner
    or compiler as it was; an allocator failing at each call in turn changes
    nothing either; the registry puts the managers plugins define into the
-   world and takes them out at unload. */
+   world and takes them out at unload, keeps them through a hot reload and
+   leaves nothing of a reload that fails (the fixture plugin
+   tests/plugins/good.c, built here as tests/test_plugin.c builds it). */
+#define _FILE_OFFSET_BITS 64 /* readdir in a 32-bit build (tests/plugins/harness.h) */
 #include <stdlib.h>
 #include <string.h>
 #include "oom_alloc.h"
@@ -20,6 +23,7 @@
 #define ECS_PLUGIN_IMPLEMENTATION
 #include "ecs_plugin.h"
 #include "test.h"
+#include "plugins/harness.h"
 
 #include <stdio.h>
 
@@ -232,12 +236,48 @@ static void test_plugin_registry(void)
     fixture_free(&f);
 }
 
+/* A plugin's manager through a reload that fails, one that works, and the
+   unload. */
+static void test_plugin_reload(void)
+{
+    fixture f;
+    ecs_plugin_registry_desc desc;
+    ecs_plugin_registry *reg;
+    ecs_plugin p;
+    ecs_manager *plugged;
+    ecs_error err;
+    CHECK(fixture_init(&f));
+    memset(&desc, 0, sizeof desc);
+    desc.world = &f.w;
+    desc.copy_dir = g_copies;
+    reg = ecs_plugin_registry_create(&desc, &err);
+    CHECK(reg != NULL && build_plugin("tests/plugins/good.c", "world_good.so", "-DFIXTURE_BUILD=1 -DFIXTURE_STEP=1"));
+    CHECK_MSG(reg && ecs_plugin_load(reg, build_path("world_good.so"), &p, &err) == ECS_OK, "%s", err.message);
+    plugged = ecs_world_manager(&f.w, "fixture_health");
+    CHECK(plugged != NULL && ecs_plugin_find_manager(reg, "fixture_health") == plugged);
+    /* this build defines fixture_extra, then fails: the old build goes on */
+    CHECK(build_plugin("tests/plugins/good.c", "world_good.so", "-DFIXTURE_BUILD=3 -DFIXTURE_FAIL_INIT"));
+    CHECK(reg && ecs_plugin_reload(reg, p, &err) != ECS_OK);
+    CHECK(ecs_world_find(&f.w, "fixture_extra") == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_manager(&f.w, "fixture_health") == plugged);
+    CHECK(build_plugin("tests/plugins/good.c", "world_good.so", "-DFIXTURE_BUILD=2 -DFIXTURE_STEP=100"));
+    CHECK_MSG(reg && ecs_plugin_reload(reg, p, &err) == ECS_OK, "%s", err.message);
+    CHECK(ecs_world_manager(&f.w, "fixture_health") == plugged); /* the same data */
+    CHECK(reg && ecs_plugin_unload(reg, p) == ECS_OK);
+    CHECK(ecs_world_find(&f.w, "fixture_health") == ECS_WORLD_NO_COMPONENT);
+    CHECK(f.w.num_components == 3);
+    ecs_plugin_registry_destroy(reg);
+    fixture_free(&f);
+}
+
 int main(void)
 {
+    env_init();
     test_round_trip();
     test_same_bytes_as_by_hand();
     test_all_or_nothing();
     test_out_of_memory();
     test_plugin_registry();
+    test_plugin_reload();
     return test_report("test_world_integ");
 }
