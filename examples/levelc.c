@@ -374,7 +374,7 @@ static int schema_field(const char *file, const ecs_json_doc *doc, const ecs_jso
     if (!name || name->type != ECS_JSON_STRING) return schema_error(file, doc, f, "a field needs a string", "name");
     if (!kind || kind->type != ECS_JSON_STRING) return schema_error(file, doc, f, "a field needs a string", "kind");
     if (!kind_by_name(ecs_json_string(doc, kind), &out->kind))
-        return schema_error(file, doc, kind, "unknown kind (f32 f64 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path entity)",
+        return schema_error(file, doc, kind, "unknown kind (f32 f64 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path entity), found",
                             ecs_json_string(doc, kind));
     out->name = ecs_json_string(doc, name);
     text_add(spec, "{", 1);
