@@ -499,6 +499,31 @@ ECS_DEF int ecs_transform_world_pass(ecs_transform_manager *tm);
     nothing; instance indices change. */
 ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm);
 
+/* ---- threads: every core, through ecs.h's job interface (see THREADING) ---- */
+
+/** ecs_transform_world_pass across jobs' workers (NULL or one worker: on the
+    calling thread): the nodes are cut into ranges of whole subtrees that
+    depend on the node count only; a huge tree is cut inside (a task
+    recomputes the few ancestors it starts under on its stack). Every world
+    is bit for bit the serial call's, for any number of workers. Returns as
+    ecs_transform_world_pass (1: parents came first; 0: it walked the trees
+    on the calling thread). Allocates nothing; a job system that could not
+    run some tasks only costs time (ecs_jobs_run runs them). Only this call
+    may use tm meanwhile. */
+ECS_DEF int ecs_transform_world_pass_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs);
+/** ecs_transform_commit with the worlds of the dirty range computed across
+    jobs' workers: the same layout, ages and worlds, bit for bit, as
+    ecs_transform_commit (the ordering runs on the calling thread first).
+    Immediate mode: nothing. Never fails, allocates nothing. */
+ECS_DEF void ecs_transform_commit_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs);
+/** ecs_transform_set_local_many with the affected subtrees updated across
+    jobs' workers (immediate mode; deferred mode only records, as the serial
+    call). The same checks, failures and results, bit for bit. Subtrees are
+    whole tasks: one huge moving subtree runs on one worker. Uses up to 8 KB
+    of stack. */
+ECS_DEF ecs_result ecs_transform_set_local_many_jobs(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                     const ecs_mat4 *locals, const ecs_jobs *jobs);
+
 /** ecs_spawn_fn for the "transform" component (user = the
     ecs_transform_manager*); see SPAWN DATA. Returns ECS_OK, or an error in
     ctx->error with nothing changed: ECS_ERROR_SPAWN_FAILED (size is not
@@ -1540,10 +1565,14 @@ ECS_DEF ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instan
 #define ECS__TF_CLEAR 2u   /* unchanged, no changed ancestor */
 #define ECS__TF_COVERED 3u /* unchanged, below a changed node */
 
-ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
-                                                const ecs_mat4 *locals)
+/* set_local_many, step 1: checks every instance, then (deferred mode) records
+   the changes, or (immediate mode) writes the locals and marks them changed
+   under a new stamp, *stamp (0: nothing more to do). */
+static ecs_result ecs__tf_many_prepare(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                       const ecs_mat4 *locals, uint32_t *stamp)
 {
     uint32_t k, s, *mark;
+    *stamp = 0;
     if (n == 0) return ECS_OK;
     if (!nodes || !locals)
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_set_local_many: NULL array");
@@ -1586,26 +1615,41 @@ ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint3
         tm->local[nodes[k].i] = locals[k];
         mark[nodes[k].i] = s | ECS__TF_CHANGED;
     }
-    /* A changed node is the top of a subtree to update when no ancestor
-       changed. Each walk up stops at the first node with a mark, and marks
-       the nodes it passed, so every node is walked over at most once. */
-    for (k = 0; k < n; ++k) {
-        uint32_t i = nodes[k].i, x, y, covered = 0;
-        if (mark[i] == (s | ECS__TF_DONE)) continue; /* listed twice */
-        for (x = tm->parent[i]; x != ECS__TF_NIL; x = tm->parent[x]) {
-            uint32_t v = mark[x];
-            if (v == (s | ECS__TF_CLEAR)) break;
-            if ((v & ~3u) == s) {
-                covered = 1;
-                break;
-            }
-        }
-        for (y = tm->parent[i]; y != x; y = tm->parent[y]) mark[y] = s | (covered ? ECS__TF_COVERED : ECS__TF_CLEAR);
-        if (!covered) {
-            ecs__tf_update_subtree(tm, i);
-            mark[i] = s | ECS__TF_DONE;
+    *stamp = s;
+    return ECS_OK;
+}
+
+/* set_local_many, step 2, for each listed node i in turn: 1 when i is the top
+   of a subtree to update (no ancestor changed; then marked done, so a node
+   listed twice is a top once). A changed node is such a top when no ancestor
+   changed. Each walk up stops at the first node with a mark, and marks the
+   nodes it passed, so every node is walked over at most once. */
+static int ecs__tf_many_top(ecs_transform_manager *tm, uint32_t s, uint32_t i)
+{
+    uint32_t *mark = tm->mark, x, y, covered = 0;
+    if (mark[i] == (s | ECS__TF_DONE)) return 0; /* listed twice */
+    for (x = tm->parent[i]; x != ECS__TF_NIL; x = tm->parent[x]) {
+        uint32_t v = mark[x];
+        if (v == (s | ECS__TF_CLEAR)) break;
+        if ((v & ~3u) == s) {
+            covered = 1;
+            break;
         }
     }
+    for (y = tm->parent[i]; y != x; y = tm->parent[y]) mark[y] = s | (covered ? ECS__TF_COVERED : ECS__TF_CLEAR);
+    if (covered) return 0;
+    mark[i] = s | ECS__TF_DONE;
+    return 1;
+}
+
+ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                const ecs_mat4 *locals)
+{
+    uint32_t k, s;
+    ecs_result r = ecs__tf_many_prepare(tm, n, nodes, locals, &s);
+    if (r != ECS_OK || s == 0) return r;
+    for (k = 0; k < n; ++k)
+        if (ecs__tf_many_top(tm, s, nodes[k].i)) ecs__tf_update_subtree(tm, nodes[k].i);
     return ECS_OK;
 }
 
@@ -1769,8 +1813,10 @@ ECS__TF_NOINLINE uint32_t ecs__tf_fix_order(ecs_transform_manager *tm, uint32_t 
    sweep, parents first (ecs__tf_fix_order puts right a child found before
    its parent; everything before i is settled). The age is the number of
    commits since the node or a dirty ancestor changed, so a child is never
-   older than its dirty parent. Returns 1 when some node reached idle_frames. */
-static int ecs__tf_sweep(ecs_transform_manager *tm)
+   older than its dirty parent. Returns 1 when some node reached idle_frames.
+   worlds == 0 (ecs_transform_commit_jobs): the same order and ages, no world
+   (the worlds of the range are computed afterwards, across threads). */
+ECS__TF_INLINE int ecs__tf_sweep(ecs_transform_manager *tm, int worlds)
 {
     const uint32_t fd = tm->first_dirty, n = tm->count, idle = ecs__tf_idle(tm);
     uint32_t i, swaps_left = (n - fd) / 2u;
@@ -1779,12 +1825,12 @@ static int ecs__tf_sweep(ecs_transform_manager *tm)
         uint32_t p = tm->parent[i], a;
         if (p != ECS__TF_NIL && p > i) p = ecs__tf_fix_order(tm, i, &swaps_left);
         a = tm->age[i] + 1u;
-        ECS__TF_COUNT(ecs__tf_count_worlds, 1);
+        ECS__TF_COUNT(ecs__tf_count_worlds, worlds);
         if (p == ECS__TF_NIL) {
-            tm->world[i] = tm->local[i];
+            if (worlds) tm->world[i] = tm->local[i];
         } else {
             if (p >= fd && tm->age[p] < a) a = tm->age[p];
-            ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+            if (worlds) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
         }
         tm->age[i] = (uint8_t)(a > 255u ? 255u : a);
         leaving |= a >= idle;
@@ -1792,27 +1838,220 @@ static int ecs__tf_sweep(ecs_transform_manager *tm)
     return leaving;
 }
 
-ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm)
+/* Commit step 1: the nodes changed since the last commit (and their
+   subtrees) into the dirty range. */
+static void ecs__tf_commit_gather(ecs_transform_manager *tm)
 {
-    uint32_t k, i, idle, n;
-    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
-    /* 1. changed nodes (and their subtrees) into the dirty range */
+    uint32_t k, i;
     for (k = 0; k < tm->num_pending; ++k) {
         i = ecs__tf_find(tm, tm->pending[k]);
         if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
     }
     tm->num_pending = 0;
-    /* 2. order, worlds and ages */
-    if (!ecs__tf_sweep(tm)) return;
-    /* 3. nodes unchanged for idle_frames commits leave the range (their dirty
-       parents are at least as old, so they leave too) */
-    idle = ecs__tf_idle(tm);
-    n = tm->count;
+}
+
+/* Commit step 3: nodes unchanged for idle_frames commits leave the range
+   (their dirty parents are at least as old, so they leave too). */
+static void ecs__tf_commit_leave(ecs_transform_manager *tm)
+{
+    uint32_t i, idle = ecs__tf_idle(tm), n = tm->count;
     for (i = tm->first_dirty; i < n; ++i)
         if (tm->age[i] >= idle) {
             ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
             ++tm->first_dirty;
         }
+}
+
+ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm)
+{
+    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
+    ecs__tf_commit_gather(tm);
+    if (ecs__tf_sweep(tm, 1)) ecs__tf_commit_leave(tm);
+}
+
+/* ---- threads: the world pass, commit and set_local_many across cores --------
+   A span of nodes [begin, end) in parents-first order is cut into ranges of
+   about ECS__TF_GRAIN nodes (so the ranges depend on the span only, never on
+   the number of workers), each range a task. A cut is moved to the first
+   node within ECS__TF_CUT_SCAN after it whose parent lies outside the span
+   (a root, or a clean node in commit): then the range starts with whole
+   subtrees. Where there is none (inside a huge tree), the range starts
+   inside a subtree: its task first recomputes, on its own stack, the worlds
+   of the start node's ancestors within the span (at most ECS__TF_CHAIN_MAX,
+   top first, with the same kernel), and uses them for the nodes whose
+   parent is one of them, which in depth-first order are the only nodes of
+   the range whose parent lies in an earlier range. A task never reads a
+   world another task writes. A task that meets any other parent before its
+   range (a layout that is not depth-first, a chain deeper than
+   ECS__TF_CHAIN_MAX) stops there; the calling thread then computes the rest
+   of each stopped range, in range order, after every task has finished.
+   Every world is local * (the parent's world) with the one kernel, so the
+   result is bit for bit the serial one, whatever ran where. */
+
+#define ECS__TF_GRAIN 16384u    /* nodes per task */
+#define ECS__TF_CUT_SCAN 256u   /* nodes searched for a subtree start after a cut */
+#define ECS__TF_CHAIN_MAX 64u   /* ancestors a task recomputes (4 KB of stack) */
+#define ECS__TF_MANY_BATCH 2048u /* set_local_many_jobs: subtree tops per parallel call */
+
+typedef struct ecs__tf_pass {
+    ecs_transform_manager *tm;
+    uint32_t begin, end;  /* the span */
+    uint32_t clean;       /* parents below it are outside the span: their stored world is current */
+    uint32_t grain, tasks;
+    uint32_t stop[ECS_JOBS_MAX_TASKS]; /* per task: the first node it did not compute */
+} ecs__tf_pass;
+
+/* Where range k starts: its nominal start, or the first node after it (within
+   ECS__TF_CUT_SCAN) whose parent is outside the span. */
+static uint32_t ecs__tf_cut(const ecs__tf_pass *ps, uint32_t k)
+{
+    const uint32_t *par = ps->tm->parent;
+    uint32_t x, lim, j;
+    if (k == 0) return ps->begin;
+    if (k >= ps->tasks) return ps->end;
+    x = ps->begin + k * ps->grain;
+    lim = ps->end - x > ECS__TF_CUT_SCAN ? x + ECS__TF_CUT_SCAN : ps->end;
+    for (j = x; j < lim; ++j)
+        if (par[j] == ECS__TF_NIL || par[j] < ps->clean) return j;
+    return x;
+}
+
+/* Worlds of s's ancestors inside the span, deepest first: anc[0] = parent(s).
+   Returns how many, or 0 when there are more than ECS__TF_CHAIN_MAX. */
+static uint32_t ecs__tf_chain_worlds(const ecs__tf_pass *ps, uint32_t s, uint32_t *anc, ecs_mat4 *cw)
+{
+    const ecs_transform_manager *tm = ps->tm;
+    uint32_t len = 0, x, j;
+    for (x = tm->parent[s]; x != ECS__TF_NIL && x >= ps->clean; x = tm->parent[x]) {
+        if (len == ECS__TF_CHAIN_MAX) return 0;
+        anc[len++] = x;
+    }
+    for (j = len; j-- > 0;) {
+        uint32_t p = tm->parent[anc[j]];
+        if (j + 1u < len) ecs__tf_mul(cw[j].m, tm->local[anc[j]].m, cw[j + 1u].m);
+        else if (p == ECS__TF_NIL) cw[j] = tm->local[anc[j]];
+        else ecs__tf_mul(cw[j].m, tm->local[anc[j]].m, tm->world[p].m);
+    }
+    return len;
+}
+
+/* One range's worlds; returns the first node not computed (e when all). */
+static uint32_t ecs__tf_pass_range(const ecs__tf_pass *ps, uint32_t s, uint32_t e)
+{
+    ecs_transform_manager *tm = ps->tm;
+    ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
+    const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
+    const uint32_t *par = tm->parent, clean = ps->clean;
+    uint32_t anc[ECS__TF_CHAIN_MAX], len = 0, j = 0, i;
+    ecs_mat4 cw[ECS__TF_CHAIN_MAX];
+    if (s < e && par[s] != ECS__TF_NIL && par[s] >= clean) len = ecs__tf_chain_worlds(ps, s, anc, cw);
+    for (i = s; i < e; ++i) {
+        uint32_t p = par[i];
+        if (p - s < i - s) ecs__tf_mul(w[i].m, l[i].m, w[p].m); /* parent in this range, before i */
+        else if (p == ECS__TF_NIL) w[i] = l[i];
+        else if (p < clean) ecs__tf_mul(w[i].m, l[i].m, w[p].m);
+        else if (p < s) {
+            while (j < len && anc[j] != p) ++j; /* depth-first: the ancestors come deepest first */
+            if (j == len) return i;
+            ecs__tf_mul(w[i].m, l[i].m, cw[j].m);
+        } else return i; /* a parent after its child */
+    }
+    return e;
+}
+
+static void ecs__tf_pass_task(void *user, uint32_t k)
+{
+    ecs__tf_pass *ps = (ecs__tf_pass *)user;
+    ps->stop[k] = ecs__tf_pass_range(ps, ecs__tf_cut(ps, k), ecs__tf_cut(ps, k + 1u));
+}
+
+/* The worlds of [begin, end) across jobs. Returns 1, or 0 when a node comes
+   before its parent (the caller then walks the trees). */
+static int ecs__tf_pass_run(ecs_transform_manager *tm, uint32_t begin, uint32_t end, uint32_t clean,
+                            const ecs_jobs *jobs)
+{
+    ecs__tf_pass ps;
+    uint32_t k, n = end - begin;
+    if (n == 0) return 1;
+    ps.tm = tm;
+    ps.begin = begin;
+    ps.end = end;
+    ps.clean = clean;
+    ps.tasks = (n + ECS__TF_GRAIN - 1u) / ECS__TF_GRAIN;
+    if (ps.tasks > ECS_JOBS_MAX_TASKS) ps.tasks = ECS_JOBS_MAX_TASKS;
+    ps.grain = (n + ps.tasks - 1u) / ps.tasks;
+    ecs_jobs_run(jobs, ps.tasks, ecs__tf_pass_task, &ps, NULL);
+    for (k = 0; k < ps.tasks; ++k) { /* the rest of the stopped ranges, in order: every parent is done */
+        uint32_t i, e = ecs__tf_cut(&ps, k + 1u);
+        for (i = ps.stop[k]; i < e; ++i) {
+            uint32_t p = tm->parent[i];
+            if (p == ECS__TF_NIL) tm->world[i] = tm->local[i];
+            else if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+            else return 0;
+        }
+    }
+    return 1;
+}
+
+ECS_DEF int ecs_transform_world_pass_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs)
+{
+    if (ecs__tf_pass_run(tm, 0, tm->count, 0, jobs)) return 1;
+    return ecs_transform_world_pass(tm); /* not parents first: walks the trees (0) */
+}
+
+ECS_DEF void ecs_transform_commit_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs)
+{
+    int leaving, ok;
+    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
+    ecs__tf_commit_gather(tm);
+    leaving = ecs__tf_sweep(tm, 0); /* the serial commit's order and ages */
+    ok = ecs__tf_pass_run(tm, tm->first_dirty, tm->count, tm->first_dirty, jobs);
+    ECS__TF_ASSERT(ok); /* the sweep left the range parents first */
+    (void)ok;
+    ECS__TF_COUNT(ecs__tf_count_worlds, tm->count - tm->first_dirty);
+    if (leaving) ecs__tf_commit_leave(tm);
+}
+
+typedef struct ecs__tf_many_job {
+    ecs_transform_manager *tm;
+    const uint32_t *top;
+    uint32_t num_tops, tasks;
+} ecs__tf_many_job;
+
+static void ecs__tf_many_task(void *user, uint32_t k)
+{
+    const ecs__tf_many_job *mj = (const ecs__tf_many_job *)user;
+    uint32_t a = (uint32_t)((uint64_t)mj->num_tops * k / mj->tasks), b = (uint32_t)((uint64_t)mj->num_tops * (k + 1u) / mj->tasks);
+    for (; a < b; ++a) ecs__tf_update_subtree(mj->tm, mj->top[a]);
+}
+
+/* Updates the subtrees of top[0..n) (disjoint: no top is below another). */
+static void ecs__tf_many_flush(ecs_transform_manager *tm, const uint32_t *top, uint32_t n, const ecs_jobs *jobs)
+{
+    ecs__tf_many_job mj;
+    mj.tm = tm;
+    mj.top = top;
+    mj.num_tops = n;
+    mj.tasks = n < 64u ? n : 64u;
+    if (n) ecs_jobs_run(jobs, mj.tasks, ecs__tf_many_task, &mj, NULL);
+}
+
+ECS_DEF ecs_result ecs_transform_set_local_many_jobs(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                     const ecs_mat4 *locals, const ecs_jobs *jobs)
+{
+    uint32_t top[ECS__TF_MANY_BATCH], num_tops = 0, k, s;
+    ecs_result r = ecs__tf_many_prepare(tm, n, nodes, locals, &s);
+    if (r != ECS_OK || s == 0) return r;
+    for (k = 0; k < n; ++k) {
+        if (!ecs__tf_many_top(tm, s, nodes[k].i)) continue;
+        top[num_tops++] = nodes[k].i;
+        if (num_tops == ECS__TF_MANY_BATCH) {
+            ecs__tf_many_flush(tm, top, num_tops, jobs);
+            num_tops = 0;
+        }
+    }
+    ecs__tf_many_flush(tm, top, num_tops, jobs);
+    return ECS_OK;
 }
 
 /* ---- spawning --------------------------------------------------------------------- */
