@@ -281,6 +281,143 @@ static void test_set_local_many(void)
         }
 }
 
+/* ---- the spawner ------------------------------------------------------------------ */
+
+/* a level: `roots` trees of up to 3 children with up to 2 children each;
+   every entity a transform, every second a mesh, every fifth an actor */
+static char *level_json(uint32_t roots, size_t *len)
+{
+    size_t cap = (size_t)roots * 16u * 400u + 64u, at = 0;
+    char *t = (char *)malloc(cap);
+    uint32_t r, c, g, id = 0, nc, ng;
+    at += (size_t)sprintf(t + at, "{\"entities\": [");
+    for (r = 0; r < roots; ++r) {
+        nc = rnd_below(4);
+        at += (size_t)sprintf(t + at, "%s", r ? "," : "");
+        for (c = 0; c <= nc; ++c) {
+            ng = c ? rnd_below(3) : 0;
+            for (g = 0; g <= ng; ++g) {
+                float x = rnd_float(-50, 50), y = rnd_float(-50, 50), q = rnd_float(-1, 1);
+                ++id;
+                at += (size_t)sprintf(t + at,
+                                      "%s{\"components\": [{\"type\": \"transform\", \"position\": [%.3f, %.3f, 1], "
+                                      "\"rotation\": [0, %.3f, 0, 1]}",
+                                      (c > 1 && g == 0) || g > 1 ? "," : "", x, y, q);
+                if (id % 2u == 0) at += (size_t)sprintf(t + at, ", {\"type\": \"mesh\", \"mesh\": \"m/%u\", \"flags\": %u}", (unsigned)(id % 7u), (unsigned)id);
+                if (id % 5u == 0) at += (size_t)sprintf(t + at, ", {\"type\": \"actor\", \"mass\": %.2f, \"radius\": 1}", x + 50.0f);
+                at += (size_t)sprintf(t + at, "]%s", (c == 0 && nc) || (g == 0 && ng) ? ", \"children\": [" : "}");
+                if (g && g == ng) at += (size_t)sprintf(t + at, "]}");
+            }
+        }
+        if (nc) at += (size_t)sprintf(t + at, "]}");
+    }
+    at += (size_t)sprintf(t + at, "]}");
+    *len = at;
+    return t;
+}
+
+typedef struct level_stores {
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    ecs_manager mesh, actor;
+    ecs_spawner sp;
+} level_stores;
+
+/* an actor spawn function that fails once `*armed` reaches 1 */
+static int actor_bomb_armed;
+static ecs_result actor_bomb(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *index,
+                             const void *data, uint32_t size)
+{
+    if (actor_bomb_armed && --actor_bomb_armed == 0)
+        return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED, "the actor store refuses");
+    return ecs_manager_spawn(user, ctx, n, index, data, size);
+}
+
+static void level_stores_init(level_stores *ls, int bomb)
+{
+    static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
+    static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
+    ecs_error err;
+    ecs_entity_manager_init(&ls->em);
+    ecs_transform_manager_init(&ls->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    CHECK(ecs_manager_init(&ls->mesh, mesh_fields, 2, ECS_LOOKUP_DENSE) == ECS_OK);
+    CHECK(ecs_manager_init(&ls->actor, actor_fields, 2, ECS_LOOKUP_DENSE) == ECS_OK);
+    ecs_spawner_init(&ls->sp);
+    CHECK(ecs_spawner_register(&ls->sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
+                               ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &ls->tm, &err) == ECS_OK);
+    CHECK(ecs_spawner_register(&ls->sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE,
+                               &ls->mesh, &err) == ECS_OK);
+    CHECK(ecs_spawner_register(&ls->sp, "actor", bomb ? actor_bomb : ecs_manager_spawn, ecs_manager_unspawn,
+                               ECS_RESOURCE_ACTOR_SIZE, &ls->actor, &err) == ECS_OK);
+}
+
+static void level_stores_free(level_stores *ls)
+{
+    ecs_spawner_free(&ls->sp);
+    ecs_manager_free(&ls->mesh);
+    ecs_manager_free(&ls->actor);
+    ecs_transform_manager_free(&ls->tm);
+    ecs_entity_manager_free(&ls->em);
+}
+
+static int same_manager_data(const ecs_manager *a, const ecs_manager *b)
+{
+    uint32_t f;
+    if (a->count != b->count || memcmp(a->entity, b->entity, a->count * sizeof *a->entity) != 0) return 0;
+    for (f = 0; f < a->num_fields; ++f)
+        if (memcmp(a->field[f], b->field[f], (size_t)a->count * a->fields[f].size) != 0) return 0;
+    return 1;
+}
+
+static int same_levels(const level_stores *a, const level_stores *b)
+{
+    return ecs_entity_count(&a->em) == ecs_entity_count(&b->em) && same_managers(&a->tm, &b->tm) && same_manager_data(&a->mesh, &b->mesh) &&
+           same_manager_data(&a->actor, &b->actor);
+}
+
+/* ecs_spawner_spawn_jobs against ecs_spawner_spawn_copies: the same stores,
+   bit for bit; with a store that fails in a later copy, the same error and
+   nothing left, in both */
+static void test_spawn(void)
+{
+    ecs_compiler compiler;
+    ecs_compiler_output out;
+    ecs_error err, err2;
+    size_t len;
+    char *json;
+    uint32_t j, copies, bomb;
+    rng_state = 1234;
+    json = level_json(300, &len);
+    memset(&out, 0, sizeof out);
+    ecs_compiler_init(&compiler);
+    CHECK(ecs_compiler_register_standard(&compiler, &err) == ECS_OK);
+    CHECK_MSG(ecs_compiler_compile(&compiler, json, len, 0, &out, &err) == ECS_OK, "%s", err.message);
+    for (j = 0; j < NUM_JOBS; ++j)
+        for (copies = 1; copies <= 3; copies += 2)
+            for (bomb = 0; bomb <= copies; bomb += copies) { /* 0: no failure; copies: the last copy's actors fail */
+                level_stores ref, par;
+                ecs_result r1, r2;
+                level_stores_init(&ref, bomb != 0);
+                level_stores_init(&par, bomb != 0);
+                actor_bomb_armed = (int)bomb;
+                r1 = ecs_spawner_spawn_copies(&ref.sp, &ref.em, out.blob, out.size, copies, NULL, &err);
+                actor_bomb_armed = (int)bomb;
+                r2 = ecs_spawner_spawn_jobs(&par.sp, &par.em, out.blob, out.size, copies, NULL, &jobs_list[j], &err2);
+                CHECK(r1 == (bomb ? ECS_ERROR_SPAWN_FAILED : ECS_OK));
+                CHECK_MSG(r1 == r2 && (r1 == ECS_OK || strcmp(err.message, err2.message) == 0), "%s: %s / %s",
+                          jobs_name[j], err.message, err2.message);
+                CHECK_MSG(same_levels(&ref, &par), "%s, %u copies, bomb %u", jobs_name[j], (unsigned)copies,
+                          (unsigned)bomb);
+                if (bomb) CHECK(ecs_entity_count(&par.em) == 0 && par.tm.count == 0 && par.mesh.count == 0 && par.actor.count == 0);
+                else CHECK(par.tm.count > 600u * copies && par.mesh.count > 0 && par.actor.count > 0);
+                level_stores_free(&ref);
+                level_stores_free(&par);
+            }
+    ecs_compiler_output_free(&out);
+    ecs_compiler_free(&compiler);
+    free(json);
+}
+
 int main(void)
 {
     jobs_setup();
@@ -288,6 +425,7 @@ int main(void)
     test_world_pass();
     test_commit();
     test_set_local_many();
+    test_spawn();
     jobs_teardown();
     return test_report("test_threads");
 }
