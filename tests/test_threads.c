@@ -360,12 +360,18 @@ static void level_stores_free(level_stores *ls)
     ecs_entity_manager_free(&ls->em);
 }
 
+/* the same instances with the same bytes (a direct manager's empty slots,
+   entity id 0, hold nothing) */
 static int same_manager_data(const ecs_manager *a, const ecs_manager *b)
 {
-    uint32_t f;
+    uint32_t f, i;
     if (a->count != b->count || memcmp(a->entity, b->entity, a->count * sizeof *a->entity) != 0) return 0;
-    for (f = 0; f < a->num_fields; ++f)
-        if (memcmp(a->field[f], b->field[f], (size_t)a->count * a->fields[f].size) != 0) return 0;
+    for (f = 0; f < a->num_fields; ++f) {
+        size_t size = a->fields[f].size;
+        for (i = 0; i < a->count; ++i)
+            if (a->entity[i].id && memcmp((const char *)a->field[f] + i * size, (const char *)b->field[f] + i * size, size))
+                return 0;
+    }
     return 1;
 }
 
@@ -418,6 +424,164 @@ static void test_spawn(void)
     free(json);
 }
 
+/* ---- systems ---------------------------------------------------------------------- */
+
+/* A world of N_SYS entities: position and velocity (direct), data (dense),
+   health (dense, a third of the entities), each one float field. */
+#define N_SYS 70000u
+typedef struct sys_world {
+    ecs_world w;
+    ecs_manager *pos, *vel, *data, *health;
+    double sum; /* the serial system's reduction */
+    ecs_world_system sys[6];
+} sys_world;
+
+#define FIELD(m, t, k) (((float *)(m)->field[0])[ecs_world_chunk_instance(c, t, k)])
+
+static void sys_move(void *u, const ecs_world_chunk *c) /* position += velocity / 60 */
+{
+    sys_world *s = (sys_world *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) FIELD(s->pos, 0, k) += FIELD(s->vel, 1, k) / 60.0f;
+}
+static void sys_steer(void *u, const ecs_world_chunk *c) /* velocity from position */
+{
+    sys_world *s = (sys_world *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) FIELD(s->vel, 1, k) = FIELD(s->vel, 1, k) * 0.99f - FIELD(s->pos, 0, k) * 0.001f;
+}
+static void sys_data(void *u, const ecs_world_chunk *c) /* data alone */
+{
+    sys_world *s = (sys_world *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) FIELD(s->data, 0, k) = FIELD(s->data, 0, k) * 1.5f + 0.25f;
+}
+static void sys_hurt(void *u, const ecs_world_chunk *c) /* health from position (the lookup path) */
+{
+    sys_world *s = (sys_world *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) FIELD(s->health, 1, k) -= FIELD(s->pos, 0, k) * 0.5f;
+}
+static void sys_sum(void *u, const ecs_world_chunk *c) /* a reduction: serial */
+{
+    sys_world *s = (sys_world *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) s->sum += (double)FIELD(s->pos, 0, k) * 1.0000001;
+}
+static void sys_data_opt(void *u, const ecs_world_chunk *c) /* data written again, health optional */
+{
+    sys_world *s = (sys_world *)u;
+    uint32_t k, h;
+    for (k = 0; k < c->count; ++k) {
+        h = ecs_world_chunk_instance(c, 1, k);
+        FIELD(s->data, 0, k) -= h == ECS_INSTANCE_NIL ? 1.0f : ((float *)s->health->field[0])[h];
+    }
+}
+
+/* e gets an instance in m holding v (create first: it may move the arrays) */
+static void set_value(ecs_manager *m, ecs_entity e, float v)
+{
+    ecs_instance i = ecs_manager_create(m, e);
+    ((float *)m->field[0])[i.i] = v;
+}
+
+static void sys_world_build(sys_world *s)
+{
+    static const ecs_field_desc f[] = {{"value", 4, 4}};
+    static const char *const w_pos[] = {"position", NULL}, *const w_vel[] = {"velocity", NULL},
+                             *const w_data[] = {"data", NULL}, *const w_health[] = {"health", NULL};
+    static const ecs_world_query_desc q[6] = {{{"position", "velocity", NULL}, {NULL}},
+                                              {{"position", "velocity", NULL}, {NULL}},
+                                              {{"data", NULL}, {NULL}},
+                                              {{"position", "health", NULL}, {NULL}},
+                                              {{"position", NULL}, {NULL}},
+                                              {{"data", NULL}, {"health", NULL}}};
+    ecs_error err;
+    uint32_t k;
+    memset(s, 0, sizeof *s);
+    CHECK(ecs_world_init(&s->w) == ECS_OK);
+    s->pos = ecs_world_define(&s->w, "position", f, 1, ECS_LOOKUP_DIRECT, &err);
+    s->vel = ecs_world_define(&s->w, "velocity", f, 1, ECS_LOOKUP_DIRECT, &err);
+    s->data = ecs_world_define(&s->w, "data", f, 1, ECS_LOOKUP_DENSE, &err);
+    s->health = ecs_world_define(&s->w, "health", f, 1, ECS_LOOKUP_DENSE, &err);
+    CHECK(s->pos && s->vel && s->data && s->health);
+    rng_state = 4242;
+    for (k = 0; k < N_SYS; ++k) {
+        ecs_entity e = ecs_entity_create(&s->w.entities);
+        set_value(s->pos, e, (float)rnd_below(1000) * 0.37f);
+        if (k % 5u != 3u) set_value(s->vel, e, (float)rnd_below(100) * 0.11f);
+        if (k % 2u == 0u) set_value(s->data, e, (float)k * 0.01f);
+        if (k % 3u == 0u) set_value(s->health, e, 100.0f);
+    }
+    CHECK(ecs_world_system_make(&s->w, &s->sys[0], &q[0], w_pos, sys_move, s, &err) == ECS_OK);
+    CHECK(ecs_world_system_make(&s->w, &s->sys[1], &q[1], w_vel, sys_steer, s, &err) == ECS_OK);
+    CHECK(ecs_world_system_make(&s->w, &s->sys[2], &q[2], w_data, sys_data, s, &err) == ECS_OK);
+    CHECK(ecs_world_system_make(&s->w, &s->sys[3], &q[3], w_health, sys_hurt, s, &err) == ECS_OK);
+    CHECK(ecs_world_system_make(&s->w, &s->sys[4], &q[4], NULL, sys_sum, s, &err) == ECS_OK);
+    CHECK(ecs_world_system_make(&s->w, &s->sys[5], &q[5], w_data, sys_data_opt, s, &err) == ECS_OK);
+    s->sys[4].serial = 1;
+}
+
+static int same_sys_worlds(const sys_world *a, const sys_world *b)
+{
+    return same_manager_data(a->pos, b->pos) && same_manager_data(a->vel, b->vel) &&
+           same_manager_data(a->data, b->data) && same_manager_data(a->health, b->health) &&
+           memcmp(&a->sum, &b->sum, sizeof a->sum) == 0;
+}
+
+/* the serial meaning: each system in array order over all its chunks */
+static void run_serially(sys_world *s)
+{
+    ecs_world_cursor c;
+    ecs_world_chunk chunk;
+    uint32_t i;
+    for (i = 0; i < 6; ++i) {
+        CHECK(ecs_world_cursor_start(&c, &s->sys[i].query, 0, 0xFFFFFFFFu) == ECS_OK);
+        while (ecs_world_cursor_next(&c, &chunk)) s->sys[i].fn(s->sys[i].user, &chunk);
+    }
+}
+
+static void test_systems(void)
+{
+    static const uint32_t want_wave[6] = {0, 1, 0, 1, 1, 2};
+    uint32_t j, frame, i;
+    ecs_error err;
+    for (j = 0; j < NUM_JOBS; ++j) {
+        sys_world *ref = (sys_world *)malloc(sizeof *ref), *par = (sys_world *)malloc(sizeof *par);
+        sys_world_build(ref);
+        sys_world_build(par);
+        for (frame = 0; frame < 3; ++frame) {
+            run_serially(ref);
+            CHECK(ecs_world_run_systems(&par->w, par->sys, 6, &jobs_list[j], &err) == ECS_OK);
+            CHECK_MSG(same_sys_worlds(ref, par), "%s, frame %u", jobs_name[j], (unsigned)frame);
+        }
+        for (i = 0; i < 6; ++i) CHECK_MSG(par->sys[i].wave == want_wave[i], "system %u wave %u", (unsigned)i, (unsigned)par->sys[i].wave);
+        CHECK(ref->sum != 0.0);
+        /* a removed store: refused, nothing run */
+        CHECK(ecs_world_remove(&par->w, "health", &err) == ECS_OK);
+        par->sum = 0;
+        CHECK(ecs_world_run_systems(&par->w, par->sys, 6, &jobs_list[j], &err) == ECS_ERROR_NOT_FOUND);
+        CHECK(par->sum == 0.0);
+        CHECK(ecs_world_run_systems(&par->w, ref->sys, 1, &jobs_list[j], &err) == ECS_ERROR_INVALID_ARGUMENT);
+        ecs_world_free(&ref->w);
+        ecs_world_free(&par->w);
+        free(ref);
+        free(par);
+    }
+    { /* making: unknown written component, NULL function */
+        sys_world *s = (sys_world *)malloc(sizeof *s);
+        static const char *const bad[] = {"nope", NULL};
+        static const ecs_world_query_desc q = {{"position", NULL}, {NULL}};
+        ecs_world_system sys;
+        sys_world_build(s);
+        CHECK(ecs_world_system_make(&s->w, &sys, &q, bad, sys_sum, s, &err) == ECS_ERROR_NOT_FOUND);
+        CHECK(strstr(err.message, "nope") != NULL);
+        CHECK(ecs_world_system_make(&s->w, &sys, &q, NULL, NULL, s, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        ecs_world_free(&s->w);
+        free(s);
+    }
+}
+
 int main(void)
 {
     jobs_setup();
@@ -426,6 +590,7 @@ int main(void)
     test_commit();
     test_set_local_many();
     test_spawn();
+    test_systems();
     jobs_teardown();
     return test_report("test_threads");
 }
