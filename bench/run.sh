@@ -27,7 +27,7 @@ OUT=build/bench
 mkdir -p "$OUT"
 
 echo "== building bench/bench.c: $CC $FLAGS"
-$CC $FLAGS -DBENCH_FLAGS="\"$CC $FLAGS\"" -I. -I"$STB_INCLUDE" bench/bench.c -o "$OUT/bench" -lm
+$CC $FLAGS -DBENCH_FLAGS="\"$CC $FLAGS\"" -I. -I"$STB_INCLUDE" bench/bench.c -o "$OUT/bench" -lm -lpthread
 if [ "${1:-}" = --quick ]; then
   "$OUT/bench" --quick --csv-out "$OUT/bench.csv" | tee "$OUT/bench.txt"
 else
