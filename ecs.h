@@ -3390,6 +3390,10 @@ static void ecs__world_release(ecs_world_component *c)
 ECS_DEF void ecs_world_free(ecs_world *w)
 {
     uint32_t k;
+    for (k = 0; k < w->num_groups; ++k) { /* first: a group touches its members */
+        ecs_group_free(w->groups[k]);
+        ECS__FREE(w->groups[k]);
+    }
     for (k = 0; k < w->num_components; ++k) ecs__world_release(&w->component[k]);
     ECS__FREE(w->groups);
     ECS__FREE(w->component);
@@ -3560,6 +3564,19 @@ ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, con
              : NULL;
 }
 
+/* Frees the world's group g; its members stay registered, ungrouped (in the
+   order they are in). */
+static void ecs__world_drop_group(ecs_world *w, ecs_group *g)
+{
+    uint32_t k;
+    for (k = 0; k < w->num_components; ++k)
+        if (w->component[k].group == g) w->component[k].group = NULL;
+    for (k = 0; k < w->num_groups; ++k)
+        if (w->groups[k] == g) w->groups[k] = w->groups[--w->num_groups];
+    ecs_group_free(g);
+    ECS__FREE(g);
+}
+
 ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
 {
     uint32_t k = ecs_world_find(w, name);
@@ -3568,10 +3585,64 @@ ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *e
         if (err) *err = w->error;
         return ECS_ERROR_NOT_FOUND;
     }
+    if (w->component[k].group) ecs__world_drop_group(w, w->component[k].group);
     ecs__world_release(&w->component[k]);
     memmove(&w->component[k], &w->component[k + 1u], (size_t)(w->num_components - k - 1u) * sizeof *w->component);
     --w->num_components;
     ++w->epoch;
+    return ECS_OK;
+}
+
+/* The managers ecs_world_group is asked for, checked (ecs__group_check: the
+   kind, another group, listed twice, two instances of an entity), into m. */
+static ecs_result ecs__world_group_members(ecs_world *w, const char *const *names, uint32_t n, ecs_manager **m)
+{
+    uint32_t k, c;
+    ecs_error why;
+    if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !names)
+        return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_group: %u components (2..%u)",
+                             (unsigned)n, (unsigned)ECS_GROUP_MAX_MEMBERS);
+    for (k = 0; k < n; ++k) {
+        if ((c = ecs_world_find(w, names[k])) == ECS_WORLD_NO_COMPONENT)
+            return ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_group: no component '%s'",
+                                 names[k] ? names[k] : "(null)");
+        if (!(m[k] = w->component[c].manager))
+            return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_world_group: '%s' is not an ecs_manager (groups hold dense and hash managers)",
+                                 names[k]);
+        if (ecs__group_check(m, k, &why) != ECS_OK)
+            return ecs_error_set(&w->error, why.code, "ecs_world_group: '%s' cannot be grouped: %s", names[k],
+                                 why.message);
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint32_t n, ecs_error *err)
+{
+    ecs_manager *m[ECS_GROUP_MAX_MEMBERS];
+    ecs_group *g = NULL;
+    uint32_t k;
+    ecs_result r = ecs__world_group_members(w, names, n, m);
+    if (r == ECS_OK && w->num_groups == w->groups_capacity) {
+        uint32_t cap = w->groups_capacity ? w->groups_capacity * 2u : 4u;
+        ecs_group **gs = (ecs_group **)ECS__REALLOC(w->groups, (size_t)cap * sizeof *gs);
+        if (gs) {
+            w->groups = gs;
+            w->groups_capacity = cap;
+        } else {
+            r = ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_group: out of memory grouping '%s'",
+                              names[0]);
+        }
+    }
+    if (r == ECS_OK && !(g = (ecs_group *)ECS__REALLOC(NULL, sizeof *g)))
+        r = ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_group: out of memory grouping '%s'", names[0]);
+    if (r == ECS_OK && (r = ecs_group_init(g, m, n, &w->error)) != ECS_OK) ECS__FREE(g);
+    if (r != ECS_OK) {
+        if (err) *err = w->error;
+        return r;
+    }
+    w->groups[w->num_groups++] = g;
+    for (k = 0; k < n; ++k) w->component[ecs_world_find(w, names[k])].group = g;
     return ECS_OK;
 }
 
@@ -3681,7 +3752,10 @@ ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q)
     const ecs_world *w = q->world;
     uint32_t t, span;
     if (q->epoch != w->epoch) return 0;
-    if (q->path == ECS_WORLD_QUERY_GROUP) return w->component[q->term[0]].manager->group->size;
+    if (q->path == ECS_WORLD_QUERY_GROUP) { /* a group freed outside the world: nothing */
+        const ecs_group *g = w->component[q->term[0]].manager->group;
+        return g ? g->size : 0u;
+    }
     span = ecs__store_count(&w->component[q->term[q->driver]]);
     /* direct: slots past any required store's count match nothing */
     for (t = 0; q->path == ECS_WORLD_QUERY_DIRECT && t < q->num_required; ++t)

@@ -122,9 +122,9 @@ static void test_registration_errors(void)
 /* ---- queries against a naive reference ------------------------------------------------ */
 
 /* The random world: A, B direct; C dense; D hash (entities may own two
-   instances); T transform. */
-enum { S_A, S_B, S_C, S_D, S_T, NUM_STORES };
-static const char *const store_names[NUM_STORES] = {"A", "B", "C", "D", "T"};
+   instances); T transform; G1 dense and G2 hash, grouped. */
+enum { S_A, S_B, S_C, S_D, S_T, S_G1, S_G2, NUM_STORES };
+static const char *const store_names[NUM_STORES] = {"A", "B", "C", "D", "T", "G1", "G2"};
 
 typedef struct rand_world {
     ecs_world w;
@@ -138,13 +138,23 @@ typedef struct rand_world {
 
 static void rand_world_init(rand_world *r, uint32_t max_ever)
 {
-    static const ecs_lookup_kind kinds[4] = {ECS_LOOKUP_DIRECT, ECS_LOOKUP_DIRECT, ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH};
+    static const ecs_lookup_kind kinds[NUM_STORES] = {ECS_LOOKUP_DIRECT, ECS_LOOKUP_DIRECT, ECS_LOOKUP_DENSE,
+                                                      ECS_LOOKUP_HASH,   ECS_LOOKUP_HASH,   ECS_LOOKUP_DENSE,
+                                                      ECS_LOOKUP_HASH};
+    static const char *const group[] = {"G2", "G1"};
     uint32_t k;
     memset(r, 0, sizeof *r);
     ecs_world_init(&r->w);
-    for (k = 0; k < 4; ++k) r->m[k] = ecs_world_define(&r->w, store_names[k], one_u32, 1, kinds[k], NULL);
-    ecs_transform_manager_init(&r->tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
-    CHECK(ecs_transform_world_register(&r->w, "T", &r->tm, NULL) == S_T);
+    for (k = 0; k < NUM_STORES; ++k) {
+        if (k == S_T) {
+            ecs_transform_manager_init(&r->tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
+            CHECK(ecs_transform_world_register(&r->w, "T", &r->tm, NULL) == S_T);
+        } else {
+            r->m[k] = ecs_world_define(&r->w, store_names[k], one_u32, 1, kinds[k], NULL);
+        }
+    }
+    CHECK(ecs_world_group(&r->w, group, 2, NULL) == ECS_OK && r->w.num_groups == 1);
+    CHECK(r->w.component[S_G1].group == r->w.groups[0] && r->m[S_G2]->group == r->w.groups[0]);
     r->alive = (ecs_entity *)malloc(max_ever * sizeof *r->alive);
     r->ever = (ecs_entity *)malloc(max_ever * sizeof *r->ever);
 }
@@ -270,6 +280,11 @@ static const query_case query_cases[] = {
     {{"T", "A", NULL}, {"D", NULL}, ECS_WORLD_QUERY_LOOKUP},
     {{"A", "T", "C", NULL}, {NULL}, ECS_WORLD_QUERY_LOOKUP},
     {{"T", NULL}, {"B", NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"G1", "G2", NULL}, {NULL}, ECS_WORLD_QUERY_GROUP},
+    {{"G2", "G1", NULL}, {"A", "T", "D", NULL}, ECS_WORLD_QUERY_GROUP},
+    {{"G1", NULL}, {"G2", NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"G1", "G2", "C", NULL}, {NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"A", "G2", NULL}, {"G1", NULL}, ECS_WORLD_QUERY_LOOKUP},
 };
 
 static void check_queries(rand_world *r, uint32_t *rows, uint8_t *seen)
@@ -311,9 +326,10 @@ static void test_queries_random(void)
             check_queries(&r, rows, seen);
         }
     }
-    printf("random world: %u alive, A %u B %u C %u D %u T %u instances\n", (unsigned)r.num_alive,
-           (unsigned)r.m[S_A]->num_instances, (unsigned)r.m[S_B]->num_instances, (unsigned)r.m[S_C]->num_instances,
-           (unsigned)r.m[S_D]->num_instances, (unsigned)r.tm.count);
+    printf("random world: %u alive, A %u B %u C %u D %u T %u G1 %u G2 %u instances, group %u\n",
+           (unsigned)r.num_alive, (unsigned)r.m[S_A]->num_instances, (unsigned)r.m[S_B]->num_instances,
+           (unsigned)r.m[S_C]->num_instances, (unsigned)r.m[S_D]->num_instances, (unsigned)r.tm.count,
+           (unsigned)r.m[S_G1]->num_instances, (unsigned)r.m[S_G2]->num_instances, (unsigned)r.w.groups[0]->size);
     rand_world_free(&r);
     free(rows);
     free(seen);
@@ -793,6 +809,108 @@ static void test_concurrent_cursors(void)
     model_free(&mw);
 }
 
+/* A job system of one thread per task (at most 16 tasks). */
+typedef struct thread_task {
+    ecs_task_fn task;
+    void *user;
+    uint32_t k;
+} thread_task;
+static void *thread_task_run(void *arg)
+{
+    thread_task *t = (thread_task *)arg;
+    t->task(t->user, t->k);
+    return NULL;
+}
+static ecs_result threads_parallel_for(void *context, uint32_t num_tasks, ecs_task_fn task, void *user)
+{
+    pthread_t th[16];
+    thread_task tt[16];
+    uint32_t k, started = 0;
+    (void)context;
+    for (k = 0; k < num_tasks && k < 16; ++k, ++started) {
+        tt[k].task = task;
+        tt[k].user = user;
+        tt[k].k = k;
+        if (pthread_create(&th[k], NULL, thread_task_run, &tt[k]) != 0) break;
+    }
+    for (k = 0; k < started; ++k) pthread_join(th[k], NULL);
+    return started == num_tasks ? ECS_OK : ECS_ERROR_OUT_OF_MEMORY;
+}
+
+/* ---- ecs_world_group ---------------------------------------------------------------------- */
+
+static void test_groups(void)
+{
+    model_world mw;
+    ecs_manager *extra, *twice;
+    ecs_world_query_desc desc;
+    ecs_world_query q;
+    ecs_world_cursor c;
+    ecs_world_chunk ch;
+    ecs_error err;
+    ecs_jobs jobs;
+    uint32_t k, n;
+    static const char *const direct[] = {"hp", "pos"}, *const tf[] = {"transform", "hp"}, *const unknown[] = {"hp", "nope"};
+    static const char *const same[] = {"hp", "hp"}, *const ok[] = {"hp", "tag", "extra"}, *const again[] = {"twice", "tag"};
+    static const char *const pair[] = {"extra", "twice"};
+    model_init(&mw, 120);
+    extra = ecs_world_define(&mw.w, "extra", one_u32, 1, ECS_LOOKUP_HASH, NULL);
+    twice = ecs_world_define(&mw.w, "twice", one_u32, 1, ECS_LOOKUP_DENSE, NULL);
+    for (k = 0; k < 120; k += 2) ecs_manager_create(extra, mw.e[k]);
+    ecs_manager_create(twice, mw.e[3]);
+    ecs_manager_create(twice, mw.e[3]);
+    /* refusals, each naming the component; nothing changed */
+    CHECK(ecs_world_group(&mw.w, direct, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'pos'", "direct"));
+    CHECK(ecs_world_group(&mw.w, tf, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'transform'", "not an ecs_manager"));
+    CHECK(ecs_world_group(&mw.w, unknown, 2, &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'nope'", NULL));
+    CHECK(ecs_world_group(&mw.w, same, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'hp'", "same"));
+    CHECK(ecs_world_group(&mw.w, again, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'twice'", "two instances"));
+    CHECK(ecs_world_group(&mw.w, ok, 1, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(mw.w.num_groups == 0 && mw.hp->group == NULL && mw.tag->group == NULL && twice->group == NULL);
+    /* every allocation failing in turn */
+    for (k = 1;; ++k) {
+        ecs_result r;
+        oom_calls = 0;
+        oom_fail_at = k;
+        r = ecs_world_group(&mw.w, ok, 3, &err);
+        oom_fail_at = 0;
+        if (oom_calls < k) {
+            CHECK(r == ECS_OK);
+            break;
+        }
+        CHECK(r == ECS_ERROR_OUT_OF_MEMORY && has_text(&err, "'hp'", NULL));
+        CHECK(mw.w.num_groups == 0 && mw.hp->group == NULL && mw.w.component[W_HP].group == NULL);
+    }
+    CHECK(k == 3 && mw.w.num_groups == 1 && mw.hp->group == mw.w.groups[0] && extra->group == mw.w.groups[0]);
+    CHECK(mw.w.component[W_TAG].group == mw.w.groups[0] && mw.w.groups[0]->size == 4); /* 0, 30, 60, 90 */
+    CHECK(ecs_world_group(&mw.w, pair, 2, &err) == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'extra'", "group"));
+    /* the group's query: its prefix, contiguous */
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "tag";
+    desc.required[1] = "extra";
+    desc.required[2] = "hp";
+    desc.optional[0] = "transform";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && q.path == ECS_WORLD_QUERY_GROUP);
+    CHECK(ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK && ecs_world_cursor_next(&c, &ch));
+    CHECK(ch.count == 4 && ch.index[0] == NULL && ch.index[2] == NULL && ch.first[1] == 0 && ch.index[3] != NULL);
+    for (k = 0; k < 4; ++k) CHECK(ch.entity[k].id == mw.e[k * 30].id && mw.hp->entity[k].id == ch.entity[k].id);
+    CHECK(!ecs_world_cursor_next(&c, &ch));
+    /* collect with the group: members collected together, through jobs too */
+    ecs_entity_destroy(&mw.w.entities, mw.e[30]);
+    ecs_entity_destroy(&mw.w.entities, mw.e[31]);
+    jobs.parallel_for = threads_parallel_for;
+    jobs.context = NULL;
+    jobs.num_workers = 4;
+    n = ecs_world_collect(&mw.w, &jobs); /* the group's members in one task (ThreadSanitizer checks) */
+    CHECK(n == 4u + 1u + 1u && mw.w.groups[0]->size == 3);
+    /* removing a member frees the group; the others stay, ungrouped */
+    CHECK(ecs_world_remove(&mw.w, "extra", &err) == ECS_OK && mw.w.num_groups == 0);
+    CHECK(mw.hp->group == NULL && mw.tag->group == NULL && mw.w.component[W_HP].group == NULL);
+    CHECK(ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_ERROR_NOT_FOUND);
+    CHECK(ecs_world_group(&mw.w, ok, 2, &err) == ECS_OK && mw.w.num_groups == 1);
+    model_free(&mw); /* frees the group */
+}
+
 int main(void)
 {
     test_identifiers();
@@ -804,6 +922,7 @@ int main(void)
     test_subtree();
     test_oom();
     test_concurrent_cursors();
+    test_groups();
     test_queries_random();
     return test_report("test_world");
 }
