@@ -3338,7 +3338,7 @@ ECS_DEF void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn 
     ecs__jobs_batch b;
     uint32_t k;
     if (job_error) *job_error = ECS_OK;
-    if (!jobs || !jobs->parallel_for || jobs->num_workers <= 1u) {
+    if (!jobs || !jobs->parallel_for || jobs->num_workers <= 1u || num_tasks <= 1u) { /* one task: no wake-up */
         for (k = 0; k < num_tasks; ++k) task(user, k);
         return;
     }
