@@ -227,10 +227,30 @@ THREADING
    No locks. Distinct managers may be used from distinct threads; one manager
    from several threads needs your own synchronisation. ecs_entity_alive may
    run concurrently with other alive calls.
+   Every core, without threads of ours: the headers start none. Calls that
+   can use several cores take an ecs_jobs (the job interface): your
+   parallel-for over task numbers, run on your task system (flecs's task
+   hooks, an enkiTS adapter), or examples/jobs_pthreads.h's small pool;
+   NULL or one worker runs everything on the calling thread. They are
+   ecs_world_run_systems (a frame's systems: ranges of each query's chunks
+   as tasks, systems whose writes do not conflict at once; the rule is in
+   "systems across threads" below), ecs_world_collect (stores in parallel),
+   ecs_transform.h's ecs_transform_world_pass_jobs, _commit_jobs and
+   _set_local_many_jobs, and ecs_resource.h's ecs_spawner_spawn_jobs.
+   Determinism: work is cut into ranges that depend on the data only, never
+   on the number of workers, and every element is computed by the same
+   operations in the same order as in the serial call, so the results are
+   bit-identical for any number of workers (tests/test_threads.c compares
+   1, 2, 3, 4 and 8 threads, and job systems that run tasks backwards or
+   fail to start them, against the serial calls, and runs under
+   ThreadSanitizer). A job system that cannot start some tasks costs only
+   time: ecs_jobs_run runs them on the calling thread. Nothing is allocated
+   per call; while such a call runs, only it may use the stores it was given.
 
 DOES NOT
    keep a per-entity list of components (managers own that knowledge), call
-   destructors of field data, run systems or schedule anything, serialise.
+   destructors of field data, start threads (ecs_world_run_systems schedules
+   onto your ecs_jobs), serialise.
 
 REVISION HISTORY
    0.2  the seed's three lookup kinds in one entity map (direct, dense, our

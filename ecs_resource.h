@@ -134,6 +134,8 @@ VERIFY AND SPAWN
    registered spawner are skipped in one jump. All or nothing: when a spawn
    function fails, the blocks already spawned are unspawned (newest first) and
    the entities destroyed, so nothing stays behind.
+   ecs_spawner_spawn_jobs does the same with the blocks spawned across your
+   job system's workers after the one create (THREADING).
 
 PATHS
    A canonical resource path is relative to the project root, '/' between
@@ -337,6 +339,15 @@ THREADING
    read the compiler, so several threads may compile and decompile with one
    compiler that nobody registers into meanwhile. Verify, path and names
    functions are pure.
+   ecs_spawner_spawn_jobs(sp, em, blob, size, copies, out, jobs, err) spawns
+   a blob's blocks on ecs.h's job interface once the entities exist: the
+   blocks of one registration `user` (one store) run in blob order on one
+   task, distinct users at once, so a spawn function may touch only its
+   user's store (ecs.h's and ecs_transform.h's do). Every store gets the
+   serial spawn's calls in the serial order: the same instances, bit for
+   bit. All or nothing stays: after a failure every spawned block is
+   unspawned, newest first per store, and the error is the first failing
+   block's in blob order, as in the serial call.
 
 DOES NOT
    load files (hand it bytes), keep entity names unless asked

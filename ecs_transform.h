@@ -90,6 +90,8 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_reorder(tm)     depth-first order: parents first, siblings
        together, so that ecs_transform_world_pass(tm) is one linear sweep
    ecs_transform_commit(tm)      deferred mode: compute the dirty worlds
+   ecs_transform_world_pass_jobs / _commit_jobs / _set_local_many_jobs
+       the same across your job system's workers (THREADING)
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
    _inverse_affine / _transform_point, ecs_quat_axis_angle
@@ -238,6 +240,18 @@ THREADING
    No locks. Distinct managers may be used from distinct threads. Getters and
    ecs_transform_compute_world only read, and may run concurrently with each
    other; anything else on one manager needs your own synchronisation.
+   Every core (ecs.h's job interface; no threads of ours):
+   ecs_transform_world_pass_jobs(tm, jobs) cuts the nodes into ranges of
+   about 16,384 that start at a root where one is near (after reorder every
+   root's subtree is contiguous, so a range is whole subtrees); inside a
+   huge tree (Bevy's wide and deep shapes) a range starts where it must, and
+   its task first recomputes on its stack the worlds of the few ancestors
+   its nodes hang from (up to 64; a deeper chain is finished by the calling
+   thread). No task reads a world another task writes; no barrier.
+   ecs_transform_commit_jobs does commit's ordering on the calling thread and
+   the dirty range's worlds across workers; set_local_many_jobs updates the
+   changed subtrees across workers. Results are the serial calls', bit for
+   bit (same kernel, same operands), for any number of workers.
 
 DOES NOT
    store scale/rotation/translation separately (compose them into the local
