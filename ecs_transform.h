@@ -248,6 +248,9 @@ THREADING
    its task first recomputes on its stack the worlds of the few ancestors
    its nodes hang from (up to 64; a deeper chain is finished by the calling
    thread). No task reads a world another task writes; no barrier.
+   Other parents-first orders (creation order, commit's dirty range) work
+   the same way, a task recomputing more such chains (at most a quarter of
+   its range in extra products).
    ecs_transform_commit_jobs does commit's ordering on the calling thread and
    the dirty range's worlds across workers; set_local_many_jobs updates the
    changed subtrees across workers. Results are the serial calls', bit for
@@ -1907,17 +1910,20 @@ ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm)
    node within ECS__TF_CUT_SCAN after it whose parent lies outside the span
    (a root, or a clean node in commit): then the range starts with whole
    subtrees. Where there is none (inside a huge tree), the range starts
-   inside a subtree: its task first recomputes, on its own stack, the worlds
-   of the start node's ancestors within the span (at most ECS__TF_CHAIN_MAX,
-   top first, with the same kernel), and uses them for the nodes whose
-   parent is one of them, which in depth-first order are the only nodes of
-   the range whose parent lies in an earlier range. A task never reads a
-   world another task writes. A task that meets any other parent before its
-   range (a layout that is not depth-first, a chain deeper than
-   ECS__TF_CHAIN_MAX) stops there; the calling thread then computes the rest
-   of each stopped range, in range order, after every task has finished.
-   Every world is local * (the parent's world) with the one kernel, so the
-   result is bit for bit the serial one, whatever ran where. */
+   inside a subtree. A node whose parent lies in an earlier range takes the
+   parent's world from the task's own chain: the worlds of that parent and
+   its ancestors within the span (at most ECS__TF_CHAIN_MAX), recomputed on
+   the task's stack top first with the same kernel. In depth-first order
+   (after reorder) those parents are the ancestors of the range's first
+   node, one chain; in other orders (commit's dirty range) a task rebuilds
+   its chain as it meets other parents, while the extra products stay
+   within a quarter of its range. So a task never reads a world another
+   task writes, and there is no barrier. A task that cannot go on (the
+   budget spent, a chain deeper than ECS__TF_CHAIN_MAX, a parent after its
+   child) stops; the calling thread then computes the rest of each stopped
+   range, in range order, after every task has finished. Every world is
+   local * (the parent's world) with the one kernel, so the result is bit
+   for bit the serial one, whatever ran where. */
 
 #define ECS__TF_GRAIN 16384u    /* nodes per task */
 #define ECS__TF_CUT_SCAN 256u   /* nodes searched for a subtree start after a cut */
@@ -1947,43 +1953,57 @@ static uint32_t ecs__tf_cut(const ecs__tf_pass *ps, uint32_t k)
     return x;
 }
 
-/* Worlds of s's ancestors inside the span, deepest first: anc[0] = parent(s).
-   Returns how many, or 0 when there are more than ECS__TF_CHAIN_MAX. */
-static uint32_t ecs__tf_chain_worlds(const ecs__tf_pass *ps, uint32_t s, uint32_t *anc, ecs_mat4 *cw)
+/* The worlds of x and its ancestors inside the span, x first: anc[0] = x,
+   anc[1] = parent(x), ... up to the first ancestor outside the span (a root,
+   or a clean node), each computed top first with the one kernel, exactly
+   as the serial pass computes it. Returns how many, or 0 when there are
+   more than ECS__TF_CHAIN_MAX or a parent comes after its child. */
+static uint32_t ecs__tf_chain_worlds(const ecs__tf_pass *ps, uint32_t x, uint32_t *anc, ecs_mat4 *cw)
 {
     const ecs_transform_manager *tm = ps->tm;
-    uint32_t len = 0, x, j;
-    for (x = tm->parent[s]; x != ECS__TF_NIL && x >= ps->clean; x = tm->parent[x]) {
-        if (len == ECS__TF_CHAIN_MAX) return 0;
+    uint32_t len = 0, j, p;
+    for (; x != ECS__TF_NIL && x >= ps->clean; x = p) {
+        p = tm->parent[x];
+        if (len == ECS__TF_CHAIN_MAX || (p != ECS__TF_NIL && p >= x)) return 0;
         anc[len++] = x;
     }
     for (j = len; j-- > 0;) {
-        uint32_t p = tm->parent[anc[j]];
+        uint32_t q = tm->parent[anc[j]];
         if (j + 1u < len) ecs__tf_mul(cw[j].m, tm->local[anc[j]].m, cw[j + 1u].m);
-        else if (p == ECS__TF_NIL) cw[j] = tm->local[anc[j]];
-        else ecs__tf_mul(cw[j].m, tm->local[anc[j]].m, tm->world[p].m);
+        else if (q == ECS__TF_NIL) cw[j] = tm->local[anc[j]];
+        else ecs__tf_mul(cw[j].m, tm->local[anc[j]].m, tm->world[q].m);
     }
     return len;
 }
 
-/* One range's worlds; returns the first node not computed (e when all). */
+/* One range's worlds; returns the first node not computed (e when all). A
+   node whose parent p lies in an earlier range takes p's world from the
+   task's chain (recomputed from p when p is not in it), while the extra
+   products stay within a quarter of the range (ranges that start inside a
+   tree in depth-first order need one chain; other orders may need many). */
 static uint32_t ecs__tf_pass_range(const ecs__tf_pass *ps, uint32_t s, uint32_t e)
 {
     ecs_transform_manager *tm = ps->tm;
     ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
     const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
     const uint32_t *par = tm->parent, clean = ps->clean;
-    uint32_t anc[ECS__TF_CHAIN_MAX], len = 0, j = 0, i;
+    uint32_t anc[ECS__TF_CHAIN_MAX], len = 0, j, i, budget = ECS__TF_CHAIN_MAX + (e - s) / 4u;
     ecs_mat4 cw[ECS__TF_CHAIN_MAX];
-    if (s < e && par[s] != ECS__TF_NIL && par[s] >= clean) len = ecs__tf_chain_worlds(ps, s, anc, cw);
     for (i = s; i < e; ++i) {
         uint32_t p = par[i];
         if (p - s < i - s) ecs__tf_mul(w[i].m, l[i].m, w[p].m); /* parent in this range, before i */
         else if (p == ECS__TF_NIL) w[i] = l[i];
         else if (p < clean) ecs__tf_mul(w[i].m, l[i].m, w[p].m);
         else if (p < s) {
-            while (j < len && anc[j] != p) ++j; /* depth-first: the ancestors come deepest first */
-            if (j == len) return i;
+            for (j = 0; j < len && anc[j] != p; ++j) {
+            }
+            if (j == len) { /* not in the chain: the chain of p */
+                if (budget < ECS__TF_CHAIN_MAX) return i;
+                len = ecs__tf_chain_worlds(ps, p, anc, cw);
+                if (len == 0) return i;
+                budget -= len;
+                j = 0;
+            }
             ecs__tf_mul(w[i].m, l[i].m, cw[j].m);
         } else return i; /* a parent after its child */
     }
