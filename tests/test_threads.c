@@ -162,7 +162,7 @@ typedef struct shape_case {
 static const shape_case shapes[] = {
     {SHAPE_RANDOM, 40000, "random"},       {SHAPE_WIDE, 150, "wide (depth 3, 150 each)"},
     {SHAPE_HUMANOIDS, 300, "humanoids (300 rigs)"}, {SHAPE_LARGE, 15, "large (depth 15)"},
-    {SHAPE_CHAIN, 2500, "chain 2500"},
+    {SHAPE_CHAIN, 2500, "chain 2500"},     {SHAPE_CHAIN, 40000, "chain 40000 (ranges stop: the caller finishes them)"},
 };
 #define NUM_SHAPES (sizeof shapes / sizeof shapes[0])
 
