@@ -2634,7 +2634,7 @@ static ecs_result ecs__plugin_register_manager(ecs_plugin_registry *reg, const c
                              name ? name : "?");
     res = ecs__plugin_register_schema(reg, name, spawn_order, m->schema->fields, m->schema->num_fields, err);
     if (res != ECS_OK) return res;
-    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, m->schema->record_size, m,
+    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, ecs_manager_record_size(m), m,
                                       err);
 }
 

@@ -93,6 +93,11 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_world_pass_jobs / _commit_jobs / _set_local_many_jobs
        the same across your job system's workers (THREADING)
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
+   ecs_transform_world_register(w, "transform", tm, &err)  makes tm a store
+       of an ecs_world (ecs.h) through ecs_transform_store_interface():
+       queries can name it, ecs_world_collect collects it, and
+       ecs_world_destroy_tree(w, "transform", e, &err) destroys e and every
+       entity below it with all their instances
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
    _inverse_affine / _transform_point, ecs_quat_axis_angle
 
