@@ -1981,36 +1981,56 @@ static uint32_t ecs__tf_chain_worlds(const ecs__tf_pass *ps, uint32_t x, uint32_
     return len;
 }
 
+/* A range task's chain: the worlds of a parent in an earlier range and of
+   its ancestors within the span (ecs__tf_chain_worlds), and what the task
+   may still spend on rebuilding it. */
+typedef struct ecs__tf_chain {
+    uint32_t anc[ECS__TF_CHAIN_MAX], len, budget;
+    ecs_mat4 cw[ECS__TF_CHAIN_MAX];
+} ecs__tf_chain;
+
+/* The world of p (< s: in an earlier range) from the chain, rebuilt from p
+   when p is not in it; NULL when the task must stop (the budget spent, the
+   chain too deep, a parent after its child). Out of line: the range's loop
+   stays as tight as the serial pass's. */
+ECS__TF_NOINLINE const ecs_mat4 *ecs__tf_chain_world(const ecs__tf_pass *ps, ecs__tf_chain *ch, uint32_t p)
+{
+    uint32_t j;
+    for (j = 0; j < ch->len && ch->anc[j] != p; ++j) {
+    }
+    if (j < ch->len) return &ch->cw[j];
+    if (ch->budget < ECS__TF_CHAIN_MAX) return NULL;
+    ch->len = ecs__tf_chain_worlds(ps, p, ch->anc, ch->cw);
+    ch->budget -= ch->len;
+    return ch->len ? &ch->cw[0] : NULL;
+}
+
 /* One range's worlds; returns the first node not computed (e when all). A
    node whose parent p lies in an earlier range takes p's world from the
-   task's chain (recomputed from p when p is not in it), while the extra
-   products stay within a quarter of the range (ranges that start inside a
-   tree in depth-first order need one chain; other orders may need many). */
+   task's chain, while the extra products stay within a quarter of the range
+   (ranges that start inside a tree in depth-first order need one chain;
+   other orders may need many). */
 static uint32_t ecs__tf_pass_range(const ecs__tf_pass *ps, uint32_t s, uint32_t e)
 {
     ecs_transform_manager *tm = ps->tm;
     ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
     const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
     const uint32_t *par = tm->parent, clean = ps->clean;
-    uint32_t anc[ECS__TF_CHAIN_MAX], len = 0, j, i, budget = ECS__TF_CHAIN_MAX + (e - s) / 4u;
-    ecs_mat4 cw[ECS__TF_CHAIN_MAX];
+    uint32_t i;
+    ecs__tf_chain ch;
+    ch.len = 0;
+    ch.budget = ECS__TF_CHAIN_MAX + (e - s) / 4u;
     for (i = s; i < e; ++i) {
         uint32_t p = par[i];
-        if (p - s < i - s) ecs__tf_mul(w[i].m, l[i].m, w[p].m); /* parent in this range, before i */
-        else if (p == ECS__TF_NIL) w[i] = l[i];
-        else if (p < clean) ecs__tf_mul(w[i].m, l[i].m, w[p].m);
-        else if (p < s) {
-            for (j = 0; j < len && anc[j] != p; ++j) {
-            }
-            if (j == len) { /* not in the chain: the chain of p */
-                if (budget < ECS__TF_CHAIN_MAX) return i;
-                len = ecs__tf_chain_worlds(ps, p, anc, cw);
-                if (len == 0) return i;
-                budget -= len;
-                j = 0;
-            }
-            ecs__tf_mul(w[i].m, l[i].m, cw[j].m);
-        } else return i; /* a parent after its child */
+        if (p - s < i - s || p < clean) { /* parent in this range before i, or clean */
+            ecs__tf_mul(w[i].m, l[i].m, w[p].m);
+        } else if (p == ECS__TF_NIL) {
+            w[i] = l[i];
+        } else {
+            const ecs_mat4 *pw = p < s ? ecs__tf_chain_world(ps, &ch, p) : NULL;
+            if (!pw) return i;
+            ecs__tf_mul(w[i].m, l[i].m, pw->m);
+        }
     }
     return e;
 }
