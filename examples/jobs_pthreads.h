@@ -53,7 +53,7 @@ typedef struct ecs_jobs_pool {
     int quit;
 } ecs_jobs_pool;
 
-#define ECS__JOBS_POOL_SPIN 4000 /* polls before sleeping (a few microseconds) */
+#define ECS__JOBS_POOL_SPIN 256 /* polls before sleeping (a few microseconds) */
 
 static void ecs__jobs_pool_pause(void)
 {
