@@ -381,6 +381,63 @@ static int same_levels(const level_stores *a, const level_stores *b)
            same_manager_data(&a->actor, &b->actor);
 }
 
+/* one store behind two registrations: a log of the calls it got (no lock:
+   the spawner must run both registrations on one task, in blob order) */
+typedef struct call_log {
+    uint32_t calls[64], n;
+} call_log;
+static ecs_result log_spawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *index,
+                            const void *data, uint32_t size)
+{
+    call_log *lg = (call_log *)user;
+    (void)ctx, (void)index, (void)data;
+    if (lg->n < 64) lg->calls[lg->n++] = n * 1000u + size % 997u;
+    return ECS_OK;
+}
+static void log_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *index,
+                        const void *data, uint32_t size)
+{
+    (void)user, (void)ctx, (void)n, (void)index, (void)data, (void)size;
+}
+
+/* mesh and actor into one logging store, transform into the transform
+   manager; 3 copies; jobs NULL: the serial spawn */
+static void spawn_logged(const ecs_compiler_output *out, const ecs_jobs *jobs, call_log *lg)
+{
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    ecs_spawner sp;
+    ecs_error err;
+    memset(lg, 0, sizeof *lg);
+    ecs_entity_manager_init(&em);
+    ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    ecs_spawner_init(&sp);
+    CHECK(ecs_spawner_register(&sp, "mesh", log_spawn, log_unspawn, ECS_SPAWNER_VARIABLE_SIZE, lg, &err) == ECS_OK);
+    CHECK(ecs_spawner_register(&sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
+                               ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &tm, &err) == ECS_OK);
+    CHECK(ecs_spawner_register(&sp, "actor", log_spawn, log_unspawn, ECS_SPAWNER_VARIABLE_SIZE, lg, &err) == ECS_OK);
+    if (jobs) CHECK(ecs_spawner_spawn_jobs(&sp, &em, out->blob, out->size, 3, NULL, jobs, &err) == ECS_OK);
+    else CHECK(ecs_spawner_spawn_copies(&sp, &em, out->blob, out->size, 3, NULL, &err) == ECS_OK);
+    CHECK(tm.count > 0);
+    ecs_spawner_free(&sp);
+    ecs_transform_manager_free(&tm);
+    ecs_entity_manager_free(&em);
+}
+
+/* two registrations of one store run on one task, in blob order */
+static void test_spawn_shared_store(const ecs_compiler_output *out)
+{
+    uint32_t j;
+    call_log want, got;
+    spawn_logged(out, NULL, &want);
+    CHECK(want.n == 6u);
+    for (j = 0; j < NUM_JOBS; ++j) {
+        spawn_logged(out, &jobs_list[j], &got);
+        CHECK_MSG(got.n == want.n && memcmp(got.calls, want.calls, want.n * sizeof want.calls[0]) == 0,
+                  "%s: %u calls", jobs_name[j], (unsigned)got.n);
+    }
+}
+
 /* ecs_spawner_spawn_jobs against ecs_spawner_spawn_copies: the same stores,
    bit for bit; with a store that fails in a later copy, the same error and
    nothing left, in both */
@@ -419,6 +476,7 @@ static void test_spawn(void)
                 level_stores_free(&ref);
                 level_stores_free(&par);
             }
+    test_spawn_shared_store(&out);
     ecs_compiler_output_free(&out);
     ecs_compiler_free(&compiler);
     free(json);
