@@ -264,21 +264,21 @@ QUERIES (systems over several components)
      GROUP   the required stores are exactly one group's members: the
              group's prefix, contiguous in every member.
      LOOKUP  anything else: the required store with the fewest instances
-             (when made) drives, contiguous in it; the others are looked up
+             drives, contiguous in it; the others are looked up
              a chunk at a time (ecs_manager_lookup_many, prefetched) and
              non-matches dropped. Interface stores (transform) are looked
              up one entity at a time, and may drive.
    Optional terms are always index lists. Which to choose (a quick probe,
    p += v * dt, vec3 fields, ns per match, on a shared 2-core machine: the
-   figures moved by up to 2x between runs): plain arrays 0.75-0.9; DIRECT
-   with every entity in both stores 1.3-1.9, with half of them at random
-   4.4-5.3; GROUP 0.8-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
+   figures moved by up to 2x between runs): plain arrays 0.7-0.9; DIRECT
+   with every entity in both stores 0.9-1.3, with half of them at random
+   2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
    looked up) and 6.5-7 (hash), where a lookup per entity written by hand
    costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
    cache miss, as by hand (60-125). So: direct kind for what nearly every
    entity has; a group for a hot system over sparser components; the
-   lookup path for the rest, where the smallest store drives (chosen when
-   the query is made: make it again when the sizes change a lot). A query
+   lookup path for the rest, where the smallest store drives (chosen again
+   for every walk: a query made before a level loads stays right). A query
    sees what the stores hold: entities destroyed but not collected yet
    still match (collect first). An entity with several instances in a
    store matches once, with its first instance.
@@ -333,10 +333,12 @@ THREADING
    an ecs_jobs, your parallel-for (NULL: serial on the calling thread;
    ecs_jobs_run runs on the caller whatever your job system did not run).
    Distinct managers may be used from distinct threads; one manager from
-   several threads needs your own synchronisation. ecs_entity_alive may run
-   concurrently with other alive calls. A world changes (registration,
-   remove, group, the whole-entity calls) on one thread; query walks
-   (cursors) may run at once while nothing changes the query's stores.
+   several threads needs your own synchronisation; the members of a group
+   count as one manager (a call on one member writes them all).
+   ecs_entity_alive may run concurrently with other alive calls. A world
+   changes (registration, remove, group, the whole-entity calls) on one
+   thread; query walks (cursors) may run at once while nothing changes the
+   query's stores.
    The calls that take an ecs_jobs: ecs_world_run_systems (a frame's
    systems: ranges of each query's chunks as tasks, systems whose writes do
    not conflict at once; the rule is at "systems across threads" below),
@@ -1741,13 +1743,20 @@ typedef struct ecs_world_cursor {
 } ecs_world_cursor;
 
 /** Prepares q from desc. ECS_OK, or an error naming the component
-    (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required). */
+    (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required,
+    a name given twice); *q is written only on success. Allocates nothing.
+    The path is chosen now (see QUERIES); the lookup path's driver, the
+    smallest required store, is chosen again by every span and walk
+    (q->driver: the choice when made). */
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
                                         ecs_error *err);
-/** Driver positions to walk (the range ecs_world_cursor_start splits). */
+/** Driver positions to walk (the range ecs_world_cursor_start splits); 0
+    for a query made before a store was removed. */
 ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q);
 /** Starts a walk over driver positions [begin, end) (end clamped to the
-    span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store of q was removed. */
+    span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store was removed since q
+    was made (the message in q->world->error; make q again). Several walks
+    of one query may run at once on distinct ranges. */
 ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
                                           uint32_t end);
 /** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
@@ -1762,18 +1771,23 @@ typedef struct ecs_world_has {
     ecs_instance instance;  /* the first instance (ecs_manager_next for more) */
 } ecs_world_has;
 /** Which components e has: writes at most cap entries (component order) and
-    returns how many there are. 0 for nil, dead and foreign entities. */
+    returns how many there are. 0 for nil and dead entities. The world
+    knows entities by id only: an entity of another world reads as the
+    entity of this world with that id, if one is alive. */
 ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap);
 /** Destroys e and every instance it has in every store now (the lazy way,
     ecs_entity_destroy(&w->entities, e), stays the default). Returns 1, or 0
-    for a nil, dead or foreign entity (nothing changed). */
+    for a nil or dead entity (nothing changed; an entity of another world
+    is seen by its id, as in ecs_world_components_of). */
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e);
 /** Destroys e and every entity below it in the hierarchy store `hierarchy`
-    (e.g. "transform"), with their instances everywhere. ECS_OK, or an error
-    (unknown store, store without subtree, out of memory: nothing changed). */
+    (e.g. "transform"), with their instances everywhere (e alone when it
+    has no node there). ECS_OK, or an error (unknown store, store without
+    subtree, e nil or not alive, out of memory: nothing changed). */
 ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err);
 /** Runs every store's exact collection (ecs_manager_collect and the
-    interfaces' collect); with jobs, stores in parallel. Returns how many
+    interfaces' collect); with jobs, stores in parallel (one task per
+    store, a group's members in one task; ecs_jobs_run). Returns how many
     instances were destroyed. */
 ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 
@@ -2717,29 +2731,6 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
-/* A grouped member: one instance per entity; a new instance that completes
-   its entity's set joins the group (and moves there). */
-static ecs_instance ecs__create_grouped(ecs_manager *m, uint32_t id)
-{
-    ecs_group *g = m->group;
-    if (ecs__first(m, id) != ECS__NIL) {
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
-                      (unsigned)id);
-        return ecs_instance_nil();
-    }
-    if (m->count == 0xFFFFFFFEu) {
-        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
-        return ecs_instance_nil();
-    }
-    if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
-        ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
-        return ecs_instance_nil();
-    ecs__drop_stale_owner(m, id);
-    ecs__append(m, id);
-    ecs__group_enter(g, id);
-    return ecs_instance_make(ecs__first(m, id));
-}
-
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
@@ -2752,7 +2743,11 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         return ecs_instance_nil();
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
-    if (m->group) return ecs__create_grouped(m, id);
+    if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
     if (m->count == 0xFFFFFFFEu) {
         ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
         return ecs_instance_nil();
@@ -2760,6 +2755,12 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
     if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
         ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
         return ecs_instance_nil();
+    if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
+        ecs__drop_stale_owner(m, id);
+        ecs__append(m, id);
+        ecs__group_enter(m->group, id);
+        return ecs_instance_make(ecs__first(m, id));
+    }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
     ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
     if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
@@ -3853,11 +3854,11 @@ ECS_DEF ecs_manager *ecs_world_manager(const ecs_world *w, const char *name)
 static ecs_result ecs__world_check_new(ecs_world *w, const char *what, const char *name, const void *store,
                                        ecs_error *err)
 {
-    uint32_t k, id;
+    uint32_t k, id = name ? ecs__world_identifier(name) : 0u;
     ecs_result r = ECS_OK;
     if (!name || !name[0])
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the component name is empty", what);
-    for (k = 0, id = r == ECS_OK ? ecs__world_identifier(name) : 0; r == ECS_OK && k < w->num_components; ++k) {
+    for (k = 0; r == ECS_OK && k < w->num_components; ++k) {
         const ecs_world_component *c = &w->component[k];
         if (strcmp(c->name, name) == 0)
             r = ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS, "%s: component '%s' is already registered", what,
@@ -3947,8 +3948,8 @@ ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store
     return ecs__world_append(w, what, name, NULL, store, iface, 0u, err);
 }
 
-/* define and define_schema: a manager the world allocates, initialises
-   (init(m) returns the result) and owns. */
+/* define and define_schema end here: m (allocated by the world, its init
+   returned init_result) is registered as a store the world owns, or freed. */
 static ecs_manager *ecs__world_define(ecs_world *w, const char *what, const char *name, ecs_result init_result,
                                       ecs_manager *m, ecs_error *err)
 {
@@ -4108,10 +4109,15 @@ static void ecs__store_lookup_many(const ecs_world_component *c, uint32_t n, con
 /* ---- queries ----------------------------------------------------------------- */
 
 /* A run of consecutive matching slots at least this long is a contiguous
-   chunk on the direct path; shorter runs are gathered into an index list. */
+   chunk on the direct path; shorter runs are gathered into an index list.
+   Measured (p += v * dt, 2^16 slots, runs of L matches between holes, ns a
+   match for L = 1 2 4 8 16 32 64): 16 gives 4.9 4.2 3.7 3.5 2.8 2.1 1.5;
+   1 (every run contiguous) 24.7 13.5 8.0 5.0 2.6 2.2 1.6; 256 (gather
+   unless a whole chunk is one run) 4.9 4.0 3.7 3.4 3.2 3.1 3.2. */
 #define ECS__WORLD_MIN_RUN 16u
 
-/* Adds the terms of a NULL-terminated name list (at most `room` names). */
+/* Adds the terms of a NULL-terminated name list (its array holds
+   ECS_WORLD_MAX_TERMS + 1 entries). */
 static ecs_result ecs__query_terms(ecs_world *w, const char *const *names, ecs_world_query *q, ecs_error *err)
 {
     uint32_t k, j;
@@ -4133,26 +4139,40 @@ static ecs_result ecs__query_terms(ecs_world *w, const char *const *names, ecs_w
     return ECS_OK;
 }
 
-/* Picks the path and the driver of q's required terms. */
+/* The required term with the fewest instances now (the first of equals):
+   the lookup path's driver, chosen again by every span and chunk so that a
+   query made before the stores filled (at start-up, before a level) still
+   drives from the smallest. Stores do not change during a walk, so a walk
+   and its span agree. */
+static uint32_t ecs__query_driver(const ecs_world_query *q)
+{
+    uint32_t t, d = 0, best = 0xFFFFFFFFu;
+    for (t = 0; t < q->num_required; ++t) {
+        const ecs_world_component *c = &q->world->component[q->term[t]];
+        uint32_t size = c->manager ? c->manager->num_instances : c->iface->count(c->store);
+        if (size < best) {
+            best = size;
+            d = t;
+        }
+    }
+    return d;
+}
+
+/* Picks the path of q's required terms. */
 static void ecs__query_plan(const ecs_world *w, ecs_world_query *q)
 {
     const ecs_manager *m0 = w->component[q->term[0]].manager;
     const ecs_group *g = m0 ? m0->group : NULL;
     /* the group's prefix holds the entities owning every member: the
        required terms must be exactly the members */
-    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required, best = 0xFFFFFFFFu;
+    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required;
     for (t = 0; t < q->num_required; ++t) {
         const ecs_world_component *c = &w->component[q->term[t]];
-        uint32_t size = c->manager ? c->manager->num_instances : c->iface->count(c->store);
         if (!c->manager || c->manager->lookup != ECS_LOOKUP_DIRECT) direct = 0;
         if (!c->manager || c->manager->group != g) grouped = 0;
-        if (size < best) {
-            best = size;
-            q->driver = t;
-        }
     }
     q->path = direct ? ECS_WORLD_QUERY_DIRECT : grouped ? ECS_WORLD_QUERY_GROUP : ECS_WORLD_QUERY_LOOKUP;
-    if (grouped) q->driver = 0;
+    q->driver = grouped ? 0u : ecs__query_driver(q);
 }
 
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
@@ -4186,7 +4206,7 @@ ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q)
         const ecs_group *g = w->component[q->term[0]].manager->group;
         return g ? g->size : 0u;
     }
-    span = ecs__store_count(&w->component[q->term[q->driver]]);
+    span = ecs__store_count(&w->component[q->term[ecs__query_driver(q)]]);
     /* direct: slots past any required store's count match nothing */
     for (t = 0; q->path == ECS_WORLD_QUERY_DIRECT && t < q->num_required; ++t)
         if (w->component[q->term[t]].manager->count < span) span = w->component[q->term[t]].manager->count;
@@ -4243,6 +4263,28 @@ static int ecs__direct_block(const ecs_entity *const *ent, uint32_t n, uint32_t 
     return (int)all;
 }
 
+/* Appends the matching slots of [s, s + 16) to slot[n..] and their ids to
+   id[n..] (room for 16): the ids of the block first (loops the compiler
+   can vectorise), then the list, each entry written and kept on a match.
+   Returns the new n. */
+static uint32_t ecs__direct_gather(const ecs_entity *const *ent, uint32_t nreq, uint32_t s, uint32_t *slot,
+                                   ecs_entity *id, uint32_t n)
+{
+    const ecs_entity *e0 = ent[0] + s;
+    uint32_t match[16], k, t;
+    for (k = 0; k < 16u; ++k) match[k] = e0[k].id;
+    for (t = 1; t < nreq; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (k = 0; k < 16u; ++k) match[k] &= 0u - (uint32_t)(et[k].id == e0[k].id);
+    }
+    for (k = 0; k < 16u; ++k) {
+        slot[n] = s + k;
+        id[n].id = match[k];
+        n += match[k] != 0;
+    }
+    return n;
+}
+
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
@@ -4266,11 +4308,13 @@ static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
         out->entity = ent[0] + s;
         c->next = s + run;
     } else { /* short runs: gather the matching slots into one list */
+        uint32_t *slot = c->index_buffer[0];
+        ecs_entity *id = c->entity_buffer;
+        for (; s + 16u <= end && n + 16u <= ECS_WORLD_CHUNK; s += 16u) n = ecs__direct_gather(ent, nreq, s, slot, id, n);
         for (; s < end && n < ECS_WORLD_CHUNK; ++s) { /* written always, kept on a match */
-            uint32_t id = ecs__direct_match(ent, nreq, s);
-            c->index_buffer[0][n] = s;
-            c->entity_buffer[n].id = id;
-            n += id != 0;
+            slot[n] = s;
+            id[n].id = ecs__direct_match(ent, nreq, s);
+            n += id[n].id != 0;
         }
         for (t = 0; t < nreq; ++t) {
             out->first[t] = 0;
@@ -4301,10 +4345,12 @@ static int ecs__cursor_group(ecs_world_cursor *c, ecs_world_chunk *out)
 }
 
 /* Lookup path: the window's entities that own driver instance i as their
-   first one, into entity_buffer and index_buffer[driver]. Returns how many. */
-static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_component *d, uint32_t begin, uint32_t n)
+   first one, into entity_buffer and di (the driver's index list). Returns
+   how many. */
+static uint32_t ecs__lookup_window(ecs_world_cursor *c, uint32_t *di, const ecs_world_component *d, uint32_t begin,
+                                   uint32_t n)
 {
-    uint32_t *di = c->index_buffer[c->query->driver], i, k = 0;
+    uint32_t i, k = 0;
     const ecs_manager *m = d->manager;
     for (i = begin; i < begin + n; ++i) {
         ecs_entity e = m ? m->entity[i] : d->iface->entity_at(d->store, i);
@@ -4319,12 +4365,12 @@ static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_componen
 
 /* Keeps the matches of term t (index_buffer[t][k] not nil) among the n
    candidates ents[k], in order, in entity_buffer and the index lists of the
-   terms looked up so far and the driver's. *contiguous: the driver's
+   terms looked up so far and the driver's (term d). *contiguous: the driver's
    instances are still begin + k (no list yet). Returns how many are kept. */
-static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t t, const ecs_entity *ents, uint32_t n, uint32_t begin,
-                                 uint32_t *contiguous)
+static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t d, uint32_t t, const ecs_entity *ents, uint32_t n,
+                                 uint32_t begin, uint32_t *contiguous)
 {
-    uint32_t d = c->query->driver, *di = c->index_buffer[d], k = 0, j, u;
+    uint32_t *di = c->index_buffer[d], k = 0, j, u;
     while (k < n && c->index_buffer[t][k] != ECS_INSTANCE_NIL) ++k;
     if (k == n) return n; /* all kept */
     if (*contiguous)
@@ -4344,11 +4390,11 @@ static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t t, const ecs_enti
 static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[q->driver]];
+    uint32_t t, d = ecs__query_driver(q);
+    const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[d]];
     /* a dense or hash manager with one instance per entity: its entity
        array is the candidates, no copy */
     int in_place = dc->manager && dc->manager->lookup != ECS_LOOKUP_DIRECT && !dc->manager->next;
-    uint32_t t, d = q->driver;
     while (c->next < c->end) {
         uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK, n;
         uint32_t contiguous;
@@ -4358,14 +4404,14 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
             ents = dc->manager->entity + begin;
             n = w;
         } else {
-            n = ecs__lookup_window(c, dc, begin, w);
+            n = ecs__lookup_window(c, c->index_buffer[d], dc, begin, w);
         }
         contiguous = in_place || n == w;
         for (t = 0; t < q->num_required && n; ++t) {
             uint32_t kept;
             if (t == d) continue;
             ecs__store_lookup_many(&comp[q->term[t]], n, ents, c->index_buffer[t]);
-            kept = ecs__lookup_keep(c, t, ents, n, begin, &contiguous);
+            kept = ecs__lookup_keep(c, d, t, ents, n, begin, &contiguous);
             if (kept != n) ents = c->entity_buffer;
             n = kept;
         }

@@ -1518,7 +1518,9 @@ static void bench_resource_rows(void)
    query. The limit (_plain_ns): the same per-entity functions over an
    archetype store (a table per set of components, a densely packed column
    per component, exactly the entities having them), same data, same run.
-   After the runs both hold the same state (checked: the run stops if not).
+   Ours and the limit are timed in turns (a frame of one, a frame of the
+   other), so that both see the same load of a shared machine. After the
+   runs both hold the same state (checked: the run stops if not).
    query_*: two components, 10^6 entities, per match: both direct; both
    dense and grouped; both dense, not grouped, instances in different random
    orders (the lookup path); query_plain_ns the same loop over two arrays. */
@@ -1951,6 +1953,25 @@ static uint64_t bw_ours_digest(const bw_ours *g)
     return sum;
 }
 
+/* Times a(ca) and b(cb) in turns, BENCH_REPS times each after a warm-up of
+   each, so that both see the same state of a shared machine: the medians in
+   *ta and *tb (ns). */
+static void bw_time_pair(bench__fn a, void *ca, bench__fn b, void *cb, double *ta, double *tb)
+{
+    double sa[64], sb[64], t0;
+    int r, reps = BENCH_REPS < 64 ? BENCH_REPS : 64;
+    for (r = -1; r < reps; ++r) {
+        t0 = bench_now_ns();
+        a(ca);
+        if (r >= 0) sa[r] = bench_now_ns() - t0;
+        t0 = bench_now_ns();
+        b(cb);
+        if (r >= 0) sb[r] = bench_now_ns() - t0;
+    }
+    *ta = bench_median(sa, reps);
+    *tb = bench_median(sb, reps);
+}
+
 /* One data set (plain or mixed entities): ours and the limit, same run. */
 static void bw_scenario(uint32_t n, int mixed)
 {
@@ -1960,6 +1981,7 @@ static void bw_scenario(uint32_t n, int mixed)
     uint32_t *index = (uint32_t *)bench_alloc((size_t)n * sizeof *index), k;
     ecs_entity *ids = (ecs_entity *)bench_alloc((size_t)n * sizeof *ids);
     uint64_t ours, plain;
+    double t_ours, t_plain;
     if (!g || !a || ecs_world_init(&g->w) != ECS_OK) bw_fail("world", NULL);
     if (ecs_entity_create_many(&g->w.entities, n, ids) != ECS_OK) bw_fail("entities", &g->w.entities.error);
     for (k = 0; k < n; ++k) bw_make(k, n, mixed, index[k] = ecs_entity_index(ids[k]), &init[k]);
@@ -1968,13 +1990,14 @@ static void bw_scenario(uint32_t n, int mixed)
     free(init), free(index), free(ids);
     if (!mixed) {
         g->num_systems = 2;
-        bench_row("systems_2_ns", bench__time(NULL, bw_ours_systems, NULL, g) / n, "ns");
-        bench_row("systems_2_plain_ns", bench__time(NULL, bw_plain_systems_2, NULL, a) / n, "ns");
+        bw_time_pair(bw_ours_systems, g, bw_plain_systems_2, a, &t_ours, &t_plain);
+        bench_row("systems_2_ns", t_ours / n, "ns");
+        bench_row("systems_2_plain_ns", t_plain / n, "ns");
     }
     g->num_systems = 7;
-    bench_row(mixed ? "systems_7_mixed_ns" : "systems_7_ns", bench__time(NULL, bw_ours_systems, NULL, g) / n, "ns");
-    bench_row(mixed ? "systems_7_mixed_plain_ns" : "systems_7_plain_ns", bench__time(NULL, bw_plain_systems_7, NULL, a) / n,
-              "ns");
+    bw_time_pair(bw_ours_systems, g, bw_plain_systems_7, a, &t_ours, &t_plain);
+    bench_row(mixed ? "systems_7_mixed_ns" : "systems_7_ns", t_ours / n, "ns");
+    bench_row(mixed ? "systems_7_mixed_plain_ns" : "systems_7_plain_ns", t_plain / n, "ns");
     ours = bw_ours_digest(g), plain = bw_plain_digest(a);
     if (ours != plain) {
         fprintf(stderr, "bench: systems: the query version and the plain one disagree (%016llx, %016llx)\n",
@@ -2006,12 +2029,20 @@ static void bq_query(void *p)
     ecs_world_chunk ch;
     uint32_t k;
     ecs_world_cursor_start(&c->cursor, &c->q, 0, UINT32_MAX);
-    while (ecs_world_cursor_next(&c->cursor, &ch))
+    while (ecs_world_cursor_next(&c->cursor, &ch)) {
+        if (!ch.index[0] && !ch.index[1]) { /* contiguous runs: plain arrays from first[t] */
+            bench_vec3 *x = c->pos.position + ch.first[0];
+            const bench_vec3 *v = c->vel.velocity + ch.first[1];
+            for (k = 0; k < ch.count; ++k)
+                x[k].x += v[k].x * 0.016f, x[k].y += v[k].y * 0.016f, x[k].z += v[k].z * 0.016f;
+            continue;
+        }
         for (k = 0; k < ch.count; ++k) {
             bench_vec3 *x = &c->pos.position[ecs_world_chunk_instance(&ch, 0, k)];
             const bench_vec3 *v = &c->vel.velocity[ecs_world_chunk_instance(&ch, 1, k)];
             x->x += v->x * 0.016f, x->y += v->y * 0.016f, x->z += v->z * 0.016f;
         }
+    }
 }
 static void bq_plain(void *p)
 {
@@ -2054,15 +2085,19 @@ static double bq_row(uint32_t n, int path)
     if (ecs_world_query_make(&c->w, &desc, &c->q, &err) != ECS_OK) bw_fail("query make", &err);
     if ((int)c->q.path != path) bw_fail("the query took another path", NULL);
     c->n = n;
-    ns = bench__time(NULL, bq_query, NULL, c) / n;
-    if (path == 0) {
+    if (path == 0) { /* the limit, timed in turns with the direct path */
+        double plain;
         c->plain_pos = (bench_vec3 *)bench_alloc((size_t)n * sizeof(bench_vec3));
         c->plain_vel = (bench_vec3 *)bench_alloc((size_t)n * sizeof(bench_vec3));
         for (k = 0; k < n; ++k) c->plain_pos[k] = c->pos.position[k + 1], c->plain_vel[k] = c->vel.velocity[k + 1];
-        bench_row("query_plain_ns", bench__time(NULL, bq_plain, NULL, c) / n, "ns");
+        bw_time_pair(bq_query, c, bq_plain, c, &ns, &plain);
+        bench_row("query_plain_ns", plain / n, "ns");
         bench_checksum_add((double)bench_sum_positions(c->plain_pos, n));
         free(c->plain_pos), free(c->plain_vel);
+    } else {
+        ns = bench__time(NULL, bq_query, NULL, c);
     }
+    ns /= n;
     bench_checksum_add((double)bench_sum_positions(c->pos.position, c->pos.core.count));
     ecs_world_free(&c->w);
     bench_body_free(&c->pos), bench_body_free(&c->vel);
@@ -2391,13 +2426,18 @@ static bench__series bench__series_list[] = {
 enum { BENCH__NSER = sizeof bench__series_list / sizeof bench__series_list[0] };
 static int bench__swept;
 
-/* Runs the entity and component rows at each N (quietly, 5 repetitions) and
-   keeps the plotted metrics; the table's rows are left as they were. */
+/* Repetitions per point of the sweep: fewer than the table's BENCH_REPS (7)
+   to keep bench/run.sh short; the plot's title says both. */
+#define BENCH__SWEEP_REPS 5
+
+/* Runs the entity and component rows at each N (quietly, BENCH__SWEEP_REPS
+   repetitions) and keeps the plotted metrics; the table's rows are left as
+   they were. */
 static void bench_sweep(void)
 {
     uint32_t saved_n = bench_n, s, k;
     int saved_rows = bench__num_rows, saved_reps = BENCH_REPS;
-    BENCH_REPS = 5;
+    BENCH_REPS = BENCH__SWEEP_REPS < BENCH_REPS ? BENCH__SWEEP_REPS : BENCH_REPS;
     bench__quiet = 1;
     for (s = 0; s < BENCH__NS; ++s) {
         bench_n = bench__sizes[s];
@@ -2442,7 +2482,7 @@ static void bench_plot(const char *path, const char *machine)
 {
     const double W = 820, H = 470, L = 70, R = 280, T = 46, B = 50;
     const double lx0 = log10(1000.0), lx1 = log10(4000000.0);
-    double ymax = 0, ly0 = -1.0, ly1;
+    double ymax = 0, ly0 = -1.0, ly1, ly;
     uint32_t s, k;
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -2457,7 +2497,9 @@ static void bench_plot(const char *path, const char *machine)
 #define BENCH__X(n) (L + (log10((double)(n)) - lx0) / (lx1 - lx0) * (W - R - L))
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N (median of 5 repetitions after a warm-up; both axes log)</text>\n", L);
+    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N, both axes log: medians of %d repetitions "
+               "(the table: %d)</text>\n",
+            L, BENCH__SWEEP_REPS < BENCH_REPS ? BENCH__SWEEP_REPS : BENCH_REPS, BENCH_REPS);
     fprintf(f, "<text x=\"%.0f\" y=\"34\" font-size=\"11\" fill=\"#555\">%s; %s, %s</text>\n", L, machine,
 #if defined(__clang__)
             "clang "
@@ -2478,17 +2520,20 @@ static void bench_plot(const char *path, const char *machine)
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
     }
     fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">N (entities)</text>\n", (L + W - R) / 2, H - 12);
-    for (k = 0; k < BENCH__NSER; ++k) {
+    for (k = 0, ly = T + 6; k < BENCH__NSER; ++k, ly += 16.0) {
         int under = bench__overlap(k);
-        /* a series on top of another is drawn dashed, and the legend says so */
+        /* a series on top of another is drawn dashed, and the legend says so
+           on a line of its own (in the legend's width) */
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", bench__series_list[k].colour,
                 under >= 0 ? " stroke-dasharray=\"6 4\"" : "");
         for (s = 0; s < BENCH__NS; ++s) fprintf(f, "%.1f,%.1f ", BENCH__X(bench__sizes[s]), BENCH__Y(bench__series_list[k].ns[s]));
-        fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/>",
-                W - R + 8, T + 16.0 * k + 6, W - R + 26, T + 16.0 * k + 6, bench__series_list[k].colour);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s%s%s</text>\n", W - R + 32, T + 16.0 * k + 10, bench__series_list[k].metric,
-                under >= 0 ? " (dashed: on top of " : "", under >= 0 ? bench__series_list[under].metric : "");
-        if (under >= 0) fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">)</text>\n", W - 4, T + 16.0 * k + 10);
+        fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"%s/>",
+                W - R + 8, ly, W - R + 26, ly, bench__series_list[k].colour, under >= 0 ? " stroke-dasharray=\"4 3\"" : "");
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", W - R + 32, ly + 4, bench__series_list[k].metric);
+        if (under < 0) continue;
+        ly += 13.0;
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"#555\">dashed: on top of %s</text>\n", W - R + 32,
+                ly + 4, bench__series_list[under].metric);
     }
     fprintf(f, "</svg>\n");
 #undef BENCH__Y

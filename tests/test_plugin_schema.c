@@ -152,6 +152,9 @@ static void test_reload(engine *g, turret_view *t)
     CHECK(ecs_plugin_reload(g->reg, g->plugin, &err) == ECS_ERROR_PLUGIN_INIT);
     CHECK_MSG(strstr(err.message, "schema or spawn order of 'turret' changed across a reload") != NULL, "%s",
               err.message);
+    /* and the manager keeps its old schema: range's default is still 10 (a
+       failed reload leaves the registry exactly as it was) */
+    CHECK(ecs_manager_schema(&t->core) && strstr(ecs_manager_schema(&t->core)->fields[1].spec, "\"default\": 10"));
     ecs_plugin_tick(g->reg, 0.1f);
     CHECK((turret_view *)ecs_plugin_find_manager(g->reg, "turret") == t && t->shots[i.i] == 3u);
     CHECK(build_plugin("tests/plugins/typed.c", "typed.so", NULL)); /* back for the next test */
