@@ -31,6 +31,7 @@
 #include "ecs.h"
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /** Most threads a pool runs (the calling thread included). */
 #define ECS_JOBS_POOL_MAX_THREADS 64u
