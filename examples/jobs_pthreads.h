@@ -30,7 +30,6 @@
 
 #include "ecs.h"
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 /** Most threads a pool runs (the calling thread included). */
