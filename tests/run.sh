@@ -99,9 +99,9 @@ if [ "$MODE" = quick ]; then CONFIGS=("${CONFIGS[0]}" "${CONFIGS[4]}"); fi
 
 # ---- the 32-bit configuration (not in quick mode) -------------------------------
 # Tests that take minutes under qemu-i386 (it emulates floating point in
-# software): measured alone, test_transform about 290 s and
-# test_transform_chain about 70 s, test_threads 220 s, against 9 s, 7 s
-# and 5 s natively;
+# software): measured alone, test_transform about 290 s,
+# test_transform_chain about 70 s and test_threads 220 s (on a busy
+# machine), against 9 s, 7 s and 5 s natively;
 # test_transform_scalar runs test_transform's tests again. Under emulation
 # they are built only, except with "tests/run.sh m32".
 M32_EMULATION_SLOW="test_transform test_transform_scalar test_transform_chain test_threads"
