@@ -2054,6 +2054,7 @@ static uint32_t ecs__tf_cut(const ecs__tf_pass *ps, uint32_t k)
     if (k == 0) return ps->begin;
     if (k >= ps->tasks) return ps->end;
     x = ps->begin + k * ps->grain;
+    if (x >= ps->end) return ps->end;
     lim = ps->end - x > ECS__TF_CUT_SCAN ? x + ECS__TF_CUT_SCAN : ps->end;
     for (j = x; j < lim; ++j)
         if (par[j] == ECS__TF_NIL || par[j] < ps->clean) return j;
