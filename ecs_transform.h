@@ -2092,20 +2092,26 @@ typedef struct ecs__tf_chain {
     ecs_mat4 cw[ECS__TF_CHAIN_MAX];
 } ecs__tf_chain;
 
-/* The world of p (< s: in an earlier range) from the chain, rebuilt from p
-   when p is not in it; NULL when the task must stop (the budget spent, the
-   chain too deep, a parent after its child). Out of line: the range's loop
-   stays as tight as the serial pass's. */
-ECS__TF_NOINLINE const ecs_mat4 *ecs__tf_chain_world(const ecs__tf_pass *ps, ecs__tf_chain *ch, uint32_t p)
+/* Node i's world when its parent p lies in an earlier range (p < s): from
+   the chain, rebuilt from p when p is not in it. Returns 0 when the task
+   must stop (the budget spent, the chain too deep, a parent after its
+   child). Out of line: the range's loop stays as tight as the serial
+   pass's. */
+ECS__TF_NOINLINE int ecs__tf_chain_node(const ecs__tf_pass *ps, ecs__tf_chain *ch, uint32_t i, uint32_t p)
 {
+    ecs_transform_manager *tm = ps->tm;
     uint32_t j;
     for (j = 0; j < ch->len && ch->anc[j] != p; ++j) {
     }
-    if (j < ch->len) return &ch->cw[j];
-    if (ch->budget < ECS__TF_CHAIN_MAX) return NULL;
-    ch->len = ecs__tf_chain_worlds(ps, p, ch->anc, ch->cw);
-    ch->budget -= ch->len;
-    return ch->len ? &ch->cw[0] : NULL;
+    if (j == ch->len) {
+        if (ch->budget < ECS__TF_CHAIN_MAX) return 0;
+        ch->len = ecs__tf_chain_worlds(ps, p, ch->anc, ch->cw);
+        ch->budget -= ch->len;
+        if (ch->len == 0) return 0;
+        j = 0;
+    }
+    ecs__tf_mul(tm->world[i].m, tm->local[i].m, ch->cw[j].m);
+    return 1;
 }
 
 /* One range's worlds; returns the first node not computed (e when all). A
@@ -2129,10 +2135,8 @@ static uint32_t ecs__tf_pass_range(const ecs__tf_pass *ps, uint32_t s, uint32_t 
             ecs__tf_mul(w[i].m, l[i].m, w[p].m);
         } else if (p == ECS__TF_NIL) {
             w[i] = l[i];
-        } else {
-            const ecs_mat4 *pw = p < s ? ecs__tf_chain_world(ps, &ch, p) : NULL;
-            if (!pw) return i;
-            ecs__tf_mul(w[i].m, l[i].m, pw->m);
+        } else if (p > i || !ecs__tf_chain_node(ps, &ch, i, p)) {
+            return i;
         }
     }
     return e;
