@@ -1182,7 +1182,7 @@ static void bt_spawn_shuffled(void *p)
     ctx.parent_index = c->parent; /* BT_NIL is ECS_SPAWN_ROOT */
     ctx.num_entities = c->n;
     ctx.error = &c->err;
-    if (ecs_transform_spawn(&c->tm, &ctx, c->n, c->shuffled, data, c->n * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE) != ECS_OK) {
+    if (ecs_transform_spawn(&c->tm, &ctx, c->n, c->shuffled, data, c->n * ECS_RESOURCE_TRANSFORM_SIZE) != ECS_OK) {
         fprintf(stderr, "bench: transform spawn failed: %s\n", c->err.message);
         exit(1);
     }
@@ -1441,7 +1441,7 @@ static void bench_resource_rows(void)
     }
     ecs_spawner_init(&sp);
     if (ecs_spawner_register(&sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
-                             ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &tm, &err) != ECS_OK ||
+                             ECS_RESOURCE_TRANSFORM_SIZE, &tm, &err) != ECS_OK ||
         ecs_spawner_register(&sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE, &mesh,
                              &err) != ECS_OK ||
         ecs_spawner_register(&sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE, &actor,
@@ -1889,8 +1889,11 @@ static void bw_ours_systems(void *p) /* the first g->num_systems of the seven */
     ecs_world_chunk c;
     uint32_t k, h;
     for (ecs_world_cursor_start(&g->cursor, &g->q[0], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
-        for (k = 0; k < c.count; ++k)
-            bw_move(&g->pos.p[ecs_world_chunk_instance(&c, 0, k)], &g->vel.v[ecs_world_chunk_instance(&c, 1, k)], BW_DT);
+        if (!c.index[0] && !c.index[1]) /* contiguous runs: plain arrays from first[t] */
+            for (k = 0; k < c.count; ++k) bw_move(&g->pos.p[c.first[0] + k], &g->vel.v[c.first[1] + k], BW_DT);
+        else
+            for (k = 0; k < c.count; ++k)
+                bw_move(&g->pos.p[ecs_world_chunk_instance(&c, 0, k)], &g->vel.v[ecs_world_chunk_instance(&c, 1, k)], BW_DT);
     for (ecs_world_cursor_start(&g->cursor, &g->q[1], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
         for (k = 0; k < c.count; ++k) bw_update_data(&g->data.d[ecs_world_chunk_instance(&c, 0, k)], BW_DT);
     if (g->num_systems == 2) return;
