@@ -1,7 +1,7 @@
 /* bench/bench.c - the benchmark (README, Benchmark: rows and targets), in one file.
 
    Build and run (bench/run.sh does this):
-       cc -O2 -I. -I/usr/include/stb bench/bench.c -o bench -lm
+       cc -O2 -I. -I/usr/include/stb bench/bench.c -o bench -lm -lpthread
        ./bench                      table on stdout
        ./bench --csv                one line metric,value,unit per row instead
        ./bench --csv-out F.csv      the table, and the CSV into F.csv
@@ -51,6 +51,8 @@ static void bench_free(void *p)
 #include "ecs.h"
 #include "ecs_transform.h"
 #include "ecs_resource.h"
+#include "examples/jobs_pthreads.h" /* the threads rows' pool */
+#include "tests/transform_shapes.h"   /* Bevy's hierarchy shapes */
 
 /* stb_ds, for the baselines only (the headers keep their own containers):
    short names off, its implementation compiled here, its warnings muted. */
@@ -129,7 +131,7 @@ typedef struct bench__row {
     double value;
     char unit[16];
 } bench__row;
-static bench__row bench__rows[128];
+static bench__row bench__rows[192];
 static int bench__num_rows;
 static int bench__quiet; /* the plot's sweep: no progress lines */
 
@@ -2116,6 +2118,292 @@ static void bench_systems_rows(void)
     bench_row("query_lookup_ns", bq_row(bench_n, 2), "ns");
 }
 
+/* ---- threads (DESIGN §10): the parallel calls at 1 and 2 threads ---------------
+   examples/jobs_pthreads.h's pool with 1 thread (every task on the calling
+   thread, through the parallel code) and with 2; the serial call beside
+   them, same data, same run. Variants alternate inside every repetition
+   (3 x BENCH_REPS samples each), so machine noise hits them alike.
+     transform_world_pass_mt{1,2}_ns   ecs_transform_world_pass_jobs, ns per
+                          node, the transform_world_pass_ns hierarchy
+     transform_world_pass_mt2_speedup  mt1 / mt2 (target >= 1.8 on 2 cores)
+     transform_world_pass_mt1_vs_serial mt1 / ecs_transform_world_pass
+                          (target <= 1.05)
+     bevy_{wide,humanoids,large,chain}_pass_{serial,mt1,mt2}_ns and
+     _mt2_speedup         the same on Bevy's transform_hierarchy shapes
+                          (tests/transform_shapes.h): wide (a root, 500
+                          children, 500 each: 250,501 nodes), humanoids (4,000
+                          rigs of 68), large (a full binary tree 18 deep:
+                          262,143), chain (2,500 deep), after reorder
+     systems_7_mixed_mt{1,2}_ns  ecs_world_run_systems of the seven systems
+                          of systems_7_mixed_ns (the same functions, each
+                          system a query plus its writes; render serial: it
+                          writes the frame buffer), ns per entity per frame
+     systems_7_mixed_mt2_speedup, systems_7_mixed_mt1_vs_serial (serial: the
+                          seven query loops of systems_7_mixed_ns)
+     spawn_level_10k_mt{1,2}_us  ecs_spawner_spawn_jobs of the standard level
+                          (as spawn_level_10k_us: unspawned between samples)
+     spawn_level_10k_mt2_speedup, spawn_level_10k_mt1_vs_serial */
+
+typedef void (*bth_fn)(void *ctx, int variant); /* variant 0 serial, 1 one thread, 2 two */
+static ecs_jobs bth_jobs[3];
+
+/* medians (ns) of the three variants, alternating in rotating order */
+static void bth_time(bth_fn fn, bth_fn between, void *ctx, double *med)
+{
+    double s[3][192];
+    int reps = 3 * BENCH_REPS < 192 ? 3 * BENCH_REPS : 192, r, q, v;
+    for (r = -1; r < reps; ++r)
+        for (q = 0; q < 3; ++q) {
+            double t0;
+            v = (q + (r < 0 ? 0 : r)) % 3;
+            t0 = bench_now_ns();
+            fn(ctx, v);
+            if (r >= 0) s[v][r] = bench_now_ns() - t0;
+            if (between) between(ctx, v);
+        }
+    for (v = 0; v < 3; ++v) med[v] = bench_median(s[v], reps);
+}
+
+static void bth_pass(void *ctx, int v)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)ctx;
+    if (v == 0) ecs_transform_world_pass(tm);
+    else ecs_transform_world_pass_jobs(tm, &bth_jobs[v]);
+    bench_checksum_add(tm->world[tm->count - 1u].m[13]);
+}
+
+/* rows name_serial_ns (when serial_row), name_mt1_ns, name_mt2_ns, speedup, mt1 vs serial */
+static void bth_rows(const char *name, const double *med, double per, const char *unit, int serial_row)
+{
+    char m[48];
+    const char *u = unit;
+    if (serial_row) snprintf(m, sizeof m, "%s_serial_%s", name, u), bench_row(m, med[0] / per, u);
+    snprintf(m, sizeof m, "%s_mt1_%s", name, u), bench_row(m, med[1] / per, u);
+    snprintf(m, sizeof m, "%s_mt2_%s", name, u), bench_row(m, med[2] / per, u);
+    snprintf(m, sizeof m, "%s_mt2_speedup", name), bench_row(m, med[1] / med[2], "x");
+    snprintf(m, sizeof m, "%s_mt1_vs_serial", name), bench_row(m, med[1] / med[0], "x");
+}
+
+static void bth_transform_rows(void)
+{
+    static const struct { shape_kind kind; uint32_t size; const char *name; } bevy[4] = {
+        {SHAPE_WIDE, 500, "bevy_wide_pass"}, {SHAPE_HUMANOIDS, 4000, "bevy_humanoids_pass"},
+        {SHAPE_LARGE, 18, "bevy_large_pass"}, {SHAPE_CHAIN, 2500, "bevy_chain_pass"}};
+    uint32_t n = bench_n / BT_LEVEL * BT_LEVEL, k, b;
+    uint32_t *parent = bt_levels(n / BT_LEVEL, 0x1234u);
+    ecs_entity *es = (ecs_entity *)bench_alloc((size_t)n * sizeof *es);
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    double med[3];
+    ecs_entity_manager_init(&em);
+    for (k = 0; k < n; ++k) es[k] = ecs_entity_create(&em);
+    bt_build(&tm, &em, es, parent, n, ECS_TRANSFORM_IMMEDIATE, 0xABCDu);
+    if (ecs_transform_reorder(&tm) != ECS_OK) exit(1);
+    bth_time(bth_pass, NULL, &tm, med);
+    bth_rows("transform_world_pass", med, n, "ns", 0);
+    ecs_transform_manager_free(&tm);
+    free(parent);
+    for (b = 0; b < 4; ++b) {
+        uint32_t count = shape_count(bevy[b].kind, bevy[b].size);
+        uint64_t rng = 77u;
+        parent = (uint32_t *)bench_alloc((size_t)count * sizeof *parent);
+        shape_build(bevy[b].kind, bevy[b].size, parent, 0x5EEDu);
+        ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+        for (k = 0; k < count; ++k) { /* entity k: es[k] (n >= count) */
+            ecs_mat4 m = bt_local(&rng);
+            ecs_transform_create(&tm, es[k], &m, ecs_instance_make(parent[k]));
+        }
+        if (ecs_transform_reorder(&tm) != ECS_OK) exit(1);
+        bth_time(bth_pass, NULL, &tm, med);
+        bth_rows(bevy[b].name, med, count, "ns", 1);
+        ecs_transform_manager_free(&tm);
+        free(parent);
+    }
+    free(es);
+    ecs_entity_manager_free(&em);
+}
+
+/* the seven systems as ecs_world_system functions (user: the bw_ours) */
+#define BTH_AT(t) ecs_world_chunk_instance(c, t, k)
+static void bth_s_move(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_move(&g->pos.p[BTH_AT(0)], &g->vel.v[BTH_AT(1)], BW_DT);
+}
+static void bth_s_data(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_update_data(&g->data.d[BTH_AT(0)], BW_DT);
+}
+static void bth_s_complex(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k)
+        bw_more_complex(&g->pos.p[BTH_AT(0)], &g->vel.v[BTH_AT(1)], &g->data.d[BTH_AT(2)], ecs_entity_index(c->entity[k]));
+}
+static void bth_s_health(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_update_health(&g->health.h[BTH_AT(0)]);
+}
+static void bth_s_damage(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_update_damage(&g->health.h[BTH_AT(0)], &g->damage.dm[BTH_AT(1)]);
+}
+static void bth_s_sprite(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k, h;
+    for (k = 0; k < c->count; ++k)
+        bw_update_sprite(&g->sprites.s[BTH_AT(0)], &g->players.pl[BTH_AT(1)],
+                         (h = BTH_AT(2)) != ECS_INSTANCE_NIL ? &g->health.h[h] : NULL);
+}
+static void bth_s_render(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_render(g->fb, &g->pos.p[BTH_AT(0)], &g->sprites.s[BTH_AT(1)]);
+}
+
+typedef struct bth_systems {
+    bw_ours *g;
+    ecs_world_system s[7];
+} bth_systems;
+
+static void bth_frame(void *ctx, int v)
+{
+    bth_systems *b = (bth_systems *)ctx;
+    ecs_error err;
+    if (v == 0) bw_ours_systems(b->g);
+    else if (ecs_world_run_systems(&b->g->w, b->s, 7, &bth_jobs[v], &err) != ECS_OK) bw_fail("run systems", &err);
+}
+
+static void bth_systems_rows(void)
+{
+    static const char *const w_pos[] = {"position", NULL}, *const w_vel[] = {"velocity", NULL},
+                             *const w_data[] = {"data", NULL}, *const w_health[] = {"health", NULL},
+                             *const w_sprite[] = {"sprite", NULL};
+    static const char *const *const writes[7] = {w_pos, w_data, w_vel, w_health, w_health, w_sprite, NULL};
+    static const ecs_world_system_fn fns[7] = {bth_s_move,   bth_s_data,   bth_s_complex, bth_s_health,
+                                               bth_s_damage, bth_s_sprite, bth_s_render};
+    uint32_t n = bench_n >= 1000000u ? 1u << 20 : 1u << 16, k;
+    bth_systems b;
+    bw_init *init = (bw_init *)bench_alloc((size_t)n * sizeof *init);
+    ecs_entity *ids = (ecs_entity *)bench_alloc((size_t)n * sizeof *ids);
+    ecs_error err;
+    double med[3];
+    b.g = (bw_ours *)calloc(1, sizeof *b.g);
+    if (!b.g || ecs_world_init(&b.g->w) != ECS_OK) bw_fail("world", NULL);
+    if (ecs_entity_create_many(&b.g->w.entities, n, ids) != ECS_OK) bw_fail("entities", NULL);
+    for (k = 0; k < n; ++k) bw_make(k, n, 1, ecs_entity_index(ids[k]), &init[k]);
+    bw_ours_build(b.g, init, ids, n);
+    free(init), free(ids);
+    for (k = 0; k < 7; ++k)
+        if (ecs_world_system_make(&b.g->w, &b.s[k], &bw_queries[k], writes[k], fns[k], b.g, &err) != ECS_OK)
+            bw_fail("system", &err);
+    b.s[6].serial = 1; /* render: every chunk writes the one frame buffer */
+    b.g->num_systems = 7;
+    bth_time(bth_frame, NULL, &b, med);
+    bth_rows("systems_7_mixed", med, n, "ns", 0);
+    bench_checksum_add((double)(bw_ours_digest(b.g) >> 12));
+    ecs_world_free(&b.g->w);
+    bw_positions_free(&b.g->pos), bw_velocities_free(&b.g->vel), bw_datas_free(&b.g->data);
+    bw_players_free(&b.g->players), bw_healths_free(&b.g->health), bw_damages_free(&b.g->damage);
+    bw_sprites_free(&b.g->sprites);
+    free(b.g);
+}
+
+typedef struct bth_spawn {
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    ecs_manager mesh, actor;
+    ecs_spawner sp;
+    ecs_compiler_output out;
+    ecs_entity ents[BR_LEVEL_ENTITIES];
+} bth_spawn;
+
+static void bth_spawn_once(void *ctx, int v)
+{
+    bth_spawn *s = (bth_spawn *)ctx;
+    ecs_error err;
+    ecs_result r = v == 0 ? ecs_spawner_spawn(&s->sp, &s->em, s->out.blob, s->out.size, s->ents, &err)
+                          : ecs_spawner_spawn_jobs(&s->sp, &s->em, s->out.blob, s->out.size, 1, s->ents, &bth_jobs[v], &err);
+    if (r != ECS_OK) br_fail("spawn", &err);
+    bench_checksum_add(s->tm.world[s->tm.count - 1u].m[12] + (float)s->mesh.count);
+}
+
+static void bth_unspawn(void *ctx, int v)
+{
+    bth_spawn *s = (bth_spawn *)ctx;
+    (void)v;
+    ecs_spawner_unspawn(&s->sp, &s->em, s->out.blob, 1, s->ents);
+}
+
+static void bth_spawn_rows(void)
+{
+    static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
+    static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
+    bth_spawn *s = (bth_spawn *)calloc(1, sizeof *s);
+    size_t json_len = 0;
+    char *json = br_level_json(BR_LEVEL_ENTITIES, 0x5EED5EEDull, &json_len);
+    ecs_compiler compiler;
+    ecs_error err;
+    double med[3];
+    if (!s) exit(1);
+    ecs_compiler_init(&compiler);
+    if (ecs_compiler_register_standard(&compiler, &err) != ECS_OK ||
+        ecs_compiler_compile(&compiler, json, json_len, 0, &s->out, &err) != ECS_OK)
+        br_fail("compile", &err);
+    ecs_entity_manager_init(&s->em);
+    ecs_transform_manager_init(&s->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    if (ecs_manager_init(&s->mesh, mesh_fields, 2, ECS_LOOKUP_DENSE) != ECS_OK ||
+        ecs_manager_init(&s->actor, actor_fields, 2, ECS_LOOKUP_DENSE) != ECS_OK)
+        exit(1);
+    ecs_spawner_init(&s->sp);
+    if (ecs_spawner_register(&s->sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
+                             ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &s->tm, &err) != ECS_OK ||
+        ecs_spawner_register(&s->sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE, &s->mesh,
+                             &err) != ECS_OK ||
+        ecs_spawner_register(&s->sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,
+                             &s->actor, &err) != ECS_OK)
+        br_fail("spawner register", &err);
+    bth_time(bth_spawn_once, bth_unspawn, s, med);
+    bth_rows("spawn_level_10k", med, 1000.0, "us", 0);
+    ecs_spawner_free(&s->sp);
+    ecs_manager_free(&s->mesh);
+    ecs_manager_free(&s->actor);
+    ecs_transform_manager_free(&s->tm);
+    ecs_entity_manager_free(&s->em);
+    ecs_compiler_output_free(&s->out);
+    ecs_compiler_free(&compiler);
+    free(json);
+    free(s);
+}
+
+static void bench_threads_rows(long cores)
+{
+    ecs_jobs_pool one, two;
+    if (ecs_jobs_pool_create(&one, 1) != ECS_OK || ecs_jobs_pool_create(&two, 2) != ECS_OK) {
+        fprintf(stderr, "bench: the thread pool could not start\n");
+        exit(1);
+    }
+    memset(&bth_jobs[0], 0, sizeof bth_jobs[0]);
+    bth_jobs[1] = ecs_jobs_pool_jobs(&one);
+    bth_jobs[2] = ecs_jobs_pool_jobs(&two);
+    fprintf(stderr, "bench: threads: 1 and 2 threads on %ld cores\n", cores);
+    bth_transform_rows();
+    bth_systems_rows();
+    bth_spawn_rows();
+    ecs_jobs_pool_destroy(&two);
+    ecs_jobs_pool_destroy(&one);
+}
+
 /* ---- the plot: ns/entity against N --------------------------------------------- */
 
 typedef struct bench__series {
@@ -2319,6 +2607,9 @@ static const bench__target bench__targets[] = {
     {"query_direct_ns", 1.2, "query_plain_ns"},
     {"query_group_ns", 1.2, "query_plain_ns"},
     {"query_lookup_ns", 2.5, "gather_plain_ns"},
+    {"transform_world_pass_mt1_vs_serial", 1.05, NULL},
+    {"systems_7_mixed_mt1_vs_serial", 1.05, NULL},
+    {"spawn_level_10k_mt1_vs_serial", 1.05, NULL},
 };
 
 /* The target of a metric as text and whether the run met it: 1 met, 0
@@ -2379,7 +2670,7 @@ int main(int argc, char **argv)
             bench_n = 100000u;
         } else {
             fprintf(stderr, "usage: %s [--csv] [--csv-out FILE] [--plot FILE.svg] [--quick]\n"
-                            "          [--only entities|components|transforms|resources|systems]\n", argv[0]);
+                            "          [--only entities|components|transforms|resources|systems|threads]\n", argv[0]);
             return strcmp(argv[a], "--help") == 0 ? 0 : 2;
         }
     }
@@ -2397,6 +2688,7 @@ int main(int argc, char **argv)
     if (!only || strcmp(only, "transforms") == 0) bench_transform_rows();
     if (!only || strcmp(only, "resources") == 0) bench_resource_rows();
     if (!only || strcmp(only, "systems") == 0) bench_systems_rows();
+    if (!only || strcmp(only, "threads") == 0) bench_threads_rows(cores);
     if (!csv) {
         printf("# ecs benchmark\n");
         printf("compiler: %s %s\n",

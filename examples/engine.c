@@ -2,7 +2,7 @@
    headers fit together.
 
    Build (from the repository root; bench/run.sh does all of this):
-       cc -O2 -I. -I/usr/include/stb examples/engine.c -o build/engine -lm -ldl
+       cc -O2 -I. -I/usr/include/stb examples/engine.c -o build/engine -lm -ldl -lpthread
        cc -O2 -shared -fPIC -I. examples/plugins/spin.c -o build/plugins/spin.so
        cc -O2 examples/gen_level.c -o build/gen_level -lm
        mkdir -p build/levels && build/gen_level > build/levels/standard.json
@@ -31,6 +31,10 @@
         in one call (ecs_world_collect); the simulation is a query over
         motion and transform; with --reload, the spin plugin is hot-reloaded
         in the middle of the run;
+        with --threads N (default 1) the level spawns, the transform updates
+        and the collection run on examples/jobs_pthreads.h's pool of N
+        threads, with the same results bit for bit (the report's
+        world_hash line is the same for every N);
      6. a report: entities alive, instances per manager (after a final full
         collection), time per frame split by system, peak memory.
    The report's lines start with "report:" and are key=value, for scripts
@@ -46,6 +50,7 @@
 #include "ecs_transform.h"
 #include "ecs_resource.h"
 #include "ecs_plugin.h" /* in any order: with the two above it publishes their APIs */
+#include "examples/jobs_pthreads.h" /* --threads: a small pool behind ecs.h's job interface */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +82,7 @@ static const char crate_prefab[] =
 
 typedef struct options {
     const char *level, *spin_level, *plugins;
-    uint32_t frames, spawn, destroy, moving_percent;
+    uint32_t frames, spawn, destroy, moving_percent, threads;
     int reload, quiet;
 } options;
 
@@ -86,6 +91,8 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
 
 typedef struct engine {
     options opt;
+    ecs_jobs_pool pool; /* --threads: opt.threads - 1 threads and the main one */
+    ecs_jobs jobs;
     ecs_world world;  /* world.entities: the entity manager */
     ecs_world_query movers; /* motion and transform */
     ecs_world_cursor cursor;
@@ -255,7 +262,7 @@ static long spawn_level_file(engine *g, const char *path)
         return -1;
     }
     free(json);
-    if (ecs_spawner_spawn(&g->spawner, &g->world.entities, out.blob, out.size, NULL, &err)) {
+    if (ecs_spawner_spawn_jobs(&g->spawner, &g->world.entities, out.blob, out.size, 1, NULL, &g->jobs, &err)) {
         ecs_compiler_output_free(&out);
         fail(path, &err);
         return -1;
@@ -285,7 +292,7 @@ static void pick_movers(engine *g)
 
 /* pos += velocity * dt for every entity with a motion and a transform (a
    query: the world looks the transforms up in batches), written with one
-   set_local_many */
+   set_local_many (its subtree updates across the pool) */
 static void frame_simulate(engine *g, float dt, uint32_t *moved)
 {
     uint32_t k, n = motion_manager_count(&g->motion), count = 0;
@@ -312,7 +319,7 @@ static void frame_simulate(engine *g, float dt, uint32_t *moved)
 
 static void frame_transforms(engine *g, uint32_t moved)
 {
-    ecs_transform_set_local_many(&g->game, moved, g->move_nodes, g->move_locals);
+    ecs_transform_set_local_many_jobs(&g->game, moved, g->move_nodes, g->move_locals, &g->jobs);
 }
 
 static int frame_churn(engine *g)
@@ -370,7 +377,7 @@ static int frame_churn(engine *g)
    plugins' managers too); each drops exactly the instances of the entities
    that died since its last call (it reads the entity manager's destroy log
    from its own cursor), so nothing dead outlives the frame. */
-static void frame_collect(engine *g) { ecs_world_collect(&g->world, NULL); }
+static void frame_collect(engine *g) { ecs_world_collect(&g->world, &g->jobs); }
 
 static int run_frame(engine *g, uint32_t frame)
 {
@@ -449,9 +456,21 @@ static void report_times(engine *g)
     printf("report: peak_memory_kb=%ld\n", peak_memory_kb());
 }
 
+/* FNV-1a over the game world's matrices in instance order: equal for every
+   --threads N (the parallel calls give the serial results, bit for bit) */
+static void report_world_hash(engine *g)
+{
+    const unsigned char *b = (const unsigned char *)g->game.world;
+    size_t k, n = (size_t)g->game.count * sizeof *g->game.world;
+    uint32_t h = 2166136261u;
+    for (k = 0; k < n; ++k) h = (h ^ b[k]) * 16777619u;
+    printf("report: world_hash=%08x threads=%u\n", (unsigned)h, (unsigned)g->opt.threads);
+}
+
 static void shutdown_engine(engine *g)
 {
     ecs_plugin_registry_destroy(g->registry); /* the plugins first: they use the rest */
+    if (g->jobs.parallel_for) ecs_jobs_pool_destroy(&g->pool);
     ecs_compiler_output_free(&g->crate);
     ecs_compiler_free(&g->compiler);
     ecs_spawner_free(&g->spawner);
@@ -479,6 +498,7 @@ static void usage(FILE *to)
             "  --spawn N           crates spawned per frame (default 12)\n"
             "  --destroy N         oldest crates destroyed per frame (default 10)\n"
             "  --moving PERCENT    share of objects that move (default 2)\n"
+            "  --threads N         threads for spawning, transforms and collection (default 1)\n"
             "  --reload            hot-reload the spin plugin halfway through\n"
             "  --quiet             a progress line every 10%% instead of every frame\n"
             "  --help              this text\n");
@@ -504,6 +524,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->spawn = 12;
     o->destroy = 10;
     o->moving_percent = 2;
+    o->threads = 1;
     for (a = 1; a < argc; ++a) {
         const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
         int ok = 1;
@@ -520,6 +541,8 @@ static int parse_args(int argc, char **argv, options *o)
         else if (strcmp(arg, "--spawn") == 0) ok = parse_number(val, &o->spawn), ++a;
         else if (strcmp(arg, "--destroy") == 0) ok = parse_number(val, &o->destroy), ++a;
         else if (strcmp(arg, "--moving") == 0) ok = parse_number(val, &o->moving_percent) && o->moving_percent <= 100, ++a;
+        else if (strcmp(arg, "--threads") == 0)
+            ok = parse_number(val, &o->threads) && o->threads >= 1 && o->threads <= ECS_JOBS_POOL_MAX_THREADS, ++a;
         else ok = 0;
         if (!ok) {
             fprintf(stderr, "engine: bad argument '%s'%s%s\n", arg, val ? " " : "", val ? val : "");
@@ -538,6 +561,11 @@ int main(int argc, char **argv)
     int rc = 1;
     if (!parse_args(argc, argv, &g.opt)) return 2;
     g.rng = 0x5EED5EED1234ull;
+    if (ecs_jobs_pool_create(&g.pool, g.opt.threads) != ECS_OK) {
+        fprintf(stderr, "engine: could not start %u threads\n", (unsigned)g.opt.threads);
+        return 1;
+    }
+    g.jobs = ecs_jobs_pool_jobs(&g.pool);
     if (setup_worlds(&g) || setup_resources(&g) || setup_plugins(&g)) goto done;
     if (spawn_level_file(&g, g.opt.level) < 0 || spawn_level_file(&g, g.opt.spin_level) < 0) goto done;
     pick_movers(&g);
@@ -546,6 +574,7 @@ int main(int argc, char **argv)
         if (run_frame(&g, frame)) goto done;
     report(&g, "end"); /* exact: every frame collected every store */
     report_times(&g);
+    report_world_hash(&g);
     rc = 0;
 done:
     shutdown_engine(&g);
