@@ -4100,16 +4100,46 @@ static uint32_t ecs__store_destroy_entity(const ecs_world_component *c, ecs_enti
     return c->manager ? ecs_manager_destroy_entity(c->manager, e) : c->iface->destroy_entity(c->store, e);
 }
 
+/* How many guesses ecs__lookup_in_step may miss before it hands the rest
+   of its batch to the prefetched lookup (stores in unrelated orders). */
+#define ECS__STEP_MISSES 8u
+
+/* out[k] = the instance of es[k] in m (one instance per entity, dense or
+   hash) for k < n. Stores filled together or co-sorted by a group hold the
+   next entity's instance right after this one's: a guess checked against
+   m's entity array costs no map access (an entity owns one instance, so
+   equal ids are its instance). A miss is looked up, and the guesses go on
+   from what it found. Returns how many were done: n, or fewer after
+   ECS__STEP_MISSES misses. */
+static uint32_t ecs__lookup_in_step(const ecs_manager *m, uint32_t n, const ecs_entity *es, uint32_t *out)
+{
+    const ecs_entity *ent = m->entity;
+    uint32_t k, i = ECS_INSTANCE_NIL, misses = 0, count = m->count;
+    for (k = 0; k < n; ++k) {
+        uint32_t g = i + 1u; /* nil + 1 wraps to 0 */
+        if (g < count && ent[g].id == es[k].id && es[k].id != 0) {
+            out[k] = i = g;
+            continue;
+        }
+        if (++misses > ECS__STEP_MISSES) return k;
+        out[k] = ecs_manager_lookup(m, es[k]).i;
+        if (out[k] != ECS_INSTANCE_NIL) i = out[k];
+    }
+    return n;
+}
+
 /* out[k] = the first instance of es[k] in c, for k < n (batched, prefetched
    for managers). */
 static void ecs__store_lookup_many(const ecs_world_component *c, uint32_t n, const ecs_entity *es, uint32_t *out)
 {
-    uint32_t k;
+    uint32_t k = 0;
     if (c->manager) {
-        ecs_manager_lookup_many(c->manager, n, es, (ecs_instance *)(void *)out);
+        const ecs_manager *m = c->manager;
+        if (!m->next && m->lookup != ECS_LOOKUP_DIRECT) k = ecs__lookup_in_step(m, n, es, out);
+        ecs_manager_lookup_many(m, n - k, es + k, (ecs_instance *)(void *)(out + k));
         return;
     }
-    for (k = 0; k < n; ++k) out[k] = c->iface->lookup(c->store, es[k]).i;
+    for (; k < n; ++k) out[k] = c->iface->lookup(c->store, es[k]).i;
 }
 
 /* ---- queries ----------------------------------------------------------------- */
@@ -4235,13 +4265,34 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
     return ECS_OK;
 }
 
-/* Fills the optional terms' index lists for the chunk's entities. */
+/* The first instance of the n entities es in m when they own consecutive
+   instances of it (stores in step: filled together or co-sorted by a
+   group), else nil. One compare a entity, no branch on the data. */
+static uint32_t ecs__store_run(const ecs_world_component *c, uint32_t n, const ecs_entity *es)
+{
+    const ecs_manager *m = c->manager;
+    uint32_t first, k, same = 1;
+    if (!m || m->next || m->lookup == ECS_LOOKUP_DIRECT || n == 0) return ECS_INSTANCE_NIL;
+    first = ecs_manager_lookup(m, es[0]).i;
+    if (first == ECS_INSTANCE_NIL || n > m->count - first) return ECS_INSTANCE_NIL;
+    for (k = 0; k < n; ++k) same &= m->entity[first + k].id == es[k].id;
+    return same ? first : ECS_INSTANCE_NIL;
+}
+
+/* The optional terms' instances for the chunk's entities: a run (index
+   NULL) where they are in step, else an index list. */
 static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    uint32_t t;
+    uint32_t t, first;
     for (t = q->num_required; t < q->num_terms; ++t) {
-        ecs__store_lookup_many(&q->world->component[q->term[t]], out->count, out->entity, c->index_buffer[t]);
+        const ecs_world_component *comp = &q->world->component[q->term[t]];
+        if ((first = ecs__store_run(comp, out->count, out->entity)) != ECS_INSTANCE_NIL) {
+            out->first[t] = first;
+            out->index[t] = NULL;
+            continue;
+        }
+        ecs__store_lookup_many(comp, out->count, out->entity, c->index_buffer[t]);
         out->first[t] = 0;
         out->index[t] = c->index_buffer[t];
     }

@@ -949,6 +949,59 @@ static void test_driver_follows_sizes(void)
     ecs_world_free(&w);
 }
 
+/* Optional terms over stores in step (filled in the same order): chunks
+   where every entity owns consecutive instances report a run (index
+   NULL), the others a list; holes, a swapped pair and a store in another
+   order give lists; every instance is the lookup's. */
+static void test_optional_in_step(void)
+{
+    static const ecs_lookup_kind kinds[2] = {ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH};
+    uint32_t kind;
+    for (kind = 0; kind < 2; ++kind) {
+        ecs_world w;
+        ecs_manager *p, *o;
+        ecs_world_query_desc desc;
+        ecs_world_query q;
+        ecs_world_cursor c;
+        ecs_world_chunk ch;
+        ecs_entity *es = (ecs_entity *)malloc(4000 * sizeof *es);
+        uint32_t k, n = 0, in_runs = 0, lists = 0, bad = 0, nil = 0;
+        ecs_world_init(&w);
+        p = ecs_world_define(&w, "P", one_u32, 1, ECS_LOOKUP_DENSE, NULL);
+        o = ecs_world_define(&w, "O", one_u32, 1, kinds[kind], NULL);
+        for (k = 0; k < 4000; ++k) es[k] = ecs_entity_create(&w.entities);
+        for (k = 0; k < 4000; ++k) {
+            ecs_manager_create(p, es[k]);
+            /* in step for the first 1024; then holes (every 7th lacks O);
+               then a pair swapped; the last 1000 in reverse order */
+            if (k < 3000 && (k < 1024 || k >= 2048 || k % 7 != 0)) ecs_manager_create(o, es[k == 2500 ? 2501 : k == 2501 ? 2500 : k]);
+        }
+        for (k = 3000; k < 4000; ++k) ecs_manager_create(o, es[6999 - k]);
+        memset(&desc, 0, sizeof desc);
+        desc.required[0] = "P";
+        desc.optional[0] = "O";
+        CHECK(ecs_world_query_make(&w, &desc, &q, NULL) == ECS_OK && q.path == ECS_WORLD_QUERY_LOOKUP);
+        CHECK(ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK);
+        while (ecs_world_cursor_next(&c, &ch)) {
+            in_runs += ch.index[1] == NULL;
+            lists += ch.index[1] != NULL;
+            for (k = 0; k < ch.count; ++k) {
+                uint32_t want = ecs_manager_lookup(o, ch.entity[k]).i;
+                bad += ecs_world_chunk_instance(&ch, 1, k) != want;
+                bad += p->entity[ecs_world_chunk_instance(&ch, 0, k)].id != ch.entity[k].id;
+                nil += want == ECS_INSTANCE_NIL;
+            }
+            n += ch.count;
+        }
+        CHECK_MSG(n == 4000 && bad == 0 && nil == 146, "%u matches, %u bad, %u nil", (unsigned)n,
+                  (unsigned)bad, (unsigned)nil);
+        /* 16 chunks of 256: runs at 0, 256, 512, 768, 2048 and 2560 */
+        CHECK_MSG(in_runs == 6 && lists == 10, "%u runs, %u lists", (unsigned)in_runs, (unsigned)lists);
+        ecs_world_free(&w);
+        free(es);
+    }
+}
+
 int main(void)
 {
     test_identifiers();
@@ -962,6 +1015,7 @@ int main(void)
     test_concurrent_cursors();
     test_groups();
     test_driver_follows_sizes();
+    test_optional_in_step();
     test_queries_random();
     return test_report("test_world");
 }
