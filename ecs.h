@@ -4100,28 +4100,26 @@ static uint32_t ecs__store_destroy_entity(const ecs_world_component *c, ecs_enti
     return c->manager ? ecs_manager_destroy_entity(c->manager, e) : c->iface->destroy_entity(c->store, e);
 }
 
-/* How many guesses ecs__lookup_in_step may miss before it hands the rest
-   of its batch to the prefetched lookup (stores in unrelated orders). */
-#define ECS__STEP_MISSES 8u
-
 /* out[k] = the instance of es[k] in m (one instance per entity, dense or
    hash) for k < n. Stores filled together or co-sorted by a group hold the
    next entity's instance right after this one's: a guess checked against
    m's entity array costs no map access (an entity owns one instance, so
    equal ids are its instance). A miss is looked up, and the guesses go on
-   from what it found. Returns how many were done: n, or fewer after
-   ECS__STEP_MISSES misses. */
+   from what it found, while misses are at most a quarter of the hits
+   (stores in unrelated orders stop at the second entity). Returns how many
+   were done: the prefetched lookup does the rest. */
 static uint32_t ecs__lookup_in_step(const ecs_manager *m, uint32_t n, const ecs_entity *es, uint32_t *out)
 {
     const ecs_entity *ent = m->entity;
-    uint32_t k, i = ECS_INSTANCE_NIL, misses = 0, count = m->count;
+    uint32_t k, i = ECS_INSTANCE_NIL, hits = 0, misses = 0, count = m->count;
     for (k = 0; k < n; ++k) {
         uint32_t g = i + 1u; /* nil + 1 wraps to 0 */
         if (g < count && ent[g].id == es[k].id && es[k].id != 0) {
             out[k] = i = g;
+            ++hits;
             continue;
         }
-        if (++misses > ECS__STEP_MISSES) return k;
+        if (k > 0 && ++misses > hits / 4u) return k;
         out[k] = ecs_manager_lookup(m, es[k]).i;
         if (out[k] != ECS_INSTANCE_NIL) i = out[k];
     }
