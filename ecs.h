@@ -268,11 +268,15 @@ QUERIES (systems over several components)
              a chunk at a time (ecs_manager_lookup_many, prefetched) and
              non-matches dropped. Interface stores (transform) are looked
              up one entity at a time, and may drive.
-   Optional terms are always index lists. Which to choose (a quick probe,
-   p += v * dt, vec3 fields, ns per match, on a shared 2-core machine: the
-   figures moved by up to 2x between runs): plain arrays 0.7-0.9; DIRECT
-   with every entity in both stores 0.9-1.3, with half of them at random
-   2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
+   Looked-up stores in step with the chunk (one instance per entity, filled
+   in the same order or co-sorted by a group) are found without their map:
+   each instance is guessed as the next one and checked against the
+   store's entity array, and an optional term whose chunk is one such run
+   comes contiguous (index NULL); otherwise an index list. Which to choose
+   (a quick probe, p += v * dt, vec3 fields, ns per match, on a shared
+   2-core machine: the figures moved by up to 2x between runs): plain
+   arrays 0.7-0.9; DIRECT with every entity in both stores 0.9-1.3, with
+   half of them at random 2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
    looked up) and 6.5-7 (hash), where a lookup per entity written by hand
    costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
    cache miss, as by hand (60-125). So: direct kind for what nearly every
