@@ -744,7 +744,8 @@ ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields
     rewrites those pointers, so they are never stale. */
 ECS_DEF ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                                       ecs_lookup_kind lookup);
-/** Frees everything; m must be initialised again before use. */
+/** Frees everything; m must be initialised again before use. A group m is
+    in ends (ecs_group_free). */
 ECS_DEF void ecs_manager_free(ecs_manager *m);
 /** Makes room for n instances in total (direct kind: for entity indices
     below n); ECS_OK or ECS_ERROR_OUT_OF_MEMORY (also when the bytes would
@@ -767,7 +768,8 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     spawn layout) to copy in, or NULL to leave the fields for the caller to
     write (every field of every new instance). *first (may be NULL): dense
     and hash kinds: the new instances are first..first+n-1, in order; direct
-    kind: nil (entity k's instance is its index). All or nothing: on failure
+    kind: nil (entity k's instance is its index); a group member: nil (the
+    group may have moved them: look each up). All or nothing: on failure
     (nil entity, out of memory, direct kind: an id listed twice or already
     present) nothing changed and the error is returned and set in m->error. */
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
@@ -818,7 +820,7 @@ ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *e
     points its entity's lookup/next links at `to`; `from` is left as it was.
     Dense and hash kinds only, for managers that keep links of their own.
     Returns 1, or 0 (nothing done) when either index is >= capacity or the
-    manager is direct. */
+    manager is direct or in a group. */
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 /** Pointer to field k's value for instance i (no checks). */
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
@@ -842,7 +844,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     ecs_entity_map_slot *s = m->map.slots + idx;
     /* dense fast path: room, an index the map covers (not 0), and no id of
        this index owns an instance */
-    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0) {
+    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group) {
         ++m->map.count;
         s->id = id;
         s->first = i;
@@ -854,7 +856,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     }
     /* hash fast path: room in the arrays and the table (at most 3/4 full
        after), and the probe meets an empty slot before the key */
-    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated &&
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group &&
         (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
         uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
         s = m->map.slots;
@@ -916,7 +918,8 @@ ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_ma
 /* The bookkeeping half of removing e's instance from a dense manager whose
    entities own one instance each (no next links): the map, the entity array
    and count. Returns -1 when that case does not apply (the caller takes the
-   general path), 0 when e owns nothing, 1 when it removed e's instance: the
+   general path; also for grouped managers), 0 when e owns nothing, 1 when it
+   removed e's instance: the
    caller then moves every field of instance *from into *to (swap-erase;
    nothing to move when they are equal). Inline: the typed wrappers move the
    fields with typed copies. */
@@ -924,7 +927,7 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 {
     uint32_t key = ecs_entity_key(e), i, last;
     ecs_entity_map_slot *s = m->map.slots;
-    if (m->lookup != ECS_LOOKUP_DENSE || m->next) return -1;
+    if (m->lookup != ECS_LOOKUP_DENSE || m->next || m->group) return -1;
     /* an index past the table lands on a slot whose id cannot match; key 0
        would match slot 0 */
     if (s[key & m->map.mask].id != key || key == 0) return 0;
@@ -1276,10 +1279,18 @@ typedef struct ecs_group {
 } ecs_group;
 /** Groups members[0..n-1] (2 <= n <= ECS_GROUP_MAX_MEMBERS; dense or hash
     kind, initialised, in no other group, at most one instance per entity)
-    and sorts their current instances. ECS_OK, or an error (err set) and
-    nothing changed. g must stay at its address until ecs_group_free. */
+    and sorts their current instances. ECS_OK, or an error (err set; the
+    message names the member and the problem) and nothing changed: n out of
+    range (ECS_ERROR_INVALID_ARGUMENT), a member NULL, not initialised, of the
+    direct kind, listed twice or with an entity owning two instances
+    (INVALID_ARGUMENT), a member already grouped (ALREADY_EXISTS). Needs no
+    memory. g must stay at its address until ecs_group_free. While grouped,
+    an instance index changes on any create or destroy of any member (look
+    up again); ecs_manager_move is refused. Not thread-safe: a call on one
+    member writes every member. */
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err);
-/** Releases the members (their order stays as it is). */
+/** Releases the members (their order stays as it is); g may then be
+    initialised again or go away. Freeing a member frees its group too. */
 ECS_DEF void ecs_group_free(ecs_group *g);
 
 /* ---- the world: every store registered once ------------------------------
@@ -2206,6 +2217,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 {
     uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
     ecs_lookup_kind lookup = m->lookup;
+    if (m->group) ecs_group_free(m->group);
     ECS__FREE(m->buffer);
     ECS__FREE(m->field);
     ECS__FREE(m->fields);
@@ -2228,6 +2240,8 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
+static void ecs__group_enter(ecs_group *g, uint32_t id);
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
 
 /* The first instance of the entity with key id, or NIL (any kind). */
 static uint32_t ecs__first(const ecs_manager *m, uint32_t id)
@@ -2320,6 +2334,29 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
+/* A grouped member: one instance per entity; a new instance that completes
+   its entity's set joins the group (and moves there). */
+static ecs_instance ecs__create_grouped(ecs_manager *m, uint32_t id)
+{
+    ecs_group *g = m->group;
+    if (ecs__first(m, id) != ECS__NIL) {
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
+    if (m->count == 0xFFFFFFFEu) {
+        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
+        return ecs_instance_nil();
+    }
+    if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
+        ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
+        return ecs_instance_nil();
+    ecs__drop_stale_owner(m, id);
+    ecs__append(m, id);
+    ecs__group_enter(g, id);
+    return ecs_instance_make(ecs__first(m, id));
+}
+
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
@@ -2332,6 +2369,7 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         return ecs_instance_nil();
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
+    if (m->group) return ecs__create_grouped(m, id);
     if (m->count == 0xFFFFFFFEu) {
         ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
         return ecs_instance_nil();
@@ -2410,6 +2448,12 @@ static ecs_result ecs__batch_check(ecs_manager *m, uint32_t n, const ecs_entity 
 static ecs_result ecs__batch_nil(ecs_manager *m, uint32_t k)
 {
     return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: entity %u of the batch is nil", (unsigned)k);
+}
+
+static ecs_result ecs__batch_grouped_twice(ecs_manager *m, uint32_t id)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
+                         "create_many (grouped): entity %u would own two instances", (unsigned)id);
 }
 
 #define ECS__BATCH_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
@@ -2511,6 +2555,7 @@ static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_ent
         *stale = 1;
         return ECS_OK;
     }
+    if (s->id == id && m->group) return ecs__batch_grouped_twice(m, id);
     if (s->id == id && ecs__need_next(m) != ECS_OK) return m->error.code;
     ecs__append(m, id);
     return ECS_OK;
@@ -2534,7 +2579,8 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
         } else if ((id & ECS_INDEX_MASK) == 0) {
             r = ecs__batch_nil(m, k);
         } else {
-            if (!m->next && ecs_entity_map_find_hash(&m->map, id) != ECS__NIL) r = ecs__need_next(m);
+            if ((m->group || !m->next) && ecs_entity_map_find_hash(&m->map, id) != ECS__NIL)
+                r = m->group ? ecs__batch_grouped_twice(m, id) : ecs__need_next(m);
             if (r == ECS_OK) ecs__append(m, id);
         }
         ++k;
@@ -2572,10 +2618,24 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     return ECS_OK;
 }
 
+/* After a batch (its records written): the batch entities that now own
+   every member join m's group. */
+static void ecs__batch_enter_group(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t k;
+    if (m->group)
+        for (k = 0; k < n; ++k) ecs__group_enter(m->group, ecs_entity_key(ecs__batch_entity(es, index, k)));
+}
+
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first)
 {
-    return ecs__create_batch(m, n, entities, NULL, records, first);
+    ecs_result r = ecs__create_batch(m, n, entities, NULL, records, first);
+    if (r == ECS_OK && m->group) {
+        ecs__batch_enter_group(m, n, entities, NULL);
+        if (first) *first = ecs_instance_nil(); /* the group moved them: look them up */
+    }
+    return r;
 }
 
 /* ---- component managers: lookup ------------------------------------------------ */
@@ -2669,6 +2729,7 @@ static void ecs__move(ecs_manager *m, uint32_t from, uint32_t to, ecs_fields_mov
 static void ecs__destroy_known_moving(ecs_manager *m, uint32_t i, uint32_t id, ecs_fields_move_fn move)
 {
     uint32_t last = m->count - 1u;
+    if (m->group) i = ecs__group_leave(m, i);
     ecs__repoint(m, id, i, ecs__next_of(m, i)); /* unlink i from its chain */
     if (i != last) ecs__move(m, last, i, move);
     m->count = last;
@@ -2738,7 +2799,7 @@ ECS_DEF uint32_t ecs_manager__destroy_entity_moving(ecs_manager *m, ecs_entity e
         ecs__direct_clear(m, i);
         return 1;
     }
-    if (!m->next) {
+    if (!m->next && !m->group) {
         uint32_t from, to;
         if (m->lookup == ECS_LOOKUP_HASH) return ecs__destroy_hash_single(m, id, move);
         if (ecs_manager__unlink_dense(m, e, &from, &to) <= 0) return 0;
@@ -2757,7 +2818,7 @@ ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
 
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
-    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT) return 0;
+    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT || m->group) return 0;
     if (from != to) ecs__move(m, from, to, ecs__copy_fields_of);
     return 1;
 }
@@ -3041,6 +3102,7 @@ static ecs_result ecs__schema_spawn(ecs_manager *m, const ecs_spawn_context *ctx
         }
         if (s->fields[k].spec) at += size;
     }
+    ecs__batch_enter_group(m, n, ctx->entity, entity_index);
     return ECS_OK;
 }
 
@@ -3058,6 +3120,7 @@ ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, u
         return ecs__schema_spawn(m, ctx, num_instances, entity_index, (const unsigned char *)data);
     if (ecs__create_batch(m, num_instances, ctx->entity, entity_index, data, NULL) != ECS_OK)
         return ecs_error_set(ctx->error, m->error.code, "spawn: %s", m->error.message);
+    ecs__batch_enter_group(m, num_instances, ctx->entity, entity_index);
     return ECS_OK;
 }
 
@@ -3069,6 +3132,867 @@ ECS_DEF void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint3
     (void)data;
     (void)size;
     for (j = num_instances; j-- > 0;) ecs_manager_destroy_entity(m, ctx->entity[entity_index[j]]);
+}
+
+/* ---- groups ------------------------------------------------------------------- */
+
+/* Swaps n bytes at a and b. */
+static void ecs__swap_bytes(unsigned char *a, unsigned char *b, size_t n)
+{
+    unsigned char t[64];
+    while (n) {
+        size_t c = n < sizeof t ? n : sizeof t;
+        memcpy(t, a, c);
+        memcpy(a, b, c);
+        memcpy(b, t, c);
+        a += c;
+        b += c;
+        n -= c;
+    }
+}
+
+/* Swaps instances a and b of a grouped member (one instance per entity, so
+   the map points at each directly), fields through the field table. */
+static void ecs__swap_instances(ecs_manager *m, uint32_t a, uint32_t b)
+{
+    uint32_t ida = m->entity[a].id, idb = m->entity[b].id, k;
+    if (a == b) return;
+    for (k = 0; k < m->num_fields; ++k) {
+        size_t sz = m->fields[k].size;
+        unsigned char *base = (unsigned char *)m->field[k];
+        ecs__swap_bytes(base + (size_t)a * sz, base + (size_t)b * sz, sz);
+    }
+    m->entity[a].id = idb;
+    m->entity[b].id = ida;
+    ecs_entity_map_set(&m->map, ida, b);
+    ecs_entity_map_set(&m->map, idb, a);
+}
+
+/* The entity with key id joins the group when it owns every member and is
+   not in yet: its instances move to index size of every member. */
+static void ecs__group_enter(ecs_group *g, uint32_t id)
+{
+    uint32_t at[ECS_GROUP_MAX_MEMBERS] = {0}, k;
+    for (k = 0; k < g->num_members; ++k)
+        if ((at[k] = ecs_entity_map_find(&g->member[k]->map, id)) == ECS__NIL) return;
+    if (g->num_members == 0 || at[0] < g->size) return;
+    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], at[k], g->size);
+    ++g->size;
+}
+
+/* Instance i of grouped m is about to be removed: if its entity is in the
+   group, it leaves (its instances move to index size-1 of every member,
+   which then falls out of the group). Returns i's new index in m. */
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
+{
+    ecs_group *g = m->group;
+    uint32_t k, last;
+    if (i >= g->size) return i;
+    last = --g->size;
+    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], i, last);
+    return last;
+}
+
+/* Why m cannot join a group (an error set in err), or ECS_OK. */
+static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_error *err)
+{
+    ecs_manager *m = members[k];
+    uint32_t j;
+    if (!m) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is NULL", (unsigned)k);
+    if (!(m->flags & ECS__MANAGER_READY))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is not initialised", (unsigned)k);
+    if (m->lookup == ECS_LOOKUP_DIRECT)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is of the direct kind (dense or hash only)",
+                             (unsigned)k);
+    if (m->group)
+        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "ecs_group_init: member %u is in a group already", (unsigned)k);
+    for (j = 0; j < k; ++j)
+        if (members[j] == m)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: members %u and %u are the same manager",
+                                 (unsigned)j, (unsigned)k);
+    for (j = 0; m->next && j < m->count; ++j)
+        if (m->next[j] != ECS__NIL)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_group_init: member %u: entity %u owns two instances (a member holds one per entity)",
+                                 (unsigned)k, (unsigned)m->entity[j].id);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
+{
+    uint32_t k, i, smallest = 0;
+    ecs_result r = ECS_OK;
+    if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !members)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: %u members (2..%u)", (unsigned)n,
+                             (unsigned)ECS_GROUP_MAX_MEMBERS);
+    for (k = 0; k < n && r == ECS_OK; ++k) r = ecs__group_check(members, k, err);
+    if (r != ECS_OK) return r;
+    memset(g, 0, sizeof *g);
+    for (k = 0; k < n; ++k) {
+        g->member[k] = members[k];
+        members[k]->group = g;
+        if (members[k]->count < members[smallest]->count) smallest = k;
+    }
+    g->num_members = n;
+    /* every instance of the smallest member, in order: what moves into i
+       comes from index size <= i, already seen */
+    for (i = 0; i < members[smallest]->count; ++i) ecs__group_enter(g, members[smallest]->entity[i].id);
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_group_free(ecs_group *g)
+{
+    uint32_t k;
+    for (k = 0; k < g->num_members; ++k) g->member[k]->group = NULL;
+    g->num_members = 0;
+    g->size = 0;
+}
+
+/* ==== the world, queries, whole entities, jobs ==============================
+   (issue 16; kept at the end of the implementation) */
+
+/* ---- the job interface ----------------------------------------------------- */
+
+typedef struct ecs__jobs_batch {
+    ecs_task_fn task;
+    void *user;
+    uint32_t base, count;
+    uint8_t *done;
+} ecs__jobs_batch;
+
+/* What parallel_for runs: task base + k, marked done. */
+static void ecs__jobs_marked(void *user, uint32_t k)
+{
+    ecs__jobs_batch *b = (ecs__jobs_batch *)user;
+    if (k >= b->count) return; /* a job system's stray index */
+    b->task(b->user, b->base + k);
+    b->done[k] = 1;
+}
+
+ECS_DEF void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn task, void *user,
+                          ecs_result *job_error)
+{
+    uint8_t done[ECS_JOBS_MAX_TASKS];
+    ecs__jobs_batch b;
+    uint32_t k;
+    if (job_error) *job_error = ECS_OK;
+    if (!jobs || !jobs->parallel_for || jobs->num_workers <= 1u) {
+        for (k = 0; k < num_tasks; ++k) task(user, k);
+        return;
+    }
+    b.task = task;
+    b.user = user;
+    b.done = done;
+    /* more than ECS_JOBS_MAX_TASKS: one call per batch of that many */
+    for (b.base = 0; b.base < num_tasks; b.base += b.count) {
+        ecs_result r;
+        b.count = num_tasks - b.base < ECS_JOBS_MAX_TASKS ? num_tasks - b.base : ECS_JOBS_MAX_TASKS;
+        memset(done, 0, b.count);
+        r = jobs->parallel_for(jobs->context, b.count, ecs__jobs_marked, &b);
+        if (r != ECS_OK && job_error && *job_error == ECS_OK) *job_error = r;
+        for (k = 0; k < b.count; ++k)
+            if (!done[k]) task(user, b.base + k);
+    }
+}
+
+/* ---- the world: registration ------------------------------------------------ */
+
+/* FNV-1a 32 of name: the resource format's component identifier (the same
+   function as ecs_resource_identifier, which ecs.h cannot call). */
+static uint32_t ecs__world_identifier(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (; *name; ++name) h = (h ^ (uint8_t)*name) * 16777619u;
+    return h;
+}
+
+ECS_DEF ecs_result ecs_world_init(ecs_world *w)
+{
+    memset(w, 0, sizeof *w);
+    ecs_entity_manager_init(&w->entities);
+    return ECS_OK;
+}
+
+/* Unhooks component c from the world: its manager forgets the world, an
+   owned store is freed, the name copy goes. */
+static void ecs__world_release(ecs_world_component *c)
+{
+    if (c->manager) c->manager->world = NULL;
+    if (c->owned) {
+        ecs_manager_free(c->manager);
+        ECS__FREE(c->manager);
+    }
+    ECS__FREE(c->name);
+}
+
+ECS_DEF void ecs_world_free(ecs_world *w)
+{
+    uint32_t k;
+    for (k = 0; k < w->num_groups; ++k) { /* first: a group touches its members */
+        ecs_group_free(w->groups[k]);
+        ECS__FREE(w->groups[k]);
+    }
+    for (k = 0; k < w->num_components; ++k) ecs__world_release(&w->component[k]);
+    ECS__FREE(w->groups);
+    ECS__FREE(w->component);
+    ecs_entity_manager_free(&w->entities);
+    memset(w, 0, sizeof *w);
+}
+
+ECS_DEF uint32_t ecs_world_find(const ecs_world *w, const char *name)
+{
+    uint32_t k, id;
+    if (!name) return ECS_WORLD_NO_COMPONENT;
+    id = ecs__world_identifier(name);
+    for (k = 0; k < w->num_components; ++k)
+        if (w->component[k].identifier == id && strcmp(w->component[k].name, name) == 0) return k;
+    return ECS_WORLD_NO_COMPONENT;
+}
+
+ECS_DEF ecs_manager *ecs_world_manager(const ecs_world *w, const char *name)
+{
+    uint32_t k = ecs_world_find(w, name);
+    return k == ECS_WORLD_NO_COMPONENT ? NULL : w->component[k].manager;
+}
+
+/* Whether name can be registered: not empty, not taken, no identifier
+   collision, and store not registered already. ECS_OK or an error naming
+   the thing (w->error and err set). */
+static ecs_result ecs__world_check_new(ecs_world *w, const char *what, const char *name, const void *store,
+                                       ecs_error *err)
+{
+    uint32_t k, id;
+    ecs_result r = ECS_OK;
+    if (!name || !name[0])
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the component name is empty", what);
+    for (k = 0, id = r == ECS_OK ? ecs__world_identifier(name) : 0; r == ECS_OK && k < w->num_components; ++k) {
+        const ecs_world_component *c = &w->component[k];
+        if (strcmp(c->name, name) == 0)
+            r = ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS, "%s: component '%s' is already registered", what,
+                              name);
+        else if (c->identifier == id)
+            r = ecs_error_set(&w->error, ECS_ERROR_NAME_COLLISION,
+                              "%s: components '%s' and '%s' have the same identifier 0x%08x (FNV-1a 32)", what,
+                              c->name, name, (unsigned)id);
+        else if (store && c->store == store)
+            r = ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
+                              "%s: the store for '%s' is already registered as '%s'", what, name, c->name);
+    }
+    if (r != ECS_OK && err) *err = w->error;
+    return r;
+}
+
+/* Appends a registration (name checked already). Returns its index, or
+   ECS_WORLD_NO_COMPONENT on out of memory (nothing changed). */
+static uint32_t ecs__world_append(ecs_world *w, const char *what, const char *name, ecs_manager *m, void *store,
+                                  const ecs_store_interface *iface, uint32_t owned, ecs_error *err)
+{
+    size_t len = strlen(name) + 1u;
+    char *copy = (char *)ECS__REALLOC(NULL, len);
+    ecs_world_component *c;
+    if (copy && w->num_components == w->components_capacity) {
+        uint32_t cap = w->components_capacity ? w->components_capacity * 2u : 8u;
+        c = (ecs_world_component *)ECS__REALLOC(w->component, (size_t)cap * sizeof *c);
+        if (c) {
+            w->component = c;
+            w->components_capacity = cap;
+        } else {
+            ECS__FREE(copy);
+            copy = NULL;
+        }
+    }
+    if (!copy) {
+        ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "%s: out of memory registering '%s'", what, name);
+        if (err) *err = w->error;
+        return ECS_WORLD_NO_COMPONENT;
+    }
+    memcpy(copy, name, len);
+    c = &w->component[w->num_components];
+    memset(c, 0, sizeof *c);
+    c->name = copy;
+    c->identifier = ecs__world_identifier(name);
+    c->manager = m;
+    c->store = store;
+    c->iface = iface;
+    c->owned = owned;
+    if (m) m->world = w;
+    return w->num_components++;
+}
+
+ECS_DEF uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+{
+    const char *what = "ecs_world_add_manager";
+    ecs_result r = ECS_OK;
+    if (!m || !(m->flags & ECS__MANAGER_READY))
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is %s", what,
+                          name ? name : "(null)", m ? "not initialised" : "NULL");
+    else if (m->world && m->world != w) /* in this world: ecs__world_check_new names it */
+        r = ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
+                          "%s: the manager for '%s' is already registered in another world", what,
+                          name ? name : "(null)");
+    if (r != ECS_OK) {
+        if (err) *err = w->error;
+        return ECS_WORLD_NO_COMPONENT;
+    }
+    if (ecs__world_check_new(w, what, name, m, err) != ECS_OK) return ECS_WORLD_NO_COMPONENT;
+    return ecs__world_append(w, what, name, m, m, NULL, 0u, err);
+}
+
+ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
+                                     ecs_error *err)
+{
+    const char *what = "ecs_world_add_store";
+    if (!store || !iface || !iface->lookup || !iface->next || !iface->count || !iface->entity_at ||
+        !iface->destroy_entity || !iface->collect) {
+        ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                      "%s: '%s' needs a store and an interface with lookup, next, count, entity_at, "
+                      "destroy_entity and collect",
+                      what, name ? name : "(null)");
+        if (err) *err = w->error;
+        return ECS_WORLD_NO_COMPONENT;
+    }
+    if (ecs__world_check_new(w, what, name, store, err) != ECS_OK) return ECS_WORLD_NO_COMPONENT;
+    return ecs__world_append(w, what, name, NULL, store, iface, 0u, err);
+}
+
+/* define and define_schema: a manager the world allocates, initialises
+   (init(m) returns the result) and owns. */
+static ecs_manager *ecs__world_define(ecs_world *w, const char *what, const char *name, ecs_result init_result,
+                                      ecs_manager *m, ecs_error *err)
+{
+    if (init_result != ECS_OK) {
+        ecs_error_set(&w->error, init_result, "%s: '%s': %s", what, name, m->error.message);
+    } else if (ecs__world_append(w, what, name, m, m, NULL, 1u, err) != ECS_WORLD_NO_COMPONENT) {
+        return m;
+    }
+    if (err) *err = w->error;
+    ecs_manager_free(m);
+    ECS__FREE(m);
+    return NULL;
+}
+
+/* The checks and the allocation both defines start with: the new manager, or
+   NULL (errors set). */
+static ecs_manager *ecs__world_define_start(ecs_world *w, const char *what, const char *name, ecs_error *err)
+{
+    ecs_manager *m;
+    if (ecs__world_check_new(w, what, name, NULL, err) != ECS_OK) return NULL;
+    m = (ecs_manager *)ECS__REALLOC(NULL, sizeof *m);
+    if (!m) {
+        ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "%s: out of memory defining '%s'", what, name);
+        if (err) *err = w->error;
+    }
+    return m;
+}
+
+ECS_DEF ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
+                                      uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+{
+    const char *what = "ecs_world_define";
+    ecs_manager *m = ecs__world_define_start(w, what, name, err);
+    return m ? ecs__world_define(w, what, name, ecs_manager_init(m, fields, num_fields, lookup), m, err) : NULL;
+}
+
+ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
+                                             uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+{
+    const char *what = "ecs_world_define_schema";
+    ecs_manager *m = ecs__world_define_start(w, what, name, err);
+    return m ? ecs__world_define(w, what, name, ecs_manager_init_schema(m, schema, num_fields, lookup), m, err)
+             : NULL;
+}
+
+/* Frees the world's group g; its members stay registered, ungrouped (in the
+   order they are in). */
+static void ecs__world_drop_group(ecs_world *w, ecs_group *g)
+{
+    uint32_t k;
+    for (k = 0; k < w->num_components; ++k)
+        if (w->component[k].group == g) w->component[k].group = NULL;
+    for (k = 0; k < w->num_groups; ++k)
+        if (w->groups[k] == g) w->groups[k] = w->groups[--w->num_groups];
+    ecs_group_free(g);
+    ECS__FREE(g);
+}
+
+ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
+{
+    uint32_t k = ecs_world_find(w, name);
+    if (k == ECS_WORLD_NO_COMPONENT) {
+        ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_remove: no component '%s'", name ? name : "(null)");
+        if (err) *err = w->error;
+        return ECS_ERROR_NOT_FOUND;
+    }
+    if (w->component[k].group) ecs__world_drop_group(w, w->component[k].group);
+    ecs__world_release(&w->component[k]);
+    memmove(&w->component[k], &w->component[k + 1u], (size_t)(w->num_components - k - 1u) * sizeof *w->component);
+    --w->num_components;
+    ++w->epoch;
+    return ECS_OK;
+}
+
+/* The managers ecs_world_group is asked for, checked (ecs__group_check: the
+   kind, another group, listed twice, two instances of an entity), into m. */
+static ecs_result ecs__world_group_members(ecs_world *w, const char *const *names, uint32_t n, ecs_manager **m)
+{
+    uint32_t k, c;
+    ecs_error why;
+    if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !names)
+        return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_group: %u components (2..%u)",
+                             (unsigned)n, (unsigned)ECS_GROUP_MAX_MEMBERS);
+    for (k = 0; k < n; ++k) {
+        if ((c = ecs_world_find(w, names[k])) == ECS_WORLD_NO_COMPONENT)
+            return ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_group: no component '%s'",
+                                 names[k] ? names[k] : "(null)");
+        if (!(m[k] = w->component[c].manager))
+            return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_world_group: '%s' is not an ecs_manager (groups hold dense and hash managers)",
+                                 names[k]);
+        if (ecs__group_check(m, k, &why) != ECS_OK)
+            return ecs_error_set(&w->error, why.code, "ecs_world_group: '%s' cannot be grouped: %s", names[k],
+                                 why.message);
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint32_t n, ecs_error *err)
+{
+    ecs_manager *m[ECS_GROUP_MAX_MEMBERS];
+    ecs_group *g = NULL;
+    uint32_t k;
+    ecs_result r = ecs__world_group_members(w, names, n, m);
+    if (r == ECS_OK && w->num_groups == w->groups_capacity) {
+        uint32_t cap = w->groups_capacity ? w->groups_capacity * 2u : 4u;
+        ecs_group **gs = (ecs_group **)ECS__REALLOC(w->groups, (size_t)cap * sizeof *gs);
+        if (gs) {
+            w->groups = gs;
+            w->groups_capacity = cap;
+        } else {
+            r = ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_group: out of memory grouping '%s'",
+                              names[0]);
+        }
+    }
+    if (r == ECS_OK && !(g = (ecs_group *)ECS__REALLOC(NULL, sizeof *g)))
+        r = ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_group: out of memory grouping '%s'", names[0]);
+    if (r == ECS_OK && (r = ecs_group_init(g, m, n, &w->error)) != ECS_OK) ECS__FREE(g);
+    if (r != ECS_OK) {
+        if (err) *err = w->error;
+        return r;
+    }
+    w->groups[w->num_groups++] = g;
+    for (k = 0; k < n; ++k) w->component[ecs_world_find(w, names[k])].group = g;
+    return ECS_OK;
+}
+
+/* ---- the world: one store, whatever it is ------------------------------------ */
+
+static ecs_instance ecs__store_lookup(const ecs_world_component *c, ecs_entity e)
+{
+    return c->manager ? ecs_manager_lookup(c->manager, e) : c->iface->lookup(c->store, e);
+}
+
+static uint32_t ecs__store_count(const ecs_world_component *c)
+{
+    return c->manager ? c->manager->count : c->iface->count(c->store);
+}
+
+static uint32_t ecs__store_destroy_entity(const ecs_world_component *c, ecs_entity e)
+{
+    return c->manager ? ecs_manager_destroy_entity(c->manager, e) : c->iface->destroy_entity(c->store, e);
+}
+
+/* out[k] = the first instance of es[k] in c, for k < n (batched, prefetched
+   for managers). */
+static void ecs__store_lookup_many(const ecs_world_component *c, uint32_t n, const ecs_entity *es, uint32_t *out)
+{
+    uint32_t k;
+    if (c->manager) {
+        ecs_manager_lookup_many(c->manager, n, es, (ecs_instance *)(void *)out);
+        return;
+    }
+    for (k = 0; k < n; ++k) out[k] = c->iface->lookup(c->store, es[k]).i;
+}
+
+/* ---- queries ----------------------------------------------------------------- */
+
+/* A run of consecutive matching slots at least this long is a contiguous
+   chunk on the direct path; shorter runs are gathered into an index list. */
+#define ECS__WORLD_MIN_RUN 16u
+
+/* Adds the terms of a NULL-terminated name list (at most `room` names). */
+static ecs_result ecs__query_terms(ecs_world *w, const char *const *names, ecs_world_query *q, ecs_error *err)
+{
+    uint32_t k, j;
+    for (k = 0; k <= ECS_WORLD_MAX_TERMS && names[k]; ++k) {
+        uint32_t c = ecs_world_find(w, names[k]);
+        if (q->num_terms == ECS_WORLD_MAX_TERMS)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_world_query_make: more than %u terms ('%s' is one too many)",
+                                 (unsigned)ECS_WORLD_MAX_TERMS, names[k]);
+        if (c == ECS_WORLD_NO_COMPONENT)
+            return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_query_make: no component '%s' in the world",
+                                 names[k]);
+        for (j = 0; j < q->num_terms; ++j)
+            if (q->term[j] == c)
+                return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_query_make: '%s' is named twice",
+                                     names[k]);
+        q->term[q->num_terms++] = c;
+    }
+    return ECS_OK;
+}
+
+/* Picks the path and the driver of q's required terms. */
+static void ecs__query_plan(const ecs_world *w, ecs_world_query *q)
+{
+    const ecs_manager *m0 = w->component[q->term[0]].manager;
+    const ecs_group *g = m0 ? m0->group : NULL;
+    /* the group's prefix holds the entities owning every member: the
+       required terms must be exactly the members */
+    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required, best = 0xFFFFFFFFu;
+    for (t = 0; t < q->num_required; ++t) {
+        const ecs_world_component *c = &w->component[q->term[t]];
+        uint32_t size = c->manager ? c->manager->num_instances : c->iface->count(c->store);
+        if (!c->manager || c->manager->lookup != ECS_LOOKUP_DIRECT) direct = 0;
+        if (!c->manager || c->manager->group != g) grouped = 0;
+        if (size < best) {
+            best = size;
+            q->driver = t;
+        }
+    }
+    q->path = direct ? ECS_WORLD_QUERY_DIRECT : grouped ? ECS_WORLD_QUERY_GROUP : ECS_WORLD_QUERY_LOOKUP;
+    if (grouped) q->driver = 0;
+}
+
+ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
+                                        ecs_error *err)
+{
+    ecs_world_query made;
+    ecs_result r;
+    memset(&made, 0, sizeof made);
+    made.world = w;
+    made.epoch = w->epoch;
+    r = ecs__query_terms(w, desc->required, &made, &w->error);
+    made.num_required = made.num_terms;
+    if (r == ECS_OK && made.num_required == 0)
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_query_make: no required component");
+    if (r == ECS_OK) r = ecs__query_terms(w, desc->optional, &made, &w->error);
+    if (r != ECS_OK) {
+        if (err) *err = w->error;
+        return r;
+    }
+    ecs__query_plan(w, &made);
+    *q = made;
+    return ECS_OK;
+}
+
+ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q)
+{
+    const ecs_world *w = q->world;
+    uint32_t t, span;
+    if (q->epoch != w->epoch) return 0;
+    if (q->path == ECS_WORLD_QUERY_GROUP) { /* a group freed outside the world: nothing */
+        const ecs_group *g = w->component[q->term[0]].manager->group;
+        return g ? g->size : 0u;
+    }
+    span = ecs__store_count(&w->component[q->term[q->driver]]);
+    /* direct: slots past any required store's count match nothing */
+    for (t = 0; q->path == ECS_WORLD_QUERY_DIRECT && t < q->num_required; ++t)
+        if (w->component[q->term[t]].manager->count < span) span = w->component[q->term[t]].manager->count;
+    return span;
+}
+
+ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin, uint32_t end)
+{
+    uint32_t span = ecs_world_query_span(q);
+    c->query = q;
+    if (q->epoch != q->world->epoch) {
+        c->next = c->end = 0;
+        return ecs_error_set(&q->world->error, ECS_ERROR_NOT_FOUND,
+                             "ecs_world_cursor_start: a component was removed from the world after this query "
+                             "was made (epoch %u, now %u): make the query again",
+                             (unsigned)q->epoch, (unsigned)q->world->epoch);
+    }
+    c->end = end < span ? end : span;
+    c->next = begin < c->end ? begin : c->end;
+    return ECS_OK;
+}
+
+/* Fills the optional terms' index lists for the chunk's entities. */
+static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out)
+{
+    const ecs_world_query *q = c->query;
+    uint32_t t;
+    for (t = q->num_required; t < q->num_terms; ++t) {
+        ecs__store_lookup_many(&q->world->component[q->term[t]], out->count, out->entity, c->index_buffer[t]);
+        out->first[t] = 0;
+        out->index[t] = c->index_buffer[t];
+    }
+}
+
+/* Direct path: the id owning slot s in every required store, or 0. No
+   branch on the data: scattered matches cost no mispredictions. */
+static uint32_t ecs__direct_match(const ecs_entity *const *ent, uint32_t n, uint32_t s)
+{
+    uint32_t id = ent[0][s].id, same = id != 0, t;
+    for (t = 1; t < n; ++t) same &= ent[t][s].id == id;
+    return id & (0u - same);
+}
+
+/* Whether every slot of [s, s + 16) matches (one branch for 16 slots). */
+static int ecs__direct_block(const ecs_entity *const *ent, uint32_t n, uint32_t s)
+{
+    const ecs_entity *e0 = ent[0] + s;
+    uint32_t all = 1, k, t;
+    for (k = 0; k < 16u; ++k) all &= e0[k].id != 0;
+    for (t = 1; t < n; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (k = 0; k < 16u; ++k) all &= et[k].id == e0[k].id;
+    }
+    return (int)all;
+}
+
+static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
+{
+    const ecs_world_query *q = c->query;
+    const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
+    uint32_t t, s = c->next, end = c->end, run = 0, n = 0, nreq = q->num_required, limit;
+    for (t = 0; t < nreq; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
+    while (s < end && !ecs__direct_match(ent, nreq, s)) ++s;
+    if (s == end) {
+        c->next = end;
+        return 0;
+    }
+    limit = end - s < ECS_WORLD_CHUNK ? end - s : ECS_WORLD_CHUNK;
+    while (run + 16u <= limit && ecs__direct_block(ent, nreq, s + run)) run += 16u;
+    while (run < limit && ecs__direct_match(ent, nreq, s + run)) ++run;
+    if (run >= ECS__WORLD_MIN_RUN || run == limit) { /* a contiguous run */
+        for (t = 0; t < nreq; ++t) {
+            out->first[t] = s;
+            out->index[t] = NULL;
+        }
+        out->count = run;
+        out->entity = ent[0] + s;
+        c->next = s + run;
+    } else { /* short runs: gather the matching slots into one list */
+        for (; s < end && n < ECS_WORLD_CHUNK; ++s) { /* written always, kept on a match */
+            uint32_t id = ecs__direct_match(ent, nreq, s);
+            c->index_buffer[0][n] = s;
+            c->entity_buffer[n].id = id;
+            n += id != 0;
+        }
+        for (t = 0; t < nreq; ++t) {
+            out->first[t] = 0;
+            out->index[t] = c->index_buffer[0];
+        }
+        out->count = n;
+        out->entity = c->entity_buffer;
+        c->next = s;
+    }
+    ecs__cursor_optional(c, out);
+    return 1;
+}
+
+static int ecs__cursor_group(ecs_world_cursor *c, ecs_world_chunk *out)
+{
+    const ecs_world_query *q = c->query;
+    uint32_t t, s = c->next, n = c->end - s < ECS_WORLD_CHUNK ? c->end - s : ECS_WORLD_CHUNK;
+    if (n == 0) return 0;
+    for (t = 0; t < q->num_required; ++t) {
+        out->first[t] = s;
+        out->index[t] = NULL;
+    }
+    out->count = n;
+    out->entity = q->world->component[q->term[0]].manager->entity + s;
+    c->next = s + n;
+    ecs__cursor_optional(c, out);
+    return 1;
+}
+
+/* Lookup path: the window's entities that own driver instance i as their
+   first one, into entity_buffer and index_buffer[driver]. Returns how many. */
+static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_component *d, uint32_t begin, uint32_t n)
+{
+    uint32_t *di = c->index_buffer[c->query->driver], i, k = 0;
+    const ecs_manager *m = d->manager;
+    for (i = begin; i < begin + n; ++i) {
+        ecs_entity e = m ? m->entity[i] : d->iface->entity_at(d->store, i);
+        if (ecs_entity_is_nil(e)) continue;
+        /* an entity with several instances matches once, at its first */
+        if ((m ? m->next != NULL : 1) && ecs__store_lookup(d, e).i != i) continue;
+        c->entity_buffer[k] = e;
+        di[k++] = i;
+    }
+    return k;
+}
+
+static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
+{
+    const ecs_world_query *q = c->query;
+    const ecs_world_component *comp = q->world->component;
+    uint32_t t, d = q->driver;
+    while (c->next < c->end) {
+        uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK;
+        uint32_t n = ecs__lookup_window(c, &comp[q->term[d]], begin, w), contiguous = n == w;
+        c->next = begin + w;
+        for (t = 0; t < q->num_required && n; ++t) {
+            uint32_t k, j = 0, u;
+            if (t == d) continue;
+            ecs__store_lookup_many(&comp[q->term[t]], n, c->entity_buffer, c->index_buffer[t]);
+            for (k = 0; k < n; ++k) { /* keep the matches, in order */
+                if (c->index_buffer[t][k] == ECS_INSTANCE_NIL) continue;
+                if (j != k) {
+                    c->entity_buffer[j] = c->entity_buffer[k];
+                    for (u = 0; u <= t; ++u) c->index_buffer[u][j] = c->index_buffer[u][k];
+                    if (d > t) c->index_buffer[d][j] = c->index_buffer[d][k];
+                }
+                ++j;
+            }
+            if (j != n) contiguous = 0;
+            n = j;
+        }
+        if (n == 0) continue;
+        for (t = 0; t < q->num_required; ++t) {
+            out->first[t] = 0;
+            out->index[t] = c->index_buffer[t];
+        }
+        if (contiguous) {
+            out->first[d] = begin;
+            out->index[d] = NULL;
+        }
+        out->count = n;
+        out->entity = c->entity_buffer;
+        ecs__cursor_optional(c, out);
+        return 1;
+    }
+    return 0;
+}
+
+ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)
+{
+    if (c->next >= c->end) return 0;
+    switch (c->query->path) {
+    case ECS_WORLD_QUERY_DIRECT: return ecs__cursor_direct(c, out);
+    case ECS_WORLD_QUERY_GROUP: return ecs__cursor_group(c, out);
+    default: return ecs__cursor_lookup(c, out);
+    }
+}
+
+/* ---- whole entities ----------------------------------------------------------- */
+
+ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap)
+{
+    uint32_t k, n = 0;
+    if (!ecs_entity_alive(&w->entities, e)) return 0;
+    for (k = 0; k < w->num_components; ++k) {
+        ecs_instance i = ecs__store_lookup(&w->component[k], e);
+        if (ecs_instance_is_nil(i)) continue;
+        if (n < cap) {
+            out[n].component = k;
+            out[n].instance = i;
+        }
+        ++n;
+    }
+    return n;
+}
+
+/* e's instances in every store, then e (dead already: its instances only). */
+static void ecs__world_destroy_one(ecs_world *w, ecs_entity e)
+{
+    uint32_t k;
+    for (k = 0; k < w->num_components; ++k) (void)ecs__store_destroy_entity(&w->component[k], e);
+    (void)ecs_entity_destroy(&w->entities, e);
+}
+
+ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e)
+{
+    if (!ecs_entity_alive(&w->entities, e)) return 0;
+    ecs__world_destroy_one(w, e);
+    return 1;
+}
+
+ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err)
+{
+    ecs_entity small[64], *list = small;
+    uint32_t k = ecs_world_find(w, hierarchy), n;
+    const ecs_world_component *h = k == ECS_WORLD_NO_COMPONENT ? NULL : &w->component[k];
+    ecs_result r = ECS_OK;
+    if (!h)
+        r = ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_destroy_tree: no component '%s'",
+                          hierarchy ? hierarchy : "(null)");
+    else if (!h->iface || !h->iface->subtree)
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                          "ecs_world_destroy_tree: component '%s' is not a hierarchy (no subtree)", hierarchy);
+    else if (!ecs_entity_alive(&w->entities, e))
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                          "ecs_world_destroy_tree: entity 0x%08x is not alive in this world", (unsigned)e.id);
+    if (r != ECS_OK) {
+        if (err) *err = w->error;
+        return r;
+    }
+    n = h->iface->subtree(h->store, e, small, 64u);
+    if (n > 64u) { /* room first: all or nothing */
+        list = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *list);
+        if (!list) {
+            ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY,
+                          "ecs_world_destroy_tree: out of memory listing %u entities under 0x%08x", (unsigned)n,
+                          (unsigned)e.id);
+            if (err) *err = w->error;
+            return ECS_ERROR_OUT_OF_MEMORY;
+        }
+        n = h->iface->subtree(h->store, e, list, n);
+    }
+    if (n == 0) {
+        small[0] = e;
+        n = 1;
+    }
+    /* leaves first: no child is made a root only to be destroyed next */
+    for (k = n; k-- > 0;) ecs__world_destroy_one(w, list[k]);
+    if (list != small) ECS__FREE(list);
+    return ECS_OK;
+}
+
+/* ecs_world_collect's tasks: task k collects component k, and with it the
+   other components of its group (a group's members change together). */
+typedef struct ecs__world_collect_job {
+    ecs_world *w;
+    uint32_t first;                       /* component of task 0 */
+    uint32_t destroyed[ECS_JOBS_MAX_TASKS];
+} ecs__world_collect_job;
+
+static uint32_t ecs__store_collect(ecs_world *w, uint32_t k)
+{
+    const ecs_world_component *c = &w->component[k];
+    return c->manager ? ecs_manager_collect(c->manager, &w->entities) : c->iface->collect(c->store, &w->entities);
+}
+
+static void ecs__world_collect_task(void *user, uint32_t task)
+{
+    ecs__world_collect_job *job = (ecs__world_collect_job *)user;
+    ecs_world *w = job->w;
+    uint32_t k = job->first + task, j, n = 0;
+    const ecs_group *g = w->component[k].manager ? w->component[k].manager->group : NULL;
+    for (j = 0; g && j < k; ++j) /* an earlier component's task does the group */
+        if (w->component[j].manager && w->component[j].manager->group == g) break;
+    if (!g || j == k) {
+        n = ecs__store_collect(w, k);
+        for (j = k + 1u; g && j < w->num_components; ++j)
+            if (w->component[j].manager && w->component[j].manager->group == g) n += ecs__store_collect(w, j);
+    }
+    job->destroyed[task] = n;
+}
+
+ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs)
+{
+    ecs__world_collect_job job;
+    uint32_t total = 0, k;
+    job.w = w;
+    for (job.first = 0; job.first < w->num_components; job.first += ECS_JOBS_MAX_TASKS) {
+        uint32_t n = w->num_components - job.first;
+        if (n > ECS_JOBS_MAX_TASKS) n = ECS_JOBS_MAX_TASKS;
+        ecs_jobs_run(jobs, n, ecs__world_collect_task, &job, NULL);
+        for (k = 0; k < n; ++k) total += job.destroyed[k];
+    }
+    return total;
 }
 
 #endif /* ECS__IMPLEMENTATION_DONE */

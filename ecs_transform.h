@@ -512,6 +512,23 @@ ECS_DEF ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx,
 ECS_DEF void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                                    const uint32_t *entity_index, const void *data, uint32_t size);
 
+/* ---- the world: the transform manager as an ecs_world store --------------- */
+
+/** The ecs_store_interface of an ecs_transform_manager (store = the
+    ecs_transform_manager*): lookup, next (always nil: one transform per
+    entity), count, entity_at, destroy_entity, collect (ecs_transform_collect),
+    subtree (e's node and its descendants, depth-first, parents first),
+    spawn/unspawn (ecs_transform_spawn/_unspawn). Static; never NULL. */
+ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void);
+/** Registers tm in w under name (usually "transform") through
+    ecs_transform_store_interface: queries can then name it, and
+    ecs_world_destroy_tree(w, name, e) destroys e's subtree. tm stays yours
+    (free it after ecs_world_free or ecs_world_remove). Returns the
+    component's index, or ECS_WORLD_NO_COMPONENT (err set, nothing changed:
+    name empty or taken, tm registered already, out of memory). */
+ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
+                                              ecs_error *err);
+
 #ifdef __cplusplus
 }
 #endif
@@ -2059,6 +2076,70 @@ ECS_DEF void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uin
         uint32_t k = entity_index[j];
         if (k < ctx->num_entities) (void)ecs_transform_destroy_entity(tm, ctx->entity[k]);
     }
+}
+
+/* ---- the world: the transform manager as an ecs_world store --------------- */
+
+static ecs_instance ecs__tf_store_lookup(const void *store, ecs_entity e)
+{
+    return ecs_transform_lookup((const ecs_transform_manager *)store, e);
+}
+
+static ecs_instance ecs__tf_store_next(const void *store, ecs_instance i)
+{
+    (void)store;
+    (void)i;
+    return ecs_instance_nil();
+}
+
+static uint32_t ecs__tf_store_count(const void *store) { return ((const ecs_transform_manager *)store)->count; }
+
+static ecs_entity ecs__tf_store_entity_at(const void *store, uint32_t i)
+{
+    return ecs_transform_entity((const ecs_transform_manager *)store, ecs_instance_make(i));
+}
+
+static uint32_t ecs__tf_store_destroy_entity(void *store, ecs_entity e)
+{
+    return (uint32_t)ecs_transform_destroy_entity((ecs_transform_manager *)store, e);
+}
+
+static uint32_t ecs__tf_store_collect(void *store, const ecs_entity_manager *em)
+{
+    return ecs_transform_collect((ecs_transform_manager *)store, em);
+}
+
+/* e's node, then its descendants depth-first (first_child / next_sibling,
+   climbing by parent: no stack, any depth). */
+static uint32_t ecs__tf_store_subtree(const void *store, ecs_entity e, ecs_entity *out, uint32_t cap)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t root = ecs_transform_lookup(tm, e).i, i = root, n = 0;
+    if (root == ECS__TF_NIL) return 0;
+    for (;;) {
+        if (n < cap) out[n] = tm->entity[i];
+        ++n;
+        if (tm->first_child[i] != ECS__TF_NIL) {
+            i = tm->first_child[i];
+            continue;
+        }
+        while (i != root && tm->next_sibling[i] == ECS__TF_NIL) i = tm->parent[i];
+        if (i == root) return n;
+        i = tm->next_sibling[i];
+    }
+}
+
+static const ecs_store_interface ecs__tf_store = {
+    ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
+    ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
+    ecs_transform_unspawn, NULL, NULL, NULL, 0u};
+
+ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
+
+ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
+                                              ecs_error *err)
+{
+    return ecs_world_add_store(w, name, tm, &ecs__tf_store, err);
 }
 
 #endif /* ECS__TRANSFORM_IMPLEMENTATION_DONE */

@@ -1,0 +1,928 @@
+/* tests/test_world.c - the world (ecs.h): registration and its errors,
+   queries on the three paths against a naive reference (for every entity
+   ever made, look up each store) after 10^6 random creates, destroys, adds
+   and removes, cursors over split ranges, whole-entity calls against a
+   model, ecs_jobs_run with a job system that runs only some tasks, and
+   every allocation failing in turn (nothing changed, nothing leaked). */
+#include "oom_alloc.h"
+#define ECS_IMPLEMENTATION
+#include "ecs.h"
+#define ECS_TRANSFORM_IMPLEMENTATION
+#include "ecs_transform.h"
+#define ECS_RESOURCE_IMPLEMENTATION
+#include "ecs_resource.h"
+#include "test.h"
+#include "test_rng.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POS_FIELDS(X) X(float, x) X(float, y)
+ECS_MANAGER_DEFINE(t_pos, POS_FIELDS)
+
+static const ecs_field_desc one_u32[] = {{"value", 4, 4}};
+
+static int has_text(const ecs_error *err, const char *a, const char *b)
+{
+    return strstr(err->message, a) != NULL && (!b || strstr(err->message, b) != NULL);
+}
+
+/* ---- registration -------------------------------------------------------------- */
+
+static void test_identifiers(void)
+{
+    static const char *const names[] = {"transform", "position", "a", "mesh_renderer", "x.y-z"};
+    ecs_world w;
+    uint32_t k;
+    ecs_world_init(&w);
+    for (k = 0; k < 5; ++k) {
+        uint32_t c = ecs_world_define(&w, names[k], one_u32, 1, ECS_LOOKUP_HASH, NULL) ? ecs_world_find(&w, names[k])
+                                                                                      : ECS_WORLD_NO_COMPONENT;
+        CHECK(c == k);
+        CHECK(c != ECS_WORLD_NO_COMPONENT && w.component[c].identifier == ecs_resource_identifier(names[k]));
+        CHECK(c != ECS_WORLD_NO_COMPONENT && strcmp(w.component[c].name, names[k]) == 0);
+        CHECK(c != ECS_WORLD_NO_COMPONENT && w.component[c].owned == 1 && w.component[c].manager->world == &w);
+    }
+    CHECK(ecs_world_find(&w, "nope") == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_find(&w, NULL) == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_manager(&w, "a") == w.component[2].manager);
+    ecs_world_free(&w);
+}
+
+static uint32_t dummy_count(const void *s) { (void)s; return 0; }
+
+static void test_registration_errors(void)
+{
+    ecs_world w, w2;
+    t_pos pos, loose;
+    ecs_transform_manager tm;
+    ecs_store_interface partial;
+    ecs_error err;
+    ecs_manager *m;
+    static const ecs_field_desc bad[] = {{"v", 0, 4}};
+    ecs_world_init(&w);
+    ecs_world_init(&w2);
+    t_pos_init(&pos, ECS_LOOKUP_DENSE);
+    ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+
+    CHECK(ecs_world_add_manager(&w, "pos", &pos.core, &err) == 0);
+    CHECK(pos.core.world == &w);
+    /* the same name again: refused, naming it */
+    memset(&err, 0, sizeof err);
+    CHECK(ecs_world_define(&w, "pos", one_u32, 1, ECS_LOOKUP_HASH, &err) == NULL);
+    CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'pos'", NULL) && w.num_components == 1);
+    CHECK(w.error.code == ECS_ERROR_ALREADY_EXISTS);
+    /* the same manager under a second name, and in a second world */
+    CHECK(ecs_world_add_manager(&w, "pos2", &pos.core, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'pos2'", "'pos'") && w.num_components == 1);
+    CHECK(ecs_world_add_manager(&w2, "pos", &pos.core, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "another world", "'pos'") && w2.num_components == 0);
+    CHECK(pos.core.world == &w);
+    /* two names with one FNV-1a 32 identifier (a known pair) */
+    CHECK(ecs_resource_identifier("costarring") == ecs_resource_identifier("liquid"));
+    CHECK(ecs_world_define(&w, "costarring", one_u32, 1, ECS_LOOKUP_HASH, &err) != NULL);
+    CHECK(ecs_world_define(&w, "liquid", one_u32, 1, ECS_LOOKUP_HASH, &err) == NULL);
+    CHECK(err.code == ECS_ERROR_NAME_COLLISION && has_text(&err, "'costarring'", "'liquid'") && w.num_components == 2);
+    /* empty and NULL names, a NULL or uninitialised manager, a bad layout */
+    CHECK(ecs_world_define(&w, "", one_u32, 1, ECS_LOOKUP_HASH, &err) == NULL && err.code == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_world_add_manager(&w, NULL, &loose.core, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_add_manager(&w, "loose", NULL, &err) == ECS_WORLD_NO_COMPONENT && has_text(&err, "'loose'", "NULL"));
+    memset(&loose, 0, sizeof loose);
+    CHECK(ecs_world_add_manager(&w, "loose", &loose.core, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(has_text(&err, "'loose'", "not initialised"));
+    CHECK(ecs_world_define(&w, "bad", bad, 1, ECS_LOOKUP_HASH, &err) == NULL);
+    CHECK(err.code == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'bad'", "size 0") && w.num_components == 2);
+    CHECK(ecs_world_find(&w, "bad") == ECS_WORLD_NO_COMPONENT);
+    /* stores: an interface missing a required function, a store twice */
+    partial = *ecs_transform_store_interface();
+    partial.collect = NULL;
+    CHECK(ecs_world_add_store(&w, "half", &tm, &partial, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(err.code == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'half'", "collect"));
+    partial.collect = ecs_transform_store_interface()->collect;
+    partial.count = dummy_count;
+    CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == 2);
+    CHECK(ecs_world_add_store(&w, "transform2", &tm, &partial, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'transform2'", "'transform'"));
+    CHECK(w.num_components == 3 && ecs_world_manager(&w, "transform") == NULL);
+    /* remove: unknown name; a removed manager forgets the world */
+    CHECK(ecs_world_remove(&w, "nope", &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'nope'", NULL));
+    CHECK(ecs_world_remove(&w, "pos", &err) == ECS_OK && pos.core.world == NULL && w.num_components == 2);
+    CHECK(ecs_world_find(&w, "transform") == 1 && w.epoch == 1);
+    CHECK(ecs_world_add_manager(&w2, "pos", &pos.core, &err) == 0 && pos.core.world == &w2);
+    m = ecs_world_manager(&w, "costarring");
+    CHECK(m != NULL && ecs_world_remove(&w, "costarring", &err) == ECS_OK && w.num_components == 1);
+    ecs_world_free(&w);
+    ecs_world_free(&w2);
+    CHECK(pos.core.world == NULL);
+    t_pos_free(&pos);
+    ecs_transform_manager_free(&tm);
+}
+
+/* ---- queries against a naive reference ------------------------------------------------ */
+
+/* The random world: A, B direct; C dense; D hash (entities may own two
+   instances); T transform; G1 dense and G2 hash, grouped. */
+enum { S_A, S_B, S_C, S_D, S_T, S_G1, S_G2, NUM_STORES };
+static const char *const store_names[NUM_STORES] = {"A", "B", "C", "D", "T", "G1", "G2"};
+
+typedef struct rand_world {
+    ecs_world w;
+    ecs_transform_manager tm;
+    ecs_manager *m[NUM_STORES]; /* NULL for T */
+    ecs_entity *alive;           /* alive entities (unordered) */
+    uint32_t num_alive;
+    ecs_entity *ever;            /* every id ever created */
+    uint32_t num_ever;
+} rand_world;
+
+static void rand_world_init(rand_world *r, uint32_t max_ever)
+{
+    static const ecs_lookup_kind kinds[NUM_STORES] = {ECS_LOOKUP_DIRECT, ECS_LOOKUP_DIRECT, ECS_LOOKUP_DENSE,
+                                                      ECS_LOOKUP_HASH,   ECS_LOOKUP_HASH,   ECS_LOOKUP_DENSE,
+                                                      ECS_LOOKUP_HASH};
+    static const char *const group[] = {"G2", "G1"};
+    uint32_t k;
+    memset(r, 0, sizeof *r);
+    ecs_world_init(&r->w);
+    for (k = 0; k < NUM_STORES; ++k) {
+        if (k == S_T) {
+            ecs_transform_manager_init(&r->tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
+            CHECK(ecs_transform_world_register(&r->w, "T", &r->tm, NULL) == S_T);
+        } else {
+            r->m[k] = ecs_world_define(&r->w, store_names[k], one_u32, 1, kinds[k], NULL);
+        }
+    }
+    CHECK(ecs_world_group(&r->w, group, 2, NULL) == ECS_OK && r->w.num_groups == 1);
+    CHECK(r->w.component[S_G1].group == r->w.groups[0] && r->m[S_G2]->group == r->w.groups[0]);
+    r->alive = (ecs_entity *)malloc(max_ever * sizeof *r->alive);
+    r->ever = (ecs_entity *)malloc(max_ever * sizeof *r->ever);
+}
+
+static void rand_world_free(rand_world *r)
+{
+    ecs_world_free(&r->w);
+    ecs_transform_manager_free(&r->tm);
+    free(r->alive);
+    free(r->ever);
+}
+
+/* One random operation. */
+static void rand_step(rand_world *r)
+{
+    uint32_t op = rnd_below(100), s = rnd_below(NUM_STORES), k;
+    ecs_entity e;
+    if (op < 25 || r->num_alive < 16) { /* create */
+        e = ecs_entity_create(&r->w.entities);
+        r->alive[r->num_alive++] = e;
+        r->ever[r->num_ever++] = e;
+        return;
+    }
+    k = rnd_below(r->num_alive);
+    e = r->alive[k];
+    if (op < 36) { /* destroy: lazily (the stores keep the instances until collect), or now */
+        if (op < 33) ecs_entity_destroy(&r->w.entities, e);
+        else ecs_world_destroy_now(&r->w, e);
+        r->alive[k] = r->alive[--r->num_alive];
+    } else if (op < 80) { /* add */
+        if (s == S_T) {
+            ecs_instance parent = r->tm.count && rnd_below(2) ? ecs_instance_make(rnd_below(r->tm.count)) : ecs_instance_nil();
+            if (ecs_instance_is_nil(ecs_transform_lookup(&r->tm, e))) ecs_transform_create(&r->tm, e, NULL, parent);
+        } else if (s == S_D || ecs_instance_is_nil(ecs_manager_lookup(r->m[s], e))) {
+            ecs_instance i = ecs_manager_create(r->m[s], e);
+            if (!ecs_instance_is_nil(i)) *(uint32_t *)ecs_manager_field(r->m[s], 0, i.i) = e.id;
+        }
+    } else if (op < 95) { /* remove every instance of e in one store */
+        if (s == S_T) ecs_transform_destroy_entity(&r->tm, e);
+        else ecs_manager_destroy_entity(r->m[s], e);
+    } else if (s != S_T && r->m[s]->count) { /* remove one instance */
+        ecs_manager_destroy(r->m[s], ecs_instance_make(rnd_below(r->m[s]->count)));
+    }
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint32_t x = ((const ecs_entity *)a)->id, y = ((const ecs_entity *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* The expected matches of q: every id ever made (sorted, unique) whose
+   lookup finds an instance in every required store; rows of 1 + num_terms
+   words (id, instances), sorted by id. Returns how many. */
+static uint32_t reference(rand_world *r, const ecs_world_query *q, uint32_t *rows)
+{
+    uint32_t k, t, n = 0, width = 1u + q->num_terms;
+    for (k = 0; k < r->num_ever; ++k) {
+        uint32_t *row = rows + (size_t)n * width;
+        row[0] = r->ever[k].id;
+        for (t = 0; t < q->num_terms; ++t) {
+            const ecs_world_component *c = &r->w.component[q->term[t]];
+            row[1 + t] = c->manager ? ecs_manager_lookup(c->manager, r->ever[k]).i : ecs_transform_lookup(&r->tm, r->ever[k]).i;
+            if (t < q->num_required && row[1 + t] == ECS_INSTANCE_NIL) break;
+        }
+        if (t == q->num_terms) ++n;
+    }
+    return n;
+}
+
+static int cmp_row(const void *key, const void *row)
+{
+    uint32_t a = *(const uint32_t *)key, b = *(const uint32_t *)row;
+    return a < b ? -1 : a > b;
+}
+
+/* Walks q over `pieces` ranges splitting its span and checks every match
+   against the reference rows: each expected match exactly once, nothing
+   else. Returns the number of chunks. */
+static uint32_t check_walk(const ecs_world_query *q, const uint32_t *rows, uint32_t n, uint8_t *seen, uint32_t pieces)
+{
+    uint32_t span = ecs_world_query_span(q), p, found = 0, chunks = 0, bad = 0, width = 1u + q->num_terms;
+    ecs_world_cursor *c = (ecs_world_cursor *)malloc(sizeof *c);
+    memset(seen, 0, n);
+    for (p = 0; p < pieces; ++p) {
+        uint32_t begin = (uint32_t)((uint64_t)span * p / pieces), end = (uint32_t)((uint64_t)span * (p + 1u) / pieces);
+        ecs_world_chunk ch;
+        CHECK(ecs_world_cursor_start(c, q, begin, p + 1u == pieces ? 0xFFFFFFFFu : end) == ECS_OK);
+        while (ecs_world_cursor_next(c, &ch)) {
+            uint32_t k, t;
+            ++chunks;
+            if (ch.count == 0 || ch.count > ECS_WORLD_CHUNK) ++bad;
+            for (k = 0; k < ch.count; ++k) {
+                const uint32_t *row = (const uint32_t *)bsearch(&ch.entity[k].id, rows, n, width * sizeof *rows, cmp_row);
+                if (!row || seen[(size_t)(row - rows) / width]++) {
+                    ++bad;
+                    continue;
+                }
+                ++found;
+                for (t = 0; t < q->num_terms; ++t)
+                    if (ecs_world_chunk_instance(&ch, t, k) != row[1 + t]) ++bad;
+            }
+        }
+    }
+    CHECK_MSG(bad == 0 && found == n, "path %d: %u bad, %u of %u found", (int)q->path, (unsigned)bad, (unsigned)found,
+              (unsigned)n);
+    free(c);
+    return chunks;
+}
+
+typedef struct query_case {
+    const char *required[4], *optional[4];
+    ecs_world_query_path path;
+} query_case;
+
+static const query_case query_cases[] = {
+    {{"A", "B", NULL}, {NULL}, ECS_WORLD_QUERY_DIRECT},
+    {{"B", "A", NULL}, {"C", "D", "T", NULL}, ECS_WORLD_QUERY_DIRECT},
+    {{"A", NULL}, {NULL}, ECS_WORLD_QUERY_DIRECT},
+    {{"C", "A", NULL}, {NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"D", "C", "B", NULL}, {"A", NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"D", NULL}, {"C", NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"T", "A", NULL}, {"D", NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"A", "T", "C", NULL}, {NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"T", NULL}, {"B", NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"G1", "G2", NULL}, {NULL}, ECS_WORLD_QUERY_GROUP},
+    {{"G2", "G1", NULL}, {"A", "T", "D", NULL}, ECS_WORLD_QUERY_GROUP},
+    {{"G1", NULL}, {"G2", NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"G1", "G2", "C", NULL}, {NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"A", "G2", NULL}, {"G1", NULL}, ECS_WORLD_QUERY_LOOKUP},
+};
+
+static void check_queries(rand_world *r, uint32_t *rows, uint8_t *seen)
+{
+    uint32_t k, d, n;
+    /* the ids ever made, sorted and unique */
+    qsort(r->ever, r->num_ever, sizeof *r->ever, cmp_id);
+    for (k = 0, d = 0; k < r->num_ever; ++k)
+        if (d == 0 || r->ever[d - 1].id != r->ever[k].id) r->ever[d++] = r->ever[k];
+    r->num_ever = d;
+    for (k = 0; k < sizeof query_cases / sizeof *query_cases; ++k) {
+        ecs_world_query_desc desc;
+        ecs_world_query q;
+        memset(&desc, 0, sizeof desc);
+        memcpy(desc.required, query_cases[k].required, sizeof query_cases[k].required);
+        memcpy(desc.optional, query_cases[k].optional, sizeof query_cases[k].optional);
+        CHECK(ecs_world_query_make(&r->w, &desc, &q, NULL) == ECS_OK);
+        CHECK_MSG(q.path == query_cases[k].path, "case %u", (unsigned)k);
+        n = reference(r, &q, rows);
+        check_walk(&q, rows, n, seen, 1);
+        check_walk(&q, rows, n, seen, 1u + rnd_below(7));
+    }
+}
+
+static void test_queries_random(void)
+{
+    enum { OPS = 1000000, CHECKS = 8 };
+    rand_world r;
+    uint32_t *rows = (uint32_t *)malloc((size_t)OPS / 2u * 8u * sizeof *rows);
+    uint8_t *seen = (uint8_t *)malloc(OPS);
+    uint32_t k;
+    rng_state = 0x5EED16u;
+    rand_world_init(&r, OPS);
+    for (k = 1; k <= OPS; ++k) {
+        rand_step(&r);
+        if (k % (OPS / CHECKS) == 0) {
+            check_queries(&r, rows, seen);       /* dead entities not collected yet match too */
+            ecs_world_collect(&r.w, NULL);
+            check_queries(&r, rows, seen);
+        }
+    }
+    printf("random world: %u alive, A %u B %u C %u D %u T %u G1 %u G2 %u instances, group %u\n",
+           (unsigned)r.num_alive, (unsigned)r.m[S_A]->num_instances, (unsigned)r.m[S_B]->num_instances,
+           (unsigned)r.m[S_C]->num_instances, (unsigned)r.m[S_D]->num_instances, (unsigned)r.tm.count,
+           (unsigned)r.m[S_G1]->num_instances, (unsigned)r.m[S_G2]->num_instances, (unsigned)r.w.groups[0]->size);
+    rand_world_free(&r);
+    free(rows);
+    free(seen);
+}
+
+/* The direct path's two chunk shapes: long runs are contiguous (index NULL),
+   scattered matches are gathered into a list. */
+static void test_direct_chunks(void)
+{
+    ecs_world w;
+    ecs_manager *a, *b;
+    ecs_world_query_desc desc;
+    ecs_world_query q;
+    ecs_world_cursor c;
+    ecs_world_chunk ch;
+    uint32_t k, contiguous = 0, gathered = 0, matches = 0;
+    ecs_world_init(&w);
+    a = ecs_world_define(&w, "a", one_u32, 1, ECS_LOOKUP_DIRECT, NULL);
+    b = ecs_world_define(&w, "b", one_u32, 1, ECS_LOOKUP_DIRECT, NULL);
+    for (k = 0; k < 4000; ++k) {
+        ecs_entity e = ecs_entity_create(&w.entities);
+        ecs_manager_create(a, e);
+        /* entities 0..1999: all but every 500th; then every 3rd */
+        if (k < 2000 ? k % 500 != 7 : k % 3 == 0) ecs_manager_create(b, e);
+    }
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "a";
+    desc.required[1] = "b";
+    CHECK(ecs_world_query_make(&w, &desc, &q, NULL) == ECS_OK && q.path == ECS_WORLD_QUERY_DIRECT);
+    CHECK(ecs_world_query_span(&q) == 4001);
+    CHECK(ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK);
+    while (ecs_world_cursor_next(&c, &ch)) {
+        if (ch.index[0]) {
+            ++gathered;
+            CHECK(ch.index[0] == ch.index[1]);
+        } else {
+            ++contiguous;
+            CHECK(ch.first[0] == ch.first[1] && ch.entity == a->entity + ch.first[0]);
+        }
+        for (k = 0; k < ch.count; ++k) CHECK(ecs_world_chunk_instance(&ch, 1, k) == (ch.entity[k].id & ECS_INDEX_MASK));
+        matches += ch.count;
+    }
+    CHECK_MSG(matches == 1996 + 667 && contiguous >= 5 && gathered >= 4 && gathered <= 5, "%u matches, %u contiguous, %u gathered", (unsigned)matches, (unsigned)contiguous, (unsigned)gathered);
+    ecs_world_free(&w);
+}
+
+/* ---- whole entities against a model -------------------------------------------------- */
+
+/* A world of a direct, a dense and a hash manager and transforms, with a
+   model of which entities own which components. */
+enum { W_POS, W_HP, W_TAG, W_TF, W_NUM };
+typedef struct model_world {
+    ecs_world w;
+    t_pos pos;
+    ecs_manager *hp, *tag;
+    ecs_transform_manager tm;
+    ecs_entity e[600];
+    uint8_t has[600][W_NUM];
+} model_world;
+
+static void model_init(model_world *mw, uint32_t n)
+{
+    uint32_t k;
+    memset(mw, 0, sizeof *mw);
+    ecs_world_init(&mw->w);
+    t_pos_init(&mw->pos, ECS_LOOKUP_DIRECT);
+    CHECK(ecs_world_add_manager(&mw->w, "pos", &mw->pos.core, NULL) == W_POS);
+    mw->hp = ecs_world_define(&mw->w, "hp", one_u32, 1, ECS_LOOKUP_DENSE, NULL);
+    mw->tag = ecs_world_define(&mw->w, "tag", NULL, 0, ECS_LOOKUP_HASH, NULL);
+    ecs_transform_manager_init(&mw->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    CHECK(ecs_transform_world_register(&mw->w, "transform", &mw->tm, NULL) == W_TF);
+    for (k = 0; k < n; ++k) {
+        ecs_entity e = mw->e[k] = ecs_entity_create(&mw->w.entities);
+        if ((mw->has[k][W_POS] = (uint8_t)(k % 2 == 0)) != 0) t_pos_create(&mw->pos, e);
+        if ((mw->has[k][W_HP] = (uint8_t)(k % 3 == 0)) != 0) ecs_manager_create(mw->hp, e);
+        if ((mw->has[k][W_TAG] = (uint8_t)(k % 5 == 0)) != 0) ecs_manager_create(mw->tag, e);
+        /* a tree: node k's parent is node (k - 1) / 3 */
+        mw->has[k][W_TF] = 1;
+        ecs_transform_create(&mw->tm, e, NULL, k ? ecs_transform_lookup(&mw->tm, mw->e[(k - 1) / 3]) : ecs_instance_nil());
+    }
+}
+
+static void model_free(model_world *mw)
+{
+    ecs_world_free(&mw->w);
+    t_pos_free(&mw->pos);
+    ecs_transform_manager_free(&mw->tm);
+}
+
+/* Every entity's components_of against the model, and each store's size. */
+static void model_check(const model_world *mw, uint32_t n)
+{
+    uint32_t k, c, total[W_NUM] = {0}, bad = 0;
+    for (k = 0; k < n; ++k) {
+        ecs_world_has has[8];
+        uint32_t got = ecs_world_components_of(&mw->w, mw->e[k], has, 8), want = 0, j = 0;
+        int alive = ecs_entity_alive(&mw->w.entities, mw->e[k]);
+        for (c = 0; c < W_NUM; ++c) {
+            total[c] += mw->has[k][c];
+            if (!mw->has[k][c]) continue;
+            ++want;
+            if (j < got && has[j].component == c) {
+                const ecs_world_component *wc = &mw->w.component[c];
+                ecs_entity owner = wc->manager ? wc->manager->entity[has[j].instance.i]
+                                               : ecs_transform_entity(&mw->tm, has[j].instance);
+                if (owner.id != mw->e[k].id) ++bad;
+                ++j;
+            } else {
+                ++bad;
+            }
+        }
+        if (got != (alive ? want : 0u) || (alive && j != want) || (!alive && want)) ++bad;
+    }
+    CHECK_MSG(bad == 0, "%u entities differ from the model", (unsigned)bad);
+    CHECK(mw->pos.core.num_instances == total[W_POS] && mw->hp->num_instances == total[W_HP]);
+    CHECK(mw->tag->num_instances == total[W_TAG] && mw->tm.count == total[W_TF]);
+}
+
+/* Drops entity k from the model. */
+static void model_kill(model_world *mw, uint32_t k) { memset(mw->has[k], 0, W_NUM); }
+
+static void test_whole_entities(void)
+{
+    enum { N = 500 };
+    model_world mw;
+    ecs_world_has has[2];
+    ecs_error err;
+    uint32_t k, n, m;
+    model_init(&mw, N);
+    model_check(&mw, N);
+    /* cap smaller than the answer: the count, cap entries written */
+    CHECK(ecs_world_components_of(&mw.w, mw.e[0], has, 2) == 4 && has[0].component == W_POS && has[1].component == W_HP);
+    CHECK(ecs_world_components_of(&mw.w, make_id(0), has, 2) == 0);
+    CHECK(ecs_world_components_of(&mw.w, make_id(mw.e[4].id + (1u << ECS_INDEX_BITS)), has, 2) == 0); /* forged */
+    /* destroy now: every instance at once */
+    CHECK(ecs_world_destroy_now(&mw.w, mw.e[30]) == 1 && !ecs_entity_alive(&mw.w.entities, mw.e[30]));
+    model_kill(&mw, 30);
+    /* node 30's children (91..93) are roots now, still there */
+    CHECK(ecs_world_destroy_now(&mw.w, mw.e[30]) == 0 && ecs_world_destroy_now(&mw.w, make_id(0)) == 0);
+    model_check(&mw, N);
+    /* destroy a tree of 1 + 3 + 9 + 27 + 81 nodes (node 1: 2..., an allocation
+       past the 64 on the stack), and a leaf */
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[1], &err) == ECS_OK);
+    for (k = 0, n = 0; k < N; ++k) { /* k is under 1 when walking up the parents reaches 1 */
+        uint32_t a = k;
+        while (a > 1) a = (a - 1) / 3;
+        if (a == 1 && k != 30 && !(k >= 91 && k <= 93) && !(k >= 274 && k <= 282)) {
+            model_kill(&mw, k);
+            ++n;
+        }
+    }
+    CHECK(n > 64);
+    for (k = 0; k < N; ++k) CHECK(ecs_entity_alive(&mw.w.entities, mw.e[k]) == (mw.has[k][W_TF] != 0));
+    model_check(&mw, N);
+    for (k = N - 1; !mw.has[k][W_TF]; --k) {
+    }
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[k], &err) == ECS_OK); /* a leaf */
+    model_kill(&mw, k);
+    model_check(&mw, N);
+    /* collect: lazily destroyed entities' instances everywhere */
+    for (k = 0, m = 0; k < N; k += 7) {
+        if (!mw.has[k][W_TF]) continue;
+        m += (uint32_t)mw.has[k][W_POS] + mw.has[k][W_HP] + mw.has[k][W_TAG] + mw.has[k][W_TF];
+        ecs_entity_destroy(&mw.w.entities, mw.e[k]);
+        model_kill(&mw, k);
+    }
+    CHECK(ecs_world_collect(&mw.w, NULL) == m);
+    model_check(&mw, N);
+    CHECK(ecs_world_collect(&mw.w, NULL) == 0);
+    model_free(&mw);
+}
+
+/* ---- ecs_jobs_run ---------------------------------------------------------------------- */
+
+static uint32_t runs[1000];
+static void count_task(void *user, uint32_t k)
+{
+    (void)user;
+    ++runs[k];
+}
+/* A job system that runs tasks whose index is 1 mod 3 only, and says it
+   could not start the others. */
+static ecs_result partial_parallel_for(void *context, uint32_t num_tasks, ecs_task_fn task, void *user)
+{
+    uint32_t k;
+    ++*(uint32_t *)context;
+    for (k = 1; k < num_tasks; k += 3) task(user, k);
+    return ECS_ERROR_OUT_OF_MEMORY;
+}
+static ecs_result full_parallel_for(void *context, uint32_t num_tasks, ecs_task_fn task, void *user)
+{
+    uint32_t k;
+    ++*(uint32_t *)context;
+    for (k = num_tasks; k-- > 0;) task(user, k);
+    return ECS_OK;
+}
+
+static void test_jobs(void)
+{
+    uint32_t calls = 0, k, bad, n;
+    ecs_jobs jobs;
+    ecs_result r;
+    model_world mw;
+    jobs.parallel_for = partial_parallel_for;
+    jobs.context = &calls;
+    jobs.num_workers = 4;
+    for (n = 0; n <= 600; n += 150) {
+        memset(runs, 0, sizeof runs);
+        calls = 0;
+        r = ECS_OK;
+        ecs_jobs_run(&jobs, n, count_task, NULL, &r);
+        for (k = 0, bad = 0; k < 1000; ++k) bad += runs[k] != (k < n);
+        CHECK_MSG(bad == 0 && calls == (n + ECS_JOBS_MAX_TASKS - 1u) / ECS_JOBS_MAX_TASKS, "n %u", (unsigned)n);
+        CHECK(r == (n ? ECS_ERROR_OUT_OF_MEMORY : ECS_OK));
+    }
+    /* serial: no worker count, or no parallel_for */
+    memset(runs, 0, sizeof runs);
+    calls = 0;
+    jobs.num_workers = 1;
+    ecs_jobs_run(&jobs, 10, count_task, NULL, &r);
+    ecs_jobs_run(NULL, 10, count_task, NULL, NULL);
+    CHECK(calls == 0 && runs[0] == 2 && runs[9] == 2 && runs[10] == 0 && r == ECS_OK);
+    jobs.parallel_for = full_parallel_for;
+    jobs.num_workers = 2;
+    memset(runs, 0, sizeof runs);
+    ecs_jobs_run(&jobs, 300, count_task, NULL, &r);
+    for (k = 0, bad = 0; k < 300; ++k) bad += runs[k] != 1;
+    CHECK(bad == 0 && r == ECS_OK && calls == 2);
+    /* the world's collect through a job system that drops tasks */
+    model_init(&mw, 100);
+    for (k = 0, n = 0; k < 100; k += 3) {
+        n += (uint32_t)mw.has[k][W_POS] + mw.has[k][W_HP] + mw.has[k][W_TAG] + mw.has[k][W_TF];
+        ecs_entity_destroy(&mw.w.entities, mw.e[k]);
+        model_kill(&mw, k);
+    }
+    jobs.parallel_for = partial_parallel_for;
+    CHECK(ecs_world_collect(&mw.w, &jobs) == n);
+    model_check(&mw, 100);
+    model_free(&mw);
+}
+
+/* ---- bad input to queries and whole-entity calls ----------------------------------------- */
+
+static void test_bad_input(void)
+{
+    model_world mw;
+    ecs_world_query_desc desc;
+    ecs_world_query q, before, untouched;
+    ecs_world_cursor c;
+    ecs_world_chunk ch;
+    ecs_error err;
+    uint32_t k;
+    static const char *const many[] = {"pos", "hp", "tag", "transform", "x0", "x1", "x2", "x3", "x4"};
+    model_init(&mw, 20);
+    memset(&desc, 0, sizeof desc);
+    memset(&untouched, 0xAB, sizeof untouched);
+    q = untouched;
+    /* no required term; an unregistered name; a name twice; too many terms */
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "required", NULL));
+    desc.required[0] = "pos";
+    desc.optional[0] = "velocity";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'velocity'", NULL));
+    desc.optional[0] = "pos";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'pos'", "twice"));
+    for (k = 4; k < 9; ++k) CHECK(ecs_world_define(&mw.w, many[k], one_u32, 1, ECS_LOOKUP_HASH, NULL) != NULL);
+    for (k = 0; k < 9; ++k) desc.required[k] = many[k];
+    desc.optional[0] = NULL;
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'x4'", "8"));
+    desc.required[8] = NULL;
+    desc.optional[0] = "x4";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'x4'", NULL));
+    CHECK(memcmp(&q, &untouched, sizeof q) == 0); /* failures leave *q alone */
+    desc.optional[0] = NULL;
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && q.num_terms == 8 && q.path == ECS_WORLD_QUERY_LOOKUP);
+    /* a query made before a removal fails to start, with a message */
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "hp";
+    desc.optional[0] = "tag";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &before, &err) == ECS_OK && ecs_world_query_span(&before) == 7);
+    CHECK(ecs_world_remove(&mw.w, "x0", &err) == ECS_OK);
+    CHECK(ecs_world_query_span(&before) == 0);
+    CHECK(ecs_world_cursor_start(&c, &before, 0, 0xFFFFFFFFu) == ECS_ERROR_NOT_FOUND && !ecs_world_cursor_next(&c, &ch));
+    CHECK(mw.w.error.code == ECS_ERROR_NOT_FOUND && has_text(&mw.w.error, "removed", "make the query again"));
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK);
+    CHECK(ecs_world_cursor_next(&c, &ch) && ch.count == 7);
+    desc.required[0] = "x0";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'x0'", NULL));
+    /* a range past the span, an empty range */
+    desc.required[0] = "hp";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK);
+    CHECK(ecs_world_cursor_start(&c, &q, 100, 200) == ECS_OK && !ecs_world_cursor_next(&c, &ch));
+    CHECK(ecs_world_cursor_start(&c, &q, 3, 3) == ECS_OK && !ecs_world_cursor_next(&c, &ch));
+    /* destroy_tree: unknown store, a store without subtree, nil, dead and
+       forged entities (an entity of another world is only detectable as
+       not alive here); nothing changed */
+    CHECK(ecs_world_destroy_tree(&mw.w, "scene", mw.e[0], &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'scene'", NULL));
+    CHECK(ecs_world_destroy_tree(&mw.w, "hp", mw.e[0], &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'hp'", "subtree"));
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", make_id(0), &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "not alive", NULL));
+    ecs_entity_destroy(&mw.w.entities, mw.e[1]);
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[1], &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_world_destroy_tree(&mw.w, "transform", make_id(mw.e[2].id ^ (1u << ECS_INDEX_BITS)), &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_world_destroy_now(&mw.w, mw.e[1]) == 0);
+    CHECK(ecs_world_components_of(&mw.w, mw.e[1], NULL, 0) == 0); /* dead: none */
+    CHECK(ecs_entity_count(&mw.w.entities) == 19 && mw.tm.count == 20 && mw.hp->num_instances == 7);
+    model_free(&mw);
+}
+
+/* ---- the transform store's subtree order ------------------------------------------------ */
+
+static uint32_t subtree_reference(const ecs_transform_manager *tm, uint32_t i, ecs_entity *out, uint32_t n)
+{
+    uint32_t c;
+    out[n++] = tm->entity[i];
+    for (c = tm->first_child[i]; c != ECS_INSTANCE_NIL; c = tm->next_sibling[c]) n = subtree_reference(tm, c, out, n);
+    return n;
+}
+
+static void test_subtree(void)
+{
+    model_world mw;
+    const ecs_store_interface *iface = ecs_transform_store_interface();
+    ecs_entity got[300], want[300];
+    uint32_t k, n, bad = 0;
+    model_init(&mw, 300);
+    rng_state = 77;
+    for (k = 0; k < 100; ++k) { /* shuffle some links */
+        ecs_instance a = ecs_instance_make(rnd_below(300)), b = ecs_instance_make(rnd_below(300));
+        (void)ecs_transform_link(&mw.tm, a, b);
+    }
+    for (k = 0; k < 300; ++k) {
+        uint32_t i = ecs_transform_lookup(&mw.tm, mw.e[k]).i;
+        n = subtree_reference(&mw.tm, i, want, 0);
+        bad += iface->subtree(&mw.tm, mw.e[k], got, 300) != n || memcmp(got, want, n * sizeof *got) != 0;
+        bad += n > 1 && iface->subtree(&mw.tm, mw.e[k], got, 1) != n; /* cap too small: the count */
+    }
+    CHECK(bad == 0);
+    CHECK(iface->subtree(&mw.tm, make_id(0), got, 300) == 0);
+    CHECK(iface->next(&mw.tm, ecs_instance_make(0)).i == ECS_INSTANCE_NIL && iface->count(&mw.tm) == 300);
+    CHECK(iface->entity_at(&mw.tm, 5).id == mw.tm.entity[5].id && iface->entity_at(&mw.tm, 300).id == 0);
+    CHECK(iface->spawn == ecs_transform_spawn && iface->unspawn == ecs_transform_unspawn);
+    model_free(&mw);
+}
+
+/* ---- every allocation failing in turn ------------------------------------------------------ */
+
+static void test_oom(void)
+{
+    static const ecs_schema_field schema[] = {{"speed", ECS_FIELD_F32, "1"}, {"target", ECS_FIELD_ENTITY, "null"}};
+    ecs_world w;
+    ecs_transform_manager tm;
+    t_pos pos;
+    ecs_error err;
+    unsigned long k;
+    int step;
+    ecs_world_init(&w);
+    ecs_transform_manager_init(&tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
+    t_pos_init(&pos, ECS_LOOKUP_HASH);
+    /* registration: each step until it succeeds, failing at call k */
+    for (step = 0; step < 12; ++step) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", step);
+        for (k = 1;; ++k) {
+            uint32_t before = w.num_components, r;
+            oom_calls = 0;
+            oom_fail_at = k;
+            switch (step % 4) {
+            case 0: r = ecs_world_define(&w, name, one_u32, 1, ECS_LOOKUP_DENSE, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            case 1: r = ecs_world_define_schema(&w, name, schema, 2, ECS_LOOKUP_HASH, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            case 2: r = step == 2 ? ecs_world_add_manager(&w, name, &pos.core, &err) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_DIRECT, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            default: r = step == 3 ? ecs_transform_world_register(&w, name, &tm, &err) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_HASH, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            }
+            oom_fail_at = 0;
+            if (oom_calls < k) { /* no call failed: done */
+                CHECK(r != ECS_WORLD_NO_COMPONENT && w.num_components == before + 1u);
+                break;
+            }
+            CHECK(r == ECS_WORLD_NO_COMPONENT && err.code == ECS_ERROR_OUT_OF_MEMORY && has_text(&err, name, NULL));
+            CHECK(w.num_components == before && ecs_world_find(&w, name) == ECS_WORLD_NO_COMPONENT);
+            if (step == 2) CHECK(pos.core.world == NULL);
+        }
+    }
+    CHECK(w.num_components == 12 && pos.core.world == &w);
+    ecs_world_free(&w);
+    ecs_transform_manager_free(&tm);
+    t_pos_free(&pos);
+    /* queries allocate nothing */
+    {
+        model_world mw;
+        ecs_world_query_desc desc;
+        ecs_world_query q;
+        ecs_world_cursor c;
+        ecs_world_chunk ch;
+        uint32_t n = 0;
+        model_init(&mw, 200);
+        memset(&desc, 0, sizeof desc);
+        desc.required[0] = "transform";
+        desc.required[1] = "hp";
+        desc.optional[0] = "pos";
+        oom_calls = 0;
+        CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK);
+        while (ecs_world_cursor_next(&c, &ch)) n += ch.count;
+        CHECK(oom_calls == 0 && n == 67);
+        /* destroy_tree of 100+ entities: the list's allocation fails, nothing changes */
+        oom_calls = 0;
+        oom_fail_at = 1;
+        CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[1], &err) == ECS_ERROR_OUT_OF_MEMORY);
+        oom_fail_at = 0;
+        CHECK(has_text(&err, "out of memory", NULL) && ecs_entity_count(&mw.w.entities) == 200 && mw.tm.count == 200);
+        model_check(&mw, 200);
+        CHECK(ecs_world_destroy_tree(&mw.w, "transform", mw.e[1], &err) == ECS_OK && mw.tm.count < 150);
+        model_free(&mw);
+    }
+}
+
+/* ---- cursors on distinct ranges at once ------------------------------------------------ */
+
+typedef struct walk_job {
+    const ecs_world_query *q;
+    uint32_t begin, end;
+    uint64_t sum; /* matched ids and instances, added up */
+    uint32_t count;
+} walk_job;
+
+static void *walk_range(void *user)
+{
+    walk_job *j = (walk_job *)user;
+    ecs_world_cursor *c = (ecs_world_cursor *)malloc(sizeof *c);
+    ecs_world_chunk ch;
+    uint32_t k, t;
+    if (ecs_world_cursor_start(c, j->q, j->begin, j->end) == ECS_OK)
+        while (ecs_world_cursor_next(c, &ch))
+            for (k = 0; k < ch.count; ++k, ++j->count) {
+                j->sum += ch.entity[k].id;
+                for (t = 0; t < j->q->num_terms; ++t) j->sum += ecs_world_chunk_instance(&ch, t, k) * (t + 1u);
+            }
+    free(c);
+    return NULL;
+}
+
+static void test_concurrent_cursors(void)
+{
+    static const char *const required[3][3] = {{"pos", "transform", NULL}, {"hp", "tag", NULL}, {"pos", NULL, NULL}};
+    model_world mw;
+    uint32_t k, p;
+    model_init(&mw, 600);
+    for (k = 0; k < 3; ++k) {
+        ecs_world_query_desc desc;
+        ecs_world_query q;
+        walk_job all, part[4];
+        pthread_t th[4];
+        uint64_t sum = 0;
+        uint32_t count = 0, span;
+        memset(&desc, 0, sizeof desc);
+        memcpy(desc.required, required[k], sizeof required[k]);
+        desc.optional[0] = "tag";
+        if (k == 1) desc.optional[0] = "pos";
+        CHECK(ecs_world_query_make(&mw.w, &desc, &q, NULL) == ECS_OK);
+        span = ecs_world_query_span(&q);
+        memset(&all, 0, sizeof all);
+        all.q = &q;
+        all.end = span;
+        walk_range(&all);
+        for (p = 0; p < 4; ++p) {
+            memset(&part[p], 0, sizeof part[p]);
+            part[p].q = &q;
+            part[p].begin = span * p / 4;
+            part[p].end = span * (p + 1) / 4;
+            CHECK(pthread_create(&th[p], NULL, walk_range, &part[p]) == 0);
+        }
+        for (p = 0; p < 4; ++p) {
+            pthread_join(th[p], NULL);
+            sum += part[p].sum;
+            count += part[p].count;
+        }
+        CHECK(all.count > 0 && count == all.count && sum == all.sum);
+    }
+    model_free(&mw);
+}
+
+/* A job system of one thread per task (at most 16 tasks). */
+typedef struct thread_task {
+    ecs_task_fn task;
+    void *user;
+    uint32_t k;
+} thread_task;
+static void *thread_task_run(void *arg)
+{
+    thread_task *t = (thread_task *)arg;
+    t->task(t->user, t->k);
+    return NULL;
+}
+static ecs_result threads_parallel_for(void *context, uint32_t num_tasks, ecs_task_fn task, void *user)
+{
+    pthread_t th[16];
+    thread_task tt[16];
+    uint32_t k, started = 0;
+    (void)context;
+    for (k = 0; k < num_tasks && k < 16; ++k, ++started) {
+        tt[k].task = task;
+        tt[k].user = user;
+        tt[k].k = k;
+        if (pthread_create(&th[k], NULL, thread_task_run, &tt[k]) != 0) break;
+    }
+    for (k = 0; k < started; ++k) pthread_join(th[k], NULL);
+    return started == num_tasks ? ECS_OK : ECS_ERROR_OUT_OF_MEMORY;
+}
+
+/* ---- ecs_world_group ---------------------------------------------------------------------- */
+
+static void test_groups(void)
+{
+    model_world mw;
+    ecs_manager *extra, *twice;
+    ecs_world_query_desc desc;
+    ecs_world_query q;
+    ecs_world_cursor c;
+    ecs_world_chunk ch;
+    ecs_error err;
+    ecs_jobs jobs;
+    uint32_t k, n;
+    static const char *const direct[] = {"hp", "pos"}, *const tf[] = {"transform", "hp"}, *const unknown[] = {"hp", "nope"};
+    static const char *const same[] = {"hp", "hp"}, *const ok[] = {"hp", "tag", "extra"}, *const again[] = {"twice", "tag"};
+    static const char *const pair[] = {"extra", "twice"};
+    model_init(&mw, 120);
+    extra = ecs_world_define(&mw.w, "extra", one_u32, 1, ECS_LOOKUP_HASH, NULL);
+    twice = ecs_world_define(&mw.w, "twice", one_u32, 1, ECS_LOOKUP_DENSE, NULL);
+    for (k = 0; k < 120; k += 2) ecs_manager_create(extra, mw.e[k]);
+    ecs_manager_create(twice, mw.e[3]);
+    ecs_manager_create(twice, mw.e[3]);
+    /* refusals, each naming the component; nothing changed */
+    CHECK(ecs_world_group(&mw.w, direct, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'pos'", "direct"));
+    CHECK(ecs_world_group(&mw.w, tf, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'transform'", "not an ecs_manager"));
+    CHECK(ecs_world_group(&mw.w, unknown, 2, &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'nope'", NULL));
+    CHECK(ecs_world_group(&mw.w, same, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'hp'", "same"));
+    CHECK(ecs_world_group(&mw.w, again, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'twice'", "two instances"));
+    CHECK(ecs_world_group(&mw.w, ok, 1, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(mw.w.num_groups == 0 && mw.hp->group == NULL && mw.tag->group == NULL && twice->group == NULL);
+    /* every allocation failing in turn */
+    for (k = 1;; ++k) {
+        ecs_result r;
+        oom_calls = 0;
+        oom_fail_at = k;
+        r = ecs_world_group(&mw.w, ok, 3, &err);
+        oom_fail_at = 0;
+        if (oom_calls < k) {
+            CHECK(r == ECS_OK);
+            break;
+        }
+        CHECK(r == ECS_ERROR_OUT_OF_MEMORY && has_text(&err, "'hp'", NULL));
+        CHECK(mw.w.num_groups == 0 && mw.hp->group == NULL && mw.w.component[W_HP].group == NULL);
+    }
+    CHECK(k == 3 && mw.w.num_groups == 1 && mw.hp->group == mw.w.groups[0] && extra->group == mw.w.groups[0]);
+    CHECK(mw.w.component[W_TAG].group == mw.w.groups[0] && mw.w.groups[0]->size == 4); /* 0, 30, 60, 90 */
+    CHECK(ecs_world_group(&mw.w, pair, 2, &err) == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'extra'", "group"));
+    /* the group's query: its prefix, contiguous */
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "tag";
+    desc.required[1] = "extra";
+    desc.required[2] = "hp";
+    desc.optional[0] = "transform";
+    CHECK(ecs_world_query_make(&mw.w, &desc, &q, &err) == ECS_OK && q.path == ECS_WORLD_QUERY_GROUP);
+    CHECK(ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK && ecs_world_cursor_next(&c, &ch));
+    CHECK(ch.count == 4 && ch.index[0] == NULL && ch.index[2] == NULL && ch.first[1] == 0 && ch.index[3] != NULL);
+    for (k = 0; k < 4; ++k) CHECK(ch.entity[k].id == mw.e[k * 30].id && mw.hp->entity[k].id == ch.entity[k].id);
+    CHECK(!ecs_world_cursor_next(&c, &ch));
+    /* collect with the group: members collected together, through jobs too */
+    ecs_entity_destroy(&mw.w.entities, mw.e[30]);
+    ecs_entity_destroy(&mw.w.entities, mw.e[31]);
+    jobs.parallel_for = threads_parallel_for;
+    jobs.context = NULL;
+    jobs.num_workers = 4;
+    n = ecs_world_collect(&mw.w, &jobs); /* the group's members in one task (ThreadSanitizer checks) */
+    CHECK(n == 4u + 1u + 1u && mw.w.groups[0]->size == 3);
+    /* removing a member frees the group; the others stay, ungrouped */
+    CHECK(ecs_world_remove(&mw.w, "extra", &err) == ECS_OK && mw.w.num_groups == 0);
+    CHECK(mw.hp->group == NULL && mw.tag->group == NULL && mw.w.component[W_HP].group == NULL);
+    CHECK(ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_ERROR_NOT_FOUND);
+    CHECK(ecs_world_group(&mw.w, ok, 2, &err) == ECS_OK && mw.w.num_groups == 1);
+    model_free(&mw); /* frees the group */
+}
+
+int main(void)
+{
+    test_identifiers();
+    test_registration_errors();
+    test_direct_chunks();
+    test_whole_entities();
+    test_jobs();
+    test_bad_input();
+    test_subtree();
+    test_oom();
+    test_concurrent_cursors();
+    test_groups();
+    test_queries_random();
+    return test_report("test_world");
+}
