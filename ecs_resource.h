@@ -5229,7 +5229,7 @@ static void ecs__snap_put(ecs__snap_w *w, const void *src, uint64_t n)
         w->overflow = 1;
         return;
     }
-    if (w->p && n) memcpy(w->p + w->at, src, (size_t)n);
+    if (w->p && n && src) memcpy(w->p + w->at, src, (size_t)n); /* src NULL: written already */
     w->at += (size_t)n;
 }
 
