@@ -6447,6 +6447,598 @@ ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w)
     return h;
 }
 
+/* -- JSON: a snapshot as text and back -- */
+
+static const char *const ecs__snap_lookup_names[3] = {"hash", "dense", "direct"};
+
+static void ecs__snap_juint(ecs__jout *o, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    ecs__jout_text(o, buf);
+}
+
+static void ecs__snap_jhex(ecs__jout *o, uint64_t v, int digits)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "\"#%0*llx\"", digits, (unsigned long long)v);
+    ecs__jout_text(o, buf);
+}
+
+/* One float: the shortest text that reads back as it; "#bits" when it is
+   not finite. */
+static void ecs__snap_jfloat(ecs__jout *o, const unsigned char *p)
+{
+    float f;
+    uint32_t bits;
+    char buf[40];
+    memcpy(&f, p, 4);
+    memcpy(&bits, p, 4);
+    if (f != f || f > FLT_MAX || f < -FLT_MAX) {
+        ecs__snap_jhex(o, bits, 8);
+        return;
+    }
+    ecs__format_number(buf, sizeof buf, (double)f, 1);
+    ecs__jout_text(o, buf);
+}
+
+/* One field value by kind (raw: hex bytes). */
+static void ecs__snap_jvalue(ecs__jout *o, uint32_t kind, const unsigned char *p, uint32_t size)
+{
+    uint32_t u, k, n = kind ? ecs__kind_elements((ecs_field_kind)kind) : 0u;
+    uint64_t q;
+    double d;
+    int32_t s;
+    char buf[40];
+    switch (kind) {
+    case ECS_FIELD_F32: ecs__snap_jfloat(o, p); return;
+    case ECS_FIELD_VEC2: case ECS_FIELD_VEC3: case ECS_FIELD_VEC4: case ECS_FIELD_QUAT: case ECS_FIELD_MAT4:
+        ecs__jout_add(o, "[", 1);
+        for (k = 0; k < n; ++k) {
+            if (k) ecs__jout_add(o, ", ", 2);
+            ecs__snap_jfloat(o, p + 4u * k);
+        }
+        ecs__jout_add(o, "]", 1);
+        return;
+    case ECS_FIELD_F64:
+        memcpy(&d, p, 8);
+        memcpy(&q, p, 8);
+        if (d != d || d > DBL_MAX || d < -DBL_MAX) ecs__snap_jhex(o, q, 16);
+        else {
+            ecs__format_number(buf, sizeof buf, d, 0);
+            ecs__jout_text(o, buf);
+        }
+        return;
+    case ECS_FIELD_I32:
+        memcpy(&s, p, 4);
+        snprintf(buf, sizeof buf, "%ld", (long)s);
+        ecs__jout_text(o, buf);
+        return;
+    case ECS_FIELD_U32: case ECS_FIELD_ENTITY:
+        memcpy(&u, p, 4);
+        ecs__snap_juint(o, u);
+        return;
+    case ECS_FIELD_U64: case ECS_FIELD_PATH:
+        memcpy(&q, p, 8);
+        ecs__snap_jhex(o, q, 16);
+        return;
+    case ECS_FIELD_BOOL:
+        if (p[0] <= 1u) ecs__jout_text(o, p[0] ? "true" : "false");
+        else ecs__snap_juint(o, p[0]);
+        return;
+    default:
+        ecs__jout_add(o, "\"", 1);
+        for (k = 0; k < size; ++k) {
+            snprintf(buf, sizeof buf, "%02x", (unsigned)p[k]);
+            ecs__jout_add(o, buf, 2);
+        }
+        ecs__jout_add(o, "\"", 1);
+    }
+}
+
+static void ecs__snap_jwords(ecs__jout *o, const unsigned char *p, size_t n, size_t bytes_each)
+{
+    size_t k;
+    ecs__jout_add(o, "[", 1);
+    for (k = 0; k < n; ++k) {
+        uint32_t v = 0;
+        if (k) ecs__jout_add(o, k % 16u ? ", " : ",\n      ", k % 16u ? 2u : 8u);
+        memcpy(&v, p + k * bytes_each, bytes_each);
+        ecs__snap_juint(o, v);
+    }
+    ecs__jout_add(o, "]", 1);
+}
+
+static void ecs__snap_json_entities(ecs__jout *o, const ecs__snap_ents *e)
+{
+    ecs__jout_text(o, "  \"entities\": {\"max_index\": ");
+    ecs__snap_juint(o, e->max_index);
+    ecs__jout_text(o, ", \"free_capacity\": ");
+    ecs__snap_juint(o, e->free_capacity);
+    ecs__jout_text(o, ", \"free_head\": ");
+    ecs__snap_juint(o, e->free_head);
+    ecs__jout_text(o, ", \"num_free\": ");
+    ecs__snap_juint(o, e->num_free);
+    ecs__jout_text(o, ", \"num_retired\": ");
+    ecs__snap_juint(o, e->num_retired);
+    ecs__jout_text(o, ",\n    \"generation\": ");
+    ecs__snap_jwords(o, e->generation, (size_t)e->max_index + 1u, 1u);
+    ecs__jout_text(o, ",\n    \"ring\": ");
+    ecs__snap_jwords(o, e->ring, e->free_capacity, 4u);
+    ecs__jout_text(o, "}");
+}
+
+/* One instance as {"entity": id, "field": value, ...} (sf: the fields). */
+static void ecs__snap_json_instance(ecs__jout *o, uint32_t id, const ecs__snap_field *sf, uint32_t nf, uint32_t i)
+{
+    uint32_t k;
+    ecs__jout_text(o, "{\"entity\": ");
+    ecs__snap_juint(o, id);
+    for (k = 0; k < nf; ++k) {
+        ecs__jout_add(o, ", ", 2);
+        ecs__jout_string(o, sf[k].name, sf[k].name_length);
+        ecs__jout_add(o, ": ", 2);
+        ecs__snap_jvalue(o, sf[k].kind, sf[k].data + (size_t)i * sf[k].size, sf[k].size);
+    }
+    ecs__jout_text(o, "}");
+}
+
+static ecs_result ecs__snap_json_manager(ecs__jout *o, const ecs__snap_mgr *v, ecs_error *err)
+{
+    ecs__snap_field *sf = (ecs__snap_field *)ECS__REALLOC(NULL, ((size_t)v->num_fields + 1u) * sizeof *sf);
+    uint32_t k, i;
+    if (!sf) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_to_json: out of memory");
+    ecs__snap_fields(v, sf);
+    ecs__jout_text(o, ", \"lookup\": \"");
+    ecs__jout_text(o, ecs__snap_lookup_names[v->lookup]);
+    ecs__jout_text(o, "\", \"count\": ");
+    ecs__snap_juint(o, v->count);
+    ecs__jout_text(o, ", \"num_instances\": ");
+    ecs__snap_juint(o, v->num_instances);
+    ecs__jout_text(o, ", \"rng\": ");
+    ecs__snap_juint(o, v->rng);
+    ecs__jout_text(o, ", \"log\": [");
+    ecs__snap_juint(o, (v->flags & ECS__SNAP_LOG_WORLD) ? 1u : 0u);
+    ecs__jout_text(o, ", ");
+    ecs__snap_juint(o, v->log_next);
+    ecs__jout_text(o, ", ");
+    ecs__snap_juint(o, v->log_retired);
+    ecs__jout_text(o, "], \"group_size\": ");
+    ecs__snap_juint(o, v->group_size);
+    ecs__jout_text(o, ",\n     \"fields\": [");
+    for (k = 0; k < v->num_fields; ++k) {
+        char buf[64];
+        ecs__jout_text(o, k ? ", {\"name\": " : "{\"name\": ");
+        ecs__jout_string(o, sf[k].name, sf[k].name_length);
+        snprintf(buf, sizeof buf, ", \"kind\": \"%s\", \"size\": %u, \"align\": %u}",
+                 sf[k].kind ? ecs_field_kind_name((ecs_field_kind)sf[k].kind) : "raw", (unsigned)sf[k].size,
+                 (unsigned)sf[k].align);
+        ecs__jout_text(o, buf);
+    }
+    ecs__jout_text(o, "]");
+    if (v->next) {
+        ecs__jout_text(o, ",\n     \"next\": ");
+        ecs__snap_jwords(o, v->next, v->count, 4u);
+    }
+    ecs__jout_text(o, ",\n     \"instances\": [");
+    for (i = 0; i < v->count; ++i) {
+        uint32_t id = ecs__snap_id(v, i);
+        ecs__jout_text(o, i ? ",\n       " : "\n       ");
+        if (id == 0 && v->lookup == ECS_LOOKUP_DIRECT) ecs__jout_text(o, "null");
+        else ecs__snap_json_instance(o, id, sf, v->num_fields, i);
+    }
+    ecs__jout_text(o, "]}");
+    ECS__FREE(sf);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_snapshot_to_json(const void *blob, size_t size, ecs_snapshot_output *out, ecs_error *err)
+{
+    ecs__jout o;
+    ecs__snap_reader rd;
+    ecs__snap_sec s;
+    ecs_result r;
+    char buf[64];
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_to_json: out is NULL");
+    out->data = NULL;
+    out->size = 0;
+    if ((r = ecs_snapshot_verify(blob, size, err)) != ECS_OK) return r;
+    memset(&o, 0, sizeof o);
+    (void)ecs__snap_open(&rd, blob, size, 0, err);
+    snprintf(buf, sizeof buf, "{\"snapshot\": %u, \"partial\": %u,\n", (unsigned)ECS_SNAPSHOT_VERSION,
+             (unsigned)ecs__res_rd32(rd.b + 24, 0));
+    ecs__jout_text(&o, buf);
+    while (r == ECS_OK && ecs__snap_next(&rd, &s, err) > 0) {
+        if (s.kind == ECS__SNAP_ENTITIES) {
+            ecs__snap_ents e;
+            (void)ecs__snap_parse_entities(&rd, &s, &e, err);
+            ecs__snap_json_entities(&o, &e);
+            ecs__jout_text(&o, ",\n  \"stores\": [");
+            continue;
+        }
+        ecs__jout_text(&o, s.index > 1u ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        ecs__jout_string(&o, s.name, s.name_length);
+        if (s.kind == ECS__SNAP_MANAGER) {
+            ecs__snap_mgr v;
+            (void)ecs__snap_parse_manager(&rd, &s, &v, err);
+            r = ecs__snap_json_manager(&o, &v, err);
+        } else {
+            ecs__jout_text(&o, ", \"version\": ");
+            ecs__snap_juint(&o, s.version);
+            ecs__jout_text(&o, ", \"words\": ");
+            ecs__snap_jwords(&o, rd.b + s.body, s.body_size / 4u, 4u);
+            ecs__jout_text(&o, "}");
+        }
+    }
+    ecs__jout_text(&o, "]}\n");
+    if (r == ECS_OK && o.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_to_json: out of memory");
+    if (r != ECS_OK) {
+        ECS__FREE(o.buf);
+        return r;
+    }
+    out->data = o.buf;
+    out->size = o.len;
+    return ECS_OK;
+}
+
+/* Reading: the text's values into the writer (measuring, then writing). */
+typedef struct ecs__snap_jin {
+    const ecs_json_doc *doc;
+    ecs__snap_w *w;
+    ecs_error *err;
+    ecs_result r;
+} ecs__snap_jin;
+
+static void ecs__snap_jfail(ecs__snap_jin *in, const ecs_json_value *at, const char *why)
+{
+    char path[160];
+    if (in->r != ECS_OK) return;
+    (void)ecs_json_path(in->doc, at, path, sizeof path);
+    in->r = ecs_error_set(in->err, ECS_ERROR_CORRUPT_RESOURCE, "ecs_snapshot_from_json: %s (at '%s')", why,
+                          path);
+}
+
+/* Member key of obj (NULL after an error when required). */
+static const ecs_json_value *ecs__snap_jget(ecs__snap_jin *in, const ecs_json_value *obj, const char *key, ecs_json_type type)
+{
+    const ecs_json_value *v = obj && obj->type == ECS_JSON_OBJECT ? ecs_json_member(in->doc, obj, key) : NULL;
+    char why[80];
+    if (v && v->type == type) return v;
+    snprintf(why, sizeof why, "member '%s' missing or not a%s %s", key, type == ECS_JSON_ARRAY || type == ECS_JSON_OBJECT ? "n" : "",
+             ecs_json_type_name(type));
+    ecs__snap_jfail(in, obj, why);
+    return NULL;
+}
+
+static uint64_t ecs__snap_jint(ecs__snap_jin *in, const ecs_json_value *v, uint64_t max)
+{
+    if (!v || v->type != ECS_JSON_NUMBER || !(v->flags & ECS_JSON_INTEGER) || (v->flags & ECS_JSON_NEGATIVE) || v->integer > max) {
+        if (v) ecs__snap_jfail(in, v, "not an integer in range");
+        return 0;
+    }
+    return v->integer;
+}
+
+static uint32_t ecs__snap_ju32(ecs__snap_jin *in, const ecs_json_value *obj, const char *key)
+{
+    return (uint32_t)ecs__snap_jint(in, ecs__snap_jget(in, obj, key, ECS_JSON_NUMBER), 0xFFFFFFFFu);
+}
+
+/* An array of integers, each written as `bytes` bytes; n elements expected. */
+static void ecs__snap_jarray(ecs__snap_jin *in, const ecs_json_value *a, uint64_t n, uint32_t bytes, uint64_t max)
+{
+    const ecs_json_value *e;
+    if (!a) return;
+    if (a->count != n) {
+        ecs__snap_jfail(in, a, "wrong number of elements");
+        return;
+    }
+    for (e = ecs_json_first(in->doc, a); e && in->r == ECS_OK; e = ecs_json_next(in->doc, e)) {
+        uint32_t v = (uint32_t)ecs__snap_jint(in, e, max);
+        ecs__snap_put(in->w, &v, bytes);
+    }
+    ecs__snap_pad(in->w);
+}
+
+/* "#" and hex digits (at most 16). */
+static int ecs__snap_jhexval(const ecs__snap_jin *in, const ecs_json_value *v, uint64_t *out)
+{
+    const char *s = ecs_json_string(in->doc, v);
+    uint32_t k;
+    *out = 0;
+    if (!s || v->count < 2u || v->count > 17u || s[0] != '#') return 0;
+    for (k = 1; k < v->count; ++k) {
+        int d = ecs__hex_digit(s[k]);
+        if (d < 0) return 0;
+        *out = *out << 4 | (uint64_t)d;
+    }
+    return 1;
+}
+
+static void ecs__snap_jfloat_in(ecs__snap_jin *in, const ecs_json_value *v, unsigned char *p)
+{
+    uint64_t bits;
+    float f;
+    if (v && v->type == ECS_JSON_NUMBER) {
+        f = (float)v->number;
+        memcpy(p, &f, 4);
+    } else if (v && ecs__snap_jhexval(in, v, &bits) && bits <= 0xFFFFFFFFu) {
+        uint32_t b = (uint32_t)bits;
+        memcpy(p, &b, 4);
+    } else {
+        ecs__snap_jfail(in, v, "not a float (a number or \"#\" and 8 hex digits)");
+    }
+}
+
+/* A field value by kind into p (size bytes). */
+static void ecs__snap_jvalue_in(ecs__snap_jin *in, const ecs_json_value *v, uint32_t kind, uint32_t size, unsigned char *p)
+{
+    uint64_t q;
+    uint32_t k, n;
+    const ecs_json_value *e;
+    memset(p, 0, size);
+    if (!v) return;
+    switch (kind) {
+    case ECS_FIELD_F32: ecs__snap_jfloat_in(in, v, p); return;
+    case ECS_FIELD_VEC2: case ECS_FIELD_VEC3: case ECS_FIELD_VEC4: case ECS_FIELD_QUAT: case ECS_FIELD_MAT4:
+        n = ecs__kind_elements((ecs_field_kind)kind);
+        if (v->type != ECS_JSON_ARRAY || v->count != n) {
+            ecs__snap_jfail(in, v, "not an array of the kind's floats");
+            return;
+        }
+        for (k = 0, e = ecs_json_first(in->doc, v); e; e = ecs_json_next(in->doc, e), ++k) ecs__snap_jfloat_in(in, e, p + 4u * k);
+        return;
+    case ECS_FIELD_F64:
+        if (v->type == ECS_JSON_NUMBER) memcpy(p, &v->number, 8);
+        else if (ecs__snap_jhexval(in, v, &q)) memcpy(p, &q, 8);
+        else ecs__snap_jfail(in, v, "not a number");
+        return;
+    case ECS_FIELD_I32: {
+        int64_t s = v->type == ECS_JSON_NUMBER && (v->flags & ECS_JSON_INTEGER) && v->integer <= 0x80000000ull
+                        ? ((v->flags & ECS_JSON_NEGATIVE) ? -(int64_t)v->integer : (int64_t)v->integer) : INT64_MAX;
+        int32_t s32 = (int32_t)s;
+        if (s < INT32_MIN || s > INT32_MAX) ecs__snap_jfail(in, v, "not a 32-bit integer");
+        else memcpy(p, &s32, 4);
+        return;
+    }
+    case ECS_FIELD_U32: case ECS_FIELD_ENTITY: {
+        uint32_t u = (uint32_t)ecs__snap_jint(in, v, 0xFFFFFFFFu);
+        memcpy(p, &u, 4);
+        return;
+    }
+    case ECS_FIELD_U64: case ECS_FIELD_PATH:
+        if (ecs__snap_jhexval(in, v, &q) || (v->type == ECS_JSON_NUMBER && (q = ecs__snap_jint(in, v, UINT64_MAX), 1))) memcpy(p, &q, 8);
+        else ecs__snap_jfail(in, v, "not \"#\" and 16 hex digits");
+        return;
+    case ECS_FIELD_BOOL:
+        p[0] = v->type == ECS_JSON_TRUE ? 1u : v->type == ECS_JSON_FALSE ? 0u : (uint8_t)ecs__snap_jint(in, v, 255u);
+        return;
+    default: {
+        const char *s = ecs_json_string(in->doc, v);
+        if (!s || v->count != 2u * size) {
+            ecs__snap_jfail(in, v, "not a string of the field's bytes in hex");
+            return;
+        }
+        for (k = 0; k < size; ++k) {
+            int hi = ecs__hex_digit(s[2u * k]), lo = ecs__hex_digit(s[2u * k + 1u]);
+            if (hi < 0 || lo < 0) {
+                ecs__snap_jfail(in, v, "not hex");
+                return;
+            }
+            p[k] = (unsigned char)(hi * 16 + lo);
+        }
+    }
+    }
+}
+
+static uint32_t ecs__snap_jkind(const ecs__snap_jin *in, const ecs_json_value *f)
+{
+    const ecs_json_value *k = ecs_json_member(in->doc, f, "kind");
+    const char *name = k ? ecs_json_string(in->doc, k) : NULL;
+    uint32_t kind;
+    for (kind = 1; name && kind < ECS_FIELD_KIND_COUNT; ++kind)
+        if (strcmp(name, ecs_field_kind_name((ecs_field_kind)kind)) == 0) return kind;
+    return 0;
+}
+
+static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
+{
+    const ecs_json_value *fields = ecs__snap_jget(in, st, "fields", ECS_JSON_ARRAY), *insts, *f, *lk, *log, *e;
+    const ecs_json_value *next = ecs_json_member(in->doc, st, "next");
+    uint32_t lookup = 0, count, names = 0, i, k, flags;
+    unsigned char value[4096];
+    const char *lname;
+    if (in->r != ECS_OK) return;
+    lk = ecs__snap_jget(in, st, "lookup", ECS_JSON_STRING);
+    lname = lk ? ecs_json_string(in->doc, lk) : "";
+    while (lookup < 3u && strcmp(lname, ecs__snap_lookup_names[lookup]) != 0) ++lookup;
+    if (lookup == 3u) ecs__snap_jfail(in, lk, "lookup is not hash, dense or direct");
+    count = ecs__snap_ju32(in, st, "count");
+    log = ecs__snap_jget(in, st, "log", ECS_JSON_ARRAY);
+    insts = ecs__snap_jget(in, st, "instances", ECS_JSON_ARRAY);
+    if (in->r != ECS_OK) return;
+    if (log->count != 3u || insts->count != count || (next && (next->type != ECS_JSON_ARRAY || next->count != count))) {
+        ecs__snap_jfail(in, st, "log, instances or next do not fit count");
+        return;
+    }
+    for (f = ecs_json_first(in->doc, fields); f; f = ecs_json_next(in->doc, f))
+        names += ecs__snap_jget(in, f, "name", ECS_JSON_STRING) ? ecs_json_member(in->doc, f, "name")->count : 0u;
+    e = ecs_json_first(in->doc, log);
+    flags = (next ? ECS__SNAP_HAS_NEXT : 0u) | (ecs__snap_jint(in, e, 1u) ? ECS__SNAP_LOG_WORLD : 0u);
+    ecs__snap_u32(in->w, lookup);
+    ecs__snap_u32(in->w, fields->count);
+    ecs__snap_u32(in->w, count);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, st, "num_instances"));
+    ecs__snap_u32(in->w, flags);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, st, "rng"));
+    ecs__snap_u32(in->w, (uint32_t)ecs__snap_jint(in, ecs_json_next(in->doc, e), 0xFFFFFFFFu));
+    ecs__snap_u32(in->w, (uint32_t)ecs__snap_jint(in, ecs_json_next(in->doc, ecs_json_next(in->doc, e)), 0xFFFFFFFFu));
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, st, "group_size"));
+    ecs__snap_u32(in->w, names);
+    for (f = ecs_json_first(in->doc, fields); f && in->r == ECS_OK; f = ecs_json_next(in->doc, f)) {
+        ecs__snap_u32(in->w, ecs__snap_ju32(in, f, "size"));
+        ecs__snap_u32(in->w, ecs__snap_ju32(in, f, "align"));
+        ecs__snap_u32(in->w, ecs__snap_jkind(in, f));
+        ecs__snap_u32(in->w, ecs_json_member(in->doc, f, "name")->count);
+    }
+    for (f = ecs_json_first(in->doc, fields); f && in->r == ECS_OK; f = ecs_json_next(in->doc, f)) {
+        const ecs_json_value *nm = ecs_json_member(in->doc, f, "name");
+        ecs__snap_put(in->w, ecs_json_string(in->doc, nm), nm->count);
+    }
+    ecs__snap_pad(in->w);
+    for (e = ecs_json_first(in->doc, insts); e && in->r == ECS_OK; e = ecs_json_next(in->doc, e)) {
+        uint32_t id = e->type == ECS_JSON_NULL ? 0u : ecs__snap_ju32(in, e, "entity");
+        ecs__snap_u32(in->w, id);
+    }
+    ecs__snap_pad(in->w);
+    if (next) ecs__snap_jarray(in, next, count, 4u, 0xFFFFFFFFu);
+    for (f = ecs_json_first(in->doc, fields), k = 0; f && in->r == ECS_OK; f = ecs_json_next(in->doc, f), ++k) {
+        const ecs_json_value *nm = ecs_json_member(in->doc, f, "name");
+        uint32_t size = ecs__snap_ju32(in, f, "size"), kind = ecs__snap_jkind(in, f);
+        if (size > sizeof value || (kind && ecs_field_kind_size((ecs_field_kind)kind) != size)) {
+            ecs__snap_jfail(in, f, "size does not fit the kind (or more than 4096)");
+            return;
+        }
+        for (e = ecs_json_first(in->doc, insts), i = 0; e && in->r == ECS_OK; e = ecs_json_next(in->doc, e), ++i) {
+            const ecs_json_value *val = e->type == ECS_JSON_NULL ? NULL : ecs_json_member(in->doc, e, ecs_json_string(in->doc, nm));
+            if (e->type != ECS_JSON_NULL && !val) ecs__snap_jfail(in, e, "an instance lacks a field");
+            ecs__snap_jvalue_in(in, val, kind, size, value);
+            ecs__snap_put(in->w, value, size);
+        }
+        ecs__snap_pad(in->w);
+    }
+}
+
+/* The whole text into w (measuring when w->p is NULL). */
+static void ecs__snap_jworld(ecs__snap_jin *in, const ecs_json_value *root)
+{
+    const ecs_json_value *ents = ecs__snap_jget(in, root, "entities", ECS_JSON_OBJECT);
+    const ecs_json_value *stores = ecs__snap_jget(in, root, "stores", ECS_JSON_ARRAY), *st;
+    uint32_t max_index, cap;
+    uint64_t total = 0;
+    size_t at;
+    if (in->r != ECS_OK) return;
+    ecs__snap_put(in->w, "ECSS", 4);
+    ecs__snap_u32(in->w, (uint32_t)ecs__snap_jint(in, ecs__snap_jget(in, root, "snapshot", ECS_JSON_NUMBER), ECS_SNAPSHOT_VERSION));
+    ecs__snap_u32(in->w, ECS__SNAP_BOM);
+    ecs__snap_u32(in->w, stores->count + 1u);
+    ecs__snap_put(in->w, &total, 8);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, root, "partial"));
+    ecs__snap_u32(in->w, 0);
+    at = ecs__snap_begin(in->w, ECS__SNAP_ENTITIES, 1u, NULL);
+    max_index = ecs__snap_ju32(in, ents, "max_index");
+    cap = ecs__snap_ju32(in, ents, "free_capacity");
+    ecs__snap_u32(in->w, max_index);
+    ecs__snap_u32(in->w, cap);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, ents, "free_head"));
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, ents, "num_free"));
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, ents, "num_retired"));
+    ecs__snap_u32(in->w, ECS__SNAP_BITS);
+    ecs__snap_jarray(in, ecs__snap_jget(in, ents, "generation", ECS_JSON_ARRAY), (uint64_t)max_index + 1u, 1u, 255u);
+    ecs__snap_jarray(in, ecs__snap_jget(in, ents, "ring", ECS_JSON_ARRAY), cap, 4u, 0xFFFFFFFFu);
+    ecs__snap_end(in->w, at);
+    for (st = stores ? ecs_json_first(in->doc, stores) : NULL; st && in->r == ECS_OK; st = ecs_json_next(in->doc, st)) {
+        const ecs_json_value *nm = ecs__snap_jget(in, st, "name", ECS_JSON_STRING), *words = ecs_json_member(in->doc, st, "words");
+        if (!nm) return;
+        if (words) {
+            at = ecs__snap_begin(in->w, ECS__SNAP_STORE, ecs__snap_ju32(in, st, "version"), ecs_json_string(in->doc, nm));
+            if (words->type != ECS_JSON_ARRAY) ecs__snap_jfail(in, words, "words is not an array");
+            else ecs__snap_jarray(in, words, words->count, 4u, 0xFFFFFFFFu);
+        } else {
+            at = ecs__snap_begin(in->w, ECS__SNAP_MANAGER, 1u, ecs_json_string(in->doc, nm));
+            ecs__snap_jmanager(in, st);
+        }
+        ecs__snap_end(in->w, at);
+    }
+    total = in->w->at;
+    if (in->w->p && !in->w->overflow && in->r == ECS_OK) memcpy(in->w->p + 16, &total, 8);
+}
+
+ECS_DEF ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out, ecs_error *err)
+{
+    ecs_json_doc doc;
+    ecs__snap_w measure = {NULL, 0, 0}, write = {NULL, 0, 0};
+    ecs__snap_jin in;
+    ecs_result r;
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_from_json: out is NULL");
+    out->data = NULL;
+    out->size = 0;
+    memset(&doc, 0, sizeof doc);
+    if ((r = ecs_json_parse(&doc, json, len, err)) != ECS_OK) {
+        ecs_json_doc_free(&doc);
+        return r;
+    }
+    in.doc = &doc;
+    in.err = err;
+    in.r = ECS_OK;
+    in.w = &measure;
+    ecs__snap_jworld(&in, ecs_json_root(&doc));
+    if (in.r == ECS_OK && measure.overflow) in.r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_from_json: too big");
+    if (in.r == ECS_OK && !(write.p = (unsigned char *)ECS__REALLOC(NULL, measure.at)))
+        in.r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_from_json: out of memory");
+    if (in.r == ECS_OK) {
+        in.w = &write;
+        ecs__snap_jworld(&in, ecs_json_root(&doc));
+    }
+    ecs_json_doc_free(&doc);
+    if (in.r == ECS_OK) in.r = ecs_snapshot_verify(write.p, write.at, err);
+    if (in.r != ECS_OK) {
+        ECS__FREE(write.p);
+        return in.r;
+    }
+    out->data = write.p;
+    out->size = write.at;
+    return ECS_OK;
+}
+
+/* -- one entity's data -- */
+
+ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_snapshot_output *out, ecs_error *err)
+{
+    ecs__jout o;
+    uint32_t k, first = 1;
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_entity_json: out is NULL");
+    out->data = NULL;
+    out->size = 0;
+    if (!w || !ecs_entity_alive(&w->entities, e))
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_entity_json: entity 0x%08X is not alive", (unsigned)e.id);
+    memset(&o, 0, sizeof o);
+    ecs__jout_text(&o, "{\"entity\": ");
+    ecs__snap_juint(&o, ecs_entity_key(e));
+    ecs__jout_text(&o, ", \"components\": [");
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_world_component *c = &w->component[k];
+        ecs_instance i = c->manager ? ecs_manager_lookup(c->manager, e) : c->iface->lookup(c->store, e);
+        for (; !ecs_instance_is_nil(i); i = c->manager ? ecs_manager_next(c->manager, i) : c->iface->next(c->store, i)) {
+            uint32_t f;
+            ecs__jout_text(&o, first ? "\n  {\"type\": " : ",\n  {\"type\": ");
+            first = 0;
+            ecs__jout_string(&o, c->name, (uint32_t)strlen(c->name));
+            if (!c->manager) {
+                ecs__jout_text(&o, ", \"instance\": ");
+                ecs__snap_juint(&o, i.i);
+            }
+            for (f = 0; c->manager && f < c->manager->num_fields; ++f) {
+                const ecs_manager *m = c->manager;
+                const char *name = m->fields[f].name ? m->fields[f].name : "";
+                ecs__jout_add(&o, ", ", 2);
+                ecs__jout_string(&o, name, (uint32_t)strlen(name));
+                ecs__jout_add(&o, ": ", 2);
+                ecs__snap_jvalue(&o, ecs__snap_kind_of(m, f), (const unsigned char *)ecs_manager_field(m, f, i.i), m->fields[f].size);
+            }
+            ecs__jout_text(&o, "}");
+        }
+    }
+    ecs__jout_text(&o, "]}\n");
+    if (o.oom) {
+        ECS__FREE(o.buf);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_entity_json: out of memory");
+    }
+    out->data = o.buf;
+    out->size = o.len;
+    return ECS_OK;
+}
+
 #endif /* ECS__RESOURCE_IMPLEMENTATION_DONE */
 #endif /* ECS_RESOURCE_IMPLEMENTATION */
 

@@ -350,6 +350,54 @@ static void test_replay(void)
     free_world(&b);
 }
 
+/* JSON: the same world back (the hash), the text again the same text. */
+static void test_json(void)
+{
+    test_world a, b;
+    ecs_snapshot_output bin = {NULL, 0}, text = {NULL, 0}, bin2 = {NULL, 0}, text2 = {NULL, 0}, one = {NULL, 0};
+    ecs_error err;
+    ecs_instance i;
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    CHECK(make_world(&b, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    rng_state = 31;
+    churn(&a, 3000);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &bin, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_to_json(bin.data, bin.size, &text, &err) == ECS_OK, "%s", err.message);
+    CHECK(text.data && strlen((const char *)text.data) == text.size);
+    CHECK(text.data && strstr((const char *)text.data, "\"name\": \"health\"") != NULL);
+    CHECK_MSG(ecs_snapshot_from_json((const char *)text.data, text.size, &bin2, &err) == ECS_OK, "%s", err.message);
+    CHECK(bin2.size == bin.size);
+    CHECK_MSG(ecs_snapshot_load(&b.w, bin2.data, bin2.size, 0, NULL, &err) == ECS_OK, "%s", err.message);
+    copy_ids(&b, &a);
+    CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&b.w));
+    CHECK(same_future(&a, &b, 1000, 5));
+    CHECK(ecs_snapshot_to_json(bin2.data, bin2.size, &text2, &err) == ECS_OK);
+    CHECK(text2.size == text.size && text.data && text2.data && memcmp(text.data, text2.data, text.size) == 0);
+    /* one entity's data, in the instances' shape */
+    i = ecs_instance_make(0);
+    CHECK(a.m[1]->count > 0);
+    if (a.m[1]->count && ecs_entity_alive(&a.w.entities, a.m[1]->entity[0])) {
+        CHECK(ecs_world_entity_json(&a.w, a.m[1]->entity[i.i], &one, &err) == ECS_OK);
+        CHECK(one.data && strstr((const char *)one.data, "{\"type\": \"health\", \"hp\": ") != NULL);
+        CHECK(one.data && strstr((const char *)one.data, "\"mesh\": \"#") != NULL);
+        ecs_snapshot_output_free(&one);
+    }
+    CHECK(ecs_world_entity_json(&a.w, make_id(0), &one, &err) == ECS_ERROR_NOT_FOUND && one.data == NULL);
+    /* broken text: an error with the place */
+    ecs_snapshot_output_free(&bin2);
+    {
+        static const char partial[] = "{\"snapshot\": 1, \"partial\": 0, \"stores\": []}";
+        CHECK(ecs_snapshot_from_json(partial, strlen(partial), &bin2, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(strstr(err.message, "'entities'") != NULL && bin2.data == NULL);
+        CHECK(ecs_snapshot_from_json(partial, 20, &bin2, &err) == ECS_ERROR_JSON && strstr(err.message, "line 1") != NULL);
+    }
+    ecs_snapshot_output_free(&bin);
+    ecs_snapshot_output_free(&text);
+    ecs_snapshot_output_free(&text2);
+    free_world(&a);
+    free_world(&b);
+}
+
 /* ---- schema evolution --------------------------------------------------------------- */
 
 static const ecs_schema_field actor_v1[] = {{"mass", ECS_FIELD_F32, "1"}, {"radius", ECS_FIELD_F32, "0.5"},
@@ -587,6 +635,7 @@ int main(void)
     test_byte_orders();
     test_clone();
     test_replay();
+    test_json();
     test_schema_evolution();
     test_bad_input();
     test_oom();
