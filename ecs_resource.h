@@ -5526,8 +5526,8 @@ static int ecs__snap_next(ecs__snap_reader *rd, ecs__snap_sec *s, ecs_error *err
         return -1;
     }
     s->name = (const char *)p + ECS__SNAP_SECTION;
-    if (memchr(s->name, 0, s->name_length)) {
-        ecs__snap_bad(err, rd->at + ECS__SNAP_SECTION, s->where, "the name holds a zero byte");
+    if (memchr(s->name, 0, s->name_length) || !ecs__utf8_valid((const unsigned char *)s->name, s->name_length)) {
+        ecs__snap_bad(err, rd->at + ECS__SNAP_SECTION, s->where, "the name holds a zero byte or is not UTF-8");
         return -1;
     }
     if (s->name_length)
@@ -5710,9 +5710,9 @@ static ecs_result ecs__snap_parse_manager(const ecs__snap_reader *rd, const ecs_
     /* names: no zero byte (two alike: the load keeps the first) */
     for (k = 0; k < v->num_fields; ++k) {
         ecs__snap_field_at(v, k, rd->swap, &f, k ? &prev : NULL);
-        if (memchr(f.name, 0, f.name_length))
+        if (memchr(f.name, 0, f.name_length) || !ecs__utf8_valid((const unsigned char *)f.name, f.name_length))
             return ecs__snap_bad(err, (size_t)((const unsigned char *)f.name - rd->b), s->where,
-                                 "field %u: the name holds a zero byte", (unsigned)k);
+                                 "field %u: the name holds a zero byte or is not UTF-8", (unsigned)k);
         prev = f;
     }
     return ECS_OK;
@@ -5966,6 +5966,15 @@ static uint32_t ecs__snap_find(const ecs_world *w, const char *name, uint32_t le
     for (k = 0; k < w->num_components; ++k)
         if (strlen(w->component[k].name) == len && memcmp(w->component[k].name, name, len) == 0) return k;
     return ECS_WORLD_NO_COMPONENT;
+}
+
+/* The name m is registered under in w. */
+static const char *ecs__snap_name_of(const ecs_world *w, const ecs_manager *m)
+{
+    uint32_t k;
+    for (k = 0; k < w->num_components; ++k)
+        if (w->component[k].manager == m) return w->component[k].name;
+    return "?";
 }
 
 static int ecs__snap_world_empty(const ecs_world *w)
@@ -6231,6 +6240,33 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
     return r;
 }
 
+/* Every group of w keeps its invariant after a load: the entities owning
+   every member are instances 0..size-1 of each, in the same order. (A
+   snapshot of other groups, or of some members only, breaks it.) */
+static ecs_result ecs__snap_check_groups(const ecs_world *w, ecs_error *err)
+{
+    uint32_t g, k, i;
+    for (g = 0; g < w->num_groups; ++g) {
+        const ecs_group *grp = w->groups[g];
+        const ecs_manager *lead = grp->member[0];
+        int ok = 1;
+        for (k = 0; k < grp->num_members && ok; ++k) {
+            const ecs_manager *m = grp->member[k];
+            ok = grp->size <= m->count;
+            for (i = 0; i < grp->size && ok; ++i) ok = m->entity[i].id == lead->entity[i].id;
+        }
+        for (i = grp->size; i < lead->count && ok; ++i) {
+            for (k = 1; k < grp->num_members && !ecs_instance_is_nil(ecs_manager_lookup(grp->member[k], lead->entity[i])); ++k) continue;
+            ok = k < grp->num_members;
+        }
+        if (!ok)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_load: the group of '%s' is not kept by the snapshot (saved without the group, "
+                                 "or without some of its members)", ecs__snap_name_of(w, lead));
+    }
+    return ECS_OK;
+}
+
 ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size, uint32_t flags,
                                      ecs_snapshot_report *report, ecs_error *err)
 {
@@ -6242,7 +6278,9 @@ ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_snapshot_load: the world is not empty (load into a fresh world with the same registrations)");
     if ((r = ecs__snap_run(w, blob, size, flags, 0, NULL, err)) != ECS_OK) return r;
-    if ((r = ecs__snap_run(w, blob, size, flags, 1, report, err)) != ECS_OK) {
+    r = ecs__snap_run(w, blob, size, flags, 1, report, err);
+    if (r == ECS_OK) r = ecs__snap_check_groups(w, err);
+    if (r != ECS_OK) {
         ecs__snap_clear_world(w);
         if (report) memset(report, 0, sizeof *report);
     }
