@@ -74,5 +74,9 @@ check "plugin: and compiles back to the same bytes without it" sh -c "'$L' --nam
 check "plugin: a raw block of a registered type is refused" sh -c "! '$L' --plugin '$S' '$OUT/spin_raw.json' '$OUT/x.bin' 2> '$OUT/raw_err.txt' && grep -q \"is the registered component 'spin'\" '$OUT/raw_err.txt'"
 check "plugin: a missing library fails with a message" sh -c "'$L' --plugin '$OUT/nothere.so' '$D' '$OUT/x.bin' 2> '$OUT/noplugin.txt'; [ \$? -eq 1 ] && grep -q 'levelc: plugin' '$OUT/noplugin.txt' && test ! -e '$OUT/x.bin'"
 check "plugin: --plugin needs an argument" sh -c "'$L' '$D' --plugin 2>/dev/null; [ \$? -eq 2 ]"
+SN=tests/corpus/fuzz_snapshot
+check "--snapshot-dump prints a snapshot as JSON" sh -c "'$L' --snapshot-dump '$SN/world_60.bin' > '$OUT/snap.json' && grep -q '\"name\": \"health\", \"lookup\": \"hash\"' '$OUT/snap.json' && grep -q '\"max_index\": 11' '$OUT/snap.json'"
+check "--snapshot-dump reads the other byte order" sh -c "'$L' --snapshot-dump '$SN/world_be.bin' | grep -q '\"name\": \"transform\", \"version\": 1'"
+check "--snapshot-dump refuses a broken snapshot" sh -c "head -c 100 '$SN/world_60.bin' > '$OUT/cut.snap'; '$L' --snapshot-dump '$OUT/cut.snap' > /dev/null 2> '$OUT/snap_err.txt'; [ \$? -eq 1 ] && grep -q 'offset' '$OUT/snap_err.txt'"
 if [ "$fail" -ne 0 ]; then tail -n 20 "$OUT/log"; echo "check_levelc: $fail failed"; exit 1; fi
 echo "check_levelc: levelc and gen_level work"
