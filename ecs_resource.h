@@ -14,11 +14,12 @@
 TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
    input, compile functions, standard components), SCHEMAS, ENTITY
-   REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
-   POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end
-   of file)
+   REFERENCES, NAMES BLOCK, DECOMPILE, SNAPSHOTS, CONFIGURATION, ERRORS,
+   MEMORY AND POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY,
+   LICENSE (end of file)
    The declarations and the implementation follow the same order: format,
-   spawner, paths, JSON reader, compiler, names block, decompiler (the MAP at
+   spawner, paths, JSON reader, compiler, names block, decompiler,
+   snapshots (the MAP at
    the top of the implementation says what each part holds).
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
@@ -260,6 +261,77 @@ DECOMPILE
    a block by identifier, sorted by that text among the registered names
    (so no registered name may start with '#').
 
+SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
+   ecs_snapshot_save(w, desc, &out, &err) writes the whole world (or the
+   stores desc->stores names) into one blob; ecs_snapshot_load(target,
+   blob, size, flags, &report, &err) restores it into an EMPTY world that
+   has the same registrations by name, bit-exactly: the same ids, the same
+   instance order, the same free queue and destroy log, the same gc and
+   collect state, so the next create returns the id it would have in the
+   saved world and a replay after a load runs identically (every frame's
+   ecs_snapshot_world_hash equal: tests/test_snapshot.c replays 500 frames).
+   ecs_snapshot_clone(dst, src, &err) copies a world into another in memory
+   (replacing dst's contents, reusing its allocations: rollback).
+       ecs_snapshot_output snap;
+       if (ecs_snapshot_save(&world, NULL, &snap, &err) == ECS_OK) {
+           ... write snap.data, snap.size; ecs_snapshot_output_free(&snap);
+       }
+       ecs_snapshot_load(&fresh_world, data, size, 0, &report, &err);
+   Format (version 1; every integer in the saver's byte order; sections
+   start at multiples of 8):
+       0   'E' 'C' 'S' 'S', version, byte order mark 0x01020304, sections
+       16  total_size (u64), flags (1: some stores left out), 0
+       32  sections, each: kind (1 entities, 2 manager, 3 store), version,
+           size (u64, the whole section: one jump skips it), name_length,
+           0, the name (UTF-8) zero-padded to 8, then the body:
+       entities  max_index, free_capacity, free_head, num_free, num_retired,
+                 ECS_INDEX_BITS | ECS_GENERATION_BITS << 8; generation bytes
+                 [max_index + 1]; the free ring [free_capacity] (the queue
+                 and the destroy log)
+       manager   lookup, num_fields, count, num_instances, flags (1: next
+                 links, 2: the collect cursor reads the world's entities),
+                 gc rng, cursor next and retired, group size, names' bytes;
+                 per field {size, align, schema kind (0: none), name_length};
+                 the names; entity[count]; next[count]; each field's array
+       store     an ecs_store_interface's save bytes (32-bit words; the
+                 section's version is the interface's save_version); the
+                 transform manager's: ecs_transform_snapshot_save
+   ecs_snapshot_verify keeps the resource verifier's promise: a snapshot
+   that passes loads with no further checks of its bytes (ids valid, next
+   links forming one chain per entity, the free queue naming queued indices
+   once with their next ids, the transform links mutual and acyclic), and
+   any truncation or mutation is refused with the offset and the field, or
+   loads as a consistent world (tests/fuzz_snapshot.c). What a load still
+   checks is the TARGET: a store of another kind, lookup kind, layout or
+   save version, and the world's groups (a snapshot saved without a group
+   the world has, or with some members only, is refused).
+   Schema evolution (schema managers; fields matched by name): a field the
+   schema has and the snapshot lacks gets its default (runtime fields and
+   entity fields: zero; required fields: zero), one the snapshot has and the
+   schema lacks is dropped; both are counted and named in the report. A
+   changed kind or size is an error naming component and field. A manager
+   without a schema loads raw when its fields (names, sizes) are the same,
+   else an error. A section naming a store the world lacks is skipped and
+   reported, or an error with ECS_SNAPSHOT_STRICT.
+   Byte order: desc.flags ECS_SNAPSHOT_LITTLE_ENDIAN / _BIG_ENDIAN save in
+   that order; a load refuses the other order (ECS_ERROR_WRONG_BYTE_ORDER,
+   naming ecs_snapshot_swap, which converts a blob in place either way:
+   fields by schema kind; a field without a kind and more than one byte
+   cannot be swapped, so saving such a manager in the other order is an
+   error). Sizes are 64-bit in the file; one that does not fit this
+   machine's memory (32-bit) is refused.
+   JSON: ecs_snapshot_to_json writes a snapshot as text, stores as
+   {"name", "lookup", "count", ..., "fields": [...], "instances": [{"entity":
+   id, "position": [1, 2, 3], ...}]} (numbers the shortest that read back
+   bit-exactly, non-finite floats and u64/path values as "#hex", fields
+   without a kind as hex bytes, direct-kind holes as null, other stores as
+   their 32-bit words); ecs_snapshot_from_json reads it back into a binary
+   snapshot (then load it). ecs_world_entity_json gives one entity's data
+   in the same shape: {"entity": id, "components": [{"type": "health",
+   "hp": 100, ...}]}. levelc --snapshot-dump prints a snapshot file as JSON.
+   Not saved: destroy callbacks and the stores' settings (the target's
+   registrations give them); selection by transform subtree (not built).
+
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
                             reader accepts (every file; the entity tree can
@@ -309,14 +381,19 @@ MEMORY AND POINTER STABILITY
    may go away with its library). Decompiled text is one allocation owned by
    the ecs_decompile_output until ecs_decompile_output_free; an
    ecs_resource_names is one allocation (names and paths copied out of the
-   blob) until ecs_resource_names_free.
+   blob) until ecs_resource_names_free. A snapshot call's output (blob or
+   text) is one allocation until ecs_snapshot_output_free; a loaded world
+   owns nothing of the blob. Field pointers of a loaded or cloned manager
+   change (ecs_manager_reserve): read them again.
 
 THREADING
    No locks, no globals. A compiler, spawner or JSON document is used by one
    thread at a time; ecs_compiler_compile and ecs_compiler_decompile only
    read the compiler, so several threads may compile and decompile with one
    compiler that nobody registers into meanwhile. Verify, path and names
-   functions are pure.
+   functions are pure. ecs_snapshot_save, _clone (of its source) and
+   _world_hash only read the world: several threads may save one world that
+   nobody changes meanwhile; load and clone write their target.
 
 DOES NOT
    load files (hand it bytes), keep entity names unless asked
@@ -1068,7 +1145,10 @@ ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out);
      NAMES BLOCK  reading it back (ecs_resource_names_read)
      DECOMPILER   the JSON writer and what decompile functions call; the
                   schema and transform decompile functions; the decompile
-                  driver (blocks, their order, the entity tree, the check) */
+                  driver (blocks, their order, the entity tree, the check)
+     SNAPSHOTS    the writer (measure, then write), the section reader and
+                  verify, byte swap, load (plan, then load; schema
+                  evolution), clone, the world hash, JSON both ways */
 
 #ifdef ECS_RESOURCE_IMPLEMENTATION
 #ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
