@@ -1,4 +1,4 @@
-/* ecs.h - v0.2 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.3 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -14,8 +14,9 @@
 
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
-   COLLECTION, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of file)
+   COLLECTION, GROUPS, WORLD, QUERIES, CONFIGURATION, ERRORS, MEMORY AND
+   POINTER STABILITY, THREADING, DOES NOT, REFERENCE, REVISION HISTORY,
+   LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -132,8 +133,9 @@ SCHEMAS (what the fields hold, for resources)
    ECS_MANAGER_VIEW_DEFINE_SCHEMA declares the struct alone (a plugin's view
    of an engine-owned manager). Existing X(type, name) lists and
    ecs_field_desc tables are unchanged.
-   With a schema, ecs_manager_spawn reads the schema's records: the fields
-   that are not runtime state, packed in order (schema->record_size).
+   With a schema, ecs_manager_spawn and ecs_manager_create_many read the
+   schema's records: the fields that are not runtime state, packed in order
+   (ecs_manager_record_size, which is schema->record_size).
    Runtime fields start zeroed; an entity field holds the resource index of
    another entity (0xFFFFFFFF: none) and becomes the entity spawned for it in
    the same copy (ecs_spawn_resolve), so a turret spawned three times aims at
@@ -183,6 +185,107 @@ COLLECTION (a dead entity's data is the manager's to drop)
    dead entity's lookup still finds its instances: check
    ecs_entity_alive(em, e) first where that matters.
 
+GROUPS (managers kept co-sorted: EnTT's owning groups)
+   ecs_group_init(&g, members, n, &err) groups 2..ECS_GROUP_MAX_MEMBERS dense
+   or hash managers: from then on the entities that own an instance in every
+   member are instances 0..g.size-1 of each member, in the same order, so a
+   system over them is a loop over plain arrays:
+       for (i = 0; i < g.size; ++i) pos.p[i].x += vel.v[i].x * dt; // members pos, vel
+   Every call that adds or removes instances keeps the order (create,
+   create_many, spawn, destroy, destroy_entity, gc, gc_all, collect, the
+   typed wrappers, a plugin's calls): instances swap places, so indices
+   change (look up again). While grouped a member holds one instance per
+   entity (a second create is ECS_ERROR_ALREADY_EXISTS), create_many's first
+   is nil and ecs_manager_move is refused. ecs_group_free releases them;
+   freeing a member ends its group.
+
+WORLD (an entity manager and every store, each registered once by name)
+   An ecs_world holds `entities` (create and destroy with the ecs_entity_*
+   calls) and the component stores registered in it:
+       ecs_world w;
+       ecs_world_init(&w);
+       point_mass_init(&pm, ECS_LOOKUP_DIRECT);
+       ecs_world_add_manager(&w, "point_mass", &pm.core, &err); // stays yours
+       hp = ecs_world_define(&w, "health", fields, 1, ECS_LOOKUP_DENSE, &err);
+       ecs_transform_world_register(&w, "transform", &tm, &err); // ecs_transform.h
+   ecs_world_define and ecs_world_define_schema make managers the world owns
+   and frees; the stores you register stay yours (free them after
+   ecs_world_free). A name's identifier is its FNV-1a 32 hash, the resource
+   format's component identifier: a name registered twice, two names with
+   one identifier (ECS_ERROR_NAME_COLLISION), a manager in another world or
+   a store registered twice are refused with an error naming them. Stores
+   that are not ecs_managers register through an ecs_store_interface
+   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn
+   and the snapshot calls optional). ecs_world_find / ecs_world_manager by
+   name; ecs_world_remove unregisters (queries made before then refuse to
+   start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
+   and hash managers co-sorted (ecs_group; the world frees it).
+   Whole entities: ecs_world_components_of(w, e, out, cap) (the components
+   e has and their first instances, for tools and consoles);
+   ecs_world_destroy_now(w, e) (e's instances in every store, then e: for
+   when they must go at once; ecs_entity_destroy plus a collect per frame
+   stays the default); ecs_world_destroy_tree(w, "transform", e, &err) (e
+   and every entity below it with all their instances, all or nothing);
+   ecs_world_collect(w, jobs) (every store's exact collection, one call a
+   frame; with jobs one task per store, a group's members in one task).
+   The world knows entities by id only: an entity of another world is
+   seen as a dead or unknown one (0, or an error "not alive"), it cannot
+   be told apart. The world keeps no per-entity list: it asks the stores.
+
+QUERIES (systems over several components)
+   A query names the components a match must have and those it may have
+   (nil when absent). Make it once; walk it each frame in chunks of at most
+   ECS_WORLD_CHUNK matches. In a chunk, term t's instances are first[t],
+   first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
+   vectorises), else index[t][k]; ecs_world_chunk_instance(&ch, t, k) reads
+   either. A system is a query and a loop over its chunks:
+       // wind and drag: typed managers with a vec3 force and a float k
+       ecs_world_query_desc d = {{"point_mass", "wind"}, {"drag"}};
+       ecs_world_query q;                 // terms: required, then optional
+       ecs_world_query_make(&w, &d, &q, &err);  // once
+       static void blow(ecs_world_query *q, point_mass *pm, wind *wd, drag *dr, float dt) {
+           ecs_world_cursor c;            // 9 KB of buffers, no allocation
+           ecs_world_chunk ch;
+           uint32_t k;
+           ecs_world_cursor_start(&c, q, 0, ecs_world_query_span(q));
+           while (ecs_world_cursor_next(&c, &ch))
+               for (k = 0; k < ch.count; ++k) {
+                   uint32_t i = ecs_world_chunk_instance(&ch, 0, k);
+                   uint32_t j = ecs_world_chunk_instance(&ch, 1, k);
+                   uint32_t o = ecs_world_chunk_instance(&ch, 2, k);
+                   float f = o == ECS_INSTANCE_NIL ? 1.0f : 1.0f - dr->k[o];
+                   pm->velocity[i].x += wd->force[j].x * f * dt;
+               }
+       }
+   The world picks the path when the query is made:
+     DIRECT  every required store has the direct kind: a lockstep scan of
+             the slots. A run of slots that every store owns for one id is
+             a contiguous chunk; scattered matches come as an index list.
+     GROUP   the required stores are exactly one group's members: the
+             group's prefix, contiguous in every member.
+     LOOKUP  anything else: the required store with the fewest instances
+             drives, contiguous in it; the others are looked up
+             a chunk at a time (ecs_manager_lookup_many, prefetched) and
+             non-matches dropped. Interface stores (transform) are looked
+             up one entity at a time, and may drive.
+   Optional terms are always index lists. Which to choose (a quick probe,
+   p += v * dt, vec3 fields, ns per match, on a shared 2-core machine: the
+   figures moved by up to 2x between runs): plain arrays 0.7-0.9; DIRECT
+   with every entity in both stores 0.9-1.3, with half of them at random
+   2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
+   looked up) and 6.5-7 (hash), where a lookup per entity written by hand
+   costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
+   cache miss, as by hand (60-125). So: direct kind for what nearly every
+   entity has; a group for a hot system over sparser components; the
+   lookup path for the rest, where the smallest store drives (chosen again
+   for every walk: a query made before a level loads stays right). A query
+   sees what the stores hold: entities destroyed but not collected yet
+   still match (collect first). An entity with several instances in a
+   store matches once, with its first instance.
+   Threads: cursors on distinct ranges [begin, end) of the span run at once
+   (a walk only reads); nothing may add or remove instances of the query's
+   stores meanwhile.
+
 CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
    ECS_GENERATION_BITS       8     bits of generation, at most 8 (one byte)
@@ -204,7 +307,9 @@ ERRORS
    other headers) return an ecs_result code or a nil value and leave a
    message in an ecs_error the caller owns: the entity manager's `error`
    member, the component manager's `core.error`, or an ecs_error* argument.
-   Nothing is process-global. Every failing call changes nothing (tested
+   No error state is process-global (the one process-wide value is a
+   counter that stamps entity managers' lives for the destroy log; atomic
+   with gcc, clang and MSVC). Every failing call changes nothing (tested
    with an allocator that fails at each call, once and from then on, for
    every kind); a manager whose init failed refuses every call. Misuse that
    is cheap to detect (nil, stale, forged or out-of-range entity or
@@ -224,15 +329,158 @@ MEMORY AND POINTER STABILITY
    or collected (swap-erase): look up again. Direct instances never move.
 
 THREADING
-   No locks. Distinct managers may be used from distinct threads; one manager
-   from several threads needs your own synchronisation. ecs_entity_alive may
-   run concurrently with other alive calls.
+   No locks, and no threads started: calls that can use several cores take
+   an ecs_jobs, your parallel-for (NULL: serial on the calling thread;
+   ecs_jobs_run runs on the caller whatever your job system did not run).
+   Distinct managers may be used from distinct threads; one manager from
+   several threads needs your own synchronisation; the members of a group
+   count as one manager (a call on one member writes them all).
+   ecs_entity_alive may run concurrently with other alive calls. A world
+   changes (registration, remove, group, the whole-entity calls) on one
+   thread; query walks (cursors) may run at once while nothing changes the
+   query's stores.
 
 DOES NOT
-   keep a per-entity list of components (managers own that knowledge), call
-   destructors of field data, run systems or schedule anything, serialise.
+   keep a per-entity list of components (stores own that knowledge; the
+   world asks them), call destructors of field data, schedule systems (a
+   query is a loop you call when you choose; running systems in parallel
+   is your job system's), serialise (snapshots and JSON are ecs_resource.h's).
+
+REFERENCE (every public function: signature and what it does; the
+   declarations below carry the full contract)
+  Results and errors
+   const char *ecs_result_name(ecs_result code)   "ECS_ERROR_OUT_OF_MEMORY" ...
+   const char *ecs_result_text(ecs_result code)   "out of memory" ...
+   ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
+                                                  fills err (may be NULL), returns code
+   void ecs_error_clear(ecs_error *err)           back to ECS_OK, empty message
+  Entities
+   void ecs_entity_manager_init(ecs_entity_manager *em)   same as = {0}
+   void ecs_entity_manager_free(ecs_entity_manager *em)   frees; em is empty again
+   ecs_entity ecs_entity_create(ecs_entity_manager *em)   new entity, or nil (em->error)
+   ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
+                                                  n entities, all or nothing
+   int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)  safe on any value
+   int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)      1, or 0 if not alive
+   uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
+                                                  how many were alive and destroyed
+   ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+   ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
+                                                  add / remove a destroy callback
+   uint32_t ecs_entity_count(const ecs_entity_manager *em)  entities alive
+   uint32_t ecs_entity_index(ecs_entity e)        the index part
+   uint32_t ecs_entity_generation(ecs_entity e)   the generation part
+   ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)  an id (unchecked)
+   int ecs_entity_is_nil(ecs_entity e)            index 0
+   uint32_t ecs_entity_key(ecs_entity e)          the id without the user's top bits
+  The destroy log (for component headers with arrays of their own)
+   uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
+                                                  destroys since c's read, or ECS_ENTITY_LOG_LOST
+   ecs_entity ecs_entity_log_at(const ecs_entity_manager *em, uint32_t seq)  the id destroyed at seq
+   void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
+                                                  c past everything logged
+  Instances
+   ecs_instance ecs_instance_make(uint32_t i)     ecs_instance ecs_instance_nil(void)
+   int ecs_instance_is_nil(ecs_instance i)
+  Component managers (ECS_MANAGER_DEFINE's name_* wrappers call these)
+   ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
+                               ecs_lookup_kind lookup)           a manager over a field table
+   ecs_result ecs_manager_init_with_view(ecs_manager *m, const ecs_field_desc *fields,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  typed pointers follow m
+   void ecs_manager_free(ecs_manager *m)          frees (and ends m's group)
+   ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)  room for n instances
+   ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e)  a zero-filled instance, or nil
+   ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)  the same, unfilled
+   ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities,
+                               const void *records, ecs_instance *first)  n instances, all or nothing
+   ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e)  e's first instance, or nil
+   void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs_entity *entities,
+                               ecs_instance *out)             n lookups, misses overlapped
+   ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)  direct kind's fast read
+   ecs_instance ecs_manager_next(const ecs_manager *m, ecs_instance i)  e's next instance, or nil
+   int ecs_manager_destroy(ecs_manager *m, ecs_instance i)       removes one instance
+   uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)  removes all of e's
+   uint32_t ecs_manager_gc(ecs_manager *m, const ecs_entity_manager *em)      lazy, random
+   uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em)  a full sweep
+   uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *em) exact, from the log
+   int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)  copies an instance over another
+   void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)  field k of instance i
+   size_t ecs_manager_memory(const ecs_manager *m)  heap bytes
+   uint32_t ecs_manager_record_size(const ecs_manager *m)  bytes of the record spawn and
+                                                  create_many read
+   uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, const uint32_t *count,
+                          ecs_entity *const *entity, ecs_destroy_instance_fn destroy, void *owner)
+                                                  the seed's gc loop over any store
+  The entity map (inside every manager; for component headers of your own)
+   void ecs_entity_map_init(ecs_entity_map *map, ecs_lookup_kind kind)
+   void ecs_entity_map_free(ecs_entity_map *map)
+   ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, uint32_t max_index,
+                                     ecs_error *err)    room first, so set never allocates
+   void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)  add/repoint/remove
+   size_t ecs_entity_map_memory(const ecs_entity_map *map)
+   uint32_t ecs_entity_map_find(const ecs_entity_map *map, uint32_t key)  first instance or NIL
+   uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)  (one kind only)
+   uint32_t ecs_entity_map_find_hash(const ecs_entity_map *map, uint32_t key)
+  Schemas
+   ecs_result ecs_manager_init_schema(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  fields from a schema
+   ecs_result ecs_manager_init_schema_with_view(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields, ecs_lookup_kind lookup)  (typed view)
+   ecs_result ecs_manager_set_schema(ecs_manager *m, const ecs_schema_field *schema,
+                               uint32_t num_fields)          attaches a (checked) copy
+   const ecs_schema *ecs_manager_schema(const ecs_manager *m)  m's schema, or NULL
+   uint32_t ecs_field_kind_size(ecs_field_kind kind)  the kind's C size
+   const char *ecs_field_kind_name(ecs_field_kind kind)  "f32", "vec3", ...
+  Spawning (the seam to ecs_resource.h)
+   ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                               const uint32_t *entity_index, const void *data, uint32_t size)
+                                                  an ecs_spawn_fn for any manager
+   void ecs_manager_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                            const uint32_t *entity_index, const void *data, uint32_t size)  undoes it
+   ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_t index)  resource index -> entity
+  Jobs
+   void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn task, void *user,
+                     ecs_result *job_error)       a parallel-for on your task system
+  Groups
+   ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
+                                                  co-sorts 2..8 dense/hash managers
+   void ecs_group_free(ecs_group *g)              releases them
+  The world
+   ecs_result ecs_world_init(ecs_world *w)        void ecs_world_free(ecs_world *w)
+   uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+   ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
+                    uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)  made and owned
+   ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
+                    uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
+   uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store,
+                    const ecs_store_interface *iface, ecs_error *err)  any other store
+   ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
+   uint32_t ecs_world_find(const ecs_world *w, const char *name)  index, or ECS_WORLD_NO_COMPONENT
+   ecs_manager *ecs_world_manager(const ecs_world *w, const char *name)  or NULL
+   ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint32_t n, ecs_error *err)
+   uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap)
+   int ecs_world_destroy_now(ecs_world *w, ecs_entity e)  e and its instances, now
+   ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err)
+   uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs)  every store's collect
+  Queries
+   ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc,
+                                   ecs_world_query *q, ecs_error *err)  prepare once
+   uint32_t ecs_world_query_span(const ecs_world_query *q)  driver positions to walk
+   ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
+                                     uint32_t end)  a walk over [begin, end)
+   int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)  next chunk, or 0
+   uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
+                                                  match k's instance in term t
 
 REVISION HISTORY
+   0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
+        that adds or removes instances); one record size
+        (ecs_manager_record_size is the schema's record with a schema, read
+        by spawn and create_many); the hash kind's large batch inserts by
+        home-slot buckets; destroy-log cursors carry the entity manager's
+        life; a dense batch that meets an older id changes nothing when it
+        fails; layouts whose padding overflows are refused at init; the
+        direct fast read asserts for nil and after a failed init; REFERENCE
    0.2  the seed's three lookup kinds in one entity map (direct, dense, our
         own open-addressing hash; no stb_ds), create_many / lookup_many /
         the direct kind's fast read, exact collect from the destroy log,
@@ -243,7 +491,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 2
+#define ECS_VERSION_MINOR 3
 
 #include <stddef.h>
 #include <stdint.h>
@@ -384,6 +632,10 @@ typedef struct ecs_entity_manager {
     uint32_t num_free;         /* indices waiting in the queue */
     uint32_t free_capacity;    /* ring size, a power of two (or 0) */
     uint32_t num_retired;      /* indices lost to out-of-memory while queueing */
+    uint32_t life;             /* which life of a manager at this address the log
+                                  belongs to: a stamp taken at the first allocation
+                                  (0 before), so a destroy-log cursor of an earlier
+                                  life (freed, initialised again) reads LOST */
     ecs_entity__callback *callbacks;
     uint32_t num_callbacks, callbacks_capacity;
     ecs_entity *destroying;    /* entities whose callbacks are running */
@@ -489,13 +741,17 @@ static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
     means "never read": the first read reports ECS_ENTITY_LOG_LOST. */
 typedef struct ecs_entity_log_cursor {
     const ecs_entity_manager *em; /* the manager read last time */
+    uint32_t life;                /* and its life (ecs_entity_manager.life) */
     uint32_t next;                /* destroy count at the last read */
     uint32_t retired;             /* em->num_retired at the last read */
 } ecs_entity_log_cursor;
 
 /** ecs_entity_log_pending's answer when destroys were lost to the reader (the
     log overflowed, an index was retired, or the cursor is new or belongs to
-    another manager): sweep everything instead (e.g. ecs_manager_gc_all). */
+    another manager, or another life of the manager at the same address:
+    freed and initialised again; a read before the manager's first entity
+    counts as another life): sweep everything instead (e.g.
+    ecs_manager_gc_all). */
 #define ECS_ENTITY_LOG_LOST 0xFFFFFFFFu
 
 /** Destroys recorded since the cursor's last read: returns how many (read them
@@ -735,7 +991,9 @@ typedef struct ecs_manager {
     either have it or not). Returns ECS_OK, or ECS_ERROR_INVALID_ARGUMENT /
     ECS_ERROR_OUT_OF_MEMORY: m is then a manager on which every call fails
     cleanly (create returns nil, lookup nil, reserve the error). The direct
-    kind allocates its first slots here, so its fast read is always safe. */
+    kind allocates its first slots here, so after a successful init its fast
+    read (ecs_manager_slot) is always safe; after a failed one there are no
+    field arrays to read (ecs_manager_slot asserts init succeeded). */
 ECS_DEF ecs_result ecs_manager_init(ecs_manager *m, const ecs_field_desc *fields, uint32_t num_fields,
                             ecs_lookup_kind lookup);
 /** ecs_manager_init for a manager that is the first member of a struct whose
@@ -765,8 +1023,10 @@ ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e);
 /** Adds one instance for each of entities[0..n-1] with one growth and one
     pass. records: n packed records (ecs_manager_record_size bytes each, the
-    spawn layout) to copy in, or NULL to leave the fields for the caller to
-    write (every field of every new instance). *first (may be NULL): dense
+    spawn layout: with a schema, runtime fields have no bytes and are
+    zero-filled, and entity fields are copied as they are, entity ids, where
+    spawn resolves resource indices) to copy in, or NULL to leave the fields
+    for the caller to write (every field of every new instance). *first (may be NULL): dense
     and hash kinds: the new instances are first..first+n-1, in order; direct
     kind: nil (entity k's instance is its index); a group member: nil (the
     group may have moved them: look each up). All or nothing: on failure
@@ -783,9 +1043,12 @@ ECS_DEF void ecs_manager_lookup_many(const ecs_manager *m, uint32_t n, const ecs
 /** Direct kind only: e's slot without the ownership check, the fast read
     (m->position[ecs_manager_slot(m, e).i]): e's index masked to the slots
     (a power of two; an index past them lands on another slot), so every
-    read stays in the manager's memory. Whether e owns the slot is asserted in
-    debug builds (ECS_ASSERT); in release a stale or foreign id reads
-    whatever the slot holds. Use the checked lookup when ids may be stale. */
+    read stays in the manager's memory. Whether e owns the slot (so e is
+    not nil) is asserted in debug builds (ECS_ASSERT); in release a stale or
+    foreign id reads whatever the slot holds. Precondition: init succeeded
+    (also asserted): after a failed init the entity array is one empty slot
+    but the field arrays are NULL, so the slot must not index them. Use the
+    checked lookup when ids may be stale. */
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e);
 /** The next instance of the same entity, or nil (always nil in the direct
     kind, and for out-of-range instances). */
@@ -829,9 +1092,12 @@ static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t
 }
 /** Heap bytes owned by m (instance data, lookup, links). */
 ECS_DEF size_t ecs_manager_memory(const ecs_manager *m);
-/** Bytes of one packed record: the field sizes added up in field order, no
-    padding, entity not included. The layout ecs_manager_spawn and
-    ecs_manager_create_many read. */
+/** Bytes of one packed record, the one layout ecs_manager_spawn and
+    ecs_manager_create_many read: the fields in field order, no padding, the
+    owning entity not included. With a schema (ecs_manager_set_schema) the
+    schema's record (schema->record_size): runtime fields have no bytes in
+    it (both calls zero-fill them); without one every field. 0 for a manager
+    whose init failed. */
 ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m);
 
 /* The general paths behind the inline functions; their names say what a
@@ -899,7 +1165,10 @@ static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
-    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && idx < m->capacity && m->entity[idx].id == ecs_entity_key(e));
+    /* idx != 0: nil's key (0) equals the id an empty slot 0 stores;
+       idx < capacity: false for a manager whose init failed (no slots) */
+    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && (m->flags & ECS__MANAGER_READY) && idx != 0 && idx < m->capacity &&
+                       m->entity[idx].id == ecs_entity_key(e));
     return ecs_instance_make(idx & m->slot_mask);
 }
 
@@ -1214,10 +1483,10 @@ static inline ecs_entity ecs_spawn_resolve(const ecs_spawn_context *ctx, uint32_
 }
 
 /** A generic ecs_spawn_fn for any manager (user = the ecs_manager*): data
-    holds num_instances packed records, copied into the field arrays (a typed
-    manager's pointers follow). Without a schema a record is every field
-    (ecs_manager_record_size); with one (ecs_manager_set_schema) it is the
-    schema's record (schema->record_size): runtime fields are zero-filled and
+    holds num_instances packed records of ecs_manager_record_size bytes,
+    copied into the field arrays (a typed manager's pointers follow). Without
+    a schema a record is every field; with one (ecs_manager_set_schema) it is
+    the schema's record (schema->record_size): runtime fields are zero-filled and
     entity references become the spawned entities of this copy, and a
     reference past the resource's entities fails the call
     (ECS_ERROR_CORRUPT_RESOURCE) before anything is created. Checks size ==
@@ -1310,11 +1579,15 @@ ECS_DEF void ecs_group_free(ecs_group *g);
     (may return nil always), count, entity_at, destroy_entity, collect. The
     rest may be NULL (the operation is then refused for that store, with an
     error naming it). */
+/** The type of ecs_store_interface's entity_at (a typedef, so that no
+    parenthesis follows the type's name: flecs defines a function-like
+    macro of that name, and a file may include both). */
+typedef ecs_entity ecs_store_entity_at_fn(const void *store, uint32_t i);
 typedef struct ecs_store_interface {
     ecs_instance (*lookup)(const void *store, ecs_entity e);            /* e's first instance or nil */
     ecs_instance (*next)(const void *store, ecs_instance i);            /* same entity's next or nil */
     uint32_t (*count)(const void *store);                               /* loop bound over instances */
-    ecs_entity (*entity_at)(const void *store, uint32_t i);             /* owner of i, nil for a hole */
+    ecs_store_entity_at_fn *entity_at;                                  /* owner of i, nil for a hole */
     uint32_t (*destroy_entity)(void *store, ecs_entity e);              /* now; returns how many */
     uint32_t (*collect)(void *store, const ecs_entity_manager *em);     /* exact collection */
     /* hierarchies: e and its descendants, e first, depth-first; writes at
@@ -1449,13 +1722,20 @@ typedef struct ecs_world_cursor {
 } ecs_world_cursor;
 
 /** Prepares q from desc. ECS_OK, or an error naming the component
-    (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required). */
+    (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required,
+    a name given twice); *q is written only on success. Allocates nothing.
+    The path is chosen now (see QUERIES); the lookup path's driver, the
+    smallest required store, is chosen again by every span and walk
+    (q->driver: the choice when made). */
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
                                         ecs_error *err);
-/** Driver positions to walk (the range ecs_world_cursor_start splits). */
+/** Driver positions to walk (the range ecs_world_cursor_start splits); 0
+    for a query made before a store was removed. */
 ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q);
 /** Starts a walk over driver positions [begin, end) (end clamped to the
-    span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store of q was removed. */
+    span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store was removed since q
+    was made (the message in q->world->error; make q again). Several walks
+    of one query may run at once on distinct ranges. */
 ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
                                           uint32_t end);
 /** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
@@ -1470,18 +1750,23 @@ typedef struct ecs_world_has {
     ecs_instance instance;  /* the first instance (ecs_manager_next for more) */
 } ecs_world_has;
 /** Which components e has: writes at most cap entries (component order) and
-    returns how many there are. 0 for nil, dead and foreign entities. */
+    returns how many there are. 0 for nil and dead entities. The world
+    knows entities by id only: an entity of another world reads as the
+    entity of this world with that id, if one is alive. */
 ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap);
 /** Destroys e and every instance it has in every store now (the lazy way,
     ecs_entity_destroy(&w->entities, e), stays the default). Returns 1, or 0
-    for a nil, dead or foreign entity (nothing changed). */
+    for a nil or dead entity (nothing changed; an entity of another world
+    is seen by its id, as in ecs_world_components_of). */
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e);
 /** Destroys e and every entity below it in the hierarchy store `hierarchy`
-    (e.g. "transform"), with their instances everywhere. ECS_OK, or an error
-    (unknown store, store without subtree, out of memory: nothing changed). */
+    (e.g. "transform"), with their instances everywhere (e alone when it
+    has no node there). ECS_OK, or an error (unknown store, store without
+    subtree, e nil or not alive, out of memory: nothing changed). */
 ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err);
 /** Runs every store's exact collection (ecs_manager_collect and the
-    interfaces' collect); with jobs, stores in parallel. Returns how many
+    interfaces' collect); with jobs, stores in parallel (one task per
+    store, a group's members in one task; ecs_jobs_run). Returns how many
     instances were destroyed. */
 ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 
@@ -1521,6 +1806,13 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 #include <assert.h>
 #define ECS__ASSERT(x) assert(x)
 #endif
+#endif
+
+/* Starts loading the cache line at p (no effect elsewhere). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__PREFETCH(p) ((void)(p))
 #endif
 
 /* ---- results ------------------------------------------------------------- */
@@ -1582,6 +1874,30 @@ ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em)
     memset(em, 0, sizeof *em);
 }
 
+/* A new stamp for a life of an entity manager. A cursor must tell apart
+   two lives of a manager at the same address, which the manager's own
+   memory cannot (init zeroes it), so the stamps come from this one counter
+   (atomic on gcc, clang and MSVC; elsewhere plain: give entity managers
+   their first entities from one thread at a time). The library's only state
+   outside the structs you own; it holds no data of yours. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+static uint32_t ecs__next_life(void)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static uint32_t lives;
+    uint32_t life = __atomic_add_fetch(&lives, 1u, __ATOMIC_RELAXED);
+#elif defined(_MSC_VER)
+    static volatile long lives;
+    uint32_t life = (uint32_t)_InterlockedIncrement(&lives);
+#else
+    static uint32_t lives;
+    uint32_t life = ++lives;
+#endif
+    return life ? life : 1u; /* 0 means "no allocation yet" */
+}
+
 /* Makes the generation array hold at least `needed` indices. */
 static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
 {
@@ -1594,6 +1910,7 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
     g = (uint8_t *)ECS__REALLOC(em->generation, cap);
     if (!g) return ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory growing to %u indices", (unsigned)cap);
     memset(g + em->capacity, 0, cap - em->capacity); /* indices not yet handed out: generation 0 */
+    if (em->capacity == 0) em->life = ecs__next_life();
     em->generation = g;
     em->capacity = cap;
     return ECS_OK;
@@ -1804,13 +2121,15 @@ ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em)
 ECS_DEF uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
 {
     uint32_t end = em->free_head + em->num_free, pending = end - c->next;
-    if (c->em != em || c->retired != em->num_retired || pending > em->free_capacity) return ECS_ENTITY_LOG_LOST;
+    if (c->em != em || c->life != em->life || c->retired != em->num_retired || pending > em->free_capacity)
+        return ECS_ENTITY_LOG_LOST;
     return pending;
 }
 
 ECS_DEF void ecs_entity_log_skip_all(const ecs_entity_manager *em, ecs_entity_log_cursor *c)
 {
     c->em = em;
+    c->life = em->life;
     c->next = em->free_head + em->num_free;
     c->retired = em->num_retired;
 }
@@ -1986,11 +2305,6 @@ ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map)
 
 #define ECS__MIN_ALIGN 16u
 
-static size_t ecs__align_up(size_t x, size_t a)
-{
-    return (x + a - 1u) & ~(a - 1u);
-}
-
 static size_t ecs__field_align(const ecs_field_desc *f)
 {
     return f->align > ECS__MIN_ALIGN ? f->align : ECS__MIN_ALIGN;
@@ -2006,28 +2320,27 @@ static size_t ecs__max_align(const ecs_manager *m)
     return a;
 }
 
-/* Bytes needed for `cap` instances, with each array aligned (offsets out),
-   or 0 when that does not fit in size_t. */
-static size_t ecs__layout(const ecs_manager *m, uint32_t cap, size_t *offsets)
+/* Bytes needed for `cap` instances of the layout `fields`, with each array
+   aligned (offsets out), or 0 when that does not fit in size_t. Counted in
+   64 bits, which cannot wrap: at most 2^32 instances of at most 2^31 bytes,
+   plus at most 65 x 4096 bytes of padding for each of at most 65535 fields. */
+static size_t ecs__layout(const ecs_field_desc *fields, uint32_t num_fields, uint32_t cap, size_t *offsets)
 {
-    size_t at, extra = ecs__max_align(m);
+    uint64_t at = (uint64_t)cap * sizeof(ecs_entity), extra = ECS__MIN_ALIGN;
     uint32_t k;
-    /* everything below is at most cap * bytes_per_instance plus padding */
-    if ((uint64_t)cap * m->bytes_per_instance > (uint64_t)(SIZE_MAX / 2u) ||
-        (size_t)(m->num_fields + 2u) * (4096u + 4096u) > SIZE_MAX / 2u - (size_t)cap * m->bytes_per_instance)
-        return 0;
-    at = (size_t)cap * sizeof(ecs_entity);
-    for (k = 0; k < m->num_fields; ++k) {
-        size_t a = ecs__field_align(&m->fields[k]);
+    for (k = 0; k < num_fields; ++k) {
+        uint64_t a = ecs__field_align(&fields[k]);
+        if (a > extra) extra = a;
         /* stagger the arrays by a cache line each: with power-of-two
            capacities they would otherwise start at the same offset modulo
            4096, and a loop reading one array while writing another would
            suffer the CPU's 4K-aliasing stalls */
-        at = ecs__align_up(at, a) + (size_t)(k % 64u + 1u) * (a > 64u ? a : 64u);
-        if (offsets) offsets[k] = at;
-        at += (size_t)cap * m->fields[k].size;
+        at = ((at + a - 1u) & ~(a - 1u)) + (uint64_t)(k % 64u + 1u) * (a > 64u ? a : 64u);
+        if (offsets) offsets[k] = (size_t)at;
+        at += (uint64_t)cap * fields[k].size;
     }
-    return at + extra; /* room to align the buffer itself */
+    at += extra; /* room to align the buffer itself */
+    return at > (uint64_t)(SIZE_MAX / 2u) ? 0u : (size_t)at;
 }
 
 /* Writes the current array pointers into the typed struct that follows the
@@ -2077,13 +2390,13 @@ ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n)
         while (cap < n) cap *= 2u;
         n = cap;
     }
-    bytes = ecs__layout(m, n, NULL);
+    bytes = ecs__layout(m->fields, m->num_fields, n, NULL);
     if (bytes == 0)
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: %u instances of %u bytes do not fit in memory",
                              (unsigned)n, (unsigned)m->bytes_per_instance);
     if (m->num_fields > 16 && !(offsets = (size_t *)ECS__REALLOC(NULL, m->num_fields * sizeof *offsets)))
         return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: out of memory");
-    (void)ecs__layout(m, n, offsets);
+    (void)ecs__layout(m->fields, m->num_fields, n, offsets);
     buf = ecs__next_reserve(m, n) == ECS_OK ? (char *)ECS__REALLOC(NULL, bytes) : NULL;
     if (!buf) {
         if (offsets != offsets_small) ECS__FREE(offsets);
@@ -2163,9 +2476,10 @@ static ecs_result ecs__check_fields(ecs_manager *m, const ecs_field_desc *fields
                                  fields[k].name ? fields[k].name : "?", (unsigned)fields[k].size, (unsigned)a);
         bytes += fields[k].size;
     }
-    if (bytes > 0x7FFFFFFFu)
-        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: a record of %llu bytes is too big",
-                             (unsigned long long)bytes);
+    if (bytes > 0x7FFFFFFFu || ecs__layout(fields, num_fields, 16u, NULL) == 0)
+        return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_manager_init: %u fields of %llu bytes in all, with their alignment padding, do not fit in memory",
+                             (unsigned)num_fields, (unsigned long long)bytes);
     m->bytes_per_instance = (uint32_t)bytes;
     return ECS_OK;
 }
@@ -2334,29 +2648,6 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
     return ecs_instance_make(idx);
 }
 
-/* A grouped member: one instance per entity; a new instance that completes
-   its entity's set joins the group (and moves there). */
-static ecs_instance ecs__create_grouped(ecs_manager *m, uint32_t id)
-{
-    ecs_group *g = m->group;
-    if (ecs__first(m, id) != ECS__NIL) {
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
-                      (unsigned)id);
-        return ecs_instance_nil();
-    }
-    if (m->count == 0xFFFFFFFEu) {
-        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
-        return ecs_instance_nil();
-    }
-    if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
-        ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
-        return ecs_instance_nil();
-    ecs__drop_stale_owner(m, id);
-    ecs__append(m, id);
-    ecs__group_enter(g, id);
-    return ecs_instance_make(ecs__first(m, id));
-}
-
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e);
@@ -2369,7 +2660,11 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         return ecs_instance_nil();
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
-    if (m->group) return ecs__create_grouped(m, id);
+    if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
+                      (unsigned)id);
+        return ecs_instance_nil();
+    }
     if (m->count == 0xFFFFFFFEu) {
         ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "component manager: instance count limit reached");
         return ecs_instance_nil();
@@ -2377,6 +2672,12 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
     if (ecs__grow_for(m, m->count + 1u) != ECS_OK ||
         ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
         return ecs_instance_nil();
+    if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
+        ecs__drop_stale_owner(m, id);
+        ecs__append(m, id);
+        ecs__group_enter(m->group, id);
+        return ecs_instance_make(ecs__first(m, id));
+    }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
     ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
     if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
@@ -2415,23 +2716,27 @@ static ecs_entity ecs__batch_entity(const ecs_entity *es, const uint32_t *index,
     return es[index ? index[k] : k];
 }
 
-/* Copies n packed records into the field arrays, one field at a time: record
-   j goes to instance first + j (dense, hash) or to batch entity j's slot
-   (direct). */
+/* Copies n packed records (ecs_manager_record_size) into the field arrays,
+   one field at a time: record j goes to instance first + j (dense, hash) or
+   to batch entity j's slot (direct). A schema's runtime fields have no bytes
+   in a record and are zero-filled. */
 static void ecs__copy_records(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t first,
                               const void *records)
 {
     uint32_t rec = ecs_manager_record_size(m), j, k;
     const unsigned char *at = (const unsigned char *)records;
     int direct = m->lookup == ECS_LOOKUP_DIRECT;
-    for (k = 0; k < m->num_fields; at += m->fields[k].size, ++k) {
+    for (k = 0; k < m->num_fields; ++k) {
         uint32_t sz = m->fields[k].size;
         unsigned char *base = (unsigned char *)m->field[k];
         const unsigned char *from = at;
+        int runtime = m->schema && !m->schema->fields[k].spec;
         for (j = 0; j < n; ++j, from += rec) {
             uint32_t i = direct ? ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK : first + j;
-            ecs__copy(base + (size_t)i * sz, from, sz);
+            if (runtime) memset(base + (size_t)i * sz, 0, sz);
+            else ecs__copy(base + (size_t)i * sz, from, sz);
         }
+        if (!runtime) at += sz;
     }
 }
 
@@ -2536,6 +2841,49 @@ static uint32_t ecs__batch_max_index(uint32_t n, const ecs_entity *es, const uin
     return max_index;
 }
 
+static ecs_result ecs__batch_two_ids(ecs_manager *m, uint32_t idx)
+{
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+}
+
+/* Dense, a batch that met an older id's slot: checks everything the append
+   after the drop could fail on, before anything is dropped (nil entities,
+   two ids of one index, an entity twice in a group member; the map's room
+   and the next links are made here). Each index's first batch entry marks
+   its map slot (the slot is saved in a scratch copy and restored). */
+static ecs_result ecs__batch_dense_validate(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    ecs_entity_map_slot *saved, *s;
+    uint32_t k, j, twice = 0; /* an id the batch gives a second instance */
+    ecs_result r = ECS_OK;
+    if (ecs_entity_map_reserve(&m->map, 0, ecs__batch_max_index(n, es, index, 0), &m->error) != ECS_OK) return m->error.code;
+    if (!ecs__fits(n, sizeof *saved) || !(saved = (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)n * sizeof *saved)))
+        return ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "create_many: out of memory");
+    for (k = 0; k < n && r == ECS_OK; ++k) {
+        uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), idx = id & ECS_INDEX_MASK;
+        s = &m->map.slots[idx];
+        if (idx == 0) {
+            r = ecs__batch_nil(m, k);
+        } else if (s->id & ECS__BATCH_MARK) {
+            if ((s->id & ~ECS__BATCH_MARK) != id) r = ecs__batch_two_ids(m, idx);
+            twice = id;
+        } else {
+            saved[k] = *s;
+            if (s->id == id) twice = id;
+            s->id = id | ECS__BATCH_MARK;
+            s->first = k;
+        }
+    }
+    for (j = 0; j < k; ++j) {
+        s = &m->map.slots[ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK];
+        if ((s->id & ECS__BATCH_MARK) && s->first == j) *s = saved[j];
+    }
+    ECS__FREE(saved);
+    if (r == ECS_OK && twice) r = m->group ? ecs__batch_grouped_twice(m, twice) : ecs__need_next(m);
+    return r;
+}
+
 /* Dense: what the run could not do for entity k: appends it (ECS_OK), or
    sets *stale (a slot names an older id; nothing done), or fails. */
 static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
@@ -2549,9 +2897,7 @@ static ecs_result ecs__batch_dense_one(ecs_manager *m, uint32_t n, const ecs_ent
         return m->error.code;
     s = &m->map.slots[idx];
     if (s->id != 0 && s->id != id) {
-        if (s->first >= first)
-            return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
-                                 "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+        if (s->first >= first) return ecs__batch_two_ids(m, idx);
         *stale = 1;
         return ECS_OK;
     }
@@ -2590,6 +2936,67 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
     return r;
 }
 
+#define ECS__SORT_BITS 11u /* the hash batch's buckets: 2048 */
+
+/* Hash, a large batch: inserts the keys bucket by bucket of their home slots
+   (a counting sort on the top ECS__SORT_BITS bits of the home), so that the
+   probes of one bucket stay in a window of the table small enough for the
+   L1 cache, instead of one cache miss per key. Returns 1 when every key is
+   in and the instances appended; 0, with nothing changed, when the table is
+   small, scratch memory fails, or a key is nil or already present (in the
+   map or earlier in the batch): the caller takes the general path. The
+   room in the arrays and the map is reserved. */
+static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t counts[1u << ECS__SORT_BITS], log2cap = 32u - m->map.shift, k, j, b, sum, first = m->count;
+    uint32_t mask = m->map.mask, shift = m->map.shift, drop;
+    ecs_entity_map_slot *slots = m->map.slots;
+    uint64_t *sorted;
+    if (n < 4096u || log2cap <= ECS__SORT_BITS + 6u || !ecs__fits(n, sizeof *sorted)) return 0;
+    drop = log2cap - ECS__SORT_BITS;
+    memset(counts, 0, sizeof counts);
+    for (k = 0; k < n; ++k) {
+        uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
+        if ((key & ECS_INDEX_MASK) == 0) return 0;
+        ++counts[((key * 0x9E3779B1u) >> shift) >> drop];
+    }
+    if (!(sorted = (uint64_t *)ECS__REALLOC(NULL, (size_t)n * sizeof *sorted))) return 0;
+    for (b = 0, sum = 0; b < (1u << ECS__SORT_BITS); ++b) { /* bucket starts */
+        uint32_t c = counts[b];
+        counts[b] = sum;
+        sum += c;
+    }
+    for (k = 0; k < n; ++k) { /* (instance << 32) | key, by bucket */
+        uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
+        sorted[counts[((key * 0x9E3779B1u) >> shift) >> drop]++] = (uint64_t)(first + k) << 32 | key;
+    }
+    for (j = 0; j < n; ++j) {
+        uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+        if (j + 16u < n) ECS__PREFETCH(&slots[((uint32_t)sorted[j + 16u] * 0x9E3779B1u) >> shift]);
+        while (slots[h].id != 0 && slots[h].id != key) h = (h + 1u) & mask;
+        if (slots[h].id == key) break; /* a second instance: the general path chains it */
+        slots[h].id = key;
+        slots[h].first = (uint32_t)(sorted[j] >> 32);
+    }
+    if (j < n) { /* undo: take out the keys put in, newest first */
+        m->map.count += j; /* (erase counts them down) */
+        while (j-- > 0) {
+            uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+            while (slots[h].id != key) h = (h + 1u) & mask;
+            ecs__map_hash_erase_at(&m->map, h);
+        }
+        ECS__FREE(sorted);
+        return 0;
+    }
+    ECS__FREE(sorted);
+    for (k = 0; k < n; ++k) m->entity[first + k].id = ecs_entity_key(ecs__batch_entity(es, index, k));
+    if (m->next) memset(m->next + first, 0xFF, (size_t)n * sizeof *m->next);
+    m->map.count += n;
+    m->count = first + n;
+    m->num_instances += n;
+    return 1;
+}
+
 /* Adds instances for a batch (spawn and create_many): all or nothing. */
 static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index,
                                     const void *records, ecs_instance *first)
@@ -2606,9 +3013,13 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
         if (ecs__grow_for(m, m->count + n) != ECS_OK ||
             (m->lookup == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
             return m->error.code;
-        if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
+        if (m->lookup == ECS_LOOKUP_HASH && ecs__batch_hash_sorted(m, n, es, index)) r = ECS_OK;
+        else if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
+            /* older ids' instances go only once nothing else can fail */
+            if ((r = ecs__batch_dense_validate(m, n, es, index)) != ECS_OK) return r;
             for (k = 0; k < n; ++k) ecs__drop_stale_owner(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
-            r = ecs__batch_append(m, n, es, index, &stale); /* no stale slot is left */
+            r = ecs__batch_append(m, n, es, index, &stale); /* cannot fail: no stale slot is left */
+            ECS__ASSERT(r == ECS_OK && !stale);
         }
         if (r != ECS_OK) return r;
         at = m->count - n;
@@ -2640,11 +3051,6 @@ ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs
 
 /* ---- component managers: lookup ------------------------------------------------ */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define ECS__PREFETCH(p) __builtin_prefetch(p)
-#else
-#define ECS__PREFETCH(p) ((void)(p))
-#endif
 /* How many lookups ahead the batch paths prefetch: about one DRAM latency's
    worth at a few ns a lookup (16 left lookup_many about 25% slower). */
 #define ECS__PREFETCH_DISTANCE 64u
@@ -2771,6 +3177,9 @@ static uint32_t ecs__destroy_hash_single(ecs_manager *m, uint32_t key, ecs_field
 {
     ecs_entity_map_slot *s = m->map.slots;
     uint32_t h = ecs__map_home(&m->map, key), i, last;
+    /* the last instance's key is the second probe: start its miss now, so
+       that the two overlap */
+    if (m->count) ECS__PREFETCH(&s[ecs__map_home(&m->map, m->entity[m->count - 1u].id)]);
     while (s[h].id != key) {
         if (s[h].id == 0) return 0;
         h = (h + 1u) & m->map.mask;
@@ -2921,7 +3330,7 @@ ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *e
 
 ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 {
-    size_t bytes = m->buffer ? ecs__layout(m, m->capacity, NULL) : 0;
+    size_t bytes = m->buffer ? ecs__layout(m->fields, m->num_fields, m->capacity, NULL) : 0;
     bytes += m->num_fields * (sizeof *m->fields + sizeof *m->field);
     if (m->next) bytes += (size_t)m->capacity * sizeof *m->next;
     return bytes + ecs_entity_map_memory(&m->map);
@@ -2929,6 +3338,7 @@ ECS_DEF size_t ecs_manager_memory(const ecs_manager *m)
 
 ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m)
 {
+    if (m->schema) return m->schema->record_size;
     return m->bytes_per_instance ? m->bytes_per_instance - (uint32_t)sizeof(ecs_entity) : 0u;
 }
 
@@ -3111,7 +3521,7 @@ ECS_DEF ecs_result ecs_manager_spawn(void *user, const ecs_spawn_context *ctx, u
 {
     ecs_manager *m = (ecs_manager *)user;
     const ecs_schema *schema = m->schema;
-    uint32_t rec = schema ? schema->record_size : ecs_manager_record_size(m);
+    uint32_t rec = ecs_manager_record_size(m);
     if ((uint64_t)num_instances * rec != size)
         return ecs_error_set(ctx->error, ECS_ERROR_SPAWN_FAILED,
                              "spawn: %u instances of %u bytes need %llu bytes, block has %u", (unsigned)num_instances,
@@ -3361,11 +3771,11 @@ ECS_DEF ecs_manager *ecs_world_manager(const ecs_world *w, const char *name)
 static ecs_result ecs__world_check_new(ecs_world *w, const char *what, const char *name, const void *store,
                                        ecs_error *err)
 {
-    uint32_t k, id;
+    uint32_t k, id = name ? ecs__world_identifier(name) : 0u;
     ecs_result r = ECS_OK;
     if (!name || !name[0])
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the component name is empty", what);
-    for (k = 0, id = r == ECS_OK ? ecs__world_identifier(name) : 0; r == ECS_OK && k < w->num_components; ++k) {
+    for (k = 0; r == ECS_OK && k < w->num_components; ++k) {
         const ecs_world_component *c = &w->component[k];
         if (strcmp(c->name, name) == 0)
             r = ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS, "%s: component '%s' is already registered", what,
@@ -3455,8 +3865,8 @@ ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store
     return ecs__world_append(w, what, name, NULL, store, iface, 0u, err);
 }
 
-/* define and define_schema: a manager the world allocates, initialises
-   (init(m) returns the result) and owns. */
+/* define and define_schema end here: m (allocated by the world, its init
+   returned init_result) is registered as a store the world owns, or freed. */
 static ecs_manager *ecs__world_define(ecs_world *w, const char *what, const char *name, ecs_result init_result,
                                       ecs_manager *m, ecs_error *err)
 {
@@ -3616,10 +4026,15 @@ static void ecs__store_lookup_many(const ecs_world_component *c, uint32_t n, con
 /* ---- queries ----------------------------------------------------------------- */
 
 /* A run of consecutive matching slots at least this long is a contiguous
-   chunk on the direct path; shorter runs are gathered into an index list. */
+   chunk on the direct path; shorter runs are gathered into an index list.
+   Measured (p += v * dt, 2^16 slots, runs of L matches between holes, ns a
+   match for L = 1 2 4 8 16 32 64): 16 gives 4.9 4.2 3.7 3.5 2.8 2.1 1.5;
+   1 (every run contiguous) 24.7 13.5 8.0 5.0 2.6 2.2 1.6; 256 (gather
+   unless a whole chunk is one run) 4.9 4.0 3.7 3.4 3.2 3.1 3.2. */
 #define ECS__WORLD_MIN_RUN 16u
 
-/* Adds the terms of a NULL-terminated name list (at most `room` names). */
+/* Adds the terms of a NULL-terminated name list (its array holds
+   ECS_WORLD_MAX_TERMS + 1 entries). */
 static ecs_result ecs__query_terms(ecs_world *w, const char *const *names, ecs_world_query *q, ecs_error *err)
 {
     uint32_t k, j;
@@ -3641,26 +4056,40 @@ static ecs_result ecs__query_terms(ecs_world *w, const char *const *names, ecs_w
     return ECS_OK;
 }
 
-/* Picks the path and the driver of q's required terms. */
+/* The required term with the fewest instances now (the first of equals):
+   the lookup path's driver, chosen again by every span and chunk so that a
+   query made before the stores filled (at start-up, before a level) still
+   drives from the smallest. Stores do not change during a walk, so a walk
+   and its span agree. */
+static uint32_t ecs__query_driver(const ecs_world_query *q)
+{
+    uint32_t t, d = 0, best = 0xFFFFFFFFu;
+    for (t = 0; t < q->num_required; ++t) {
+        const ecs_world_component *c = &q->world->component[q->term[t]];
+        uint32_t size = c->manager ? c->manager->num_instances : c->iface->count(c->store);
+        if (size < best) {
+            best = size;
+            d = t;
+        }
+    }
+    return d;
+}
+
+/* Picks the path of q's required terms. */
 static void ecs__query_plan(const ecs_world *w, ecs_world_query *q)
 {
     const ecs_manager *m0 = w->component[q->term[0]].manager;
     const ecs_group *g = m0 ? m0->group : NULL;
     /* the group's prefix holds the entities owning every member: the
        required terms must be exactly the members */
-    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required, best = 0xFFFFFFFFu;
+    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required;
     for (t = 0; t < q->num_required; ++t) {
         const ecs_world_component *c = &w->component[q->term[t]];
-        uint32_t size = c->manager ? c->manager->num_instances : c->iface->count(c->store);
         if (!c->manager || c->manager->lookup != ECS_LOOKUP_DIRECT) direct = 0;
         if (!c->manager || c->manager->group != g) grouped = 0;
-        if (size < best) {
-            best = size;
-            q->driver = t;
-        }
     }
     q->path = direct ? ECS_WORLD_QUERY_DIRECT : grouped ? ECS_WORLD_QUERY_GROUP : ECS_WORLD_QUERY_LOOKUP;
-    if (grouped) q->driver = 0;
+    q->driver = grouped ? 0u : ecs__query_driver(q);
 }
 
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
@@ -3694,7 +4123,7 @@ ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q)
         const ecs_group *g = w->component[q->term[0]].manager->group;
         return g ? g->size : 0u;
     }
-    span = ecs__store_count(&w->component[q->term[q->driver]]);
+    span = ecs__store_count(&w->component[q->term[ecs__query_driver(q)]]);
     /* direct: slots past any required store's count match nothing */
     for (t = 0; q->path == ECS_WORLD_QUERY_DIRECT && t < q->num_required; ++t)
         if (w->component[q->term[t]].manager->count < span) span = w->component[q->term[t]].manager->count;
@@ -3751,6 +4180,28 @@ static int ecs__direct_block(const ecs_entity *const *ent, uint32_t n, uint32_t 
     return (int)all;
 }
 
+/* Appends the matching slots of [s, s + 16) to slot[n..] and their ids to
+   id[n..] (room for 16): the ids of the block first (loops the compiler
+   can vectorise), then the list, each entry written and kept on a match.
+   Returns the new n. */
+static uint32_t ecs__direct_gather(const ecs_entity *const *ent, uint32_t nreq, uint32_t s, uint32_t *slot,
+                                   ecs_entity *id, uint32_t n)
+{
+    const ecs_entity *e0 = ent[0] + s;
+    uint32_t match[16], k, t;
+    for (k = 0; k < 16u; ++k) match[k] = e0[k].id;
+    for (t = 1; t < nreq; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (k = 0; k < 16u; ++k) match[k] &= 0u - (uint32_t)(et[k].id == e0[k].id);
+    }
+    for (k = 0; k < 16u; ++k) {
+        slot[n] = s + k;
+        id[n].id = match[k];
+        n += match[k] != 0;
+    }
+    return n;
+}
+
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
@@ -3774,11 +4225,13 @@ static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
         out->entity = ent[0] + s;
         c->next = s + run;
     } else { /* short runs: gather the matching slots into one list */
+        uint32_t *slot = c->index_buffer[0];
+        ecs_entity *id = c->entity_buffer;
+        for (; s + 16u <= end && n + 16u <= ECS_WORLD_CHUNK; s += 16u) n = ecs__direct_gather(ent, nreq, s, slot, id, n);
         for (; s < end && n < ECS_WORLD_CHUNK; ++s) { /* written always, kept on a match */
-            uint32_t id = ecs__direct_match(ent, nreq, s);
-            c->index_buffer[0][n] = s;
-            c->entity_buffer[n].id = id;
-            n += id != 0;
+            slot[n] = s;
+            id[n].id = ecs__direct_match(ent, nreq, s);
+            n += id[n].id != 0;
         }
         for (t = 0; t < nreq; ++t) {
             out->first[t] = 0;
@@ -3809,10 +4262,12 @@ static int ecs__cursor_group(ecs_world_cursor *c, ecs_world_chunk *out)
 }
 
 /* Lookup path: the window's entities that own driver instance i as their
-   first one, into entity_buffer and index_buffer[driver]. Returns how many. */
-static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_component *d, uint32_t begin, uint32_t n)
+   first one, into entity_buffer and di (the driver's index list). Returns
+   how many. */
+static uint32_t ecs__lookup_window(ecs_world_cursor *c, uint32_t *di, const ecs_world_component *d, uint32_t begin,
+                                   uint32_t n)
 {
-    uint32_t *di = c->index_buffer[c->query->driver], i, k = 0;
+    uint32_t i, k = 0;
     const ecs_manager *m = d->manager;
     for (i = begin; i < begin + n; ++i) {
         ecs_entity e = m ? m->entity[i] : d->iface->entity_at(d->store, i);
@@ -3825,30 +4280,57 @@ static uint32_t ecs__lookup_window(ecs_world_cursor *c, const ecs_world_componen
     return k;
 }
 
+/* Keeps the matches of term t (index_buffer[t][k] not nil) among the n
+   candidates ents[k], in order, in entity_buffer and the index lists of the
+   terms looked up so far and the driver's (term d). *contiguous: the driver's
+   instances are still begin + k (no list yet). Returns how many are kept. */
+static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t d, uint32_t t, const ecs_entity *ents, uint32_t n,
+                                 uint32_t begin, uint32_t *contiguous)
+{
+    uint32_t *di = c->index_buffer[d], k = 0, j, u;
+    while (k < n && c->index_buffer[t][k] != ECS_INSTANCE_NIL) ++k;
+    if (k == n) return n; /* all kept */
+    if (*contiguous)
+        for (j = 0; j < n; ++j) di[j] = begin + j;
+    *contiguous = 0;
+    for (j = 0; j < k; ++j) c->entity_buffer[j] = ents[j]; /* a no-op when ents is the buffer */
+    for (; k < n; ++k) {
+        if (c->index_buffer[t][k] == ECS_INSTANCE_NIL) continue;
+        c->entity_buffer[j] = ents[k];
+        for (u = 0; u <= t; ++u) c->index_buffer[u][j] = c->index_buffer[u][k];
+        if (d > t) di[j] = di[k];
+        ++j;
+    }
+    return j;
+}
+
 static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    const ecs_world_component *comp = q->world->component;
-    uint32_t t, d = q->driver;
+    uint32_t t, d = ecs__query_driver(q);
+    const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[d]];
+    /* a dense or hash manager with one instance per entity: its entity
+       array is the candidates, no copy */
+    int in_place = dc->manager && dc->manager->lookup != ECS_LOOKUP_DIRECT && !dc->manager->next;
     while (c->next < c->end) {
-        uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK;
-        uint32_t n = ecs__lookup_window(c, &comp[q->term[d]], begin, w), contiguous = n == w;
+        uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK, n;
+        uint32_t contiguous;
+        const ecs_entity *ents = c->entity_buffer;
         c->next = begin + w;
+        if (in_place) {
+            ents = dc->manager->entity + begin;
+            n = w;
+        } else {
+            n = ecs__lookup_window(c, c->index_buffer[d], dc, begin, w);
+        }
+        contiguous = in_place || n == w;
         for (t = 0; t < q->num_required && n; ++t) {
-            uint32_t k, j = 0, u;
+            uint32_t kept;
             if (t == d) continue;
-            ecs__store_lookup_many(&comp[q->term[t]], n, c->entity_buffer, c->index_buffer[t]);
-            for (k = 0; k < n; ++k) { /* keep the matches, in order */
-                if (c->index_buffer[t][k] == ECS_INSTANCE_NIL) continue;
-                if (j != k) {
-                    c->entity_buffer[j] = c->entity_buffer[k];
-                    for (u = 0; u <= t; ++u) c->index_buffer[u][j] = c->index_buffer[u][k];
-                    if (d > t) c->index_buffer[d][j] = c->index_buffer[d][k];
-                }
-                ++j;
-            }
-            if (j != n) contiguous = 0;
-            n = j;
+            ecs__store_lookup_many(&comp[q->term[t]], n, ents, c->index_buffer[t]);
+            kept = ecs__lookup_keep(c, d, t, ents, n, begin, &contiguous);
+            if (kept != n) ents = c->entity_buffer;
+            n = kept;
         }
         if (n == 0) continue;
         for (t = 0; t < q->num_required; ++t) {
@@ -3860,7 +4342,7 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
             out->index[d] = NULL;
         }
         out->count = n;
-        out->entity = c->entity_buffer;
+        out->entity = ents;
         ecs__cursor_optional(c, out);
         return 1;
     }

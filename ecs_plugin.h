@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.2 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.3 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -21,8 +21,8 @@
 TABLE OF CONTENTS
    QUICK START, THE ABI, VERSIONING RULES, STANDARD ENGINE APIS, INCLUDE
    ORDER, LOADING AND HOT RELOAD, CONFIGURATION, ERRORS, MEMORY AND POINTER
-   STABILITY, SANITIZERS, THREADING, DOES NOT, REVISION HISTORY, LICENSE
-   (end of file)
+   STABILITY, SANITIZERS, THREADING, DOES NOT, REFERENCE, REVISION HISTORY,
+   LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -75,7 +75,8 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
         if (ecs_plugin_load(reg, argc > 1 ? argv[1] : "./plugin.so", &plugin, &err))
             printf("%s: %s\n", ecs_result_name(err.code), err.message);  // goes on
         for (frame = 0; frame < 3; ++frame) {
-            ecs_plugin_poll(reg, &err);            // reloads changed libraries
+            if (ecs_plugin_poll(reg, NULL, &err))  // reloads changed libraries
+                printf("%s\n", err.message);       // a failed rebuild; the old build goes on
             ecs_plugin_tick(reg, 1.0f / 60.0f);    // every plugin's tick
         }
         ecs_plugin_registry_destroy(reg);          // unloads what is left
@@ -122,7 +123,12 @@ STANDARD ENGINE APIS
                        manager from a schema) and the batch and collection
                        calls
    ECS_API_REGISTRY    ecs_registry_api_v0   a plugin publishes its own APIs
-   ECS_API_TRANSFORMS  ecs_transforms_api_v0 (ecs_plugin_publish_transforms)
+   ECS_API_TRANSFORMS  ecs_transforms_api_v0 (ecs_plugin_publish_transforms):
+                       one world's transforms
+                       ecs_transforms_api_v1 the same, plus ecs_transform.h's
+                       matrix math under the header's names: mat4_compose
+                       (translation, rotation, scale), mat4_mul,
+                       mat4_inverse_affine, quat_axis_angle, ...
    ECS_API_RESOURCES   ecs_resources_api_v0  register a component's compile
                        and spawn functions (ecs_plugin_publish_resources), so
                        that levels can contain the plugin's component type
@@ -183,9 +189,19 @@ LOADING AND HOT RELOAD
    while the time stamp is too coarse to tell) and reloads it once it has
    looked the same for two polls in a row; ecs_plugin_reload does it now.
    Holding still is no proof that a build is complete (an interrupted build
-   or copy also holds still): a file cut short is refused as "truncated" by
-   the check above, the old build goes on, and the file is tried again when
-   it changes again. A reload:
+   or copy also holds still, and a linker may pause between writes): a file
+   that is empty, cut short ("truncated", by the check above) or zeros where
+   its header goes is not loaded, the old build goes on, and the file is
+   tried again when it changes again. ecs_plugin_poll calls such a file "not
+   ready yet, retrying" (a note in err, result ECS_OK), not a failure;
+   ecs_plugin_load and ecs_plugin_reload, asked for it now, fail with
+   ECS_ERROR_PLUGIN_LOAD. So a plain rebuild works:
+       cc -shared -fPIC ... -o plugin.so
+   but the tidy way is to build to a temporary name and rename, which
+   replaces the file in one step (POSIX rename; poll never sees a partial
+   file, and a failed build leaves the old file in place):
+       cc -shared -fPIC ... -o plugin.so.tmp && mv plugin.so.tmp plugin.so
+   A reload:
      1. copies and loads the new build, finds get_plugin_api and a plugin API
         version; on failure the old build goes on untouched;
      2. calls the new init with the old state (*state = old state); what the
@@ -205,6 +221,20 @@ LOADING AND HOT RELOAD
    The old build gets no call at a reload: its state now belongs to the new
    build. shutdown(state) runs only at the final unload, before the plugin's
    registrations are removed and the library is closed.
+
+   Unloading from a plugin's own code. The registry knows whose code is
+   running (init, tick, shutdown, and its compile and spawn functions).
+   ecs_plugin_unload of a plugin whose code is on the stack (it unloads
+   itself, or an engine call it makes ends in that unload) is *deferred*:
+   it returns ECS_OK at once and happens once no plugin code is on the
+   stack: right after the tick that asked returns (inside ecs_plugin_tick),
+   otherwise at the start of the next ecs_plugin_tick or ecs_plugin_poll.
+   Until then the plugin stays loaded (its handle valid, its tick skipped).
+   An unload asked from the plugin's own shutdown is the unload under way
+   (ECS_OK, nothing more). Unloading *another* plugin that is not running
+   happens at once, and ecs_plugin_tick still ticks every plugin after it
+   that frame. A reload asked while the plugin's code runs is refused
+   (ECS_ERROR_INVALID_ARGUMENT): reload from the engine, between calls.
 
 CONFIGURATION
    Implementation file only:
@@ -241,7 +271,14 @@ ERRORS
      ECS_ERROR_ALREADY_EXISTS  a name or (id, version) is taken
      ECS_ERROR_NOT_FOUND       a stale plugin handle; register_* into a
                                compiler or spawner the engine did not publish
-     ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_OUT_OF_MEMORY as everywhere
+     ECS_ERROR_INVALID_ARGUMENT a reload of a plugin whose code is running;
+                               and bad arguments, as everywhere
+     ECS_ERROR_OUT_OF_MEMORY   as everywhere
+   ecs_plugin_poll returns ECS_OK or the first failure's code; how many
+   plugins it reloaded comes through its out parameter, so a count is never
+   mistaken for an error:
+       uint32_t reloaded;
+       if (ecs_plugin_poll(reg, &reloaded, &err) != ECS_OK) log(err.message);
    The engine goes on after every one of them: a failed load or reload
    leaves the registry exactly as it was before.
 
@@ -285,9 +322,85 @@ DOES NOT
    their magic (they go to dlopen as they are), or choose large-file
    support for you: a 32-bit program built without -D_FILE_OFFSET_BITS=64
    cannot stat a file whose inode number or size does not fit 32 bits (the
-   load fails and says so).
+   load fails and says so), or let a plugin's own code destroy its registry
+   (unloads wait for the plugin's code to return; a destroy cannot).
+
+REFERENCE (every public function; the declarations below have the details)
+   Registry (the engine):
+     ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registry_desc *desc, ecs_error *err)
+                             a registry with the standard APIs published
+     void ecs_plugin_registry_destroy(ecs_plugin_registry *reg)
+                             unloads every plugin, frees everything
+     ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_registry *reg)
+                             the get_engine_api that plugins of reg get
+     ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version,
+                                   const void *api_struct, size_t size, ecs_error *err)
+                             publishes a copy of an API struct as (api, version)
+     ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
+                             removes (api, version)
+     void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
+                             the registry's copy of (api, version), or NULL
+   Plugins (the engine):
+     ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
+                             loads a library (through a checked copy), calls init
+     ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)
+                             shutdown, registrations removed, library closed
+                             (deferred while the plugin's code runs)
+     ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err)
+                             reloads from the plugin's path now
+     ecs_result ecs_plugin_poll(ecs_plugin_registry *reg, uint32_t *reloaded, ecs_error *err)
+                             reloads the libraries that changed and held still
+     void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
+                             every plugin's tick, in load order
+     ecs_result ecs_plugin_check_image(const void *bytes, size_t size, const char *name, ecs_error *err)
+                             is this buffer a whole shared library (ELF, PE)?
+     ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
+                             name, paths, state, reloads of a loaded plugin
+     uint32_t ecs_plugin_count(const ecs_plugin_registry *reg)
+                             plugins loaded
+     uint32_t ecs_plugin_registration_count(const ecs_plugin_registry *reg)
+                             registrations of every owner
+   Engine-owned component managers (also ECS_API_COMPONENTS' define, define_schema, find):
+     ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const char *name,
+                                            const ecs_field_desc *fields, uint32_t num_fields,
+                                            ecs_lookup_kind lookup, ecs_error *err)
+                             a manager from a field table, kept across reloads
+     ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
+                                                   const ecs_schema_field *schema, uint32_t num_fields,
+                                                   ecs_lookup_kind lookup, ecs_error *err)
+                             the same from a schema (the schema attached)
+     ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name)
+                             a manager defined so far, or NULL
+   Standard APIs over the other headers (INCLUDE ORDER):
+     ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
+                                              ecs_error *err)
+                             ECS_API_TRANSFORMS v0 and v1 over tm
+     ecs_result ecs_plugin_publish_resources(ecs_plugin_registry *reg, ecs_compiler *compiler,
+                                             ecs_spawner *spawner, ecs_error *err)
+                             ECS_API_RESOURCES v0 and v1 over a compiler and a spawner
+   For plugins (static inline: a plugin links against nothing):
+     ecs_result ecs_plugin_set_error(ecs_error *err, ecs_result code, const char *format, ...)
+                             fills err with code and a printf-style message
+   A plugin exports (THE ABI):
+     void *get_plugin_api(unsigned api, unsigned version)
+                             its ecs_plugin_api_v0 for (ECS_API_PLUGIN, 0), else NULL
+   Types: ecs_plugin (a handle), ecs_plugin_registry, ecs_plugin_registry_desc,
+   ecs_plugin_info, ecs_plugin_get_api_fn, ecs_plugin_entity (ecs_entity, for
+   function pointers: see its declaration), and the API structs
+   ecs_plugin_api_v0, ecs_entities_api_v0, ecs_components_api_v0/_v1,
+   ecs_registry_api_v0, ecs_transforms_api_v0/_v1, ecs_resources_api_v0/_v1.
 
 REVISION HISTORY
+   0.3  an unload asked while the plugin's code runs (its own tick or
+        shutdown) is deferred until it returns, a reload then is refused
+        (was a crash); ecs_plugin_tick ticks every plugin after one that
+        unloaded an earlier plugin; a reload refused after define_schema
+        gave a manager new defaults puts the old schema back;
+        ecs_plugin_poll returns ecs_result and gives the count through an
+        out parameter (was: returned the count); a library a build is still
+        writing (empty, cut short) is "not ready yet" for poll, not an
+        error; ecs_transforms_api_v1 (the header's matrix math under its own
+        names); ecs_plugin_entity (was ecs__plugin_entity); REFERENCE
    0.2  the library's bytes checked before dlopen (ELF and PE extents,
         truncated files, word size and byte order; directories and FIFOs
         refused), copies unlinked once loaded (ECS_PLUGIN_KEEP_COPIES);
@@ -312,7 +425,7 @@ REVISION HISTORY
 #define ECS_API_PLUGIN 0u     /* ecs_plugin_api_v0: what get_plugin_api answers */
 #define ECS_API_ENTITIES 1u   /* ecs_entities_api_v0 */
 #define ECS_API_COMPONENTS 2u /* ecs_components_api_v0 */
-#define ECS_API_TRANSFORMS 3u /* ecs_transforms_api_v0 */
+#define ECS_API_TRANSFORMS 3u /* ecs_transforms_api_v0, _v1 */
 #define ECS_API_RESOURCES 4u  /* ecs_resources_api_v0 */
 #define ECS_API_REGISTRY 5u   /* ecs_registry_api_v0 */
 #define ECS_API_USER 256u     /* first id for your own APIs */
@@ -362,16 +475,17 @@ typedef struct ecs_plugin_api_v0 {
     void (*tick)(void *state, float dt);
 } ecs_plugin_api_v0;
 
-/* ecs_entity under a second name, for return types of function pointers:
-   flecs defines a function-like macro named ecs_entity, which would expand
-   the type name wherever an opening parenthesis follows it (as in a function
-   pointer member) in a program that includes both. */
-typedef ecs_entity ecs__plugin_entity;
+/** The type ecs_entity, under the name the API structs use where a
+    function pointer returns one: flecs defines a function-like macro named
+    ecs_entity, which would expand the type name wherever an opening
+    parenthesis follows it (as in a function pointer member) in a program
+    that includes both. Write ecs_entity everywhere else. */
+typedef ecs_entity ecs_plugin_entity;
 
 /** ECS_API_ENTITIES version 0: the engine's entity manager and ecs.h's calls. */
 typedef struct ecs_entities_api_v0 {
     ecs_entity_manager *entities; /* the manager the engine spawns into */
-    ecs__plugin_entity (*create)(ecs_entity_manager *em);
+    ecs_plugin_entity (*create)(ecs_entity_manager *em);
     ecs_result (*create_many)(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
     int (*destroy)(ecs_entity_manager *em, ecs_entity e);
     uint32_t (*destroy_many)(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
@@ -509,21 +623,33 @@ ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, 
     plugin registered is left. out may be NULL. */
 ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
 /** Calls shutdown, removes the plugin's registrations (managers included),
-    closes the library and deletes its copy if it is still on disk. ECS_OK, or ECS_ERROR_NOT_FOUND for a nil or
-    stale handle (a no-op). */
+    closes the library and deletes its copy if it is still on disk. ECS_OK,
+    or ECS_ERROR_NOT_FOUND for a nil or stale handle (a no-op). Asked while
+    the plugin's own code runs (from its tick or shutdown, or an engine call
+    it makes), the unload is deferred until no plugin code is on the stack
+    and ECS_OK is returned at once (LOADING AND HOT RELOAD). */
 ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin);
 /** Reloads now from the plugin's path (see LOADING AND HOT RELOAD). On
     failure the old build is still loaded and running, with its state and
-    registrations, and err says why (the load errors, or ECS_ERROR_NOT_FOUND
-    for a stale handle). */
+    registrations, and err says why (the load errors, ECS_ERROR_NOT_FOUND
+    for a stale handle, ECS_ERROR_INVALID_ARGUMENT when asked while the
+    plugin's own code runs). */
 ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin, ecs_error *err);
 /** Looks at every plugin's library file and reloads those that changed and
-    then held still for one more poll. Returns how many were reloaded; err
-    (may be NULL) holds the first failure, or ECS_OK. A failed build is not
-    tried again until its file changes again. Cheap: one stat per plugin
-    (plus a read of the file for a second or so after it changed). */
-ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err);
-/** Calls every loaded plugin's tick(state, dt) in load order. */
+    then held still for one more poll. *reloaded (may be NULL) is how many
+    were reloaded. Returns ECS_OK, or the first failure's code with err (may
+    be NULL) saying why (the load errors of ecs_plugin_reload; the other
+    plugins are still polled); ECS_ERROR_INVALID_ARGUMENT for a NULL reg. A
+    file that looks half-written (empty, cut short, or zeros where its header
+    goes: a build still writing it) is no failure: the result stays ECS_OK,
+    err->message says "not ready yet ... retrying" (code ECS_OK), and the old
+    build goes on. A failed or half-written build is tried again once its
+    file changes again. Cheap: one stat per plugin (plus a read of the file
+    for a second or so after it changed). */
+ECS_DEF ecs_result ecs_plugin_poll(ecs_plugin_registry *reg, uint32_t *reloaded, ecs_error *err);
+/** Calls every loaded plugin's tick(state, dt) in load order, each once,
+    including those after a plugin whose tick unloaded another one. A plugin
+    loaded during the ticks ticks from the next call. */
 ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt);
 
 /** Checks that bytes[0, size) hold a whole shared library: an ELF file (32-
@@ -859,11 +985,13 @@ static uint64_t ecs__plugin_img_get(const ecs__plugin_img *im, uint64_t off, uns
     return v;
 }
 
+/* The start of the message of a file cut short (a build still writing it). */
+#define ECS__PLUGIN_TRUNCATED "truncated"
 static ecs_result ecs__plugin_img_truncated(const ecs__plugin_img *im, const char *what, uint64_t off, uint64_t n)
 {
     return ecs_error_set(im->err, ECS_ERROR_PLUGIN_LOAD,
-                         "truncated plugin '%s': %s (%llu bytes at offset %llu) lies beyond the end of the "
-                         "file (%llu bytes)",
+                         ECS__PLUGIN_TRUNCATED " plugin '%s': %s (%llu bytes at offset %llu) lies beyond the "
+                         "end of the file (%llu bytes)",
                          im->name, what, (unsigned long long)n, (unsigned long long)off,
                          (unsigned long long)im->size);
 }
@@ -1228,6 +1356,10 @@ typedef struct ecs__plugin_slot {
     unsigned api_version;
     void *state;
     uint32_t reloads;
+    uint64_t seq;              /* load order: larger is newer */
+    uint32_t running;          /* calls into this plugin now on the stack */
+    int unloading;             /* its unload runs (shutdown is being called) */
+    int unload_pending;        /* unload asked while it ran: done once it returns */
     /* change detection */
     ecs__plugin_stamp tried;   /* file stamp of the last load attempt */
     uint64_t tried_hash;       /* its content hash */
@@ -1246,6 +1378,8 @@ struct ecs_plugin_registry {
     uint32_t num_order, cap_order;
     uint32_t current;         /* slot of the plugin being called, 0 = engine */
     uint32_t staging;         /* slot being reloaded, 0 = none */
+    uint32_t depth;           /* calls into plugins now on the stack */
+    uint64_t next_seq;        /* the last load's seq */
     char *copy_dir;
     ecs_entity_manager *entities;
     ecs_entities_api_v0 entities_v0;
@@ -1254,6 +1388,25 @@ struct ecs_plugin_registry {
     ecs_registry_api_v0 registry_v0;
     void *compiler, *spawner; /* what ecs_plugin_publish_resources was given */
 };
+
+/* Every call into a plugin's code goes between enter and leave, so that the
+   registry knows whose code is on the stack (an unload of it waits). enter
+   returns the caller to give back to leave. Slot 0 is the engine (a compile
+   or spawn function the engine registered through the API structs). */
+static uint32_t ecs__plugin_enter(ecs_plugin_registry *reg, uint32_t slot)
+{
+    uint32_t saved = reg->current;
+    reg->current = slot;
+    if (slot != 0) reg->slots[slot].running++;
+    reg->depth++;
+    return saved;
+}
+static void ecs__plugin_leave(ecs_plugin_registry *reg, uint32_t slot, uint32_t saved)
+{
+    if (slot != 0) reg->slots[slot].running--;
+    reg->depth--;
+    reg->current = saved;
+}
 
 /* ---- get_engine_api entry points ------------------------------------------
    The ABI's get_engine_api has no context argument, so each registry takes
@@ -1426,12 +1579,6 @@ static void ecs__plugin_rec_finish_staging(ecs_plugin_registry *reg, uint32_t ow
     }
 }
 
-static void ecs__plugin_nothing(ecs_plugin_registry *reg, ecs__plugin_rec *r)
-{
-    (void)reg;
-    (void)r;
-}
-
 /* ---- published APIs ---------------------------------------------------------- */
 
 static void ecs__plugin_api_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
@@ -1515,14 +1662,48 @@ ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, 
 
 /* ---- engine-owned component managers ---------------------------------------- */
 
+/* During a reload that gave a manager new schema specs (defaults, bounds),
+   staged.ptr holds its old schema (ecs.h's one-block copy): freed when the
+   reload succeeds, put back when it fails. */
 static void ecs__plugin_manager_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
 {
     (void)reg;
     ecs_manager_free((ecs_manager *)r->cur.ptr);
     ECS__FREE(r->cur.ptr);
+    ECS__FREE(r->staged.ptr);
+}
+static void ecs__plugin_manager_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    ECS__FREE(r->staged.ptr);
+    r->staged.ptr = NULL;
+}
+static void ecs__plugin_manager_discard(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    ecs_manager *m = (ecs_manager *)r->cur.ptr;
+    (void)reg;
+    if (!r->staged.ptr) return;
+    ECS__FREE(m->schema);
+    m->schema = (ecs_schema *)r->staged.ptr;
+    r->staged.ptr = NULL;
 }
 static const ecs__plugin_kind ecs__plugin_kind_manager = {"component manager", ecs__plugin_manager_undo,
-                                                          ecs__plugin_nothing, ecs__plugin_nothing};
+                                                          ecs__plugin_manager_commit, ecs__plugin_manager_discard};
+
+/* The reload's define_schema: m takes the new specs; its old schema is
+   kept in r->staged.ptr until the reload is decided. */
+static ecs_result ecs__plugin_manager_restage(ecs__plugin_rec *r, ecs_manager *m, const ecs_schema_field *schema,
+                                              uint32_t num_fields)
+{
+    ecs_schema *old = m->schema;
+    m->schema = NULL; /* set_schema frees the schema it replaces: keep it */
+    if (ecs_manager_set_schema(m, schema, num_fields) != ECS_OK) {
+        m->schema = old;
+        return m->error.code;
+    }
+    r->staged.ptr = old;
+    return ECS_OK;
+}
 
 static int ecs__plugin_layout_equal(const ecs_manager *m, const ecs_field_desc *fields, uint32_t n,
                                     ecs_lookup_kind lookup)
@@ -1600,7 +1781,7 @@ static ecs_manager *ecs__plugin_define(ecs_plugin_registry *reg, const char *nam
                           name);
             return NULL;
         }
-        if (schema && ecs_manager_set_schema(m, schema, num_fields) != ECS_OK) { /* new defaults, bounds */
+        if (schema && ecs__plugin_manager_restage(r, m, schema, num_fields) != ECS_OK) {
             ecs_error_set(err, m->error.code, "component manager '%s': %s", name, m->error.message);
             return NULL;
         }
@@ -1770,6 +1951,7 @@ typedef struct ecs__plugin_build {
     ecs__plugin_stamp stamp;
     uint64_t hash;
     int read;              /* the file was read whole: stamp and hash are valid */
+    int not_ready;         /* it looked half-written: empty, cut short or zeros at its start */
 } ecs__plugin_build;
 
 static void ecs__plugin_build_close(ecs__plugin_build *b)
@@ -1841,6 +2023,8 @@ static ecs_result ecs__plugin_build_write_copy(const char *path, ecs__plugin_bui
     if (res == ECS_OK) {
         b->read = 1;
         res = ecs__plugin_check_native(bytes, size, path, err);
+        b->not_ready = res != ECS_OK && (size == 0 || bytes[0] == 0 ||
+                                         (err && strncmp(err->message, ECS__PLUGIN_TRUNCATED, 9) == 0));
         if (res == ECS_OK) res = ecs__plugin_write_file(b->copy_path, bytes, size, path, err);
         ECS__FREE(bytes);
     }
@@ -1921,11 +2105,11 @@ static ecs_result ecs__plugin_build_init(ecs_plugin_registry *reg, uint32_t slot
 {
     ecs_error perr;
     ecs_result res;
-    uint32_t saved = reg->current;
+    uint32_t saved;
     ecs_error_clear(&perr);
-    reg->current = slot;
+    saved = ecs__plugin_enter(reg, slot);
     res = b->api.init(ecs__plugin_entry_fns[reg->entry], state, &perr);
-    reg->current = saved;
+    ecs__plugin_leave(reg, slot, saved);
     if (res == ECS_OK) return ECS_OK;
     perr.message[sizeof perr.message - 1] = '\0';
     return ecs_error_set(err, ECS_ERROR_PLUGIN_INIT, "plugin '%s' init failed (%s): %s", path,
@@ -1971,6 +2155,7 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     if (res == ECS_OK) {
         s->name = b.name; /* for messages during init */
         res = ecs__plugin_build_init(reg, i, path, &b, &state, err);
+        s = &reg->slots[i]; /* a load during init may have moved the slots */
         if (res != ECS_OK) {
             ecs__plugin_rec_remove_owner(reg, i); /* whatever it registered before failing */
             ecs__plugin_build_close(&b);       /* frees the name too */
@@ -1993,19 +2178,23 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     s->seen_valid = 1;
     s->tried_hash = b.hash;
     s->tried_at = (long long)time(NULL);
+    s->seq = ++reg->next_seq;
     reg->order[reg->num_order++] = i;
     if (out) out->id = i | (s->generation << 16);
     return ECS_OK;
 }
 
+/* Shuts plugin i down and removes it; its code is not on the stack. */
 static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
 {
     ecs__plugin_slot *s = &reg->slots[i];
-    uint32_t k, saved = reg->current;
+    uint32_t k;
+    s->unloading = 1; /* an unload of it from its shutdown is this one */
     if (s->api.shutdown) {
-        reg->current = i;
+        uint32_t saved = ecs__plugin_enter(reg, i);
         s->api.shutdown(s->state);
-        reg->current = saved;
+        ecs__plugin_leave(reg, i, saved);
+        s = &reg->slots[i]; /* a load during shutdown may have moved the slots */
     }
     ecs__plugin_rec_remove_owner(reg, i);
     ecs__plugin_dl_close(s->lib);
@@ -2027,8 +2216,29 @@ ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin
 {
     ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
     if (!s) return ECS_ERROR_NOT_FOUND;
+    if (s->unloading) return ECS_OK; /* asked from its own shutdown: under way */
+    if (s->running) {                /* its code is on the stack: after it returns */
+        s->unload_pending = 1;
+        return ECS_OK;
+    }
     ecs__plugin_unload_slot(reg, (uint32_t)(s - reg->slots));
     return ECS_OK;
+}
+
+/* Does the unloads asked for while their plugins ran, once no plugin code is
+   on the stack. */
+static void ecs__plugin_unload_deferred(ecs_plugin_registry *reg)
+{
+    uint32_t k = 0;
+    while (reg->depth == 0 && k < reg->num_order) {
+        uint32_t i = reg->order[k];
+        if (reg->slots[i].unload_pending && !reg->slots[i].unloading) {
+            ecs__plugin_unload_slot(reg, i);
+            k = 0; /* its shutdown may have changed the order */
+        } else {
+            ++k;
+        }
+    }
 }
 
 /* The reload itself; s->tried* are updated by the caller. */
@@ -2044,6 +2254,7 @@ static ecs_result ecs__plugin_reload_slot(ecs_plugin_registry *reg, uint32_t i, 
     reg->staging = i;
     res = ecs__plugin_build_init(reg, i, s->path, b, &state, err);
     reg->staging = 0;
+    s = &reg->slots[i]; /* a load during init may have moved the slots */
     ecs__plugin_rec_finish_staging(reg, i, res == ECS_OK);
     if (res != ECS_OK) return res; /* the old build goes on; s->state untouched */
     ecs__plugin_dl_close(s->lib);
@@ -2064,12 +2275,19 @@ static ecs_result ecs__plugin_reload_slot(ecs_plugin_registry *reg, uint32_t i, 
 }
 
 /* Opens path as a new build of slot i and reloads; records the attempt so
-   that a failed build is not retried until the file changes again. */
-static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, ecs_error *err)
+   that a failed build is not retried until the file changes again.
+   *not_ready (may be NULL): the file looked half-written. */
+static ecs_result ecs__plugin_try_reload(ecs_plugin_registry *reg, uint32_t i, int *not_ready, ecs_error *err)
 {
     ecs__plugin_slot *s = &reg->slots[i];
     ecs__plugin_build b;
-    ecs_result res = ecs__plugin_build_open(reg, s->path, &b, err);
+    ecs_result res;
+    if (s->running) /* its old code is on the stack: closing it would pull the code from under the call */
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "plugin '%s' is running (a reload asked from its own call); reload it between calls",
+                             s->path);
+    res = ecs__plugin_build_open(reg, s->path, &b, err);
+    if (not_ready) *not_ready = b.not_ready;
     if (b.read) {
         s->tried = b.stamp;
         s->tried_hash = b.hash;
@@ -2085,14 +2303,17 @@ ECS_DEF ecs_result ecs_plugin_reload(ecs_plugin_registry *reg, ecs_plugin plugin
 {
     ecs__plugin_slot *s = ecs__plugin_slot_of(reg, plugin);
     if (!s) return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "reload: no such plugin (stale or nil handle)");
-    return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), err);
+    return ecs__plugin_try_reload(reg, (uint32_t)(s - reg->slots), NULL, err);
 }
 
-ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
+ECS_DEF ecs_result ecs_plugin_poll(ecs_plugin_registry *reg, uint32_t *reloaded, ecs_error *err)
 {
-    uint32_t k, reloaded = 0;
+    ecs_result first = ECS_OK;
+    uint32_t k;
+    if (reloaded) *reloaded = 0;
     ecs_error_clear(err);
-    if (!reg) return 0;
+    if (!reg) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "poll: NULL registry");
+    ecs__plugin_unload_deferred(reg);
     for (k = 0; k < reg->num_order; ++k) {
         uint32_t i = reg->order[k];
         ecs__plugin_slot *s = &reg->slots[i];
@@ -2118,26 +2339,44 @@ ECS_DEF uint32_t ecs_plugin_poll(ecs_plugin_registry *reg, ecs_error *err)
         if (!changed) continue;
         {
             ecs_error e;
-            ecs_result res = ecs__plugin_try_reload(reg, i, &e);
-            if (res == ECS_OK) ++reloaded;
-            else if (err && err->code == ECS_OK) *err = e;
+            int not_ready = 0;
+            ecs_result res = ecs__plugin_try_reload(reg, i, &not_ready, &e);
+            if (res == ECS_OK) {
+                if (reloaded) ++*reloaded;
+            } else if (not_ready) { /* a build still writing it: a note, not an error */
+                if (err && first == ECS_OK && !err->message[0])
+                    snprintf(err->message, sizeof err->message, "not ready yet, retrying once it changes: %.200s",
+                             e.message);
+            } else if (first == ECS_OK) {
+                first = res;
+                if (err) *err = e;
+            }
         }
     }
-    return reloaded;
+    return first;
 }
 
 ECS_DEF void ecs_plugin_tick(ecs_plugin_registry *reg, float dt)
 {
-    uint32_t k, saved;
+    uint64_t last, end;
+    uint32_t k = 0;
     if (!reg) return;
-    saved = reg->current;
-    for (k = 0; k < reg->num_order; ++k) {
-        ecs__plugin_slot *s = &reg->slots[reg->order[k]];
-        if (!s->api.tick) continue;
-        reg->current = reg->order[k];
-        s->api.tick(s->state, dt);
+    ecs__plugin_unload_deferred(reg);
+    end = reg->next_seq; /* a plugin loaded by a tick ticks from the next frame */
+    while (k < reg->num_order && reg->slots[reg->order[k]].seq <= end) {
+        uint32_t i = reg->order[k];
+        ecs__plugin_slot *s = &reg->slots[i];
+        last = s->seq;
+        if (s->api.tick && !s->unload_pending) {
+            uint32_t saved = ecs__plugin_enter(reg, i);
+            s->api.tick(s->state, dt);
+            ecs__plugin_leave(reg, i, saved);
+            ecs__plugin_unload_deferred(reg);
+        }
+        /* the tick may have unloaded plugins before this one: go on with
+           the first one loaded after it */
+        for (k = 0; k < reg->num_order && reg->slots[reg->order[k]].seq <= last; ++k) {}
     }
-    reg->current = saved;
 }
 
 ECS_DEF ecs_result ecs_plugin_get_info(const ecs_plugin_registry *reg, ecs_plugin plugin, ecs_plugin_info *out)
@@ -2207,15 +2446,50 @@ typedef struct ecs_transforms_api_v0 {
     ecs_result (*set_local)(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
     ecs_result (*set_local_many)(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
                                  const ecs_mat4 *locals);
-    /** *out = a * b (apply a, then b); out may alias. */
+    /** *out = a * b (apply a, then b); out may alias (ecs_mat4_mul). */
     void (*mul)(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
-    /** *out = the rotation by radians about the axis (normalised; right-handed). */
+    /** *out = the rotation by radians about the axis (normalised; right-handed):
+        ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians)). Version 1
+        gives those two under their own names instead. */
     void (*rotation)(ecs_mat4 *out, float axis_x, float axis_y, float axis_z, float radians);
 } ecs_transforms_api_v0;
 
-/** Publishes ECS_API_TRANSFORMS v0 over tm, which must outlive the registry.
-    Returns ECS_OK, ECS_ERROR_INVALID_ARGUMENT (NULL reg or tm),
-    ECS_ERROR_ALREADY_EXISTS when published, or ECS_ERROR_OUT_OF_MEMORY. */
+/** ECS_API_TRANSFORMS version 1: v0's calls on the world, and ecs_transform.h's
+    matrix math under the header's names (mat4_compose is ecs_mat4_compose,
+    and so on; same signatures), so that a plugin builds a transform from
+    translation, rotation and scale, multiplies and inverts without writing
+    matrix code. v0's mul and rotation are here as mat4_mul and
+    mat4_rotation(quat_axis_angle(axis, radians)). */
+typedef struct ecs_transforms_api_v1 {
+    ecs_transform_manager *transforms; /* the world the engine published */
+    ecs_instance (*lookup)(const ecs_transform_manager *tm, ecs_entity e);
+    ecs_instance (*create)(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                           ecs_instance parent);
+    int (*destroy)(ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*link)(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent);
+    ecs_result (*unlink)(ecs_transform_manager *tm, ecs_instance child);
+    ecs_instance (*parent)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*local)(const ecs_transform_manager *tm, ecs_instance i);
+    const ecs_mat4 *(*world)(const ecs_transform_manager *tm, ecs_instance i);
+    ecs_result (*set_local)(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m);
+    ecs_result (*set_local_many)(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                 const ecs_mat4 *locals);
+    /* -- matrix math: ecs_transform.h's ecs_mat4_* and ecs_quat_* -- */
+    ecs_mat4 (*mat4_identity)(void);
+    void (*mat4_mul)(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b);
+    ecs_mat4 (*mat4_translation)(ecs_vec3 t);
+    ecs_mat4 (*mat4_scale)(ecs_vec3 s);
+    ecs_mat4 (*mat4_rotation)(ecs_quat q);
+    ecs_mat4 (*mat4_compose)(ecs_vec3 t, ecs_quat r, ecs_vec3 s);
+    int (*mat4_inverse_affine)(ecs_mat4 *out, const ecs_mat4 *m);
+    ecs_vec3 (*mat4_transform_point)(const ecs_mat4 *m, ecs_vec3 p);
+    ecs_quat (*quat_axis_angle)(ecs_vec3 axis, float radians);
+} ecs_transforms_api_v1;
+
+/** Publishes ECS_API_TRANSFORMS v0 and v1 over tm, which must outlive the
+    registry. Returns ECS_OK, ECS_ERROR_INVALID_ARGUMENT (NULL reg or tm),
+    ECS_ERROR_ALREADY_EXISTS when published, or ECS_ERROR_OUT_OF_MEMORY
+    (nothing published then). */
 ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
                                                  ecs_error *err);
 
@@ -2239,10 +2513,40 @@ static void ecs__plugin_transform_rotation(ecs_mat4 *out, float axis_x, float ax
     *out = ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians));
 }
 
+/* ECS_API_TRANSFORMS version 1: v0's calls on the world, then the math. */
+static ecs_result ecs__plugin_publish_transforms_v1(ecs_plugin_registry *reg, const ecs_transforms_api_v0 *a0,
+                                                    ecs_error *err)
+{
+    ecs_transforms_api_v1 a;
+    memset(&a, 0, sizeof a);
+    a.transforms = a0->transforms;
+    a.lookup = a0->lookup;
+    a.create = a0->create;
+    a.destroy = a0->destroy;
+    a.link = a0->link;
+    a.unlink = a0->unlink;
+    a.parent = a0->parent;
+    a.local = a0->local;
+    a.world = a0->world;
+    a.set_local = a0->set_local;
+    a.set_local_many = a0->set_local_many;
+    a.mat4_identity = ecs_mat4_identity;
+    a.mat4_mul = ecs_mat4_mul;
+    a.mat4_translation = ecs_mat4_translation;
+    a.mat4_scale = ecs_mat4_scale;
+    a.mat4_rotation = ecs_mat4_rotation;
+    a.mat4_compose = ecs_mat4_compose;
+    a.mat4_inverse_affine = ecs_mat4_inverse_affine;
+    a.mat4_transform_point = ecs_mat4_transform_point;
+    a.quat_axis_angle = ecs_quat_axis_angle;
+    return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 1, &a, sizeof a, err);
+}
+
 ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_transform_manager *tm,
                                                  ecs_error *err)
 {
     ecs_transforms_api_v0 a;
+    ecs_result res;
     if (!reg || !tm) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "publish transforms: NULL argument");
     memset(&a, 0, sizeof a);
     a.transforms = tm;
@@ -2258,7 +2562,11 @@ ECS_DEF ecs_result ecs_plugin_publish_transforms(ecs_plugin_registry *reg, ecs_t
     a.set_local_many = ecs_transform_set_local_many;
     a.mul = ecs_mat4_mul;
     a.rotation = ecs__plugin_transform_rotation;
-    return ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
+    res = ecs_plugin_publish(reg, ECS_API_TRANSFORMS, 0, &a, sizeof a, err);
+    if (res != ECS_OK) return res;
+    if ((res = ecs__plugin_publish_transforms_v1(reg, &a, err)) != ECS_OK)
+        ecs_plugin_unpublish(reg, ECS_API_TRANSFORMS, 0);
+    return res;
 }
 
 #ifdef __cplusplus
@@ -2410,6 +2718,12 @@ static void ecs__plugin_rec_drop_last(ecs_plugin_registry *reg)
     ECS__FREE(r);
 }
 
+static void ecs__plugin_nothing(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    (void)r;
+}
+
 /* Commit for function registrations: the staged pointers become current. */
 static void ecs__plugin_value_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
 {
@@ -2424,11 +2738,9 @@ static ecs_result ecs__plugin_compile_thunk(void *user, ecs_compiler_context *ct
     ecs__plugin_rec *r = (ecs__plugin_rec *)user;
     ecs_plugin_registry *reg = r->reg;
     ecs_compiler_fn fn = (ecs_compiler_fn)r->cur.fn[0];
-    uint32_t saved = reg->current;
-    ecs_result res;
-    reg->current = r->owner;
-    res = fn(r->cur.ptr, ctx, component);
-    reg->current = saved;
+    uint32_t owner = r->owner, saved = ecs__plugin_enter(reg, owner);
+    ecs_result res = fn(r->cur.ptr, ctx, component);
+    ecs__plugin_leave(reg, owner, saved);
     return res;
 }
 
@@ -2438,11 +2750,9 @@ static ecs_result ecs__plugin_spawn_thunk(void *user, const ecs_spawn_context *c
     ecs__plugin_rec *r = (ecs__plugin_rec *)user;
     ecs_plugin_registry *reg = r->reg;
     ecs_spawn_fn fn = (ecs_spawn_fn)r->cur.fn[0];
-    uint32_t saved = reg->current;
-    ecs_result res;
-    reg->current = r->owner;
-    res = fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
-    reg->current = saved;
+    uint32_t owner = r->owner, saved = ecs__plugin_enter(reg, owner);
+    ecs_result res = fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
+    ecs__plugin_leave(reg, owner, saved);
     return res;
 }
 
@@ -2452,10 +2762,9 @@ static void ecs__plugin_unspawn_thunk(void *user, const ecs_spawn_context *ctx, 
     ecs__plugin_rec *r = (ecs__plugin_rec *)user;
     ecs_plugin_registry *reg = r->reg;
     ecs_unspawn_fn fn = (ecs_unspawn_fn)r->cur.fn[1];
-    uint32_t saved = reg->current;
-    reg->current = r->owner;
+    uint32_t owner = r->owner, saved = ecs__plugin_enter(reg, owner);
     fn(r->cur.ptr, ctx, num_instances, entity_index, data, size);
-    reg->current = saved;
+    ecs__plugin_leave(reg, owner, saved);
 }
 
 static void ecs__plugin_compile_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)

@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.2 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.3 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -16,8 +16,8 @@
 TABLE OF CONTENTS
    QUICK START, CONVENTION, API, LOOKUP, COLLECTION, MODES (when world
    matrices are current), SPAWN DATA, CONFIGURATION, ERRORS, MEMORY AND
-   POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of
-   file)
+   POINTER STABILITY, THREADING, DOES NOT, REFERENCE, REVISION HISTORY,
+   LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -91,6 +91,11 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
        together, so that ecs_transform_world_pass(tm) is one linear sweep
    ecs_transform_commit(tm)      deferred mode: compute the dirty worlds
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
+   ecs_transform_world_register(w, "transform", tm, &err)  makes tm a store
+       of an ecs_world (ecs.h) through ecs_transform_store_interface():
+       queries can name it, ecs_world_collect collects it, and
+       ecs_world_destroy_tree(w, "transform", e, &err) destroys e and every
+       entity below it with all their instances
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
    _inverse_affine / _transform_point, ecs_quat_axis_angle
 
@@ -245,7 +250,103 @@ DOES NOT
    that apart), interpolate, cull, or make a transform for an entity twice in
    one manager (use a second manager for a second world).
 
+REFERENCE (every public function; the declarations below have the details)
+   Matrices (row-major, row vectors: CONVENTION):
+     ecs_mat4 ecs_mat4_identity(void)                    the identity
+     void ecs_mat4_mul(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+                                                         *out = a * b (a, then b); out may alias
+     void ecs_mat4_mul_scalar(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+                                                         the same, portable scalar code
+     void ecs_mat4_mul_sse(ecs_mat4 *out, const ecs_mat4 *a, const ecs_mat4 *b)
+                                                         the same with SSE (ECS_TRANSFORM_SSE only)
+     ecs_mat4 ecs_mat4_translation(ecs_vec3 t)           a translation by t
+     ecs_mat4 ecs_mat4_scale(ecs_vec3 s)                 a scale along x, y, z
+     ecs_mat4 ecs_mat4_rotation(ecs_quat q)              the rotation of a quaternion
+     ecs_mat4 ecs_mat4_compose(ecs_vec3 t, ecs_quat r, ecs_vec3 s)
+                                                         S * R * T: scale, rotate, translate
+     int ecs_mat4_inverse_affine(ecs_mat4 *out, const ecs_mat4 *m)
+                                                         inverse of an affine matrix; 0 if singular
+     ecs_vec3 ecs_mat4_transform_point(const ecs_mat4 *m, ecs_vec3 p)
+                                                         p * m (w = 1)
+     ecs_quat ecs_quat_axis_angle(ecs_vec3 axis, float radians)
+                                                         the rotation about an axis (right-handed)
+   A rotation about an axis as a matrix is
+   ecs_mat4_rotation(ecs_quat_axis_angle(axis, radians)). Plugins (which
+   link against nothing) reach these through ecs_plugin.h's
+   ECS_API_TRANSFORMS v1, whose mat4_compose is ecs_mat4_compose, mat4_mul
+   ecs_mat4_mul, quat_axis_angle ecs_quat_axis_angle, and so on.
+   The manager:
+     ecs_result ecs_transform_manager_init(ecs_transform_manager *tm, ecs_lookup_kind lookup,
+                                           ecs_transform_mode mode)
+                                                         an empty manager (LOOKUP, MODES)
+     void ecs_transform_manager_free(ecs_transform_manager *tm)
+                                                         frees all memory
+     ecs_result ecs_transform_reserve(ecs_transform_manager *tm, uint32_t n)
+                                                         room for n instances
+     uint32_t ecs_transform_count(const ecs_transform_manager *tm)
+                                                         number of instances
+     size_t ecs_transform_memory(const ecs_transform_manager *tm)
+                                                         heap bytes owned
+   Instances:
+     ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
+                                       ecs_instance parent)
+                                                         e's transform (local NULL: identity)
+     ecs_instance ecs_transform_lookup(const ecs_transform_manager *tm, ecs_entity e)
+                                                         e's transform, or nil
+     ecs_entity ecs_transform_entity(const ecs_transform_manager *tm, ecs_instance i)
+                                                         the entity owning i
+     int ecs_transform_destroy(ecs_transform_manager *tm, ecs_instance i)
+                                                         swap-erase; children become roots
+     int ecs_transform_destroy_entity(ecs_transform_manager *tm, ecs_entity e)
+                                                         destroys e's transform, if any
+   Collection (COLLECTION):
+     uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
+                                                         exact, from em's destroy log
+     uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_manager *em)
+                                                         lazy, random samples
+     uint32_t ecs_transform_gc_all(ecs_transform_manager *tm, const ecs_entity_manager *em)
+                                                         a full sweep
+     void ecs_transform_on_entity_destroy(void *user, ecs_entity e)
+                                                         an ecs_entity_destroy_fn (user = tm)
+   The scene graph:
+     ecs_result ecs_transform_link(ecs_transform_manager *tm, ecs_instance child, ecs_instance parent)
+                                                         child under parent, keeping its local
+     ecs_result ecs_transform_unlink(ecs_transform_manager *tm, ecs_instance child)
+                                                         child a root, keeping its world
+     ecs_instance ecs_transform_parent(const ecs_transform_manager *tm, ecs_instance i)
+     ecs_instance ecs_transform_first_child(const ecs_transform_manager *tm, ecs_instance i)
+     ecs_instance ecs_transform_next_sibling(const ecs_transform_manager *tm, ecs_instance i)
+     ecs_instance ecs_transform_prev_sibling(const ecs_transform_manager *tm, ecs_instance i)
+                                                         the links, nil at the ends
+   Matrices of instances (MODES):
+     ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instance i, const ecs_mat4 *m)
+                                                         sets i's local
+     ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n,
+                                             const ecs_instance *nodes, const ecs_mat4 *locals)
+                                                         sets n locals, each subtree updated once
+     const ecs_mat4 *ecs_transform_local(const ecs_transform_manager *tm, ecs_instance i)
+                                                         i's local matrix
+     const ecs_mat4 *ecs_transform_world(const ecs_transform_manager *tm, ecs_instance i)
+                                                         i's stored world matrix
+     ecs_result ecs_transform_compute_world(const ecs_transform_manager *tm, ecs_instance i, ecs_mat4 *out)
+                                                         i's current world, in either mode
+     ecs_result ecs_transform_reorder(ecs_transform_manager *tm)
+                                                         depth-first order, parents first
+     int ecs_transform_world_pass(ecs_transform_manager *tm)
+                                                         every world from the locals, one sweep
+     void ecs_transform_commit(ecs_transform_manager *tm)
+                                                         deferred mode: the dirty worlds
+   Spawning (SPAWN DATA):
+     ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                    const uint32_t *entity_index, const void *data, uint32_t size)
+                                                         ecs_spawn_fn of "transform" (user = tm)
+     void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
+                                const uint32_t *entity_index, const void *data, uint32_t size)
+                                                         its ecs_unspawn_fn
+
 REVISION HISTORY
+   0.3  REFERENCE (every function's signature); the plugin API's matrix math
+        (ECS_API_TRANSFORMS v1) takes these functions' names
    0.2  entity -> instance through ecs.h's entity map (dense and hash; the
         direct kind refused) and lazy gc through ecs.h's ecs_gc_random;
         ecs_transform_collect (exact, from the destroy log, O(deaths)) and

@@ -741,6 +741,10 @@ static void bench_component_rows(void)
     c.kind = ECS_LOOKUP_DENSE;
     t = bench__time(bc_fresh_manager, bc_create_many, NULL, &c);
     bench_row("component_create_many_ns", t / n, "ns");
+    c.kind = ECS_LOOKUP_HASH;
+    t = bench__time(bc_fresh_manager, bc_create_many, NULL, &c);
+    bench_row("component_create_many_hash_ns", t / n, "ns");
+    c.kind = ECS_LOOKUP_DENSE;
     t = bench__time(NULL, bc_fill_plain, NULL, &c);
     bench_row("fill_plain_ns", t / n, "ns");
 
@@ -1700,13 +1704,18 @@ static bench__series bench__series_list[] = {
 enum { BENCH__NSER = sizeof bench__series_list / sizeof bench__series_list[0] };
 static int bench__swept;
 
-/* Runs the entity and component rows at each N (quietly, 5 repetitions) and
-   keeps the plotted metrics; the table's rows are left as they were. */
+/* Repetitions per point of the sweep: fewer than the table's BENCH_REPS (7)
+   to keep bench/run.sh short; the plot's title says both. */
+#define BENCH__SWEEP_REPS 5
+
+/* Runs the entity and component rows at each N (quietly, BENCH__SWEEP_REPS
+   repetitions) and keeps the plotted metrics; the table's rows are left as
+   they were. */
 static void bench_sweep(void)
 {
     uint32_t saved_n = bench_n, s, k;
     int saved_rows = bench__num_rows, saved_reps = BENCH_REPS;
-    BENCH_REPS = 5;
+    BENCH_REPS = BENCH__SWEEP_REPS < BENCH_REPS ? BENCH__SWEEP_REPS : BENCH_REPS;
     bench__quiet = 1;
     for (s = 0; s < BENCH__NS; ++s) {
         bench_n = bench__sizes[s];
@@ -1751,7 +1760,7 @@ static void bench_plot(const char *path, const char *machine)
 {
     const double W = 820, H = 470, L = 70, R = 280, T = 46, B = 50;
     const double lx0 = log10(1000.0), lx1 = log10(4000000.0);
-    double ymax = 0, ly0 = -1.0, ly1;
+    double ymax = 0, ly0 = -1.0, ly1, ly;
     uint32_t s, k;
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -1766,7 +1775,9 @@ static void bench_plot(const char *path, const char *machine)
 #define BENCH__X(n) (L + (log10((double)(n)) - lx0) / (lx1 - lx0) * (W - R - L))
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N (median of 5 repetitions after a warm-up; both axes log)</text>\n", L);
+    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">ns per entity against N, both axes log: medians of %d repetitions "
+               "(the table: %d)</text>\n",
+            L, BENCH__SWEEP_REPS < BENCH_REPS ? BENCH__SWEEP_REPS : BENCH_REPS, BENCH_REPS);
     fprintf(f, "<text x=\"%.0f\" y=\"34\" font-size=\"11\" fill=\"#555\">%s; %s, %s</text>\n", L, machine,
 #if defined(__clang__)
             "clang "
@@ -1787,17 +1798,20 @@ static void bench_plot(const char *path, const char *machine)
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, y, W - R, y);
     }
     fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">N (entities)</text>\n", (L + W - R) / 2, H - 12);
-    for (k = 0; k < BENCH__NSER; ++k) {
+    for (k = 0, ly = T + 6; k < BENCH__NSER; ++k, ly += 16.0) {
         int under = bench__overlap(k);
-        /* a series on top of another is drawn dashed, and the legend says so */
+        /* a series on top of another is drawn dashed, and the legend says so
+           on a line of its own (in the legend's width) */
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", bench__series_list[k].colour,
                 under >= 0 ? " stroke-dasharray=\"6 4\"" : "");
         for (s = 0; s < BENCH__NS; ++s) fprintf(f, "%.1f,%.1f ", BENCH__X(bench__sizes[s]), BENCH__Y(bench__series_list[k].ns[s]));
-        fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/>",
-                W - R + 8, T + 16.0 * k + 6, W - R + 26, T + 16.0 * k + 6, bench__series_list[k].colour);
-        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s%s%s</text>\n", W - R + 32, T + 16.0 * k + 10, bench__series_list[k].metric,
-                under >= 0 ? " (dashed: on top of " : "", under >= 0 ? bench__series_list[under].metric : "");
-        if (under >= 0) fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">)</text>\n", W - 4, T + 16.0 * k + 10);
+        fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"%s/>",
+                W - R + 8, ly, W - R + 26, ly, bench__series_list[k].colour, under >= 0 ? " stroke-dasharray=\"4 3\"" : "");
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", W - R + 32, ly + 4, bench__series_list[k].metric);
+        if (under < 0) continue;
+        ly += 13.0;
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\" fill=\"#555\">dashed: on top of %s</text>\n", W - R + 32,
+                ly + 4, bench__series_list[under].metric);
     }
     fprintf(f, "</svg>\n");
 #undef BENCH__Y
@@ -1845,12 +1859,13 @@ static const bench__target bench__targets[] = {
     {"component_create_ns", 4, NULL},
     {"component_create_hash_ns", 3, "component_create_ns"},
     {"component_create_many_ns", 1.5, "fill_plain_ns"},
+    {"component_create_many_hash_ns", 1.5, "component_create_many_ns"},
     {"component_get_direct_ns", 1.2, "gather_plain_ns"},
     {"component_get_dense_ns", 2.5, "gather_plain_ns"},
     {"component_get_hash_ns", 3, "gather_plain_ns"},
     {"component_get_many_dense_ns", 1.8, "gather_plain_ns"},
     {"component_remove_dense_ns", 8, "gather_plain_ns"},
-    {"component_remove_hash_ns", 8, "gather_plain_ns"},
+    {"component_remove_hash_ns", 1.5, "component_remove_dense_ns"},
     {"component_collect_ns", 1, "component_remove_dense_ns"},
     {"component_bytes_per_entity", 40, NULL},
     {"component_bytes_per_entity_hash", 48, NULL},

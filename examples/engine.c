@@ -378,7 +378,12 @@ static int run_frame(engine *g, uint32_t frame)
             printf("frame %u: spin reloaded (reload %u, state kept at %p)\n", (unsigned)frame, (unsigned)info.reloads,
                    info.state);
     }
-    if (frame % 16u == 0u) ecs_plugin_poll(g->registry, &err); /* picks up a rebuilt library */
+    if (frame % 16u == 0u) { /* picks up a rebuilt library */
+        if (ecs_plugin_poll(g->registry, NULL, &err) != ECS_OK)
+            printf("frame %u: a rebuilt plugin failed, the old build goes on: %s\n", (unsigned)frame, err.message);
+        else if (err.message[0]) /* a build still writing the file */
+            printf("frame %u: %s\n", (unsigned)frame, err.message);
+    }
     ecs_plugin_tick(g->registry, dt);
     t[3] = now_ns();
     if (frame_churn(g)) return 1;

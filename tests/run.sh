@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # tests/run.sh - builds and runs every test program in every configuration.
 #
-#   tests/run.sh            all configurations: measured 11 min 42 s on 2
-#                           cores (18 CPU minutes; the -m32 tests ran under
-#                           qemu-i386 on that machine, and a benchmark probe
-#                           ran beside it part of the time)
-#   tests/run.sh quick      gcc C99 and the sanitizer build only: measured
+#   tests/run.sh            all configurations: 18 CPU minutes; measured
+#                           11 min 42 s on 2 cores (the -m32 tests under
+#                           qemu-i386, a benchmark probe beside it part of
+#                           the time)
+#   tests/run.sh quick      gcc C99 and the sanitizer build only: 7.6 CPU
+#                           minutes (1 of them the fuzzing in check_fuzz.sh),
+#                           so about 4 minutes on 2 idle cores; measured
 #                           10 min 7 s on 2 cores that two other test runs
-#                           were also using (7.6 CPU minutes, 1 of them the
-#                           fuzzing in check_fuzz.sh)
+#                           were also using
 #   tests/run.sh m32        the -m32 configuration only, every test run, no
-#                           check scripts: measured 10 min on 2 shared cores
-#                           under qemu (11.5 CPU minutes)
+#                           check scripts: 11.5 CPU minutes; measured 10 min
+#                           on 2 shared cores under qemu
+# All three measured on 2026-11-23, on the development machine (2 cores
+# shared with other work), with the tests of that day; tests added since
+# make the runs longer. README.md states the same figures.
 #
 # Configurations, each with -Wall -Wextra -Wpedantic -Werror -Wshadow
 # -Wconversion (and -Wdocumentation in the clang ones):
@@ -30,10 +34,13 @@
 # "qemu-i386" when the i386 programs it builds must run under that emulator)
 # in its environment.
 # Every build+run is one test; tests/check_*.sh scripts add one test each.
-# A result line starts with "ok", "FAIL" or "built" (built, not run: never
-# counted as passed). The last line is "N passed, N failed", followed by
-# ", N built (not run)" when some were built only; the exit status is
-# non-zero on any failure.
+# Each result is printed as soon as its job finishes (jobs run in parallel,
+# so in the order they finish), with a running count: a result line starts
+# with "ok", "FAIL" or "built" (built, not run: never counted as passed),
+# then "[k/N]", the configuration and the test; a failure's log tail follows
+# its line. The last line is "N passed, N failed", followed by ", N built
+# (not run)" when some were built only; the exit status is non-zero on any
+# failure.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
@@ -173,7 +180,7 @@ run_one() { # config-line test-file
   # shellcheck disable=SC2086
   if ! $cc $flags -I"$ROOT" -I"$STB_INCLUDE" "$src" -o "$dir/$test" $link >"$out.log" 2>&1; then
     echo "BUILD FAILED: $cc $flags $src" >>"$out.log"
-    touch "$out.fail"; return
+    touch "$out.fail"; printf 'FAIL\t%s\t%s\n' "$name" "$test"; return
   fi
   local prefix="" limit=600
   case $runner in
@@ -185,16 +192,16 @@ run_one() { # config-line test-file
       fi ;;
   esac
   if [ "${runner%%:*}" = none ]; then
-    echo "${runner#none:}" >"$out.built"; return
+    echo "${runner#none:}" >"$out.built"; printf 'built\t%s\t%s\n' "$name" "$test"; return
   fi
   # shellcheck disable=SC2086
   if (cd "$ROOT" && BUILD_DIR="$dir" CC="$cc" CFLAGS_CONFIG="$flags" RUN_PREFIX="$prefix" \
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         timeout $limit $prefix "$dir/$test") >>"$out.log" 2>&1; then
-    touch "$out.ok"
+    touch "$out.ok"; printf 'ok\t%s\t%s\n' "$name" "$test"
   else
     echo "RUN FAILED (exit $?): $prefix $dir/$test" >>"$out.log"
-    touch "$out.fail"
+    touch "$out.fail"; printf 'FAIL\t%s\t%s\n' "$name" "$test"
   fi
 }
 export -f run_one
@@ -209,39 +216,48 @@ for cfg in "${ordered[@]}"; do
     [ -e "$src" ] && jobs_list+=("$cfg"$'\t'"$src")
   done
 done
-echo "== ${#jobs_list[@]} builds (${#CONFIGS[@]} configurations), $JOBS at a time"
-printf '%s\n' "${jobs_list[@]}" | xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS=$'"'"'\t'"'"' read -r c s <<<"$1"; run_one "$c" "$s"' _ {}
+checks=()
+if [ "$MODE" != m32 ]; then
+  for s in tests/check_*.sh; do [ -e "$s" ] && checks+=("$s"); done
+fi
+total=$((${#jobs_list[@]} + ${#checks[@]}))
+echo "== ${#jobs_list[@]} builds (${#CONFIGS[@]} configurations), $JOBS at a time, then ${#checks[@]} check scripts"
 
-passed=0; failed=0; built=0
-for cfg in "${CONFIGS[@]}"; do
-  name=${cfg%%|*}
-  for src in tests/test_*.c; do
-    [ -e "$src" ] || continue
-    t=$(basename "$src" .c); r="$BUILD_DIR_ROOT/results/${name}__${t}"
-    if [ -e "$r.ok" ]; then
-      passed=$((passed + 1)); echo "ok    $name $t  ($(grep -E 'passed, [0-9]+ failed' "$r.log" | tail -1))"
-    elif [ -e "$r.built" ]; then
-      built=$((built + 1)); echo "built $name $t  (not run: $(cat "$r.built"))"
-    else
-      failed=$((failed + 1)); echo "FAIL  $name $t"; tail -n 30 "$r.log" | sed 's/^/      /'
-    fi
-  done
-done
+passed=0; failed=0; built=0; done_count=0; failures=()
+# One line per job, printed by the job as it ends ("status<TAB>config<TAB>test";
+# a line this short is written in one piece); counted and shown here.
+while IFS=$'\t' read -r status name t; do
+  done_count=$((done_count + 1)); r="$BUILD_DIR_ROOT/results/${name}__${t}"
+  case $status in
+    ok) passed=$((passed + 1))
+      echo "ok    [$done_count/$total] $name $t  ($(grep -E 'passed, [0-9]+ failed' "$r.log" | tail -1))" ;;
+    built) built=$((built + 1)); echo "built [$done_count/$total] $name $t  (not run: $(cat "$r.built"))" ;;
+    *) failed=$((failed + 1)); failures+=("$name $t")
+      echo "FAIL  [$done_count/$total] $name $t"; tail -n 30 "$r.log" | sed 's/^/      /' ;;
+  esac
+done < <(printf '%s\n' "${jobs_list[@]}" |
+  xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS=$'"'"'\t'"'"' read -r c s <<<"$1"; run_one "$c" "$s"' _ {})
+# a job that printed nothing (killed) is a failure too
+if [ "$done_count" -lt "${#jobs_list[@]}" ]; then
+  n=$((${#jobs_list[@]} - done_count)); failed=$((failed + n)); done_count=${#jobs_list[@]}
+  echo "FAIL  $n jobs reported no result"; failures+=("$n jobs without a result")
+fi
 
 [ -n "$M32_NOTE" ] && echo "skip  $M32_NOTE"
 
 # ---- check scripts (fuzz replays, tools; not in m32 mode) -----------------------
-for s in tests/check_*.sh; do
-  [ "$MODE" = m32 ] && break
-  [ -e "$s" ] || continue
+for s in "${checks[@]}"; do
   log="$BUILD_DIR_ROOT/results/$(basename "$s" .sh).log"
+  done_count=$((done_count + 1))
   if bash "$s" >"$log" 2>&1; then
-    passed=$((passed + 1)); echo "ok    $s  ($(tail -1 "$log"))"
+    passed=$((passed + 1)); echo "ok    [$done_count/$total] $s  ($(tail -1 "$log"))"
   else
-    failed=$((failed + 1)); echo "FAIL  $s"; tail -n 30 "$log" | sed 's/^/      /'
+    failed=$((failed + 1)); failures+=("$s")
+    echo "FAIL  [$done_count/$total] $s"; tail -n 30 "$log" | sed 's/^/      /'
   fi
 done
 
+[ "$failed" -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
 if [ "$built" -gt 0 ]; then
   echo "$passed passed, $failed failed, $built built (not run)"
 else

@@ -483,9 +483,64 @@ static void test_oom(ecs_lookup_kind kind)
     free(w);
 }
 
+/* A schema manager with runtime and entity fields (ecs_manager_spawn's
+   schema path) in a group: the spawned instances join in order, their
+   fields intact. */
+#define AIM_SCHEMA(X)            \
+    X(f32, range, "1")           \
+    X(entity, target, "null")    \
+    X(f32, heat, ECS_FIELD_RUNTIME)
+ECS_MANAGER_DEFINE_SCHEMA(aim, AIM_SCHEMA)
+
+static void test_schema_spawn(void)
+{
+    aim a;
+    grp_a other;
+    ecs_manager *list[2];
+    ecs_group g;
+    ecs_error err;
+    ecs_entity es[4];
+    ecs_spawn_context ctx;
+    unsigned char data[3 * 8];
+    uint32_t index[3] = {3, 2, 1}, j, ref;
+    float range;
+    CHECK(aim_init(&a, ECS_LOOKUP_HASH) == ECS_OK && grp_a_init(&other, ECS_LOOKUP_DENSE) == ECS_OK);
+    for (j = 0; j < 4; ++j) es[j] = ecs_entity_make(10u + j, 0);
+    for (j = 1; j < 4; j += 2) CHECK(!ecs_instance_is_nil(grp_a_create(&other, es[j]))); /* es[1], es[3] */
+    CHECK(!ecs_instance_is_nil(grp_a_create(&other, es[0])));
+    list[0] = &a.core;
+    list[1] = &other.core;
+    CHECK(ecs_group_init(&g, list, 2, &err) == ECS_OK && g.size == 0);
+    for (j = 0; j < 3; ++j) { /* instance j: range j + 1, aims at resource entity j */
+        range = (float)(j + 1u);
+        ref = j;
+        memcpy(data + j * 8u, &range, 4);
+        memcpy(data + j * 8u + 4u, &ref, 4);
+    }
+    memset(&ctx, 0, sizeof ctx);
+    ctx.entity = es;
+    ctx.num_entities = 4;
+    ctx.error = &err;
+    CHECK(ecs_manager_record_size(&a.core) == 8u);
+    CHECK_MSG(ecs_manager_spawn(&a.core, &ctx, 3, index, data, sizeof data) == ECS_OK, "%s", err.message);
+    CHECK(g.size == 2u); /* es[3] and es[1] own both */
+    for (j = 0; j < 3; ++j) {
+        ecs_entity e = es[index[j]];
+        ecs_instance i = aim_lookup(&a, e);
+        CHECK(!ecs_instance_is_nil(i) && a.range[i.i] == (float)(j + 1u) && a.target[i.i].id == es[j].id && a.heat[i.i] == 0.0f);
+        CHECK(index[j] == 2 ? i.i >= g.size : i.i < g.size && grp_a_lookup(&other, e).i == i.i);
+    }
+    ecs_manager_unspawn(&a.core, &ctx, 3, index, data, sizeof data);
+    CHECK(g.size == 0 && aim_num_instances(&a) == 0 && grp_a_num_instances(&other) == 3);
+    ecs_group_free(&g);
+    aim_free(&a);
+    grp_a_free(&other);
+}
+
 int main(void)
 {
     test_init_and_refusals();
+    test_schema_spawn();
     test_random(ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_HASH, 11, 120000);
     test_random(ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, 12, 120000);
     test_random(ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, 13, 60000);

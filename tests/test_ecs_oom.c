@@ -169,6 +169,43 @@ static void test_oversized(void)
     ecs_entity_manager_free(&em);
 }
 
+/* Issue 19 (2): 32,000 one-byte fields aligned to 4,096 need about 4.4 GB
+   for 16 instances with their alignment padding: on 32-bit that wraps
+   size_t, so init refuses the layout; on 64-bit the ask is the true size. */
+static void test_padding_overflow(void)
+{
+    enum { N = 32000 };
+    ecs_field_desc *fields = (ecs_field_desc *)malloc(N * sizeof *fields);
+    static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_DIRECT};
+    const uint64_t true_size = (uint64_t)4000u << 20;
+    uint32_t k;
+    for (k = 0; k < N; ++k) {
+        fields[k].name = NULL;
+        fields[k].size = 1;
+        fields[k].align = 4096;
+    }
+    for (k = 0; k < 3; ++k) {
+        ecs_manager m;
+        ecs_result r;
+        oom_largest = 0;
+        r = ecs_manager_init(&m, fields, N, kinds[k]);
+        if (sizeof(size_t) == 4) {
+            CHECK_MSG(r == ECS_ERROR_INVALID_ARGUMENT && strstr(m.error.message, "do not fit"), "kind %d: %s", (int)kinds[k],
+                      m.error.message);
+            CHECK(oom_largest < ((size_t)1 << 20) && m.capacity == 0u);
+        } else if (kinds[k] == ECS_LOOKUP_DIRECT) { /* init reserves 16 slots: refused by the allocator */
+            CHECK(r == ECS_ERROR_OUT_OF_MEMORY && oom_largest >= true_size);
+        } else {
+            CHECK(r == ECS_OK);
+            oom_largest = 0;
+            CHECK(ecs_manager_reserve(&m, 16) == ECS_ERROR_OUT_OF_MEMORY && oom_largest >= true_size);
+        }
+        CHECK(ecs_instance_is_nil(ecs_manager_create(&m, ecs_entity_make(1, 0))) && m.capacity == 0u);
+        ecs_manager_free(&m);
+    }
+    free(fields);
+}
+
 int main(void)
 {
     static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DIRECT};
@@ -193,5 +230,6 @@ int main(void)
             oom_fail_after = 0;
         }
     test_oversized();
+    test_padding_overflow();
     return test_report("test_ecs_oom");
 }

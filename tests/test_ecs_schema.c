@@ -197,6 +197,35 @@ static void test_spawn(void)
     ecs_entity_manager_free(&em);
 }
 
+/* One record size: ecs_manager_record_size is the schema's record, which
+   spawn and create_many both read (runtime fields zero-filled; create_many
+   copies entity fields as entity ids). */
+static void test_record_size(void)
+{
+    ecs_lookup_kind kinds[3] = {ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DIRECT};
+    unsigned char data[2 * TURRET_RECORD];
+    ecs_entity es[2];
+    int k;
+    es[0] = ecs_entity_make(7, 0), es[1] = ecs_entity_make(9, 3);
+    turret_record(data, 3.0f, es[1].id, 0);
+    turret_record(data + TURRET_RECORD, 4.0f, es[0].id, es[1].id);
+    for (k = 0; k < 3; ++k) {
+        turret t;
+        ecs_instance first;
+        uint32_t j;
+        CHECK(turret_init(&t, kinds[k]) == ECS_OK);
+        CHECK(ecs_manager_record_size(&t.core) == TURRET_RECORD && ecs_manager_schema(&t.core)->record_size == TURRET_RECORD);
+        CHECK(ecs_manager_create_many(&t.core, 2, es, data, &first) == ECS_OK);
+        for (j = 0; j < 2; ++j) {
+            ecs_instance i = turret_lookup(&t, es[j]);
+            CHECK(!ecs_instance_is_nil(i) && t.range[i.i] == 3.0f + (float)j && t.armed[i.i] == 1);
+            CHECK(t.ship[i.i].id == es[1 - j].id && t.target[i.i].id == (j ? es[1].id : 0u));
+            CHECK(t.heat[i.i] == 0.0f && t.world[i.i].m[15] == 0.0f);
+        }
+        turret_free(&t);
+    }
+}
+
 /* Every allocation of init (with its schema copy) and set_schema failing. */
 static void test_out_of_memory(void)
 {
@@ -226,6 +255,7 @@ int main(void)
     test_typed();
     test_set_schema();
     test_spawn();
+    test_record_size();
     test_out_of_memory();
     return test_report("test_ecs_schema");
 }

@@ -80,6 +80,14 @@ static int side_twice_v0(int x) { return 2 * x; }
 static int side_twice_v1(int x, int offset) { return 2 * x + offset; }
 static int side_add_v1(int a, int b) { return a + b; }
 
+/* A compile function the engine registers through ECS_API_RESOURCES. */
+static ecs_result engine_word_compile(void *user, ecs_compiler_context *ctx, const ecs_json_value *component)
+{
+    (void)user;
+    (void)component;
+    return ecs_compiler_write_u32(ctx, 0x600du);
+}
+
 /* A registry with the probe and both versions of the side API. */
 static ecs_plugin_registry *make_registry(ecs_entity_manager *em, probe_log *log)
 {
@@ -210,11 +218,28 @@ static void test_registry_versions(void)
     /* publishing the resources API needs a compiler or spawner to point at */
     {
         ecs_compiler compiler;
+        ecs_compiler_output out;
+        const ecs_resources_api_v0 *res;
+        const char *json = "{\"entities\": [{\"components\": [{\"type\": \"engine_word\"}]}]}";
         ecs_compiler_init(&compiler);
         CHECK(ecs_plugin_publish_resources(reg, &compiler, NULL, &err) == ECS_OK);
         CHECK(ecs_plugin_publish_resources(reg, &compiler, NULL, &err) == ECS_ERROR_ALREADY_EXISTS);
         CHECK(get_api(ECS_API_RESOURCES, 0) != NULL);
         ecs_compiler_free(&compiler); /* nothing registered into it */
+        /* the engine registers through the API of a registry that never
+           loaded a plugin: its compile function runs as the engine's */
+        ecs_compiler_init(&compiler);
+        regs[0] = ecs_plugin_registry_create(NULL, &err);
+        CHECK(regs[0] && ecs_plugin_publish_resources(regs[0], &compiler, NULL, &err) == ECS_OK);
+        res = regs[0] ? (const ecs_resources_api_v0 *)ecs_plugin_find_api(regs[0], ECS_API_RESOURCES, 0) : NULL;
+        if (res) {
+            CHECK(res->register_compile(res->registry, "engine_word", 10, engine_word_compile, NULL, &err) == ECS_OK);
+            CHECK_MSG(ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err) == ECS_OK, "%s", err.message);
+            if (err.code == ECS_OK) ecs_compiler_output_free(&out);
+        }
+        ecs_plugin_registry_destroy(regs[0]); /* removes the registration */
+        CHECK(compiler.num_types == 0);
+        ecs_compiler_free(&compiler);
     }
 
     /* every registry has its own get_engine_api; at most 16 at once */
@@ -426,13 +451,15 @@ static void test_reload(void)
 
     /* build 2 (tick adds 100) replaces the file; poll notices it, waits until
        it holds still, reloads */
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && err.code == ECS_OK); /* nothing changed yet */
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0); /* nothing changed yet */
     CHECK(build_plugin("tests/plugins/good.c", "good.so", "-DFIXTURE_BUILD=2 -DFIXTURE_STEP=100"));
     reloaded = 0;
-    for (polls = 0; polls < 3 && !reloaded; ++polls) reloaded = ecs_plugin_poll(reg, &err);
+    for (polls = 0; polls < 3 && !reloaded; ++polls) CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK);
     CHECK_MSG(reloaded == 1 && err.code == ECS_OK, "%s", err.message);
     CHECK(polls <= 2);
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && ecs_plugin_poll(reg, &err) == 0); /* once only */
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0); /* once only */
+    CHECK(ecs_plugin_poll(reg, NULL, &err) == ECS_OK);
+    CHECK(ecs_plugin_poll(NULL, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
     CHECK(ecs_plugin_get_info(reg, p, &info) == ECS_OK && info.reloads == 1);
     CHECK(info.state == (void *)st);                   /* the state came across */
     CHECK(st->build == 2 && st->inits == 2 && st->counter == 2);
@@ -479,8 +506,8 @@ static void test_reload(void)
     CHECK(out.size >= 8 && memcmp((const char *)out.blob + out.size - 4, "\2\0\0\0", 4) == 0);
     ecs_compiler_output_free(&out);
     /* poll does not retry the same broken file */
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && err.code == ECS_OK);
-    CHECK(ecs_plugin_poll(reg, &err) == 0 && err.code == ECS_OK);
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0 && err.code == ECS_OK);
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0 && err.code == ECS_OK);
 
     /* a file that is no library at all: same */
     CHECK(write_file(good, "half-written garbage"));
@@ -570,6 +597,44 @@ static int mat_near(const ecs_mat4 *a, const ecs_mat4 *b)
     return 1;
 }
 
+/* ECS_API_TRANSFORMS v1: the header's matrix math under its own names
+   (compose, multiply, invert), beside v0's rotation, which agrees with it. */
+static void test_transforms_math(ecs_plugin_registry *reg)
+{
+    const ecs_transforms_api_v0 *t0 = (const ecs_transforms_api_v0 *)ecs_plugin_find_api(reg, ECS_API_TRANSFORMS, 0);
+    const ecs_transforms_api_v1 *t1 = (const ecs_transforms_api_v1 *)ecs_plugin_find_api(reg, ECS_API_TRANSFORMS, 1);
+    ecs_vec3 pos, scale, axis, x, p;
+    ecs_mat4 m, inv, both, r0, r1, id, parts;
+    CHECK(t0 != NULL && t1 != NULL && t1->transforms == t0->transforms && t1->set_local_many == t0->set_local_many);
+    if (!t0 || !t1) return;
+    pos.x = 1.0f, pos.y = 2.0f, pos.z = 3.0f;
+    scale.x = 2.0f, scale.y = 2.0f, scale.z = 0.5f;
+    axis.x = 0.0f, axis.y = 0.0f, axis.z = 1.0f;
+    x.x = 1.0f, x.y = 0.0f, x.z = 0.0f;
+    /* scale, then 90 degrees about z, then translate: +x goes to 2 * +y, moved by pos */
+    m = t1->mat4_compose(pos, t1->quat_axis_angle(axis, 1.5707963f), scale);
+    p = t1->mat4_transform_point(&m, x);
+    CHECK_MSG(fabsf(p.x - 1.0f) < 1e-5f && fabsf(p.y - 4.0f) < 1e-5f && fabsf(p.z - 3.0f) < 1e-5f, "%g %g %g",
+              (double)p.x, (double)p.y, (double)p.z);
+    /* the same from its parts: S * R * T */
+    parts = t1->mat4_scale(scale);
+    r1 = t1->mat4_rotation(t1->quat_axis_angle(axis, 1.5707963f));
+    t1->mat4_mul(&parts, &parts, &r1); /* out aliases a */
+    both = t1->mat4_translation(pos);
+    t1->mat4_mul(&parts, &parts, &both);
+    CHECK(mat_near(&parts, &m));
+    /* m * inverse(m) = identity */
+    CHECK(t1->mat4_inverse_affine(&inv, &m) == 1);
+    t1->mat4_mul(&both, &m, &inv);
+    id = t1->mat4_identity();
+    CHECK(mat_near(&both, &id));
+    /* v0's rotation is the header's rotation of the axis-angle quaternion */
+    t0->rotation(&r0, 0.0f, 0.0f, 1.0f, 0.75f);
+    r1 = t1->mat4_rotation(t1->quat_axis_angle(axis, 0.75f));
+    CHECK(mat_near(&r0, &r1));
+    CHECK(t1->mat4_mul == ecs_mat4_mul && t1->mat4_compose == ecs_mat4_compose);
+}
+
 static void test_level_with_plugin_component(void)
 {
     ecs_entity_manager em;
@@ -601,6 +666,7 @@ static void test_level_with_plugin_component(void)
     CHECK(ecs_plugin_publish_resources(reg, &compiler, &spawner, &err) == ECS_OK);
     CHECK(ecs_plugin_publish_transforms(reg, &tm, &err) == ECS_OK);
     CHECK(ecs_plugin_publish_transforms(reg, &tm, &err) == ECS_ERROR_ALREADY_EXISTS);
+    test_transforms_math(reg);
 
     json = read_file("examples/levels/spin_demo.json", &len);
     CHECK(json != NULL);

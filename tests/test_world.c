@@ -911,6 +911,41 @@ static void test_groups(void)
     model_free(&mw); /* frees the group */
 }
 
+/* The lookup path's driver is the smallest required store at walk time,
+   also for a query made while the stores were empty. */
+static void test_driver_follows_sizes(void)
+{
+    ecs_world w;
+    ecs_manager *big, *small;
+    ecs_world_query_desc desc;
+    ecs_world_query q;
+    ecs_world_cursor c;
+    ecs_world_chunk ch;
+    uint32_t k, n = 0, chunks = 0, contiguous_small = 1;
+    ecs_world_init(&w);
+    big = ecs_world_define(&w, "big", one_u32, 1, ECS_LOOKUP_DENSE, NULL);
+    small = ecs_world_define(&w, "small", one_u32, 1, ECS_LOOKUP_HASH, NULL);
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "big";
+    desc.required[1] = "small";
+    CHECK(ecs_world_query_make(&w, &desc, &q, NULL) == ECS_OK && q.path == ECS_WORLD_QUERY_LOOKUP && q.driver == 0);
+    for (k = 0; k < 3000; ++k) {
+        ecs_entity e = ecs_entity_create(&w.entities);
+        ecs_manager_create(big, e);
+        if (k % 100 == 0) ecs_manager_create(small, e);
+    }
+    CHECK(ecs_world_query_span(&q) == 30);
+    CHECK(ecs_world_cursor_start(&c, &q, 0, 0xFFFFFFFFu) == ECS_OK);
+    while (ecs_world_cursor_next(&c, &ch)) {
+        ++chunks;
+        contiguous_small &= ch.index[1] == NULL && ch.first[1] == 0;
+        for (k = 0; k < ch.count; ++k) CHECK(big->entity[ecs_world_chunk_instance(&ch, 0, k)].id == ch.entity[k].id);
+        n += ch.count;
+    }
+    CHECK(n == 30 && chunks == 1 && contiguous_small);
+    ecs_world_free(&w);
+}
+
 int main(void)
 {
     test_identifiers();
@@ -923,6 +958,7 @@ int main(void)
     test_oom();
     test_concurrent_cursors();
     test_groups();
+    test_driver_follows_sizes();
     test_queries_random();
     return test_report("test_world");
 }

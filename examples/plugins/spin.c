@@ -26,12 +26,12 @@
    its children turn with it.
 
    Needs ECS_API_COMPONENTS v1 and ECS_API_RESOURCES v1 (init fails with a
-   message otherwise). ECS_API_TRANSFORMS v0 and ECS_API_ENTITIES v0 are
+   message otherwise). ECS_API_TRANSFORMS v1 and ECS_API_ENTITIES v0 are
    optional: without transforms the angles still advance; with entities, the
    spins of destroyed entities are collected. */
 #include "ecs_plugin.h"
 #include "ecs_resource.h"  /* declarations only: ecs_resources_api_v1 */
-#include "ecs_transform.h" /* declarations only: ecs_transforms_api_v0 */
+#include "ecs_transform.h" /* declarations only: ecs_transforms_api_v1 */
 #include <string.h>
 
 #define SPIN_STATE_MAGIC 0x5350494eu /* 'SPIN' */
@@ -52,7 +52,7 @@ ECS_MANAGER_VIEW_DEFINE_SCHEMA(spin_view, SPIN_SCHEMA)
 typedef struct spin_state {
     uint32_t magic, layout; /* checked by a reloaded build before adopting the state */
     const ecs_components_api_v1 *components;
-    const ecs_transforms_api_v0 *transforms; /* may be NULL */
+    const ecs_transforms_api_v1 *transforms; /* may be NULL */
     const ecs_entities_api_v0 *entities;     /* may be NULL */
     spin_view *spin;                         /* the engine-owned manager, typed */
     ecs_instance *nodes;                     /* set_local_many's input, grown as needed */
@@ -90,7 +90,7 @@ static void spin_tick(void *state, float dt)
 {
     spin_state *s = (spin_state *)state;
     spin_view *v = s->spin;
-    const ecs_transforms_api_v0 *t = s->transforms;
+    const ecs_transforms_api_v1 *t = s->transforms;
     uint32_t i, n = 0, count;
     if (s->entities) s->components->gc(&v->core, s->entities->entities);
     count = v->core.count;
@@ -105,8 +105,8 @@ static void spin_tick(void *state, float dt)
         ecs_mat4 r;
         spin_capture_base(s, i, node);
         if (ecs_instance_is_nil(node) || (axis.x == 0.0f && axis.y == 0.0f && axis.z == 0.0f)) continue;
-        t->rotation(&r, axis.x, axis.y, axis.z, v->angle[i]);
-        t->mul(&s->locals[n], &r, &v->base[i]);
+        r = t->mat4_rotation(t->quat_axis_angle(axis, v->angle[i]));
+        t->mat4_mul(&s->locals[n], &r, &v->base[i]);
         s->nodes[n++] = node;
     }
     t->set_local_many(t->transforms, n, s->nodes, s->locals); /* each moved subtree updated once */
@@ -141,7 +141,7 @@ static ecs_result spin_init(ecs_plugin_get_api_fn get_engine_api, void **state, 
         return err->code;
     }
     s->components = components;
-    s->transforms = (const ecs_transforms_api_v0 *)get_engine_api(ECS_API_TRANSFORMS, 0);
+    s->transforms = (const ecs_transforms_api_v1 *)get_engine_api(ECS_API_TRANSFORMS, 1);
     s->entities = (const ecs_entities_api_v0 *)get_engine_api(ECS_API_ENTITIES, 0);
     s->spin = (spin_view *)m; /* the core comes first: the view follows it */
     *state = s;

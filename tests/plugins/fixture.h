@@ -8,6 +8,7 @@
 #define FIXTURE_PROBE_API (ECS_API_USER + 0) /* the test publishes v0 */
 #define FIXTURE_SIDE_API (ECS_API_USER + 1)  /* the test publishes v0 and v1 side by side */
 #define FIXTURE_GOOD_API (ECS_API_USER + 10) /* good.c publishes v0 */
+#define FIXTURE_HOOK_API (ECS_API_USER + 2)  /* the test publishes v0 for hooked.c */
 
 /* What fixtures report through the probe. */
 enum fixture_event {
@@ -32,6 +33,14 @@ typedef struct fixture_side_api_v1 {
     int (*twice)(int x, int offset);
     int (*add)(int a, int b);
 } fixture_side_api_v1;
+
+/* hooked.c calls call(ctx, its HOOKED_ID, FIXTURE_HOOK_*) from its tick, its
+   shutdown and its compile function. */
+enum fixture_hook { FIXTURE_HOOK_TICK = 1, FIXTURE_HOOK_SHUTDOWN, FIXTURE_HOOK_COMPILE };
+typedef struct fixture_hook_api_v0 {
+    void *ctx;
+    void (*call)(void *ctx, int id, int what);
+} fixture_hook_api_v0;
 
 typedef struct fixture_good_api_v0 {
     int (*build)(void); /* the FIXTURE_BUILD of the code that runs */

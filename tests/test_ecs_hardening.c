@@ -1,0 +1,190 @@
+/* tests/test_ecs_hardening.c - ecs.h's defects of issue 19: a dense batch
+   that meets an older id's instances and then fails changes nothing (6);
+   collect after the entity manager was freed and initialised again at the
+   same address sweeps instead of reading the new log from the old cursor,
+   in all three kinds and in ecs_transform_collect (7); the direct kind's
+   fast read asserts for nil (14) and on a manager whose init failed (15).
+   ECS_ASSERT counts failures instead of aborting, in every build. */
+static unsigned long assert_failures;
+#define ECS_ASSERT(x) ((x) ? (void)0 : (void)++assert_failures)
+#define ECS_IMPLEMENTATION
+#include "ecs.h"
+#define ECS_TRANSFORM_IMPLEMENTATION
+#include "ecs_transform.h"
+#include "test.h"
+
+#include <string.h>
+
+static ecs_entity make_id(uint32_t id)
+{
+    ecs_entity e;
+    e.id = id;
+    return e;
+}
+
+#define HB_FIELDS(X) X(uint32_t, v)
+ECS_MANAGER_DEFINE(hb, HB_FIELDS)
+
+/* (6) create_many and spawn: the batch's first entity is a newer id of an
+   index an older (dead) id holds instances of; a later entry fails. */
+static void test_dense_batch_all_or_nothing(void)
+{
+    hb m;
+    uint32_t k;
+    ecs_entity old_id = ecs_entity_make(5, 0), new_id = ecs_entity_make(5, 1), other = ecs_entity_make(9, 0);
+    ecs_entity bad[3][3];
+    ecs_result want[3] = {ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_INVALID_ARGUMENT, ECS_ERROR_INVALID_ARGUMENT};
+    CHECK(hb_init(&m, ECS_LOOKUP_DENSE) == ECS_OK);
+    for (k = 0; k < 4; ++k) { /* three instances of the old id, one of another */
+        ecs_instance i = hb_create(&m, k < 3 ? old_id : other);
+        m.v[i.i] = k < 3 ? 100u + k : 7u;
+    }
+    bad[0][0] = new_id, bad[0][1] = other, bad[0][2] = make_id(0);             /* nil last */
+    bad[1][0] = new_id, bad[1][1] = ecs_entity_make(5, 2), bad[1][2] = other;  /* two ids of index 5 */
+    bad[2][0] = ecs_entity_make(12, 0), bad[2][1] = new_id, bad[2][2] = make_id(1u << ECS_INDEX_BITS); /* nil, generation 1 */
+    for (k = 0; k < 3; ++k) {
+        ecs_instance first;
+        ecs_instance i = hb_lookup(&m, old_id);
+        uint32_t n = 0;
+        CHECK(hb_create_many(&m, 3, bad[k], &first) == want[k]);
+        for (; !ecs_instance_is_nil(i); i = hb_next(&m, i)) CHECK(m.v[i.i] == 100u + n++);
+        CHECK_MSG(n == 3u && hb_num_instances(&m) == 4u, "batch %u: the old id keeps %u of 3", k, n);
+        CHECK(ecs_instance_is_nil(hb_lookup(&m, new_id)) && m.v[hb_lookup(&m, other).i] == 7u);
+    }
+    { /* the same through ecs_manager_spawn */
+        ecs_spawn_context ctx;
+        ecs_error err;
+        uint32_t index[3] = {0, 1, 2}, data[3] = {1, 2, 3};
+        memset(&ctx, 0, sizeof ctx);
+        ctx.entity = bad[0];
+        ctx.num_entities = 3;
+        ctx.error = &err;
+        CHECK(ecs_manager_spawn(&m.core, &ctx, 3, index, data, sizeof data) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(hb_num_instances(&m) == 4u && !ecs_instance_is_nil(hb_lookup(&m, old_id)));
+        ctx.entity = bad[2] + 1; /* new_id alone: the old id's instances go, new_id gets one */
+        ctx.num_entities = 1;
+        CHECK(ecs_manager_spawn(&m.core, &ctx, 1, index, data, 4) == ECS_OK);
+        CHECK(hb_num_instances(&m) == 2u && ecs_instance_is_nil(hb_lookup(&m, old_id)));
+        CHECK(m.v[hb_lookup(&m, new_id).i] == 1u);
+    }
+    hb_free(&m);
+}
+
+/* (7) The entity manager lives twice at one address. Life 1: 16 entities
+   with instances, 8 destroyed and collected. Life 2: the same 16 ids are
+   handed out again and the 8 survivors' ids destroyed: their instances must
+   go, though the new log's count equals the old cursor's. */
+static ecs_entity_manager em_at_one_address;
+
+static void two_lives(ecs_entity *es)
+{
+    ecs_entity_manager *em = &em_at_one_address;
+    ecs_entity_manager_init(em);
+    CHECK(ecs_entity_create_many(em, 16, es) == ECS_OK);
+}
+
+static void test_collect_two_lives(ecs_lookup_kind kind)
+{
+    ecs_entity_manager *em = &em_at_one_address;
+    ecs_entity es[16], again[16];
+    hb m;
+    uint32_t k;
+    CHECK(hb_init(&m, kind) == ECS_OK);
+    two_lives(es);
+    for (k = 0; k < 16; ++k) CHECK(!ecs_instance_is_nil(hb_create(&m, es[k])));
+    CHECK(hb_collect(&m, em) == 0u); /* the cursor is at this log's end */
+    for (k = 0; k < 8; ++k) ecs_entity_destroy(em, es[k]);
+    CHECK(hb_collect(&m, em) == 8u);
+    ecs_entity_manager_free(em);
+    two_lives(again);
+    for (k = 0; k < 16; ++k) CHECK(again[k].id == es[k].id); /* the same ids: generation 0 again */
+    for (k = 8; k < 16; ++k) ecs_entity_destroy(em, again[k]);
+    CHECK_MSG(hb_collect(&m, em) == 8u, "kind %d", (int)kind);
+    CHECK(hb_num_instances(&m) == 0u);
+    hb_free(&m);
+    ecs_entity_manager_free(em);
+}
+
+static void test_transform_collect_two_lives(void)
+{
+    ecs_entity_manager *em = &em_at_one_address;
+    ecs_entity es[16], again[16];
+    ecs_transform_manager tm;
+    uint32_t k;
+    CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
+    two_lives(es);
+    for (k = 0; k < 16; ++k) CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, es[k], NULL, ecs_instance_nil())));
+    CHECK(ecs_transform_collect(&tm, em) == 0u);
+    for (k = 0; k < 8; ++k) ecs_entity_destroy(em, es[k]);
+    CHECK(ecs_transform_collect(&tm, em) == 8u);
+    ecs_entity_manager_free(em);
+    two_lives(again);
+    for (k = 8; k < 16; ++k) ecs_entity_destroy(em, again[k]);
+    CHECK(ecs_transform_collect(&tm, em) == 8u);
+    for (k = 8; k < 16; ++k) CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tm, again[k])));
+    ecs_transform_manager_free(&tm);
+    ecs_entity_manager_free(em);
+}
+
+/* (14) and (15): the fast read's assert. */
+static void test_slot_asserts(void)
+{
+    hb m;
+    ecs_entity e = ecs_entity_make(3, 0), nil = make_id(0);
+    static const ecs_field_desc bad_field[1] = {{"v", 0, 4}}; /* size 0: init fails */
+    ecs_manager broken;
+    CHECK(hb_init(&m, ECS_LOOKUP_DIRECT) == ECS_OK);
+    CHECK(!ecs_instance_is_nil(hb_create(&m, e)));
+    assert_failures = 0;
+    CHECK(hb_slot(&m, e).i == 3u && assert_failures == 0u);
+    (void)hb_slot(&m, nil);
+    CHECK_MSG(assert_failures == 1u, "name_slot(nil) passed the ownership assert");
+    (void)hb_slot(&m, ecs_entity_make(3, 1)); /* stale */
+    CHECK(assert_failures == 2u);
+    hb_free(&m);
+    assert_failures = 0;
+    CHECK(ecs_manager_init(&broken, bad_field, 1, ECS_LOOKUP_DIRECT) == ECS_ERROR_INVALID_ARGUMENT);
+    (void)ecs_manager_slot(&broken, e);
+    (void)ecs_manager_slot(&broken, nil);
+    CHECK(assert_failures == 2u);
+    CHECK(ecs_instance_is_nil(ecs_manager_lookup(&broken, e)) && ecs_instance_is_nil(ecs_manager_create(&broken, e)));
+    ecs_manager_free(&broken);
+}
+
+/* The hash kind's large batch (inserted bucket by bucket of home slots):
+   every key found, a key already present or listed twice falls back to the
+   general path (a second instance, chained), a nil entity changes nothing. */
+static void test_hash_batch(void)
+{
+    enum { N = 300000 };
+    static ecs_entity es[N];
+    hb m;
+    ecs_instance first;
+    uint32_t k, bad = 0;
+    CHECK(hb_init(&m, ECS_LOOKUP_HASH) == ECS_OK);
+    for (k = 0; k < N; ++k) es[k] = ecs_entity_make(1u + (k * 7919u) % 4000000u, k % 5u);
+    CHECK(hb_create_many(&m, N / 2, es, &first) == ECS_OK && first.i == 0);
+    for (k = 0; k < N / 2; ++k) m.v[k] = k;
+    es[N - 1] = make_id(0); /* nil last: refused, nothing changed */
+    CHECK(hb_create_many(&m, N / 2, es + N / 2, &first) == ECS_ERROR_INVALID_ARGUMENT && hb_count(&m) == N / 2);
+    es[N - 1] = es[0]; /* es[0] again: a second instance */
+    CHECK(hb_create_many(&m, N / 2, es + N / 2, &first) == ECS_OK && first.i == N / 2 && hb_count(&m) == N);
+    for (k = N / 2; k < N; ++k) m.v[k] = k;
+    for (k = 0; k + 1 < N; ++k) bad += hb_lookup(&m, es[k]).i != k || m.v[k] != k || m.core.entity[k].id != es[k].id;
+    CHECK(bad == 0u && hb_next(&m, ecs_instance_make(0)).i == N - 1u && m.core.map.count == N - 1u);
+    CHECK(hb_create_many(&m, N / 2, es, &first) == ECS_OK && hb_count(&m) == N + N / 2); /* all present: chained */
+    CHECK(hb_destroy_entity(&m, es[0]) == 3u && ecs_instance_is_nil(hb_lookup(&m, es[0])));
+    hb_free(&m);
+}
+
+int main(void)
+{
+    test_dense_batch_all_or_nothing();
+    test_collect_two_lives(ECS_LOOKUP_DENSE);
+    test_collect_two_lives(ECS_LOOKUP_HASH);
+    test_collect_two_lives(ECS_LOOKUP_DIRECT);
+    test_transform_collect_two_lives();
+    test_slot_asserts();
+    test_hash_batch();
+    return test_report("test_ecs_hardening");
+}
