@@ -13,14 +13,14 @@
 
 TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
-   input, compile functions, standard components), SCHEMAS, ENTITY
-   REFERENCES, NAMES BLOCK, DECOMPILE, SNAPSHOTS, CONFIGURATION, ERRORS,
-   MEMORY AND POINTER STABILITY, THREADING, DOES NOT, REVISION HISTORY,
-   LICENSE (end of file)
+   input, compile functions, standard components), SCHEMAS, ONE
+   REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK, DECOMPILE,
+   SNAPSHOTS, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of file)
    The declarations and the implementation follow the same order: format,
-   spawner, paths, JSON reader, compiler, names block, decompiler,
-   snapshots (the MAP at
-   the top of the implementation says what each part holds).
+   spawner, paths, JSON reader, compiler, names block, decompiler, one
+   registration, snapshots (the MAP at the top of the implementation says
+   what each part holds).
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -205,6 +205,25 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    be a value the compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
    ecs_compiler_set_decompile gives one its inverse.
+
+ONE REGISTRATION (ecs_spawner_register_world, ecs_compiler_register_world)
+   An ecs_world (ecs.h) registers every component store once, by name;
+   these two calls give a spawner and a compiler the world's types:
+       ecs_world_define_schema(&world, "turret", turret_schema(&n), n,
+                               ECS_LOOKUP_HASH, &err);   // or add_manager
+       ecs_transform_world_register(&world, "transform", &tm, &err);
+       ecs_compiler_register_world(&compiler, &world, &err);
+       ecs_spawner_register_world(&spawner, &world, &err);
+   Managers spawn with ecs_manager_spawn and the record size
+   ecs_manager_record_size gives (the one documented size: a schema's
+   record, or every field); the transform store with its interface's spawn
+   function; schema managers compile and decompile from their schemas, the
+   store registered as "transform" with the standard transform functions.
+   Spawn orders: "transform", "mesh" and "actor" keep the standard ones (the
+   same bytes as ecs_compiler_register_standard), the rest follow
+   registration order from ECS_RESOURCE_WORLD_ORDER. Either call is all or
+   nothing. The separate calls (ecs_spawner_register,
+   ecs_compiler_register_manager, ...) keep working beside them.
 
 ENTITY REFERENCES
    A component may refer to another entity of the same resource by that
@@ -1001,6 +1020,41 @@ ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t ind
 /** Writes json as it is (a complete JSON value the caller vouches for). */
 ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 
+/* ---- ONE REGISTRATION: a world's component types ------------------------
+   A world (ecs.h's ecs_world) registers each component once; these two
+   calls hand its types to a spawner and a compiler, so nobody registers a
+   component three times or passes a record size by hand. Spawn orders (the
+   order of the blocks in a blob): the standard names keep their
+   ECS_RESOURCE_*_ORDER ("transform" 0, "mesh" 100, "actor" 200), so a level
+   compiles to the same bytes as with ecs_compiler_register_standard; every
+   other component gets ECS_RESOURCE_WORLD_ORDER + its index in the world
+   (registration order). */
+
+/** Spawn order of world component k that has no standard order. */
+#define ECS_RESOURCE_WORLD_ORDER 1000
+
+/** Registers with sp, under the world's names, every component of w that
+    can spawn: a manager (typed, runtime or schema) with ecs_manager_spawn
+    and ecs_manager_unspawn (user = the manager, instance size
+    ecs_manager_record_size: the record the manager's schema, or its fields,
+    define), any other store with its interface's spawn and unspawn (user =
+    the store; ECS_RESOURCE_TRANSFORM_SIZE for "transform", else
+    ECS_SPAWNER_VARIABLE_SIZE); a store whose interface has no spawn function
+    is left out. All or nothing: ECS_OK, or the first failure (as
+    ecs_spawner_register; err names the component) with sp as it was. w must
+    outlive the registrations (the spawner keeps the managers' pointers). Not
+    thread-safe for sp; reads w. */
+ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
+/** Registers with c, under the world's names, every component of w that
+    JSON can describe: a manager with a schema through
+    ecs_compiler_register_manager (compile and decompile from the schema),
+    and the store registered as "transform" with ecs_resource_compile_transform
+    and ecs_resource_decompile_transform. Managers without a schema and other
+    stores are left out. Spawn orders: see above. All or nothing: ECS_OK, or
+    the first failure (as ecs_compiler_register_manager; err names the
+    component) with c as it was. The compiler copies the schemas: w may go
+    first. Not thread-safe for c; reads w. */
+ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err);
 
 /* ---- SNAPSHOTS ----------------------------------------------------------- */
 
@@ -1146,6 +1200,7 @@ ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out);
      DECOMPILER   the JSON writer and what decompile functions call; the
                   schema and transform decompile functions; the decompile
                   driver (blocks, their order, the entity tree, the check)
+     ONE REGISTRATION  a world's types to a spawner and a compiler
      SNAPSHOTS    the writer (measure, then write), the section reader and
                   verify, byte swap, load (plan, then load; schema
                   evolution), clone, the world hash, JSON both ways */
@@ -5249,6 +5304,67 @@ ECS_DEF void ecs_decompile_output_free(ecs_decompile_output *out)
     if (!out) return;
     ECS__FREE(out->json);
     memset(out, 0, sizeof *out);
+}
+
+/* ---- ONE REGISTRATION ---------------------------------------------------- */
+
+static int ecs__world_spawn_order(const ecs_world *w, uint32_t k)
+{
+    const char *name = w->component[k].name;
+    if (strcmp(name, "transform") == 0) return ECS_RESOURCE_TRANSFORM_ORDER;
+    if (strcmp(name, "mesh") == 0) return ECS_RESOURCE_MESH_ORDER;
+    if (strcmp(name, "actor") == 0) return ECS_RESOURCE_ACTOR_ORDER;
+    return ECS_RESOURCE_WORLD_ORDER + (int)k;
+}
+
+ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err)
+{
+    ecs_result r = ECS_OK;
+    uint32_t k, done;
+    if (!sp || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawner_register_world: NULL argument");
+    for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
+        const ecs_world_component *wc = w->component + k;
+        if (wc->manager)
+            r = ecs_spawner_register(sp, wc->name, ecs_manager_spawn, ecs_manager_unspawn,
+                                     ecs_manager_record_size(wc->manager), wc->manager, err);
+        else if (wc->iface && wc->iface->spawn && wc->iface->unspawn)
+            r = ecs_spawner_register(sp, wc->name, wc->iface->spawn, wc->iface->unspawn,
+                                     strcmp(wc->name, "transform") == 0 ? ECS_RESOURCE_TRANSFORM_SIZE
+                                                                        : ECS_SPAWNER_VARIABLE_SIZE,
+                                     wc->store, err);
+    }
+    if (r == ECS_OK) return ECS_OK;
+    for (done = 0; done + 1 < k; ++done) {
+        const ecs_world_component *wc = w->component + done;
+        if (wc->manager || (wc->iface && wc->iface->spawn && wc->iface->unspawn))
+            ecs_spawner_unregister(sp, wc->name);
+    }
+    return r;
+}
+
+ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err)
+{
+    ecs_result r = ECS_OK;
+    uint32_t k, done;
+    if (!c || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "compiler_register_world: NULL argument");
+    for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
+        const ecs_world_component *wc = w->component + k;
+        if (wc->manager && wc->manager->schema) {
+            r = ecs_compiler_register_manager(c, wc->name, wc->manager, ecs__world_spawn_order(w, k), err);
+        } else if (!wc->manager && strcmp(wc->name, "transform") == 0) {
+            r = ecs_compiler_register(c, wc->name, ecs_resource_compile_transform, NULL, ECS_RESOURCE_TRANSFORM_ORDER,
+                                      err);
+            if (r == ECS_OK) r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL, err);
+            if (r != ECS_OK) ecs_compiler_unregister(c, wc->name); /* NOT_FOUND when register failed */
+        }
+    }
+    if (r == ECS_OK) return ECS_OK;
+    for (done = 0; done + 1 < k; ++done) {
+        const ecs_world_component *wc = w->component + done;
+        if ((wc->manager && wc->manager->schema) || (!wc->manager && strcmp(wc->name, "transform") == 0))
+            ecs_compiler_unregister(c, wc->name);
+    }
+    return r;
 }
 
 /* ---- SNAPSHOTS ----------------------------------------------------------- */

@@ -21,7 +21,9 @@ for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns chu
   simulate_ns simulate_plain_ns simulate_ratio baseline_aos_simulate_ns \
   memory_bandwidth_gbs transform_chain_set_local_ns transform_chain_set_local_many_ns transform_world_pass_ns \
   transform_world_pass_plain_ns transform_world_pass_ratio transform_deferred_frame_us transform_bytes_per_node \
-  transform_reorder_ns transform_create_ns spawn_level_10k_us spawn_ns_per_entity spawn_vs_memcpy_ratio compile_mb_per_s; do
+  transform_reorder_ns transform_create_ns spawn_level_10k_us spawn_ns_per_entity spawn_vs_memcpy_ratio compile_mb_per_s \
+  systems_2_ns systems_2_plain_ns systems_7_ns systems_7_plain_ns systems_7_mixed_ns systems_7_mixed_plain_ns \
+  query_plain_ns query_direct_ns query_group_ns query_lookup_ns; do
   grep -q "^$m,[0-9.]*," "$out/bench.csv" || missing="$missing $m"
 done
 [ -z "$missing" ] || { echo "metrics missing from --csv:$missing"; cat "$out/bench.csv"; exit 1; }
