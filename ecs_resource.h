@@ -331,7 +331,9 @@ SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
    changed kind or size is an error naming component and field. A manager
    without a schema loads raw when its fields (names, sizes) are the same,
    else an error. A section naming a store the world lacks is skipped and
-   reported, or an error with ECS_SNAPSHOT_STRICT.
+   reported, or an error with ECS_SNAPSHOT_STRICT. ECS_SNAPSHOT_REPLACE
+   loads into a live world (emptied once the snapshot is known to fit):
+   rollback from a blob (examples/engine.c --check-snapshot does it).
    Byte order: desc.flags ECS_SNAPSHOT_LITTLE_ENDIAN / _BIG_ENDIAN save in
    that order; a load refuses the other order (ECS_ERROR_WRONG_BYTE_ORDER,
    naming ecs_snapshot_swap, which converts a blob in place either way:
@@ -1068,6 +1070,10 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
 /** ecs_snapshot_load flags: a section naming a store the world lacks is an
     error (default: skipped and reported). */
 #define ECS_SNAPSHOT_STRICT 1u
+/** ecs_snapshot_load flags: w need not be empty; once the snapshot is
+    verified and fits w's registrations, w is emptied and loaded (rollback
+    from a blob into a live world; on a later failure w is left empty). */
+#define ECS_SNAPSHOT_REPLACE 2u
 
 /** What ecs_snapshot_save writes. Zero-initialised (or a NULL desc): the
     whole world in this machine's byte order. */
@@ -1115,7 +1121,8 @@ ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc
 ECS_DEF ecs_result ecs_snapshot_verify(const void *blob, size_t size, ecs_error *err);
 /** Loads a snapshot into w, which must have the registrations (by name) of
     the saved world and be empty (no entity ever created, every store
-    empty): verifies it, then restores it bit-exactly (same ids, instance
+    empty; with ECS_SNAPSHOT_REPLACE any state, emptied after the checks):
+    verifies it, then restores it bit-exactly (same ids, instance
     order, free queue and destroy log: the next create returns the id it
     would have in the saved world). Stores are matched by name; one the
     world lacks is skipped and counted in report (or an error with
@@ -6228,11 +6235,26 @@ static void ecs__snap_clear_world(ecs_world *w)
     }
 }
 
+/* Gives em its life stamp (ecs.h stamps a manager at its first allocation,
+   and destroy-log cursors compare it): a create on a manager that never
+   allocated does it; what it created is replaced by the caller. */
+static ecs_result ecs__snap_stamp(ecs_entity_manager *em, ecs_error *err)
+{
+    if (em->life) return ECS_OK;
+    if (ecs_entity_create(em).id == 0)
+        return ecs_error_set(err, em->error.code, "snapshot: %s", em->error.message);
+    return ECS_OK;
+}
+
 static ecs_result ecs__snap_load_entities(ecs_entity_manager *em, const ecs__snap_ents *e, ecs_error *err)
 {
     uint32_t cap = e->max_index + 1u < 1024u ? 1024u : e->max_index + 1u;
-    uint8_t *g = (uint8_t *)ECS__REALLOC(NULL, cap);
-    uint32_t *ring = e->free_capacity ? (uint32_t *)ECS__REALLOC(NULL, (size_t)e->free_capacity * 4u) : NULL;
+    uint8_t *g;
+    uint32_t *ring;
+    ecs_result r = ecs__snap_stamp(em, err);
+    if (r != ECS_OK) return r;
+    g = (uint8_t *)ECS__REALLOC(NULL, cap);
+    ring = e->free_capacity ? (uint32_t *)ECS__REALLOC(NULL, (size_t)e->free_capacity * 4u) : NULL;
     if (!g || (e->free_capacity && !ring)) {
         ECS__FREE(g);
         ECS__FREE(ring);
@@ -6355,6 +6377,7 @@ static ecs_result ecs__snap_load_manager(ecs_world *w, ecs_manager *m, const cha
         m->num_instances = v->num_instances;
         m->rng = v->rng;
         m->log.em = (v->flags & ECS__SNAP_LOG_WORLD) ? &w->entities : NULL;
+        m->log.life = (v->flags & ECS__SNAP_LOG_WORLD) ? w->entities.life : 0u;
         m->log.next = v->log_next;
         m->log.retired = v->log_retired;
         if (m->group) m->group->size = v->group_size;
@@ -6470,10 +6493,12 @@ ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size
     if (report) memset(report, 0, sizeof *report);
     if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_load: world is NULL");
     if ((r = ecs_snapshot_verify(blob, size, err)) != ECS_OK) return r;
-    if (!ecs__snap_world_empty(w))
+    if (!(flags & ECS_SNAPSHOT_REPLACE) && !ecs__snap_world_empty(w))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_snapshot_load: the world is not empty (load into a fresh world with the same registrations)");
+                             "ecs_snapshot_load: the world is not empty (load into a fresh world with the same "
+                             "registrations, or pass ECS_SNAPSHOT_REPLACE)");
     if ((r = ecs__snap_run(w, blob, size, flags, 0, NULL, err)) != ECS_OK) return r;
+    if (flags & ECS_SNAPSHOT_REPLACE) ecs__snap_clear_world(w);
     r = ecs__snap_run(w, blob, size, flags, 1, report, err);
     if (r == ECS_OK) r = ecs__snap_check_groups(w, err);
     if (r != ECS_OK) {
@@ -6487,6 +6512,8 @@ ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size
 
 static ecs_result ecs__snap_copy_entities(ecs_entity_manager *d, const ecs_entity_manager *s, ecs_error *err)
 {
+    ecs_result r = ecs__snap_stamp(d, err);
+    if (r != ECS_OK) return r;
     if (d->capacity < s->max_index + 1u) {
         uint8_t *g = (uint8_t *)ECS__REALLOC(d->generation, s->capacity);
         if (!g) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
@@ -6553,6 +6580,7 @@ static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, e
     d->num_instances = s->num_instances;
     d->rng = s->rng;
     d->log.em = s->log.em == sem ? dem : NULL;
+    d->log.life = s->log.em == sem ? dem->life : 0u;
     d->log.next = s->log.next;
     d->log.retired = s->log.retired;
     if (d->group) d->group->size = s->group ? s->group->size : 0u;

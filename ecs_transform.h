@@ -1589,7 +1589,10 @@ static void ecs__tf_prefetch_key(const ecs_transform_manager *tm, uint32_t key)
 ECS_DEF uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
     uint32_t n, from, k = 0, destroyed = 0;
-    if (tm->log.em == ECS__TF_LOG_ADOPT(tm)) tm->log.em = em;
+    if (tm->log.em == ECS__TF_LOG_ADOPT(tm)) {
+        tm->log.em = em;
+        tm->log.life = em->life;
+    }
     n = ecs_entity_log_pending(em, &tm->log);
     from = tm->log.next;
     if (tm->count == 0) n = 0; /* nothing to collect, whatever the log says */

@@ -234,10 +234,21 @@ static void test_roundtrip(ecs_transform_mode mode, uint32_t order_flag)
     CHECK_MSG(ecs_snapshot_load(&b.w, out.data, out.size, 0, &rep, &err) == ECS_OK, "%s", err.message);
     copy_ids(&b, &a);
     CHECK(rep.skipped == 0 && rep.dropped == 0 && rep.defaulted == 0);
+    { /* the collect cursors read the loaded world's destroy log as they read the saved one's */
+        uint32_t k;
+        for (k = 0; k < NUM_MANAGERS; ++k)
+            CHECK(ecs_entity_log_pending(&a.w.entities, &a.m[k]->log) == ecs_entity_log_pending(&b.w.entities, &b.m[k]->log));
+        CHECK(ecs_entity_log_pending(&a.w.entities, &a.m[0]->log) != ECS_ENTITY_LOG_LOST);
+    }
     CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&b.w));
     CHECK(b.m[0]->group && b.m[0]->group->size == a.m[0]->group->size);
     CHECK(ecs_entity_create(&a.w.entities).id == ecs_entity_create(&b.w.entities).id);
     CHECK(same_future(&a, &b, 3000, 7));
+    /* rollback from the blob into the live, changed world */
+    CHECK(ecs_snapshot_load(&b.w, out.data, out.size, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_snapshot_load(&b.w, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_OK);
+    CHECK(ecs_snapshot_load(&a.w, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_OK);
+    CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&b.w));
     ecs_snapshot_output_free(&out);
     free_world(&a);
     free_world(&b);
