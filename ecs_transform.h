@@ -343,6 +343,12 @@ REFERENCE (every public function; the declarations below have the details)
      void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                                 const uint32_t *entity_index, const void *data, uint32_t size)
                                                          its ecs_unspawn_fn
+   The world (ecs.h's WORLD):
+     const ecs_store_interface *ecs_transform_store_interface(void)
+                                                         the manager as an ecs_world store
+     uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
+                                           ecs_error *err)
+                                                         registers tm in w (queries, destroy_tree)
 
 REVISION HISTORY
    0.3  REFERENCE (every function's signature); the plugin API's matrix math

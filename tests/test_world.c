@@ -772,9 +772,12 @@ static void *walk_range(void *user)
 static void test_concurrent_cursors(void)
 {
     static const char *const required[3][3] = {{"pos", "transform", NULL}, {"hp", "tag", NULL}, {"pos", NULL, NULL}};
+    static const char *const members[] = {"tag", "hp"};
+    static const ecs_world_query_path paths[3] = {ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_GROUP, ECS_WORLD_QUERY_DIRECT};
     model_world mw;
     uint32_t k, p;
     model_init(&mw, 600);
+    CHECK(ecs_world_group(&mw.w, members, 2, NULL) == ECS_OK);
     for (k = 0; k < 3; ++k) {
         ecs_world_query_desc desc;
         ecs_world_query q;
@@ -786,7 +789,7 @@ static void test_concurrent_cursors(void)
         memcpy(desc.required, required[k], sizeof required[k]);
         desc.optional[0] = "tag";
         if (k == 1) desc.optional[0] = "pos";
-        CHECK(ecs_world_query_make(&mw.w, &desc, &q, NULL) == ECS_OK);
+        CHECK(ecs_world_query_make(&mw.w, &desc, &q, NULL) == ECS_OK && q.path == paths[k]);
         span = ecs_world_query_span(&q);
         memset(&all, 0, sizeof all);
         all.q = &q;
