@@ -2218,12 +2218,20 @@ static void bq_query(void *p)
     ecs_world_chunk ch;
     uint32_t k;
     ecs_world_cursor_start(&c->cursor, &c->q, 0, UINT32_MAX);
-    while (ecs_world_cursor_next(&c->cursor, &ch))
+    while (ecs_world_cursor_next(&c->cursor, &ch)) {
+        if (!ch.index[0] && !ch.index[1]) { /* contiguous runs: plain arrays from first[t] */
+            bench_vec3 *x = c->pos.position + ch.first[0];
+            const bench_vec3 *v = c->vel.velocity + ch.first[1];
+            for (k = 0; k < ch.count; ++k)
+                x[k].x += v[k].x * 0.016f, x[k].y += v[k].y * 0.016f, x[k].z += v[k].z * 0.016f;
+            continue;
+        }
         for (k = 0; k < ch.count; ++k) {
             bench_vec3 *x = &c->pos.position[ecs_world_chunk_instance(&ch, 0, k)];
             const bench_vec3 *v = &c->vel.velocity[ecs_world_chunk_instance(&ch, 1, k)];
             x->x += v->x * 0.016f, x->y += v->y * 0.016f, x->z += v->z * 0.016f;
         }
+    }
 }
 static void bq_plain(void *p)
 {
