@@ -593,7 +593,8 @@ typedef struct ecs_error {
 ECS_DEF const char *ecs_result_name(ecs_result code);
 /** The code's default text, e.g. "out of memory". */
 ECS_DEF const char *ecs_result_text(ecs_result code);
-/** Sets err (if non-NULL) to code and a printf-formatted message; returns code. */
+/** Sets err (if non-NULL) to code and a printf-formatted message; returns code.
+    An argument may be err->message itself (a message wrapped in context). */
 ECS_DEF ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
@@ -1836,6 +1837,7 @@ ECS_DEF const char *ecs_result_text(ecs_result code)
 
 ECS_DEF ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *format, ...)
 {
+    char text[sizeof err->message];
     va_list ap;
     if (!err) return code;
     err->code = code;
@@ -1843,9 +1845,13 @@ ECS_DEF ecs_result ecs_error_set(ecs_error *err, ecs_result code, const char *fo
         snprintf(err->message, sizeof err->message, "%s", ecs_result_text(code));
         return code;
     }
+    /* formatted apart, then copied: an argument may be err->message itself
+       (a message wrapped in more context), and vsnprintf's source and
+       destination must not overlap */
     va_start(ap, format);
-    vsnprintf(err->message, sizeof err->message, format, ap);
+    vsnprintf(text, sizeof text, format, ap);
     va_end(ap);
+    memcpy(err->message, text, sizeof text);
     return code;
 }
 

@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.2 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.3 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -16,7 +16,8 @@ TABLE OF CONTENTS
    input, compile functions, standard components), SCHEMAS, ONE
    REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK, DECOMPILE,
    SNAPSHOTS, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
-   THREADING, DOES NOT, REVISION HISTORY, LICENSE (end of file)
+   THREADING, DOES NOT, REFERENCE (every function's signature), REVISION
+   HISTORY, LICENSE (end of file)
    The declarations and the implementation follow the same order: format,
    spawner, paths, JSON reader, compiler, names block, decompiler, one
    registration, snapshots (the MAP at the top of the implementation says
@@ -189,7 +190,10 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    byte order, so that a manager with the same schema spawns it with
    ecs_manager_spawn. The JSON of each kind:
      f32 f64          a number (an f32 must round to a finite float)
-     i32 u32 u64      an integer in range, exactly (1e3 is fine, 1.5 is not)
+     i32 u32 u64      an integer in range, exactly, in any form of a whole
+                      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
+                      1.0000000000000000001 are not; nothing is rounded
+                      through a double)
      bool             true or false (one byte: 1 or 0)
      vec2 vec3 vec4   [x, y], [x, y, z], [x, y, z, w]
      quat             [x, y, z, w], not all zero, stored as written
@@ -201,8 +205,10 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
      entity           the "name" of an entity of the same resource, or null
                       (see ENTITY REFERENCES)
    spec "min" and "max" bound every number of a field (each element of a
-   vector). The schema is checked when it is registered: every default must
-   be a value the compiler would accept. Hand-written compile functions stay
+   vector); an integer kind's bounds are whole numbers (below 2^64 in
+   magnitude) compared exactly (a max of 2^53 refuses 2^53 + 1). The schema
+   is checked when it is registered: every default must be a value the
+   compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
    ecs_compiler_set_decompile gives one its inverse.
 
@@ -252,7 +258,10 @@ NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
    It gives back what hashing took away: the decompiler writes names and
    paths again, levelc --dump shows them, and ecs_resource_names_read hands
    them to a game (debug names, "which mesh was that"). It is left out when
-   there is nothing to name.
+   there is nothing to name (the decompiler refuses an empty one, the names
+   reader reads it). Counts the block's bytes cannot hold (each name and
+   path takes at least its 4-byte length) are ECS_ERROR_CORRUPT_RESOURCE
+   before anything is allocated.
 
 DECOMPILE
    ecs_compiler_decompile turns a blob (either byte order) back into level
@@ -261,11 +270,13 @@ DECOMPILE
    has a names block) gives the same bytes, and the decompiler refuses
    (ECS_ERROR_DECOMPILE, with the offset) every blob for which it could not
    promise that: blocks the compiler would not write in that order, an
-   empty block, instances out of entity order, entities not numbered depth
-   first, a NaN, a bool byte of 2, a reference it cannot name, a registered
-   type without a decompile function, entities nested deeper than the JSON
-   reader takes. ECS_DECOMPILE_CHECK compiles the text once more and compares
-   (worth it with decompile functions of your own).
+   empty block, a names block with no names and no paths, instances out of
+   entity order, entities not numbered depth first, a NaN, a bool byte of 2,
+   a reference it cannot name, a registered type without a decompile
+   function, a text that would nest deeper than the JSON reader takes. Every
+   blob the compiler makes decompiles (its deepest entity tree too).
+   ECS_DECOMPILE_CHECK compiles the text once more and compares (worth it
+   with decompile functions of your own).
    The text: an entity per line with its components one per line, members
    equal to their defaults left out (ECS_DECOMPILE_ALL_MEMBERS writes them).
    Without a names block entities have no names except those references
@@ -356,8 +367,9 @@ SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
                             reader accepts (every file; the entity tree can
-                            be half as deep, each level is an object and an
-                            array)
+                            be about half as deep, each level is an object
+                            and an array: 127 levels, the deepest without
+                            components)
    ECS_DEF / ECS_STATIC     as in ecs.h: the linkage of every public function
                             (extern; static with ECS_STATIC; or your own)
    Implementation file only: ECS_REALLOC / ECS_FREE as in ecs.h (both or
@@ -424,7 +436,238 @@ DOES NOT
    resources that paths name, read JSON with comments, trailing commas, a
    byte order mark or other extensions.
 
+REFERENCE (every public function, by section; the declarations below say
+   more: ownership, NULL, failure, lifetime)
+   Format: identifiers, verify, read, byte swap
+     uint32_t ecs_resource_identifier(const char *name);
+         FNV-1a 32 of a component name: the identifier of its blocks
+     ecs_result ecs_resource_verify(const void *blob, size_t size, ecs_error *err);
+         checks everything a reader relies on (VERIFY AND SPAWN)
+     uint32_t ecs_resource_num_entities(const void *blob);
+         num_entities of a verified blob
+     uint32_t ecs_resource_num_component_types(const void *blob);
+         num_component_types (blocks) of a verified blob
+     const uint32_t *ecs_resource_parent_index(const void *blob);
+         the parent_index array of a verified blob
+     uint32_t ecs_resource_first_block(const void *blob);
+         offset of a verified blob's first block
+     ecs_resource_block ecs_resource_block_at(const void *blob, uint32_t offset);
+         the block at offset (its .next is the next block's offset)
+     ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data,
+                                  void *user, ecs_error *err);
+         converts a blob to the other byte order in place
+     void ecs_resource_swap_standard(void *user, uint32_t identifier, uint32_t num_instances,
+                                     void *data, uint32_t size);
+         an ecs_resource_swap_fn for transform, mesh and actor records
+   Spawner
+     void ecs_spawner_init(ecs_spawner *sp);
+     void ecs_spawner_free(ecs_spawner *sp);
+         an empty spawner; frees its registrations and scratch
+     ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_spawn_fn spawn,
+                                     ecs_unspawn_fn unspawn, uint32_t instance_size, void *user,
+                                     ecs_error *err);
+         spawn/unspawn functions for the blocks of component `name`
+     ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
+         removes a registration
+     ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                  size_t size, ecs_entity *out, ecs_error *err);
+         verifies and spawns a blob once, all or nothing
+     ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em,
+                                         const void *blob, size_t size, uint32_t copies,
+                                         ecs_entity *out, ecs_error *err);
+         verifies once and spawns `copies` copies, all or nothing
+     ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em,
+                                           const void *blob, uint32_t copies, ecs_entity *out,
+                                           ecs_error *err);
+         spawn_copies of a blob verified before (no verify)
+     uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                  uint32_t copies, const ecs_entity *entities);
+         undoes a spawn; returns the entities destroyed
+   Paths
+     uint64_t ecs_path_hash(const char *path);
+         FNV-1a 64 of a path: what a blob holds for a reference
+     int ecs_path_is_canonical(const char *path);
+         1 when path is canonical (PATHS)
+     ecs_result ecs_path_canonicalize(const char *path, char *out, size_t out_size,
+                                      ecs_error *err);
+         the canonical spelling of a sloppy path
+   JSON reader
+     ecs_result ecs_json_parse(ecs_json_doc *doc, const char *text, size_t len, ecs_error *err);
+         parses strict JSON into doc (values in one array, strings in a pool)
+     void ecs_json_doc_free(ecs_json_doc *doc);
+         frees a document
+     const ecs_json_value *ecs_json_root(const ecs_json_doc *doc);
+         the root value, or NULL
+     const ecs_json_value *ecs_json_member(const ecs_json_doc *doc, const ecs_json_value *v,
+                                           const char *key);
+         object v's member `key`, or NULL
+     const ecs_json_value *ecs_json_first(const ecs_json_doc *doc, const ecs_json_value *v);
+     const ecs_json_value *ecs_json_next(const ecs_json_doc *doc, const ecs_json_value *v);
+         the first child of an array or object; the next sibling (NULL after the last)
+     const char *ecs_json_string(const ecs_json_doc *doc, const ecs_json_value *v);
+     const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *v);
+         a string value's bytes; a member's name (NULL otherwise)
+     size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf,
+                          size_t size);
+         writes "entities[3].components[1].mesh" for v (like snprintf)
+     const char *ecs_json_type_name(ecs_json_type type);
+         "null", "false", "true", "number", "string", "array", "object"
+   Compiler: registrations and compiling
+     void ecs_compiler_init(ecs_compiler *c);
+     void ecs_compiler_free(ecs_compiler *c);
+         an empty compiler; frees its registrations
+     ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn,
+                                      void *user, int spawn_order, ecs_error *err);
+         a hand-written compile function for component `name`
+     ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
+         removes a registration
+     ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name,
+                                             const ecs_schema_field *schema, uint32_t num_fields,
+                                             int spawn_order, ecs_error *err);
+         compile and decompile functions from a schema (SCHEMAS)
+     ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name,
+                                              const ecs_manager *m, int spawn_order,
+                                              ecs_error *err);
+         register_schema with a manager's schema
+     ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn,
+                                           void *user, ecs_error *err);
+         the inverse of a hand-written compile function
+     const char *ecs_compiler_type_name(const ecs_compiler *c, uint32_t identifier);
+         the registered name of an identifier, or NULL
+     ecs_result ecs_compiler_register_standard(ecs_compiler *c, ecs_error *err);
+         registers transform, mesh and actor
+     ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len,
+                                     uint32_t flags, ecs_compiler_output *out, ecs_error *err);
+         level JSON to a blob and its dependency list
+     void ecs_compiler_output_free(ecs_compiler_output *out);
+         frees a compile's blob and dependencies
+   Compiler: for compile functions
+     const ecs_json_doc *ecs_compiler_doc(const ecs_compiler_context *ctx);
+         the document being compiled
+     int ecs_compiler_big_endian(const ecs_compiler_context *ctx);
+         1 when writing big-endian
+     uint32_t ecs_compiler_entity_index(const ecs_compiler_context *ctx);
+     uint32_t ecs_compiler_entity_instances(const ecs_compiler_context *ctx);
+         the entity being compiled; its instances of this type so far
+     ecs_result ecs_compiler_error(ecs_compiler_context *ctx, const ecs_json_value *at,
+                                   const char *format, ...);
+         ECS_ERROR_COMPILE with the JSON path, line and column of `at`
+     ecs_result ecs_compiler_write(ecs_compiler_context *ctx, const void *bytes, uint32_t n);
+     ecs_result ecs_compiler_write_u8(ecs_compiler_context *ctx, uint8_t v);
+     ecs_result ecs_compiler_write_u16(ecs_compiler_context *ctx, uint16_t v);
+     ecs_result ecs_compiler_write_u32(ecs_compiler_context *ctx, uint32_t v);
+     ecs_result ecs_compiler_write_u64(ecs_compiler_context *ctx, uint64_t v);
+     ecs_result ecs_compiler_write_f32(ecs_compiler_context *ctx, float v);
+     ecs_result ecs_compiler_write_f64(ecs_compiler_context *ctx, double v);
+         append to the instance: bytes as they are, numbers in the target byte order
+     ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx,
+                                            const ecs_json_value *path, uint64_t *hash);
+         checks a canonical path, records it, gives its hash
+     ecs_result ecs_compiler_write_reference(ecs_compiler_context *ctx,
+                                             const ecs_json_value *path);
+         add_dependency, then writes the hash
+     ecs_result ecs_compiler_write_entity(ecs_compiler_context *ctx, const ecs_json_value *name);
+         writes a reference to the entity called `name` (or null)
+     ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                           const char *const *known, uint32_t n);
+         refuses members other than "type" and known[]
+     ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                        const char *key, float *out, uint32_t n,
+                                        const float *defaults);
+         reads a number or an array of n numbers as floats
+     ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj,
+                                        const char *key, uint32_t *out, const uint32_t *defaults);
+         reads a whole number 0..4294967295, exactly
+     ecs_result ecs_resource_compile_transform(void *user, ecs_compiler_context *ctx,
+                                               const ecs_json_value *component);
+     ecs_result ecs_resource_decompile_transform(void *user, ecs_decompile_context *ctx,
+                                                 const void *data, uint32_t size, uint32_t *used);
+         the standard transform's compile and decompile functions
+   Names block
+     ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_resource_names *out,
+                                        ecs_error *err);
+         the entity names and paths of a blob's names block
+     const char *ecs_resource_names_path(const ecs_resource_names *names, uint64_t hash);
+         the path with that hash, or NULL
+     void ecs_resource_names_free(ecs_resource_names *names);
+         frees what names_read allocated
+   Decompiler
+     ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blob, size_t size,
+                                       uint32_t flags, ecs_decompile_output *out, ecs_error *err);
+         a blob back to level JSON that compiles to the same bytes
+     ecs_result ecs_compiler_decompile_instance(const ecs_compiler *c, uint32_t identifier,
+                                                const void *data, uint32_t size, int big_endian,
+                                                const ecs_resource_names *names,
+                                                ecs_decompile_output *out, uint32_t *used,
+                                                ecs_error *err);
+         one instance as a JSON object, for listings
+     void ecs_decompile_output_free(ecs_decompile_output *out);
+         frees decompiled text
+   Decompiler: for decompile functions
+     int ecs_decompile_big_endian(const ecs_decompile_context *ctx);
+         1 when the data is big-endian
+     uint32_t ecs_decompile_entity_index(const ecs_decompile_context *ctx);
+     uint32_t ecs_decompile_entity_instances(const ecs_decompile_context *ctx);
+         the entity being decompiled; its instances of this type before this one
+     uint32_t ecs_decompile_read_u32(const ecs_decompile_context *ctx, const void *p);
+     uint64_t ecs_decompile_read_u64(const ecs_decompile_context *ctx, const void *p);
+     float ecs_decompile_read_f32(const ecs_decompile_context *ctx, const void *p);
+     double ecs_decompile_read_f64(const ecs_decompile_context *ctx, const void *p);
+         read a value in the data's byte order, any alignment
+     ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *format, ...);
+         refuses the instance: ECS_ERROR_DECOMPILE with its offset
+     ecs_result ecs_decompile_member(ecs_decompile_context *ctx, const char *key);
+         starts a member (write one value next)
+     ecs_result ecs_decompile_f32(ecs_decompile_context *ctx, const float *v, uint32_t n);
+     ecs_result ecs_decompile_f64(ecs_decompile_context *ctx, double v);
+     ecs_result ecs_decompile_int(ecs_decompile_context *ctx, int64_t v);
+     ecs_result ecs_decompile_uint(ecs_decompile_context *ctx, uint64_t v);
+     ecs_result ecs_decompile_bool(ecs_decompile_context *ctx, int v);
+     ecs_result ecs_decompile_string(ecs_decompile_context *ctx, const char *s, uint32_t n);
+         write a value: shortest exact numbers, n floats as an array, escaped strings
+     ecs_result ecs_decompile_path(ecs_decompile_context *ctx, uint64_t hash);
+         a resource reference: its path, or "#<hash>"
+     ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t index);
+         an entity reference: its name, or null
+     ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
+         a JSON value as it is
+   Snapshots (SNAPSHOTS)
+     ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc,
+                                  ecs_snapshot_output *out, ecs_error *err);
+         the world (or desc->stores) as one blob, in either byte order
+     ecs_result ecs_snapshot_verify(const void *blob, size_t size, ecs_error *err);
+         checks a snapshot completely (offset and field on failure)
+     ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size, uint32_t flags,
+                                  ecs_snapshot_report *report, ecs_error *err);
+         bit-exact into an empty world (ECS_SNAPSHOT_REPLACE: a live one); schema evolution
+     ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err);
+         converts a snapshot to the other byte order, in place
+     ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err);
+         copies a world into another in memory (rollback)
+     uint64_t ecs_snapshot_world_hash(const ecs_world *w);
+         a hash of everything a snapshot restores (replays compare it)
+     ecs_result ecs_snapshot_to_json(const void *blob, size_t size, ecs_snapshot_output *out,
+                                     ecs_error *err);
+     ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out,
+                                       ecs_error *err);
+         a snapshot as JSON text and back (bit-exact through the field kinds)
+     ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_snapshot_output *out,
+                                      ecs_error *err);
+         one entity's components as JSON
+     void ecs_snapshot_output_free(ecs_snapshot_output *out);
+         frees a snapshot call's bytes
+
 REVISION HISTORY
+   0.3  hardening (issue 19): JSON numbers correctly rounded on x87 too;
+        exact whole numbers in every form (ECS_JSON_WHOLE; i32/u32/u64
+        fields and their bounds compared exactly); a names block's counts
+        checked against its bytes; an empty names block refused by the
+        decompiler; the deepest entity tree that compiles decompiles;
+        array growth that cannot wrap on 32-bit; ECS_DECOMPILE_CHECK keeps
+        the compile error and reports out of memory as such; the REFERENCE
+        section; ECS_RESOURCE_TRANSFORM_SIZE the one name of the transform
+        record (ecs_transform.h's ECS_TRANSFORM_SPAWN_INSTANCE_SIZE is a
+        deprecated alias)
    0.2  schemas (ecs_compiler_register_schema, _register_manager), the
         decompiler, the names block, entity references; the header
         reorganised to read top to bottom (a MAP of the implementation);
@@ -464,7 +707,8 @@ extern "C" {
     no component may register (NAMES BLOCK). */
 #define ECS_RESOURCE_NAMES_ID 0x743491DCu
 
-/** Standard component records (see FORMAT). */
+/** Standard component records (see FORMAT). ecs_transform.h defines the
+    transform's too (identically): ecs_transform_spawn's instance size. */
 #define ECS_RESOURCE_TRANSFORM_SIZE 64u
 #define ECS_RESOURCE_MESH_SIZE 12u
 #define ECS_RESOURCE_ACTOR_SIZE 8u
@@ -640,13 +884,17 @@ typedef enum ecs_json_type {
 #define ECS_JSON_INTEGER 1u   /* written without fraction or exponent and its
                                  magnitude fits `integer` exactly */
 #define ECS_JSON_NEGATIVE 2u  /* written with a leading '-' */
+#define ECS_JSON_WHOLE 4u     /* a whole number, however written (7, 1e19,
+                                 2.50e1, -0.0), whose magnitude fits
+                                 `integer` exactly; every ECS_JSON_INTEGER
+                                 number has it too */
 
 /** One parsed value. Values are stored depth-first in one array: a
     container's children follow it, and `next` is the index just past its
     subtree (so the next sibling, if any, is values[next]). Read-only. */
 typedef struct ecs_json_value {
     uint8_t type;        /* ecs_json_type */
-    uint8_t flags;       /* numbers: ECS_JSON_INTEGER, ECS_JSON_NEGATIVE */
+    uint8_t flags;       /* numbers: ECS_JSON_INTEGER, ECS_JSON_NEGATIVE, ECS_JSON_WHOLE */
     uint16_t reserved_;
     uint32_t count;      /* arrays/objects: children; strings: bytes (no NUL) */
     uint32_t next;       /* index one past this value's subtree */
@@ -655,8 +903,9 @@ typedef struct ecs_json_value {
     uint32_t key_length; /* bytes of the name (no NUL) */
     uint32_t str;        /* strings: pool offset of the decoded UTF-8 bytes */
     uint32_t offset;     /* byte offset of the value in the source text */
-    double number;       /* numbers: the value, correctly rounded (may be +-inf) */
-    uint64_t integer;    /* numbers with ECS_JSON_INTEGER: the exact magnitude */
+    double number;       /* numbers: the value, correctly rounded on every
+                            target, x87 too (may be +-inf) */
+    uint64_t integer;    /* numbers with ECS_JSON_WHOLE: the exact magnitude */
 } ecs_json_value;
 
 /** A parsed JSON text. Zero-initialised is a valid empty document. */
@@ -884,8 +1133,9 @@ ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const e
     ECS_ERROR_COMPILE at the offending value. */
 ECS_DEF ecs_result ecs_compiler_member_f32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
                                            float *out, uint32_t n, const float *defaults);
-/** Reads member key of obj as an integer 0..4294967295 (written as an
-    integer, or a number with an integral value). A missing member gives
+/** Reads member key of obj as an integer 0..4294967295, exactly, in any
+    form of a whole number (7, 7.0, 0.7e1; not 7.0000000000000000001). A
+    missing member gives
     *defaults, or an error when defaults is NULL. */
 ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_json_value *obj, const char *key,
                                            uint32_t *out, const uint32_t *defaults);
@@ -1301,19 +1551,30 @@ static uint64_t ecs__fnv1a64(const char *s, size_t n)
     return h;
 }
 
-/* Grows an array to hold `needed` elements (doubling). On success *out is the
-   (possibly moved) array and *capacity updated; on failure nothing changes. */
+/* The capacity an array of elem-byte elements grows to from cap so that it
+   holds `needed` elements: doubling (at least 16), at most `limit` elements
+   and at most SIZE_MAX bytes; 0 when `needed` is past either. Never wraps: a
+   32-bit size_t doubled past 2^31 would become 0 and double forever. */
+static size_t ecs__res_grown_capacity(size_t cap, size_t needed, size_t elem, size_t limit)
+{
+    if (limit > (size_t)-1 / elem) limit = (size_t)-1 / elem;
+    if (needed > limit) return 0;
+    if (cap < 16) cap = 16;
+    while (cap < needed) cap = cap > limit / 2u ? limit : cap * 2u;
+    return cap < limit ? cap : limit;
+}
+
+/* Grows an array to hold `needed` elements (doubling, at most 2^32 - 1). On
+   success *out is the (possibly moved) array and *capacity updated; on
+   failure nothing changes. */
 static int ecs__res_grow(void *ptr, uint32_t *capacity, size_t needed, size_t elem, void **out)
 {
-    size_t cap = *capacity;
+    size_t cap;
     void *np;
     *out = ptr;
-    if (needed <= cap) return 1;
-    if (needed > 0xFFFFFFFFu) return 0;
-    if (cap < 16) cap = 16;
-    while (cap < needed) cap *= 2;
-    if (cap > 0xFFFFFFFFu) cap = 0xFFFFFFFFu;
-    if (cap > (size_t)-1 / elem) return 0;
+    if (needed <= *capacity) return 1;
+    cap = ecs__res_grown_capacity(*capacity, needed, elem, 0xFFFFFFFFu);
+    if (!cap) return 0;
     np = ECS__REALLOC(ptr, cap * elem);
     if (!np) return 0;
     *out = np;
@@ -1889,8 +2150,11 @@ ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manage
         sp->entities = (ecs_entity *)np;
         ents = sp->entities;
     }
-    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK)
-        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, em->error.message);
+    if (n && (r = ecs_entity_create_many(em, n, ents)) != ECS_OK) {
+        char why[sizeof em->error.message]; /* err may be &em->error */
+        memcpy(why, em->error.message, sizeof why);
+        return ecs_error_set(err, r, "spawn: could not create %u entities: %s", (unsigned)n, why);
+    }
     ctx.entities = em;
     ctx.parent_index = ecs_resource_parent_index(blob);
     ctx.num_entities = ne;
@@ -2227,6 +2491,68 @@ static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, doub
 
 #define ECS__JSON_DIGIT(c) ((unsigned)((c) - '0') < 10u)
 
+/* The fast path (m * 10^e or m / 10^e, both exact doubles) is correctly
+   rounded only where a double operation rounds once. x87 code
+   (FLT_EVAL_METHOD 2, gcc -m32) rounds to 64 bits and again to 53 when
+   storing: "0.0583072" came out one bit off, about 1 short number in 7,000.
+   There only whole numbers (exact, e = 0) take it; the rest go to strtod. */
+#if defined(FLT_EVAL_METHOD) && (FLT_EVAL_METHOD == 0 || FLT_EVAL_METHOD == 1)
+#define ECS__JSON_FAST_PATH 1
+#else
+#define ECS__JSON_FAST_PATH 0
+#endif
+
+/* 1 when the JSON number s[0..e) (checked already; a fraction or an
+   exponent) is a whole number whose magnitude fits uint64_t: *mag. Exact,
+   from the digits: D * 10^(exponent - fraction digits), D without its
+   trailing zeros. */
+static int ecs__json_whole(const unsigned char *s, const unsigned char *e, uint64_t *mag)
+{
+    uint64_t d = 0;
+    int64_t scale = 0, exp = 0, zeros = 0; /* zeros: digits since the last nonzero one */
+    int fraction = 0, eneg = 0, big = 0;
+    unsigned digit;
+    if (*s == '-') ++s;
+    for (; s < e && (ECS__JSON_DIGIT(*s) || *s == '.'); ++s) {
+        if (*s == '.') {
+            fraction = 1;
+            continue;
+        }
+        scale -= fraction;
+        if (*s == '0') {
+            ++zeros;
+            continue;
+        }
+        for (; zeros > 0 && !big; --zeros) { /* the zeros before this digit */
+            big = d > UINT64_MAX / 10u;
+            d *= 10u;
+        }
+        digit = (unsigned)(*s - '0');
+        big = big || d > (UINT64_MAX - digit) / 10u;
+        d = d * 10u + digit;
+        zeros = 0;
+    }
+    if (s < e) { /* the exponent */
+        ++s;
+        if (*s == '+' || *s == '-') eneg = *s++ == '-';
+        for (; s < e; ++s)
+            if (exp < 100000000) exp = exp * 10 + (*s - '0');
+    }
+    scale += zeros + (eneg ? -exp : exp);
+    if (big) return 0; /* at least 2^64 (or, with a negative scale, not whole) */
+    if (d == 0) {
+        *mag = 0;
+        return 1;
+    }
+    if (scale < 0 || big || scale > 19) return 0;
+    for (; scale > 0; --scale) {
+        if (d > UINT64_MAX / 10u) return 0;
+        d *= 10u;
+    }
+    *mag = d;
+    return 1;
+}
+
 static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **pp, ecs_json_value *v)
 {
     const unsigned char *s = *pp, *start = s, *end = ps->end;
@@ -2294,15 +2620,18 @@ static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **p
     }
     if (m == 0) {
         val = 0.0;
-    } else if (!truncated && m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+    } else if (!truncated && m <= (1ull << 53) && (exp10 == 0 || (ECS__JSON_FAST_PATH && exp10 >= -22 && exp10 <= 22))) {
         val = exp10 < 0 ? (double)m / ecs__json_pow10[-exp10] : (double)m * ecs__json_pow10[exp10];
     } else {
         if (!ecs__json_strtod(neg ? start + 1 : start, s, &val))
             return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory reading a number");
     }
     v->number = neg ? -val : val;
-    v->flags = (uint8_t)((is_int && !int_overflow ? ECS_JSON_INTEGER : 0u) | (neg ? ECS_JSON_NEGATIVE : 0u));
+    v->flags = (uint8_t)((is_int && !int_overflow ? ECS_JSON_INTEGER | ECS_JSON_WHOLE : 0u) |
+                         (neg ? ECS_JSON_NEGATIVE : 0u));
     v->integer = is_int && !int_overflow ? iv : 0;
+    /* 1.5 reads as a double that is not whole; 1e19, 2.0 and 1.0000000000000000001 as ones that are */
+    if (!is_int && val == floor(val) && ecs__json_whole(start, s, &v->integer)) v->flags |= ECS_JSON_WHOLE;
     *pp = s;
     return ECS_OK;
 }
@@ -3049,7 +3378,6 @@ ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_
                                            uint32_t *out, const uint32_t *defaults)
 {
     const ecs_json_value *v = ecs_json_member(ctx->doc, obj, key);
-    double d;
     if (!v) {
         if (!defaults) return ecs_compiler_error(ctx, obj, "missing member '%s'", key);
         *out = *defaults;
@@ -3058,16 +3386,9 @@ ECS_DEF ecs_result ecs_compiler_member_u32(ecs_compiler_context *ctx, const ecs_
     if (v->type != ECS_JSON_NUMBER)
         return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %s",
                                   ecs_json_type_name((ecs_json_type)v->type));
-    if (v->flags & ECS_JSON_INTEGER) {
-        if (v->integer > 0xFFFFFFFFu || ((v->flags & ECS_JSON_NEGATIVE) && v->integer != 0))
-            return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295");
-        *out = (uint32_t)v->integer;
-        return ECS_OK;
-    }
-    d = v->number;
-    if (!(d >= 0.0 && d <= 4294967295.0) || (double)(uint32_t)d != d)
-        return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %g", d);
-    *out = (uint32_t)d;
+    if (!(v->flags & ECS_JSON_WHOLE) || v->integer > 0xFFFFFFFFu || ((v->flags & ECS_JSON_NEGATIVE) && v->integer != 0))
+        return ecs_compiler_error(ctx, v, "expected an integer 0..4294967295, found %.17g", v->number);
+    *out = (uint32_t)v->integer;
     return ECS_OK;
 }
 
@@ -3085,6 +3406,8 @@ typedef struct ecs__schema_slot {
     uint32_t size, offset;      /* bytes in the record and where (runtime state: 0, 0) */
     uint8_t runtime, required, has_min, has_max;
     double min, max;            /* bounds of every number (has_min, has_max) */
+    uint8_t min_neg, max_neg;   /* integer kinds: the bounds exactly, as a sign */
+    uint64_t min_int, max_int;  /*   and a magnitude */
     unsigned char initial[64];  /* the default's bytes, in this machine's order */
     const char *initial_path;   /* a path default: its canonical text, else NULL */
     uint32_t initial_path_length;
@@ -3148,33 +3471,26 @@ static void ecs__schema_order(ecs_field_kind kind, unsigned char *to, const unsi
     }
 }
 
-/* Integer bounds of an integer kind. */
-static void ecs__kind_int_range(ecs_field_kind kind, double *lo, double *hi)
+static int ecs__kind_is_int(ecs_field_kind kind)
 {
-    *lo = kind == ECS_FIELD_I32 ? -2147483648.0 : 0.0;
-    *hi = kind == ECS_FIELD_I32 ? 2147483647.0 : kind == ECS_FIELD_U32 ? 4294967295.0 : 18446744073709551615.0;
+    return kind == ECS_FIELD_I32 || kind == ECS_FIELD_U32 || kind == ECS_FIELD_U64;
 }
 
-/* Reads number v as an integer of kind into out (native bytes). 0 with why. */
+/* Reads number v as an integer of kind into out (native bytes): exactly, in
+   any form JSON writes a whole number (ECS_JSON_WHOLE). 0 with why. */
 static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigned char *out, char *why, size_t n)
 {
     const char *range = kind == ECS_FIELD_I32 ? "-2147483648..2147483647"
                         : kind == ECS_FIELD_U32 ? "0..4294967295" : "0..18446744073709551615";
-    double lo, hi, d = v->number;
-    int neg = (v->flags & ECS_JSON_NEGATIVE) != 0;
-    uint64_t mag;
-    ecs__kind_int_range(kind, &lo, &hi);
-    if (v->flags & ECS_JSON_INTEGER) {
-        mag = v->integer;
-    } else if (d == floor(d) && d >= lo && d <= hi && d > -9007199254740992.0 && d < 9007199254740992.0) {
-        mag = (uint64_t)(d < 0 ? -d : d);
-    } else {
-        snprintf(why, n, "expected an integer %s, found %.17g", range, d);
+    int neg = (v->flags & ECS_JSON_NEGATIVE) && v->integer != 0; /* -0 is 0 */
+    uint64_t mag = v->integer;
+    uint64_t top = kind == ECS_FIELD_I32 ? (neg ? 2147483648u : 2147483647u)
+                   : kind == ECS_FIELD_U32 ? 0xFFFFFFFFu : UINT64_MAX;
+    if (!(v->flags & ECS_JSON_WHOLE)) {
+        snprintf(why, n, "expected an integer %s, found %.17g", range, v->number);
         return 0;
     }
-    if (neg && mag == 0) neg = 0; /* -0 is 0 */
-    if ((neg && (kind != ECS_FIELD_I32 || mag > 2147483648u)) || (!neg && (double)mag > hi) ||
-        (kind == ECS_FIELD_U32 && mag > 0xFFFFFFFFu)) {
+    if ((neg && kind != ECS_FIELD_I32) || mag > top) {
         snprintf(why, n, "expected an integer %s, found %s%llu", range, neg ? "-" : "", (unsigned long long)mag);
         return 0;
     }
@@ -3187,21 +3503,64 @@ static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigne
     return 1;
 }
 
-/* The number a value of f's kind holds at element k (for range checks). */
+/* The value of an integer kind's native bytes as a sign and a magnitude. */
+static uint64_t ecs__schema_int_at(ecs_field_kind kind, const unsigned char *bytes, int *neg)
+{
+    int32_t iv;
+    uint32_t uv;
+    uint64_t lv;
+    *neg = 0;
+    if (kind == ECS_FIELD_U64) {
+        memcpy(&lv, bytes, 8);
+        return lv;
+    }
+    if (kind == ECS_FIELD_U32) {
+        memcpy(&uv, bytes, 4);
+        return uv;
+    }
+    memcpy(&iv, bytes, 4);
+    *neg = iv < 0;
+    return iv < 0 ? 0u - (uint64_t)(int64_t)iv : (uint64_t)iv;
+}
+
+/* 1 when the integer (a_neg, a) is below (b_neg, b) (signs and magnitudes,
+   -0 written as 0). */
+static int ecs__int_below(int a_neg, uint64_t a, int b_neg, uint64_t b)
+{
+    if (a_neg != b_neg) return a_neg;
+    return a_neg ? a > b : a < b;
+}
+
+/* Checks an integer field's exact bounds; 0 with why. */
+static int ecs__schema_int_in_range(const ecs__schema_slot *f, const unsigned char *bytes, char *why, size_t n)
+{
+    int neg;
+    uint64_t v = ecs__schema_int_at(f->kind, bytes, &neg);
+    const char *sign = neg ? "-" : "";
+    if (f->has_min && ecs__int_below(neg, v, f->min_neg, f->min_int)) {
+        snprintf(why, n, "%s must be >= %s%llu (found %s%llu)", f->name, f->min_neg ? "-" : "",
+                 (unsigned long long)f->min_int, sign, (unsigned long long)v);
+        return 0;
+    }
+    if (f->has_max && ecs__int_below(f->max_neg, f->max_int, neg, v)) {
+        snprintf(why, n, "%s must be <= %s%llu (found %s%llu)", f->name, f->max_neg ? "-" : "",
+                 (unsigned long long)f->max_int, sign, (unsigned long long)v);
+        return 0;
+    }
+    return 1;
+}
+
+/* The number a value of a float kind holds at element k (for range checks). */
 static double ecs__schema_number_at(ecs_field_kind kind, const unsigned char *bytes, uint32_t k)
 {
     float fv;
     double dv;
-    int32_t iv;
-    uint32_t uv;
-    uint64_t lv;
-    switch (kind) {
-    case ECS_FIELD_F64: memcpy(&dv, bytes, 8); return dv;
-    case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return (double)iv;
-    case ECS_FIELD_U32: memcpy(&uv, bytes, 4); return (double)uv;
-    case ECS_FIELD_U64: memcpy(&lv, bytes, 8); return (double)lv;
-    default: memcpy(&fv, bytes + 4u * k, 4); return (double)fv;
+    if (kind == ECS_FIELD_F64) {
+        memcpy(&dv, bytes, 8);
+        return dv;
     }
+    memcpy(&fv, bytes + 4u * k, 4);
+    return (double)fv;
 }
 
 /* Checks f's bounds on every element of a value; 0 with why and the failing
@@ -3211,6 +3570,8 @@ static int ecs__schema_in_range(const ecs__schema_slot *f, const unsigned char *
 {
     uint32_t k, count = ecs__kind_elements(f->kind);
     if (!ecs__kind_is_number(f->kind)) return 1;
+    *at = 0;
+    if (ecs__kind_is_int(f->kind)) return ecs__schema_int_in_range(f, bytes, why, n);
     for (k = 0; k < count; ++k) {
         double d = ecs__schema_number_at(f->kind, bytes, k);
         if ((f->has_min && !(d >= f->min)) || (f->has_max && !(d <= f->max))) {
@@ -3410,8 +3771,13 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
             if (strcmp(key, "default") == 0) {
                 initial = m;
             } else if ((is_min || is_max) && m->type == ECS_JSON_NUMBER && ecs__kind_is_number(f->kind)) {
-                if (is_min) f->has_min = 1, f->min = m->number;
-                else f->has_max = 1, f->max = m->number;
+                int neg = (m->flags & ECS_JSON_NEGATIVE) && m->integer != 0;
+                if (ecs__kind_is_int(f->kind) && !(m->flags & ECS_JSON_WHOLE)) {
+                    snprintf(why, n, "\"%s\" of an integer kind must be a whole number below 2^64 in magnitude", key);
+                    return 0;
+                }
+                if (is_min) f->has_min = 1, f->min = m->number, f->min_neg = (uint8_t)neg, f->min_int = m->integer;
+                else f->has_max = 1, f->max = m->number, f->max_neg = (uint8_t)neg, f->max_int = m->integer;
             } else {
                 snprintf(why, n, "spec member '%.32s' is not \"default\", or a number \"min\"/\"max\" of a numeric kind", key);
                 return 0;
@@ -3776,7 +4142,7 @@ static ecs_result ecs__compile_raw_component(ecs__compile_state *st, const ecs_j
     if (taken) return ecs_compiler_error(ctx, type, "'%s' is the registered component '%s': write {\"type\": \"%s\", ...}",
                                          ctx->doc->pool + type->str, taken, taken);
     if (id == ECS_RESOURCE_NAMES_ID) return ecs_compiler_error(ctx, type, "this identifier is the names block's");
-    if (!order || order->type != ECS_JSON_NUMBER || !(order->flags & ECS_JSON_INTEGER) ||
+    if (!order || order->type != ECS_JSON_NUMBER || !(order->flags & ECS_JSON_WHOLE) ||
         order->integer > ((order->flags & ECS_JSON_NEGATIVE) ? 2147483648u : 2147483647u))
         return ecs_compiler_error(ctx, order ? order : m, "a raw block needs \"spawn_order\", an int");
     if ((bytes && bytes->type != ECS_JSON_STRING) || (n & 1u))
@@ -4292,6 +4658,13 @@ static ecs_result ecs__names_walk(const unsigned char *b, const ecs_resource_blo
     size_t bytes = 0;
     if (!ecs__names_u32(data, blk->size, &pos, swap, &np))
         return ECS__RES_CORRUPT("offset %u (names block): no room for the path count", (unsigned)data_off);
+    /* every name and path takes at least its 4-byte length: counts the block
+       cannot hold are refused before anything is read or allocated (and
+       their sum, below 2^30 then, cannot wrap) */
+    if ((uint64_t)blk->num_instances + np > (blk->size - pos) / 4u)
+        return ECS__RES_CORRUPT("offset %u (names block): %u names and %u paths need at least %llu bytes, the block "
+                                "has %u", (unsigned)data_off, (unsigned)blk->num_instances, (unsigned)np,
+                                4ull * ((uint64_t)blk->num_instances + np) + 4u, (unsigned)blk->size);
     for (j = 0; j < blk->num_instances + np; ++j) {
         uint32_t at = pos;
         int is_path = j >= blk->num_instances;
@@ -4371,8 +4744,9 @@ static int ecs__hash_index_cmp(const void *a, const void *b)
 static ecs_result ecs__names_fill(const unsigned char *b, const ecs_resource_block *blk, uint32_t ne, int swap,
                                   size_t string_bytes, uint32_t np, ecs_resource_names *out, ecs_error *err)
 {
-    size_t bytes = (size_t)ne * (sizeof(char *) + 4u) + (size_t)np * (sizeof(char *) + 8u + 4u) + string_bytes + 8u;
-    unsigned char *mem = (unsigned char *)ECS__REALLOC(NULL, bytes);
+    uint64_t wide = (uint64_t)ne * (sizeof(char *) + 4u) + (uint64_t)np * (sizeof(char *) + 8u + 4u) + string_bytes + 8u;
+    size_t bytes = (size_t)wide; /* checked below: a 32-bit size_t may not hold it */
+    unsigned char *mem = wide <= (size_t)-1 ? (unsigned char *)ECS__REALLOC(NULL, bytes) : NULL;
     ecs__hash_index *order = NULL;
     uint32_t *by_hash;
     size_t dummy;
@@ -4455,11 +4829,13 @@ typedef struct ecs__jout {
 static void ecs__jout_add(ecs__jout *o, const char *s, size_t n)
 {
     if (o->oom || o->dry) return;
+    if (n >= (size_t)-1 - o->len) {
+        o->oom = 1;
+        return;
+    }
     if (o->len + n + 1u > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096u;
-        char *nb;
-        while (cap < o->len + n + 1u) cap *= 2u;
-        nb = (char *)ECS__REALLOC(o->buf, cap);
+        size_t cap = ecs__res_grown_capacity(o->cap ? o->cap : 4096u, o->len + n + 1u, 1, (size_t)-1);
+        char *nb = cap ? (char *)ECS__REALLOC(o->buf, cap) : NULL;
         if (!nb) {
             o->oom = 1;
             return;
@@ -4993,6 +5369,8 @@ static ecs_result ecs__decompile_blocks(ecs_decompile_context *ctx, const unsign
         ctx->type_name = NULL;
         if (d->identifier == ECS_RESOURCE_NAMES_ID) {
             if (t + 1u != nt) return ecs_decompile_error(ctx, "the names block is not the last block");
+            if (!d->num_instances && !ctx->names->num_paths)
+                return ecs_decompile_error(ctx, "a names block with no names and no paths (the compiler leaves it out)");
             continue;
         }
         at = ecs__res_lower(ctx->compiler->types, ctx->compiler->num_types, sizeof *ctx->compiler->types, d->identifier);
@@ -5172,14 +5550,45 @@ static ecs_result ecs__decompile_unique(const ecs_resource_names *nm, uint8_t *u
 }
 
 /* One pass over the blob: the entity tree with its components (dry: only
-   checks and notes which entities are referred to). */
+   checks and notes which entities are referred to). An entity at level L
+   (roots: 0) is an object at nesting depth 3 + 2L of the text, so levels
+   past (ECS_JSON_MAX_DEPTH - 1) / 2 are refused here; its components nest
+   deeper still (ecs__decompile_too_deep checks the text). */
 static ecs_result ecs__decompile_pass(ecs_decompile_context *ctx, const unsigned char *b, ecs__dblock *blocks,
                                       uint32_t nb, uint32_t *stack, uint8_t *open, int dry)
 {
-    uint32_t i, max_levels = ECS_JSON_MAX_DEPTH >= 6 ? (ECS_JSON_MAX_DEPTH - 6) / 2 + 1 : 0;
+    uint32_t i, max_levels = (ECS_JSON_MAX_DEPTH - 1) / 2;
     for (i = 0; i < nb; ++i) blocks[i].cursor = blocks[i].at = blocks[i].run_start = 0;
     ctx->out->dry = dry;
     return ecs__decompile_tree(ctx, b, blocks, nb, stack, open, max_levels);
+}
+
+/* Refuses a decompiled text (JSON the writer made: strings escaped) that
+   nests deeper than the JSON reader takes, which a component nested deep
+   in the entity tree can make: what compiles decompiles, and the other way. */
+static ecs_result ecs__decompile_too_deep(const char *text, size_t len, ecs_error *err)
+{
+    size_t i;
+    uint32_t depth = 0, line, column;
+    int in_string = 0;
+    for (i = 0; i < len; ++i) {
+        char ch = text[i];
+        if (in_string) {
+            if (ch == '\\') ++i;
+            else if (ch == '"') in_string = 0;
+        } else if (ch == '"') {
+            in_string = 1;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth <= ECS_JSON_MAX_DEPTH) continue;
+            ecs__res_text_position(text, len, i, &line, &column);
+            return ecs_error_set(err, ECS_ERROR_DECOMPILE, "line %u, column %u of the text: nesting deeper than the "
+                                 "JSON reader takes (ECS_JSON_MAX_DEPTH %d); the entities nest too deep for their "
+                                 "components", (unsigned)line, (unsigned)column, ECS_JSON_MAX_DEPTH);
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return ECS_OK;
 }
 
 /* Compiles the decompiled text and compares it with the blob. */
@@ -5189,8 +5598,12 @@ static ecs_result ecs__decompile_check(const ecs_compiler *c, const ecs_decompil
     ecs_compiler_output again;
     ecs_result r = ecs_compiler_compile(c, out->json, out->length, out->compile_flags, &again, err);
     size_t k = 0;
-    if (r != ECS_OK)
-        return ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text does not compile: %.200s", err->message);
+    if (r == ECS_ERROR_OUT_OF_MEMORY) return r; /* err says so already */
+    if (r != ECS_OK) {
+        char why[sizeof err->message]; /* err->message may not be an argument of its own ecs_error_set */
+        memcpy(why, err->message, sizeof why);
+        return ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text does not compile: %.200s", why);
+    }
     while (k < size && k < again.size && ((const unsigned char *)blob)[k] == ((const unsigned char *)again.blob)[k]) ++k;
     r = k == size && again.size == size ? ECS_OK
         : ecs_error_set(err, ECS_ERROR_DECOMPILE, "the decompiled text compiles to other bytes (%u, not %u; first "
@@ -5209,8 +5622,9 @@ typedef struct ecs__decompile_scratch {
 static void *ecs__decompile_alloc(ecs__decompile_scratch *s, uint32_t nt, uint32_t ne, uint32_t np)
 {
     uint32_t levels = ECS_JSON_MAX_DEPTH / 2 + 2;
-    size_t bytes = (size_t)(nt ? nt : 1u) * sizeof(ecs__dblock) + (size_t)levels * 5u + 3u * (size_t)ne + np + 16u;
-    unsigned char *mem = (unsigned char *)ECS__REALLOC(NULL, bytes);
+    uint64_t wide = (uint64_t)(nt ? nt : 1u) * sizeof(ecs__dblock) + (uint64_t)levels * 5u + 3u * (uint64_t)ne + np + 16u;
+    size_t bytes = (size_t)wide; /* checked: a 32-bit size_t may not hold it */
+    unsigned char *mem = wide <= (size_t)-1 ? (unsigned char *)ECS__REALLOC(NULL, bytes) : NULL;
     if (!mem) return NULL;
     memset(mem, 0, bytes);
     s->blocks = (ecs__dblock *)(void *)mem;
@@ -5260,6 +5674,7 @@ ECS_DEF ecs_result ecs_compiler_decompile(const ecs_compiler *c, const void *blo
         if (!s.path_used[i])
             r = ecs_error_set(err, ECS_ERROR_DECOMPILE, "names block: no component refers to path '%.96s'", names.path[i]);
     if (r == ECS_OK && jout.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "decompile: out of memory for the text");
+    if (r == ECS_OK) r = ecs__decompile_too_deep(jout.buf, jout.len, err);
     if (r == ECS_OK) {
         out->json = jout.buf, out->length = jout.len, jout.buf = NULL;
         out->compile_flags = (ctx.big_endian ? ECS_COMPILER_BIG_ENDIAN : 0u) | (names.present ? ECS_COMPILER_NAMES : 0u);

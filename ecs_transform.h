@@ -172,7 +172,7 @@ MODES (chosen at init, per manager)
 
 SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    Register ecs_transform_spawn / ecs_transform_unspawn with user = the
-   ecs_transform_manager* and instance size ECS_TRANSFORM_SPAWN_INSTANCE_SIZE.
+   ecs_transform_manager* and instance size ECS_RESOURCE_TRANSFORM_SIZE.
    instance_data is num_instances records of 64 bytes: the local matrix as 16
    floats (IEEE 754 single, in the producer's byte order, which the spawner
    only accepts when it is the native one), row-major in the CONVENTION above.
@@ -349,6 +349,12 @@ REFERENCE (every public function; the declarations below have the details)
      uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                            ecs_error *err)
                                                          registers tm in w (queries, destroy_tree)
+   Snapshots (ecs_resource.h's SNAPSHOTS, through the store interface):
+     size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap)
+                                                         the whole state as 32-bit words
+     ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err)
+                                                         checked, bit-exact, into an empty manager
+     void ecs_transform_snapshot_clear(void *tm)         empties tm, keeps its settings
 
 REVISION HISTORY
    0.3  REFERENCE (every function's signature); the plugin API's matrix math
@@ -379,8 +385,12 @@ REVISION HISTORY
 #endif
 #endif
 
-/** Bytes per instance in a "transform" resource block: the local matrix. */
-#define ECS_TRANSFORM_SPAWN_INSTANCE_SIZE 64u
+/** Bytes per instance in a "transform" resource block: the local matrix.
+    The same name and value as in ecs_resource.h (an identical definition,
+    so either header may come first). */
+#define ECS_RESOURCE_TRANSFORM_SIZE 64u
+/** Deprecated: the old name of ECS_RESOURCE_TRANSFORM_SIZE (goes in 1.0). */
+#define ECS_TRANSFORM_SPAWN_INSTANCE_SIZE ECS_RESOURCE_TRANSFORM_SIZE
 /** Commits without change before a node leaves the dirty range (deferred mode). */
 #define ECS_TRANSFORM_DEFAULT_IDLE_FRAMES 5u
 
@@ -2140,7 +2150,7 @@ static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spaw
             break;
         tm->entity[i].id = key;
         tm->count = i + 1u; /* so that an undo sees this instance */
-        memcpy(&tm->local[i], src + (size_t)j * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, sizeof(ecs_mat4));
+        memcpy(&tm->local[i], src + (size_t)j * ECS_RESOURCE_TRANSFORM_SIZE, sizeof(ecs_mat4));
         p = pk == ECS_SPAWN_ROOT ? ECS__TF_NIL : at[pk] != ECS__TF_NIL ? n0 + at[pk] : ecs__tf_find(tm, ecs_entity_key(ctx->entity[pk]));
         if (p == ECS__TF_NIL) {
             tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
@@ -2184,9 +2194,9 @@ ECS_DEF ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx,
     int ordered = 1;
     ecs_result r;
     if (!tm || !ctx) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL manager or context");
-    if ((uint64_t)num * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE != size)
+    if ((uint64_t)num * ECS_RESOURCE_TRANSFORM_SIZE != size)
         return ecs_error_set(err, ECS_ERROR_SPAWN_FAILED, "transform spawn: %u instances of 64 bytes need %llu bytes, block has %u",
-                             (unsigned)num, (unsigned long long)num * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, (unsigned)size);
+                             (unsigned)num, (unsigned long long)num * ECS_RESOURCE_TRANSFORM_SIZE, (unsigned)size);
     if (num == 0) return ECS_OK;
     if (!entity_index || !data || !ctx->entity || !ctx->parent_index)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: NULL array");

@@ -1180,7 +1180,7 @@ static void bt_spawn_shuffled(void *p)
     ctx.parent_index = c->parent; /* BT_NIL is ECS_SPAWN_ROOT */
     ctx.num_entities = c->n;
     ctx.error = &c->err;
-    if (ecs_transform_spawn(&c->tm, &ctx, c->n, c->shuffled, data, c->n * ECS_TRANSFORM_SPAWN_INSTANCE_SIZE) != ECS_OK) {
+    if (ecs_transform_spawn(&c->tm, &ctx, c->n, c->shuffled, data, c->n * ECS_RESOURCE_TRANSFORM_SIZE) != ECS_OK) {
         fprintf(stderr, "bench: transform spawn failed: %s\n", c->err.message);
         exit(1);
     }
@@ -1439,7 +1439,7 @@ static void bench_resource_rows(void)
     }
     ecs_spawner_init(&sp);
     if (ecs_spawner_register(&sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
-                             ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &tm, &err) != ECS_OK ||
+                             ECS_RESOURCE_TRANSFORM_SIZE, &tm, &err) != ECS_OK ||
         ecs_spawner_register(&sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE, &mesh,
                              &err) != ECS_OK ||
         ecs_spawner_register(&sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE, &actor,

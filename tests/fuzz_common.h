@@ -52,7 +52,7 @@ static void fuzz_world_init(fuzz_world *w, ecs_lookup_kind tm_kind, ecs_lookup_k
     FUZZ_CHECK(ecs_manager_init(&w->actor, actor_fields, 2, actor_kind) == ECS_OK);
     ecs_spawner_init(&w->sp);
     FUZZ_CHECK(ecs_spawner_register(&w->sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
-                                    ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &w->tm, &err) == ECS_OK);
+                                    ECS_RESOURCE_TRANSFORM_SIZE, &w->tm, &err) == ECS_OK);
     FUZZ_CHECK(ecs_spawner_register(&w->sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE,
                                     &w->mesh, &err) == ECS_OK);
     FUZZ_CHECK(ecs_spawner_register(&w->sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,

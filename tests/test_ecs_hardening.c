@@ -177,8 +177,20 @@ static void test_hash_batch(void)
     hb_free(&m);
 }
 
+/* A message wrapped in more context through its own buffer (the pattern the
+   spawn and plugin paths use): the old text survives inside the new one. */
+static void test_error_wraps_own_message(void)
+{
+    ecs_error err;
+    ecs_error_set(&err, ECS_ERROR_OUT_OF_MEMORY, "inner %d", 42);
+    ecs_error_set(&err, ECS_ERROR_SPAWN_FAILED, "outer: %s (again: %s)", err.message, err.message);
+    CHECK(err.code == ECS_ERROR_SPAWN_FAILED);
+    CHECK_MSG(strcmp(err.message, "outer: inner 42 (again: inner 42)") == 0, "got '%s'", err.message);
+}
+
 int main(void)
 {
+    test_error_wraps_own_message();
     test_dense_batch_all_or_nothing();
     test_collect_two_lives(ECS_LOOKUP_DENSE);
     test_collect_two_lives(ECS_LOOKUP_HASH);

@@ -659,7 +659,7 @@ static void test_level_with_plugin_component(void)
     ecs_spawner_init(&spawner);
     CHECK(ecs_compiler_register_standard(&compiler, &err) == ECS_OK);
     CHECK(ecs_spawner_register(&spawner, "transform", ecs_transform_spawn, ecs_transform_unspawn,
-                               ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &tm, &err) == ECS_OK);
+                               ECS_RESOURCE_TRANSFORM_SIZE, &tm, &err) == ECS_OK);
     reg = new_registry(&em);
     CHECK(reg != NULL);
     if (!reg) return;

@@ -5,7 +5,9 @@
    give) returns an error without allocating, without writing the caller's
    table and without changing the entity manager or the spawner; the exact
    limit still spawns. ecs_spawner_unspawn refuses a copy count no spawn can
-   have made. A small index space (ECS_INDEX_BITS 12: 4095 entities) keeps the
+   have made. The growth of arrays never wraps (a JSON text just over 2 GiB
+   on 32-bit), and a names block's counts are checked against its bytes
+   before anything is allocated. A small index space (ECS_INDEX_BITS 12: 4095 entities) keeps the
    limit cases fast; a counting allocator records every call and refuses any
    request over 1 MiB (nothing here legitimately needs that much). */
 #define ECS_INDEX_BITS 12
@@ -232,11 +234,109 @@ static void test_unspawn_impossible_copies(void)
     ecs_compiler_output_free(&four);
 }
 
+/* The growth of every array (the JSON reader's pool and values, the
+   decompiled text) at sizes no test can allocate: ecs__res_grown_capacity
+   (the implementation's own, visible here) never wraps. On 32-bit, doubling
+   past 2^31 used to give 0, and ecs_json_parse of a text just over 2 GiB
+   doubled 0 forever. The parse itself is tried with such a length: the
+   allocator refuses the pool (over 1 MiB), so not one byte of the text is
+   read (only its first bytes exist) and the answer comes at once. */
+static void test_growth_at_the_limit(void)
+{
+    static const struct {
+        size_t cap, needed, elem, limit;
+    } cases[] = {
+        {16, 0x80000001u, 1, 0xFFFFFFFFu},           /* a text just over 2 GiB */
+        {0x80000000u, 0x80000001u, 1, 0xFFFFFFFFu},  /* a pool of 2 GiB, one byte more */
+        {16, 0xFFFFFFFFu, 1, 0xFFFFFFFFu},
+        {4096, (size_t)-1 / 2u + 2u, 1, (size_t)-1}, /* the decompiled text, past half the address space */
+        {16, 0x08000001u, 48, 0xFFFFFFFFu},          /* JSON values of 48 bytes */
+        {1u << 20, 0x7FFFFFFFu, 16, 0xFFFFFFFFu},
+    };
+    uint32_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        size_t limit = cases[k].limit < (size_t)-1 / cases[k].elem ? cases[k].limit : (size_t)-1 / cases[k].elem;
+        size_t got = ecs__res_grown_capacity(cases[k].cap, cases[k].needed, cases[k].elem, cases[k].limit);
+        if (cases[k].needed > limit)
+            CHECK_MSG(got == 0, "case %u: %lu", (unsigned)k, (unsigned long)got);
+        else
+            CHECK_MSG(got >= cases[k].needed && got <= limit, "case %u: %lu for %lu", (unsigned)k, (unsigned long)got,
+                      (unsigned long)cases[k].needed);
+    }
+    CHECK(ecs__res_grown_capacity(16, 17, 1, 0xFFFFFFFFu) == 32); /* doubling as before */
+    CHECK(ecs__res_grown_capacity(0, 5, 4, 0xFFFFFFFFu) == 16);
+    {
+        static const char text[] = "[1, 2, 3]";
+        ecs_json_doc doc;
+        ecs_error err;
+        ecs_result r;
+        size_t largest = alloc_largest; /* this one request is meant to be refused */
+        memset(&doc, 0, sizeof doc);
+        r = ecs_json_parse(&doc, text, 0x80000001u, &err);
+        CHECK_MSG(r == ECS_ERROR_OUT_OF_MEMORY, "%s: %s", ecs_result_name(r), err.message);
+        CHECK(alloc_largest == 0xFFFFFFFFu); /* the pool at the 4 GiB limit, not a wrapped size */
+        alloc_largest = largest;
+        CHECK(ecs_json_parse(&doc, text, 0xFFFFFFF0u, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(ecs_json_parse(&doc, text, sizeof text - 1u, &err) == ECS_OK && doc.num_values == 4);
+        ecs_json_doc_free(&doc);
+    }
+}
+
+/* A names block whose counts its bytes cannot hold (48 bytes of blob: one
+   entity, a name count of 1 and a path count of 0xFFFFFFFF, whose sum
+   wrapped to 0 so that nothing was checked and about 86 GB were asked for;
+   on i386 the size itself wrapped). Refused as corrupt before anything is
+   allocated, by the reader and the decompiler. */
+static void test_names_block_counts(void)
+{
+    static const struct {
+        uint32_t names, paths, size;
+    } cases[] = {
+        {1, 0xFFFFFFFFu, 4},  /* the sum wraps to 0 */
+        {2, 0xFFFFFFFEu, 4},  /* to 0 with two names */
+        {1, 0xFFFFFFFFu, 12}, /* to 0, with bytes for the name */
+        {1, 1000000u, 12},    /* no wrap, just far more than the bytes */
+        {1, 2, 12},           /* one 4-byte length short */
+    };
+    uint32_t k;
+    ecs_compiler c;
+    ecs_compiler_init(&c);
+    for (k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        uint32_t words[32], at = 0, j, ne = cases[k].names;
+        ecs_resource_names names;
+        ecs_decompile_output out;
+        ecs_error err;
+        ecs_result r;
+        unsigned long calls = alloc_calls;
+        memcpy(words, "ECSR", 4);
+        words[1] = 1, words[2] = ECS_RESOURCE_BYTE_ORDER_MARK, words[4] = ne, words[5] = 1;
+        at = 6;
+        for (j = 0; j < ne; ++j) words[at++] = j ? j - 1u : ECS_RESOURCE_ROOT;
+        words[at++] = ECS_RESOURCE_NAMES_ID, words[at++] = cases[k].names, words[at++] = cases[k].size;
+        for (j = 0; j < cases[k].names; ++j) words[at++] = j;
+        words[at++] = cases[k].paths;
+        for (j = 4; j < cases[k].size; j += 4) words[at++] = 1u; /* lengths of 1 ... */
+        words[3] = at * 4u;
+        CHECK_MSG(ecs_resource_verify(words, at * 4u, &err) == ECS_OK, "%s", err.message);
+        r = ecs_resource_names_read(words, at * 4u, &names, &err);
+        CHECK_MSG(r == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "names block") != NULL, "case %u: %s: %s",
+                  (unsigned)k, ecs_result_name(r), err.message);
+        CHECK_MSG(alloc_calls == calls, "case %u: %lu allocations", (unsigned)k, alloc_calls - calls);
+        r = ecs_compiler_decompile(&c, words, at * 4u, 0, &out, &err);
+        CHECK_MSG(r == ECS_ERROR_CORRUPT_RESOURCE, "case %u: %s: %s", (unsigned)k, ecs_result_name(r), err.message);
+        if (r == ECS_OK) ecs_decompile_output_free(&out);
+        if (r == ECS_OK) ecs_resource_names_free(&names);
+    }
+    ecs_compiler_free(&c);
+}
+
 int main(void)
 {
     test_empty_manager();
     test_partly_used_manager();
     test_unspawn_impossible_copies();
+    test_growth_at_the_limit();
+    test_names_block_counts();
     CHECK_MSG(alloc_largest <= ALLOC_REFUSE_ABOVE, "largest allocation request: %lu bytes",
               (unsigned long)alloc_largest);
     return test_report("test_resource_limits");

@@ -2,7 +2,8 @@
    spawned and decompiled with no hand-written code; entity references
    (resolved per copy, rolled back with a failed spawn); the names block;
    the decompiler's round trip (byte-identical, both byte orders, with and
-   without names, the standard level, unregistered blocks) and its refusals;
+   without names, the standard level, unregistered blocks, the deepest
+   entity chain that compiles) and its refusals (their messages kept);
    every error with its JSON path; and an allocator that fails at each call
    of a compile and a decompile (nothing leaks, nothing half-done). */
 #include <stdlib.h>
@@ -618,6 +619,124 @@ static void test_refusals(void)
     ecs_compiler_free(&bare);
 }
 
+/* ---- what compiles decompiles; refusals keep their reason -------------------- */
+
+/* A chain of `levels` entities, each the only child of the one before; the
+   one at level `xform_at` (or none) has a transform with a position, the
+   last one a name. */
+static char *chain_json(uint32_t levels, uint32_t xform_at)
+{
+    char *json = (char *)malloc(levels * 80u + 64u), *p = json;
+    uint32_t k;
+    if (!json) return NULL;
+    p += sprintf(p, "{\"entities\": [");
+    for (k = 0; k < levels; ++k) {
+        p += sprintf(p, "{");
+        if (k == xform_at) p += sprintf(p, "\"components\": [{\"type\": \"transform\", \"position\": [1, 2, 3]}], ");
+        if (k + 1u == levels) p += sprintf(p, "\"name\": \"tip\"");
+        else p += sprintf(p, "\"children\": [");
+    }
+    for (k = 0; k + 1u < levels; ++k) p += sprintf(p, "}]");
+    sprintf(p, "}]}");
+    return json;
+}
+
+/* ECS_JSON_MAX_DEPTH 256 holds 127 levels of entities (the deepest at depth
+   255, with no components; the one above it can have a transform whose
+   position is at 256): they compile, so they must decompile and compile
+   back to the same bytes (the decompiler used to stop at 126 levels). One
+   level more does not compile and is refused by the decompiler; a component
+   on the 127th level (the text would nest 257 deep) too. */
+static void test_deepest_chain(void)
+{
+    const uint32_t levels = (ECS_JSON_MAX_DEPTH - 1) / 2;
+    uint32_t words[1200], parents[200], k, size, index[1];
+    char *json = chain_json(levels, levels - 2u), *text;
+    ecs_compiler_output out;
+    ecs_error err;
+    CHECK(json != NULL && levels == 127);
+    if (!json) return;
+    CHECK_MSG(ecs_compiler_compile(&compiler, json, strlen(json), ECS_COMPILER_NAMES, &out, &err) == ECS_OK, "%s",
+              err.message);
+    CHECK(ecs_resource_num_entities(out.blob) == levels);
+    ecs_compiler_output_free(&out);
+    text = round_trip(&compiler, json, strlen(json), ECS_COMPILER_NAMES);
+    CHECK(text && has(text, "\"name\": \"tip\""));
+    free(text);
+    text = round_trip(&compiler, json, strlen(json), 0);
+    free(text);
+    free(json);
+    json = chain_json(levels + 1u, ECS_RESOURCE_ROOT);
+    CHECK(json && ecs_compiler_compile(&compiler, json, strlen(json), 0, &out, &err) == ECS_ERROR_JSON);
+    free(json);
+    for (k = 0; k < 200; ++k) parents[k] = k ? k - 1u : ECS_RESOURCE_ROOT;
+    size = hand_blob(words, levels + 1u, parents, 0, 0, 0, NULL);
+    expect_refusal(&compiler, words, size, "nest deeper");
+    index[0] = levels - 1u;
+    size = hand_blob(words, levels, parents, ECS_RESOURCE_ACTOR_ID, 8, 1, index);
+    CHECK(ecs_resource_verify(words, size, &err) == ECS_OK);
+    expect_refusal(&compiler, words, size, "nesting deeper than the JSON reader takes");
+    index[0] = levels - 2u;
+    size = hand_blob(words, levels, parents, ECS_RESOURCE_ACTOR_ID, 8, 1, index);
+    {
+        ecs_decompile_output dec;
+        CHECK_MSG(ecs_compiler_decompile(&compiler, words, size, ECS_DECOMPILE_CHECK, &dec, &err) == ECS_OK, "%s",
+                  err.message);
+        ecs_decompile_output_free(&dec);
+    }
+}
+
+/* A names block with no names and no paths: the compiler never writes one
+   (NAMES BLOCK: "left out when there is nothing to name"), so the
+   decompiler refuses it (it used to decompile it with the names flag, which
+   compiles back to 28 bytes, not 44); the names reader still reads it. */
+static void test_empty_names_block(void)
+{
+    static const uint32_t root[1] = {ECS_RESOURCE_ROOT}, no_paths[1] = {0};
+    uint32_t b[32], at;
+    ecs_resource_names names;
+    ecs_error err;
+    at = add_block(b, hand_blob(b, 1, root, 0, 0, 0, NULL) / 4u, ECS_RESOURCE_NAMES_ID, 0, NULL, no_paths, 4);
+    CHECK(at * 4u == 44 && ecs_resource_verify(b, at * 4u, &err) == ECS_OK);
+    expect_refusal(&compiler, b, at * 4u, "no names and no paths");
+    CHECK(ecs_resource_names_read(b, at * 4u, &names, &err) == ECS_OK && names.present && names.num_paths == 0 &&
+          names.entity[0] == NULL);
+    ecs_resource_names_free(&names);
+}
+
+/* "gadget" whose decompile function writes a member its compile function
+   refuses: ECS_DECOMPILE_CHECK reports the compile error in its message
+   (the message used to be its own argument, and was lost). */
+static ecs_result bad_decompile(void *user, ecs_decompile_context *ctx, const void *data, uint32_t size, uint32_t *used)
+{
+    ecs_result r;
+    (void)user, (void)data;
+    *used = size;
+    if ((r = ecs_decompile_member(ctx, "text")) != ECS_OK) return r;
+    return ecs_decompile_int(ctx, 12345);
+}
+
+static void test_check_message(void)
+{
+    ecs_compiler c;
+    ecs_compiler_output out;
+    ecs_decompile_output dec;
+    ecs_error err;
+    const char *json = "{\"entities\": [{\"components\": [{\"type\": \"label\", \"text\": \"abc\"}]}]}";
+    ecs_result r;
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register(&c, "label", label_compile, NULL, 0, &err) == ECS_OK);
+    CHECK(ecs_compiler_set_decompile(&c, "label", bad_decompile, NULL, &err) == ECS_OK);
+    CHECK(ecs_compiler_compile(&c, json, strlen(json), 0, &out, &err) == ECS_OK);
+    r = ecs_compiler_decompile(&c, out.blob, out.size, ECS_DECOMPILE_CHECK, &dec, &err);
+    CHECK_MSG(r == ECS_ERROR_DECOMPILE && has(err.message, "the decompiled text does not compile: ") &&
+                  has(err.message, "entities[0].components[0]") && has(err.message, "text: a short string"),
+              "%s: %s", ecs_result_name(r), err.message);
+    CHECK(dec.json == NULL);
+    ecs_compiler_output_free(&out);
+    ecs_compiler_free(&c);
+}
+
 /* ---- the names block ---------------------------------------------------------- */
 
 static void test_names(void)
@@ -702,13 +821,38 @@ static void test_out_of_memory(void)
         ecs_compiler_output_free(&out);
         oom_calls = 0;
         r = ecs_compiler_decompile(&compiler, ref.blob, ref.size, ECS_DECOMPILE_CHECK, &text, &err);
-        CHECK_MSG(r == ECS_OK || ((r == ECS_ERROR_OUT_OF_MEMORY || r == ECS_ERROR_DECOMPILE) && text.json == NULL), "%s",
-                  err.message);
+        CHECK_MSG(r == ECS_OK || (r == ECS_ERROR_OUT_OF_MEMORY && text.json == NULL), "failing call %lu: %s: %s", at,
+                  ecs_result_name(r), err.message); /* out of memory is never a decompile error */
         decompiles += r == ECS_OK;
         ecs_decompile_output_free(&text);
         oom_fail_at = 0;
     }
     CHECK(compiles > 0 && compiles < 399 && decompiles > 0 && decompiles < 399);
+    /* a spawn whose entities cannot be made, reported into the entity
+       manager's own error: the message keeps the manager's reason (it used
+       to be an argument of its own ecs_error_set) */
+    {
+        ecs_entity_manager em;
+        ecs_spawner sp;
+        int refused = 0;
+        for (at = 1; at < 20; ++at) {
+            ecs_result r;
+            ecs_spawner_init(&sp);
+            ecs_entity_manager_init(&em);
+            oom_calls = 0, oom_fail_at = at;
+            r = ecs_spawner_spawn(&sp, &em, ref.blob, ref.size, NULL, &em.error);
+            oom_fail_at = 0;
+            if (r == ECS_ERROR_OUT_OF_MEMORY && has(em.error.message, "could not create")) {
+                ++refused;
+                CHECK_MSG(has(em.error.message, "could not create 8 entities: entity manager: out of memory"), "%s",
+                          em.error.message);
+            }
+            CHECK(r == ECS_OK || r == ECS_ERROR_OUT_OF_MEMORY);
+            ecs_spawner_free(&sp);
+            ecs_entity_manager_free(&em);
+        }
+        CHECK(refused > 0);
+    }
     ecs_compiler_output_free(&ref);
 }
 
@@ -721,6 +865,9 @@ int main(void)
     test_compile_errors();
     test_registration();
     test_refusals();
+    test_deepest_chain();
+    test_empty_names_block();
+    test_check_message();
     test_names();
     test_out_of_memory();
     ecs_compiler_free(&compiler);

@@ -33,7 +33,7 @@ static void world_init(world *w, ecs_transform_mode mode)
     CHECK(t_mesh_init(&w->mesh, ECS_LOOKUP_DENSE) == ECS_OK);
     ecs_spawner_init(&w->sp);
     CHECK(ecs_spawner_register(&w->sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
-                               ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &w->tm, NULL) == ECS_OK);
+                               ECS_RESOURCE_TRANSFORM_SIZE, &w->tm, NULL) == ECS_OK);
     CHECK(ecs_spawner_register(&w->sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE,
                                &w->mesh.core, NULL) == ECS_OK);
 }
