@@ -631,6 +631,11 @@ REFERENCE (every public function, by section; the declarations below say
          an entity reference: its name, or null
      ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
          a JSON value as it is
+   One registration (a world's types)
+     ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
+         every store of w that can spawn, under its name (all or nothing)
+     ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err);
+         every schema manager of w and its "transform" store (all or nothing)
    Snapshots (SNAPSHOTS)
      ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc,
                                   ecs_snapshot_output *out, ecs_error *err);
