@@ -4892,12 +4892,12 @@ static void ecs__jout_string(ecs__jout *o, const char *s, uint32_t n)
 /* The shortest "%.Ng" text of v (N from 1 to 17) that reads back as v
    (as a float when is_float), with '.' whatever the locale says; no
    exponent for magnitudes from 1e-4 to 1e15 (90, not 9e+01). */
-static void ecs__format_number(char *buf, size_t size, double v, int is_float)
+static void ecs__format_number_from(char *buf, size_t size, double v, int is_float, int first)
 {
     const struct lconv *lc = localeconv();
     char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
     int prec, plain = (v >= 1e-4 && v < 1e15) || (v <= -1e-4 && v > -1e15);
-    for (prec = 1; prec <= 17; ++prec) {
+    for (prec = first; prec <= 17; ++prec) {
         double back = 0.0;
         char *c;
         snprintf(buf, size, "%.*g", prec, v);
@@ -4907,6 +4907,11 @@ static void ecs__format_number(char *buf, size_t size, double v, int is_float)
         ecs__json_strtod((const unsigned char *)buf, (const unsigned char *)buf + strlen(buf), &back);
         if (is_float ? (float)back == (float)v : back == v) break;
     }
+}
+
+static void ecs__format_number(char *buf, size_t size, double v, int is_float)
+{
+    ecs__format_number_from(buf, size, v, is_float, 1);
 }
 
 /* One block of the blob being decompiled. */
@@ -6440,7 +6445,8 @@ static ecs_result ecs__snap_check_manager(const ecs__snap_sec *s, const ecs__sna
     return r;
 }
 
-/* The whole blob (native order); deep: the instance checks too. */
+/* The whole blob (native order); deep 1: the instance checks too; deep 2:
+   the entity manager's only (a load checks the managers' as it builds). */
 static ecs_result ecs__snap_verify(const void *blob, size_t size, int deep, ecs_error *err)
 {
     ecs__snap_reader rd;
@@ -6456,7 +6462,7 @@ static ecs_result ecs__snap_verify(const void *blob, size_t size, int deep, ecs_
         } else if (s.kind == ECS__SNAP_MANAGER) {
             ecs__snap_mgr v;
             r = ecs__snap_parse_manager(&rd, &s, &v, err);
-            if (r == ECS_OK && deep) r = ecs__snap_check_manager(&s, &v, err);
+            if (r == ECS_OK && deep == 1) r = ecs__snap_check_manager(&s, &v, err);
         } else if ((s.body_size & 3u) != 0) {
             r = ecs__snap_bad(err, s.body, s.where, "a store's bytes are 32-bit words");
         }
@@ -6912,7 +6918,9 @@ ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size
     ecs_result r;
     if (report) memset(report, 0, sizeof *report);
     if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_load: world is NULL");
-    if ((r = ecs_snapshot_verify(blob, size, err)) != ECS_OK) return r;
+    /* verify's checks, those of the managers' ids and links once, while the
+       load builds their maps (ecs__snap_links) */
+    if ((r = ecs__snap_verify(blob, size, 2, err)) != ECS_OK) return r;
     if (!(flags & ECS_SNAPSHOT_REPLACE) && !ecs__snap_world_empty(w))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_snapshot_load: the world is not empty (load into a fresh world with the same "
@@ -7136,8 +7144,12 @@ static const char *const ecs__snap_lookup_names[3] = {"hash", "dense", "direct"}
 static void ecs__snap_juint(ecs__jout *o, uint64_t v)
 {
     char buf[24];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    ecs__jout_text(o, buf);
+    size_t at = sizeof buf;
+    do {
+        buf[--at] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v);
+    ecs__jout_add(o, buf + at, sizeof buf - at);
 }
 
 static void ecs__snap_jhex(ecs__jout *o, uint64_t v, int digits)
@@ -7160,7 +7172,7 @@ static void ecs__snap_jfloat(ecs__jout *o, const unsigned char *p)
         ecs__snap_jhex(o, bits, 8);
         return;
     }
-    ecs__format_number(buf, sizeof buf, (double)f, 1);
+    ecs__format_number_from(buf, sizeof buf, (double)f, 1, 7); /* exact, not always the shortest: faster */
     ecs__jout_text(o, buf);
 }
 
@@ -7187,7 +7199,7 @@ static void ecs__snap_jvalue(ecs__jout *o, uint32_t kind, const unsigned char *p
         memcpy(&q, p, 8);
         if (d != d || d > DBL_MAX || d < -DBL_MAX) ecs__snap_jhex(o, q, 16);
         else {
-            ecs__format_number(buf, sizeof buf, d, 0);
+            ecs__format_number_from(buf, sizeof buf, d, 0, 15);
             ecs__jout_text(o, buf);
         }
         return;

