@@ -6790,7 +6790,7 @@ static ecs_result ecs__snap_load_manager(ecs_world *w, ecs_manager *m, const cha
         r = ecs_error_set(err, m->error.code, "ecs_snapshot_load: '%s': %s", name, m->error.message);
     if (r == ECS_OK && v->next && !m->next && !(m->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)(m->capacity ? m->capacity : 1u) * 4u)))
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory");
-    if (r == ECS_OK && v->lookup != ECS_LOOKUP_DIRECT) r = ecs__snap_links(s, v, &m->map, err);
+    if (r == ECS_OK) r = v->lookup == ECS_LOOKUP_DIRECT ? ecs__snap_check_direct(s, v, err) : ecs__snap_links(s, v, &m->map, err);
     if (r == ECS_OK) {
         if (v->count) memcpy(m->entity, v->entity, (size_t)v->count * 4u);
         if (v->next) memcpy(m->next, v->next, (size_t)v->count * 4u);
@@ -6838,6 +6838,10 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
         }
         k = ecs__snap_find(w, s.name, s.name_length);
         if (k == ECS_WORLD_NO_COMPONENT) {
+            /* skipped, but checked as verify would (the loaded ones are checked as they load) */
+            if (!pass && s.kind == ECS__SNAP_MANAGER && (r = ecs__snap_parse_manager(&rd, &s, &v, err)) == ECS_OK)
+                r = ecs__snap_check_manager(&s, &v, err);
+            if (r != ECS_OK) break;
             if (flags & ECS_SNAPSHOT_STRICT)
                 r = ecs_error_set(err, ECS_ERROR_UNKNOWN_COMPONENT, "ecs_snapshot_load: %s: the world has no such store",
                                   s.where);
@@ -7540,7 +7544,7 @@ static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
     const ecs_json_value *fields = ecs__snap_jget(in, st, "fields", ECS_JSON_ARRAY), *insts, *f, *lk, *log, *e;
     const ecs_json_value *next = ecs_json_member(in->doc, st, "next");
     uint32_t lookup = 0, count, names = 0, i, k, flags;
-    unsigned char value[4096];
+    unsigned char *value;
     const char *lname;
     if (in->r != ECS_OK) return;
     lk = ecs__snap_jget(in, st, "lookup", ECS_JSON_STRING);
@@ -7589,16 +7593,26 @@ static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
     for (f = ecs_json_first(in->doc, fields), k = 0; f && in->r == ECS_OK; f = ecs_json_next(in->doc, f), ++k) {
         const ecs_json_value *nm = ecs_json_member(in->doc, f, "name");
         uint32_t size = ecs__snap_ju32(in, f, "size"), kind = ecs__snap_jkind(in, f);
-        if (size > sizeof value || (kind && ecs_field_kind_size((ecs_field_kind)kind) != size)) {
-            ecs__snap_jfail(in, f, "size does not fit the kind (or more than 4096)");
+        if (size == 0 || (kind && ecs_field_kind_size((ecs_field_kind)kind) != size)) {
+            ecs__snap_jfail(in, f, "size does not fit the kind");
+            return;
+        }
+        if (!(value = (unsigned char *)ECS__REALLOC(NULL, size))) {
+            in->r = ecs_error_set(in->err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_from_json: out of memory");
             return;
         }
         for (e = ecs_json_first(in->doc, insts), i = 0; e && in->r == ECS_OK; e = ecs_json_next(in->doc, e), ++i) {
-            const ecs_json_value *val = e->type == ECS_JSON_NULL ? NULL : ecs_json_member(in->doc, e, ecs_json_string(in->doc, nm));
-            if (e->type != ECS_JSON_NULL && !val) ecs__snap_jfail(in, e, "an instance lacks a field");
+            /* members in field order after "entity" (names may repeat) */
+            const ecs_json_value *val = e->type == ECS_JSON_OBJECT ? ecs_json_first(in->doc, e) : NULL;
+            uint32_t skip = k + 1u;
+            while (val && skip--) val = ecs_json_next(in->doc, val);
+            if (e->type != ECS_JSON_NULL &&
+                (!val || val->key_length != nm->count || memcmp(ecs_json_key(in->doc, val), ecs_json_string(in->doc, nm), nm->count) != 0))
+                ecs__snap_jfail(in, e, "an instance lacks a field (members follow the fields' order)");
             ecs__snap_jvalue_in(in, val, kind, size, value);
             ecs__snap_put(in->w, value, size);
         }
+        ECS__FREE(value);
         ecs__snap_pad(in->w);
     }
 }
