@@ -6221,10 +6221,10 @@ static ecs_result ecs__snap_check_entities(const ecs__snap_sec *s, const ecs__sn
     uint32_t k, *seen;
     ecs_result r = ECS_OK;
     if (e->generation[0] != 0) return ecs__snap_bad(err, s->body + ECS__SNAP_ENTITIES_HEAD, s->where, "generation[0] is not 0");
-    for (k = 1; k <= e->max_index && ECS_ENTITY_GENERATION_MASK < 0xFFu; ++k)
-            if ((uint32_t)e->generation[k] & ~(uint32_t)ECS_ENTITY_GENERATION_MASK)
-                return ecs__snap_bad(err, s->body + ECS__SNAP_ENTITIES_HEAD + k, s->where, "generation[%u] is %u",
-                                     (unsigned)k, (unsigned)e->generation[k]);
+    for (k = 1; k <= e->max_index && ECS_ENTITY_GENERATION_MASK < 0xFFu; ++k) /* (fewer than 8 bits) */
+        if ((uint32_t)e->generation[k] & ~(uint32_t)ECS_ENTITY_GENERATION_MASK)
+            return ecs__snap_bad(err, s->body + ECS__SNAP_ENTITIES_HEAD + k, s->where, "generation[%u] is %u",
+                                 (unsigned)k, (unsigned)e->generation[k]);
     if (!e->free_capacity) return ECS_OK;
     seen = (uint32_t *)ECS__REALLOC(NULL, ((size_t)e->max_index / 32u + 1u) * 4u);
     if (!seen) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "snapshot: out of memory verifying the free queue");
