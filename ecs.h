@@ -477,7 +477,8 @@ REVISION HISTORY
         that adds or removes instances); one record size
         (ecs_manager_record_size is the schema's record with a schema, read
         by spawn and create_many); the hash kind's large batch inserts by
-        home-slot buckets; destroy-log cursors carry the entity manager's
+        home-slot buckets, and one at least as big as the keys there builds
+        the table anew, window by window; destroy-log cursors carry the entity manager's
         life; a dense batch that meets an older id changes nothing when it
         fails; layouts whose padding overflows are refused at init; the
         direct fast read asserts for nil and after a failed init; REFERENCE
@@ -2195,6 +2196,15 @@ static uint32_t ecs__log2(uint32_t pow2)
     return bits;
 }
 
+/* Hash: empties slots [from, to). */
+static void ecs__map_clear(ecs_entity_map_slot *s, uint32_t from, uint32_t to)
+{
+    for (; from < to; ++from) {
+        s[from].id = 0;
+        s[from].first = ECS__NIL;
+    }
+}
+
 /* Hash: a table of `cap` slots (a power of two >= 2) holding every key. */
 static ecs_result ecs__map_rehash(ecs_entity_map *map, uint32_t cap, ecs_error *err)
 {
@@ -2202,10 +2212,7 @@ static ecs_result ecs__map_rehash(ecs_entity_map *map, uint32_t cap, ecs_error *
     uint32_t old_slots = map->allocated ? map->mask + 1u : 0u, k;
     if (!ecs__fits(cap, sizeof *s) || !(s = (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *s)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "entity map: out of memory growing to %u slots", (unsigned)cap);
-    for (k = 0; k < cap; ++k) {
-        s[k].id = 0;
-        s[k].first = ECS__NIL;
-    }
+    ecs__map_clear(s, 0, cap);
     map->slots = s;
     map->mask = cap - 1u;
     map->mult = 0x9E3779B1u; /* (set here too: a zero-initialised map may arrive) */
@@ -2942,40 +2949,81 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
     return r;
 }
 
-#define ECS__SORT_BITS 11u /* the hash batch's buckets: 2048 */
+#define ECS__SORT_BITS 11u  /* the hash batch's buckets: at most 2048 */
+#define ECS__BUILD_BITS 9u   /* the hash build's buckets: at most 512 (fewer streams to scatter to than 2048) */
+#define ECS__WINDOW_BITS 10u /* and its windows: at least 1024 slots (8 KB) */
 
-/* Hash, a large batch: inserts the keys bucket by bucket of their home slots
-   (a counting sort on the top ECS__SORT_BITS bits of the home), so that the
-   probes of one bucket stay in a window of the table small enough for the
-   L1 cache, instead of one cache miss per key. Returns 1 when every key is
-   in and the instances appended; 0, with nothing changed, when the table is
-   small, scratch memory fails, or a key is nil or already present (in the
-   map or earlier in the batch): the caller takes the general path. The
-   room in the arrays and the map is reserved. */
-static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+/* Hash, a large batch: counts the batch's keys by bucket (the top `bits`
+   bits of their home slot in a table of 2^(32 - shift) slots). 0 when a key
+   is nil. */
+static int ecs__batch_bucket_count(uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t shift, uint32_t bits,
+                                   uint32_t *counts)
 {
-    uint32_t counts[1u << ECS__SORT_BITS], log2cap = 32u - m->map.shift, k, j, b, sum, first = m->count;
-    uint32_t mask = m->map.mask, shift = m->map.shift, drop;
-    ecs_entity_map_slot *slots = m->map.slots;
-    uint64_t *sorted;
-    if (n < 4096u || log2cap <= ECS__SORT_BITS + 6u || !ecs__fits(n, sizeof *sorted)) return 0;
-    drop = log2cap - ECS__SORT_BITS;
-    memset(counts, 0, sizeof counts);
+    uint32_t k, drop = 32u - shift - bits;
+    memset(counts, 0, sizeof(uint32_t) << bits);
     for (k = 0; k < n; ++k) {
         uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
         if ((key & ECS_INDEX_MASK) == 0) return 0;
         ++counts[((key * 0x9E3779B1u) >> shift) >> drop];
     }
-    if (!(sorted = (uint64_t *)ECS__REALLOC(NULL, (size_t)n * sizeof *sorted))) return 0;
-    for (b = 0, sum = 0; b < (1u << ECS__SORT_BITS); ++b) { /* bucket starts */
+    return 1;
+}
+
+/* Turns bucket counts into bucket starts. */
+static void ecs__bucket_starts(uint32_t *counts, uint32_t bits)
+{
+    uint32_t b, sum = 0;
+    for (b = 0; b < (1u << bits); ++b) {
         uint32_t c = counts[b];
         counts[b] = sum;
         sum += c;
     }
-    for (k = 0; k < n; ++k) { /* (instance << 32) | key, by bucket */
+}
+
+/* Puts (instance << 32) | key of batch entity k, instance first + k, at its
+   bucket's next place in `sorted` (counts: the places; each ends as its
+   bucket's end), and the key into the entity array. */
+static void ecs__batch_bucket_fill(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t shift,
+                                   uint32_t bits, uint32_t *counts, uint64_t *sorted)
+{
+    uint32_t k, drop = 32u - shift - bits, first = m->count;
+    for (k = 0; k < n; ++k) {
         uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
         sorted[counts[((key * 0x9E3779B1u) >> shift) >> drop]++] = (uint64_t)(first + k) << 32 | key;
+        m->entity[first + k].id = key;
     }
+}
+
+/* After a batch went in whole: its n instances are counted. */
+static void ecs__batch_appended(ecs_manager *m, uint32_t n)
+{
+    if (m->next) memset(m->next + m->count, 0xFF, (size_t)n * sizeof *m->next);
+    m->map.count += n;
+    m->count += n;
+    m->num_instances += n;
+}
+
+/* Hash, a large batch the wholesale build does not take (one smaller than
+   the keys already there):
+   inserts the keys bucket by bucket of their home slots (a counting sort on
+   the top ECS__SORT_BITS bits of the home), so that the probes of one bucket
+   stay in a window of the table small enough for the L1 cache, instead of
+   one cache miss per key. Returns 1 when every key is in and the instances
+   appended; 0, with nothing changed, when the table is small, scratch memory
+   fails, or a key is nil or already present (in the map or earlier in the
+   batch): the caller takes the general path. The room in the arrays and the
+   map is reserved. */
+static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t counts[1u << ECS__SORT_BITS], log2cap = 32u - m->map.shift, j;
+    uint32_t mask = m->map.mask, shift = m->map.shift;
+    ecs_entity_map_slot *slots = m->map.slots;
+    uint64_t *sorted;
+    if (n < 4096u || log2cap <= ECS__SORT_BITS + 6u || !ecs__fits(n, sizeof *sorted)) return 0;
+    if (!ecs__batch_bucket_count(n, es, index, shift, ECS__SORT_BITS, counts)) return 0;
+    if (!(sorted = (uint64_t *)ECS__REALLOC(NULL, (size_t)n * sizeof *sorted))) return 0;
+    ecs__bucket_starts(counts, ECS__SORT_BITS);
+    ecs__batch_bucket_fill(m, n, es, index, shift, ECS__SORT_BITS, counts, sorted);
     for (j = 0; j < n; ++j) {
         uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
         if (j + 16u < n) ECS__PREFETCH(&slots[((uint32_t)sorted[j + 16u] * 0x9E3779B1u) >> shift]);
@@ -2995,11 +3043,92 @@ static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *
         return 0;
     }
     ECS__FREE(sorted);
-    for (k = 0; k < n; ++k) m->entity[first + k].id = ecs_entity_key(ecs__batch_entity(es, index, k));
-    if (m->next) memset(m->next + first, 0xFF, (size_t)n * sizeof *m->next);
-    m->map.count += n;
-    m->count = first + n;
-    m->num_instances += n;
+    ecs__batch_appended(m, n);
+    return 1;
+}
+
+/* Hash build: places the bucketed keys (bucket b: sorted[ends[b-1]..ends[b]),
+   bucket b's homes in window b of 2^drop slots) into the new table s, in
+   slot order. Each window is emptied just before the keys that may probe
+   into it arrive, so every cache line of the table is written once while
+   in cache. 0 when a key is met twice. */
+static int ecs__map_place(ecs_entity_map_slot *s, uint32_t log2cap, uint32_t drop, const uint64_t *sorted, const uint32_t *ends)
+{
+    uint32_t mask = (1u << log2cap) - 1u, shift = 32u - log2cap, w = 1u << drop, buckets = 1u << (log2cap - drop);
+    uint32_t ready = 0, b, j = 0;
+    for (b = 0; b < buckets; ++b) {
+        uint32_t top = b + 2u < buckets ? (b + 2u) << drop : mask + 1u;
+        if (ready < top) ecs__map_clear(s, ready, top);
+        ready = ready < top ? top : ready;
+        for (; j < ends[b]; ++j) {
+            uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+            while (s[h].id != 0) {
+                if (s[h].id == key) return 0;
+                h = (h + 1u) & mask;
+                if (h == ready) { /* a run longer than a window: empty one more */
+                    ecs__map_clear(s, ready, ready + w);
+                    ready += w;
+                }
+            }
+            s[h].id = key;
+            s[h].first = (uint32_t)(sorted[j] >> 32);
+        }
+    }
+    return 1;
+}
+
+/* Hash, a large batch at least as big as the keys already there: builds a
+   new table wholesale from the old keys and the batch's, bucketed by home
+   slot (as ecs__batch_hash_sorted) and placed window after window
+   (ecs__map_place): no probe leaves the cache, and the table is written once.
+   Returns 1 when the table holds every key and the instances are appended;
+   0, nothing changed, when the batch is small or smaller than the table's
+   keys, or a key is nil or present twice (in the map, or in the batch): the
+   caller takes the general path; -1, nothing changed, when memory fails
+   (m->error set). Room in the arrays is reserved; the map's is not needed. */
+static int ecs__batch_hash_build(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t counts[1u << ECS__BUILD_BITS], old_slots = m->map.allocated ? m->map.mask + 1u : 0u, total, cap, log2cap;
+    uint32_t shift, bits, drop, k, at;
+    ecs_entity_map_slot *old = m->map.slots, *s;
+    uint64_t *sorted;
+    if (n < 4096u || n < m->map.count || (uint64_t)m->map.count + n > 0x60000000u) return 0;
+    total = m->map.count + n;
+    for (cap = old_slots > 16u ? old_slots : 16u; (uint64_t)total * 4u > (uint64_t)cap * 3u;) cap *= 2u;
+    log2cap = ecs__log2(cap);
+    shift = 32u - log2cap;
+    bits = log2cap - ECS__WINDOW_BITS < ECS__BUILD_BITS ? log2cap - ECS__WINDOW_BITS : ECS__BUILD_BITS;
+    drop = log2cap - bits;
+    if (!ecs__batch_bucket_count(n, es, index, shift, bits, counts)) return 0;
+    for (k = 0; k < old_slots; ++k)
+        if (old[k].id) ++counts[((old[k].id * 0x9E3779B1u) >> shift) >> drop];
+    sorted = ecs__fits(total, sizeof *sorted) ? (uint64_t *)ECS__REALLOC(NULL, (size_t)total * sizeof *sorted) : NULL;
+    s = sorted && ecs__fits(cap, sizeof *s) ? (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *s) : NULL;
+    if (!s) {
+        ECS__FREE(sorted);
+        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "entity map: out of memory building %u slots", (unsigned)cap);
+        return -1;
+    }
+    ecs__bucket_starts(counts, bits);
+    ecs__batch_bucket_fill(m, n, es, index, shift, bits, counts, sorted);
+    for (k = 0; k < old_slots; ++k)
+        if (old[k].id) {
+            at = counts[((old[k].id * 0x9E3779B1u) >> shift) >> drop]++;
+            sorted[at] = (uint64_t)old[k].first << 32 | old[k].id;
+        }
+    if (!ecs__map_place(s, log2cap, drop, sorted, counts)) {
+        ECS__FREE(s);
+        ECS__FREE(sorted);
+        return 0;
+    }
+    ECS__FREE(sorted);
+    if (m->map.allocated) ECS__FREE(old);
+    m->map.slots = s;
+    m->map.mask = cap - 1u;
+    m->map.mult = 0x9E3779B1u;
+    m->map.shift = shift;
+    m->map.allocated = 1u;
+    ecs__batch_appended(m, n);
     return 1;
 }
 
@@ -3016,10 +3145,13 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
         if ((r = ecs__batch_direct(m, n, es, index)) != ECS_OK) return r;
         at = 0;
     } else {
+        int built = 0;
         if (ecs__grow_for(m, m->count + n) != ECS_OK ||
-            (m->lookup == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
+            (m->lookup == ECS_LOOKUP_HASH && (built = ecs__batch_hash_build(m, n, es, index)) < 0) ||
+            (m->lookup == ECS_LOOKUP_HASH && !built &&
+             ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
             return m->error.code;
-        if (m->lookup == ECS_LOOKUP_HASH && ecs__batch_hash_sorted(m, n, es, index)) r = ECS_OK;
+        if (built || (m->lookup == ECS_LOOKUP_HASH && ecs__batch_hash_sorted(m, n, es, index))) r = ECS_OK;
         else if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
             /* older ids' instances go only once nothing else can fail */
             if ((r = ecs__batch_dense_validate(m, n, es, index)) != ECS_OK) return r;
