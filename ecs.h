@@ -235,7 +235,8 @@ WORLD (an entity manager and every store, each registered once by name)
 QUERIES (systems over several components)
    A query names the components a match must have and those it may have
    (nil when absent). Make it once; walk it each frame in chunks of at most
-   ECS_WORLD_CHUNK matches. In a chunk, term t's instances are first[t],
+   ECS_WORLD_CHUNK matches (but a contiguous chunk of a direct query
+   without optional terms holds its whole run). In a chunk, term t's instances are first[t],
    first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
    vectorises), else index[t][k]; ecs_world_chunk_instance(&ch, t, k) reads
    either. A system is a query and a loop over its chunks:
@@ -261,6 +262,11 @@ QUERIES (systems over several components)
      DIRECT  every required store has the direct kind: a lockstep scan of
              the slots. A run of slots that every store owns for one id is
              a contiguous chunk; scattered matches come as an index list.
+             ecs_world_query_refresh(&q) once a frame, before the walks,
+             remembers the longest runs until a store's slots change, so
+             that the walks yield them without reading the stores' entity
+             arrays (the cost over plain arrays; a walk never trusts runs
+             that a later change made stale).
      GROUP   the required stores are exactly one group's members: the
              group's prefix, contiguous in every member.
      LOOKUP  anything else: the required store with the fewest instances
@@ -469,6 +475,7 @@ REFERENCE (every public function: signature and what it does; the
    ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
                                      uint32_t end)  a walk over [begin, end)
    int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)  next chunk, or 0
+   void ecs_world_query_refresh(ecs_world_query *q)  direct: remember runs (single-threaded)
    uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
                                                   match k's instance in term t
 
@@ -983,6 +990,8 @@ typedef struct ecs_manager {
     ecs_schema *schema;           /* ecs_manager_set_schema's copy, or NULL */
     struct ecs_group *group;      /* the group keeping m co-sorted, or NULL */
     struct ecs_world *world;      /* the world m is registered in, or NULL */
+    uint32_t version;             /* direct: counts the changes of which slots are taken, from 0 at init
+                                     (ecs_world_query_refresh's runs are good while it stays) */
 } ecs_manager;
 
 #define ECS__MANAGER_READY 1u /* init succeeded */
@@ -1573,7 +1582,10 @@ ECS_DEF void ecs_group_free(ecs_group *g);
    layout; the world keeps no per-entity component list and asks them. */
 
 #define ECS_WORLD_MAX_TERMS 8u          /* components one query names */
-#define ECS_WORLD_CHUNK 256u            /* most matches in one chunk */
+#define ECS_WORLD_QUERY_RUNS 8u         /* runs a direct query remembers (ecs_world_query_refresh) */
+#define ECS_WORLD_CHUNK 256u            /* most matches in a gathered chunk, and in any chunk of a query
+                                           with optional terms (a contiguous chunk of a direct query
+                                           without them holds a whole run: no buffer is involved) */
 #define ECS_WORLD_NO_COMPONENT 0xFFFFFFFFu
 
 /** How the world reaches a store that is not an ecs_manager. Every function
@@ -1670,7 +1682,7 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
 /* ---- queries: systems over several components -----------------------------
    A query names the components a match must have (required) and those it
    may have (optional: ECS_INSTANCE_NIL when absent), and yields the matches
-   in chunks of at most ECS_WORLD_CHUNK. The world picks the path from the
+   in chunks (of at most ECS_WORLD_CHUNK, but see there). The world picks the path from the
    stores: all required stores direct kind (lockstep by entity index), all
    required stores one group (the group's prefix), else the smallest
    required store drives and the others are looked up in batches. */
@@ -1695,6 +1707,12 @@ typedef struct ecs_world_query {
     ecs_world_query_path path;
     uint32_t driver;                     /* the term whose instances drive the loop */
     uint32_t epoch;                      /* world->epoch when made */
+    /* the direct path's remembered runs (ecs_world_query_refresh): slots
+       run_begin[r] .. run_end[r] - 1 match, as long as every required
+       store's version is still run_version[t] (scanned 0: never refreshed) */
+    uint32_t scanned, num_runs;
+    uint32_t run_begin[ECS_WORLD_QUERY_RUNS], run_end[ECS_WORLD_QUERY_RUNS];
+    uint32_t run_version[ECS_WORLD_MAX_TERMS];
 } ecs_world_query;
 
 /** One chunk of matches. Match k's instance in term t is
@@ -1743,6 +1761,18 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
 /** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
     at the end. Do not add or remove instances of q's stores during a walk. */
 ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out);
+/** Direct path: makes the walks of q skip reading the required stores'
+    entity arrays where it can. When a required store's slots changed since
+    the last refresh (or none was made), scans the stores once and
+    remembers the ECS_WORLD_QUERY_RUNS longest runs of matching slots; a
+    walk then yields a remembered run as one chunk without reading the
+    stores, for as long as no required store changed (every walk checks:
+    a run is never used after a change, the walk reads the stores as
+    without a refresh). Cheap when nothing changed: call it once a frame
+    before the walks. No effect on the other paths and on a query made
+    before a store was removed. Writes q: not while a walk of q runs (a
+    single-threaded step before the parallel walks). Allocates nothing. */
+ECS_DEF void ecs_world_query_refresh(ecs_world_query *q);
 
 /* ---- whole entities ------------------------------------------------------ */
 
@@ -2603,6 +2633,7 @@ static void ecs__direct_take(ecs_manager *m, uint32_t id)
     m->num_instances += m->entity[idx].id == 0; /* a stale owner's slot is taken over */
     m->entity[idx].id = id;
     if (idx >= m->count) m->count = idx + 1u;
+    ++m->version;
 }
 
 /* Dense and hash: appends instance `count` for id, after id's other
@@ -3290,6 +3321,7 @@ static void ecs__direct_clear(ecs_manager *m, uint32_t i)
 {
     m->entity[i].id = 0;
     --m->num_instances;
+    ++m->version;
 }
 
 ECS_DEF int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance inst, ecs_fields_move_fn move)
@@ -4340,20 +4372,44 @@ static uint32_t ecs__direct_gather(const ecs_entity *const *ent, uint32_t nreq, 
     return n;
 }
 
+/* The length of the run of matching slots from s, at most limit. */
+static uint32_t ecs__direct_run(const ecs_entity *const *ent, uint32_t nreq, uint32_t s, uint32_t limit)
+{
+    uint32_t run = 0;
+    while (run + 16u <= limit && ecs__direct_block(ent, nreq, s + run)) run += 16u;
+    while (run < limit && ecs__direct_match(ent, nreq, s + run)) ++run;
+    return run;
+}
+
+/* The end of the remembered run holding slot s, or 0: none, or the runs
+   are out of date. */
+static uint32_t ecs__query_run_end(const ecs_world_query *q, uint32_t s)
+{
+    uint32_t t, r;
+    for (t = 0; t < q->num_required && q->num_runs; ++t)
+        if (q->world->component[q->term[t]].manager->version != q->run_version[t]) return 0;
+    for (r = 0; r < q->num_runs; ++r)
+        if (q->run_begin[r] <= s && s < q->run_end[r]) return q->run_end[r];
+    return 0;
+}
+
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
     const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
-    uint32_t t, s = c->next, end = c->end, run = 0, n = 0, nreq = q->num_required, limit;
+    uint32_t t, s = c->next, end = c->end, run, n = 0, nreq = q->num_required, limit, known;
     for (t = 0; t < nreq; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
     while (s < end && !ecs__direct_match(ent, nreq, s)) ++s;
     if (s == end) {
         c->next = end;
         return 0;
     }
-    limit = end - s < ECS_WORLD_CHUNK ? end - s : ECS_WORLD_CHUNK;
-    while (run + 16u <= limit && ecs__direct_block(ent, nreq, s + run)) run += 16u;
-    while (run < limit && ecs__direct_match(ent, nreq, s + run)) ++run;
+    /* a contiguous chunk needs no buffer unless optional terms are looked
+       up for it: without them it spans its whole run */
+    limit = end - s < ECS_WORLD_CHUNK || q->num_terms == nreq ? end - s : ECS_WORLD_CHUNK;
+    known = ecs__query_run_end(q, s);
+    if (known) run = known - s < limit ? known - s : limit;
+    else run = ecs__direct_run(ent, nreq, s, limit);
     if (run >= ECS__WORLD_MIN_RUN || run == limit) { /* a contiguous run */
         for (t = 0; t < nreq; ++t) {
             out->first[t] = s;
@@ -4494,6 +4550,49 @@ ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)
     case ECS_WORLD_QUERY_DIRECT: return ecs__cursor_direct(c, out);
     case ECS_WORLD_QUERY_GROUP: return ecs__cursor_group(c, out);
     default: return ecs__cursor_lookup(c, out);
+    }
+}
+
+/* Remembers run [begin, end) if it is among the longest (slot order kept). */
+static void ecs__query_keep_run(ecs_world_query *q, uint32_t begin, uint32_t end)
+{
+    uint32_t r, shortest = 0;
+    if (q->num_runs == ECS_WORLD_QUERY_RUNS) {
+        for (r = 1; r < q->num_runs; ++r)
+            if (q->run_end[r] - q->run_begin[r] < q->run_end[shortest] - q->run_begin[shortest]) shortest = r;
+        if (q->run_end[shortest] - q->run_begin[shortest] >= end - begin) return;
+        for (r = shortest; r + 1u < q->num_runs; ++r) { /* drop it */
+            q->run_begin[r] = q->run_begin[r + 1u];
+            q->run_end[r] = q->run_end[r + 1u];
+        }
+        --q->num_runs;
+    }
+    q->run_begin[q->num_runs] = begin; /* runs arrive in slot order */
+    q->run_end[q->num_runs++] = end;
+}
+
+ECS_DEF void ecs_world_query_refresh(ecs_world_query *q)
+{
+    const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
+    uint32_t t, s, span, nreq = q->num_required, same = q->scanned;
+    if (q->path != ECS_WORLD_QUERY_DIRECT || q->epoch != q->world->epoch) {
+        q->scanned = q->num_runs = 0;
+        return;
+    }
+    for (t = 0; t < nreq; ++t) {
+        const ecs_manager *m = q->world->component[q->term[t]].manager;
+        ent[t] = m->entity;
+        same &= m->version == q->run_version[t];
+        q->run_version[t] = m->version;
+    }
+    if (same) return;
+    q->scanned = 1u;
+    q->num_runs = 0;
+    span = ecs_world_query_span(q);
+    for (s = 0; s < span;) {
+        uint32_t run = ecs__direct_run(ent, nreq, s, span - s);
+        if (run >= ECS__WORLD_MIN_RUN) ecs__query_keep_run(q, s, s + run);
+        s += run ? run : 1u;
     }
 }
 
