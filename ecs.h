@@ -345,12 +345,27 @@ THREADING
    changes (registration, remove, group, the whole-entity calls) on one
    thread; query walks (cursors) may run at once while nothing changes the
    query's stores.
+   The calls that take an ecs_jobs: ecs_world_run_systems (a frame's
+   systems: ranges of each query's chunks as tasks, systems whose writes do
+   not conflict at once; the rule is at "systems across threads" below),
+   ecs_world_collect (stores in parallel), ecs_transform.h's
+   ecs_transform_world_pass_jobs, _commit_jobs and _set_local_many_jobs,
+   ecs_resource.h's ecs_spawner_spawn_jobs; examples/jobs_pthreads.h is a
+   small pool to hand them. Determinism: work is cut into ranges that depend
+   on the data only, never on the number of workers, and every element is
+   computed by the same operations in the same order as in the serial call,
+   so results are bit-identical for any number of workers
+   (tests/test_threads.c compares 1, 2, 3, 4 and 8 threads, and job systems
+   that run tasks backwards or fail to start them, with the serial calls,
+   also under ThreadSanitizer). Nothing is allocated per call; while such a
+   call runs, only it may use the stores it was given.
 
 DOES NOT
    keep a per-entity list of components (stores own that knowledge; the
-   world asks them), call destructors of field data, schedule systems (a
-   query is a loop you call when you choose; running systems in parallel
-   is your job system's), serialise (snapshots and JSON are ecs_resource.h's).
+   world asks them), call destructors of field data, start threads
+   (ecs_world_run_systems runs a frame's systems on your job system; a
+   query is also a loop you call when you choose), serialise (snapshots
+   and JSON are ecs_resource.h's).
 
 REFERENCE (every public function: signature and what it does; the
    declarations below carry the full contract)
@@ -478,6 +493,12 @@ REFERENCE (every public function: signature and what it does; the
    void ecs_world_query_refresh(ecs_world_query *q)  direct: remember runs (single-threaded)
    uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
                                                   match k's instance in term t
+  Systems across threads
+   ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
+                                    const char *const *writes, ecs_world_system_fn fn, void *user,
+                                    ecs_error *err)  a query, what it writes, a per-chunk function
+   ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n,
+                                    const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
 
 REVISION HISTORY
    0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
@@ -1801,6 +1822,68 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     store, a group's members in one task; ecs_jobs_run). Returns how many
     instances were destroyed. */
 ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
+
+/* ---- systems across threads -------------------------------------------------
+   A system is a query, the components it writes (every other term of its
+   query is read) and a function called once per chunk of matches.
+   ecs_world_run_systems runs a frame's systems:
+   - the rule (Our Machinery's): two systems conflict when one writes a
+     component the other reads or writes. Systems that do not conflict run
+     at the same time; of two that conflict, the one earlier in the array
+     runs entirely before the later one starts. So the systems run in waves:
+     a system's wave is one more than the latest wave of the earlier
+     systems it conflicts with (0 when none); waves run in order, and a
+     wave's systems run together.
+   - a system's matches are cut into ranges of ECS_WORLD_SYSTEM_RANGE driver
+     positions (ecs_world_query_span, ecs_world_cursor_start), each range a
+     task: so a system's function runs on several chunks at once, and must
+     only write the instances of the chunk it is given (of components it
+     declared). A system that writes anything else (a frame buffer, a sum)
+     sets `serial`: its chunks then run in order on one task (still beside
+     the systems it does not conflict with).
+   - the ranges depend on the stores' sizes only, never on the number of
+     workers; with systems that keep to their declarations every result is
+     the serial one (the systems one after another in array order, each
+     over its chunks in order), bit for bit.
+   Nothing is allocated per frame. Do not add or remove instances of a
+   running system's stores (defer them to after the call). */
+
+/** Driver positions per task of a system (64 chunks). */
+#define ECS_WORLD_SYSTEM_RANGE (64u * ECS_WORLD_CHUNK)
+
+/** What a system does with one chunk of its query's matches. */
+typedef void (*ecs_world_system_fn)(void *user, const ecs_world_chunk *chunk);
+
+/** A system: made by ecs_world_system_make, then yours (set `serial` and
+    `user` as you like). The wave and range fields are the run's scratch. */
+typedef struct ecs_world_system {
+    ecs_world_query query;
+    uint32_t write[ECS_WORLD_MAX_TERMS];  /* components written (indices in w->component) */
+    uint32_t num_writes;
+    ecs_world_system_fn fn;
+    void *user;
+    uint32_t serial;                      /* 1: chunks in order on one task */
+    uint32_t wave;                        /* ecs_world_run_systems: the wave it ran in */
+    uint32_t first_task, num_tasks;       /* ecs_world_run_systems: its tasks in its wave */
+} ecs_world_system;
+
+/** Makes *s: the query from desc (ecs_world_query_make), the components it
+    writes (writes: NULL-terminated names, at most ECS_WORLD_MAX_TERMS,
+    registered in w; they need not be terms of the query; NULL: none), fn
+    and user. ECS_OK, or an error naming the component (unregistered, too
+    many, NULL fn: ECS_ERROR_INVALID_ARGUMENT); *s is then unusable. */
+ECS_DEF ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
+                                         const char *const *writes, ecs_world_system_fn fn, void *user,
+                                         ecs_error *err);
+/** Runs systems[0..n) once over their matches, across jobs' workers (NULL
+    or one worker: on the calling thread), by the rule above; returns when
+    all have finished. ECS_OK, or (nothing run) ECS_ERROR_INVALID_ARGUMENT
+    (a system of another world, NULL fn) or ECS_ERROR_NOT_FOUND (a store of
+    a system's query was removed: make it again). A job system that could
+    not start some tasks only costs time: they run on the calling thread.
+    Writes each system's wave. Only this call may use w meanwhile. */
+ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n, const ecs_jobs *jobs,
+                                         ecs_error *err);
 
 #ifdef __cplusplus
 }
@@ -3856,7 +3939,7 @@ ECS_DEF void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn 
     ecs__jobs_batch b;
     uint32_t k;
     if (job_error) *job_error = ECS_OK;
-    if (!jobs || !jobs->parallel_for || jobs->num_workers <= 1u) {
+    if (!jobs || !jobs->parallel_for || jobs->num_workers <= 1u || num_tasks <= 1u) { /* one task: no wake-up */
         for (k = 0; k < num_tasks; ++k) task(user, k);
         return;
     }
@@ -4712,6 +4795,119 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs)
         for (k = 0; k < n; ++k) total += job.destroyed[k];
     }
     return total;
+}
+
+/* ==== systems across threads ================================================
+   (issue 18; after the world, which it runs on) */
+
+ECS_DEF ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
+                                         const char *const *writes, ecs_world_system_fn fn, void *user,
+                                         ecs_error *err)
+{
+    ecs_result r;
+    memset(s, 0, sizeof *s);
+    if (!fn) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_system_make: NULL function");
+    if ((r = ecs_world_query_make(w, desc, &s->query, err)) != ECS_OK) return r;
+    for (; writes && *writes; ++writes) {
+        uint32_t c = ecs_world_find(w, *writes);
+        if (c == ECS_WORLD_NO_COMPONENT)
+            return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_system_make: writes '%s', which is not registered",
+                                 *writes);
+        if (s->num_writes == ECS_WORLD_MAX_TERMS)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_world_system_make: more than %u written components ('%s')",
+                                 (unsigned)ECS_WORLD_MAX_TERMS, *writes);
+        s->write[s->num_writes++] = c;
+    }
+    s->fn = fn;
+    s->user = user;
+    return ECS_OK;
+}
+
+/* 1 when a writes a component that b reads or writes. */
+static int ecs__system_writes_into(const ecs_world_system *a, const ecs_world_system *b)
+{
+    uint32_t i, j;
+    for (i = 0; i < a->num_writes; ++i) {
+        for (j = 0; j < b->query.num_terms; ++j)
+            if (a->write[i] == b->query.term[j]) return 1;
+        for (j = 0; j < b->num_writes; ++j)
+            if (a->write[i] == b->write[j]) return 1;
+    }
+    return 0;
+}
+
+/* The waves (the rule); returns how many. O(n^2) pairs, each at most 8 x 16 compares. */
+static uint32_t ecs__systems_waves(ecs_world_system *s, uint32_t n)
+{
+    uint32_t i, j, waves = 0;
+    for (j = 0; j < n; ++j) {
+        s[j].wave = 0;
+        for (i = 0; i < j; ++i)
+            if (s[i].wave >= s[j].wave && (ecs__system_writes_into(&s[i], &s[j]) || ecs__system_writes_into(&s[j], &s[i])))
+                s[j].wave = s[i].wave + 1u;
+        if (s[j].wave >= waves) waves = s[j].wave + 1u;
+    }
+    return waves;
+}
+
+typedef struct ecs__systems_job {
+    ecs_world_system *s;
+    uint32_t n, wave, base; /* base: the first task of this ecs_jobs_run */
+} ecs__systems_job;
+
+/* Task k of the wave: one range of one of its systems (all of it when serial). */
+static void ecs__systems_task(void *user, uint32_t k)
+{
+    const ecs__systems_job *job = (const ecs__systems_job *)user;
+    ecs_world_cursor c;
+    ecs_world_chunk chunk;
+    uint32_t i, begin, end;
+    k += job->base;
+    for (i = 0; i < job->n; ++i) {
+        const ecs_world_system *s = job->s + i;
+        if (s->wave != job->wave || k < s->first_task || k - s->first_task >= s->num_tasks) continue;
+        begin = s->serial ? 0 : (k - s->first_task) * ECS_WORLD_SYSTEM_RANGE;
+        end = s->serial ? 0xFFFFFFFFu : begin + ECS_WORLD_SYSTEM_RANGE;
+        if (ecs_world_cursor_start(&c, &s->query, begin, end) != ECS_OK) return; /* checked before: cannot happen */
+        while (ecs_world_cursor_next(&c, &chunk)) s->fn(s->user, &chunk);
+        return;
+    }
+}
+
+ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n, const ecs_jobs *jobs,
+                                         ecs_error *err)
+{
+    ecs__systems_job job;
+    uint32_t i, waves;
+    for (i = 0; i < n; ++i) {
+        if (systems[i].query.world != w || !systems[i].fn)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_world_run_systems: system %u is not a system of this world", (unsigned)i);
+        if (systems[i].query.epoch != w->epoch)
+            return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
+                                 "ecs_world_run_systems: system %u: a component of its query was removed from the "
+                                 "world: make the system again",
+                                 (unsigned)i);
+    }
+    waves = ecs__systems_waves(systems, n);
+    job.s = systems;
+    job.n = n;
+    for (job.wave = 0; job.wave < waves; ++job.wave) {
+        uint32_t tasks = 0;
+        for (i = 0; i < n; ++i) {
+            ecs_world_system *s = systems + i;
+            uint32_t span = ecs_world_query_span(&s->query);
+            if (s->wave != job.wave) continue;
+            s->first_task = tasks;
+            s->num_tasks = s->serial ? 1u : (span + ECS_WORLD_SYSTEM_RANGE - 1u) / ECS_WORLD_SYSTEM_RANGE;
+            tasks += s->num_tasks;
+        }
+        for (job.base = 0; job.base < tasks; job.base += ECS_JOBS_MAX_TASKS)
+            ecs_jobs_run(jobs, tasks - job.base < ECS_JOBS_MAX_TASKS ? tasks - job.base : ECS_JOBS_MAX_TASKS,
+                         ecs__systems_task, &job, NULL);
+    }
+    return ECS_OK;
 }
 
 #endif /* ECS__IMPLEMENTATION_DONE */

@@ -245,7 +245,10 @@ CONFIGURATION
                                    unlinked once loaded)
    At run time, ecs_plugin_registry_desc (zero = default): entities (the
    entity manager ECS_API_ENTITIES hands out; not published when NULL),
-   copy_dir (where loaded copies go).
+   copy_dir (where loaded copies go), world (an ecs_world the plugins'
+   managers join, so that the engine's queries, world collect and
+   ecs_spawner_register_world / ecs_compiler_register_world see them: one
+   registration).
    At most ECS_PLUGIN_MAX_REGISTRIES (16) registries exist at once in a
    process: get_engine_api has no context argument, so each registry takes
    one of 16 fixed entry points.
@@ -576,6 +579,14 @@ typedef struct ecs_plugin_registry_desc {
     /** Where loaded copies of libraries are written; NULL: the library's own
         folder. Must allow executable mappings (not a noexec mount). */
     const char *copy_dir;
+    /** A world (ecs.h) the component types come from, or NULL. Managers
+        plugins define are registered in it under their names (and leave it
+        when their owner unloads; a reload keeps them registered, data
+        intact), a name the world has already is refused, and
+        ecs_plugin_find_manager finds the world's managers too. With
+        entities NULL, ECS_API_ENTITIES publishes &world->entities. The
+        world must outlive the registry. */
+    ecs_world *world;
 } ecs_plugin_registry_desc;
 
 /** What ecs_plugin_get_info reports. Strings belong to the registry: valid
@@ -695,7 +706,9 @@ ECS_DEF ecs_manager *ecs_plugin_define_manager(ecs_plugin_registry *reg, const c
 ECS_DEF ecs_manager *ecs_plugin_define_manager_schema(ecs_plugin_registry *reg, const char *name,
                                                       const ecs_schema_field *schema, uint32_t num_fields,
                                                       ecs_lookup_kind lookup, ecs_error *err);
-/** The manager defined as `name`, or NULL. Valid until its owner unloads. */
+/** The manager defined as `name`, or NULL; with a world
+    (ecs_plugin_registry_desc.world) also a manager registered there. Valid
+    until its owner unloads (the world's: until it leaves the world). */
 ECS_DEF ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const char *name);
 
 
@@ -1387,6 +1400,7 @@ struct ecs_plugin_registry {
     ecs_components_api_v1 components_v1;
     ecs_registry_api_v0 registry_v0;
     void *compiler, *spawner; /* what ecs_plugin_publish_resources was given */
+    ecs_world *world;         /* desc->world: plugins' managers join it */
 };
 
 /* Every call into a plugin's code goes between enter and leave, so that the
@@ -1667,7 +1681,8 @@ ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, 
    reload succeeds, put back when it fails. */
 static void ecs__plugin_manager_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
 {
-    (void)reg;
+    if (reg->world && ecs_world_manager(reg->world, r->name) == (ecs_manager *)r->cur.ptr)
+        ecs_world_remove(reg->world, r->name, NULL);
     ecs_manager_free((ecs_manager *)r->cur.ptr);
     ECS__FREE(r->cur.ptr);
     ECS__FREE(r->staged.ptr);
@@ -1788,12 +1803,21 @@ static ecs_manager *ecs__plugin_define(ecs_plugin_registry *reg, const char *nam
         r->flags |= ECS__PLUGIN_STAGED;
         return m;
     }
+    if (reg->world && ecs_world_find(reg->world, name) != ECS_WORLD_NO_COMPONENT) {
+        ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "component manager '%s': the world has a component of that name",
+                      name);
+        return NULL;
+    }
     if (!(m = ecs__plugin_new_manager(name, fields, schema, num_fields, lookup, err))) return NULL;
     memset(&v, 0, sizeof v);
     v.ptr = m;
     if (!ecs__plugin_rec_add(reg, &ecs__plugin_kind_manager, 0, 0, name, &v, err)) {
         ecs_manager_free(m);
         ECS__FREE(m);
+        return NULL;
+    }
+    if (reg->world && ecs_world_add_manager(reg->world, name, m, err) == ECS_WORLD_NO_COMPONENT) {
+        ecs__plugin_rec_remove(reg, reg->num_recs - 1); /* frees m */
         return NULL;
     }
     return m;
@@ -1821,6 +1845,7 @@ ECS_DEF ecs_manager *ecs_plugin_find_manager(ecs_plugin_registry *reg, const cha
     ecs__plugin_rec *r;
     if (!reg || !name) return NULL;
     r = ecs__plugin_rec_find(reg, &ecs__plugin_kind_manager, 0, 0, name);
+    if (!r && reg->world) return ecs_world_manager(reg->world, name);
     return r ? (ecs_manager *)r->cur.ptr : NULL;
 }
 
@@ -1896,7 +1921,8 @@ ECS_DEF ecs_plugin_registry *ecs_plugin_registry_create(const ecs_plugin_registr
     }
     memset(reg, 0, sizeof *reg);
     if (desc) {
-        reg->entities = desc->entities;
+        reg->world = desc->world;
+        reg->entities = desc->entities ? desc->entities : desc->world ? &desc->world->entities : NULL;
         if (desc->copy_dir && !(reg->copy_dir = ecs__plugin_strdup(desc->copy_dir))) {
             ECS__FREE(reg);
             ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory creating a plugin registry");
@@ -2917,7 +2943,7 @@ static ecs_result ecs__plugin_register_manager(ecs_plugin_registry *reg, const c
                              name ? name : "?");
     res = ecs__plugin_register_schema(reg, name, spawn_order, m->schema->fields, m->schema->num_fields, err);
     if (res != ECS_OK) return res;
-    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, m->schema->record_size, m,
+    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, ecs_manager_record_size(m), m,
                                       err);
 }
 

@@ -13,13 +13,15 @@
 
 TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
-   input, compile functions, standard components), SCHEMAS, ENTITY
-   REFERENCES, NAMES BLOCK, DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND
-   POINTER STABILITY, THREADING, DOES NOT, REFERENCE (every function's
-   signature), REVISION HISTORY, LICENSE (end of file)
+   input, compile functions, standard components), SCHEMAS, ONE
+   REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK,
+   DECOMPILE, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   THREADING, DOES NOT, REFERENCE (every function's signature), REVISION
+   HISTORY, LICENSE (end of file)
    The declarations and the implementation follow the same order: format,
-   spawner, paths, JSON reader, compiler, names block, decompiler (the MAP at
-   the top of the implementation says what each part holds).
+   spawner, paths, JSON reader, compiler, names block, decompiler, one
+   registration (the MAP at the top of the implementation says what each
+   part holds).
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -133,6 +135,8 @@ VERIFY AND SPAWN
    registered spawner are skipped in one jump. All or nothing: when a spawn
    function fails, the blocks already spawned are unspawned (newest first) and
    the entities destroyed, so nothing stays behind.
+   ecs_spawner_spawn_jobs does the same with the blocks spawned across your
+   job system's workers after the one create (THREADING).
 
 PATHS
    A canonical resource path is relative to the project root, '/' between
@@ -209,6 +213,25 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
    ecs_compiler_set_decompile gives one its inverse.
+
+ONE REGISTRATION (ecs_spawner_register_world, ecs_compiler_register_world)
+   An ecs_world (ecs.h) registers every component store once, by name;
+   these two calls give a spawner and a compiler the world's types:
+       ecs_world_define_schema(&world, "turret", turret_schema(&n), n,
+                               ECS_LOOKUP_HASH, &err);   // or add_manager
+       ecs_transform_world_register(&world, "transform", &tm, &err);
+       ecs_compiler_register_world(&compiler, &world, &err);
+       ecs_spawner_register_world(&spawner, &world, &err);
+   Managers spawn with ecs_manager_spawn and the record size
+   ecs_manager_record_size gives (the one documented size: a schema's
+   record, or every field); the transform store with its interface's spawn
+   function; schema managers compile and decompile from their schemas, the
+   store registered as "transform" with the standard transform functions.
+   Spawn orders: "transform", "mesh" and "actor" keep the standard ones (the
+   same bytes as ecs_compiler_register_standard), the rest follow
+   registration order from ECS_RESOURCE_WORLD_ORDER. Either call is all or
+   nothing. The separate calls (ecs_spawner_register,
+   ecs_compiler_register_manager, ...) keep working beside them.
 
 ENTITY REFERENCES
    A component may refer to another entity of the same resource by that
@@ -328,6 +351,15 @@ THREADING
    read the compiler, so several threads may compile and decompile with one
    compiler that nobody registers into meanwhile. Verify, path and names
    functions are pure.
+   ecs_spawner_spawn_jobs(sp, em, blob, size, copies, out, jobs, err) spawns
+   a blob's blocks on ecs.h's job interface once the entities exist: the
+   blocks of one registration `user` (one store) run in blob order on one
+   task, distinct users at once, so a spawn function may touch only its
+   user's store (ecs.h's and ecs_transform.h's do). Every store gets the
+   serial spawn's calls in the serial order: the same instances, bit for
+   bit. All or nothing stays: after a failure every spawned block is
+   unspawned, newest first per store, and the error is the first failing
+   block's in blob order, as in the serial call.
 
 DOES NOT
    load files (hand it bytes), keep entity names unless asked
@@ -532,6 +564,11 @@ REFERENCE (every public function, by section; the declarations below say
          an entity reference: its name, or null
      ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
          a JSON value as it is
+   One registration (a world's types)
+     ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
+         every store of w that can spawn, under its name (all or nothing)
+     ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err);
+         every schema manager of w and its "transform" store (all or nothing)
 
 REVISION HISTORY
    0.3  hardening (issue 19): JSON numbers correctly rounded on x87 too;
@@ -661,6 +698,7 @@ typedef struct ecs_spawner__entry {
 typedef struct ecs_spawner__step {
     uint32_t offset; /* block offset */
     uint32_t entry;  /* index into entries */
+    uint32_t store;  /* ecs_spawner_spawn_jobs: the number of the entry's user among the blob's */
 } ecs_spawner__step;
 
 /** Spawn functions by component name, plus scratch memory. Zero-initialised
@@ -723,6 +761,23 @@ ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manage
     num_entities * copies exceeds ECS_INDEX_MASK (no spawn made so many). */
 ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
                                      const ecs_entity *entities);
+/** ecs_spawner_spawn_copies with the blocks spawned across jobs' workers
+    after the one batch create (NULL or one worker: serially, as
+    ecs_spawner_spawn_copies). Blocks whose registrations share a `user`
+    (one store) run on one task in blob order; distinct users run at once,
+    so a spawn function must touch only its user's store (ecs.h's and
+    ecs_transform.h's do). Each store sees exactly the calls of the serial
+    spawn, in the same order: the same instances, bit for bit. All or
+    nothing as ecs_spawner_spawn: on failure every block that was spawned
+    is unspawned (newest first per store), the entities are destroyed, and
+    the error is the one of the first failing block in blob order (the
+    serial call's). A job system that could not start some tasks only costs
+    time. At most ECS_SPAWNER_JOBS_TASKS tasks (stores share them beyond). */
+ECS_DEF ecs_result ecs_spawner_spawn_jobs(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                          uint32_t copies, ecs_entity *out, const ecs_jobs *jobs, ecs_error *err);
+/** Most tasks of one ecs_spawner_spawn_jobs (each holds an ecs_error on the
+    caller's stack). */
+#define ECS_SPAWNER_JOBS_TASKS 16u
 
 /* ---- PATHS --------------------------------------------------------------- */
 
@@ -1148,6 +1203,42 @@ ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t ind
 /** Writes json as it is (a complete JSON value the caller vouches for). */
 ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 
+/* ---- ONE REGISTRATION: a world's component types ------------------------
+   A world (ecs.h's ecs_world) registers each component once; these two
+   calls hand its types to a spawner and a compiler, so nobody registers a
+   component three times or passes a record size by hand. Spawn orders (the
+   order of the blocks in a blob): the standard names keep their
+   ECS_RESOURCE_*_ORDER ("transform" 0, "mesh" 100, "actor" 200), so a level
+   compiles to the same bytes as with ecs_compiler_register_standard; every
+   other component gets ECS_RESOURCE_WORLD_ORDER + its index in the world
+   (registration order). */
+
+/** Spawn order of world component k that has no standard order. */
+#define ECS_RESOURCE_WORLD_ORDER 1000
+
+/** Registers with sp, under the world's names, every component of w that
+    can spawn: a manager (typed, runtime or schema) with ecs_manager_spawn
+    and ecs_manager_unspawn (user = the manager, instance size
+    ecs_manager_record_size: the record the manager's schema, or its fields,
+    define), any other store with its interface's spawn and unspawn (user =
+    the store; ECS_RESOURCE_TRANSFORM_SIZE for "transform", else
+    ECS_SPAWNER_VARIABLE_SIZE); a store whose interface has no spawn function
+    is left out. All or nothing: ECS_OK, or the first failure (as
+    ecs_spawner_register; err names the component) with sp as it was. w must
+    outlive the registrations (the spawner keeps the managers' pointers). Not
+    thread-safe for sp; reads w. */
+ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
+/** Registers with c, under the world's names, every component of w that
+    JSON can describe: a manager with a schema through
+    ecs_compiler_register_manager (compile and decompile from the schema),
+    and the store registered as "transform" with ecs_resource_compile_transform
+    and ecs_resource_decompile_transform. Managers without a schema and other
+    stores are left out. Spawn orders: see above. All or nothing: ECS_OK, or
+    the first failure (as ecs_compiler_register_manager; err names the
+    component) with c as it was. The compiler copies the schemas: w may go
+    first. Not thread-safe for c; reads w. */
+ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err);
+
 #ifdef __cplusplus
 }
 #endif
@@ -1179,7 +1270,8 @@ ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *jso
      NAMES BLOCK  reading it back (ecs_resource_names_read)
      DECOMPILER   the JSON writer and what decompile functions call; the
                   schema and transform decompile functions; the decompile
-                  driver (blocks, their order, the entity tree, the check) */
+                  driver (blocks, their order, the entity tree, the check)
+     ONE REGISTRATION  a world's types to a spawner and a compiler */
 
 #ifdef ECS_RESOURCE_IMPLEMENTATION
 #ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
@@ -1850,8 +1942,111 @@ static void ecs__spawner_roll_back(const ecs_spawner *sp, ecs_entity_manager *em
         for (i = 0; i < n; ++i) out[i].id = 0;
 }
 
-ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
-                                              uint32_t copies, ecs_entity *out, ecs_error *err)
+/* Runs step t's spawn function for every copy in order; returns the copy
+   that failed (*r its result) or copies (*r = ECS_OK). */
+static uint32_t ecs__spawner_step(const ecs_spawner *sp, const void *blob, ecs_spawn_context *ctx, ecs_entity *ents,
+                                  uint32_t t, uint32_t copies, ecs_result *r)
+{
+    const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
+    ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
+    uint32_t c;
+    for (c = 0; c < copies; ++c) {
+        ctx->entity = ents + (size_t)c * ctx->num_entities;
+        ecs_error_clear(ctx->error);
+        *r = e->spawn(e->user, ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
+        if (*r != ECS_OK) return c;
+    }
+    *r = ECS_OK;
+    return copies;
+}
+
+/* The error of step t's failure in copy c (ctx->error holds the spawn
+   function's own message). */
+static void ecs__spawner_fail(const ecs_spawner *sp, const void *blob, const ecs_spawn_context *ctx, uint32_t t,
+                              uint32_t c, ecs_result r, ecs_error *err)
+{
+    const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
+    ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
+    ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset, e->name,
+                  (unsigned)c, ctx->error->message[0] ? ctx->error->message : ecs_result_text(r));
+}
+
+/* ---- spawning across threads: one task per store ----------------------------- */
+
+typedef struct ecs__spawner_task {
+    ecs_spawn_context ctx;
+    ecs_error error;
+    uint32_t failed_step, failed_copy; /* failed_step == nsteps: all done */
+    ecs_result result;
+} ecs__spawner_task;
+
+typedef struct ecs__spawner_job {
+    const ecs_spawner *sp;
+    const void *blob;
+    ecs_entity *ents;
+    uint32_t nsteps, copies, tasks;
+    ecs__spawner_task task[ECS_SPAWNER_JOBS_TASKS];
+} ecs__spawner_job;
+
+/* Task k: the steps of the stores numbered k modulo the tasks, in blob
+   order, up to the first failure. */
+static void ecs__spawner_task_run(void *user, uint32_t k)
+{
+    ecs__spawner_job *j = (ecs__spawner_job *)user;
+    ecs__spawner_task *tk = j->task + k;
+    uint32_t t;
+    tk->ctx.error = &tk->error;
+    tk->failed_step = j->nsteps;
+    for (t = 0; t < j->nsteps; ++t) {
+        if (j->sp->steps[t].store % j->tasks != k) continue;
+        tk->failed_copy = ecs__spawner_step(j->sp, j->blob, &tk->ctx, j->ents, t, j->copies, &tk->result);
+        if (tk->result != ECS_OK) {
+            tk->failed_step = t;
+            return;
+        }
+    }
+}
+
+/* Numbers the stores (the distinct users) in order of their first step:
+   steps[t].store. Returns how many. */
+static uint32_t ecs__spawner_number_stores(ecs_spawner *sp, uint32_t nsteps)
+{
+    uint32_t t, u, stores = 0;
+    for (t = 0; t < nsteps; ++t) {
+        void *user = sp->entries[sp->steps[t].entry].user;
+        for (u = 0; u < t && sp->entries[sp->steps[u].entry].user != user; ++u) {
+        }
+        sp->steps[t].store = u == t ? stores++ : sp->steps[u].store;
+    }
+    return stores;
+}
+
+static ecs_result ecs__spawner_steps_jobs(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                          ecs_spawn_context *ctx, ecs_entity *ents, uint32_t nsteps, uint32_t copies,
+                                          ecs_entity *out, const ecs_jobs *jobs, ecs_error *err)
+{
+    ecs__spawner_job j;
+    uint32_t k, t, c, first = 0, stores = ecs__spawner_number_stores(sp, nsteps);
+    j.sp = sp, j.blob = blob, j.ents = ents, j.nsteps = nsteps, j.copies = copies;
+    j.tasks = stores < ECS_SPAWNER_JOBS_TASKS ? stores : ECS_SPAWNER_JOBS_TASKS;
+    for (k = 0; k < j.tasks; ++k) j.task[k].ctx = *ctx;
+    ecs_jobs_run(jobs, j.tasks, ecs__spawner_task_run, &j, NULL);
+    for (k = 0; k < j.tasks; ++k)
+        if (j.task[k].failed_step < j.task[first].failed_step) first = k;
+    if (j.task[first].failed_step == nsteps) return ECS_OK;
+    ecs__spawner_fail(sp, blob, &j.task[first].ctx, j.task[first].failed_step, j.task[first].failed_copy,
+                      j.task[first].result, err);
+    for (t = nsteps; t-- > 0;) { /* undo what each store took, newest first */
+        const ecs__spawner_task *tk = j.task + sp->steps[t].store % j.tasks;
+        c = t < tk->failed_step ? copies : t == tk->failed_step ? tk->failed_copy : 0;
+        while (c-- > 0) ecs__spawner_unspawn_step(sp, sp->steps + t, blob, ctx, ents, c);
+    }
+    ecs__spawner_roll_back(sp, em, blob, ctx, ents, 0, 0, copies, out); /* the entities */
+    return j.task[first].result;
+}
+
+static ecs_result ecs__spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
+                                     ecs_entity *out, const ecs_jobs *jobs, ecs_error *err)
 {
     uint32_t ne = ecs_resource_num_entities(blob), n = 0, nsteps = 0, t, c;
     ecs_entity *ents = out;
@@ -1878,21 +2073,22 @@ ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manage
     ctx.parent_index = ecs_resource_parent_index(blob);
     ctx.num_entities = ne;
     ctx.error = &inner;
+    if (jobs && jobs->parallel_for && jobs->num_workers > 1u && nsteps > 1u)
+        return ecs__spawner_steps_jobs(sp, em, blob, &ctx, ents, nsteps, copies, out, jobs, err);
     for (t = 0; t < nsteps; ++t) {
-        const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
-        ecs_resource_block blk = ecs_resource_block_at(blob, sp->steps[t].offset);
-        for (c = 0; c < copies; ++c) {
-            ctx.entity = ents + (size_t)c * ne;
-            ecs_error_clear(&inner);
-            r = e->spawn(e->user, &ctx, blk.num_instances, blk.entity_index, blk.data, blk.size);
-            if (r == ECS_OK) continue;
-            ecs_error_set(err, r, "offset %u (block '%s', copy %u): spawn failed: %s", (unsigned)blk.offset, e->name,
-                          (unsigned)c, inner.message[0] ? inner.message : ecs_result_text(r));
-            ecs__spawner_roll_back(sp, em, blob, &ctx, ents, t, c, copies, out);
-            return r;
-        }
+        c = ecs__spawner_step(sp, blob, &ctx, ents, t, copies, &r);
+        if (r == ECS_OK) continue;
+        ecs__spawner_fail(sp, blob, &ctx, t, c, r, err);
+        ecs__spawner_roll_back(sp, em, blob, &ctx, ents, t, c, copies, out);
+        return r;
     }
     return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_spawner_spawn_verified(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
+                                              uint32_t copies, ecs_entity *out, ecs_error *err)
+{
+    return ecs__spawner_spawn(sp, em, blob, copies, out, NULL, err);
 }
 
 ECS_DEF ecs_result ecs_spawner_spawn_copies(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
@@ -1907,6 +2103,14 @@ ECS_DEF ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, co
                                      ecs_entity *out, ecs_error *err)
 {
     return ecs_spawner_spawn_copies(sp, em, blob, size, 1, out, err);
+}
+
+ECS_DEF ecs_result ecs_spawner_spawn_jobs(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
+                                          uint32_t copies, ecs_entity *out, const ecs_jobs *jobs, ecs_error *err)
+{
+    ecs_result r = ecs_resource_verify(blob, size, err);
+    if (r != ECS_OK) return r;
+    return ecs__spawner_spawn(sp, em, blob, copies, out, jobs, err);
 }
 
 ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, uint32_t copies,
@@ -5445,6 +5649,67 @@ ECS_DEF void ecs_decompile_output_free(ecs_decompile_output *out)
     if (!out) return;
     ECS__FREE(out->json);
     memset(out, 0, sizeof *out);
+}
+
+/* ---- ONE REGISTRATION ---------------------------------------------------- */
+
+static int ecs__world_spawn_order(const ecs_world *w, uint32_t k)
+{
+    const char *name = w->component[k].name;
+    if (strcmp(name, "transform") == 0) return ECS_RESOURCE_TRANSFORM_ORDER;
+    if (strcmp(name, "mesh") == 0) return ECS_RESOURCE_MESH_ORDER;
+    if (strcmp(name, "actor") == 0) return ECS_RESOURCE_ACTOR_ORDER;
+    return ECS_RESOURCE_WORLD_ORDER + (int)k;
+}
+
+ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err)
+{
+    ecs_result r = ECS_OK;
+    uint32_t k, done;
+    if (!sp || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawner_register_world: NULL argument");
+    for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
+        const ecs_world_component *wc = w->component + k;
+        if (wc->manager)
+            r = ecs_spawner_register(sp, wc->name, ecs_manager_spawn, ecs_manager_unspawn,
+                                     ecs_manager_record_size(wc->manager), wc->manager, err);
+        else if (wc->iface && wc->iface->spawn && wc->iface->unspawn)
+            r = ecs_spawner_register(sp, wc->name, wc->iface->spawn, wc->iface->unspawn,
+                                     strcmp(wc->name, "transform") == 0 ? ECS_RESOURCE_TRANSFORM_SIZE
+                                                                        : ECS_SPAWNER_VARIABLE_SIZE,
+                                     wc->store, err);
+    }
+    if (r == ECS_OK) return ECS_OK;
+    for (done = 0; done + 1 < k; ++done) {
+        const ecs_world_component *wc = w->component + done;
+        if (wc->manager || (wc->iface && wc->iface->spawn && wc->iface->unspawn))
+            ecs_spawner_unregister(sp, wc->name);
+    }
+    return r;
+}
+
+ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err)
+{
+    ecs_result r = ECS_OK;
+    uint32_t k, done;
+    if (!c || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "compiler_register_world: NULL argument");
+    for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
+        const ecs_world_component *wc = w->component + k;
+        if (wc->manager && wc->manager->schema) {
+            r = ecs_compiler_register_manager(c, wc->name, wc->manager, ecs__world_spawn_order(w, k), err);
+        } else if (!wc->manager && strcmp(wc->name, "transform") == 0) {
+            r = ecs_compiler_register(c, wc->name, ecs_resource_compile_transform, NULL, ECS_RESOURCE_TRANSFORM_ORDER,
+                                      err);
+            if (r == ECS_OK) r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL, err);
+            if (r != ECS_OK) ecs_compiler_unregister(c, wc->name); /* NOT_FOUND when register failed */
+        }
+    }
+    if (r == ECS_OK) return ECS_OK;
+    for (done = 0; done + 1 < k; ++done) {
+        const ecs_world_component *wc = w->component + done;
+        if ((wc->manager && wc->manager->schema) || (!wc->manager && strcmp(wc->name, "transform") == 0))
+            ecs_compiler_unregister(c, wc->name);
+    }
+    return r;
 }
 
 #endif /* ECS__RESOURCE_IMPLEMENTATION_DONE */

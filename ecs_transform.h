@@ -90,6 +90,8 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_reorder(tm)     depth-first order: parents first, siblings
        together, so that ecs_transform_world_pass(tm) is one linear sweep
    ecs_transform_commit(tm)      deferred mode: compute the dirty worlds
+   ecs_transform_world_pass_jobs / _commit_jobs / _set_local_many_jobs
+       the same across your job system's workers (THREADING)
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
    ecs_transform_world_register(w, "transform", tm, &err)  makes tm a store
        of an ecs_world (ecs.h) through ecs_transform_store_interface():
@@ -243,6 +245,21 @@ THREADING
    No locks. Distinct managers may be used from distinct threads. Getters and
    ecs_transform_compute_world only read, and may run concurrently with each
    other; anything else on one manager needs your own synchronisation.
+   Every core (ecs.h's job interface; no threads of ours):
+   ecs_transform_world_pass_jobs(tm, jobs) cuts the nodes into ranges of
+   about 16,384 that start at a root where one is near (after reorder every
+   root's subtree is contiguous, so a range is whole subtrees); inside a
+   huge tree (Bevy's wide and deep shapes) a range starts where it must, and
+   its task first recomputes on its stack the worlds of the few ancestors
+   its nodes hang from (up to 64; a deeper chain is finished by the calling
+   thread). No task reads a world another task writes; no barrier.
+   Other parents-first orders (creation order, commit's dirty range) work
+   the same way, a task recomputing more such chains (at most a quarter of
+   its range in extra products).
+   ecs_transform_commit_jobs does commit's ordering on the calling thread and
+   the dirty range's worlds across workers; set_local_many_jobs updates the
+   changed subtrees across workers. Results are the serial calls', bit for
+   bit (same kernel, same operands), for any number of workers.
 
 DOES NOT
    store scale/rotation/translation separately (compose them into the local
@@ -609,6 +626,31 @@ ECS_DEF int ecs_transform_world_pass(ecs_transform_manager *tm);
     of the arrays (see MODES). Immediate mode: nothing. Never fails, allocates
     nothing; instance indices change. */
 ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm);
+
+/* ---- threads: every core, through ecs.h's job interface (see THREADING) ---- */
+
+/** ecs_transform_world_pass across jobs' workers (NULL or one worker: on the
+    calling thread): the nodes are cut into ranges of whole subtrees that
+    depend on the node count only; a huge tree is cut inside (a task
+    recomputes the few ancestors it starts under on its stack). Every world
+    is bit for bit the serial call's, for any number of workers. Returns as
+    ecs_transform_world_pass (1: parents came first; 0: it walked the trees
+    on the calling thread). Allocates nothing; a job system that could not
+    run some tasks only costs time (ecs_jobs_run runs them). Only this call
+    may use tm meanwhile. */
+ECS_DEF int ecs_transform_world_pass_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs);
+/** ecs_transform_commit with the worlds of the dirty range computed across
+    jobs' workers: the same layout, ages and worlds, bit for bit, as
+    ecs_transform_commit (the ordering runs on the calling thread first).
+    Immediate mode: nothing. Never fails, allocates nothing. */
+ECS_DEF void ecs_transform_commit_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs);
+/** ecs_transform_set_local_many with the affected subtrees updated across
+    jobs' workers (immediate mode; deferred mode only records, as the serial
+    call). The same checks, failures and results, bit for bit. Subtrees are
+    whole tasks: one huge moving subtree runs on one worker. Uses up to 8 KB
+    of stack. */
+ECS_DEF ecs_result ecs_transform_set_local_many_jobs(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                     const ecs_mat4 *locals, const ecs_jobs *jobs);
 
 /** ecs_spawn_fn for the "transform" component (user = the
     ecs_transform_manager*); see SPAWN DATA. Returns ECS_OK, or an error in
@@ -1668,10 +1710,14 @@ ECS_DEF ecs_result ecs_transform_set_local(ecs_transform_manager *tm, ecs_instan
 #define ECS__TF_CLEAR 2u   /* unchanged, no changed ancestor */
 #define ECS__TF_COVERED 3u /* unchanged, below a changed node */
 
-ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
-                                                const ecs_mat4 *locals)
+/* set_local_many, step 1: checks every instance, then (deferred mode) records
+   the changes, or (immediate mode) writes the locals and marks them changed
+   under a new stamp, *stamp (0: nothing more to do). */
+static ecs_result ecs__tf_many_prepare(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                       const ecs_mat4 *locals, uint32_t *stamp)
 {
     uint32_t k, s, *mark;
+    *stamp = 0;
     if (n == 0) return ECS_OK;
     if (!nodes || !locals)
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_set_local_many: NULL array");
@@ -1714,26 +1760,41 @@ ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint3
         tm->local[nodes[k].i] = locals[k];
         mark[nodes[k].i] = s | ECS__TF_CHANGED;
     }
-    /* A changed node is the top of a subtree to update when no ancestor
-       changed. Each walk up stops at the first node with a mark, and marks
-       the nodes it passed, so every node is walked over at most once. */
-    for (k = 0; k < n; ++k) {
-        uint32_t i = nodes[k].i, x, y, covered = 0;
-        if (mark[i] == (s | ECS__TF_DONE)) continue; /* listed twice */
-        for (x = tm->parent[i]; x != ECS__TF_NIL; x = tm->parent[x]) {
-            uint32_t v = mark[x];
-            if (v == (s | ECS__TF_CLEAR)) break;
-            if ((v & ~3u) == s) {
-                covered = 1;
-                break;
-            }
-        }
-        for (y = tm->parent[i]; y != x; y = tm->parent[y]) mark[y] = s | (covered ? ECS__TF_COVERED : ECS__TF_CLEAR);
-        if (!covered) {
-            ecs__tf_update_subtree(tm, i);
-            mark[i] = s | ECS__TF_DONE;
+    *stamp = s;
+    return ECS_OK;
+}
+
+/* set_local_many, step 2, for each listed node i in turn: 1 when i is the top
+   of a subtree to update (no ancestor changed; then marked done, so a node
+   listed twice is a top once). A changed node is such a top when no ancestor
+   changed. Each walk up stops at the first node with a mark, and marks the
+   nodes it passed, so every node is walked over at most once. */
+static int ecs__tf_many_top(ecs_transform_manager *tm, uint32_t s, uint32_t i)
+{
+    uint32_t *mark = tm->mark, x, y, covered = 0;
+    if (mark[i] == (s | ECS__TF_DONE)) return 0; /* listed twice */
+    for (x = tm->parent[i]; x != ECS__TF_NIL; x = tm->parent[x]) {
+        uint32_t v = mark[x];
+        if (v == (s | ECS__TF_CLEAR)) break;
+        if ((v & ~3u) == s) {
+            covered = 1;
+            break;
         }
     }
+    for (y = tm->parent[i]; y != x; y = tm->parent[y]) mark[y] = s | (covered ? ECS__TF_COVERED : ECS__TF_CLEAR);
+    if (covered) return 0;
+    mark[i] = s | ECS__TF_DONE;
+    return 1;
+}
+
+ECS_DEF ecs_result ecs_transform_set_local_many(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                const ecs_mat4 *locals)
+{
+    uint32_t k, s;
+    ecs_result r = ecs__tf_many_prepare(tm, n, nodes, locals, &s);
+    if (r != ECS_OK || s == 0) return r;
+    for (k = 0; k < n; ++k)
+        if (ecs__tf_many_top(tm, s, nodes[k].i)) ecs__tf_update_subtree(tm, nodes[k].i);
     return ECS_OK;
 }
 
@@ -1897,8 +1958,10 @@ ECS__TF_NOINLINE uint32_t ecs__tf_fix_order(ecs_transform_manager *tm, uint32_t 
    sweep, parents first (ecs__tf_fix_order puts right a child found before
    its parent; everything before i is settled). The age is the number of
    commits since the node or a dirty ancestor changed, so a child is never
-   older than its dirty parent. Returns 1 when some node reached idle_frames. */
-static int ecs__tf_sweep(ecs_transform_manager *tm)
+   older than its dirty parent. Returns 1 when some node reached idle_frames.
+   worlds == 0 (ecs_transform_commit_jobs): the same order and ages, no world
+   (the worlds of the range are computed afterwards, across threads). */
+ECS__TF_INLINE int ecs__tf_sweep(ecs_transform_manager *tm, int worlds)
 {
     const uint32_t fd = tm->first_dirty, n = tm->count, idle = ecs__tf_idle(tm);
     uint32_t i, swaps_left = (n - fd) / 2u;
@@ -1907,12 +1970,12 @@ static int ecs__tf_sweep(ecs_transform_manager *tm)
         uint32_t p = tm->parent[i], a;
         if (p != ECS__TF_NIL && p > i) p = ecs__tf_fix_order(tm, i, &swaps_left);
         a = tm->age[i] + 1u;
-        ECS__TF_COUNT(ecs__tf_count_worlds, 1);
+        ECS__TF_COUNT(ecs__tf_count_worlds, worlds);
         if (p == ECS__TF_NIL) {
-            tm->world[i] = tm->local[i];
+            if (worlds) tm->world[i] = tm->local[i];
         } else {
             if (p >= fd && tm->age[p] < a) a = tm->age[p];
-            ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+            if (worlds) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
         }
         tm->age[i] = (uint8_t)(a > 255u ? 255u : a);
         leaving |= a >= idle;
@@ -1920,27 +1983,262 @@ static int ecs__tf_sweep(ecs_transform_manager *tm)
     return leaving;
 }
 
-ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm)
+/* Commit step 1: the nodes changed since the last commit (and their
+   subtrees) into the dirty range. */
+static void ecs__tf_commit_gather(ecs_transform_manager *tm)
 {
-    uint32_t k, i, idle, n;
-    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
-    /* 1. changed nodes (and their subtrees) into the dirty range */
+    uint32_t k, i;
     for (k = 0; k < tm->num_pending; ++k) {
         i = ecs__tf_find(tm, tm->pending[k]);
         if (i != ECS__TF_NIL && i < tm->first_dirty) ecs__tf_insert_subtree(tm, i);
     }
     tm->num_pending = 0;
-    /* 2. order, worlds and ages */
-    if (!ecs__tf_sweep(tm)) return;
-    /* 3. nodes unchanged for idle_frames commits leave the range (their dirty
-       parents are at least as old, so they leave too) */
-    idle = ecs__tf_idle(tm);
-    n = tm->count;
+}
+
+/* Commit step 3: nodes unchanged for idle_frames commits leave the range
+   (their dirty parents are at least as old, so they leave too). */
+static void ecs__tf_commit_leave(ecs_transform_manager *tm)
+{
+    uint32_t i, idle = ecs__tf_idle(tm), n = tm->count;
     for (i = tm->first_dirty; i < n; ++i)
         if (tm->age[i] >= idle) {
             ecs__tf_swap(tm, i, tm->first_dirty); /* the node from first_dirty was seen already */
             ++tm->first_dirty;
         }
+}
+
+ECS_DEF void ecs_transform_commit(ecs_transform_manager *tm)
+{
+    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
+    ecs__tf_commit_gather(tm);
+    if (ecs__tf_sweep(tm, 1)) ecs__tf_commit_leave(tm);
+}
+
+/* ---- threads: the world pass, commit and set_local_many across cores --------
+   A span of nodes [begin, end) in parents-first order is cut into ranges of
+   about ECS__TF_GRAIN nodes (so the ranges depend on the span only, never on
+   the number of workers), each range a task. A cut is moved to the first
+   node within ECS__TF_CUT_SCAN after it whose parent lies outside the span
+   (a root, or a clean node in commit): then the range starts with whole
+   subtrees. Where there is none (inside a huge tree), the range starts
+   inside a subtree. A node whose parent lies in an earlier range takes the
+   parent's world from the task's own chain: the worlds of that parent and
+   its ancestors within the span (at most ECS__TF_CHAIN_MAX), recomputed on
+   the task's stack top first with the same kernel. In depth-first order
+   (after reorder) those parents are the ancestors of the range's first
+   node, one chain; in other orders (commit's dirty range) a task rebuilds
+   its chain as it meets other parents, while the extra products stay
+   within a quarter of its range. So a task never reads a world another
+   task writes, and there is no barrier. A task that cannot go on (the
+   budget spent, a chain deeper than ECS__TF_CHAIN_MAX, a parent after its
+   child) stops; the calling thread then computes the rest of each stopped
+   range, in range order, after every task has finished. Every world is
+   local * (the parent's world) with the one kernel, so the result is bit
+   for bit the serial one, whatever ran where. */
+
+#define ECS__TF_GRAIN 16384u    /* nodes per task */
+#define ECS__TF_CUT_SCAN 256u   /* nodes searched for a subtree start after a cut */
+#define ECS__TF_CHAIN_MAX 64u   /* ancestors a task recomputes (4 KB of stack) */
+#define ECS__TF_MANY_BATCH 2048u /* set_local_many_jobs: subtree tops per parallel call */
+
+typedef struct ecs__tf_pass {
+    ecs_transform_manager *tm;
+    uint32_t begin, end;  /* the span */
+    uint32_t clean;       /* parents below it are outside the span: their stored world is current */
+    uint32_t grain, tasks;
+    uint32_t stop[ECS_JOBS_MAX_TASKS]; /* per task: the first node it did not compute */
+} ecs__tf_pass;
+
+/* Where range k starts: its nominal start, or the first node after it (within
+   ECS__TF_CUT_SCAN) whose parent is outside the span. */
+static uint32_t ecs__tf_cut(const ecs__tf_pass *ps, uint32_t k)
+{
+    const uint32_t *par = ps->tm->parent;
+    uint32_t x, lim, j;
+    if (k == 0) return ps->begin;
+    if (k >= ps->tasks) return ps->end;
+    x = ps->begin + k * ps->grain;
+    if (x >= ps->end) return ps->end;
+    lim = ps->end - x > ECS__TF_CUT_SCAN ? x + ECS__TF_CUT_SCAN : ps->end;
+    for (j = x; j < lim; ++j)
+        if (par[j] == ECS__TF_NIL || par[j] < ps->clean) return j;
+    return x;
+}
+
+/* The worlds of x and its ancestors inside the span, x first: anc[0] = x,
+   anc[1] = parent(x), ... up to the first ancestor outside the span (a root,
+   or a clean node), each computed top first with the one kernel, exactly
+   as the serial pass computes it. Returns how many, or 0 when there are
+   more than ECS__TF_CHAIN_MAX or a parent comes after its child. */
+static uint32_t ecs__tf_chain_worlds(const ecs__tf_pass *ps, uint32_t x, uint32_t *anc, ecs_mat4 *cw)
+{
+    const ecs_transform_manager *tm = ps->tm;
+    uint32_t len = 0, j, p;
+    for (; x != ECS__TF_NIL && x >= ps->clean; x = p) {
+        p = tm->parent[x];
+        if (len == ECS__TF_CHAIN_MAX || (p != ECS__TF_NIL && p >= x)) return 0;
+        anc[len++] = x;
+    }
+    for (j = len; j-- > 0;) {
+        uint32_t q = tm->parent[anc[j]];
+        if (j + 1u < len) ecs__tf_mul(cw[j].m, tm->local[anc[j]].m, cw[j + 1u].m);
+        else if (q == ECS__TF_NIL) cw[j] = tm->local[anc[j]];
+        else ecs__tf_mul(cw[j].m, tm->local[anc[j]].m, tm->world[q].m);
+    }
+    return len;
+}
+
+/* A range task's chain: the worlds of a parent in an earlier range and of
+   its ancestors within the span (ecs__tf_chain_worlds), and what the task
+   may still spend on rebuilding it. */
+typedef struct ecs__tf_chain {
+    uint32_t anc[ECS__TF_CHAIN_MAX], len, budget;
+    ecs_mat4 cw[ECS__TF_CHAIN_MAX];
+} ecs__tf_chain;
+
+/* Node i's world when its parent p lies in an earlier range (p < s): from
+   the chain, rebuilt from p when p is not in it. Returns 0 when the task
+   must stop (the budget spent, the chain too deep, a parent after its
+   child). Out of line: the range's loop stays as tight as the serial
+   pass's. */
+ECS__TF_NOINLINE int ecs__tf_chain_node(const ecs__tf_pass *ps, ecs__tf_chain *ch, uint32_t i, uint32_t p)
+{
+    ecs_transform_manager *tm = ps->tm;
+    uint32_t j;
+    for (j = 0; j < ch->len && ch->anc[j] != p; ++j) {
+    }
+    if (j == ch->len) {
+        if (ch->budget < ECS__TF_CHAIN_MAX) return 0;
+        ch->len = ecs__tf_chain_worlds(ps, p, ch->anc, ch->cw);
+        ch->budget -= ch->len;
+        if (ch->len == 0) return 0;
+        j = 0;
+    }
+    ecs__tf_mul(tm->world[i].m, tm->local[i].m, ch->cw[j].m);
+    return 1;
+}
+
+/* One range's worlds; returns the first node not computed (e when all). A
+   node whose parent p lies in an earlier range takes p's world from the
+   task's chain, while the extra products stay within a quarter of the range
+   (ranges that start inside a tree in depth-first order need one chain;
+   other orders may need many). */
+static uint32_t ecs__tf_pass_range(const ecs__tf_pass *ps, uint32_t s, uint32_t e)
+{
+    ecs_transform_manager *tm = ps->tm;
+    ecs_mat4 *ECS__TF_RESTRICT w = tm->world;
+    const ecs_mat4 *ECS__TF_RESTRICT l = tm->local;
+    const uint32_t *par = tm->parent, clean = ps->clean;
+    uint32_t i;
+    ecs__tf_chain ch;
+    ch.len = 0;
+    ch.budget = ECS__TF_CHAIN_MAX + (e - s) / 4u;
+    for (i = s; i < e; ++i) {
+        uint32_t p = par[i];
+        if (p - s < i - s || p < clean) { /* parent in this range before i, or clean */
+            ecs__tf_mul(w[i].m, l[i].m, w[p].m);
+        } else if (p == ECS__TF_NIL) {
+            w[i] = l[i];
+        } else if (p > i || !ecs__tf_chain_node(ps, &ch, i, p)) {
+            return i;
+        }
+    }
+    return e;
+}
+
+static void ecs__tf_pass_task(void *user, uint32_t k)
+{
+    ecs__tf_pass *ps = (ecs__tf_pass *)user;
+    ps->stop[k] = ecs__tf_pass_range(ps, ecs__tf_cut(ps, k), ecs__tf_cut(ps, k + 1u));
+}
+
+/* The worlds of [begin, end) across jobs. Returns 1, or 0 when a node comes
+   before its parent (the caller then walks the trees). */
+static int ecs__tf_pass_run(ecs_transform_manager *tm, uint32_t begin, uint32_t end, uint32_t clean,
+                            const ecs_jobs *jobs)
+{
+    ecs__tf_pass ps;
+    uint32_t k, n = end - begin;
+    if (n == 0) return 1;
+    ps.tm = tm;
+    ps.begin = begin;
+    ps.end = end;
+    ps.clean = clean;
+    ps.tasks = (n + ECS__TF_GRAIN - 1u) / ECS__TF_GRAIN;
+    if (ps.tasks > ECS_JOBS_MAX_TASKS) ps.tasks = ECS_JOBS_MAX_TASKS;
+    ps.grain = (n + ps.tasks - 1u) / ps.tasks;
+    ecs_jobs_run(jobs, ps.tasks, ecs__tf_pass_task, &ps, NULL);
+    for (k = 0; k < ps.tasks; ++k) { /* the rest of the stopped ranges, in order: every parent is done */
+        uint32_t i, e = ecs__tf_cut(&ps, k + 1u);
+        for (i = ps.stop[k]; i < e; ++i) {
+            uint32_t p = tm->parent[i];
+            if (p == ECS__TF_NIL) tm->world[i] = tm->local[i];
+            else if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
+            else return 0;
+        }
+    }
+    return 1;
+}
+
+ECS_DEF int ecs_transform_world_pass_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs)
+{
+    if (ecs__tf_pass_run(tm, 0, tm->count, 0, jobs)) return 1;
+    return ecs_transform_world_pass(tm); /* not parents first: walks the trees (0) */
+}
+
+ECS_DEF void ecs_transform_commit_jobs(ecs_transform_manager *tm, const ecs_jobs *jobs)
+{
+    int leaving, ok;
+    if (tm->mode != ECS_TRANSFORM_DEFERRED) return;
+    ecs__tf_commit_gather(tm);
+    leaving = ecs__tf_sweep(tm, 0); /* the serial commit's order and ages */
+    ok = ecs__tf_pass_run(tm, tm->first_dirty, tm->count, tm->first_dirty, jobs);
+    ECS__TF_ASSERT(ok); /* the sweep left the range parents first */
+    (void)ok;
+    ECS__TF_COUNT(ecs__tf_count_worlds, tm->count - tm->first_dirty);
+    if (leaving) ecs__tf_commit_leave(tm);
+}
+
+typedef struct ecs__tf_many_job {
+    ecs_transform_manager *tm;
+    const uint32_t *top;
+    uint32_t num_tops, tasks;
+} ecs__tf_many_job;
+
+static void ecs__tf_many_task(void *user, uint32_t k)
+{
+    const ecs__tf_many_job *mj = (const ecs__tf_many_job *)user;
+    uint32_t a = (uint32_t)((uint64_t)mj->num_tops * k / mj->tasks), b = (uint32_t)((uint64_t)mj->num_tops * (k + 1u) / mj->tasks);
+    for (; a < b; ++a) ecs__tf_update_subtree(mj->tm, mj->top[a]);
+}
+
+/* Updates the subtrees of top[0..n) (disjoint: no top is below another). */
+static void ecs__tf_many_flush(ecs_transform_manager *tm, const uint32_t *top, uint32_t n, const ecs_jobs *jobs)
+{
+    ecs__tf_many_job mj;
+    mj.tm = tm;
+    mj.top = top;
+    mj.num_tops = n;
+    mj.tasks = n < 64u ? n : 64u;
+    if (n) ecs_jobs_run(jobs, mj.tasks, ecs__tf_many_task, &mj, NULL);
+}
+
+ECS_DEF ecs_result ecs_transform_set_local_many_jobs(ecs_transform_manager *tm, uint32_t n, const ecs_instance *nodes,
+                                                     const ecs_mat4 *locals, const ecs_jobs *jobs)
+{
+    uint32_t top[ECS__TF_MANY_BATCH], num_tops = 0, k, s;
+    ecs_result r = ecs__tf_many_prepare(tm, n, nodes, locals, &s);
+    if (r != ECS_OK || s == 0) return r;
+    for (k = 0; k < n; ++k) {
+        if (!ecs__tf_many_top(tm, s, nodes[k].i)) continue;
+        top[num_tops++] = nodes[k].i;
+        if (num_tops == ECS__TF_MANY_BATCH) {
+            ecs__tf_many_flush(tm, top, num_tops, jobs);
+            num_tops = 0;
+        }
+    }
+    ecs__tf_many_flush(tm, top, num_tops, jobs);
+    return ECS_OK;
 }
 
 /* ---- spawning --------------------------------------------------------------------- */

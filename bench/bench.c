@@ -1,7 +1,7 @@
 /* bench/bench.c - the benchmark (README, Benchmark: rows and targets), in one file.
 
    Build and run (bench/run.sh does this):
-       cc -O2 -I. -I/usr/include/stb bench/bench.c -o bench -lm
+       cc -O2 -I. -I/usr/include/stb bench/bench.c -o bench -lm -lpthread
        ./bench                      table on stdout
        ./bench --csv                one line metric,value,unit per row instead
        ./bench --csv-out F.csv      the table, and the CSV into F.csv
@@ -51,6 +51,8 @@ static void bench_free(void *p)
 #include "ecs.h"
 #include "ecs_transform.h"
 #include "ecs_resource.h"
+#include "examples/jobs_pthreads.h" /* the threads rows' pool */
+#include "tests/transform_shapes.h"   /* Bevy's hierarchy shapes */
 
 /* stb_ds, for the baselines only (the headers keep their own containers):
    short names off, its implementation compiled here, its warnings muted. */
@@ -129,7 +131,7 @@ typedef struct bench__row {
     double value;
     char unit[16];
 } bench__row;
-static bench__row bench__rows[96];
+static bench__row bench__rows[192];
 static int bench__num_rows;
 static int bench__quiet; /* the plot's sweep: no progress lines */
 
@@ -1487,6 +1489,921 @@ static void bench_resource_rows(void)
     ecs_compiler_free(&compiler);
 }
 
+/* ---- world and systems (DESIGN §7, §8) ------------------------------------------
+   abeimler/ecs_benchmark's SystemsUpdate (systems_2: movement P += V*dt and
+   the data system) and ComplexSystemsUpdate (systems_7: those two, the
+   "more complex" system, health, damage, sprite, and a render into a 320x240
+   frame buffer), plain and mixed entities, N = 2^20, one frame per
+   repetition, ns per entity per frame. Rebuilt from the suite's definitions
+   (src/base/base: components, systems, entity factories):
+     every entity: position {0,0}, velocity {1,1}, data;
+     players: entity 0 a hero; entity i >= 1 by i % 6 == 0 a random type
+       (rng 1..100: <= 3 NPC, <= 30 hero, else monster), else by i % 4 == 0
+       an NPC, else by i % 2 == 0 a monster; a player has player, health,
+       damage and sprite, stats from its own xoshiro128** (the suite's
+       ranges), a position in the spawn area around the frame buffer;
+     mixed: the suite's "pathological" pattern (for i in [N/2, 3N/4], every
+       10th: i % 7 loses position, i % 11 velocity, i % 13 data; a player
+       gets its position back), and players only from N/8 on.
+   Every generator is seeded from the entity index (the suite seeds the
+   player's from its address): the players' at creation, the more complex
+   system's per call from the index and data.thingy, so results do not
+   depend on the order a store iterates. Three differences, the same in
+   both versions: data.thingy starts at i % 10 (the suite's 0 makes every
+   entity take the random branch in the same frame), health starts full, and
+   the data system formats dingy with a small fixed-point writer, not fmt.
+   Ours: one manager per component, the way the README teaches: direct kind
+   for position, velocity and data (nearly every entity has them), dense for
+   the rest, {health, damage} and {sprite, player} as groups; each system a
+   query. The limit (_plain_ns): the same per-entity functions over an
+   archetype store (a table per set of components, a densely packed column
+   per component, exactly the entities having them), same data, same run.
+   Ours and the limit are timed in turns (a frame of one, a frame of the
+   other), so that both see the same load of a shared machine. After the
+   runs both hold the same state (checked: the run stops if not).
+   query_*: two components, 10^6 entities, per match: both direct; both
+   dense and grouped; both dense, not grouped, instances in different random
+   orders (the lookup path); query_plain_ns the same loop over two arrays. */
+
+typedef struct bw_vec2 {
+    double x, y;
+} bw_vec2;
+typedef struct bw_data {
+    int32_t thingy;
+    uint8_t mingy;
+    double dingy;
+    char stringy[24];
+} bw_data;
+enum { BW_NPC, BW_MONSTER, BW_HERO };     /* player types */
+enum { BW_SPAWN, BW_DEAD, BW_ALIVE };     /* health status */
+typedef struct bw_player {
+    uint32_t rng[4];
+    int32_t type;
+} bw_player;
+typedef struct bw_health {
+    int32_t hp, maxhp, status;
+} bw_health;
+typedef struct bw_damage {
+    int32_t atk, def;
+} bw_damage;
+typedef struct bw_sprite {
+    char character;
+} bw_sprite;
+
+#define BW_POSITIONS_FIELDS(X) X(bw_vec2, p)
+#define BW_VELOCITIES_FIELDS(X) X(bw_vec2, v)
+#define BW_DATA_FIELDS(X) X(bw_data, d)
+#define BW_PLAYERS_FIELDS(X) X(bw_player, pl)
+#define BW_HEALTH_FIELDS(X) X(bw_health, h)
+#define BW_DAMAGE_FIELDS(X) X(bw_damage, dm)
+#define BW_SPRITES_FIELDS(X) X(bw_sprite, s)
+ECS_MANAGER_DEFINE(bw_positions, BW_POSITIONS_FIELDS)
+ECS_MANAGER_DEFINE(bw_velocities, BW_VELOCITIES_FIELDS)
+ECS_MANAGER_DEFINE(bw_datas, BW_DATA_FIELDS)
+ECS_MANAGER_DEFINE(bw_players, BW_PLAYERS_FIELDS)
+ECS_MANAGER_DEFINE(bw_healths, BW_HEALTH_FIELDS)
+ECS_MANAGER_DEFINE(bw_damages, BW_DAMAGE_FIELDS)
+ECS_MANAGER_DEFINE(bw_sprites, BW_SPRITES_FIELDS)
+
+/* xoshiro128** 1.1 with the suite's seeding (seed + the first four primes) */
+static uint32_t bw_rotl(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
+static uint32_t bw_next(uint32_t *s)
+{
+    uint32_t r = bw_rotl(s[1] * 5u, 7) * 9u, t = s[1] << 9;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = bw_rotl(s[3], 11);
+    return r;
+}
+static uint32_t bw_range(uint32_t *s, uint32_t lo, uint32_t hi) { return bw_next(s) % (hi - lo + 1u) + lo; }
+static void bw_seed(uint32_t *s, uint32_t seed)
+{
+    s[0] = seed + 3u, s[1] = seed + 5u, s[2] = seed + 7u, s[3] = seed + 11u;
+}
+
+/* ---- the per-entity logic (the suite's systems), shared by both versions ---- */
+#define BW_FB_W 320
+#define BW_FB_H 240
+static inline void bw_move(bw_vec2 *p, const bw_vec2 *v, double dt)
+{
+    p->x += v->x * dt;
+    p->y += v->y * dt;
+}
+/* "%4.2f" for 0 <= v < 10^7, the data system's string */
+static inline void bw_format(char *out, double v)
+{
+    char digits[16];
+    uint32_t cents = v >= 0 && v < 1e7 ? (uint32_t)(v * 100.0 + 0.5) : 0u, n = 0, k = 0;
+    digits[n++] = (char)('0' + cents % 10u), cents /= 10u;
+    digits[n++] = (char)('0' + cents % 10u), cents /= 10u;
+    digits[n++] = '.';
+    do digits[n++] = (char)('0' + cents % 10u), cents /= 10u; while (cents);
+    for (; n + k < 4; ++k) out[k] = ' ';
+    while (n) out[k++] = digits[--n];
+    out[k] = 0;
+}
+static inline void bw_update_data(bw_data *d, double dt)
+{
+    d->thingy++;
+    d->dingy += 0.0001 * dt;
+    d->mingy = !d->mingy;
+    bw_format(d->stringy, d->dingy);
+}
+static inline void bw_more_complex(const bw_vec2 *p, bw_vec2 *v, const bw_data *d, uint32_t entity_index)
+{
+    uint32_t s[4];
+    if (d->thingy % 10 != 0) return;
+    bw_seed(s, entity_index * 2654435761u ^ (uint32_t)d->thingy);
+    if (p->x > p->y) {
+        v->x = (double)bw_range(s, 0, 10) - 5.0;
+        v->y = (double)bw_range(s, 0, 20) - 10.0;
+    } else {
+        v->x = (double)bw_range(s, 0, 20) - 10.0;
+        v->y = (double)bw_range(s, 0, 10) - 5.0;
+    }
+}
+static inline void bw_update_health(bw_health *h)
+{
+    if (h->hp <= 0) {
+        h->hp = 0;
+        h->status = BW_DEAD;
+    } else if (h->hp > h->maxhp) {
+        h->hp = h->maxhp;
+    } else if (h->status == BW_DEAD && h->hp == 0) {
+        h->hp = h->maxhp;
+        h->status = BW_SPAWN;
+    } else {
+        h->status = BW_ALIVE;
+    }
+}
+static inline void bw_update_damage(bw_health *h, const bw_damage *d)
+{
+    int32_t total = d->atk - d->def;
+    if (total > 0) h->hp -= total;
+}
+/* h NULL: a player without health (none here; the query has it optional) */
+static inline void bw_update_sprite(bw_sprite *s, const bw_player *pl, const bw_health *h)
+{
+    static const char alive[3] = {'h', 'k', '@'}; /* NPC, monster, hero */
+    int32_t status = h ? h->status : BW_ALIVE;
+    s->character = status == BW_ALIVE ? alive[pl->type] : status == BW_DEAD ? '|' : '_';
+}
+static inline void bw_render(char *fb, const bw_vec2 *p, const bw_sprite *s)
+{
+    if (p->x >= 0 && p->x < BW_FB_W && p->y >= 0 && p->y < BW_FB_H) fb[(int)p->y * BW_FB_W + (int)p->x] = s->character;
+}
+
+/* ---- the entities: what entity i (of n) has, and its starting values ---------- */
+enum { BW_P = 1, BW_V = 2, BW_D = 4, BW_PL = 8, BW_H = 16, BW_DM = 32, BW_S = 64, BW_MASKS = 128 };
+typedef struct bw_init {
+    uint32_t mask;
+    bw_vec2 p, v;
+    bw_data d;
+    bw_player pl;
+    bw_health h;
+    bw_damage dm;
+    bw_sprite s;
+} bw_init;
+static int bw_player_type(uint32_t i, uint32_t n, int mixed, uint32_t *rng)
+{
+    uint32_t roll;
+    if (i == 0) return BW_HERO;
+    if (mixed && i < n / 8) return -1;
+    if (i % 6 == 0) {
+        roll = bw_range(rng, 1, 100);
+        return roll <= 3 ? BW_NPC : roll <= 30 ? BW_HERO : BW_MONSTER;
+    }
+    return i % 4 == 0 ? BW_NPC : i % 2 == 0 ? BW_MONSTER : -1;
+}
+static void bw_make(uint32_t i, uint32_t n, int mixed, uint32_t entity_index, bw_init *o)
+{
+    static const uint32_t stats[3][6] = {{6, 12, 3, 8, 0, 0}, {4, 12, 2, 8, 3, 9}, {5, 15, 2, 6, 4, 10}};
+    int type;
+    memset(o, 0, sizeof *o);
+    o->mask = BW_P | BW_V | BW_D;
+    o->v.x = o->v.y = 1.0;
+    o->d.thingy = (int32_t)(i % 10u);
+    if (mixed && i >= 2 * (n / 4) && i <= 3 * (n / 4) && (i - 2 * (n / 4)) % 10u == 0) {
+        if (i % 7 == 0) o->mask &= ~(uint32_t)BW_P;
+        if (i % 11 == 0) o->mask &= ~(uint32_t)BW_V;
+        if (i % 13 == 0) o->mask &= ~(uint32_t)BW_D;
+    }
+    bw_seed(o->pl.rng, entity_index);
+    type = bw_player_type(i, n, mixed, o->pl.rng);
+    if (type < 0) return;
+    o->mask |= BW_P | BW_PL | BW_H | BW_DM | BW_S;
+    o->pl.type = type;
+    o->h.maxhp = o->h.hp = (int32_t)bw_range(o->pl.rng, stats[type][0], stats[type][1]);
+    o->dm.def = (int32_t)bw_range(o->pl.rng, stats[type][2], stats[type][3]);
+    o->dm.atk = type == BW_NPC ? 0 : (int32_t)bw_range(o->pl.rng, stats[type][4], stats[type][5]);
+    o->s.character = '_';
+    o->p.x = (double)bw_range(o->pl.rng, 0, BW_FB_W + 100) - 50.0;
+    o->p.y = (double)bw_range(o->pl.rng, 0, BW_FB_H + 100) - 50.0;
+}
+
+/* An order-independent digest of one component instance of an entity. */
+static uint64_t bw_digest(uint32_t entity_index, uint32_t component, const void *bytes, size_t size)
+{
+    uint64_t h = 0xCBF29CE484222325ull ^ ((uint64_t)entity_index << 8 | component);
+    size_t k;
+    for (k = 0; k < size; ++k) h = (h ^ ((const unsigned char *)bytes)[k]) * 0x100000001B3ull;
+    return h ^ (h >> 29);
+}
+static const size_t bw_sizes[7] = {sizeof(bw_vec2), sizeof(bw_vec2), sizeof(bw_data), sizeof(bw_player),
+                                   sizeof(bw_health), sizeof(bw_damage), sizeof(bw_sprite)};
+
+/* ---- the limit: an archetype store ------------------------------------------ */
+typedef struct bw_table {
+    uint32_t mask, count;
+    uint32_t *entity_index;
+    bw_vec2 *p, *v;
+    bw_data *d;
+    bw_player *pl;
+    bw_health *h;
+    bw_damage *dm;
+    bw_sprite *s;
+} bw_table;
+typedef struct bw_plain {
+    bw_table table[BW_MASKS];
+    uint32_t num_tables;
+    char fb[BW_FB_W * BW_FB_H];
+} bw_plain;
+
+static void *bw_column(uint32_t mask, uint32_t bit, uint32_t count, size_t size)
+{
+    return (mask & bit) ? bench_alloc((size_t)count * size) : NULL;
+}
+static void bw_plain_build(bw_plain *a, const bw_init *init, const uint32_t *entity_index, uint32_t n)
+{
+    uint32_t counts[BW_MASKS] = {0}, at[BW_MASKS], k, m;
+    memset(a, 0, sizeof *a);
+    for (k = 0; k < n; ++k) counts[init[k].mask]++;
+    for (m = 0; m < BW_MASKS; ++m) {
+        bw_table *t = &a->table[a->num_tables];
+        at[m] = a->num_tables;
+        if (!counts[m]) continue;
+        t->mask = m;
+        t->entity_index = (uint32_t *)bench_alloc(counts[m] * sizeof(uint32_t));
+        t->p = (bw_vec2 *)bw_column(m, BW_P, counts[m], sizeof(bw_vec2));
+        t->v = (bw_vec2 *)bw_column(m, BW_V, counts[m], sizeof(bw_vec2));
+        t->d = (bw_data *)bw_column(m, BW_D, counts[m], sizeof(bw_data));
+        t->pl = (bw_player *)bw_column(m, BW_PL, counts[m], sizeof(bw_player));
+        t->h = (bw_health *)bw_column(m, BW_H, counts[m], sizeof(bw_health));
+        t->dm = (bw_damage *)bw_column(m, BW_DM, counts[m], sizeof(bw_damage));
+        t->s = (bw_sprite *)bw_column(m, BW_S, counts[m], sizeof(bw_sprite));
+        a->num_tables++;
+    }
+    for (k = 0; k < n; ++k) {
+        const bw_init *o = &init[k];
+        bw_table *t = &a->table[at[o->mask]];
+        uint32_t r = t->count++;
+        t->entity_index[r] = entity_index[k];
+        if (t->p) t->p[r] = o->p;
+        if (t->v) t->v[r] = o->v;
+        if (t->d) t->d[r] = o->d;
+        if (t->pl) t->pl[r] = o->pl;
+        if (t->h) t->h[r] = o->h;
+        if (t->dm) t->dm[r] = o->dm;
+        if (t->s) t->s[r] = o->s;
+    }
+}
+static void bw_plain_free(bw_plain *a)
+{
+    uint32_t k;
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        free(t->entity_index), free(t->p), free(t->v), free(t->d), free(t->pl), free(t->h), free(t->dm), free(t->s);
+    }
+}
+static uint64_t bw_plain_digest(const bw_plain *a)
+{
+    uint64_t sum = 0;
+    uint32_t k, r, c;
+    for (k = 0; k < a->num_tables; ++k) {
+        const bw_table *t = &a->table[k];
+        const void *col[7];
+        col[0] = t->p, col[1] = t->v, col[2] = t->d, col[3] = t->pl, col[4] = t->h, col[5] = t->dm, col[6] = t->s;
+        for (c = 0; c < 7; ++c)
+            for (r = 0; col[c] && r < t->count; ++r)
+                sum += bw_digest(t->entity_index[r], c, (const char *)col[c] + r * bw_sizes[c], bw_sizes[c]);
+    }
+    return sum;
+}
+
+#define BW_DT (1.0 / 60.0)
+/* the systems over the archetype store: every table holding the components */
+static void bw_plain_systems_2(void *p)
+{
+    bw_plain *a = (bw_plain *)p;
+    uint32_t k, r;
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        if ((t->mask & (BW_P | BW_V)) == (BW_P | BW_V))
+            for (r = 0; r < t->count; ++r) bw_move(&t->p[r], &t->v[r], BW_DT);
+    }
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        if (t->mask & BW_D)
+            for (r = 0; r < t->count; ++r) bw_update_data(&t->d[r], BW_DT);
+    }
+}
+static void bw_plain_systems_7(void *p)
+{
+    bw_plain *a = (bw_plain *)p;
+    uint32_t k, r;
+    bw_plain_systems_2(a);
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        if ((t->mask & (BW_P | BW_V | BW_D)) == (BW_P | BW_V | BW_D))
+            for (r = 0; r < t->count; ++r) bw_more_complex(&t->p[r], &t->v[r], &t->d[r], t->entity_index[r]);
+    }
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        if (t->mask & BW_H)
+            for (r = 0; r < t->count; ++r) bw_update_health(&t->h[r]);
+    }
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        if ((t->mask & (BW_H | BW_DM)) == (BW_H | BW_DM))
+            for (r = 0; r < t->count; ++r) bw_update_damage(&t->h[r], &t->dm[r]);
+    }
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        if ((t->mask & (BW_S | BW_PL)) == (BW_S | BW_PL))
+            for (r = 0; r < t->count; ++r) bw_update_sprite(&t->s[r], &t->pl[r], t->h ? &t->h[r] : NULL);
+    }
+    for (k = 0; k < a->num_tables; ++k) {
+        bw_table *t = &a->table[k];
+        if ((t->mask & (BW_P | BW_S)) == (BW_P | BW_S))
+            for (r = 0; r < t->count; ++r) bw_render(a->fb, &t->p[r], &t->s[r]);
+    }
+}
+
+/* ---- ours: a world, a manager per component, the systems as queries --------- */
+typedef struct bw_ours {
+    ecs_world w;
+    bw_positions pos;
+    bw_velocities vel;
+    bw_datas data;
+    bw_players players;
+    bw_healths health;
+    bw_damages damage;
+    bw_sprites sprites;
+    ecs_world_query q[7];
+    ecs_world_cursor cursor;
+    uint32_t num_systems; /* 2 (systems_2) or 7 */
+    char fb[BW_FB_W * BW_FB_H];
+} bw_ours;
+
+static void bw_fail(const char *what, const ecs_error *err)
+{
+    fprintf(stderr, "bench: systems: %s: %s\n", what, err ? err->message : "failed");
+    exit(1);
+}
+
+/* BEGIN the seven systems with the query API (counted in the README) */
+static const ecs_world_query_desc bw_queries[7] = {
+    {{"position", "velocity", NULL}, {NULL}}, {{"data", NULL}, {NULL}}, {{"position", "velocity", "data", NULL}, {NULL}},
+    {{"health", NULL}, {NULL}}, {{"health", "damage", NULL}, {NULL}}, {{"sprite", "player", NULL}, {"health", NULL}},
+    {{"position", "sprite", NULL}, {NULL}}};
+static void bw_ours_register(bw_ours *g)
+{
+    static const char *const names[7] = {"position", "velocity", "data", "player", "health", "damage", "sprite"};
+    static const char *const groups[2][2] = {{"health", "damage"}, {"sprite", "player"}};
+    ecs_manager *m[7] = {&g->pos.core, &g->vel.core, &g->data.core, &g->players.core, &g->health.core,
+                         &g->damage.core, &g->sprites.core};
+    uint32_t k;
+    for (k = 0; k < 7; ++k)
+        if (ecs_world_add_manager(&g->w, names[k], m[k], NULL) == ECS_WORLD_NO_COMPONENT) bw_fail("add", &g->w.error);
+    for (k = 0; k < 2; ++k)
+        if (ecs_world_group(&g->w, groups[k], 2, NULL) != ECS_OK) bw_fail("group", &g->w.error);
+    for (k = 0; k < 7; ++k)
+        if (ecs_world_query_make(&g->w, &bw_queries[k], &g->q[k], NULL) != ECS_OK) bw_fail("query", &g->w.error);
+}
+static void bw_ours_systems(void *p) /* the first g->num_systems of the seven */
+{
+    bw_ours *g = (bw_ours *)p;
+    ecs_world_chunk c;
+    uint32_t k, h;
+    for (ecs_world_cursor_start(&g->cursor, &g->q[0], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
+        if (!c.index[0] && !c.index[1]) /* contiguous runs: plain arrays from first[t] */
+            for (k = 0; k < c.count; ++k) bw_move(&g->pos.p[c.first[0] + k], &g->vel.v[c.first[1] + k], BW_DT);
+        else
+            for (k = 0; k < c.count; ++k)
+                bw_move(&g->pos.p[ecs_world_chunk_instance(&c, 0, k)], &g->vel.v[ecs_world_chunk_instance(&c, 1, k)], BW_DT);
+    for (ecs_world_cursor_start(&g->cursor, &g->q[1], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
+        for (k = 0; k < c.count; ++k) bw_update_data(&g->data.d[ecs_world_chunk_instance(&c, 0, k)], BW_DT);
+    if (g->num_systems == 2) return;
+    for (ecs_world_cursor_start(&g->cursor, &g->q[2], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
+        for (k = 0; k < c.count; ++k)
+            bw_more_complex(&g->pos.p[ecs_world_chunk_instance(&c, 0, k)], &g->vel.v[ecs_world_chunk_instance(&c, 1, k)],
+                            &g->data.d[ecs_world_chunk_instance(&c, 2, k)], ecs_entity_index(c.entity[k]));
+    for (ecs_world_cursor_start(&g->cursor, &g->q[3], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
+        for (k = 0; k < c.count; ++k) bw_update_health(&g->health.h[ecs_world_chunk_instance(&c, 0, k)]);
+    for (ecs_world_cursor_start(&g->cursor, &g->q[4], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
+        for (k = 0; k < c.count; ++k)
+            bw_update_damage(&g->health.h[ecs_world_chunk_instance(&c, 0, k)], &g->damage.dm[ecs_world_chunk_instance(&c, 1, k)]);
+    for (ecs_world_cursor_start(&g->cursor, &g->q[5], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
+        for (k = 0; k < c.count; ++k)
+            bw_update_sprite(&g->sprites.s[ecs_world_chunk_instance(&c, 0, k)], &g->players.pl[ecs_world_chunk_instance(&c, 1, k)],
+                             (h = ecs_world_chunk_instance(&c, 2, k)) != ECS_INSTANCE_NIL ? &g->health.h[h] : NULL);
+    for (ecs_world_cursor_start(&g->cursor, &g->q[6], 0, UINT32_MAX); ecs_world_cursor_next(&g->cursor, &c);)
+        for (k = 0; k < c.count; ++k)
+            bw_render(g->fb, &g->pos.p[ecs_world_chunk_instance(&c, 0, k)], &g->sprites.s[ecs_world_chunk_instance(&c, 1, k)]);
+}
+/* END the seven systems */
+
+static void bw_ours_build(bw_ours *g, const bw_init *init, const ecs_entity *ids, uint32_t n)
+{
+    uint32_t k;
+    if (bw_positions_init(&g->pos, ECS_LOOKUP_DIRECT) || bw_velocities_init(&g->vel, ECS_LOOKUP_DIRECT) ||
+        bw_datas_init(&g->data, ECS_LOOKUP_DIRECT) || bw_players_init(&g->players, ECS_LOOKUP_DENSE) ||
+        bw_healths_init(&g->health, ECS_LOOKUP_DENSE) || bw_damages_init(&g->damage, ECS_LOOKUP_DENSE) ||
+        bw_sprites_init(&g->sprites, ECS_LOOKUP_DENSE))
+        bw_fail("init", NULL);
+    for (k = 0; k < n; ++k) { /* (create first: it may move the arrays) */
+        const bw_init *o = &init[k];
+        ecs_entity e = ids[k];
+        ecs_instance i;
+        if (o->mask & BW_P) i = bw_positions_create(&g->pos, e), g->pos.p[i.i] = o->p;
+        if (o->mask & BW_V) i = bw_velocities_create(&g->vel, e), g->vel.v[i.i] = o->v;
+        if (o->mask & BW_D) i = bw_datas_create(&g->data, e), g->data.d[i.i] = o->d;
+        if (o->mask & BW_PL) i = bw_players_create(&g->players, e), g->players.pl[i.i] = o->pl;
+        if (o->mask & BW_H) i = bw_healths_create(&g->health, e), g->health.h[i.i] = o->h;
+        if (o->mask & BW_DM) i = bw_damages_create(&g->damage, e), g->damage.dm[i.i] = o->dm;
+        if (o->mask & BW_S) i = bw_sprites_create(&g->sprites, e), g->sprites.s[i.i] = o->s;
+    }
+    bw_ours_register(g);
+}
+static uint64_t bw_ours_digest(const bw_ours *g)
+{
+    const ecs_manager *m[7];
+    const void *col[7];
+    uint64_t sum = 0;
+    uint32_t c, i;
+    m[0] = &g->pos.core, m[1] = &g->vel.core, m[2] = &g->data.core, m[3] = &g->players.core;
+    m[4] = &g->health.core, m[5] = &g->damage.core, m[6] = &g->sprites.core;
+    col[0] = g->pos.p, col[1] = g->vel.v, col[2] = g->data.d, col[3] = g->players.pl;
+    col[4] = g->health.h, col[5] = g->damage.dm, col[6] = g->sprites.s;
+    for (c = 0; c < 7; ++c)
+        for (i = 0; i < m[c]->count; ++i)
+            if (!ecs_entity_is_nil(m[c]->entity[i]))
+                sum += bw_digest(ecs_entity_index(m[c]->entity[i]), c, (const char *)col[c] + i * bw_sizes[c],
+                                 bw_sizes[c]);
+    return sum;
+}
+
+/* Times a(ca) and b(cb) in turns, BENCH_REPS times each after a warm-up of
+   each, so that both see the same state of a shared machine: the medians in
+   *ta and *tb (ns). */
+static void bw_time_pair(bench__fn a, void *ca, bench__fn b, void *cb, double *ta, double *tb)
+{
+    double sa[64], sb[64], t0;
+    int r, reps = BENCH_REPS < 64 ? BENCH_REPS : 64;
+    for (r = -1; r < reps; ++r) {
+        t0 = bench_now_ns();
+        a(ca);
+        if (r >= 0) sa[r] = bench_now_ns() - t0;
+        t0 = bench_now_ns();
+        b(cb);
+        if (r >= 0) sb[r] = bench_now_ns() - t0;
+    }
+    *ta = bench_median(sa, reps);
+    *tb = bench_median(sb, reps);
+}
+
+/* One data set (plain or mixed entities): ours and the limit, same run. */
+static void bw_scenario(uint32_t n, int mixed)
+{
+    bw_ours *g = (bw_ours *)calloc(1, sizeof *g);
+    bw_plain *a = (bw_plain *)calloc(1, sizeof *a);
+    bw_init *init = (bw_init *)bench_alloc((size_t)n * sizeof *init);
+    uint32_t *index = (uint32_t *)bench_alloc((size_t)n * sizeof *index), k;
+    ecs_entity *ids = (ecs_entity *)bench_alloc((size_t)n * sizeof *ids);
+    uint64_t ours, plain;
+    double t_ours, t_plain;
+    if (!g || !a || ecs_world_init(&g->w) != ECS_OK) bw_fail("world", NULL);
+    if (ecs_entity_create_many(&g->w.entities, n, ids) != ECS_OK) bw_fail("entities", &g->w.entities.error);
+    for (k = 0; k < n; ++k) bw_make(k, n, mixed, index[k] = ecs_entity_index(ids[k]), &init[k]);
+    bw_ours_build(g, init, ids, n);
+    bw_plain_build(a, init, index, n);
+    free(init), free(index), free(ids);
+    if (!mixed) {
+        g->num_systems = 2;
+        bw_time_pair(bw_ours_systems, g, bw_plain_systems_2, a, &t_ours, &t_plain);
+        bench_row("systems_2_ns", t_ours / n, "ns");
+        bench_row("systems_2_plain_ns", t_plain / n, "ns");
+    }
+    g->num_systems = 7;
+    bw_time_pair(bw_ours_systems, g, bw_plain_systems_7, a, &t_ours, &t_plain);
+    bench_row(mixed ? "systems_7_mixed_ns" : "systems_7_ns", t_ours / n, "ns");
+    bench_row(mixed ? "systems_7_mixed_plain_ns" : "systems_7_plain_ns", t_plain / n, "ns");
+    ours = bw_ours_digest(g), plain = bw_plain_digest(a);
+    if (ours != plain) {
+        fprintf(stderr, "bench: systems: the query version and the plain one disagree (%016llx, %016llx)\n",
+                (unsigned long long)ours, (unsigned long long)plain);
+        exit(1);
+    }
+    bench_checksum_add((double)(ours >> 12));
+    for (k = 0; k < BW_FB_W * BW_FB_H; ++k) bench_checksum_add((double)(g->fb[k] + a->fb[k]));
+    ecs_world_free(&g->w);
+    bw_positions_free(&g->pos), bw_velocities_free(&g->vel), bw_datas_free(&g->data);
+    bw_players_free(&g->players), bw_healths_free(&g->health), bw_damages_free(&g->damage);
+    bw_sprites_free(&g->sprites);
+    bw_plain_free(a);
+    free(g), free(a);
+}
+
+/* ---- query_*: two components, per match ------------------------------------- */
+typedef struct bq_ctx {
+    ecs_world w;
+    bench_body pos, vel; /* position in one manager, velocity in the other */
+    ecs_world_query q;
+    ecs_world_cursor cursor;
+    bench_vec3 *plain_pos, *plain_vel;
+    uint32_t n;
+} bq_ctx;
+static void bq_query(void *p)
+{
+    bq_ctx *c = (bq_ctx *)p;
+    ecs_world_chunk ch;
+    uint32_t k;
+    ecs_world_cursor_start(&c->cursor, &c->q, 0, UINT32_MAX);
+    while (ecs_world_cursor_next(&c->cursor, &ch)) {
+        if (!ch.index[0] && !ch.index[1]) { /* contiguous runs: plain arrays from first[t] */
+            bench_vec3 *x = c->pos.position + ch.first[0];
+            const bench_vec3 *v = c->vel.velocity + ch.first[1];
+            for (k = 0; k < ch.count; ++k)
+                x[k].x += v[k].x * 0.016f, x[k].y += v[k].y * 0.016f, x[k].z += v[k].z * 0.016f;
+            continue;
+        }
+        for (k = 0; k < ch.count; ++k) {
+            bench_vec3 *x = &c->pos.position[ecs_world_chunk_instance(&ch, 0, k)];
+            const bench_vec3 *v = &c->vel.velocity[ecs_world_chunk_instance(&ch, 1, k)];
+            x->x += v->x * 0.016f, x->y += v->y * 0.016f, x->z += v->z * 0.016f;
+        }
+    }
+}
+static void bq_plain(void *p)
+{
+    bq_ctx *c = (bq_ctx *)p;
+    uint32_t k;
+    for (k = 0; k < c->n; ++k) {
+        bench_vec3 *x = &c->plain_pos[k];
+        const bench_vec3 *v = &c->plain_vel[k];
+        x->x += v->x * 0.016f, x->y += v->y * 0.016f, x->z += v->z * 0.016f;
+    }
+}
+/* path 0: both direct; 1: both dense, grouped; 2: both dense, created in two
+   different random orders (the lookup path) */
+static double bq_row(uint32_t n, int path)
+{
+    static const char *const names[2] = {"position", "velocity"};
+    ecs_world_query_desc desc;
+    bq_ctx *c = (bq_ctx *)calloc(1, sizeof *c);
+    ecs_entity *ids = (ecs_entity *)bench_alloc((size_t)n * sizeof *ids);
+    uint32_t *perm = bench_shuffled(n, path == 2 ? 0xB0B2ull : 0xB0B0ull), *perm2 = bench_shuffled(n, 0xCAFEull), k;
+    ecs_lookup_kind kind = path == 0 ? ECS_LOOKUP_DIRECT : ECS_LOOKUP_DENSE;
+    ecs_error err;
+    double ns;
+    if (!c || ecs_world_init(&c->w) != ECS_OK || bench_body_init(&c->pos, kind) || bench_body_init(&c->vel, kind))
+        bw_fail("query world", NULL);
+    if (ecs_entity_create_many(&c->w.entities, n, ids) != ECS_OK) bw_fail("entities", &c->w.entities.error);
+    for (k = 0; k < n; ++k) {
+        bench_vec3 one = {1.0f, 2.0f, 3.0f};
+        ecs_instance i = bench_body_create(&c->pos, ids[perm[k]]);
+        c->pos.position[i.i] = one;
+        i = bench_body_create(&c->vel, ids[path == 2 ? perm2[k] : perm[k]]);
+        c->vel.velocity[i.i] = one;
+    }
+    if (ecs_world_add_manager(&c->w, names[0], &c->pos.core, &err) == ECS_WORLD_NO_COMPONENT ||
+        ecs_world_add_manager(&c->w, names[1], &c->vel.core, &err) == ECS_WORLD_NO_COMPONENT)
+        bw_fail("query register", &err);
+    if (path == 1 && ecs_world_group(&c->w, names, 2, &err) != ECS_OK) bw_fail("query group", &err);
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = names[0], desc.required[1] = names[1];
+    if (ecs_world_query_make(&c->w, &desc, &c->q, &err) != ECS_OK) bw_fail("query make", &err);
+    if ((int)c->q.path != path) bw_fail("the query took another path", NULL);
+    c->n = n;
+    if (path == 0) { /* the limit, timed in turns with the direct path */
+        double plain;
+        c->plain_pos = (bench_vec3 *)bench_alloc((size_t)n * sizeof(bench_vec3));
+        c->plain_vel = (bench_vec3 *)bench_alloc((size_t)n * sizeof(bench_vec3));
+        for (k = 0; k < n; ++k) c->plain_pos[k] = c->pos.position[k + 1], c->plain_vel[k] = c->vel.velocity[k + 1];
+        bw_time_pair(bq_query, c, bq_plain, c, &ns, &plain);
+        bench_row("query_plain_ns", plain / n, "ns");
+        bench_checksum_add((double)bench_sum_positions(c->plain_pos, n));
+        free(c->plain_pos), free(c->plain_vel);
+    } else {
+        ns = bench__time(NULL, bq_query, NULL, c);
+    }
+    ns /= n;
+    bench_checksum_add((double)bench_sum_positions(c->pos.position, c->pos.core.count));
+    ecs_world_free(&c->w);
+    bench_body_free(&c->pos), bench_body_free(&c->vel);
+    free(c), free(ids), free(perm), free(perm2);
+    return ns;
+}
+
+static void bench_systems_rows(void)
+{
+    uint32_t n = bench_n >= 1000000u ? 1u << 20 : 1u << 16;
+    bw_scenario(n, 0);
+    bw_scenario(n, 1);
+    bench_row("query_direct_ns", bq_row(bench_n, 0), "ns");
+    bench_row("query_group_ns", bq_row(bench_n, 1), "ns");
+    bench_row("query_lookup_ns", bq_row(bench_n, 2), "ns");
+}
+
+/* ---- threads (DESIGN §10): the parallel calls at 1 and 2 threads ---------------
+   examples/jobs_pthreads.h's pool with 1 thread (every task on the calling
+   thread, through the parallel code) and with 2; the serial call beside
+   them, same data, same run. Variants alternate inside every repetition
+   (3 x BENCH_REPS samples each), so machine noise hits them alike.
+     transform_world_pass_mt{1,2}_ns   ecs_transform_world_pass_jobs, ns per
+                          node, the transform_world_pass_ns hierarchy
+     transform_world_pass_mt2_speedup  mt1 / mt2 (target >= 1.8 on 2 cores)
+     transform_world_pass_mt1_vs_serial mt1 / ecs_transform_world_pass
+                          (target <= 1.05)
+     bevy_{wide,humanoids,large,chain}_pass_{serial,mt1,mt2}_ns and
+     _mt2_speedup         the same on Bevy's transform_hierarchy shapes
+                          (tests/transform_shapes.h): wide (a root, 500
+                          children, 500 each: 250,501 nodes), humanoids (4,000
+                          rigs of 68), large (a full binary tree 18 deep:
+                          262,143), chain (2,500 deep), after reorder
+     systems_7_mixed_mt{1,2}_ns  ecs_world_run_systems of the seven systems
+                          of systems_7_mixed_ns (the same functions, each
+                          system a query plus its writes; render serial: it
+                          writes the frame buffer), ns per entity per frame
+     systems_7_mixed_mt2_speedup, systems_7_mixed_mt1_vs_serial (serial: the
+                          seven query loops of systems_7_mixed_ns)
+     spawn_level_10k_mt{1,2}_us  ecs_spawner_spawn_jobs of the standard level
+                          (as spawn_level_10k_us: unspawned between samples)
+     spawn_level_10k_mt2_speedup, spawn_level_10k_mt1_vs_serial */
+
+typedef void (*bth_fn)(void *ctx, int variant); /* variant 0 serial, 1 one thread, 2 two */
+static ecs_jobs bth_jobs[3];
+
+/* medians (ns) of the three variants, alternating in rotating order */
+static void bth_time(bth_fn fn, bth_fn between, void *ctx, double *med)
+{
+    double s[3][192];
+    int reps = 3 * BENCH_REPS < 192 ? 3 * BENCH_REPS : 192, r, q, v;
+    for (r = -1; r < reps; ++r)
+        for (q = 0; q < 3; ++q) {
+            double t0;
+            v = (q + (r < 0 ? 0 : r)) % 3;
+            t0 = bench_now_ns();
+            fn(ctx, v);
+            if (r >= 0) s[v][r] = bench_now_ns() - t0;
+            if (between) between(ctx, v);
+        }
+    for (v = 0; v < 3; ++v) med[v] = bench_median(s[v], reps);
+}
+
+static void bth_pass(void *ctx, int v)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)ctx;
+    if (v == 0) ecs_transform_world_pass(tm);
+    else ecs_transform_world_pass_jobs(tm, &bth_jobs[v]);
+    bench_checksum_add(tm->world[tm->count - 1u].m[13]);
+}
+
+/* rows name_serial_ns (when serial_row), name_mt1_ns, name_mt2_ns, speedup, mt1 vs serial */
+static void bth_rows(const char *name, const double *med, double per, const char *unit, int serial_row)
+{
+    char m[48];
+    const char *u = unit;
+    if (serial_row) snprintf(m, sizeof m, "%s_serial_%s", name, u), bench_row(m, med[0] / per, u);
+    snprintf(m, sizeof m, "%s_mt1_%s", name, u), bench_row(m, med[1] / per, u);
+    snprintf(m, sizeof m, "%s_mt2_%s", name, u), bench_row(m, med[2] / per, u);
+    snprintf(m, sizeof m, "%s_mt2_speedup", name), bench_row(m, med[1] / med[2], "x");
+    snprintf(m, sizeof m, "%s_mt1_vs_serial", name), bench_row(m, med[1] / med[0], "x");
+}
+
+static void bth_transform_rows(void)
+{
+    static const struct { shape_kind kind; uint32_t size; const char *name; } bevy[4] = {
+        {SHAPE_WIDE, 500, "bevy_wide_pass"}, {SHAPE_HUMANOIDS, 4000, "bevy_humanoids_pass"},
+        {SHAPE_LARGE, 18, "bevy_large_pass"}, {SHAPE_CHAIN, 2500, "bevy_chain_pass"}};
+    uint32_t n = bench_n / BT_LEVEL * BT_LEVEL, k, b;
+    uint32_t *parent = bt_levels(n / BT_LEVEL, 0x1234u);
+    ecs_entity *es = (ecs_entity *)bench_alloc((size_t)n * sizeof *es);
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    double med[3];
+    ecs_entity_manager_init(&em);
+    for (k = 0; k < n; ++k) es[k] = ecs_entity_create(&em);
+    bt_build(&tm, &em, es, parent, n, ECS_TRANSFORM_IMMEDIATE, 0xABCDu);
+    if (ecs_transform_reorder(&tm) != ECS_OK) exit(1);
+    bth_time(bth_pass, NULL, &tm, med);
+    bth_rows("transform_world_pass", med, n, "ns", 0);
+    ecs_transform_manager_free(&tm);
+    free(parent);
+    for (b = 0; b < 4; ++b) {
+        uint32_t count = shape_count(bevy[b].kind, bevy[b].size);
+        uint64_t rng = 77u;
+        parent = (uint32_t *)bench_alloc((size_t)count * sizeof *parent);
+        shape_build(bevy[b].kind, bevy[b].size, parent, 0x5EEDu);
+        ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+        for (k = 0; k < count; ++k) { /* entity k: es[k] (n >= count) */
+            ecs_mat4 m = bt_local(&rng);
+            ecs_transform_create(&tm, es[k], &m, ecs_instance_make(parent[k]));
+        }
+        if (ecs_transform_reorder(&tm) != ECS_OK) exit(1);
+        bth_time(bth_pass, NULL, &tm, med);
+        bth_rows(bevy[b].name, med, count, "ns", 1);
+        ecs_transform_manager_free(&tm);
+        free(parent);
+    }
+    free(es);
+    ecs_entity_manager_free(&em);
+}
+
+/* the seven systems as ecs_world_system functions (user: the bw_ours) */
+#define BTH_AT(t) ecs_world_chunk_instance(c, t, k)
+static void bth_s_move(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_move(&g->pos.p[BTH_AT(0)], &g->vel.v[BTH_AT(1)], BW_DT);
+}
+static void bth_s_data(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_update_data(&g->data.d[BTH_AT(0)], BW_DT);
+}
+static void bth_s_complex(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k)
+        bw_more_complex(&g->pos.p[BTH_AT(0)], &g->vel.v[BTH_AT(1)], &g->data.d[BTH_AT(2)], ecs_entity_index(c->entity[k]));
+}
+static void bth_s_health(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_update_health(&g->health.h[BTH_AT(0)]);
+}
+static void bth_s_damage(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_update_damage(&g->health.h[BTH_AT(0)], &g->damage.dm[BTH_AT(1)]);
+}
+static void bth_s_sprite(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k, h;
+    for (k = 0; k < c->count; ++k)
+        bw_update_sprite(&g->sprites.s[BTH_AT(0)], &g->players.pl[BTH_AT(1)],
+                         (h = BTH_AT(2)) != ECS_INSTANCE_NIL ? &g->health.h[h] : NULL);
+}
+static void bth_s_render(void *u, const ecs_world_chunk *c)
+{
+    bw_ours *g = (bw_ours *)u;
+    uint32_t k;
+    for (k = 0; k < c->count; ++k) bw_render(g->fb, &g->pos.p[BTH_AT(0)], &g->sprites.s[BTH_AT(1)]);
+}
+
+typedef struct bth_systems {
+    bw_ours *g;
+    ecs_world_system s[7];
+} bth_systems;
+
+static void bth_frame(void *ctx, int v)
+{
+    bth_systems *b = (bth_systems *)ctx;
+    ecs_error err;
+    if (v == 0) bw_ours_systems(b->g);
+    else if (ecs_world_run_systems(&b->g->w, b->s, 7, &bth_jobs[v], &err) != ECS_OK) bw_fail("run systems", &err);
+}
+
+static void bth_systems_rows(void)
+{
+    static const char *const w_pos[] = {"position", NULL}, *const w_vel[] = {"velocity", NULL},
+                             *const w_data[] = {"data", NULL}, *const w_health[] = {"health", NULL},
+                             *const w_sprite[] = {"sprite", NULL};
+    static const char *const *const writes[7] = {w_pos, w_data, w_vel, w_health, w_health, w_sprite, NULL};
+    static const ecs_world_system_fn fns[7] = {bth_s_move,   bth_s_data,   bth_s_complex, bth_s_health,
+                                               bth_s_damage, bth_s_sprite, bth_s_render};
+    uint32_t n = bench_n >= 1000000u ? 1u << 20 : 1u << 16, k;
+    bth_systems b;
+    bw_init *init = (bw_init *)bench_alloc((size_t)n * sizeof *init);
+    ecs_entity *ids = (ecs_entity *)bench_alloc((size_t)n * sizeof *ids);
+    ecs_error err;
+    double med[3];
+    b.g = (bw_ours *)calloc(1, sizeof *b.g);
+    if (!b.g || ecs_world_init(&b.g->w) != ECS_OK) bw_fail("world", NULL);
+    if (ecs_entity_create_many(&b.g->w.entities, n, ids) != ECS_OK) bw_fail("entities", NULL);
+    for (k = 0; k < n; ++k) bw_make(k, n, 1, ecs_entity_index(ids[k]), &init[k]);
+    bw_ours_build(b.g, init, ids, n);
+    free(init), free(ids);
+    for (k = 0; k < 7; ++k)
+        if (ecs_world_system_make(&b.g->w, &b.s[k], &bw_queries[k], writes[k], fns[k], b.g, &err) != ECS_OK)
+            bw_fail("system", &err);
+    b.s[6].serial = 1; /* render: every chunk writes the one frame buffer */
+    b.g->num_systems = 7;
+    bth_time(bth_frame, NULL, &b, med);
+    bth_rows("systems_7_mixed", med, n, "ns", 0);
+    bench_checksum_add((double)(bw_ours_digest(b.g) >> 12));
+    ecs_world_free(&b.g->w);
+    bw_positions_free(&b.g->pos), bw_velocities_free(&b.g->vel), bw_datas_free(&b.g->data);
+    bw_players_free(&b.g->players), bw_healths_free(&b.g->health), bw_damages_free(&b.g->damage);
+    bw_sprites_free(&b.g->sprites);
+    free(b.g);
+}
+
+typedef struct bth_spawn {
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    ecs_manager mesh, actor;
+    ecs_spawner sp;
+    ecs_compiler_output out;
+    ecs_entity ents[BR_LEVEL_ENTITIES];
+} bth_spawn;
+
+static void bth_spawn_once(void *ctx, int v)
+{
+    bth_spawn *s = (bth_spawn *)ctx;
+    ecs_error err;
+    ecs_result r = v == 0 ? ecs_spawner_spawn(&s->sp, &s->em, s->out.blob, s->out.size, s->ents, &err)
+                          : ecs_spawner_spawn_jobs(&s->sp, &s->em, s->out.blob, s->out.size, 1, s->ents, &bth_jobs[v], &err);
+    if (r != ECS_OK) br_fail("spawn", &err);
+    bench_checksum_add(s->tm.world[s->tm.count - 1u].m[12] + (float)s->mesh.count);
+}
+
+static void bth_unspawn(void *ctx, int v)
+{
+    bth_spawn *s = (bth_spawn *)ctx;
+    (void)v;
+    ecs_spawner_unspawn(&s->sp, &s->em, s->out.blob, 1, s->ents);
+}
+
+static void bth_spawn_rows(void)
+{
+    static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
+    static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
+    bth_spawn *s = (bth_spawn *)calloc(1, sizeof *s);
+    size_t json_len = 0;
+    char *json = br_level_json(BR_LEVEL_ENTITIES, 0x5EED5EEDull, &json_len);
+    ecs_compiler compiler;
+    ecs_error err;
+    double med[3];
+    if (!s) exit(1);
+    ecs_compiler_init(&compiler);
+    if (ecs_compiler_register_standard(&compiler, &err) != ECS_OK ||
+        ecs_compiler_compile(&compiler, json, json_len, 0, &s->out, &err) != ECS_OK)
+        br_fail("compile", &err);
+    ecs_entity_manager_init(&s->em);
+    ecs_transform_manager_init(&s->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    if (ecs_manager_init(&s->mesh, mesh_fields, 2, ECS_LOOKUP_DENSE) != ECS_OK ||
+        ecs_manager_init(&s->actor, actor_fields, 2, ECS_LOOKUP_DENSE) != ECS_OK)
+        exit(1);
+    ecs_spawner_init(&s->sp);
+    if (ecs_spawner_register(&s->sp, "transform", ecs_transform_spawn, ecs_transform_unspawn,
+                             ECS_TRANSFORM_SPAWN_INSTANCE_SIZE, &s->tm, &err) != ECS_OK ||
+        ecs_spawner_register(&s->sp, "mesh", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_MESH_SIZE, &s->mesh,
+                             &err) != ECS_OK ||
+        ecs_spawner_register(&s->sp, "actor", ecs_manager_spawn, ecs_manager_unspawn, ECS_RESOURCE_ACTOR_SIZE,
+                             &s->actor, &err) != ECS_OK)
+        br_fail("spawner register", &err);
+    bth_time(bth_spawn_once, bth_unspawn, s, med);
+    bth_rows("spawn_level_10k", med, 1000.0, "us", 0);
+    ecs_spawner_free(&s->sp);
+    ecs_manager_free(&s->mesh);
+    ecs_manager_free(&s->actor);
+    ecs_transform_manager_free(&s->tm);
+    ecs_entity_manager_free(&s->em);
+    ecs_compiler_output_free(&s->out);
+    ecs_compiler_free(&compiler);
+    free(json);
+    free(s);
+}
+
+static void bench_threads_rows(long cores)
+{
+    ecs_jobs_pool one, two;
+    if (ecs_jobs_pool_create(&one, 1) != ECS_OK || ecs_jobs_pool_create(&two, 2) != ECS_OK) {
+        fprintf(stderr, "bench: the thread pool could not start\n");
+        exit(1);
+    }
+    memset(&bth_jobs[0], 0, sizeof bth_jobs[0]);
+    bth_jobs[1] = ecs_jobs_pool_jobs(&one);
+    bth_jobs[2] = ecs_jobs_pool_jobs(&two);
+    fprintf(stderr, "bench: threads: 1 and 2 threads on %ld cores\n", cores);
+    bth_transform_rows();
+    bth_systems_rows();
+    bth_spawn_rows();
+    ecs_jobs_pool_destroy(&two);
+    ecs_jobs_pool_destroy(&one);
+}
+
 /* ---- the plot: ns/entity against N --------------------------------------------- */
 
 typedef struct bench__series {
@@ -1684,6 +2601,15 @@ static const bench__target bench__targets[] = {
     {"transform_bytes_per_node", 160, NULL},
     {"spawn_level_10k_us", 100, NULL},
     {"spawn_vs_memcpy_ratio", 5, NULL},
+    {"systems_2_ns", 1.15, "systems_2_plain_ns"},
+    {"systems_7_ns", 1.15, "systems_7_plain_ns"},
+    {"systems_7_mixed_ns", 1.2, "systems_7_mixed_plain_ns"},
+    {"query_direct_ns", 1.2, "query_plain_ns"},
+    {"query_group_ns", 1.2, "query_plain_ns"},
+    {"query_lookup_ns", 2.5, "gather_plain_ns"},
+    {"transform_world_pass_mt1_vs_serial", 1.05, NULL},
+    {"systems_7_mixed_mt1_vs_serial", 1.05, NULL},
+    {"spawn_level_10k_mt1_vs_serial", 1.05, NULL},
 };
 
 /* The target of a metric as text and whether the run met it: 1 met, 0
@@ -1744,7 +2670,7 @@ int main(int argc, char **argv)
             bench_n = 100000u;
         } else {
             fprintf(stderr, "usage: %s [--csv] [--csv-out FILE] [--plot FILE.svg] [--quick]\n"
-                            "          [--only entities|components|transforms|resources]\n", argv[0]);
+                            "          [--only entities|components|transforms|resources|systems|threads]\n", argv[0]);
             return strcmp(argv[a], "--help") == 0 ? 0 : 2;
         }
     }
@@ -1761,6 +2687,8 @@ int main(int argc, char **argv)
     if (!only || strcmp(only, "components") == 0) bench_component_rows();
     if (!only || strcmp(only, "transforms") == 0) bench_transform_rows();
     if (!only || strcmp(only, "resources") == 0) bench_resource_rows();
+    if (!only || strcmp(only, "systems") == 0) bench_systems_rows();
+    if (!only || strcmp(only, "threads") == 0) bench_threads_rows(cores);
     if (!csv) {
         printf("# ecs benchmark\n");
         printf("compiler: %s %s\n",

@@ -27,7 +27,7 @@ OUT=build/bench
 mkdir -p "$OUT"
 
 echo "== building bench/bench.c: $CC $FLAGS"
-$CC $FLAGS -DBENCH_FLAGS="\"$CC $FLAGS\"" -I. -I"$STB_INCLUDE" bench/bench.c -o "$OUT/bench" -lm
+$CC $FLAGS -DBENCH_FLAGS="\"$CC $FLAGS\"" -I. -I"$STB_INCLUDE" bench/bench.c -o "$OUT/bench" -lm -lpthread
 if [ "${1:-}" = --quick ]; then
   "$OUT/bench" --quick --csv-out "$OUT/bench.csv" | tee "$OUT/bench.txt"
 else
@@ -38,7 +38,7 @@ echo "bench: table $OUT/bench.txt, csv $OUT/bench.csv${1:+}$( [ "${1:-}" = --qui
 echo
 echo "== building the example engine, its plugin and the standard level"
 mkdir -p build/plugins build/levels
-$CC $FLAGS -I. -I"$STB_INCLUDE" examples/engine.c -o build/engine -lm -ldl
+$CC $FLAGS -I. -I"$STB_INCLUDE" examples/engine.c -o build/engine -lm -ldl -lpthread
 $CC $FLAGS -shared -fPIC -I. examples/plugins/spin.c -o build/plugins/spin.so
 $CC $FLAGS examples/gen_level.c -o build/gen_level -lm
 build/gen_level >build/levels/standard.json

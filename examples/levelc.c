@@ -13,6 +13,10 @@
      ./levelc --plugin build/spin.so spin_demo.json spin.bin
                                                  a plugin's component types too
                                                  (repeatable; with any mode)
+     ./levelc --schema examples/levels/game.schema.json game_demo.json game.bin
+                                                 a game's component types from
+                                                 a schema file (repeatable; with
+                                                 any mode; see --schema FILE)
 
    The standard components (transform, mesh, actor) are registered with
    ecs_compiler_register_standard, the same compile functions an engine uses.
@@ -20,6 +24,12 @@
    registry that publishes this compiler, and a spawner nothing spawns
    with): the component types it registers compile, decompile and dump
    like the standard ones. A plugin that fails to load is an error (1).
+   --schema FILE defines a game's components without a plugin (the format is
+   above load_schemas): each becomes a schema manager of an ecs_world, and
+   ecs_compiler_register_world gives the compiler the world's types. A bad
+   schema file (malformed JSON, an unknown kind, two fields of one name, a
+   default out of its bounds) is an error (1) naming the file, component and
+   field.
    Output files (the blob, the decompiled JSON) are written to OUT.tmp and
    renamed to OUT only when everything succeeded, so a failure never leaves a
    half-written file behind (an old OUT stays as it was). Errors go to stderr
@@ -42,9 +52,10 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: levelc [--plugin LIB]... [--big-endian] [--prefab] [--names] [--deps] IN.json [OUT]\n"
-                    "       levelc [--plugin LIB]... --dump IN.blob\n"
-                    "       levelc [--plugin LIB]... [--all-members] --decompile IN.blob [OUT.json]\n");
+    fprintf(stderr, "usage: levelc [TYPES] [--big-endian] [--prefab] [--names] [--deps] IN.json [OUT]\n"
+                    "       levelc [TYPES] --dump IN.blob\n"
+                    "       levelc [TYPES] [--all-members] --decompile IN.blob [OUT.json]\n"
+                    "TYPES: --schema FILE.schema.json and --plugin LIB, each repeatable\n");
     return 2;
 }
 
@@ -260,13 +271,200 @@ static int run_decompile(const ecs_compiler *c, const char *in, const char *out,
     return ok ? 0 : 1;
 }
 
+/* ---- --schema FILE: a game's component types without a plugin -----------
+   {"components": [{"name": "health", "fields": [
+       {"name": "hp", "kind": "i32", "default": 10, "min": 0, "max": 1000},
+       {"name": "regen", "kind": "f32", "runtime": true}]}]}
+   Each field: a name, a kind (ecs.h's kinds: f32 f64 i32 u32 u64 bool vec2
+   vec3 vec4 quat mat4 path entity) and its spec as members: "default" (none:
+   the member is required in levels), "min" and "max" (numeric kinds), or
+   "runtime": true (runtime state, not in levels). Every component becomes a
+   schema manager of a world (ecs_world_define_schema), and the world's
+   types go to the compiler in one call (ecs_compiler_register_world). */
+
+typedef struct text_buffer {
+    char *bytes;
+    size_t length, capacity;
+    int oom;
+} text_buffer;
+
+static void text_add(text_buffer *t, const char *s, size_t n)
+{
+    if (t->oom) return;
+    if (t->length + n + 1 > t->capacity) {
+        size_t cap = (t->length + n + 1) * 2;
+        char *nb = (char *)realloc(t->bytes, cap);
+        if (!nb) {
+            t->oom = 1;
+            return;
+        }
+        t->bytes = nb, t->capacity = cap;
+    }
+    memcpy(t->bytes + t->length, s, n);
+    t->length += n;
+    t->bytes[t->length] = 0;
+}
+
+/* Writes v back as JSON text (numbers exactly as parsed). */
+static void text_value(text_buffer *t, const ecs_json_doc *doc, const ecs_json_value *v)
+{
+    char num[40];
+    const ecs_json_value *e;
+    uint32_t i;
+    switch ((ecs_json_type)v->type) {
+    case ECS_JSON_NUMBER:
+        if (v->flags & ECS_JSON_INTEGER)
+            snprintf(num, sizeof num, "%s%llu", (v->flags & ECS_JSON_NEGATIVE) ? "-" : "", (unsigned long long)v->integer);
+        else
+            snprintf(num, sizeof num, "%.17g", v->number);
+        text_add(t, num, strlen(num));
+        break;
+    case ECS_JSON_STRING:
+        text_add(t, "\"", 1);
+        for (i = 0; i < v->count; ++i) {
+            unsigned char c = (unsigned char)ecs_json_string(doc, v)[i];
+            if (c < 0x20 || c == '"' || c == '\\') snprintf(num, sizeof num, "\\u%04x", (unsigned)c);
+            else num[0] = (char)c, num[1] = 0;
+            text_add(t, num, strlen(num));
+        }
+        text_add(t, "\"", 1);
+        break;
+    case ECS_JSON_ARRAY:
+        text_add(t, "[", 1);
+        for (e = ecs_json_first(doc, v), i = 0; e; e = ecs_json_next(doc, e), ++i) {
+            if (i) text_add(t, ", ", 2);
+            text_value(t, doc, e);
+        }
+        text_add(t, "]", 1);
+        break;
+    default: /* null, false, true; objects are no field value */
+        text_add(t, ecs_json_type_name((ecs_json_type)v->type), strlen(ecs_json_type_name((ecs_json_type)v->type)));
+        break;
+    }
+}
+
+/* Prints "levelc: FILE: PATH: what" for value v (0 returned). */
+static int schema_error(const char *file, const ecs_json_doc *doc, const ecs_json_value *v, const char *what,
+                        const char *name)
+{
+    char path[200];
+    ecs_json_path(doc, v, path, sizeof path);
+    fprintf(stderr, "levelc: %s: %s%s%s '%s'\n", file, path, path[0] ? ": " : "", what, name);
+    return 0;
+}
+
+static int kind_by_name(const char *name, ecs_field_kind *kind)
+{
+    int k;
+    for (k = 1; k < ECS_FIELD_KIND_COUNT; ++k)
+        if (strcmp(ecs_field_kind_name((ecs_field_kind)k), name) == 0) {
+            *kind = (ecs_field_kind)k;
+            return 1;
+        }
+    return 0;
+}
+
+/* Field object f into *out; its spec text (or none: runtime) into spec. */
+static int schema_field(const char *file, const ecs_json_doc *doc, const ecs_json_value *f, ecs_schema_field *out,
+                        text_buffer *spec)
+{
+    const ecs_json_value *m, *name = ecs_json_member(doc, f, "name"), *kind = ecs_json_member(doc, f, "kind");
+    int runtime = 0, members = 0;
+    if (f->type != ECS_JSON_OBJECT) return schema_error(file, doc, f, "a field is an object, not", "this");
+    if (!name || name->type != ECS_JSON_STRING) return schema_error(file, doc, f, "a field needs a string", "name");
+    if (!kind || kind->type != ECS_JSON_STRING) return schema_error(file, doc, f, "a field needs a string", "kind");
+    if (!kind_by_name(ecs_json_string(doc, kind), &out->kind))
+        return schema_error(file, doc, kind, "unknown kind (f32 f64 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path entity), found",
+                            ecs_json_string(doc, kind));
+    out->name = ecs_json_string(doc, name);
+    text_add(spec, "{", 1);
+    for (m = ecs_json_first(doc, f); m; m = ecs_json_next(doc, m)) {
+        const char *key = ecs_json_key(doc, m);
+        if (strcmp(key, "name") == 0 || strcmp(key, "kind") == 0) continue;
+        if (strcmp(key, "runtime") == 0 && m->type == ECS_JSON_TRUE) {
+            runtime = 1;
+            continue;
+        }
+        if (strcmp(key, "default") != 0 && strcmp(key, "min") != 0 && strcmp(key, "max") != 0)
+            return schema_error(file, doc, m, "unknown field member (name, kind, default, min, max, runtime: true)", key);
+        if (members++) text_add(spec, ", ", 2);
+        text_add(spec, "\"", 1);
+        text_add(spec, key, strlen(key));
+        text_add(spec, "\": ", 3);
+        text_value(spec, doc, m);
+    }
+    text_add(spec, "}", 1);
+    if (runtime && members) return schema_error(file, doc, f, "a runtime field has no default, min or max:", out->name);
+    if (spec->oom) return schema_error(file, doc, f, "out of memory at field", out->name);
+    if (runtime) spec->length = 0;
+    return 1;
+}
+
+/* Defines component c (an object of the schema file) in w. */
+static int schema_component(const char *file, const ecs_json_doc *doc, const ecs_json_value *c, ecs_world *w)
+{
+    const ecs_json_value *name = ecs_json_member(doc, c, "name"), *fields = ecs_json_member(doc, c, "fields"), *f;
+    ecs_schema_field *table;
+    text_buffer *specs;
+    ecs_error err;
+    uint32_t k, n;
+    int ok = 1;
+    if (c->type != ECS_JSON_OBJECT || !name || name->type != ECS_JSON_STRING || !fields || fields->type != ECS_JSON_ARRAY)
+        return schema_error(file, doc, c, "a component is {\"name\": ..., \"fields\": [...]}:", "not this");
+    n = fields->count;
+    table = (ecs_schema_field *)calloc(n ? n : 1, sizeof *table);
+    specs = (text_buffer *)calloc(n ? n : 1, sizeof *specs);
+    for (f = ecs_json_first(doc, fields), k = 0; ok && table && specs && f; f = ecs_json_next(doc, f), ++k)
+        ok = schema_field(file, doc, f, table + k, specs + k);
+    for (k = 0; ok && table && specs && k < n; ++k) table[k].spec = specs[k].length ? specs[k].bytes : NULL;
+    if (ok && (!table || !specs)) ok = schema_error(file, doc, c, "out of memory at component", ecs_json_string(doc, name));
+    if (ok && !ecs_world_define_schema(w, ecs_json_string(doc, name), table, n, ECS_LOOKUP_HASH, &err))
+        ok = 0, fprintf(stderr, "levelc: %s: component '%s': %s\n", file, ecs_json_string(doc, name), err.message);
+    for (k = 0; specs && k < n; ++k) free(specs[k].bytes);
+    free(specs);
+    free(table);
+    return ok;
+}
+
+/* Reads every --schema file into w. 0 after an error (printed). */
+static int load_schemas(const char *const *files, uint32_t num_files, ecs_world *w)
+{
+    uint32_t i;
+    for (i = 0; i < num_files; ++i) {
+        size_t len = 0;
+        char *text = read_all(files[i], &len);
+        ecs_json_doc doc;
+        ecs_error err;
+        const ecs_json_value *list, *c;
+        int ok = 1;
+        if (!text) {
+            fprintf(stderr, "levelc: cannot read %s\n", files[i]);
+            return 0;
+        }
+        memset(&doc, 0, sizeof doc);
+        if (ecs_json_parse(&doc, text, len, &err) != ECS_OK) {
+            fprintf(stderr, "levelc: %s: %s\n", files[i], err.message);
+            ok = 0;
+        } else if (!(list = ecs_json_member(&doc, ecs_json_root(&doc), "components")) || list->type != ECS_JSON_ARRAY) {
+            ok = schema_error(files[i], &doc, ecs_json_root(&doc), "a schema file is {\"components\": [...]}:", "no array");
+        } else {
+            for (c = ecs_json_first(&doc, list); ok && c; c = ecs_json_next(&doc, c)) ok = schema_component(files[i], &doc, c, w);
+        }
+        ecs_json_doc_free(&doc);
+        free(text);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
 #define MAX_PLUGINS 16
 
 typedef struct options {
-    uint32_t flags, decompile_flags, num_plugins;
+    uint32_t flags, decompile_flags, num_plugins, num_schemas;
     int deps, dump, decompile;
     const char *in, *out;
     const char *plugins[MAX_PLUGINS];
+    const char *schemas[MAX_PLUGINS];
 } options;
 
 /* Reads the command line into o; 0 for a usage error. */
@@ -284,6 +482,8 @@ static int parse(int argc, char **argv, options *o)
         else if (strcmp(argv[a], "--all-members") == 0) o->decompile_flags |= ECS_DECOMPILE_ALL_MEMBERS;
         else if (strcmp(argv[a], "--plugin") == 0 && a + 1 < argc && o->num_plugins < MAX_PLUGINS)
             o->plugins[o->num_plugins++] = argv[++a];
+        else if (strcmp(argv[a], "--schema") == 0 && a + 1 < argc && o->num_schemas < MAX_PLUGINS)
+            o->schemas[o->num_schemas++] = argv[++a];
         else if (argv[a][0] == '-' && argv[a][1]) return 0;
         else if (!o->in) o->in = argv[a];
         else if (!o->out) o->out = argv[a];
@@ -347,9 +547,10 @@ int main(int argc, char **argv)
     options o;
     ecs_compiler compiler;
     ecs_spawner spawner;
-    ecs_plugin_registry *plugins;
+    ecs_plugin_registry *plugins = NULL;
+    ecs_world world;
     ecs_error err;
-    int status = 1;
+    int status = 1, types;
     if (!parse(argc, argv, &o)) return usage();
     ecs_compiler_init(&compiler);
     ecs_spawner_init(&spawner);
@@ -357,8 +558,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "levelc: %s\n", err.message);
         return 1;
     }
-    plugins = load_plugins(&o, &compiler, &spawner);
-    if (!o.num_plugins || plugins) {
+    if (ecs_world_init(&world) != ECS_OK) {
+        fprintf(stderr, "levelc: out of memory\n");
+        return 1;
+    }
+    types = load_schemas(o.schemas, o.num_schemas, &world);
+    if (types && ecs_compiler_register_world(&compiler, &world, &err) != ECS_OK) {
+        fprintf(stderr, "levelc: %s: %s\n", o.num_schemas == 1 ? o.schemas[0] : "--schema", err.message);
+        types = 0;
+    }
+    if (types) plugins = load_plugins(&o, &compiler, &spawner);
+    if (types && (!o.num_plugins || plugins)) {
         if (o.dump) status = run_dump(&compiler, o.in);
         else if (o.decompile) status = run_decompile(&compiler, o.in, o.out, o.decompile_flags);
         else status = run_compile(&compiler, &o);
@@ -366,5 +576,6 @@ int main(int argc, char **argv)
     ecs_plugin_registry_destroy(plugins); /* unloads, and takes the plugins' types out of the compiler */
     ecs_spawner_free(&spawner);
     ecs_compiler_free(&compiler);
+    ecs_world_free(&world);
     return status;
 }

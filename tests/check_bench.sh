@@ -8,9 +8,9 @@ out=${BUILD_DIR_ROOT:-/tmp}/check_bench
 mkdir -p "$out"
 STB=${STB_INCLUDE:-/usr/include/stb}
 WARN="-Wall -Wextra -Wpedantic -Werror"
-gcc -std=c99 -O2 $WARN -I. -I"$STB" bench/bench.c -o "$out/bench" -lm
-clang -std=c99 -O2 $WARN -I. -I"$STB" bench/bench.c -o "$out/bench_clang" -lm
-g++ -x c++ -std=c++11 -O2 $WARN -I. -I"$STB" bench/bench.c -o "$out/bench_cxx" -lm
+gcc -std=c99 -O2 $WARN -I. -I"$STB" bench/bench.c -o "$out/bench" -lm -lpthread
+clang -std=c99 -O2 $WARN -I. -I"$STB" bench/bench.c -o "$out/bench_clang" -lm -lpthread
+g++ -x c++ -std=c++11 -O2 $WARN -I. -I"$STB" bench/bench.c -o "$out/bench_cxx" -lm -lpthread
 "$out/bench" --quick --csv >"$out/bench.csv" 2>/dev/null
 missing=""
 for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns churn_ns churn_stale_alive \
@@ -21,7 +21,10 @@ for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns chu
   simulate_ns simulate_plain_ns simulate_ratio baseline_aos_simulate_ns \
   memory_bandwidth_gbs transform_chain_set_local_ns transform_chain_set_local_many_ns transform_world_pass_ns \
   transform_world_pass_plain_ns transform_world_pass_ratio transform_deferred_frame_us transform_bytes_per_node \
-  transform_reorder_ns transform_create_ns spawn_level_10k_us spawn_ns_per_entity spawn_vs_memcpy_ratio compile_mb_per_s; do
+  transform_reorder_ns transform_create_ns spawn_level_10k_us spawn_ns_per_entity spawn_vs_memcpy_ratio compile_mb_per_s \
+  systems_2_ns systems_2_plain_ns systems_7_ns systems_7_plain_ns systems_7_mixed_ns systems_7_mixed_plain_ns \
+  query_plain_ns query_direct_ns query_group_ns query_lookup_ns \
+  transform_world_pass_mt2_speedup systems_7_mixed_mt2_speedup spawn_level_10k_mt2_speedup; do
   grep -q "^$m,[0-9.]*," "$out/bench.csv" || missing="$missing $m"
 done
 [ -z "$missing" ] || { echo "metrics missing from --csv:$missing"; cat "$out/bench.csv"; exit 1; }

@@ -8,7 +8,7 @@ out=${BUILD_DIR_ROOT:-/tmp}/engine
 mkdir -p "$out/plugins" "$out/levels"
 STB=${STB_INCLUDE:-/usr/include/stb}
 gcc -std=c99 -O1 -g -fsanitize=address,undefined -Wall -Wextra -Wpedantic -Werror -I. -I"$STB" \
-  examples/engine.c -o "$out/engine" -lm -ldl
+  examples/engine.c -o "$out/engine" -lm -ldl -lpthread
 gcc -std=c99 -O1 -g -fsanitize=address,undefined -shared -fPIC -I. examples/plugins/spin.c -o "$out/plugins/spin.so"
 gcc -O2 examples/gen_level.c -o "$out/gen_level" -lm
 "$out/gen_level" 2000 3 >"$out/levels/small.json"
@@ -36,6 +36,14 @@ expect "actors" actors 1
 [ "$(field end spins)" = "$(field start spins)" ] && [ "$(field end spins)" -gt 0 ] || { echo "spins changed"; fails=$((fails + 1)); }
 [ "$(field end crates_destroyed)" = $(((frames - 1) * destroy)) ] || { echo "wrong crates_destroyed"; fails=$((fails + 1)); }
 
+# --threads 3: the same counts and the same world matrices, bit for bit
+"$out/engine" --level "$out/levels/small.json" --plugins "$out/plugins" --frames $frames --spawn $spawn \
+  --destroy $destroy --reload --quiet --threads 3 >"$out/run3.log" 2>&1 || { cat "$out/run3.log"; exit 1; }
+hash() { grep "report: world_hash=" "$1" | cut -d' ' -f2; }
+[ -n "$(hash "$out/run.log")" ] && [ "$(hash "$out/run.log")" = "$(hash "$out/run3.log")" ] &&
+  [ "$(grep 'report: when=end' "$out/run.log")" = "$(grep 'report: when=end' "$out/run3.log")" ] ||
+  { echo "--threads 3 differs from 1 thread"; grep "report: w" "$out/run.log" "$out/run3.log"; fails=$((fails + 1)); }
+
 # bad input: a missing level and a missing plugin folder fail cleanly
 if "$out/engine" --level /nonexistent.json --plugins "$out/plugins" --frames 1 >"$out/bad.log" 2>&1; then
   echo "a missing level did not fail"; fails=$((fails + 1)); fi
@@ -48,6 +56,7 @@ if "$out/engine" --level "$out/levels/broken.json" --plugins "$out/plugins" --fr
   echo "a broken level did not fail"; fails=$((fails + 1)); fi
 grep -q "ECS_ERROR_JSON" "$out/bad3.log" || { echo "no message for a broken level"; fails=$((fails + 1)); }
 if "$out/engine" --frames nope >/dev/null 2>&1; then echo "a bad argument did not fail"; fails=$((fails + 1)); fi
+if "$out/engine" --threads 0 >/dev/null 2>&1; then echo "--threads 0 did not fail"; fails=$((fails + 1)); fi
 
 [ $fails -eq 0 ] || { cat "$out/run.log"; exit 1; }
-echo "check_engine: report counts match $frames frames of +$spawn/-$destroy crates; bad input fails cleanly"
+echo "check_engine: report counts match $frames frames of +$spawn/-$destroy crates; --threads 3 gives the same worlds; bad input fails cleanly"

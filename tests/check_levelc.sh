@@ -8,7 +8,11 @@
 # output untouched and no temporary file; --prefab refuses a level; gen_level
 # is deterministic; --plugin loads the spin plugin so that its demo level
 # compiles, dumps and decompiles, and without it the spin block comes back
-# as an unregistered block that compiles to the same bytes.
+# as an unregistered block that compiles to the same bytes; --schema reads
+# the game's component types from examples/levels/game.schema.json so that
+# its demo level compiles, dumps and decompiles (byte-identical round trip,
+# both byte orders), and bad schema files are refused with a message naming
+# what is wrong.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${BUILD_DIR_ROOT:-build/tests}/levelc
@@ -74,5 +78,25 @@ check "plugin: and compiles back to the same bytes without it" sh -c "'$L' --nam
 check "plugin: a raw block of a registered type is refused" sh -c "! '$L' --plugin '$S' '$OUT/spin_raw.json' '$OUT/x.bin' 2> '$OUT/raw_err.txt' && grep -q \"is the registered component 'spin'\" '$OUT/raw_err.txt'"
 check "plugin: a missing library fails with a message" sh -c "'$L' --plugin '$OUT/nothere.so' '$D' '$OUT/x.bin' 2> '$OUT/noplugin.txt'; [ \$? -eq 1 ] && grep -q 'levelc: plugin' '$OUT/noplugin.txt' && test ! -e '$OUT/x.bin'"
 check "plugin: --plugin needs an argument" sh -c "'$L' '$D' --plugin 2>/dev/null; [ \$? -eq 2 ]"
+G=examples/levels/game.schema.json
+GD=examples/levels/game_demo.json
+check "schema: without it the game level does not compile" sh -c "! '$L' '$GD' '$OUT/game.bin' 2> '$OUT/nogame.txt' && grep -q \"unknown component type 'health'\" '$OUT/nogame.txt'"
+check "schema: with it, it compiles" "$L" --schema "$G" --names "$GD" "$OUT/game.bin"
+check "schema: dump shows the game's records by name" sh -c "'$L' --schema '$G' --dump '$OUT/game.bin' > '$OUT/game_dump.txt' && grep -q 'health (0x[0-9A-F]*), 4 instances, 32 bytes' '$OUT/game_dump.txt' && grep -q '\"hp\": 2500, \"armor\": 0.75' '$OUT/game_dump.txt' && grep -q '\"ship\": \"hull\", \"range\": 40' '$OUT/game_dump.txt'"
+check "schema: decompiles to the source's members" sh -c "'$L' --schema '$G' --decompile '$OUT/game.bin' '$OUT/game.json' 2>/dev/null && grep -q '{\"type\": \"team\", \"id\": 2, \"color\": \[0.9, 0.1, 0.1\], \"boss\": true}' '$OUT/game.json' && grep -q '\"barrel\": \"models/long_barrel\"' '$OUT/game.json'"
+check "schema: and compiles back to the same bytes" sh -c "'$L' --schema '$G' --names '$OUT/game.json' '$OUT/game2.bin' && cmp -s '$OUT/game.bin' '$OUT/game2.bin'"
+check "schema: big-endian round trip" sh -c "'$L' --schema '$G' --big-endian '$GD' '$OUT/game_be.bin' && '$L' --schema '$G' --decompile '$OUT/game_be.bin' '$OUT/game_be.json' 2>/dev/null && '$L' --schema '$G' --big-endian '$OUT/game_be.json' '$OUT/game_be2.bin' && cmp -s '$OUT/game_be.bin' '$OUT/game_be2.bin'"
+bad_schema() { # description, schema text, what the message must hold
+  printf '%s' "$2" >"$OUT/bad.schema.json"
+  check "schema: $1 is refused" sh -c "'$L' --schema '$OUT/bad.schema.json' '$GD' '$OUT/x.bin' 2> '$OUT/bad_schema.txt'; [ \$? -eq 1 ] && test ! -e '$OUT/x.bin' && grep -q \"$3\" '$OUT/bad_schema.txt'"
+}
+bad_schema "an unknown kind" '{"components": [{"name": "health", "fields": [{"name": "hp", "kind": "int"}]}]}' "components\[0\].fields\[0\].kind: unknown kind.*'int'"
+bad_schema "a duplicate field" '{"components": [{"name": "health", "fields": [{"name": "hp", "kind": "i32", "default": 1}, {"name": "hp", "kind": "f32", "default": 1}]}]}' "health.*two fields are called 'hp'"
+bad_schema "a default out of bounds" '{"components": [{"name": "health", "fields": [{"name": "hp", "kind": "i32", "default": 50, "max": 10}]}]}' "health.*field 'hp'"
+bad_schema "malformed JSON" '{"components": [{"name": "health", "fields": [}]}' "bad.schema.json: line 1, column"
+bad_schema "an unknown field member" '{"components": [{"name": "health", "fields": [{"name": "hp", "kind": "i32", "dflt": 1}]}]}' "unknown field member.*'dflt'"
+bad_schema "a standard component's name" '{"components": [{"name": "mesh", "fields": [{"name": "hp", "kind": "i32"}]}]}' "'mesh'"
+check "schema: a missing file fails with a message" sh -c "'$L' --schema '$OUT/nothere.json' '$GD' '$OUT/x.bin' 2> '$OUT/noschema.txt'; [ \$? -eq 1 ] && grep -q 'cannot read' '$OUT/noschema.txt'"
+check "schema: --schema needs an argument" sh -c "'$L' '$GD' --schema 2>/dev/null; [ \$? -eq 2 ]"
 if [ "$fail" -ne 0 ]; then tail -n 20 "$OUT/log"; echo "check_levelc: $fail failed"; exit 1; fi
 echo "check_levelc: levelc and gen_level work"
