@@ -506,8 +506,10 @@ REVISION HISTORY
         (ecs_manager_record_size is the schema's record with a schema, read
         by spawn and create_many); the hash kind's large batch inserts by
         home-slot buckets, and one at least as big as the keys there builds
-        the table anew, window by window; destroy-log cursors carry the entity manager's
-        life; a dense batch that meets an older id changes nothing when it
+        the table anew, window by window; direct queries: a contiguous chunk
+        holds its whole run without optional terms, and
+        ecs_world_query_refresh remembers runs (ecs_manager.version);
+        destroy-log cursors carry the entity manager's life; a dense batch that meets an older id changes nothing when it
         fails; layouts whose padding overflows are refused at init; the
         direct fast read asserts for nil and after a failed init; REFERENCE
    0.2  the seed's three lookup kinds in one entity map (direct, dense, our
