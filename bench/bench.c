@@ -2224,6 +2224,7 @@ static void bq_query(void *p)
     bq_ctx *c = (bq_ctx *)p;
     ecs_world_chunk ch;
     uint32_t k;
+    ecs_world_query_refresh(&c->q); /* once a frame, timed: the direct path's runs (a check when unchanged) */
     ecs_world_cursor_start(&c->cursor, &c->q, 0, UINT32_MAX);
     while (ecs_world_cursor_next(&c->cursor, &ch)) {
         if (!ch.index[0] && !ch.index[1]) { /* contiguous runs: plain arrays from first[t] */
