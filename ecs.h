@@ -1013,8 +1013,8 @@ typedef struct ecs_manager {
     ecs_schema *schema;           /* ecs_manager_set_schema's copy, or NULL */
     struct ecs_group *group;      /* the group keeping m co-sorted, or NULL */
     struct ecs_world *world;      /* the world m is registered in, or NULL */
-    uint32_t version;             /* direct: counts the changes of which slots are taken, from 0 at init
-                                     (ecs_world_query_refresh's runs are good while it stays) */
+    uint32_t version;             /* direct: counts the changes of which slots are taken, from a value of
+                                     its own per init (ecs_world_query_refresh's runs are good while it stays) */
 } ecs_manager;
 
 #define ECS__MANAGER_READY 1u /* init succeeded */
@@ -2621,6 +2621,9 @@ static ecs_result ecs__manager_init(ecs_manager *m, const ecs_field_desc *fields
     m->flags = view;
     m->lookup = lookup;
     m->rng = 0x9E3779B9u;
+    /* each life starts at its own version: a query that remembered runs of
+       a manager freed and initialised again at the same address rescans */
+    m->version = ecs__next_life() * 0x9E3779B1u;
     ecs_entity_map_init(&m->map, lookup);
     if (lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE && lookup != ECS_LOOKUP_DIRECT)
         r = ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: unknown lookup kind %d", (int)lookup);

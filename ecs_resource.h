@@ -6776,6 +6776,7 @@ static void ecs__snap_clear_manager(ecs_manager *m)
     ecs__snap_clear_map(&m->map);
     m->count = 0;
     m->num_instances = 0;
+    ++m->version; /* the slots change under any query's remembered runs */
     m->rng = 0x9E3779B9u;
     memset(&m->log, 0, sizeof m->log);
     if (m->group) m->group->size = 0;
@@ -7151,6 +7152,7 @@ static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, e
         if (s->count) memcpy(d->field[k], s->field[k], (size_t)s->count * d->fields[k].size);
     d->count = s->count;
     d->num_instances = s->num_instances;
+    ++d->version; /* the slots change under any query's remembered runs */
     d->rng = s->rng;
     d->log.em = s->log.em == sem ? dem : NULL;
     d->log.life = s->log.em == sem ? dem->life : 0u;
