@@ -1584,6 +1584,8 @@ ECS_DEF void ecs_group_free(ecs_group *g);
     parenthesis follows the type's name: flecs defines a function-like
     macro of that name, and a file may include both). */
 typedef ecs_entity ecs_store_entity_at_fn(const void *store, uint32_t i);
+/** The type of ecs_store_interface's parent_of (a typedef for the same reason). */
+typedef ecs_entity ecs_store_parent_of_fn(const void *store, ecs_entity e);
 typedef struct ecs_store_interface {
     ecs_instance (*lookup)(const void *store, ecs_entity e);            /* e's first instance or nil */
     ecs_instance (*next)(const void *store, ecs_instance i);            /* same entity's next or nil */
@@ -1610,7 +1612,7 @@ typedef struct ecs_store_interface {
     uint32_t save_version;  /* version of save's bytes */
     /* prefabs (ecs_resource_save_subtree), optional: e's parent in this
        hierarchy (nil for a root or an entity the store lacks) */
-    ecs_entity (*parent_of)(const void *store, ecs_entity e);
+    ecs_store_parent_of_fn *parent_of;
     /* e's resource record (what spawn reads for one instance) as 32-bit
        words in this machine's byte order: returns its size (0: e has no
        instance) and writes it to out when cap >= size; with

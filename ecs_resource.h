@@ -362,7 +362,27 @@ SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
    in the same shape: {"entity": id, "components": [{"type": "health",
    "hp": 100, ...}]}. levelc --snapshot-dump prints a snapshot file as JSON.
    Not saved: destroy callbacks and the stores' settings (the target's
-   registrations give them); selection by transform subtree (not built).
+   registrations give them); selection by transform subtree (not built:
+   save the subtree as a prefab, below).
+   A live subtree as an entity resource ("save selection as prefab"):
+       ecs_resource_save_subtree(&world, "transform", root, 0, &names, &out,
+                                 &report, &err);   // an ecs_compiler_output
+   writes root and its descendants (depth-first, parents first: root is
+   resource entity 0) in the FORMAT above, the blocks in the order a
+   compiler with ecs_compiler_register_world writes them: the hierarchy
+   store's records through its interface's spawn_record (the transform:
+   each node's local matrix, the root's WORLD matrix, so that the prefab
+   spawns where it stood; deferred mode: commit first), and each schema
+   manager's instances of those entities as schema records (runtime fields
+   left out, entity fields as resource indices; a reference to an entity
+   outside the subtree is written null, counted in report.dropped and
+   named in report.text). Managers without a schema and stores without
+   spawn_record are left out (report.skipped, named). Path fields keep
+   their hashes; names (the ecs_resource_names of the level the entities
+   came from, or NULL) gives the paths it knows for them: they become
+   out.dependency and a names block, which also names every referenced
+   entity "#k" as the decompiler does. The blob verifies, decompiles,
+   compiles back to the same bytes and spawns (tests/test_prefab.c).
 
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
@@ -661,6 +681,11 @@ REFERENCE (every public function, by section; the declarations below say
          one entity's components as JSON
      void ecs_snapshot_output_free(ecs_snapshot_output *out);
          frees a snapshot call's bytes
+     ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hierarchy, ecs_entity root,
+                                          uint32_t flags, const ecs_resource_names *names,
+                                          ecs_compiler_output *out, ecs_snapshot_report *report,
+                                          ecs_error *err);
+         a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
    0.3  hardening (issue 19): JSON numbers correctly rounded on x87 too;
@@ -1495,7 +1520,8 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
      ONE REGISTRATION  a world's types to a spawner and a compiler
      SNAPSHOTS    the writer (measure, then write), the section reader and
                   verify, byte swap, load (plan, then load; schema
-                  evolution), clone, the world hash, JSON both ways */
+                  evolution), clone, the world hash, JSON both ways; a
+                  live subtree as an entity resource (measure, then write) */
 
 #ifdef ECS_RESOURCE_IMPLEMENTATION
 #ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
