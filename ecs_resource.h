@@ -382,7 +382,10 @@ SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
    came from, or NULL) gives the paths it knows for them: they become
    out.dependency and a names block, which also names every referenced
    entity "#k" as the decompiler does. The blob verifies, decompiles,
-   compiles back to the same bytes and spawns (tests/test_prefab.c).
+   compiles back to the same bytes and spawns (tests/test_prefab.c); the
+   transform lists siblings in the order they were linked, so a spawned
+   prefab saved again gives the same bytes (when it refers to nothing
+   outside itself).
 
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON

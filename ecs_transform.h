@@ -634,7 +634,8 @@ ECS_DEF void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uin
 /** The ecs_store_interface of an ecs_transform_manager (store = the
     ecs_transform_manager*): lookup, next (always nil: one transform per
     entity), count, entity_at, destroy_entity, collect (ecs_transform_collect),
-    subtree (e's node and its descendants, depth-first, parents first),
+    subtree (e's node and its descendants, depth-first, parents first,
+    siblings in the order they were linked),
     spawn/unspawn (ecs_transform_spawn/_unspawn), the snapshot calls,
     parent_of and spawn_record (the 64-byte "transform" record: the local
     matrix, or as a root the world matrix, as of the last commit in deferred
@@ -2265,8 +2266,10 @@ static uint32_t ecs__tf_store_collect(void *store, const ecs_entity_manager *em)
     return ecs_transform_collect((ecs_transform_manager *)store, em);
 }
 
-/* e's node, then its descendants depth-first (first_child / next_sibling,
-   climbing by parent: no stack, any depth). */
+/* e's node, then its descendants depth-first, siblings in the order they
+   were linked (a link puts a child first, so from the last child back by
+   prev_sibling: a spawned resource's entities come back in resource
+   order); climbing by parent: no stack, any depth, O(subtree). */
 static uint32_t ecs__tf_store_subtree(const void *store, ecs_entity e, ecs_entity *out, uint32_t cap)
 {
     const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
@@ -2276,12 +2279,12 @@ static uint32_t ecs__tf_store_subtree(const void *store, ecs_entity e, ecs_entit
         if (n < cap) out[n] = tm->entity[i];
         ++n;
         if (tm->first_child[i] != ECS__TF_NIL) {
-            i = tm->first_child[i];
+            for (i = tm->first_child[i]; tm->next_sibling[i] != ECS__TF_NIL;) i = tm->next_sibling[i];
             continue;
         }
-        while (i != root && tm->next_sibling[i] == ECS__TF_NIL) i = tm->parent[i];
+        while (i != root && tm->prev_sibling[i] == ECS__TF_NIL) i = tm->parent[i];
         if (i == root) return n;
-        i = tm->next_sibling[i];
+        i = tm->prev_sibling[i];
     }
 }
 

@@ -180,7 +180,8 @@ static void check_spawned(prefab_world *a, const ecs_entity *orig, prefab_world 
 }
 
 /* Spawns out into a fresh world and compares with the subtree of root. */
-static void check_spawn(prefab_world *a, ecs_entity root, const ecs_compiler_output *out, ecs_entity outside)
+static void check_spawn(prefab_world *a, ecs_entity root, const ecs_compiler_output *out, ecs_entity outside,
+                        int with_names)
 {
     prefab_world b;
     ecs_spawner sp;
@@ -195,7 +196,15 @@ static void check_spawn(prefab_world *a, ecs_entity root, const ecs_compiler_out
     CHECK(n <= 16 && ecs_resource_num_entities(out->blob) == n);
     r = ecs_spawner_spawn(&sp, &b.w.entities, out->blob, out->size, spawned, &err);
     CHECK_MSG(r == ECS_OK, "%s", err.message);
-    if (r == ECS_OK && n <= 16) check_spawned(a, orig, &b, spawned, n, outside);
+    if (r == ECS_OK && n <= 16) {
+        ecs_compiler_output again;
+        check_spawned(a, orig, &b, spawned, n, outside);
+        /* the spawned copy saved again: the same bytes (no outside reference in it now) */
+        r = ecs_resource_save_subtree(&b.w, "transform", spawned[0], 0, NULL, &again, NULL, &err);
+        CHECK(r == ECS_OK);
+        if (r == ECS_OK && !with_names) CHECK(again.size == out->size && memcmp(again.blob, out->blob, out->size) == 0);
+        if (r == ECS_OK) ecs_compiler_output_free(&again);
+    }
     ecs_spawner_free(&sp);
     free_world(&b);
 }
@@ -246,7 +255,7 @@ static void test_subtree(void)
     CHECK(out.num_dependencies == 2 && strcmp(out.dependency[0], "models/crate") == 0 &&
           strcmp(out.dependency[1], "models/rock") == 0);
     check_round_trip(&t, &out);
-    check_spawn(&t, s.a, &out, s.x);
+    check_spawn(&t, s.a, &out, s.x, 1);
     CHECK(ecs_resource_save_subtree(&t.w, "transform", s.a, ECS_COMPILER_BIG_ENDIAN, &names, &big, NULL, &err) ==
           ECS_OK);
     CHECK(big.size == out.size && memcmp(big.blob, out.blob, big.size) != 0);
@@ -257,7 +266,7 @@ static void test_subtree(void)
     CHECK(ecs_resource_save_subtree(&t.w, "transform", s.a, 0, NULL, &out, NULL, &err) == ECS_OK);
     CHECK(ecs_resource_num_component_types(out.blob) == 3 && out.num_dependencies == 0);
     check_round_trip(&t, &out);
-    check_spawn(&t, s.a, &out, s.x);
+    check_spawn(&t, s.a, &out, s.x, 0);
     ecs_compiler_output_free(&out);
     ecs_resource_names_free(&names);
     free_world(&t);
@@ -277,7 +286,7 @@ static void test_one_node(void)
     CHECK(ecs_resource_num_entities(out.blob) == 1);
     CHECK(rep.dropped == 1 && rep.skipped == 0); /* d's target is a, outside this subtree */
     check_round_trip(&t, &out);
-    check_spawn(&t, s.d, &out, s.a);
+    check_spawn(&t, s.d, &out, s.a, 0);
     ecs_compiler_output_free(&out);
     free_world(&t);
 }
