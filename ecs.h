@@ -217,9 +217,8 @@ WORLD (an entity manager and every store, each registered once by name)
    that are not ecs_managers register through an ecs_store_interface
    (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn,
    the snapshot calls, parent_of and spawn_record optional).
-   ecs_world_find / ecs_world_manager by
-   name; ecs_world_remove unregisters (queries made before then refuse to
-   start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
+   ecs_world_find / ecs_world_manager by name; ecs_world_remove unregisters
+   (queries made before then refuse to start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
    and hash managers co-sorted (ecs_group; the world frees it).
    Whole entities: ecs_world_components_of(w, e, out, cap) (the components
    e has and their first instances, for tools and consoles);

@@ -29,11 +29,13 @@ typedef struct prefab_world {
     ecs_manager *health, *items, *raw;
 } prefab_world;
 
+static ecs_transform_mode world_mode = ECS_TRANSFORM_IMMEDIATE;
+
 static int make_world(prefab_world *t)
 {
     ecs_error err;
     int ok = ecs_world_init(&t->w) == ECS_OK;
-    ok = ok && ecs_transform_manager_init(&t->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) == ECS_OK;
+    ok = ok && ecs_transform_manager_init(&t->tm, ECS_LOOKUP_DENSE, world_mode) == ECS_OK;
     ok = ok && ecs_transform_world_register(&t->w, "transform", &t->tm, &err) != ECS_WORLD_NO_COMPONENT;
     t->health = ok ? ecs_world_define_schema(&t->w, "health", health_schema, 6, ECS_LOOKUP_HASH, &err) : NULL;
     t->items = t->health ? ecs_world_define_schema(&t->w, "items", item_schema, 2, ECS_LOOKUP_HASH, &err) : NULL;
@@ -181,7 +183,7 @@ static void check_spawned(prefab_world *a, const ecs_entity *orig, prefab_world 
 
 /* Spawns out into a fresh world and compares with the subtree of root. */
 static void check_spawn(prefab_world *a, ecs_entity root, const ecs_compiler_output *out, ecs_entity outside,
-                        int with_names)
+                        int names_block)
 {
     prefab_world b;
     ecs_spawner sp;
@@ -198,11 +200,12 @@ static void check_spawn(prefab_world *a, ecs_entity root, const ecs_compiler_out
     CHECK_MSG(r == ECS_OK, "%s", err.message);
     if (r == ECS_OK && n <= 16) {
         ecs_compiler_output again;
+        ecs_transform_commit(&b.tm); /* deferred mode: the worlds */
         check_spawned(a, orig, &b, spawned, n, outside);
-        /* the spawned copy saved again: the same bytes (no outside reference in it now) */
+        /* the spawned copy saved again (without names): the same bytes */
         r = ecs_resource_save_subtree(&b.w, "transform", spawned[0], 0, NULL, &again, NULL, &err);
         CHECK(r == ECS_OK);
-        if (r == ECS_OK && !with_names) CHECK(again.size == out->size && memcmp(again.blob, out->blob, out->size) == 0);
+        if (r == ECS_OK && !names_block) CHECK(again.size == out->size && memcmp(again.blob, out->blob, out->size) == 0);
         if (r == ECS_OK) ecs_compiler_output_free(&again);
     }
     ecs_spawner_free(&sp);
@@ -291,6 +294,26 @@ static void test_one_node(void)
     free_world(&t);
 }
 
+/* Deferred transforms: saved after a commit, the root's world is current. */
+static void test_deferred(void)
+{
+    prefab_world t;
+    scene s;
+    ecs_compiler_output out;
+    ecs_error err;
+    world_mode = ECS_TRANSFORM_DEFERRED;
+    CHECK(make_world(&t));
+    make_scene(&t, &s);
+    ecs_transform_commit(&t.tm);
+    CHECK(ecs_resource_save_subtree(&t.w, "transform", s.b, 0, NULL, &out, NULL, &err) == ECS_OK);
+    CHECK(ecs_resource_num_entities(out.blob) == 2);
+    check_round_trip(&t, &out);
+    check_spawn(&t, s.b, &out, s.a, 0); /* saved again: the same bytes */
+    ecs_compiler_output_free(&out);
+    free_world(&t);
+    world_mode = ECS_TRANSFORM_IMMEDIATE;
+}
+
 static void test_bad_input(void)
 {
     prefab_world t;
@@ -357,6 +380,7 @@ int main(void)
 {
     test_subtree();
     test_one_node();
+    test_deferred();
     test_bad_input();
     test_oom();
     return test_report("test_prefab");
