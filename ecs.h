@@ -215,10 +215,10 @@ WORLD (an entity manager and every store, each registered once by name)
    one identifier (ECS_ERROR_NAME_COLLISION), a manager in another world or
    a store registered twice are refused with an error naming them. Stores
    that are not ecs_managers register through an ecs_store_interface
-   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn
-   and the snapshot calls optional). ecs_world_find / ecs_world_manager by
-   name; ecs_world_remove unregisters (queries made before then refuse to
-   start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
+   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn,
+   the snapshot calls, parent_of and spawn_record optional).
+   ecs_world_find / ecs_world_manager by name; ecs_world_remove unregisters
+   (queries made before then refuse to start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
    and hash managers co-sorted (ecs_group; the world frees it).
    Whole entities: ecs_world_components_of(w, e, out, cap) (the components
    e has and their first instances, for tools and consoles);
@@ -1620,6 +1620,8 @@ ECS_DEF void ecs_group_free(ecs_group *g);
     parenthesis follows the type's name: flecs defines a function-like
     macro of that name, and a file may include both). */
 typedef ecs_entity ecs_store_entity_at_fn(const void *store, uint32_t i);
+/** The type of ecs_store_interface's parent_of (a typedef for the same reason). */
+typedef ecs_entity ecs_store_parent_of_fn(const void *store, ecs_entity e);
 typedef struct ecs_store_interface {
     ecs_instance (*lookup)(const void *store, ecs_entity e);            /* e's first instance or nil */
     ecs_instance (*next)(const void *store, ecs_instance i);            /* same entity's next or nil */
@@ -1644,6 +1646,15 @@ typedef struct ecs_store_interface {
     /* empties the store (keeps its settings) */
     void (*clear)(void *store);
     uint32_t save_version;  /* version of save's bytes */
+    /* prefabs (ecs_resource_save_subtree), optional: e's parent in this
+       hierarchy (nil for a root or an entity the store lacks) */
+    ecs_store_parent_of_fn *parent_of;
+    /* e's resource record (what spawn reads for one instance) as 32-bit
+       words in this machine's byte order: returns its size (0: e has no
+       instance) and writes it to out when cap >= size; with
+       as_root 1 the record places e where it stands with no parent (the
+       transform: its world matrix instead of its local one) */
+    uint32_t (*spawn_record)(const void *store, ecs_entity e, int as_root, void *out, uint32_t cap);
 } ecs_store_interface;
 
 /** One registered store (read-only). */

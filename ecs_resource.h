@@ -364,7 +364,30 @@ SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
    in the same shape: {"entity": id, "components": [{"type": "health",
    "hp": 100, ...}]}. levelc --snapshot-dump prints a snapshot file as JSON.
    Not saved: destroy callbacks and the stores' settings (the target's
-   registrations give them); selection by transform subtree (not built).
+   registrations give them); selection by transform subtree (not built:
+   save the subtree as a prefab, below).
+   A live subtree as an entity resource ("save selection as prefab"):
+       ecs_resource_save_subtree(&world, "transform", root, 0, &names, &out,
+                                 &report, &err);   // an ecs_compiler_output
+   writes root and its descendants (depth-first, parents first: root is
+   resource entity 0) in the FORMAT above, the blocks in the order a
+   compiler with ecs_compiler_register_world writes them: the hierarchy
+   store's records through its interface's spawn_record (the transform:
+   each node's local matrix, the root's WORLD matrix, so that the prefab
+   spawns where it stood; deferred mode: commit first), and each schema
+   manager's instances of those entities as schema records (runtime fields
+   left out, entity fields as resource indices; a reference to an entity
+   outside the subtree is written null, counted in report.dropped and
+   named in report.text). Managers without a schema and stores without
+   spawn_record are left out (report.skipped, named). Path fields keep
+   their hashes; names (the ecs_resource_names of the level the entities
+   came from, or NULL) gives the paths it knows for them: they become
+   out.dependency and a names block, which also names every referenced
+   entity "#k" as the decompiler does. The blob verifies, decompiles,
+   compiles back to the same bytes and spawns (tests/test_prefab.c); the
+   transform lists siblings in the order they were linked, so a spawned
+   prefab saved again gives the same bytes (when it refers to nothing
+   outside itself).
 
 CONFIGURATION
    ECS_JSON_MAX_DEPTH  256  deepest nesting of arrays and objects the JSON
@@ -672,6 +695,11 @@ REFERENCE (every public function, by section; the declarations below say
          one entity's components as JSON
      void ecs_snapshot_output_free(ecs_snapshot_output *out);
          frees a snapshot call's bytes
+     ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hierarchy, ecs_entity root,
+                                          uint32_t flags, const ecs_resource_names *names,
+                                          ecs_compiler_output *out, ecs_snapshot_report *report,
+                                          ecs_error *err);
+         a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
    0.3  hardening (issue 19): JSON numbers correctly rounded on x87 too;
@@ -1458,6 +1486,36 @@ ECS_DEF ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snap
 ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_snapshot_output *out, ecs_error *err);
 /** Frees out's bytes; out is then empty. */
 ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out);
+/** Saves the live subtree of root in the hierarchy store `hierarchy` (an
+    ecs_store_interface with subtree, parent_of and spawn_record: the
+    transform store) as an entity resource in the FORMAT above, into *out
+    (an editor's "save selection as prefab"; see SNAPSHOTS). Entities: root
+    and its descendants, depth-first, parents first (resource entity 0 is
+    root, the one root). Blocks in the order the compiler writes them
+    (ecs_compiler_register_world's spawn orders, then names): the hierarchy
+    store's records (the transform: each node's local matrix, the root's
+    world matrix so the prefab stands where it stood); every schema
+    manager's instances of those entities as schema records (target byte
+    order; entity fields as resource indices, null for nil and for entities
+    outside the subtree); every other interface store with spawn_record.
+    Managers without a schema and stores without spawn_record are left out.
+    Path fields keep their hashes; with names (a names block read from the
+    level the entities came from, or NULL), the paths it knows for those
+    hashes become out's dependency list and a names block (which also names
+    each referenced entity "#k", as the decompiler does). flags: 0 or
+    ECS_COMPILER_BIG_ENDIAN. report (may be NULL): skipped counts the stores
+    left out, dropped the references outside the subtree written as null,
+    one line each in text. The blob verifies, decompiles with a compiler
+    that registered the world, compiles back to the same bytes, and spawns
+    with a spawner that registered it. ECS_OK; ECS_ERROR_INVALID_ARGUMENT
+    (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
+    over 4 GiB); ECS_ERROR_NOT_FOUND (no such store, root has no node in
+    it); ECS_ERROR_OUT_OF_MEMORY. On failure *out and *report are empty. w
+    is only read (deferred transforms: commit first, the root's world matrix
+    is the last committed one). */
+ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hierarchy, ecs_entity root,
+                                             uint32_t flags, const ecs_resource_names *names,
+                                             ecs_compiler_output *out, ecs_snapshot_report *report, ecs_error *err);
 
 #ifdef __cplusplus
 }
@@ -1494,7 +1552,8 @@ ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out);
      ONE REGISTRATION  a world's types to a spawner and a compiler
      SNAPSHOTS    the writer (measure, then write), the section reader and
                   verify, byte swap, load (plan, then load; schema
-                  evolution), clone, the world hash, JSON both ways */
+                  evolution), clone, the world hash, JSON both ways; a
+                  live subtree as an entity resource (measure, then write) */
 
 #ifdef ECS_RESOURCE_IMPLEMENTATION
 #ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
@@ -7888,6 +7947,332 @@ ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_s
     out->data = o.buf;
     out->size = o.len;
     return ECS_OK;
+}
+
+
+/* -- a live subtree as an entity resource (ecs_resource_save_subtree) -- */
+
+typedef struct ecs__sub_block {
+    uint32_t k;                       /* the world component */
+    int order;                        /* its spawn order (ONE REGISTRATION) */
+    uint32_t num_instances;
+    uint64_t size;                    /* bytes of instance data */
+} ecs__sub_block;
+
+typedef struct ecs__sub_state {
+    const ecs_world *w;
+    ecs_entity *ents;                 /* the subtree, resource order */
+    uint64_t *sorted;                 /* entity id << 32 | resource index, ascending */
+    uint8_t *referenced;              /* entities that a kept reference names */
+    uint64_t *hashes;                 /* path hashes met (measure pass) */
+    uint32_t n, num_hashes, hashes_capacity;
+    int swap, oom;
+    ecs_snapshot_report *report;
+} ecs__sub_state;
+
+static int ecs__sub_cmp64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* e's resource index, or ECS_RESOURCE_ROOT when e is not in the subtree. */
+static uint32_t ecs__sub_index(const ecs__sub_state *st, ecs_entity e)
+{
+    uint32_t lo = 0, hi = st->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        uint32_t id = (uint32_t)(st->sorted[mid] >> 32);
+        if (id == e.id) return (uint32_t)st->sorted[mid];
+        if (id < e.id) lo = mid + 1u;
+        else hi = mid;
+    }
+    return ECS_RESOURCE_ROOT;
+}
+
+/* Instance i's schema record at p (target order); with p NULL only notes
+   what it refers to: path hashes, references inside and outside. */
+static void ecs__sub_record(ecs__sub_state *st, const ecs_world_component *c, uint32_t i, unsigned char *p)
+{
+    const ecs_manager *m = c->manager;
+    const ecs_schema *s = m->schema;
+    uint32_t f;
+    for (f = 0; f < s->num_fields; ++f) {
+        const unsigned char *from = (const unsigned char *)ecs_manager_field(m, f, i);
+        ecs_field_kind kind = s->fields[f].kind;
+        if (!s->fields[f].spec) continue;
+        if (kind == ECS_FIELD_ENTITY) {
+            ecs_entity e;
+            uint32_t ref;
+            memcpy(&e, from, sizeof e);
+            ref = ecs_entity_is_nil(e) ? ECS_RESOURCE_ROOT : ecs__sub_index(st, e);
+            if (p) {
+                ecs__res_wr32(p, ref, st->swap);
+            } else if (ref != ECS_RESOURCE_ROOT) {
+                st->referenced[ref] = 1;
+            } else if (!ecs_entity_is_nil(e)) {
+                ++st->report->dropped;
+                ecs__snap_note(st->report, "%s.%s of entity 0x%08X refers to 0x%08X outside the subtree: null\n",
+                               c->name, s->fields[f].name, (unsigned)m->entity[i].id, (unsigned)e.id);
+            }
+        } else if (p) {
+            ecs__schema_order(kind, p, from, st->swap);
+        } else if (kind == ECS_FIELD_PATH) {
+            void *np;
+            if (!ecs__res_grow(st->hashes, &st->hashes_capacity, (size_t)st->num_hashes + 1u, 8u, &np)) {
+                st->oom = 1;
+                return;
+            }
+            st->hashes = (uint64_t *)np;
+            memcpy(&st->hashes[st->num_hashes++], from, 8);
+        }
+        if (p) p += ecs_field_kind_size(kind);
+    }
+}
+
+/* One pass over component b's instances of the subtree's entities: with
+   p NULL measures b (and notes references), else writes its block at p.
+   An interface store gives one record per entity (spawn_record). */
+static unsigned char *ecs__sub_block_pass(ecs__sub_state *st, ecs__sub_block *b, unsigned char *p)
+{
+    const ecs_world_component *c = &st->w->component[b->k];
+    unsigned char *data = p ? p + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * b->num_instances : NULL;
+    uint32_t e, j = 0;
+    uint64_t at = 0;
+    for (e = 0; e < st->n; ++e) {
+        if (c->manager) {
+            uint32_t rec = c->manager->schema->record_size;
+            ecs_instance i;
+            for (i = ecs_manager_lookup(c->manager, st->ents[e]); !ecs_instance_is_nil(i);
+                 i = ecs_manager_next(c->manager, i), ++j, at += rec) {
+                if (p) ecs__res_wr32(p + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j, e, st->swap);
+                ecs__sub_record(st, c, i.i, data ? data + (size_t)at : NULL);
+            }
+        } else {
+            uint32_t size = c->iface->spawn_record(c->store, st->ents[e], e == 0, data ? data + (size_t)at : NULL, 0);
+            if (!size) continue;
+            if (p) {
+                ecs__res_wr32(p + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j, e, st->swap);
+                c->iface->spawn_record(c->store, st->ents[e], e == 0, data + (size_t)at, size);
+                if (st->swap) ecs__res_swap_words(data + (size_t)at, size / 4u);
+            }
+            ++j;
+            at += size;
+        }
+    }
+    if (!p) {
+        b->num_instances = j;
+        b->size = at;
+        return NULL;
+    }
+    ecs__res_wr32(p, ecs_resource_identifier(c->name), st->swap);
+    ecs__res_wr32(p + 4, j, st->swap);
+    ecs__res_wr32(p + 8, (uint32_t)at, st->swap);
+    for (p = data + (size_t)at; at & 3u; ++at) *p++ = 0;
+    return p;
+}
+
+/* Keeps b in blocks[0..*nb) sorted as the compiler writes them: by spawn
+   order, then by name. */
+static void ecs__sub_insert(const ecs_world *w, ecs__sub_block *blocks, uint32_t *nb, ecs__sub_block b)
+{
+    uint32_t j;
+    for (j = *nb; j > 0; --j) {
+        const ecs__sub_block *u = blocks + j - 1;
+        if (u->order < b.order || (u->order == b.order && strcmp(w->component[u->k].name, w->component[b.k].name) < 0))
+            break;
+        blocks[j] = blocks[j - 1];
+    }
+    blocks[j] = b;
+    ++*nb;
+}
+
+/* Measures every store: the blocks to write, in order; the stores left out
+   (instances in the subtree, but no schema or record) reported. */
+static uint32_t ecs__sub_plan(ecs__sub_state *st, ecs__sub_block *blocks)
+{
+    const ecs_world *w = st->w;
+    uint32_t k, e, nb = 0;
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_world_component *c = &w->component[k];
+        ecs__sub_block b;
+        if ((c->manager && c->manager->schema) || (!c->manager && c->iface->spawn_record)) {
+            b.k = k;
+            b.order = ecs__world_spawn_order(w, k);
+            ecs__sub_block_pass(st, &b, NULL);
+            if (b.num_instances) ecs__sub_insert(w, blocks, &nb, b);
+            continue;
+        }
+        for (e = 0; e < st->n; ++e)
+            if (!ecs_instance_is_nil(c->manager ? ecs_manager_lookup(c->manager, st->ents[e])
+                                                : c->iface->lookup(c->store, st->ents[e])))
+                break;
+        if (e == st->n) continue;
+        ++st->report->skipped;
+        ecs__snap_note(st->report, "%s: left out (%s)\n", c->name,
+                       c->manager ? "a manager without a schema" : "a store without spawn_record");
+    }
+    return nb;
+}
+
+/* The paths of names whose hashes the records hold, into out's dependency
+   list (sorted by their bytes, as names has them); their bytes in *bytes. */
+static ecs_result ecs__sub_paths(ecs__sub_state *st, const ecs_resource_names *names, ecs_compiler_output *out,
+                                 uint64_t *bytes)
+{
+    uint32_t i, n = 0;
+    size_t chars = 0;
+    char *strings;
+    *bytes = 0;
+    if (st->num_hashes) qsort(st->hashes, st->num_hashes, 8u, ecs__sub_cmp64);
+    for (i = 0; names && i < names->num_paths; ++i)
+        if (bsearch(&names->path_hash[i], st->hashes, st->num_hashes, 8u, ecs__sub_cmp64))
+            ++n, chars += strlen(names->path[i]) + 1u;
+    if (!n) return ECS_OK;
+    out->dependency = (const char **)ECS__REALLOC(NULL, n * sizeof(char *) + chars);
+    if (!out->dependency) return ECS_ERROR_OUT_OF_MEMORY;
+    strings = (char *)(out->dependency + n);
+    for (i = 0; i < names->num_paths; ++i) {
+        size_t len = strlen(names->path[i]);
+        if (!bsearch(&names->path_hash[i], st->hashes, st->num_hashes, 8u, ecs__sub_cmp64)) continue;
+        memcpy(strings, names->path[i], len + 1u);
+        out->dependency[out->num_dependencies++] = strings;
+        strings += len + 1u;
+        *bytes += 4u + len;
+    }
+    return ECS_OK;
+}
+
+/* The names block (NAMES BLOCK) at p: the referenced entities named "#k"
+   as the decompiler names them, then the paths. names_size: its data's
+   bytes. Returns where the next block would start. */
+static unsigned char *ecs__sub_names(const ecs__sub_state *st, const ecs_compiler_output *out, uint32_t named,
+                                     uint32_t names_size, unsigned char *p)
+{
+    unsigned char *data = p + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * named;
+    uint32_t e, j = 0, i;
+    ecs__res_wr32(p, ECS_RESOURCE_NAMES_ID, st->swap);
+    ecs__res_wr32(p + 4, named, st->swap);
+    ecs__res_wr32(p + 8, names_size, st->swap);
+    ecs__res_wr32(data, out->num_dependencies, st->swap);
+    data += 4;
+    for (e = 0; e < st->n; ++e) {
+        char buf[16];
+        uint32_t len;
+        if (!st->referenced[e]) continue;
+        len = (uint32_t)snprintf(buf, sizeof buf, "#%u", (unsigned)e);
+        ecs__res_wr32(p + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j++, e, st->swap);
+        ecs__res_wr32(data, len, st->swap);
+        memcpy(data + 4, buf, len);
+        data += 4u + len;
+    }
+    for (i = 0; i < out->num_dependencies; ++i) {
+        uint32_t len = (uint32_t)strlen(out->dependency[i]);
+        ecs__res_wr32(data, len, st->swap);
+        memcpy(data + 4, out->dependency[i], len);
+        data += 4u + len;
+    }
+    for (; names_size & 3u; ++names_size) *data++ = 0;
+    return data;
+}
+
+/* Writes the whole blob (total bytes, measured) at blob. */
+static void ecs__sub_write(ecs__sub_state *st, const ecs_world_component *h, ecs__sub_block *blocks, uint32_t nb,
+                           const ecs_compiler_output *out, uint32_t named, uint32_t names_size, unsigned char *blob,
+                           uint32_t total)
+{
+    unsigned char *p = blob + ECS_RESOURCE_HEADER_SIZE;
+    uint32_t e, i, with_names = out->num_dependencies != 0;
+    memcpy(blob, "ECSR", 4);
+    ecs__res_wr32(blob + 4, ECS_RESOURCE_VERSION, st->swap);
+    ecs__res_wr32(blob + 8, ECS_RESOURCE_BYTE_ORDER_MARK, st->swap);
+    ecs__res_wr32(blob + 12, total, st->swap);
+    ecs__res_wr32(blob + 16, st->n, st->swap);
+    ecs__res_wr32(blob + 20, nb + with_names, st->swap);
+    for (e = 0; e < st->n; ++e, p += 4)
+        ecs__res_wr32(p, e ? ecs__sub_index(st, h->iface->parent_of(h->store, st->ents[e])) : ECS_RESOURCE_ROOT,
+                      st->swap);
+    for (i = 0; i < nb; ++i) p = ecs__sub_block_pass(st, blocks + i, p);
+    if (with_names) ecs__sub_names(st, out, named, names_size, p);
+}
+
+ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hierarchy, ecs_entity root,
+                                             uint32_t flags, const ecs_resource_names *names,
+                                             ecs_compiler_output *out, ecs_snapshot_report *report, ecs_error *err)
+{
+    ecs__sub_state st;
+    ecs_snapshot_report quiet;
+    ecs__sub_block *blocks;
+    const ecs_world_component *h;
+    void *mem;
+    uint32_t k, e, nb, named = 0;
+    uint64_t total, names_size = 0;
+    ecs_result r = ECS_OK;
+    if (out) memset(out, 0, sizeof *out);
+    if (!report) report = &quiet;
+    memset(report, 0, sizeof *report);
+    if (!w || !out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_resource_save_subtree: NULL argument");
+    if (flags & ~ECS_COMPILER_BIG_ENDIAN)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_resource_save_subtree: unknown flags 0x%X",
+                             (unsigned)flags);
+    k = hierarchy ? ecs_world_find(w, hierarchy) : ECS_WORLD_NO_COMPONENT;
+    if (k == ECS_WORLD_NO_COMPONENT)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_resource_save_subtree: no component '%s'",
+                             hierarchy ? hierarchy : "(null)");
+    h = &w->component[k];
+    if (h->manager || !h->iface->subtree || !h->iface->parent_of || !h->iface->spawn_record)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_resource_save_subtree: component '%s' is not a hierarchy (subtree, parent_of, "
+                             "spawn_record)", hierarchy);
+    if (!ecs_entity_alive(&w->entities, root))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_resource_save_subtree: entity 0x%08X is not alive in this world", (unsigned)root.id);
+    memset(&st, 0, sizeof st);
+    st.w = w;
+    st.report = report;
+    st.swap = ((flags & ECS_COMPILER_BIG_ENDIAN) != 0) != ecs__res_host_big_endian();
+    st.n = h->iface->subtree(h->store, root, NULL, 0);
+    if (!st.n)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_resource_save_subtree: entity 0x%08X has no '%s'",
+                             (unsigned)root.id, hierarchy);
+    /* one allocation: sorted ids, blocks, the subtree, the reference marks */
+    mem = ECS__REALLOC(NULL, (size_t)st.n * 13u + (size_t)w->num_components * sizeof *blocks);
+    if (!mem) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_resource_save_subtree: out of memory");
+    st.sorted = (uint64_t *)mem;
+    blocks = (ecs__sub_block *)(st.sorted + st.n);
+    st.ents = (ecs_entity *)(blocks + w->num_components);
+    st.referenced = (uint8_t *)(st.ents + st.n);
+    memset(st.referenced, 0, st.n);
+    h->iface->subtree(h->store, root, st.ents, st.n);
+    for (e = 0; e < st.n; ++e) st.sorted[e] = (uint64_t)st.ents[e].id << 32 | e;
+    qsort(st.sorted, st.n, 8u, ecs__sub_cmp64);
+    nb = ecs__sub_plan(&st, blocks);
+    if (st.oom || ecs__sub_paths(&st, names, out, &names_size) != ECS_OK)
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_resource_save_subtree: out of memory");
+    total = ECS_RESOURCE_HEADER_SIZE + 4ull * st.n;
+    for (k = 0; k < nb; ++k) total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * blocks[k].num_instances + ((blocks[k].size + 3u) & ~3ull);
+    if (out->num_dependencies) {
+        for (e = 0; e < st.n; ++e)
+            if (st.referenced[e]) named++, names_size += 4u + (uint64_t)snprintf(NULL, 0, "#%u", (unsigned)e);
+        names_size += 4u;
+        total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * named + ((names_size + 3u) & ~3ull);
+    }
+    if (r == ECS_OK && total > 0xFFFFFFFFull)
+        r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_resource_save_subtree: the resource would be %llu "
+                          "bytes, more than 4 GiB", (unsigned long long)total);
+    if (r == ECS_OK && (out->blob = ECS__REALLOC(NULL, (size_t)total)) == NULL)
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_resource_save_subtree: out of memory for a %llu-byte "
+                          "blob", (unsigned long long)total);
+    if (r == ECS_OK) {
+        ecs__sub_write(&st, h, blocks, nb, out, named, (uint32_t)names_size, (unsigned char *)out->blob, (uint32_t)total);
+        out->size = (uint32_t)total;
+    } else {
+        ecs_compiler_output_free(out);
+        memset(report, 0, sizeof *report);
+    }
+    ECS__FREE(st.hashes);
+    ECS__FREE(mem);
+    return r;
 }
 
 #endif /* ECS__RESOURCE_IMPLEMENTATION_DONE */

@@ -676,8 +676,12 @@ ECS_DEF void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uin
 /** The ecs_store_interface of an ecs_transform_manager (store = the
     ecs_transform_manager*): lookup, next (always nil: one transform per
     entity), count, entity_at, destroy_entity, collect (ecs_transform_collect),
-    subtree (e's node and its descendants, depth-first, parents first),
-    spawn/unspawn (ecs_transform_spawn/_unspawn). Static; never NULL. */
+    subtree (e's node and its descendants, depth-first, parents first,
+    siblings in the order they were linked),
+    spawn/unspawn (ecs_transform_spawn/_unspawn), the snapshot calls,
+    parent_of and spawn_record (the 64-byte "transform" record: the local
+    matrix, or as a root the world matrix, as of the last commit in deferred
+    mode; ecs_resource_save_subtree). Static; never NULL. */
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void);
 /** Registers tm in w under name (usually "transform") through
     ecs_transform_store_interface: queries can then name it, and
@@ -2560,8 +2564,10 @@ static uint32_t ecs__tf_store_collect(void *store, const ecs_entity_manager *em)
     return ecs_transform_collect((ecs_transform_manager *)store, em);
 }
 
-/* e's node, then its descendants depth-first (first_child / next_sibling,
-   climbing by parent: no stack, any depth). */
+/* e's node, then its descendants depth-first, siblings in the order they
+   were linked (a link puts a child first, so from the last child back by
+   prev_sibling: a spawned resource's entities come back in resource
+   order); climbing by parent: no stack, any depth, O(subtree). */
 static uint32_t ecs__tf_store_subtree(const void *store, ecs_entity e, ecs_entity *out, uint32_t cap)
 {
     const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
@@ -2571,20 +2577,39 @@ static uint32_t ecs__tf_store_subtree(const void *store, ecs_entity e, ecs_entit
         if (n < cap) out[n] = tm->entity[i];
         ++n;
         if (tm->first_child[i] != ECS__TF_NIL) {
-            i = tm->first_child[i];
+            for (i = tm->first_child[i]; tm->next_sibling[i] != ECS__TF_NIL;) i = tm->next_sibling[i];
             continue;
         }
-        while (i != root && tm->next_sibling[i] == ECS__TF_NIL) i = tm->parent[i];
+        while (i != root && tm->prev_sibling[i] == ECS__TF_NIL) i = tm->parent[i];
         if (i == root) return n;
-        i = tm->next_sibling[i];
+        i = tm->prev_sibling[i];
     }
+}
+
+static ecs_entity ecs__tf_store_parent_of(const void *store, ecs_entity e)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t i = ecs_transform_lookup(tm, e).i;
+    if (i == ECS__TF_NIL || tm->parent[i] == ECS__TF_NIL) return ecs_entity_make(0, 0);
+    return tm->entity[tm->parent[i]];
+}
+
+/* The 64-byte "transform" record: e's local matrix, or as a root its world
+   matrix (deferred mode: as of the last commit). */
+static uint32_t ecs__tf_store_spawn_record(const void *store, ecs_entity e, int as_root, void *out, uint32_t cap)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t i = ecs_transform_lookup(tm, e).i;
+    if (i == ECS__TF_NIL) return 0;
+    if (cap >= sizeof(ecs_mat4)) memcpy(out, as_root ? &tm->world[i] : &tm->local[i], sizeof(ecs_mat4));
+    return (uint32_t)sizeof(ecs_mat4);
 }
 
 static const ecs_store_interface ecs__tf_store = {
     ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
     ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
     ecs_transform_unspawn, ecs_transform_snapshot_save, ecs_transform_snapshot_load, ecs_transform_snapshot_clear,
-    ECS_TRANSFORM_SNAPSHOT_VERSION};
+    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record};
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 

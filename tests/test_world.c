@@ -740,11 +740,14 @@ static void test_bad_input(void)
 
 /* ---- the transform store's subtree order ------------------------------------------------ */
 
+/* e first, then each child's subtree, children in the order they were
+   linked (the child list from its end: a link puts a child first). */
 static uint32_t subtree_reference(const ecs_transform_manager *tm, uint32_t i, ecs_entity *out, uint32_t n)
 {
-    uint32_t c;
+    uint32_t c, last = ECS_INSTANCE_NIL;
     out[n++] = tm->entity[i];
-    for (c = tm->first_child[i]; c != ECS_INSTANCE_NIL; c = tm->next_sibling[c]) n = subtree_reference(tm, c, out, n);
+    for (c = tm->first_child[i]; c != ECS_INSTANCE_NIL; c = tm->next_sibling[c]) last = c;
+    for (c = last; c != ECS_INSTANCE_NIL; c = tm->prev_sibling[c]) n = subtree_reference(tm, c, out, n);
     return n;
 }
 
