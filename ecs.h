@@ -215,10 +215,10 @@ WORLD (an entity manager and every store, each registered once by name)
    one identifier (ECS_ERROR_NAME_COLLISION), a manager in another world or
    a store registered twice are refused with an error naming them. Stores
    that are not ecs_managers register through an ecs_store_interface
-   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn
-   and the snapshot calls optional). ecs_world_find / ecs_world_manager by
-   name; ecs_world_remove unregisters (queries made before then refuse to
-   start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
+   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn,
+   the snapshot calls, parent_of and spawn_record optional).
+   ecs_world_find / ecs_world_manager by name; ecs_world_remove unregisters
+   (queries made before then refuse to start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
    and hash managers co-sorted (ecs_group; the world frees it).
    Whole entities: ecs_world_components_of(w, e, out, cap) (the components
    e has and their first instances, for tools and consoles);
@@ -235,7 +235,8 @@ WORLD (an entity manager and every store, each registered once by name)
 QUERIES (systems over several components)
    A query names the components a match must have and those it may have
    (nil when absent). Make it once; walk it each frame in chunks of at most
-   ECS_WORLD_CHUNK matches. In a chunk, term t's instances are first[t],
+   ECS_WORLD_CHUNK matches (but a contiguous chunk of a direct query
+   without optional terms holds its whole run). In a chunk, term t's instances are first[t],
    first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
    vectorises), else index[t][k]; ecs_world_chunk_instance(&ch, t, k) reads
    either. A system is a query and a loop over its chunks:
@@ -261,6 +262,11 @@ QUERIES (systems over several components)
      DIRECT  every required store has the direct kind: a lockstep scan of
              the slots. A run of slots that every store owns for one id is
              a contiguous chunk; scattered matches come as an index list.
+             ecs_world_query_refresh(&q) once a frame, before the walks,
+             remembers the longest runs until a store's slots change, so
+             that the walks yield them without reading the stores' entity
+             arrays (the cost over plain arrays; a walk never trusts runs
+             that a later change made stale).
      GROUP   the required stores are exactly one group's members: the
              group's prefix, contiguous in every member.
      LOOKUP  anything else: the required store with the fewest instances
@@ -488,6 +494,7 @@ REFERENCE (every public function: signature and what it does; the
    ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
                                      uint32_t end)  a walk over [begin, end)
    int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)  next chunk, or 0
+   void ecs_world_query_refresh(ecs_world_query *q)  direct: remember runs (single-threaded)
    uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
                                                   match k's instance in term t
   Systems across threads
@@ -502,8 +509,11 @@ REVISION HISTORY
         that adds or removes instances); one record size
         (ecs_manager_record_size is the schema's record with a schema, read
         by spawn and create_many); the hash kind's large batch inserts by
-        home-slot buckets; destroy-log cursors carry the entity manager's
-        life; a dense batch that meets an older id changes nothing when it
+        home-slot buckets, and one at least as big as the keys there builds
+        the table anew, window by window; direct queries: a contiguous chunk
+        holds its whole run without optional terms, and
+        ecs_world_query_refresh remembers runs (ecs_manager.version);
+        destroy-log cursors carry the entity manager's life; a dense batch that meets an older id changes nothing when it
         fails; layouts whose padding overflows are refused at init; the
         direct fast read asserts for nil and after a failed init; REFERENCE
    0.2  the seed's three lookup kinds in one entity map (direct, dense, our
@@ -1007,6 +1017,8 @@ typedef struct ecs_manager {
     ecs_schema *schema;           /* ecs_manager_set_schema's copy, or NULL */
     struct ecs_group *group;      /* the group keeping m co-sorted, or NULL */
     struct ecs_world *world;      /* the world m is registered in, or NULL */
+    uint32_t version;             /* direct: counts the changes of which slots are taken, from a value of
+                                     its own per init (ecs_world_query_refresh's runs are good while it stays) */
 } ecs_manager;
 
 #define ECS__MANAGER_READY 1u /* init succeeded */
@@ -1597,7 +1609,10 @@ ECS_DEF void ecs_group_free(ecs_group *g);
    layout; the world keeps no per-entity component list and asks them. */
 
 #define ECS_WORLD_MAX_TERMS 8u          /* components one query names */
-#define ECS_WORLD_CHUNK 256u            /* most matches in one chunk */
+#define ECS_WORLD_QUERY_RUNS 8u         /* runs a direct query remembers (ecs_world_query_refresh) */
+#define ECS_WORLD_CHUNK 256u            /* most matches in a gathered chunk, and in any chunk of a query
+                                           with optional terms (a contiguous chunk of a direct query
+                                           without them holds a whole run: no buffer is involved) */
 #define ECS_WORLD_NO_COMPONENT 0xFFFFFFFFu
 
 /** How the world reaches a store that is not an ecs_manager. Every function
@@ -1609,6 +1624,8 @@ ECS_DEF void ecs_group_free(ecs_group *g);
     parenthesis follows the type's name: flecs defines a function-like
     macro of that name, and a file may include both). */
 typedef ecs_entity ecs_store_entity_at_fn(const void *store, uint32_t i);
+/** The type of ecs_store_interface's parent_of (a typedef for the same reason). */
+typedef ecs_entity ecs_store_parent_of_fn(const void *store, ecs_entity e);
 typedef struct ecs_store_interface {
     ecs_instance (*lookup)(const void *store, ecs_entity e);            /* e's first instance or nil */
     ecs_instance (*next)(const void *store, ecs_instance i);            /* same entity's next or nil */
@@ -1633,6 +1650,15 @@ typedef struct ecs_store_interface {
     /* empties the store (keeps its settings) */
     void (*clear)(void *store);
     uint32_t save_version;  /* version of save's bytes */
+    /* prefabs (ecs_resource_save_subtree), optional: e's parent in this
+       hierarchy (nil for a root or an entity the store lacks) */
+    ecs_store_parent_of_fn *parent_of;
+    /* e's resource record (what spawn reads for one instance) as 32-bit
+       words in this machine's byte order: returns its size (0: e has no
+       instance) and writes it to out when cap >= size; with
+       as_root 1 the record places e where it stands with no parent (the
+       transform: its world matrix instead of its local one) */
+    uint32_t (*spawn_record)(const void *store, ecs_entity e, int as_root, void *out, uint32_t cap);
 } ecs_store_interface;
 
 /** One registered store (read-only). */
@@ -1694,7 +1720,7 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
 /* ---- queries: systems over several components -----------------------------
    A query names the components a match must have (required) and those it
    may have (optional: ECS_INSTANCE_NIL when absent), and yields the matches
-   in chunks of at most ECS_WORLD_CHUNK. The world picks the path from the
+   in chunks (of at most ECS_WORLD_CHUNK, but see there). The world picks the path from the
    stores: all required stores direct kind (lockstep by entity index), all
    required stores one group (the group's prefix), else the smallest
    required store drives and the others are looked up in batches. */
@@ -1719,6 +1745,12 @@ typedef struct ecs_world_query {
     ecs_world_query_path path;
     uint32_t driver;                     /* the term whose instances drive the loop */
     uint32_t epoch;                      /* world->epoch when made */
+    /* the direct path's remembered runs (ecs_world_query_refresh): slots
+       run_begin[r] .. run_end[r] - 1 match, as long as every required
+       store's version is still run_version[t] (scanned 0: never refreshed) */
+    uint32_t scanned, num_runs;
+    uint32_t run_begin[ECS_WORLD_QUERY_RUNS], run_end[ECS_WORLD_QUERY_RUNS];
+    uint32_t run_version[ECS_WORLD_MAX_TERMS];
 } ecs_world_query;
 
 /** One chunk of matches. Match k's instance in term t is
@@ -1767,6 +1799,18 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
 /** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
     at the end. Do not add or remove instances of q's stores during a walk. */
 ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out);
+/** Direct path: makes the walks of q skip reading the required stores'
+    entity arrays where it can. When a required store's slots changed since
+    the last refresh (or none was made), scans the stores once and
+    remembers the ECS_WORLD_QUERY_RUNS longest runs of matching slots; a
+    walk then yields a remembered run as one chunk without reading the
+    stores, for as long as no required store changed (every walk checks:
+    a run is never used after a change, the walk reads the stores as
+    without a refresh). Cheap when nothing changed: call it once a frame
+    before the walks. No effect on the other paths and on a query made
+    before a store was removed. Writes q: not while a walk of q runs (a
+    single-threaded step before the parallel walks). Allocates nothing. */
+ECS_DEF void ecs_world_query_refresh(ecs_world_query *q);
 
 /* ---- whole entities ------------------------------------------------------ */
 
@@ -2282,6 +2326,15 @@ static uint32_t ecs__log2(uint32_t pow2)
     return bits;
 }
 
+/* Hash: empties slots [from, to). */
+static void ecs__map_clear(ecs_entity_map_slot *s, uint32_t from, uint32_t to)
+{
+    for (; from < to; ++from) {
+        s[from].id = 0;
+        s[from].first = ECS__NIL;
+    }
+}
+
 /* Hash: a table of `cap` slots (a power of two >= 2) holding every key. */
 static ecs_result ecs__map_rehash(ecs_entity_map *map, uint32_t cap, ecs_error *err)
 {
@@ -2289,10 +2342,7 @@ static ecs_result ecs__map_rehash(ecs_entity_map *map, uint32_t cap, ecs_error *
     uint32_t old_slots = map->allocated ? map->mask + 1u : 0u, k;
     if (!ecs__fits(cap, sizeof *s) || !(s = (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *s)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "entity map: out of memory growing to %u slots", (unsigned)cap);
-    for (k = 0; k < cap; ++k) {
-        s[k].id = 0;
-        s[k].first = ECS__NIL;
-    }
+    ecs__map_clear(s, 0, cap);
     map->slots = s;
     map->mask = cap - 1u;
     map->mult = 0x9E3779B1u; /* (set here too: a zero-initialised map may arrive) */
@@ -2586,6 +2636,9 @@ static ecs_result ecs__manager_init(ecs_manager *m, const ecs_field_desc *fields
     m->flags = view;
     m->lookup = lookup;
     m->rng = 0x9E3779B9u;
+    /* each life starts at its own version: a query that remembered runs of
+       a manager freed and initialised again at the same address rescans */
+    m->version = ecs__next_life() * 0x9E3779B1u;
     ecs_entity_map_init(&m->map, lookup);
     if (lookup != ECS_LOOKUP_HASH && lookup != ECS_LOOKUP_DENSE && lookup != ECS_LOOKUP_DIRECT)
         r = ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_manager_init: unknown lookup kind %d", (int)lookup);
@@ -2683,6 +2736,7 @@ static void ecs__direct_take(ecs_manager *m, uint32_t id)
     m->num_instances += m->entity[idx].id == 0; /* a stale owner's slot is taken over */
     m->entity[idx].id = id;
     if (idx >= m->count) m->count = idx + 1u;
+    ++m->version;
 }
 
 /* Dense and hash: appends instance `count` for id, after id's other
@@ -3029,40 +3083,81 @@ static ecs_result ecs__batch_append(ecs_manager *m, uint32_t n, const ecs_entity
     return r;
 }
 
-#define ECS__SORT_BITS 11u /* the hash batch's buckets: 2048 */
+#define ECS__SORT_BITS 11u  /* the hash batch's buckets: at most 2048 */
+#define ECS__BUILD_BITS 9u   /* the hash build's buckets: at most 512 (fewer streams to scatter to than 2048) */
+#define ECS__WINDOW_BITS 10u /* and its windows: at least 1024 slots (8 KB) */
 
-/* Hash, a large batch: inserts the keys bucket by bucket of their home slots
-   (a counting sort on the top ECS__SORT_BITS bits of the home), so that the
-   probes of one bucket stay in a window of the table small enough for the
-   L1 cache, instead of one cache miss per key. Returns 1 when every key is
-   in and the instances appended; 0, with nothing changed, when the table is
-   small, scratch memory fails, or a key is nil or already present (in the
-   map or earlier in the batch): the caller takes the general path. The
-   room in the arrays and the map is reserved. */
-static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+/* Hash, a large batch: counts the batch's keys by bucket (the top `bits`
+   bits of their home slot in a table of 2^(32 - shift) slots). 0 when a key
+   is nil. */
+static int ecs__batch_bucket_count(uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t shift, uint32_t bits,
+                                   uint32_t *counts)
 {
-    uint32_t counts[1u << ECS__SORT_BITS], log2cap = 32u - m->map.shift, k, j, b, sum, first = m->count;
-    uint32_t mask = m->map.mask, shift = m->map.shift, drop;
-    ecs_entity_map_slot *slots = m->map.slots;
-    uint64_t *sorted;
-    if (n < 4096u || log2cap <= ECS__SORT_BITS + 6u || !ecs__fits(n, sizeof *sorted)) return 0;
-    drop = log2cap - ECS__SORT_BITS;
-    memset(counts, 0, sizeof counts);
+    uint32_t k, drop = 32u - shift - bits;
+    memset(counts, 0, sizeof(uint32_t) << bits);
     for (k = 0; k < n; ++k) {
         uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
         if ((key & ECS_INDEX_MASK) == 0) return 0;
         ++counts[((key * 0x9E3779B1u) >> shift) >> drop];
     }
-    if (!(sorted = (uint64_t *)ECS__REALLOC(NULL, (size_t)n * sizeof *sorted))) return 0;
-    for (b = 0, sum = 0; b < (1u << ECS__SORT_BITS); ++b) { /* bucket starts */
+    return 1;
+}
+
+/* Turns bucket counts into bucket starts. */
+static void ecs__bucket_starts(uint32_t *counts, uint32_t bits)
+{
+    uint32_t b, sum = 0;
+    for (b = 0; b < (1u << bits); ++b) {
         uint32_t c = counts[b];
         counts[b] = sum;
         sum += c;
     }
-    for (k = 0; k < n; ++k) { /* (instance << 32) | key, by bucket */
+}
+
+/* Puts (instance << 32) | key of batch entity k, instance first + k, at its
+   bucket's next place in `sorted` (counts: the places; each ends as its
+   bucket's end), and the key into the entity array. */
+static void ecs__batch_bucket_fill(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index, uint32_t shift,
+                                   uint32_t bits, uint32_t *counts, uint64_t *sorted)
+{
+    uint32_t k, drop = 32u - shift - bits, first = m->count;
+    for (k = 0; k < n; ++k) {
         uint32_t key = ecs_entity_key(ecs__batch_entity(es, index, k));
         sorted[counts[((key * 0x9E3779B1u) >> shift) >> drop]++] = (uint64_t)(first + k) << 32 | key;
+        m->entity[first + k].id = key;
     }
+}
+
+/* After a batch went in whole: its n instances are counted. */
+static void ecs__batch_appended(ecs_manager *m, uint32_t n)
+{
+    if (m->next) memset(m->next + m->count, 0xFF, (size_t)n * sizeof *m->next);
+    m->map.count += n;
+    m->count += n;
+    m->num_instances += n;
+}
+
+/* Hash, a large batch the wholesale build does not take (one smaller than
+   the keys already there):
+   inserts the keys bucket by bucket of their home slots (a counting sort on
+   the top ECS__SORT_BITS bits of the home), so that the probes of one bucket
+   stay in a window of the table small enough for the L1 cache, instead of
+   one cache miss per key. Returns 1 when every key is in and the instances
+   appended; 0, with nothing changed, when the table is small, scratch memory
+   fails, or a key is nil or already present (in the map or earlier in the
+   batch): the caller takes the general path. The room in the arrays and the
+   map is reserved. */
+static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t counts[1u << ECS__SORT_BITS], log2cap = 32u - m->map.shift, j;
+    uint32_t mask = m->map.mask, shift = m->map.shift;
+    ecs_entity_map_slot *slots = m->map.slots;
+    uint64_t *sorted;
+    if (n < 4096u || log2cap <= ECS__SORT_BITS + 6u || !ecs__fits(n, sizeof *sorted)) return 0;
+    if (!ecs__batch_bucket_count(n, es, index, shift, ECS__SORT_BITS, counts)) return 0;
+    if (!(sorted = (uint64_t *)ECS__REALLOC(NULL, (size_t)n * sizeof *sorted))) return 0;
+    ecs__bucket_starts(counts, ECS__SORT_BITS);
+    ecs__batch_bucket_fill(m, n, es, index, shift, ECS__SORT_BITS, counts, sorted);
     for (j = 0; j < n; ++j) {
         uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
         if (j + 16u < n) ECS__PREFETCH(&slots[((uint32_t)sorted[j + 16u] * 0x9E3779B1u) >> shift]);
@@ -3082,11 +3177,92 @@ static int ecs__batch_hash_sorted(ecs_manager *m, uint32_t n, const ecs_entity *
         return 0;
     }
     ECS__FREE(sorted);
-    for (k = 0; k < n; ++k) m->entity[first + k].id = ecs_entity_key(ecs__batch_entity(es, index, k));
-    if (m->next) memset(m->next + first, 0xFF, (size_t)n * sizeof *m->next);
-    m->map.count += n;
-    m->count = first + n;
-    m->num_instances += n;
+    ecs__batch_appended(m, n);
+    return 1;
+}
+
+/* Hash build: places the bucketed keys (bucket b: sorted[ends[b-1]..ends[b]),
+   bucket b's homes in window b of 2^drop slots) into the new table s, in
+   slot order. Each window is emptied just before the keys that may probe
+   into it arrive, so every cache line of the table is written once while
+   in cache. 0 when a key is met twice. */
+static int ecs__map_place(ecs_entity_map_slot *s, uint32_t log2cap, uint32_t drop, const uint64_t *sorted, const uint32_t *ends)
+{
+    uint32_t mask = (1u << log2cap) - 1u, shift = 32u - log2cap, w = 1u << drop, buckets = 1u << (log2cap - drop);
+    uint32_t ready = 0, b, j = 0;
+    for (b = 0; b < buckets; ++b) {
+        uint32_t top = b + 2u < buckets ? (b + 2u) << drop : mask + 1u;
+        if (ready < top) ecs__map_clear(s, ready, top);
+        ready = ready < top ? top : ready;
+        for (; j < ends[b]; ++j) {
+            uint32_t key = (uint32_t)sorted[j], h = (key * 0x9E3779B1u) >> shift;
+            while (s[h].id != 0) {
+                if (s[h].id == key) return 0;
+                h = (h + 1u) & mask;
+                if (h == ready) { /* a run longer than a window: empty one more */
+                    ecs__map_clear(s, ready, ready + w);
+                    ready += w;
+                }
+            }
+            s[h].id = key;
+            s[h].first = (uint32_t)(sorted[j] >> 32);
+        }
+    }
+    return 1;
+}
+
+/* Hash, a large batch at least as big as the keys already there: builds a
+   new table wholesale from the old keys and the batch's, bucketed by home
+   slot (as ecs__batch_hash_sorted) and placed window after window
+   (ecs__map_place): no probe leaves the cache, and the table is written once.
+   Returns 1 when the table holds every key and the instances are appended;
+   0, nothing changed, when the batch is small or smaller than the table's
+   keys, or a key is nil or present twice (in the map, or in the batch): the
+   caller takes the general path; -1, nothing changed, when memory fails
+   (m->error set). Room in the arrays is reserved; the map's is not needed. */
+static int ecs__batch_hash_build(ecs_manager *m, uint32_t n, const ecs_entity *es, const uint32_t *index)
+{
+    uint32_t counts[1u << ECS__BUILD_BITS], old_slots = m->map.allocated ? m->map.mask + 1u : 0u, total, cap, log2cap;
+    uint32_t shift, bits, drop, k, at;
+    ecs_entity_map_slot *old = m->map.slots, *s;
+    uint64_t *sorted;
+    if (n < 4096u || n < m->map.count || (uint64_t)m->map.count + n > 0x60000000u) return 0;
+    total = m->map.count + n;
+    for (cap = old_slots > 16u ? old_slots : 16u; (uint64_t)total * 4u > (uint64_t)cap * 3u;) cap *= 2u;
+    log2cap = ecs__log2(cap);
+    shift = 32u - log2cap;
+    bits = log2cap - ECS__WINDOW_BITS < ECS__BUILD_BITS ? log2cap - ECS__WINDOW_BITS : ECS__BUILD_BITS;
+    drop = log2cap - bits;
+    if (!ecs__batch_bucket_count(n, es, index, shift, bits, counts)) return 0;
+    for (k = 0; k < old_slots; ++k)
+        if (old[k].id) ++counts[((old[k].id * 0x9E3779B1u) >> shift) >> drop];
+    sorted = ecs__fits(total, sizeof *sorted) ? (uint64_t *)ECS__REALLOC(NULL, (size_t)total * sizeof *sorted) : NULL;
+    s = sorted && ecs__fits(cap, sizeof *s) ? (ecs_entity_map_slot *)ECS__REALLOC(NULL, (size_t)cap * sizeof *s) : NULL;
+    if (!s) {
+        ECS__FREE(sorted);
+        ecs_error_set(&m->error, ECS_ERROR_OUT_OF_MEMORY, "entity map: out of memory building %u slots", (unsigned)cap);
+        return -1;
+    }
+    ecs__bucket_starts(counts, bits);
+    ecs__batch_bucket_fill(m, n, es, index, shift, bits, counts, sorted);
+    for (k = 0; k < old_slots; ++k)
+        if (old[k].id) {
+            at = counts[((old[k].id * 0x9E3779B1u) >> shift) >> drop]++;
+            sorted[at] = (uint64_t)old[k].first << 32 | old[k].id;
+        }
+    if (!ecs__map_place(s, log2cap, drop, sorted, counts)) {
+        ECS__FREE(s);
+        ECS__FREE(sorted);
+        return 0;
+    }
+    ECS__FREE(sorted);
+    if (m->map.allocated) ECS__FREE(old);
+    m->map.slots = s;
+    m->map.mask = cap - 1u;
+    m->map.mult = 0x9E3779B1u;
+    m->map.shift = shift;
+    m->map.allocated = 1u;
+    ecs__batch_appended(m, n);
     return 1;
 }
 
@@ -3103,10 +3279,13 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
         if ((r = ecs__batch_direct(m, n, es, index)) != ECS_OK) return r;
         at = 0;
     } else {
+        int built = 0;
         if (ecs__grow_for(m, m->count + n) != ECS_OK ||
-            (m->lookup == ECS_LOOKUP_HASH && ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
+            (m->lookup == ECS_LOOKUP_HASH && (built = ecs__batch_hash_build(m, n, es, index)) < 0) ||
+            (m->lookup == ECS_LOOKUP_HASH && !built &&
+             ecs_entity_map_reserve(&m->map, m->map.count + n, 0, &m->error) != ECS_OK))
             return m->error.code;
-        if (m->lookup == ECS_LOOKUP_HASH && ecs__batch_hash_sorted(m, n, es, index)) r = ECS_OK;
+        if (built || (m->lookup == ECS_LOOKUP_HASH && ecs__batch_hash_sorted(m, n, es, index))) r = ECS_OK;
         else if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
             /* older ids' instances go only once nothing else can fail */
             if ((r = ecs__batch_dense_validate(m, n, es, index)) != ECS_OK) return r;
@@ -3245,6 +3424,7 @@ static void ecs__direct_clear(ecs_manager *m, uint32_t i)
 {
     m->entity[i].id = 0;
     --m->num_instances;
+    ++m->version;
 }
 
 ECS_DEF int ecs_manager__destroy_moving(ecs_manager *m, ecs_instance inst, ecs_fields_move_fn move)
@@ -4344,20 +4524,44 @@ static uint32_t ecs__direct_gather(const ecs_entity *const *ent, uint32_t nreq, 
     return n;
 }
 
+/* The length of the run of matching slots from s, at most limit. */
+static uint32_t ecs__direct_run(const ecs_entity *const *ent, uint32_t nreq, uint32_t s, uint32_t limit)
+{
+    uint32_t run = 0;
+    while (run + 16u <= limit && ecs__direct_block(ent, nreq, s + run)) run += 16u;
+    while (run < limit && ecs__direct_match(ent, nreq, s + run)) ++run;
+    return run;
+}
+
+/* The end of the remembered run holding slot s, or 0: none, or the runs
+   are out of date. */
+static uint32_t ecs__query_run_end(const ecs_world_query *q, uint32_t s)
+{
+    uint32_t t, r;
+    for (t = 0; t < q->num_required && q->num_runs; ++t)
+        if (q->world->component[q->term[t]].manager->version != q->run_version[t]) return 0;
+    for (r = 0; r < q->num_runs; ++r)
+        if (q->run_begin[r] <= s && s < q->run_end[r]) return q->run_end[r];
+    return 0;
+}
+
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
     const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
-    uint32_t t, s = c->next, end = c->end, run = 0, n = 0, nreq = q->num_required, limit;
+    uint32_t t, s = c->next, end = c->end, run, n = 0, nreq = q->num_required, limit, known;
     for (t = 0; t < nreq; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
     while (s < end && !ecs__direct_match(ent, nreq, s)) ++s;
     if (s == end) {
         c->next = end;
         return 0;
     }
-    limit = end - s < ECS_WORLD_CHUNK ? end - s : ECS_WORLD_CHUNK;
-    while (run + 16u <= limit && ecs__direct_block(ent, nreq, s + run)) run += 16u;
-    while (run < limit && ecs__direct_match(ent, nreq, s + run)) ++run;
+    /* a contiguous chunk needs no buffer unless optional terms are looked
+       up for it: without them it spans its whole run */
+    limit = end - s < ECS_WORLD_CHUNK || q->num_terms == nreq ? end - s : ECS_WORLD_CHUNK;
+    known = ecs__query_run_end(q, s);
+    if (known) run = known - s < limit ? known - s : limit;
+    else run = ecs__direct_run(ent, nreq, s, limit);
     if (run >= ECS__WORLD_MIN_RUN || run == limit) { /* a contiguous run */
         for (t = 0; t < nreq; ++t) {
             out->first[t] = s;
@@ -4498,6 +4702,49 @@ ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)
     case ECS_WORLD_QUERY_DIRECT: return ecs__cursor_direct(c, out);
     case ECS_WORLD_QUERY_GROUP: return ecs__cursor_group(c, out);
     default: return ecs__cursor_lookup(c, out);
+    }
+}
+
+/* Remembers run [begin, end) if it is among the longest (slot order kept). */
+static void ecs__query_keep_run(ecs_world_query *q, uint32_t begin, uint32_t end)
+{
+    uint32_t r, shortest = 0;
+    if (q->num_runs == ECS_WORLD_QUERY_RUNS) {
+        for (r = 1; r < q->num_runs; ++r)
+            if (q->run_end[r] - q->run_begin[r] < q->run_end[shortest] - q->run_begin[shortest]) shortest = r;
+        if (q->run_end[shortest] - q->run_begin[shortest] >= end - begin) return;
+        for (r = shortest; r + 1u < q->num_runs; ++r) { /* drop it */
+            q->run_begin[r] = q->run_begin[r + 1u];
+            q->run_end[r] = q->run_end[r + 1u];
+        }
+        --q->num_runs;
+    }
+    q->run_begin[q->num_runs] = begin; /* runs arrive in slot order */
+    q->run_end[q->num_runs++] = end;
+}
+
+ECS_DEF void ecs_world_query_refresh(ecs_world_query *q)
+{
+    const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
+    uint32_t t, s, span, nreq = q->num_required, same = q->scanned;
+    if (q->path != ECS_WORLD_QUERY_DIRECT || q->epoch != q->world->epoch) {
+        q->scanned = q->num_runs = 0;
+        return;
+    }
+    for (t = 0; t < nreq; ++t) {
+        const ecs_manager *m = q->world->component[q->term[t]].manager;
+        ent[t] = m->entity;
+        same &= m->version == q->run_version[t];
+        q->run_version[t] = m->version;
+    }
+    if (same) return;
+    q->scanned = 1u;
+    q->num_runs = 0;
+    span = ecs_world_query_span(q);
+    for (s = 0; s < span;) {
+        uint32_t run = ecs__direct_run(ent, nreq, s, span - s);
+        if (run >= ECS__WORLD_MIN_RUN) ecs__query_keep_run(q, s, s + run);
+        s += run ? run : 1u;
     }
 }
 

@@ -366,6 +366,12 @@ REFERENCE (every public function; the declarations below have the details)
      uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                            ecs_error *err)
                                                          registers tm in w (queries, destroy_tree)
+   Snapshots (ecs_resource.h's SNAPSHOTS, through the store interface):
+     size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap)
+                                                         the whole state as 32-bit words
+     ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err)
+                                                         checked, bit-exact, into an empty manager
+     void ecs_transform_snapshot_clear(void *tm)         empties tm, keeps its settings
 
 REVISION HISTORY
    0.3  REFERENCE (every function's signature); the plugin API's matrix math
@@ -670,8 +676,12 @@ ECS_DEF void ecs_transform_unspawn(void *user, const ecs_spawn_context *ctx, uin
 /** The ecs_store_interface of an ecs_transform_manager (store = the
     ecs_transform_manager*): lookup, next (always nil: one transform per
     entity), count, entity_at, destroy_entity, collect (ecs_transform_collect),
-    subtree (e's node and its descendants, depth-first, parents first),
-    spawn/unspawn (ecs_transform_spawn/_unspawn). Static; never NULL. */
+    subtree (e's node and its descendants, depth-first, parents first,
+    siblings in the order they were linked),
+    spawn/unspawn (ecs_transform_spawn/_unspawn), the snapshot calls,
+    parent_of and spawn_record (the 64-byte "transform" record: the local
+    matrix, or as a root the world matrix, as of the last commit in deferred
+    mode; ecs_resource_save_subtree). Static; never NULL. */
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void);
 /** Registers tm in w under name (usually "transform") through
     ecs_transform_store_interface: queries can then name it, and
@@ -681,6 +691,32 @@ ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void);
     name empty or taken, tm registered already, out of memory). */
 ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                               ecs_error *err);
+
+/* ---- snapshots: the transform manager's whole state as bytes -------------
+   What ecs_resource.h's ecs_snapshot_save/_load/_clone use through the
+   store interface (save, load, clear, save_version): every array in
+   instance order (entity, links, age, local and world matrices), the
+   deferred state (dirty range, pending ids, idle frames), the gc and
+   collect state; all 32-bit words in this machine's byte order. A load
+   restores it bit-exactly: the same instances in the same order, the same
+   results from every later call. */
+
+/** Version of ecs_transform_snapshot_save's bytes. */
+#define ECS_TRANSFORM_SNAPSHOT_VERSION 1u
+/** Writes tm's (an ecs_transform_manager*) state: with out NULL returns the
+    size, else writes it when cap >= size and returns it (0 when cap is
+    smaller). Only reads tm. */
+ECS_DEF size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap);
+/** Restores save's bytes into tm, which must be empty (count 0) and have
+    the saved lookup kind and mode. Checks everything (ids, one transform per
+    entity, links consistent and acyclic, sizes): ECS_OK, or
+    ECS_ERROR_CORRUPT_RESOURCE naming the offset and field,
+    ECS_ERROR_INVALID_ARGUMENT (not empty, other lookup or mode),
+    ECS_ERROR_OUT_OF_MEMORY; nothing changed on failure. The collect cursor
+    is taken over by the first entity manager ecs_transform_collect reads. */
+ECS_DEF ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err);
+/** Empties tm (keeps its lookup kind, mode, idle frames and allocations). */
+ECS_DEF void ecs_transform_snapshot_clear(void *tm);
 
 #ifdef __cplusplus
 }
@@ -1608,9 +1644,19 @@ static void ecs__tf_prefetch_key(const ecs_transform_manager *tm, uint32_t key)
     else ECS__TF_PREFETCH(&m->slots[(key * 0x9E3779B1u) >> m->shift]);
 }
 
+/* A collect cursor a snapshot load restored: the first collect takes it
+   over for the entity manager it is given (the loaded world's). */
+#define ECS__TF_LOG_ADOPT(tm) ((const ecs_entity_manager *)(const void *)&(tm)->log)
+
 ECS_DEF uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_entity_manager *em)
 {
-    uint32_t n = ecs_entity_log_pending(em, &tm->log), from = tm->log.next, k = 0, destroyed = 0;
+    uint32_t n, from, k = 0, destroyed = 0;
+    if (tm->log.em == ECS__TF_LOG_ADOPT(tm)) {
+        tm->log.em = em;
+        tm->log.life = em->life;
+    }
+    n = ecs_entity_log_pending(em, &tm->log);
+    from = tm->log.next;
     if (tm->count == 0) n = 0; /* nothing to collect, whatever the log says */
     if (n != ECS_ENTITY_LOG_LOST) {
         uint32_t ahead = n < ECS__TF_PREFETCH_DISTANCE ? n : ECS__TF_PREFETCH_DISTANCE;
@@ -2518,8 +2564,10 @@ static uint32_t ecs__tf_store_collect(void *store, const ecs_entity_manager *em)
     return ecs_transform_collect((ecs_transform_manager *)store, em);
 }
 
-/* e's node, then its descendants depth-first (first_child / next_sibling,
-   climbing by parent: no stack, any depth). */
+/* e's node, then its descendants depth-first, siblings in the order they
+   were linked (a link puts a child first, so from the last child back by
+   prev_sibling: a spawned resource's entities come back in resource
+   order); climbing by parent: no stack, any depth, O(subtree). */
 static uint32_t ecs__tf_store_subtree(const void *store, ecs_entity e, ecs_entity *out, uint32_t cap)
 {
     const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
@@ -2529,19 +2577,39 @@ static uint32_t ecs__tf_store_subtree(const void *store, ecs_entity e, ecs_entit
         if (n < cap) out[n] = tm->entity[i];
         ++n;
         if (tm->first_child[i] != ECS__TF_NIL) {
-            i = tm->first_child[i];
+            for (i = tm->first_child[i]; tm->next_sibling[i] != ECS__TF_NIL;) i = tm->next_sibling[i];
             continue;
         }
-        while (i != root && tm->next_sibling[i] == ECS__TF_NIL) i = tm->parent[i];
+        while (i != root && tm->prev_sibling[i] == ECS__TF_NIL) i = tm->parent[i];
         if (i == root) return n;
-        i = tm->next_sibling[i];
+        i = tm->prev_sibling[i];
     }
+}
+
+static ecs_entity ecs__tf_store_parent_of(const void *store, ecs_entity e)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t i = ecs_transform_lookup(tm, e).i;
+    if (i == ECS__TF_NIL || tm->parent[i] == ECS__TF_NIL) return ecs_entity_make(0, 0);
+    return tm->entity[tm->parent[i]];
+}
+
+/* The 64-byte "transform" record: e's local matrix, or as a root its world
+   matrix (deferred mode: as of the last commit). */
+static uint32_t ecs__tf_store_spawn_record(const void *store, ecs_entity e, int as_root, void *out, uint32_t cap)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t i = ecs_transform_lookup(tm, e).i;
+    if (i == ECS__TF_NIL) return 0;
+    if (cap >= sizeof(ecs_mat4)) memcpy(out, as_root ? &tm->world[i] : &tm->local[i], sizeof(ecs_mat4));
+    return (uint32_t)sizeof(ecs_mat4);
 }
 
 static const ecs_store_interface ecs__tf_store = {
     ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
     ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
-    ecs_transform_unspawn, NULL, NULL, NULL, 0u};
+    ecs_transform_unspawn, ecs_transform_snapshot_save, ecs_transform_snapshot_load, ecs_transform_snapshot_clear,
+    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record};
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 
@@ -2549,6 +2617,239 @@ ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ec
                                               ecs_error *err)
 {
     return ecs_world_add_store(w, name, tm, &ecs__tf_store, err);
+}
+
+/* ---- snapshots ------------------------------------------------------------ */
+
+#define ECS__TF_SNAP_HEAD 10u /* words: count, mode, first_dirty, idle_frames, num_pending, rng,
+                                 log_state, log_next, log_retired, lookup */
+#define ECS__TF_SNAP_WORDS 38u /* words per instance: entity, 4 links, age, 2 x 16 floats */
+
+static size_t ecs__tf_snap_size(uint32_t count, uint32_t pending)
+{
+    uint64_t words = ECS__TF_SNAP_HEAD + (uint64_t)count * ECS__TF_SNAP_WORDS + pending;
+    return words * 4u > (uint64_t)SIZE_MAX ? 0u : (size_t)(words * 4u);
+}
+
+static unsigned char *ecs__tf_snap_put(unsigned char *at, const void *src, size_t n)
+{
+    if (n) memcpy(at, src, n);
+    return at + n;
+}
+
+ECS_DEF size_t ecs_transform_snapshot_save(const void *store, void *out, size_t cap)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    size_t size = ecs__tf_snap_size(tm->count, tm->num_pending), n = tm->count;
+    uint32_t head[ECS__TF_SNAP_HEAD], k;
+    unsigned char *at = (unsigned char *)out;
+    if (!out) return size;
+    if (cap < size || size == 0) return 0;
+    head[0] = tm->count;
+    head[1] = (uint32_t)tm->mode;
+    head[2] = tm->first_dirty;
+    head[3] = tm->idle_frames;
+    head[4] = tm->num_pending;
+    head[5] = tm->rng;
+    head[6] = tm->log.em ? 1u : 0u;
+    head[7] = tm->log.next;
+    head[8] = tm->log.retired;
+    head[9] = (uint32_t)tm->map.kind;
+    at = ecs__tf_snap_put(at, head, sizeof head);
+    at = ecs__tf_snap_put(at, tm->entity, n * 4u);
+    at = ecs__tf_snap_put(at, tm->parent, n * 4u);
+    at = ecs__tf_snap_put(at, tm->first_child, n * 4u);
+    at = ecs__tf_snap_put(at, tm->next_sibling, n * 4u);
+    at = ecs__tf_snap_put(at, tm->prev_sibling, n * 4u);
+    for (k = 0; k < tm->count; ++k) {
+        uint32_t age = tm->age[k];
+        at = ecs__tf_snap_put(at, &age, 4u);
+    }
+    at = ecs__tf_snap_put(at, tm->local, n * sizeof(ecs_mat4));
+    at = ecs__tf_snap_put(at, tm->world, n * sizeof(ecs_mat4));
+    (void)ecs__tf_snap_put(at, tm->pending, (size_t)tm->num_pending * 4u);
+    return size;
+}
+
+/* Word k of array `a` (0 entity, 1 parent, 2 first_child, 3 next, 4 prev,
+   5 age) of a saved state with n instances. */
+static uint32_t ecs__tf_snap_word(const unsigned char *d, uint32_t n, uint32_t a, uint32_t k)
+{
+    uint32_t v;
+    memcpy(&v, d + 4u * (ECS__TF_SNAP_HEAD + (size_t)a * n + k), 4);
+    return v;
+}
+
+static ecs_result ecs__tf_snap_bad(ecs_error *err, const unsigned char *d, uint32_t n, uint32_t a, uint32_t k,
+                                   const char *why)
+{
+    static const char *const names[6] = {"entity", "parent", "first_child", "next_sibling", "prev_sibling", "age"};
+    return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset %lu (%s[%u] = %u): %s",
+                         (unsigned long)(4u * (ECS__TF_SNAP_HEAD + (size_t)a * n + k)), names[a], (unsigned)k,
+                         (unsigned)ecs__tf_snap_word(d, n, a, k), why);
+}
+
+/* Links: in range, mutual, children lists holding exactly each node's
+   children, no cycle through parents. state: n bytes of scratch. */
+static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, uint8_t *state, uint32_t *stack, ecs_error *err)
+{
+    uint32_t i, listed = 0, children = 0;
+    for (i = 0; i < n; ++i) {
+        uint32_t p = ecs__tf_snap_word(d, n, 1, i), c = ecs__tf_snap_word(d, n, 2, i);
+        uint32_t nx = ecs__tf_snap_word(d, n, 3, i), pr = ecs__tf_snap_word(d, n, 4, i);
+        if (p != ECS__TF_NIL && (p >= n || p == i)) return ecs__tf_snap_bad(err, d, n, 1, i, "not an instance");
+        if (p == ECS__TF_NIL && (nx != ECS__TF_NIL || pr != ECS__TF_NIL)) return ecs__tf_snap_bad(err, d, n, 3, i, "a root with siblings");
+        if (c != ECS__TF_NIL && (c >= n || ecs__tf_snap_word(d, n, 1, c) != i || ecs__tf_snap_word(d, n, 4, c) != ECS__TF_NIL))
+            return ecs__tf_snap_bad(err, d, n, 2, i, "not a first child of this node");
+        if (nx != ECS__TF_NIL && (nx >= n || ecs__tf_snap_word(d, n, 4, nx) != i || ecs__tf_snap_word(d, n, 1, nx) != p))
+            return ecs__tf_snap_bad(err, d, n, 3, i, "not a sibling pointing back");
+        if (pr != ECS__TF_NIL && (pr >= n || ecs__tf_snap_word(d, n, 3, pr) != i))
+            return ecs__tf_snap_bad(err, d, n, 4, i, "not a sibling pointing back");
+        if (p != ECS__TF_NIL && pr == ECS__TF_NIL && ecs__tf_snap_word(d, n, 2, p) != i)
+            return ecs__tf_snap_bad(err, d, n, 4, i, "a first sibling its parent does not list first");
+        if (ecs__tf_snap_word(d, n, 5, i) > 255u) return ecs__tf_snap_bad(err, d, n, 5, i, "more than 255");
+        children += p != ECS__TF_NIL;
+    }
+    for (i = 0; i < n; ++i) { /* walk every child list: together they hold every child once */
+        uint32_t c;
+        for (c = ecs__tf_snap_word(d, n, 2, i); c != ECS__TF_NIL && listed <= children; c = ecs__tf_snap_word(d, n, 3, c)) ++listed;
+    }
+    if (listed != children) return ecs__tf_snap_bad(err, d, n, 3, 0, "the sibling lists do not hold every child once");
+    memset(state, 0, n); /* 0 new, 1 on the current walk, 2 known to reach a root */
+    for (i = 0; i < n; ++i) {
+        uint32_t x = i, depth = 0;
+        while (x != ECS__TF_NIL && state[x] == 0) {
+            state[x] = 1;
+            stack[depth++] = x;
+            x = ecs__tf_snap_word(d, n, 1, x);
+        }
+        if (x != ECS__TF_NIL && state[x] == 1) return ecs__tf_snap_bad(err, d, n, 1, x, "a cycle through parents");
+        while (depth) state[stack[--depth]] = 2;
+    }
+    return ECS_OK;
+}
+
+/* Reads the header words; checks sizes and settings against tm. */
+static ecs_result ecs__tf_snap_head(const ecs_transform_manager *tm, const unsigned char *d, size_t size, uint32_t *h,
+                                    ecs_error *err)
+{
+    if (size < 4u * ECS__TF_SNAP_HEAD)
+        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: %lu bytes, the header has 40", (unsigned long)size);
+    memcpy(h, d, 4u * ECS__TF_SNAP_HEAD);
+    if ((uint64_t)h[0] * ECS__TF_SNAP_WORDS + h[4] > (size - 4u * ECS__TF_SNAP_HEAD) / 4u ||
+        ecs__tf_snap_size(h[0], h[4]) != size || h[0] >= 0xFFFFFFFDu)
+        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE,
+                             "transform snapshot: offset 0 (count %u, num_pending %u): %lu bytes do not fit them",
+                             (unsigned)h[0], (unsigned)h[4], (unsigned long)size);
+    if (h[1] != (uint32_t)tm->mode || h[9] != (uint32_t)tm->map.kind)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "transform snapshot: saved with mode %u and lookup %u, this manager has %u and %u",
+                             (unsigned)h[1], (unsigned)h[9], (unsigned)tm->mode, (unsigned)tm->map.kind);
+    if (h[2] > h[0] || (h[1] == ECS_TRANSFORM_IMMEDIATE && h[2] != h[0]) || h[6] > 1u)
+        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset 8 (first_dirty %u of %u, log %u)",
+                             (unsigned)h[2], (unsigned)h[0], (unsigned)h[6]);
+    if (tm->count) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: the manager is not empty");
+    return ECS_OK;
+}
+
+/* Every id valid and in map once (dense: one per index). */
+static ecs_result ecs__tf_snap_ids(const unsigned char *d, uint32_t n, ecs_entity_map *map, ecs_error *err)
+{
+    uint32_t i, top = 0;
+    ecs_result r;
+    for (i = 0; i < n; ++i) {
+        uint32_t id = ecs__tf_snap_word(d, n, 0, i);
+        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__TF_ID_MASK) return ecs__tf_snap_bad(err, d, n, 0, i, "not an entity id");
+        if ((id & ECS_INDEX_MASK) > top) top = id & ECS_INDEX_MASK;
+    }
+    if ((r = ecs_entity_map_reserve(map, n, top, err)) != ECS_OK) return r;
+    for (i = 0; i < n; ++i) {
+        uint32_t id = ecs__tf_snap_word(d, n, 0, i);
+        if (map->kind == ECS_LOOKUP_DENSE ? map->slots[id & ECS_INDEX_MASK].id != 0 : ecs_entity_map_find(map, id) != ECS__TF_NIL)
+            return ecs__tf_snap_bad(err, d, n, 0, i, "a second transform of this entity (or index)");
+        ecs_entity_map_set(map, id, i);
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, size_t size, ecs_error *err)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)store;
+    const unsigned char *d = (const unsigned char *)data;
+    uint32_t h[ECS__TF_SNAP_HEAD], n, k, *pending = NULL, *stack;
+    ecs__tf_arrays a;
+    ecs_entity_map map;
+    uint8_t *state;
+    ecs_result r;
+    if (!tm || !data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: NULL argument");
+    if ((r = ecs__tf_snap_head(tm, d, size, h, err)) != ECS_OK) return r;
+    n = h[0];
+    state = (uint8_t *)ECS__REALLOC(NULL, (size_t)n + 1u);
+    stack = (uint32_t *)ECS__REALLOC(NULL, ((size_t)n + 1u) * 4u);
+    r = state && stack ? ecs__tf_snap_links(d, n, state, stack, err)
+                       : ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory");
+    ECS__FREE(state);
+    ECS__FREE(stack);
+    if (r != ECS_OK) return r;
+    ecs_entity_map_init(&map, tm->map.kind);
+    if ((r = ecs__tf_snap_ids(d, n, &map, err)) != ECS_OK) {
+        ecs_entity_map_free(&map);
+        return r;
+    }
+    if (h[4] && !(pending = (uint32_t *)ECS__REALLOC(NULL, (size_t)h[4] * 4u))) r = ECS_ERROR_OUT_OF_MEMORY;
+    if (r == ECS_OK && !ecs__tf_alloc(n + 1u < 16u ? 16u : n + 1u, &a)) r = ECS_ERROR_OUT_OF_MEMORY;
+    if (r != ECS_OK) {
+        ECS__FREE(pending);
+        ecs_entity_map_free(&map);
+        return ecs_error_set(err, r, "transform snapshot: out of memory for %u nodes", (unsigned)n);
+    }
+    d += 4u * ECS__TF_SNAP_HEAD;
+    memcpy(a.entity, d, (size_t)n * 4u);
+    memcpy(a.parent, d + (size_t)n * 4u, (size_t)n * 4u);
+    memcpy(a.first_child, d + (size_t)n * 8u, (size_t)n * 4u);
+    memcpy(a.next_sibling, d + (size_t)n * 12u, (size_t)n * 4u);
+    memcpy(a.prev_sibling, d + (size_t)n * 16u, (size_t)n * 4u);
+    for (k = 0; k < n; ++k) {
+        uint32_t age;
+        memcpy(&age, d + (size_t)n * 20u + 4u * k, 4);
+        a.age[k] = (uint8_t)age;
+    }
+    memcpy(a.local, d + (size_t)n * 24u, (size_t)n * sizeof(ecs_mat4));
+    memcpy(a.world, d + (size_t)n * 24u + (size_t)n * sizeof(ecs_mat4), (size_t)n * sizeof(ecs_mat4));
+    if (h[4]) memcpy(pending, d + (size_t)n * 24u + (size_t)n * 2u * sizeof(ecs_mat4), (size_t)h[4] * 4u);
+    ecs__tf_adopt(tm, &a, n + 1u < 16u ? 16u : n + 1u);
+    ecs_entity_map_free(&tm->map);
+    tm->map = map;
+    ECS__FREE(tm->pending);
+    tm->pending = pending;
+    tm->num_pending = tm->pending_capacity = h[4];
+    tm->count = n;
+    tm->first_dirty = h[2];
+    tm->idle_frames = h[3];
+    tm->rng = h[5];
+    tm->log.em = h[6] ? ECS__TF_LOG_ADOPT(tm) : NULL;
+    tm->log.next = h[7];
+    tm->log.retired = h[8];
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_transform_snapshot_clear(void *store)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)store;
+    ecs_lookup_kind lookup = tm->map.kind;
+    uint32_t k;
+    if (tm->map.allocated) {
+        for (k = 0; k <= tm->map.mask; ++k) {
+            tm->map.slots[k].id = 0;
+            tm->map.slots[k].first = lookup == ECS_LOOKUP_DENSE && k ? 0u : ECS__TF_NIL;
+        }
+        tm->map.count = 0;
+    }
+    tm->count = 0;
+    tm->first_dirty = 0;
+    tm->num_pending = 0;
+    tm->rng = 0;
+    memset(&tm->log, 0, sizeof tm->log);
 }
 
 #endif /* ECS__TRANSFORM_IMPLEMENTATION_DONE */

@@ -1489,6 +1489,199 @@ static void bench_resource_rows(void)
     ecs_compiler_free(&compiler);
 }
 
+/* ---- snapshots ----------------------------------------------------------------
+   snapshot_save_gbs / _load_gbs / world_clone_gbs: a world of N entities,
+   each with the two-vec3 component in a dense manager and a transform in an
+   N-node hierarchy (30% roots, else a random earlier parent; reordered
+   depth-first, as an engine keeps it for its linear world pass); bytes of the
+   snapshot per second (load: verify included, into an emptied world; clone:
+   into a world that already holds a copy, the rollback case).
+   snapshot_json_*: the same world at N/10, JSON bytes per second (load: text
+   to snapshot to world). snapshot_bytes_per_entity and _ratio: the
+   snapshot's bytes per entity and against the live data (entity ids,
+   fields, transform arrays, generations; no maps). snapshot_1k_roundtrip_us:
+   the rust ecs_bench_suite's serialize case, 1,000 entities of a mat4 and
+   three vec3, saved and loaded. */
+
+static const ecs_schema_field bs_body_schema[] = {{"position", ECS_FIELD_VEC3, "[0, 0, 0]"},
+                                                 {"velocity", ECS_FIELD_VEC3, "[0, 0, 0]"}};
+static const ecs_schema_field bs_rust_schema[] = {{"transform", ECS_FIELD_MAT4, "{}"}, {"position", ECS_FIELD_VEC3, "[0, 0, 0]"},
+                                                 {"rotation", ECS_FIELD_VEC3, "[0, 0, 0]"}, {"velocity", ECS_FIELD_VEC3, "[0, 0, 0]"}};
+
+typedef struct bs_world {
+    ecs_world w;
+    ecs_transform_manager tm;
+} bs_world;
+
+static void bs_fail(const char *what, const ecs_error *err)
+{
+    fprintf(stderr, "bench: snapshots: %s: %s\n", what, err->message);
+    exit(1);
+}
+
+/* The world's stores (empty); with_transform: the hierarchy store too. */
+static void bs_init(bs_world *b, const ecs_schema_field *schema, uint32_t num_fields, int with_transform)
+{
+    ecs_error err;
+    if (ecs_world_init(&b->w) != ECS_OK || !ecs_world_define_schema(&b->w, "body", schema, num_fields, ECS_LOOKUP_DENSE, &err))
+        bs_fail("world", &err);
+    ecs_transform_manager_init(&b->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    if (with_transform && ecs_transform_world_register(&b->w, "transform", &b->tm, &err) == ECS_WORLD_NO_COMPONENT)
+        bs_fail("transform", &err);
+}
+
+static void bs_free(bs_world *b)
+{
+    ecs_world_free(&b->w);
+    ecs_transform_manager_free(&b->tm);
+}
+
+static void bs_fill(bs_world *b, uint32_t n, int with_transform)
+{
+    ecs_manager *m = ecs_world_manager(&b->w, "body");
+    ecs_entity *es = (ecs_entity *)bench_alloc((size_t)n * sizeof *es);
+    uint64_t seed = 0x5A45;
+    uint32_t k, f;
+    ecs_error err;
+    if (ecs_entity_create_many(&b->w.entities, n, es) != ECS_OK || ecs_manager_create_many(m, n, es, NULL, NULL) != ECS_OK) {
+        err = m->error;
+        bs_fail("fill", &err);
+    }
+    for (f = 0; f < m->num_fields; ++f)
+        for (k = 0; k < n * (m->fields[f].size / 4u); ++k) ((float *)m->field[f])[k] = (float)(bench_rand(&seed) % 1000u);
+    for (k = 0; with_transform && k < n; ++k) {
+        ecs_mat4 local = ecs_mat4_identity();
+        ecs_instance parent = k && bench_rand(&seed) % 10u >= 3u ? ecs_instance_make((uint32_t)(bench_rand(&seed) % k))
+                                                                 : ecs_instance_nil();
+        local.m[12] = (float)k;
+        if (ecs_instance_is_nil(ecs_transform_create(&b->tm, es[k], &local, parent))) bs_fail("transform", &b->tm.error);
+    }
+    if (with_transform && ecs_transform_reorder(&b->tm) != ECS_OK) bs_fail("reorder", &b->tm.error); /* an engine's steady state */
+    free(es);
+}
+
+typedef struct bs_ctx {
+    bs_world *src, *dst;
+    ecs_snapshot_output out, text, back;
+    uint64_t hash;
+} bs_ctx;
+
+static void bs_save(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    ecs_snapshot_output_free(&c->out);
+    if (ecs_snapshot_save(&c->src->w, NULL, &c->out, &err) != ECS_OK) bs_fail("save", &err);
+}
+
+static void bs_empty(void *p) { ecs__snap_clear_world(&((bs_ctx *)p)->dst->w); }
+
+static void bs_load(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    if (ecs_snapshot_load(&c->dst->w, c->out.data, c->out.size, 0, NULL, &err) != ECS_OK) bs_fail("load", &err);
+}
+
+static void bs_clone(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    if (ecs_snapshot_clone(&c->dst->w, &c->src->w, &err) != ECS_OK) bs_fail("clone", &err);
+}
+
+static void bs_check(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    if (ecs_snapshot_world_hash(&c->dst->w) != c->hash) {
+        fprintf(stderr, "bench: snapshots: the copy differs\n");
+        exit(1);
+    }
+}
+
+static void bs_to_json(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    ecs_snapshot_output_free(&c->text);
+    if (ecs_snapshot_to_json(c->out.data, c->out.size, &c->text, &err) != ECS_OK) bs_fail("to_json", &err);
+}
+
+static void bs_from_json(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    ecs_snapshot_output_free(&c->back);
+    if (ecs_snapshot_from_json((const char *)c->text.data, c->text.size, &c->back, &err) != ECS_OK ||
+        ecs_snapshot_load(&c->dst->w, c->back.data, c->back.size, 0, NULL, &err) != ECS_OK)
+        bs_fail("from_json", &err);
+}
+
+static void bs_roundtrip(void *p)
+{
+    bs_save(p);
+    bs_load(p);
+}
+
+static void bs_free_ctx(bs_ctx *c)
+{
+    ecs_snapshot_output_free(&c->out);
+    ecs_snapshot_output_free(&c->text);
+    ecs_snapshot_output_free(&c->back);
+}
+
+static void bench_snapshot_rows(void)
+{
+    bs_world a, b;
+    bs_ctx c;
+    uint32_t n = bench_n;
+    double t, live;
+    memset(&c, 0, sizeof c);
+    c.src = &a;
+    c.dst = &b;
+    bs_init(&a, bs_body_schema, 2, 1);
+    bs_init(&b, bs_body_schema, 2, 1);
+    bs_fill(&a, n, 1);
+    c.hash = ecs_snapshot_world_hash(&a.w);
+    t = bench__time(NULL, bs_save, NULL, &c);
+    bench_row("snapshot_save_gbs", (double)c.out.size / t, "GB/s");
+    t = bench__time(bs_empty, bs_load, bs_check, &c);
+    bench_row("snapshot_load_gbs", (double)c.out.size / t, "GB/s");
+    t = bench__time(NULL, bs_clone, bs_check, &c);
+    bench_row("world_clone_gbs", (double)c.out.size / t, "GB/s");
+    live = (double)n * (4.0 + 24.0) + (double)n * (4.0 + 2.0 * sizeof(ecs_mat4) + 16.0 + 1.0) + (double)n + 1.0;
+    bench_row("snapshot_bytes_per_entity", (double)c.out.size / n, "bytes");
+    bench_row("snapshot_bytes_ratio", (double)c.out.size / live, "x");
+    bench_checksum_add((double)c.out.size);
+    bs_free(&a);
+    bs_free(&b);
+    bs_free_ctx(&c);
+
+    bs_init(&a, bs_body_schema, 2, 1);
+    bs_init(&b, bs_body_schema, 2, 1);
+    bs_fill(&a, n / 10u ? n / 10u : 1u, 1);
+    c.hash = ecs_snapshot_world_hash(&a.w);
+    bs_save(&c);
+    t = bench__time(NULL, bs_to_json, NULL, &c);
+    bench_row("snapshot_json_save_mb_per_s", (double)c.text.size / 1e6 / (t / 1e9), "MB/s");
+    t = bench__time(bs_empty, bs_from_json, bs_check, &c);
+    bench_row("snapshot_json_load_mb_per_s", (double)c.text.size / 1e6 / (t / 1e9), "MB/s");
+    bench_checksum_add((double)c.text.size);
+    bs_free(&a);
+    bs_free(&b);
+    bs_free_ctx(&c);
+
+    bs_init(&a, bs_rust_schema, 4, 0);
+    bs_init(&b, bs_rust_schema, 4, 0);
+    bs_fill(&a, 1000u, 0);
+    c.hash = ecs_snapshot_world_hash(&a.w);
+    t = bench__time(bs_empty, bs_roundtrip, bs_check, &c);
+    bench_row("snapshot_1k_roundtrip_us", t / 1000.0, "us");
+    bs_free(&a);
+    bs_free(&b);
+    bs_free_ctx(&c);
+}
+
 /* ---- world and systems (DESIGN §7, §8) ------------------------------------------
    abeimler/ecs_benchmark's SystemsUpdate (systems_2: movement P += V*dt and
    the data system) and ComplexSystemsUpdate (systems_7: those two, the
@@ -2031,6 +2224,7 @@ static void bq_query(void *p)
     bq_ctx *c = (bq_ctx *)p;
     ecs_world_chunk ch;
     uint32_t k;
+    ecs_world_query_refresh(&c->q); /* once a frame, timed: the direct path's runs (a check when unchanged) */
     ecs_world_cursor_start(&c->cursor, &c->q, 0, UINT32_MAX);
     while (ecs_world_cursor_next(&c->cursor, &ch)) {
         if (!ch.index[0] && !ch.index[1]) { /* contiguous runs: plain arrays from first[t] */
@@ -2601,6 +2795,7 @@ static const bench__target bench__targets[] = {
     {"transform_bytes_per_node", 160, NULL},
     {"spawn_level_10k_us", 100, NULL},
     {"spawn_vs_memcpy_ratio", 5, NULL},
+    {"snapshot_bytes_ratio", 1.1, NULL},
     {"systems_2_ns", 1.15, "systems_2_plain_ns"},
     {"systems_7_ns", 1.15, "systems_7_plain_ns"},
     {"systems_7_mixed_ns", 1.2, "systems_7_mixed_plain_ns"},
@@ -2670,7 +2865,7 @@ int main(int argc, char **argv)
             bench_n = 100000u;
         } else {
             fprintf(stderr, "usage: %s [--csv] [--csv-out FILE] [--plot FILE.svg] [--quick]\n"
-                            "          [--only entities|components|transforms|resources|systems|threads]\n", argv[0]);
+                            "          [--only entities|components|transforms|resources|systems|threads|snapshots]\n", argv[0]);
             return strcmp(argv[a], "--help") == 0 ? 0 : 2;
         }
     }
@@ -2687,6 +2882,7 @@ int main(int argc, char **argv)
     if (!only || strcmp(only, "components") == 0) bench_component_rows();
     if (!only || strcmp(only, "transforms") == 0) bench_transform_rows();
     if (!only || strcmp(only, "resources") == 0) bench_resource_rows();
+    if (!only || strcmp(only, "snapshots") == 0) bench_snapshot_rows();
     if (!only || strcmp(only, "systems") == 0) bench_systems_rows();
     if (!only || strcmp(only, "threads") == 0) bench_threads_rows(cores);
     if (!csv) {

@@ -36,7 +36,12 @@
         threads, with the same results bit for bit (the report's
         world_hash line is the same for every N);
      6. a report: entities alive, instances per manager (after a final full
-        collection), time per frame split by system, peak memory.
+        collection), time per frame split by system, peak memory;
+     7. with --check-snapshot F: the world was saved after frame F
+        (ecs_snapshot_save); it is loaded back over the live world
+        (ECS_SNAPSHOT_REPLACE) with the engine's own state, the frames after
+        F run again, and every frame's ecs_snapshot_world_hash must equal the
+        first run's.
    The report's lines start with "report:" and are key=value, for scripts
    (tests/check_engine.sh checks them). */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
@@ -82,8 +87,8 @@ static const char crate_prefab[] =
 
 typedef struct options {
     const char *level, *spin_level, *plugins;
-    uint32_t frames, spawn, destroy, moving_percent, threads;
-    int reload, quiet;
+    uint32_t frames, spawn, destroy, moving_percent, threads, check_at;
+    int reload, quiet, check; /* check: --check-snapshot */
 } options;
 
 enum { SYS_SIMULATE, SYS_TRANSFORMS, SYS_PLUGINS, SYS_CHURN, SYS_GC, SYS_COUNT };
@@ -113,6 +118,12 @@ typedef struct engine {
     double system_ns[SYS_COUNT], system_max_ns[SYS_COUNT];
     uint64_t rng;
     uint32_t crates_spawned, crates_destroyed;
+    /* --check-snapshot: the world saved after frame check_at, the engine's
+       own state then, and the hash of every later frame */
+    ecs_snapshot_output check_snap;
+    uint64_t check_rng, *check_hash;
+    ecs_entity *check_crates;
+    uint32_t check_head, check_count, check_capacity, check_spawned, check_destroyed;
 } engine;
 
 static double now_ns(void)
@@ -421,6 +432,60 @@ static int run_frame(engine *g, uint32_t frame)
     return 0;
 }
 
+/* ---- --check-snapshot: save, load, the same frames again ------------------------ */
+
+/* After frame `frame`: saves the world and the engine's state at check_at,
+   records the world's hash after every later frame. */
+static int check_record(engine *g, uint32_t frame)
+{
+    ecs_error err;
+    if (!g->opt.check || frame < g->opt.check_at) return 0;
+    if (frame > g->opt.check_at) {
+        g->check_hash[frame] = ecs_snapshot_world_hash(&g->world);
+        return 0;
+    }
+    if (ecs_snapshot_save(&g->world, NULL, &g->check_snap, &err) != ECS_OK) return fail("saving the snapshot", &err);
+    g->check_hash = (uint64_t *)calloc(g->opt.frames, sizeof *g->check_hash);
+    g->check_crates = (ecs_entity *)malloc((g->crates_capacity + 1u) * sizeof *g->check_crates);
+    if (!g->check_hash || !g->check_crates) return 1;
+    if (g->crates_capacity) memcpy(g->check_crates, g->crates, g->crates_capacity * sizeof *g->crates);
+    g->check_rng = g->rng;
+    g->check_head = g->crates_head;
+    g->check_count = g->crates_count;
+    g->check_capacity = g->crates_capacity;
+    g->check_spawned = g->crates_spawned;
+    g->check_destroyed = g->crates_destroyed;
+    return 0;
+}
+
+/* Loads the saved world over the live one (ECS_SNAPSHOT_REPLACE), restores
+   the engine's state and runs the frames after check_at again: every
+   frame's hash must be the first run's. */
+static int check_replay(engine *g)
+{
+    ecs_error err;
+    uint32_t frame, equal = 0, frames = g->opt.frames - g->opt.check_at - 1u;
+    if (ecs_snapshot_load(&g->world, g->check_snap.data, g->check_snap.size, ECS_SNAPSHOT_REPLACE, NULL, &err) != ECS_OK)
+        return fail("loading the snapshot", &err);
+    free(g->crates);
+    g->crates = g->check_crates;
+    g->check_crates = NULL;
+    g->crates_head = g->check_head;
+    g->crates_count = g->check_count;
+    g->crates_capacity = g->check_capacity;
+    g->crates_spawned = g->check_spawned;
+    g->crates_destroyed = g->check_destroyed;
+    g->rng = g->check_rng;
+    g->opt.reload = 0; /* the same code in both runs */
+    for (frame = g->opt.check_at + 1u; frame < g->opt.frames; ++frame) {
+        if (run_frame(g, frame)) return 1;
+        equal += ecs_snapshot_world_hash(&g->world) == g->check_hash[frame];
+    }
+    printf("report: snapshot_check at=%u bytes=%lu frames=%u equal=%u\n", (unsigned)g->opt.check_at + 1u,
+           (unsigned long)g->check_snap.size, (unsigned)frames, (unsigned)equal);
+    return equal == frames ? 0 : 1;
+}
+
 /* ---- report --------------------------------------------------------------------- */
 
 static long peak_memory_kb(void)
@@ -481,6 +546,9 @@ static void shutdown_engine(engine *g)
     ecs_transform_manager_free(&g->inventory);
     ecs_transform_manager_free(&g->game);
     free(g->crates);
+    free(g->check_crates);
+    free(g->check_hash);
+    ecs_snapshot_output_free(&g->check_snap);
     free(g->move_nodes);
     free(g->move_locals);
 }
@@ -501,6 +569,9 @@ static void usage(FILE *to)
             "  --threads N         threads for spawning, transforms and collection (default 1)\n"
             "  --reload            hot-reload the spin plugin halfway through\n"
             "  --quiet             a progress line every 10%% instead of every frame\n"
+            "  --check-snapshot F  save the world after frame F, run on, load it back over the\n"
+            "                      live world and run the same frames again: every frame's\n"
+            "                      world hash must be equal (report: snapshot_check ...)\n"
             "  --help              this text\n");
 }
 
@@ -540,6 +611,7 @@ static int parse_args(int argc, char **argv, options *o)
         else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames), ++a;
         else if (strcmp(arg, "--spawn") == 0) ok = parse_number(val, &o->spawn), ++a;
         else if (strcmp(arg, "--destroy") == 0) ok = parse_number(val, &o->destroy), ++a;
+        else if (strcmp(arg, "--check-snapshot") == 0) ok = parse_number(val, &o->check_at), o->check = 1, ++a;
         else if (strcmp(arg, "--moving") == 0) ok = parse_number(val, &o->moving_percent) && o->moving_percent <= 100, ++a;
         else if (strcmp(arg, "--threads") == 0)
             ok = parse_number(val, &o->threads) && o->threads >= 1 && o->threads <= ECS_JOBS_POOL_MAX_THREADS, ++a;
@@ -551,6 +623,11 @@ static int parse_args(int argc, char **argv, options *o)
         }
     }
     if (o->frames == 0) o->frames = 1;
+    if (o->check && (o->check_at == 0 || o->check_at >= o->frames)) {
+        fprintf(stderr, "engine: --check-snapshot F needs 1 <= F < frames\n");
+        return 0;
+    }
+    if (o->check) --o->check_at; /* frames count from 1 on the command line */
     return 1;
 }
 
@@ -571,10 +648,11 @@ int main(int argc, char **argv)
     pick_movers(&g);
     report(&g, "start");
     for (frame = 0; frame < g.opt.frames; ++frame)
-        if (run_frame(&g, frame)) goto done;
+        if (run_frame(&g, frame) || check_record(&g, frame)) goto done;
     report(&g, "end"); /* exact: every frame collected every store */
     report_times(&g);
     report_world_hash(&g);
+    if (g.opt.check && check_replay(&g)) goto done;
     rc = 0;
 done:
     shutdown_engine(&g);

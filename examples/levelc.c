@@ -10,6 +10,8 @@
      ./levelc --dump level.bin                   print any blob as text
      ./levelc --decompile level.bin [out.json]   the blob as level JSON again
                                                  (--all-members: defaults too)
+     ./levelc --snapshot-dump world.snap         a world snapshot (ecs_snapshot_save)
+                                                 as JSON on stdout, either byte order
      ./levelc --plugin build/spin.so spin_demo.json spin.bin
                                                  a plugin's component types too
                                                  (repeatable; with any mode)
@@ -55,6 +57,7 @@ static int usage(void)
     fprintf(stderr, "usage: levelc [TYPES] [--big-endian] [--prefab] [--names] [--deps] IN.json [OUT]\n"
                     "       levelc [TYPES] --dump IN.blob\n"
                     "       levelc [TYPES] [--all-members] --decompile IN.blob [OUT.json]\n"
+                    "       levelc --snapshot-dump IN.snap\n"
                     "TYPES: --schema FILE.schema.json and --plugin LIB, each repeatable\n");
     return 2;
 }
@@ -542,6 +545,28 @@ static ecs_plugin_registry *load_plugins(const options *o, ecs_compiler *c, ecs_
     return NULL;
 }
 
+/* --snapshot-dump: a snapshot (either byte order) as JSON on stdout. */
+static int run_snapshot_dump(const char *path)
+{
+    size_t len = 0;
+    char *blob = read_all(path, &len);
+    ecs_snapshot_output text = {NULL, 0};
+    ecs_error err;
+    ecs_result r;
+    if (!blob) {
+        fprintf(stderr, "levelc: cannot read %s\n", path);
+        return 1;
+    }
+    r = ecs_snapshot_verify(blob, len, &err);
+    if (r == ECS_ERROR_WRONG_BYTE_ORDER) r = ecs_snapshot_swap(blob, len, &err);
+    if (r == ECS_OK) r = ecs_snapshot_to_json(blob, len, &text, &err);
+    if (r == ECS_OK && fwrite(text.data, 1, text.size, stdout) != text.size) r = ECS_ERROR_IO;
+    if (r != ECS_OK) fprintf(stderr, "levelc: %s: %s\n", path, r == ECS_ERROR_IO ? "cannot write stdout" : err.message);
+    ecs_snapshot_output_free(&text);
+    free(blob);
+    return r == ECS_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -551,6 +576,7 @@ int main(int argc, char **argv)
     ecs_world world;
     ecs_error err;
     int status = 1, types;
+    if (argc == 3 && strcmp(argv[1], "--snapshot-dump") == 0) return run_snapshot_dump(argv[2]);
     if (!parse(argc, argv, &o)) return usage();
     ecs_compiler_init(&compiler);
     ecs_spawner_init(&spawner);

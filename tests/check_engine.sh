@@ -58,5 +58,11 @@ grep -q "ECS_ERROR_JSON" "$out/bad3.log" || { echo "no message for a broken leve
 if "$out/engine" --frames nope >/dev/null 2>&1; then echo "a bad argument did not fail"; fails=$((fails + 1)); fi
 if "$out/engine" --threads 0 >/dev/null 2>&1; then echo "--threads 0 did not fail"; fails=$((fails + 1)); fi
 
+# snapshots: saved after frame 6, loaded back over the live world, frames 7-20 run again: every frame's hash equal
+"$out/engine" --level "$out/levels/small.json" --plugins "$out/plugins" --frames 20 --spawn $spawn --destroy $destroy \
+  --quiet --check-snapshot 6 >"$out/snap.log" 2>&1 || { echo "the snapshot check failed"; cat "$out/snap.log"; fails=$((fails + 1)); }
+grep -q "report: snapshot_check at=6 bytes=[0-9]* frames=14 equal=14" "$out/snap.log" ||
+  { echo "no equal snapshot replay in the log"; fails=$((fails + 1)); }
+
 [ $fails -eq 0 ] || { cat "$out/run.log"; exit 1; }
-echo "check_engine: report counts match $frames frames of +$spawn/-$destroy crates; --threads 3 gives the same worlds; bad input fails cleanly"
+echo "check_engine: report counts match $frames frames of +$spawn/-$destroy crates; --threads 3 gives the same worlds; a snapshot replays 14 frames equal; bad input fails cleanly"

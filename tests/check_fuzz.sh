@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/check_fuzz.sh - the fuzz harnesses of ecs_resource.h as one check:
-#   1. replays tests/corpus/fuzz_resource, fuzz_json and fuzz_decompile with the
+#   1. replays tests/corpus/fuzz_resource, fuzz_json, fuzz_decompile and fuzz_snapshot with the
 #      plain builds (-DFUZZ_STANDALONE, gcc, address + undefined sanitizers);
 #   2. with clang's libFuzzer, fuzzes each harness for FUZZ_SECONDS (default
 #      20) seconds, all at once. Without libFuzzer it says so and skips 2.
@@ -17,7 +17,7 @@ mkdir -p "$OUT" || exit 2
 status=0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-for h in resource json decompile; do
+for h in resource json decompile snapshot; do
   if ! gcc -std=c99 -g -O1 $SAN -DFUZZ_STANDALONE -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/replay_$h" -lm; then
     echo "check_fuzz: build of the replay of fuzz_$h failed"; status=1; continue
   fi
@@ -32,7 +32,7 @@ if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe
 fi
 
 pids=()
-for h in resource json decompile; do
+for h in resource json decompile snapshot; do
   if ! "$CLANG" -g -O1 -fsanitize=fuzzer $SAN -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/fuzz_$h" -lm; then
     echo "check_fuzz: libFuzzer build of fuzz_$h failed"; status=1; continue
   fi

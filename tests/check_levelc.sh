@@ -98,5 +98,9 @@ bad_schema "an unknown field member" '{"components": [{"name": "health", "fields
 bad_schema "a standard component's name" '{"components": [{"name": "mesh", "fields": [{"name": "hp", "kind": "i32"}]}]}' "'mesh'"
 check "schema: a missing file fails with a message" sh -c "'$L' --schema '$OUT/nothere.json' '$GD' '$OUT/x.bin' 2> '$OUT/noschema.txt'; [ \$? -eq 1 ] && grep -q 'cannot read' '$OUT/noschema.txt'"
 check "schema: --schema needs an argument" sh -c "'$L' '$GD' --schema 2>/dev/null; [ \$? -eq 2 ]"
+SN=tests/corpus/fuzz_snapshot
+check "--snapshot-dump prints a snapshot as JSON" sh -c "'$L' --snapshot-dump '$SN/world_60.bin' > '$OUT/snap.json' && grep -q '\"name\": \"health\", \"lookup\": \"hash\"' '$OUT/snap.json' && grep -q '\"max_index\": 11' '$OUT/snap.json'"
+check "--snapshot-dump reads the other byte order" sh -c "'$L' --snapshot-dump '$SN/world_be.bin' | grep -q '\"name\": \"transform\", \"version\": 1'"
+check "--snapshot-dump refuses a broken snapshot" sh -c "head -c 100 '$SN/world_60.bin' > '$OUT/cut.snap'; '$L' --snapshot-dump '$OUT/cut.snap' > /dev/null 2> '$OUT/snap_err.txt'; [ \$? -eq 1 ] && grep -q 'offset' '$OUT/snap_err.txt'"
 if [ "$fail" -ne 0 ]; then tail -n 20 "$OUT/log"; echo "check_levelc: $fail failed"; exit 1; fi
 echo "check_levelc: levelc and gen_level work"

@@ -177,6 +177,86 @@ static void test_hash_batch(void)
     hb_free(&m);
 }
 
+/* Keys (generation 0) whose home slot in a table of 2^log2cap slots lies
+   in [lo, hi), from index `from` on; returns the next index to try. */
+static uint32_t keys_homed(ecs_entity *out, uint32_t n, uint32_t log2cap, uint32_t lo, uint32_t hi, uint32_t from)
+{
+    uint32_t k = 0;
+    for (; k < n; ++from) {
+        uint32_t home = (ecs_entity_key(ecs_entity_make(from, 0)) * 0x9E3779B1u) >> (32u - log2cap);
+        if (home >= lo && home < hi) out[k++] = ecs_entity_make(from, 0);
+    }
+    return from;
+}
+
+/* Every es[k] is found at instance k, its entity array entry is es[k], and
+   the map holds exactly n keys. */
+static void check_batch_found(hb *m, const ecs_entity *es, uint32_t n)
+{
+    uint32_t k, bad = 0;
+    for (k = 0; k < n; ++k) bad += hb_lookup(m, es[k]).i != k || m->core.entity[k].id != es[k].id || m->v[k] != k;
+    CHECK_MSG(bad == 0u, "%u of %u keys wrong", (unsigned)bad, (unsigned)n);
+    CHECK(hb_count(m) == n && m->core.map.count == n && m->core.num_instances == n);
+}
+
+/* The hash kind's batch at least as big as the table's keys (built
+   wholesale: old and new keys bucketed by home, placed window by window):
+   into an empty table; into a table holding keys, with a second instance
+   chained; runs longer than a window and runs that wrap around the end;
+   a key already present or listed twice falls back, a nil one changes
+   nothing. */
+static void test_hash_build(void)
+{
+    enum { N = 4096 };
+    static ecs_entity es[3 * N];
+    hb m;
+    ecs_instance first;
+    uint32_t k, from;
+    /* 4096 keys: 8192 slots (2^13), windows of 1024; 1500 homed at the end
+       of window 0 (a run through window 1 into window 2), 1500 homed in the
+       last 16 slots (a run that wraps to slot 0), the rest anywhere */
+    from = keys_homed(es, 1500, 13, 1008, 1024, 1);
+    from = keys_homed(es + 1500, 1500, 13, 8176, 8192, from);
+    for (k = 3000; k < N; ++k) es[k] = ecs_entity_make(from + k * 13u, 1);
+    CHECK(hb_init(&m, ECS_LOOKUP_HASH) == ECS_OK);
+    CHECK(hb_create_many(&m, N, es, &first) == ECS_OK && first.i == 0 && m.core.map.mask + 1u == 8192u);
+    for (k = 0; k < N; ++k) m.v[k] = k;
+    check_batch_found(&m, es, N);
+    CHECK(ecs_instance_is_nil(hb_lookup(&m, ecs_entity_make(from + 3u, 1))));
+    /* a second batch of as many new keys: rebuilt with the old keys (one
+       of them with a second instance, chained from its first) */
+    CHECK(hb_create(&m, es[7]).i == N);
+    m.v[N] = 7;
+    for (k = N; k < 2 * N; ++k) es[k + 1] = ecs_entity_make(from + 100000u + k * 5u, 2);
+    es[N] = es[7]; /* keep instance N's entity at its place in es */
+    CHECK(hb_create_many(&m, N, es + N + 1, &first) == ECS_OK && first.i == N + 1u);
+    for (k = N + 1; k < 2 * N + 1; ++k) m.v[k] = k;
+    m.v[N] = N;
+    for (k = 0; k < 2 * N + 1; ++k) CHECK(k == N || hb_lookup(&m, es[k]).i == k);
+    CHECK(hb_next(&m, ecs_instance_make(7)).i == N && m.core.map.count == 2 * N && hb_count(&m) == 2 * N + 1);
+    hb_free(&m);
+    /* a batch repeating a key already present, or one of its own: the
+       general path chains a second instance; nil: refused, nothing changed */
+    CHECK(hb_init(&m, ECS_LOOKUP_HASH) == ECS_OK);
+    CHECK(hb_create_many(&m, 10, es, &first) == ECS_OK);
+    for (k = 0; k < N; ++k) es[2 * N + k] = ecs_entity_make(from + 500000u + k, 3);
+    es[3 * N - 1] = es[5]; /* present already */
+    CHECK(hb_create_many(&m, N, es + 2 * N, &first) == ECS_OK && first.i == 10u && hb_count(&m) == N + 10u);
+    CHECK(hb_next(&m, ecs_instance_make(5)).i == N + 9u && m.core.map.count == N + 9u);
+    CHECK(hb_create_many(&m, 2, es + 2 * N + 100, &first) == ECS_OK && hb_count(&m) == N + 12u);
+    hb_free(&m);
+    CHECK(hb_init(&m, ECS_LOOKUP_HASH) == ECS_OK);
+    es[2 * N + 10] = es[2 * N + 20]; /* twice in the batch */
+    CHECK(hb_create_many(&m, N, es + 2 * N, &first) == ECS_OK && hb_count(&m) == N && m.core.map.count == N - 1u);
+    CHECK(hb_next(&m, ecs_instance_make(10)).i == 20u);
+    hb_free(&m);
+    CHECK(hb_init(&m, ECS_LOOKUP_HASH) == ECS_OK);
+    es[2 * N + 4000] = make_id(0);
+    CHECK(hb_create_many(&m, N, es + 2 * N, &first) == ECS_ERROR_INVALID_ARGUMENT && hb_count(&m) == 0u);
+    CHECK(m.core.map.count == 0u && ecs_instance_is_nil(hb_lookup(&m, es[2 * N])));
+    hb_free(&m);
+}
+
 /* A message wrapped in more context through its own buffer (the pattern the
    spawn and plugin paths use): the old text survives inside the new one. */
 static void test_error_wraps_own_message(void)
@@ -198,5 +278,6 @@ int main(void)
     test_transform_collect_two_lives();
     test_slot_asserts();
     test_hash_batch();
+    test_hash_build();
     return test_report("test_ecs_hardening");
 }

@@ -206,6 +206,51 @@ static void test_padding_overflow(void)
     free(fields);
 }
 
+/* The hash kind's big batch (built wholesale: scratch and the new table
+   come first) into an empty table and into one holding keys (one with a
+   second instance), failing at each allocation in turn: a failed call
+   changes nothing, the next one succeeds. */
+static void test_hash_build_oom(void)
+{
+    enum { OLD = 300, N = 5000 };
+    static ecs_entity es[OLD + N];
+    uint32_t k, start, bad;
+    unsigned long at;
+    for (k = 0; k < OLD + N; ++k) es[k] = ecs_entity_make(1u + k * 3u, k % 3u);
+    for (start = 0; start <= OLD; start += OLD) { /* 0: empty table */
+        int done = 0;
+        for (at = 1; !done; ++at) {
+            oom_mgr m;
+            ecs_instance first;
+            ecs_result r;
+            oom_fail_at = 0;
+            CHECK(oom_mgr_init(&m, ECS_LOOKUP_HASH) == ECS_OK);
+            for (k = 0; k < start; ++k) {
+                ecs_instance i = oom_mgr_create(&m, es[k]); /* (before m.pos is read: create may move it) */
+                m.pos[i.i].x = (float)k;
+            }
+            if (start) {
+                ecs_instance i = oom_mgr_create(&m, es[1]);
+                m.pos[i.i].x = -1.0f;
+            }
+            oom_calls = 0;
+            oom_fail_at = at;
+            r = oom_mgr_create_many(&m, N, es + OLD, &first);
+            oom_fail_at = 0;
+            done = oom_calls < at;
+            CHECK(done ? r == ECS_OK : r == ECS_ERROR_OUT_OF_MEMORY);
+            CHECK(oom_mgr_count(&m) == (r == ECS_OK ? N : 0u) + start + (start ? 1u : 0u));
+            for (k = 0, bad = 0; k < start; ++k) bad += m.pos[oom_mgr_lookup(&m, es[k]).i].x != (float)k;
+            if (start) bad += m.pos[oom_mgr_next(&m, oom_mgr_lookup(&m, es[1])).i].x != -1.0f;
+            for (k = 0; k < N; ++k)
+                bad += r == ECS_OK ? oom_mgr_lookup(&m, es[OLD + k]).i != first.i + k : !ecs_instance_is_nil(oom_mgr_lookup(&m, es[OLD + k]));
+            CHECK_MSG(bad == 0u, "start %u, failing at %lu: %u wrong", (unsigned)start, at, (unsigned)bad);
+            oom_mgr_free(&m);
+        }
+        CHECK(at > 3u); /* the arrays, the scratch and the table could each fail */
+    }
+}
+
 int main(void)
 {
     static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DIRECT};
@@ -231,5 +276,6 @@ int main(void)
         }
     test_oversized();
     test_padding_overflow();
+    test_hash_build_oom();
     return test_report("test_ecs_oom");
 }

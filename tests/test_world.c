@@ -246,7 +246,8 @@ static uint32_t check_walk(const ecs_world_query *q, const uint32_t *rows, uint3
         while (ecs_world_cursor_next(c, &ch)) {
             uint32_t k, t;
             ++chunks;
-            if (ch.count == 0 || ch.count > ECS_WORLD_CHUNK) ++bad;
+            /* only a contiguous chunk of a query without optional terms may be longer */
+            if (ch.count == 0 || (ch.count > ECS_WORLD_CHUNK && (ch.index[0] || q->num_terms > q->num_required))) ++bad;
             for (k = 0; k < ch.count; ++k) {
                 const uint32_t *row = (const uint32_t *)bsearch(&ch.entity[k].id, rows, n, width * sizeof *rows, cmp_row);
                 if (!row || seen[(size_t)(row - rows) / width]++) {
@@ -335,7 +336,8 @@ static void test_queries_random(void)
     free(seen);
 }
 
-/* The direct path's two chunk shapes: long runs are contiguous (index NULL),
+/* The direct path's two chunk shapes: long runs are contiguous (index NULL; a
+   whole run in one chunk, longer than ECS_WORLD_CHUNK, without optional terms),
    scattered matches are gathered into a list. */
 static void test_direct_chunks(void)
 {
@@ -372,8 +374,107 @@ static void test_direct_chunks(void)
         for (k = 0; k < ch.count; ++k) CHECK(ecs_world_chunk_instance(&ch, 1, k) == (ch.entity[k].id & ECS_INDEX_MASK));
         matches += ch.count;
     }
-    CHECK_MSG(matches == 1996 + 667 && contiguous >= 5 && gathered >= 4 && gathered <= 5, "%u matches, %u contiguous, %u gathered", (unsigned)matches, (unsigned)contiguous, (unsigned)gathered);
+    CHECK_MSG(matches == 1996 + 667 && contiguous >= 4 && gathered >= 4 && gathered <= 5, "%u matches, %u contiguous, %u gathered", (unsigned)matches, (unsigned)contiguous, (unsigned)gathered);
     ecs_world_free(&w);
+}
+
+/* Walks a direct query (one range, or `pieces`) and checks it against the
+   stores themselves: slot s matches iff a's entity there is not 0 and b's
+   is the same id. Returns the longest chunk. */
+static uint32_t check_direct_walk(const ecs_world_query *q, const ecs_manager *a, const ecs_manager *b, uint8_t *seen,
+                                  uint32_t pieces)
+{
+    uint32_t span = ecs_world_query_span(q), p, s, want = 0, found = 0, bad = 0, longest = 0;
+    ecs_world_cursor *c = (ecs_world_cursor *)malloc(sizeof *c);
+    memset(seen, 0, span);
+    for (p = 0; p < pieces; ++p) {
+        ecs_world_chunk ch;
+        CHECK(ecs_world_cursor_start(c, q, (uint32_t)((uint64_t)span * p / pieces), (uint32_t)((uint64_t)span * (p + 1u) / pieces)) == ECS_OK);
+        while (ecs_world_cursor_next(c, &ch)) {
+            uint32_t k;
+            if (ch.count > longest) longest = ch.count;
+            for (k = 0; k < ch.count; ++k) {
+                uint32_t i = ecs_world_chunk_instance(&ch, 0, k);
+                bad += i >= span || ecs_world_chunk_instance(&ch, 1, k) != i || seen[i]++ || ch.entity[k].id == 0 ||
+                       ch.entity[k].id != a->entity[i].id || ch.entity[k].id != b->entity[i].id;
+                ++found;
+            }
+        }
+    }
+    for (s = 0; s < span; ++s) want += a->entity[s].id != 0 && a->entity[s].id == b->entity[s].id;
+    CHECK_MSG(bad == 0 && found == want, "%u bad, %u found of %u", (unsigned)bad, (unsigned)found, (unsigned)want);
+    free(c);
+    return longest;
+}
+
+/* ecs_world_query_refresh: the remembered runs are used while the stores
+   stay as they were, and never after a change (random churn between
+   refreshes and walks: instances added and removed, entities destroyed,
+   collected and their indices reused by newer ids). */
+static void test_direct_refresh(void)
+{
+    enum { N = 5000, ROUNDS = 400 };
+    ecs_world w;
+    ecs_manager *a, *b;
+    ecs_world_query_desc desc;
+    ecs_world_query q, qo;
+    ecs_entity *es = (ecs_entity *)malloc(N * sizeof *es);
+    uint8_t *seen = (uint8_t *)malloc(4u * N);
+    uint32_t k, round, used = 0, long_chunks = 0;
+    rng_state = 0x12EF12u;
+    ecs_world_init(&w);
+    a = ecs_world_define(&w, "a", one_u32, 1, ECS_LOOKUP_DIRECT, NULL);
+    b = ecs_world_define(&w, "b", one_u32, 1, ECS_LOOKUP_DIRECT, NULL);
+    CHECK(ecs_world_define(&w, "c", one_u32, 1, ECS_LOOKUP_DENSE, NULL) != NULL);
+    for (k = 0; k < N; ++k) {
+        es[k] = ecs_entity_create(&w.entities);
+        ecs_manager_create(a, es[k]);
+        if (k % 700 != 3) ecs_manager_create(b, es[k]);
+    }
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "a";
+    desc.required[1] = "b";
+    CHECK(ecs_world_query_make(&w, &desc, &q, NULL) == ECS_OK && q.path == ECS_WORLD_QUERY_DIRECT);
+    desc.optional[0] = "c";
+    CHECK(ecs_world_query_make(&w, &desc, &qo, NULL) == ECS_OK && qo.path == ECS_WORLD_QUERY_DIRECT);
+    for (round = 0; round < ROUNDS; ++round) {
+        uint32_t changes = rnd_below(4), j;
+        if (rnd_below(3)) {
+            ecs_world_query_refresh(&q);
+            ecs_world_query_refresh(&qo);
+            CHECK(q.num_runs == qo.num_runs && q.num_runs <= ECS_WORLD_QUERY_RUNS);
+            for (j = 0; j < q.num_runs; ++j) CHECK(q.run_begin[j] < q.run_end[j] && (j == 0 || q.run_end[j - 1] < q.run_begin[j]));
+            used += q.num_runs > 0 && changes == 0;
+        }
+        for (j = 0; j < changes; ++j) {
+            uint32_t op = rnd_below(5);
+            ecs_manager *m = rnd_below(2) ? a : b;
+            k = rnd_below(N);
+            if (op == 0) ecs_manager_destroy_entity(m, es[k]);
+            else if (op == 1) ecs_manager_create(m, es[k]); /* refused when there already */
+            else if (op == 2) { /* a newer id at the index later: the stale one stays until collect */
+                ecs_entity_destroy(&w.entities, es[k]);
+                es[k] = ecs_entity_create(&w.entities);
+                ecs_manager_create(m, es[k]);
+            } else if (op == 3) {
+                ecs_world_collect(&w, NULL);
+            } else { /* refresh between changes: the last change still counts */
+                ecs_world_query_refresh(&q);
+            }
+        }
+        if (check_direct_walk(&q, a, b, seen, 1u + rnd_below(3)) > ECS_WORLD_CHUNK) ++long_chunks;
+        CHECK(check_direct_walk(&qo, a, b, seen, 1) <= ECS_WORLD_CHUNK);
+    }
+    CHECK_MSG(used > 50u && long_chunks > 50u, "runs used %u times, long chunks %u", (unsigned)used, (unsigned)long_chunks);
+    /* other paths and outdated queries: nothing remembered */
+    ecs_world_query_refresh(&q);
+    CHECK(q.num_runs > 0u);
+    CHECK(ecs_world_remove(&w, "c", NULL) == ECS_OK);
+    ecs_world_query_refresh(&q);
+    CHECK(q.num_runs == 0u && ecs_world_query_span(&q) == 0u);
+    ecs_world_free(&w);
+    free(es);
+    free(seen);
 }
 
 /* ---- whole entities against a model -------------------------------------------------- */
@@ -639,11 +740,14 @@ static void test_bad_input(void)
 
 /* ---- the transform store's subtree order ------------------------------------------------ */
 
+/* e first, then each child's subtree, children in the order they were
+   linked (the child list from its end: a link puts a child first). */
 static uint32_t subtree_reference(const ecs_transform_manager *tm, uint32_t i, ecs_entity *out, uint32_t n)
 {
-    uint32_t c;
+    uint32_t c, last = ECS_INSTANCE_NIL;
     out[n++] = tm->entity[i];
-    for (c = tm->first_child[i]; c != ECS_INSTANCE_NIL; c = tm->next_sibling[c]) n = subtree_reference(tm, c, out, n);
+    for (c = tm->first_child[i]; c != ECS_INSTANCE_NIL; c = tm->next_sibling[c]) last = c;
+    for (c = last; c != ECS_INSTANCE_NIL; c = tm->prev_sibling[c]) n = subtree_reference(tm, c, out, n);
     return n;
 }
 
@@ -1007,6 +1111,7 @@ int main(void)
     test_identifiers();
     test_registration_errors();
     test_direct_chunks();
+    test_direct_refresh();
     test_whole_entities();
     test_jobs();
     test_bad_input();
