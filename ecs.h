@@ -274,18 +274,17 @@ QUERIES (systems over several components)
              a chunk at a time (ecs_manager_lookup_many, prefetched) and
              non-matches dropped. Interface stores (transform) are looked
              up one entity at a time, and may drive.
-   Looked-up stores in step with the chunk (one instance per entity, filled
-   in the same order or co-sorted by a group) are found without their map:
-   each instance is guessed as the next one and checked against the
-   store's entity array, and an optional term whose chunk is one such run
-   comes contiguous (index NULL); otherwise an index list. Which to choose
+   Optional terms are index lists, but contiguous (index NULL) in a chunk
+   whose entities own consecutive instances of the store (one instance per
+   entity, filled in the same order or co-sorted by a group): checked
+   against the store's entity array, found without its map. Which to choose
    (a quick probe, p += v * dt, vec3 fields, ns per match, on a shared
    2-core machine: the figures moved by up to 2x between runs): plain
    arrays 0.7-0.9; DIRECT with every entity in both stores 0.9-1.3, with
-   half of them at random 2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities 4.5 (a dense store
-   looked up) and 6.5-7 (hash), where a lookup per entity written by hand
-   costs 6-7 (hash); at 2^20 entities in random order 35-130, each match a
-   cache miss, as by hand (60-125). So: direct kind for what nearly every
+   half of them at random 2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities
+   4.5 (a dense store looked up) and 6.5-7 (hash), where a lookup per
+   entity written by hand costs 6-7 (hash); at 2^20 entities in random
+   order 35-130, each match a cache miss, as by hand (60-125). So: direct kind for what nearly every
    entity has; a group for a hot system over sparser components; the
    lookup path for the rest, where the smallest store drives (chosen again
    for every walk: a query made before a level loads stays right). A query
@@ -4284,44 +4283,16 @@ static uint32_t ecs__store_destroy_entity(const ecs_world_component *c, ecs_enti
     return c->manager ? ecs_manager_destroy_entity(c->manager, e) : c->iface->destroy_entity(c->store, e);
 }
 
-/* out[k] = the instance of es[k] in m (one instance per entity, dense or
-   hash) for k < n. Stores filled together or co-sorted by a group hold the
-   next entity's instance right after this one's: a guess checked against
-   m's entity array costs no map access (an entity owns one instance, so
-   equal ids are its instance). A miss is looked up, and the guesses go on
-   from what it found, while misses are at most a quarter of the hits
-   (stores in unrelated orders stop at the second entity). Returns how many
-   were done: the prefetched lookup does the rest. */
-static uint32_t ecs__lookup_in_step(const ecs_manager *m, uint32_t n, const ecs_entity *es, uint32_t *out)
-{
-    const ecs_entity *ent = m->entity;
-    uint32_t k, i = ECS_INSTANCE_NIL, hits = 0, misses = 0, count = m->count;
-    for (k = 0; k < n; ++k) {
-        uint32_t g = i + 1u; /* nil + 1 wraps to 0 */
-        if (g < count && ent[g].id == es[k].id && es[k].id != 0) {
-            out[k] = i = g;
-            ++hits;
-            continue;
-        }
-        if (k > 0 && ++misses > hits / 4u) return k;
-        out[k] = ecs_manager_lookup(m, es[k]).i;
-        if (out[k] != ECS_INSTANCE_NIL) i = out[k];
-    }
-    return n;
-}
-
 /* out[k] = the first instance of es[k] in c, for k < n (batched, prefetched
    for managers). */
 static void ecs__store_lookup_many(const ecs_world_component *c, uint32_t n, const ecs_entity *es, uint32_t *out)
 {
-    uint32_t k = 0;
+    uint32_t k;
     if (c->manager) {
-        const ecs_manager *m = c->manager;
-        if (!m->next && m->lookup != ECS_LOOKUP_DIRECT) k = ecs__lookup_in_step(m, n, es, out);
-        ecs_manager_lookup_many(m, n - k, es + k, (ecs_instance *)(void *)(out + k));
+        ecs_manager_lookup_many(c->manager, n, es, (ecs_instance *)(void *)out);
         return;
     }
-    for (; k < n; ++k) out[k] = c->iface->lookup(c->store, es[k]).i;
+    for (k = 0; k < n; ++k) out[k] = c->iface->lookup(c->store, es[k]).i;
 }
 
 /* ---- queries ----------------------------------------------------------------- */
@@ -4449,7 +4420,7 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
 
 /* The first instance of the n entities es in m when they own consecutive
    instances of it (stores in step: filled together or co-sorted by a
-   group), else nil. One compare a entity, no branch on the data. */
+   group), else nil: one compare per entity, no branch on the data. */
 static uint32_t ecs__store_run(const ecs_world_component *c, uint32_t n, const ecs_entity *es)
 {
     const ecs_manager *m = c->manager;
