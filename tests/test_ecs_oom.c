@@ -239,7 +239,7 @@ static void test_hash_build_oom(void)
             oom_fail_at = 0;
             done = oom_calls < at;
             CHECK(done ? r == ECS_OK : r == ECS_ERROR_OUT_OF_MEMORY);
-            CHECK(oom_mgr_count(&m) == (r == ECS_OK ? N : 0u) + start + (start ? 1u : 0u));
+            CHECK(oom_mgr_count(&m) == (r == ECS_OK ? (uint32_t)N : 0u) + start + (start ? 1u : 0u));
             for (k = 0, bad = 0; k < start; ++k) bad += m.pos[oom_mgr_lookup(&m, es[k]).i].x != (float)k;
             if (start) bad += m.pos[oom_mgr_next(&m, oom_mgr_lookup(&m, es[1])).i].x != -1.0f;
             for (k = 0; k < N; ++k)
