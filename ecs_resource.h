@@ -7179,27 +7179,6 @@ static ecs_result ecs__snap_copy_entities(ecs_entity_manager *d, const ecs_entit
     return ECS_OK;
 }
 
-static ecs_result ecs__snap_copy_map(ecs_entity_map *d, const ecs_entity_map *s, ecs_error *err)
-{
-    if (!s->allocated) {
-        ecs__snap_clear_map(d);
-        return ECS_OK;
-    }
-    if (!d->allocated || d->mask != s->mask) {
-        ecs_entity_map_slot *slots = (ecs_entity_map_slot *)ECS__REALLOC(NULL, ((size_t)s->mask + 1u) * sizeof *slots);
-        if (!slots) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
-        if (d->allocated) ECS__FREE(d->slots);
-        d->slots = slots;
-        d->allocated = 1u;
-    }
-    memcpy(d->slots, s->slots, ((size_t)s->mask + 1u) * sizeof *d->slots);
-    d->mask = s->mask;
-    d->count = s->count;
-    d->mult = s->mult;
-    d->shift = s->shift;
-    return ECS_OK;
-}
-
 static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, ecs_entity_manager *dem,
                                          const ecs_entity_manager *sem, ecs_error *err)
 {
@@ -7209,7 +7188,7 @@ static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, e
         return ecs_error_set(err, d->error.code, "ecs_snapshot_clone: %s", d->error.message);
     if (s->next && !d->next && !(d->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)(d->capacity ? d->capacity : 1u) * 4u)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
-    if ((r = ecs__snap_copy_map(&d->map, &s->map, err)) != ECS_OK) return r;
+    if ((r = ecs_entity_map_copy(&d->map, &s->map, err)) != ECS_OK) return r;
     if (s->count) memcpy(d->entity, s->entity, (size_t)s->count * sizeof *d->entity);
     if (d->lookup == ECS_LOOKUP_DIRECT && d->count > s->count)
         memset(d->entity + s->count, 0, (size_t)(d->count - s->count) * sizeof *d->entity);
@@ -7273,6 +7252,8 @@ ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_
             else if (dc->iface->clear) dc->iface->clear(dc->store);
         } else if (c->manager) {
             r = ecs__snap_copy_manager(dc->manager, c->manager, &dst->entities, &src->entities, err);
+        } else if (c->iface->copy && dc->iface->copy == c->iface->copy) {
+            r = c->iface->copy(dc->store, c->store, err);
         } else {
             size_t n = c->iface->save(c->store, NULL, 0);
             unsigned char *p = (unsigned char *)ECS__REALLOC(scratch, n ? n : 1u);

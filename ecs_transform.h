@@ -372,6 +372,8 @@ REFERENCE (every public function; the declarations below have the details)
      ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err)
                                                          checked, bit-exact, into an empty manager
      void ecs_transform_snapshot_clear(void *tm)         empties tm, keeps its settings
+     ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err)
+                                                         src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
    0.3  REFERENCE (every function's signature); the plugin API's matrix math
@@ -717,6 +719,13 @@ ECS_DEF size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap
 ECS_DEF ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err);
 /** Empties tm (keeps its lookup kind, mode, idle frames and allocations). */
 ECS_DEF void ecs_transform_snapshot_clear(void *tm);
+/** Makes dst (an ecs_transform_manager*, any contents) hold src's whole
+    state, as a save of src loaded into an emptied dst would, with memcpy
+    and no checks: the store interface's copy (ecs_snapshot_clone). Both
+    must have the same lookup kind and mode. ECS_OK, or
+    ECS_ERROR_INVALID_ARGUMENT (other settings), ECS_ERROR_OUT_OF_MEMORY;
+    dst unchanged on failure. Reads src only. */
+ECS_DEF ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err);
 
 #ifdef __cplusplus
 }
@@ -1062,6 +1071,36 @@ static void ecs__tf_adopt(ecs_transform_manager *tm, const ecs__tf_arrays *a, ui
     tm->capacity = cap;
 }
 
+/* tm's arrays (buffer: tm's). */
+static ecs__tf_arrays ecs__tf_view(const ecs_transform_manager *tm)
+{
+    ecs__tf_arrays a;
+    a.local = tm->local;
+    a.world = tm->world;
+    a.entity = tm->entity;
+    a.parent = tm->parent;
+    a.first_child = tm->first_child;
+    a.next_sibling = tm->next_sibling;
+    a.prev_sibling = tm->prev_sibling;
+    a.age = tm->age;
+    a.buffer = tm->buffer;
+    return a;
+}
+
+/* Copies n instances of every array from s to a. */
+static void ecs__tf_copy_arrays(const ecs__tf_arrays *a, const ecs_transform_manager *s, uint32_t n)
+{
+    if (!n) return;
+    memcpy(a->local, s->local, (size_t)n * sizeof *a->local);
+    memcpy(a->world, s->world, (size_t)n * sizeof *a->world);
+    memcpy(a->entity, s->entity, (size_t)n * sizeof *a->entity);
+    memcpy(a->parent, s->parent, (size_t)n * sizeof *a->parent);
+    memcpy(a->first_child, s->first_child, (size_t)n * sizeof *a->first_child);
+    memcpy(a->next_sibling, s->next_sibling, (size_t)n * sizeof *a->next_sibling);
+    memcpy(a->prev_sibling, s->prev_sibling, (size_t)n * sizeof *a->prev_sibling);
+    memcpy(a->age, s->age, (size_t)n);
+}
+
 /* Makes capacity >= need (need counts the spare slot). */
 static ecs_result ecs__tf_grow(ecs_transform_manager *tm, uint32_t need)
 {
@@ -1073,16 +1112,7 @@ static ecs_result ecs__tf_grow(ecs_transform_manager *tm, uint32_t need)
     if (!ecs__tf_alloc(cap, &a))
         return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing to %u instances",
                              (unsigned)cap);
-    if (n) {
-        memcpy(a.local, tm->local, (size_t)n * sizeof *a.local);
-        memcpy(a.world, tm->world, (size_t)n * sizeof *a.world);
-        memcpy(a.entity, tm->entity, (size_t)n * sizeof *a.entity);
-        memcpy(a.parent, tm->parent, (size_t)n * sizeof *a.parent);
-        memcpy(a.first_child, tm->first_child, (size_t)n * sizeof *a.first_child);
-        memcpy(a.next_sibling, tm->next_sibling, (size_t)n * sizeof *a.next_sibling);
-        memcpy(a.prev_sibling, tm->prev_sibling, (size_t)n * sizeof *a.prev_sibling);
-        memcpy(a.age, tm->age, (size_t)n);
-    }
+    ecs__tf_copy_arrays(&a, tm, n);
     ecs__tf_adopt(tm, &a, cap);
     return ECS_OK;
 }
@@ -2609,7 +2639,7 @@ static const ecs_store_interface ecs__tf_store = {
     ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
     ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
     ecs_transform_unspawn, ecs_transform_snapshot_save, ecs_transform_snapshot_load, ecs_transform_snapshot_clear,
-    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record};
+    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record, ecs_transform_snapshot_copy};
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 
@@ -2830,6 +2860,49 @@ ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, si
     tm->log.em = h[6] ? ECS__TF_LOG_ADOPT(tm) : NULL;
     tm->log.next = h[7];
     tm->log.retired = h[8];
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err)
+{
+    ecs_transform_manager *d = (ecs_transform_manager *)dst;
+    const ecs_transform_manager *s = (const ecs_transform_manager *)src;
+    uint32_t n, cap, *pending = NULL;
+    ecs__tf_arrays a;
+    ecs_result r;
+    if (!d || !s || d == s) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform copy: two distinct managers needed");
+    if (d->mode != s->mode || d->map.kind != s->map.kind)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform copy: mode %u and lookup %u into mode %u and lookup %u",
+                             (unsigned)s->mode, (unsigned)s->map.kind, (unsigned)d->mode, (unsigned)d->map.kind);
+    n = s->count;
+    cap = n + 1u < 16u ? 16u : n + 1u;
+    a = ecs__tf_view(d);
+    if (d->capacity < n + 1u && !ecs__tf_alloc(cap, &a))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform copy: out of memory for %u nodes", (unsigned)n);
+    if (d->pending_capacity < s->num_pending && !(pending = (uint32_t *)ECS__REALLOC(NULL, (size_t)s->num_pending * 4u))) {
+        if (a.buffer != d->buffer) ECS__FREE(a.buffer);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform copy: out of memory for %u pending ids", (unsigned)s->num_pending);
+    }
+    if ((r = ecs_entity_map_copy(&d->map, &s->map, err)) != ECS_OK) {
+        if (a.buffer != d->buffer) ECS__FREE(a.buffer);
+        ECS__FREE(pending);
+        return r;
+    }
+    ecs__tf_copy_arrays(&a, s, n);
+    if (a.buffer != d->buffer) ecs__tf_adopt(d, &a, cap);
+    if (pending) {
+        ECS__FREE(d->pending);
+        d->pending = pending;
+        d->pending_capacity = s->num_pending;
+    }
+    if (s->num_pending) memcpy(d->pending, s->pending, (size_t)s->num_pending * 4u);
+    d->num_pending = s->num_pending;
+    d->count = n;
+    d->first_dirty = s->first_dirty;
+    d->idle_frames = s->idle_frames;
+    d->rng = s->rng;
+    d->log = s->log;
+    d->log.em = s->log.em ? ECS__TF_LOG_ADOPT(d) : NULL;
     return ECS_OK;
 }
 
