@@ -2719,11 +2719,33 @@ static ecs_result ecs__tf_snap_bad(ecs_error *err, const unsigned char *d, uint3
                          (unsigned)ecs__tf_snap_word(d, n, a, k), why);
 }
 
-/* Links: in range, mutual, children lists holding exactly each node's
-   children, no cycle through parents. state: n bytes of scratch. */
-static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, uint8_t *state, uint32_t *stack, ecs_error *err)
+/* No cycle through parents. state: n bytes of scratch, stack n words. */
+static ecs_result ecs__tf_snap_acyclic(const unsigned char *d, uint32_t n, uint8_t *state, uint32_t *stack, ecs_error *err)
 {
-    uint32_t i, listed = 0, children = 0;
+    uint32_t i;
+    memset(state, 0, n); /* 0 new, 1 on the current walk, 2 known to reach a root */
+    for (i = 0; i < n; ++i) {
+        uint32_t x = i, depth = 0;
+        while (x != ECS__TF_NIL && state[x] == 0) {
+            state[x] = 1;
+            stack[depth++] = x;
+            x = ecs__tf_snap_word(d, n, 1, x);
+        }
+        if (x != ECS__TF_NIL && state[x] == 1) return ecs__tf_snap_bad(err, d, n, 1, x, "a cycle through parents");
+        while (depth) state[stack[--depth]] = 2;
+    }
+    return ECS_OK;
+}
+
+/* Links: in range, mutual, children lists holding exactly each node's
+   children, no cycle through parents (none can be when every parent comes
+   before its children, as the manager keeps them: the walk is skipped). */
+static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, ecs_error *err)
+{
+    uint32_t i, listed = 0, children = 0, *stack;
+    int ordered = 1;
+    uint8_t *state;
+    ecs_result r;
     for (i = 0; i < n; ++i) {
         uint32_t p = ecs__tf_snap_word(d, n, 1, i), c = ecs__tf_snap_word(d, n, 2, i);
         uint32_t nx = ecs__tf_snap_word(d, n, 3, i), pr = ecs__tf_snap_word(d, n, 4, i);
@@ -2739,24 +2761,21 @@ static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, uint8_t
             return ecs__tf_snap_bad(err, d, n, 4, i, "a first sibling its parent does not list first");
         if (ecs__tf_snap_word(d, n, 5, i) > 255u) return ecs__tf_snap_bad(err, d, n, 5, i, "more than 255");
         children += p != ECS__TF_NIL;
+        ordered &= p == ECS__TF_NIL || p < i;
     }
     for (i = 0; i < n; ++i) { /* walk every child list: together they hold every child once */
         uint32_t c;
         for (c = ecs__tf_snap_word(d, n, 2, i); c != ECS__TF_NIL && listed <= children; c = ecs__tf_snap_word(d, n, 3, c)) ++listed;
     }
     if (listed != children) return ecs__tf_snap_bad(err, d, n, 3, 0, "the sibling lists do not hold every child once");
-    memset(state, 0, n); /* 0 new, 1 on the current walk, 2 known to reach a root */
-    for (i = 0; i < n; ++i) {
-        uint32_t x = i, depth = 0;
-        while (x != ECS__TF_NIL && state[x] == 0) {
-            state[x] = 1;
-            stack[depth++] = x;
-            x = ecs__tf_snap_word(d, n, 1, x);
-        }
-        if (x != ECS__TF_NIL && state[x] == 1) return ecs__tf_snap_bad(err, d, n, 1, x, "a cycle through parents");
-        while (depth) state[stack[--depth]] = 2;
-    }
-    return ECS_OK;
+    if (ordered) return ECS_OK;
+    state = (uint8_t *)ECS__REALLOC(NULL, (size_t)n + 1u);
+    stack = (uint32_t *)ECS__REALLOC(NULL, ((size_t)n + 1u) * 4u);
+    r = state && stack ? ecs__tf_snap_acyclic(d, n, state, stack, err)
+                       : ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory");
+    ECS__FREE(state);
+    ECS__FREE(stack);
+    return r;
 }
 
 /* Reads the header words; checks sizes and settings against tm. */
@@ -2806,21 +2825,14 @@ ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, si
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)store;
     const unsigned char *d = (const unsigned char *)data;
-    uint32_t h[ECS__TF_SNAP_HEAD], n, k, *pending = NULL, *stack;
+    uint32_t h[ECS__TF_SNAP_HEAD], n, k, *pending = NULL;
     ecs__tf_arrays a;
     ecs_entity_map map;
-    uint8_t *state;
     ecs_result r;
     if (!tm || !data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: NULL argument");
     if ((r = ecs__tf_snap_head(tm, d, size, h, err)) != ECS_OK) return r;
     n = h[0];
-    state = (uint8_t *)ECS__REALLOC(NULL, (size_t)n + 1u);
-    stack = (uint32_t *)ECS__REALLOC(NULL, ((size_t)n + 1u) * 4u);
-    r = state && stack ? ecs__tf_snap_links(d, n, state, stack, err)
-                       : ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory");
-    ECS__FREE(state);
-    ECS__FREE(stack);
-    if (r != ECS_OK) return r;
+    if ((r = ecs__tf_snap_links(d, n, err)) != ECS_OK) return r;
     ecs_entity_map_init(&map, tm->map.kind);
     if ((r = ecs__tf_snap_ids(d, n, &map, err)) != ECS_OK) {
         ecs_entity_map_free(&map);
