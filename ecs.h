@@ -442,6 +442,8 @@ REFERENCE (every public function: signature and what it does; the
                                      ecs_error *err)    room first, so set never allocates
    void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first)  add/repoint/remove
    size_t ecs_entity_map_memory(const ecs_entity_map *map)
+   ecs_result ecs_entity_map_copy(ecs_entity_map *dst, const ecs_entity_map *src,
+                                  ecs_error *err)       dst made equal to src (one memcpy)
    uint32_t ecs_entity_map_find(const ecs_entity_map *map, uint32_t key)  first instance or NIL
    uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)  (one kind only)
    uint32_t ecs_entity_map_find_hash(const ecs_entity_map *map, uint32_t key)
@@ -954,6 +956,11 @@ ECS_DEF ecs_result ecs_entity_map_reserve(ecs_entity_map *map, uint32_t keys, ui
 ECS_DEF void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t first);
 /** Heap bytes of the map. */
 ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map);
+/** Makes dst (initialised, of src's kind) hold exactly src's keys in src's
+    slots: one allocation at most (none when dst's table has src's size),
+    then one memcpy. ECS_OK, or ECS_ERROR_OUT_OF_MEMORY with err set and dst
+    unchanged. Not thread-safe on dst. */
+ECS_DEF ecs_result ecs_entity_map_copy(ecs_entity_map *dst, const ecs_entity_map *src, ecs_error *err);
 /** Dense map: key's first instance or ECS_INSTANCE_NIL. One 8-byte read; an
     index beyond the table lands (masked) on a slot whose id cannot match. */
 static inline uint32_t ecs_entity_map_find_dense(const ecs_entity_map *map, uint32_t key)
@@ -1658,6 +1665,10 @@ typedef struct ecs_store_interface {
        as_root 1 the record places e where it stands with no parent (the
        transform: its world matrix instead of its local one) */
     uint32_t (*spawn_record)(const void *store, ecs_entity e, int as_root, void *out, uint32_t cap);
+    /* clone, optional (else save then load): makes dst, a store of the
+       same type and settings, hold src's whole state as save and load
+       would; refuses other settings; changes nothing on failure */
+    ecs_result (*copy)(void *dst, const void *src, ecs_error *err);
 } ecs_store_interface;
 
 /** One registered store (read-only). */
@@ -2441,6 +2452,28 @@ ECS_DEF void ecs_entity_map_set(ecs_entity_map *map, uint32_t key, uint32_t firs
 ECS_DEF size_t ecs_entity_map_memory(const ecs_entity_map *map)
 {
     return map->allocated ? (size_t)(map->mask + 1u) * sizeof *map->slots : 0u;
+}
+
+ECS_DEF ecs_result ecs_entity_map_copy(ecs_entity_map *dst, const ecs_entity_map *src, ecs_error *err)
+{
+    if (!src->allocated) {
+        ecs_entity_map_free(dst);
+        return ECS_OK;
+    }
+    if (!dst->allocated || dst->mask != src->mask) {
+        ecs_entity_map_slot *slots = (ecs_entity_map_slot *)ECS__REALLOC(NULL, ((size_t)src->mask + 1u) * sizeof *slots);
+        if (!slots) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "entity map: out of memory copying %u slots",
+                                         (unsigned)(src->mask + 1u));
+        if (dst->allocated) ECS__FREE(dst->slots);
+        dst->slots = slots;
+        dst->allocated = 1u;
+    }
+    memcpy(dst->slots, src->slots, ((size_t)src->mask + 1u) * sizeof *dst->slots);
+    dst->mask = src->mask;
+    dst->count = src->count;
+    dst->mult = src->mult;
+    dst->shift = src->shift;
+    return ECS_OK;
 }
 
 /* ---- component managers: layout and growth --------------------------------- */

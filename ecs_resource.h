@@ -5092,12 +5092,12 @@ static void ecs__jout_string(ecs__jout *o, const char *s, uint32_t n)
 /* The shortest "%.Ng" text of v (N from 1 to 17) that reads back as v
    (as a float when is_float), with '.' whatever the locale says; no
    exponent for magnitudes from 1e-4 to 1e15 (90, not 9e+01). */
-static void ecs__format_number_from(char *buf, size_t size, double v, int is_float, int first)
+static void ecs__format_number(char *buf, size_t size, double v, int is_float)
 {
     const struct lconv *lc = localeconv();
     char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
     int prec, plain = (v >= 1e-4 && v < 1e15) || (v <= -1e-4 && v > -1e15);
-    for (prec = first; prec <= 17; ++prec) {
+    for (prec = 1; prec <= 17; ++prec) {
         double back = 0.0;
         char *c;
         snprintf(buf, size, "%.*g", prec, v);
@@ -5109,9 +5109,17 @@ static void ecs__format_number_from(char *buf, size_t size, double v, int is_flo
     }
 }
 
-static void ecs__format_number(char *buf, size_t size, double v, int is_float)
+/* "%.17g" of a double: always reads back as v, no read-back needed (not
+   always the shortest), '.' whatever the locale. */
+static void ecs__format_double17(char *buf, size_t size, double v)
 {
-    ecs__format_number_from(buf, size, v, is_float, 1);
+    const struct lconv *lc = localeconv();
+    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+    snprintf(buf, size, "%.17g", v);
+    if (point != '.') {
+        char *c = strchr(buf, point);
+        if (c) *c = '.';
+    }
 }
 
 /* One block of the blob being decompiled. */
@@ -7171,27 +7179,6 @@ static ecs_result ecs__snap_copy_entities(ecs_entity_manager *d, const ecs_entit
     return ECS_OK;
 }
 
-static ecs_result ecs__snap_copy_map(ecs_entity_map *d, const ecs_entity_map *s, ecs_error *err)
-{
-    if (!s->allocated) {
-        ecs__snap_clear_map(d);
-        return ECS_OK;
-    }
-    if (!d->allocated || d->mask != s->mask) {
-        ecs_entity_map_slot *slots = (ecs_entity_map_slot *)ECS__REALLOC(NULL, ((size_t)s->mask + 1u) * sizeof *slots);
-        if (!slots) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
-        if (d->allocated) ECS__FREE(d->slots);
-        d->slots = slots;
-        d->allocated = 1u;
-    }
-    memcpy(d->slots, s->slots, ((size_t)s->mask + 1u) * sizeof *d->slots);
-    d->mask = s->mask;
-    d->count = s->count;
-    d->mult = s->mult;
-    d->shift = s->shift;
-    return ECS_OK;
-}
-
 static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, ecs_entity_manager *dem,
                                          const ecs_entity_manager *sem, ecs_error *err)
 {
@@ -7201,7 +7188,7 @@ static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, e
         return ecs_error_set(err, d->error.code, "ecs_snapshot_clone: %s", d->error.message);
     if (s->next && !d->next && !(d->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)(d->capacity ? d->capacity : 1u) * 4u)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
-    if ((r = ecs__snap_copy_map(&d->map, &s->map, err)) != ECS_OK) return r;
+    if ((r = ecs_entity_map_copy(&d->map, &s->map, err)) != ECS_OK) return r;
     if (s->count) memcpy(d->entity, s->entity, (size_t)s->count * sizeof *d->entity);
     if (d->lookup == ECS_LOOKUP_DIRECT && d->count > s->count)
         memset(d->entity + s->count, 0, (size_t)(d->count - s->count) * sizeof *d->entity);
@@ -7265,6 +7252,8 @@ ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_
             else if (dc->iface->clear) dc->iface->clear(dc->store);
         } else if (c->manager) {
             r = ecs__snap_copy_manager(dc->manager, c->manager, &dst->entities, &src->entities, err);
+        } else if (c->iface->copy && dc->iface->copy == c->iface->copy) {
+            r = c->iface->copy(dc->store, c->store, err);
         } else {
             size_t n = c->iface->save(c->store, NULL, 0);
             unsigned char *p = (unsigned char *)ECS__REALLOC(scratch, n ? n : 1u);
@@ -7367,6 +7356,55 @@ static void ecs__snap_jhex(ecs__jout *o, uint64_t v, int digits)
 
 /* One float: the shortest text that reads back as it; "#bits" when it is
    not finite. */
+/* Nine significant digits of a finite float, like "%.9g" (ties round up;
+   reads back as the same float, through a double too: the digits are
+   within 1e-8 of it relatively, the float's neighbours 6e-8 away) but with
+   no snprintf: the digits come from one scaling in double arithmetic,
+   whose error is far below that margin. buf: at least 17 bytes. */
+static void ecs__format_float9(char *buf, float f, uint32_t bits)
+{
+    double a = f < 0 ? -(double)f : (double)f, s;
+    char dig[9];
+    uint32_t m;
+    int k, n, i, len = 0;
+    if (bits >> 31) buf[len++] = '-';
+    if (a == 0) {
+        memcpy(buf + len, "0", 2);
+        return;
+    }
+    k = (int)floor(log10(a));
+    s = a * pow(10.0, (double)(8 - k));
+    if (s < 1e8) s = a * pow(10.0, (double)(8 - --k));
+    else if (s >= 1e9) s = a * pow(10.0, (double)(8 - ++k));
+    m = (uint32_t)(s + 0.5);
+    if (m >= 1000000000u) {
+        m /= 10u;
+        ++k;
+    }
+    for (i = 8; i >= 0; --i, m /= 10u) dig[i] = (char)('0' + (char)(m % 10u));
+    for (n = 9; n > 1 && dig[n - 1] == '0'; --n) {}
+    if (k >= 0 && k < 9) { /* 12.5, 300 */
+        for (i = 0; i <= k; ++i) buf[len++] = i < n ? dig[i] : '0';
+        if (n > k + 1) buf[len++] = '.';
+        for (i = k + 1; i < n; ++i) buf[len++] = dig[i];
+    } else if (k < 0 && k >= -4) { /* 0.0125 */
+        buf[len++] = '0';
+        buf[len++] = '.';
+        for (i = -1; i > k; --i) buf[len++] = '0';
+        for (i = 0; i < n; ++i) buf[len++] = dig[i];
+    } else { /* 1.25e-07 */
+        buf[len++] = dig[0];
+        if (n > 1) buf[len++] = '.';
+        for (i = 1; i < n; ++i) buf[len++] = dig[i];
+        buf[len++] = 'e';
+        buf[len++] = k < 0 ? '-' : '+';
+        if (k < 0) k = -k;
+        buf[len++] = (char)('0' + (char)(k / 10));
+        buf[len++] = (char)('0' + (char)(k % 10));
+    }
+    buf[len] = 0;
+}
+
 static void ecs__snap_jfloat(ecs__jout *o, const unsigned char *p)
 {
     float f;
@@ -7378,7 +7416,7 @@ static void ecs__snap_jfloat(ecs__jout *o, const unsigned char *p)
         ecs__snap_jhex(o, bits, 8);
         return;
     }
-    ecs__format_number_from(buf, sizeof buf, (double)f, 1, 7); /* exact, not always the shortest: faster */
+    ecs__format_float9(buf, f, bits);
     ecs__jout_text(o, buf);
 }
 
@@ -7405,7 +7443,7 @@ static void ecs__snap_jvalue(ecs__jout *o, uint32_t kind, const unsigned char *p
         memcpy(&q, p, 8);
         if (d != d || d > DBL_MAX || d < -DBL_MAX) ecs__snap_jhex(o, q, 16);
         else {
-            ecs__format_number_from(buf, sizeof buf, d, 0, 15);
+            ecs__format_double17(buf, sizeof buf, d);
             ecs__jout_text(o, buf);
         }
         return;

@@ -372,6 +372,8 @@ REFERENCE (every public function; the declarations below have the details)
      ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err)
                                                          checked, bit-exact, into an empty manager
      void ecs_transform_snapshot_clear(void *tm)         empties tm, keeps its settings
+     ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err)
+                                                         src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
    0.3  REFERENCE (every function's signature); the plugin API's matrix math
@@ -717,6 +719,13 @@ ECS_DEF size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap
 ECS_DEF ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err);
 /** Empties tm (keeps its lookup kind, mode, idle frames and allocations). */
 ECS_DEF void ecs_transform_snapshot_clear(void *tm);
+/** Makes dst (an ecs_transform_manager*, any contents) hold src's whole
+    state, as a save of src loaded into an emptied dst would, with memcpy
+    and no checks: the store interface's copy (ecs_snapshot_clone). Both
+    must have the same lookup kind and mode. ECS_OK, or
+    ECS_ERROR_INVALID_ARGUMENT (other settings), ECS_ERROR_OUT_OF_MEMORY;
+    dst unchanged on failure. Reads src only. */
+ECS_DEF ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err);
 
 #ifdef __cplusplus
 }
@@ -1062,6 +1071,36 @@ static void ecs__tf_adopt(ecs_transform_manager *tm, const ecs__tf_arrays *a, ui
     tm->capacity = cap;
 }
 
+/* tm's arrays (buffer: tm's). */
+static ecs__tf_arrays ecs__tf_view(const ecs_transform_manager *tm)
+{
+    ecs__tf_arrays a;
+    a.local = tm->local;
+    a.world = tm->world;
+    a.entity = tm->entity;
+    a.parent = tm->parent;
+    a.first_child = tm->first_child;
+    a.next_sibling = tm->next_sibling;
+    a.prev_sibling = tm->prev_sibling;
+    a.age = tm->age;
+    a.buffer = tm->buffer;
+    return a;
+}
+
+/* Copies n instances of every array from s to a. */
+static void ecs__tf_copy_arrays(const ecs__tf_arrays *a, const ecs_transform_manager *s, uint32_t n)
+{
+    if (!n) return;
+    memcpy(a->local, s->local, (size_t)n * sizeof *a->local);
+    memcpy(a->world, s->world, (size_t)n * sizeof *a->world);
+    memcpy(a->entity, s->entity, (size_t)n * sizeof *a->entity);
+    memcpy(a->parent, s->parent, (size_t)n * sizeof *a->parent);
+    memcpy(a->first_child, s->first_child, (size_t)n * sizeof *a->first_child);
+    memcpy(a->next_sibling, s->next_sibling, (size_t)n * sizeof *a->next_sibling);
+    memcpy(a->prev_sibling, s->prev_sibling, (size_t)n * sizeof *a->prev_sibling);
+    memcpy(a->age, s->age, (size_t)n);
+}
+
 /* Makes capacity >= need (need counts the spare slot). */
 static ecs_result ecs__tf_grow(ecs_transform_manager *tm, uint32_t need)
 {
@@ -1073,16 +1112,7 @@ static ecs_result ecs__tf_grow(ecs_transform_manager *tm, uint32_t need)
     if (!ecs__tf_alloc(cap, &a))
         return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "transform manager: out of memory growing to %u instances",
                              (unsigned)cap);
-    if (n) {
-        memcpy(a.local, tm->local, (size_t)n * sizeof *a.local);
-        memcpy(a.world, tm->world, (size_t)n * sizeof *a.world);
-        memcpy(a.entity, tm->entity, (size_t)n * sizeof *a.entity);
-        memcpy(a.parent, tm->parent, (size_t)n * sizeof *a.parent);
-        memcpy(a.first_child, tm->first_child, (size_t)n * sizeof *a.first_child);
-        memcpy(a.next_sibling, tm->next_sibling, (size_t)n * sizeof *a.next_sibling);
-        memcpy(a.prev_sibling, tm->prev_sibling, (size_t)n * sizeof *a.prev_sibling);
-        memcpy(a.age, tm->age, (size_t)n);
-    }
+    ecs__tf_copy_arrays(&a, tm, n);
     ecs__tf_adopt(tm, &a, cap);
     return ECS_OK;
 }
@@ -2609,7 +2639,7 @@ static const ecs_store_interface ecs__tf_store = {
     ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
     ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
     ecs_transform_unspawn, ecs_transform_snapshot_save, ecs_transform_snapshot_load, ecs_transform_snapshot_clear,
-    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record};
+    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record, ecs_transform_snapshot_copy};
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 
@@ -2689,11 +2719,33 @@ static ecs_result ecs__tf_snap_bad(ecs_error *err, const unsigned char *d, uint3
                          (unsigned)ecs__tf_snap_word(d, n, a, k), why);
 }
 
-/* Links: in range, mutual, children lists holding exactly each node's
-   children, no cycle through parents. state: n bytes of scratch. */
-static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, uint8_t *state, uint32_t *stack, ecs_error *err)
+/* No cycle through parents. state: n bytes of scratch, stack n words. */
+static ecs_result ecs__tf_snap_acyclic(const unsigned char *d, uint32_t n, uint8_t *state, uint32_t *stack, ecs_error *err)
 {
-    uint32_t i, listed = 0, children = 0;
+    uint32_t i;
+    memset(state, 0, n); /* 0 new, 1 on the current walk, 2 known to reach a root */
+    for (i = 0; i < n; ++i) {
+        uint32_t x = i, depth = 0;
+        while (x != ECS__TF_NIL && state[x] == 0) {
+            state[x] = 1;
+            stack[depth++] = x;
+            x = ecs__tf_snap_word(d, n, 1, x);
+        }
+        if (x != ECS__TF_NIL && state[x] == 1) return ecs__tf_snap_bad(err, d, n, 1, x, "a cycle through parents");
+        while (depth) state[stack[--depth]] = 2;
+    }
+    return ECS_OK;
+}
+
+/* Links: in range, mutual, children lists holding exactly each node's
+   children, no cycle through parents (none can be when every parent comes
+   before its children, as the manager keeps them: the walk is skipped). */
+static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, ecs_error *err)
+{
+    uint32_t i, listed = 0, children = 0, *stack;
+    int ordered = 1;
+    uint8_t *state;
+    ecs_result r;
     for (i = 0; i < n; ++i) {
         uint32_t p = ecs__tf_snap_word(d, n, 1, i), c = ecs__tf_snap_word(d, n, 2, i);
         uint32_t nx = ecs__tf_snap_word(d, n, 3, i), pr = ecs__tf_snap_word(d, n, 4, i);
@@ -2709,24 +2761,21 @@ static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, uint8_t
             return ecs__tf_snap_bad(err, d, n, 4, i, "a first sibling its parent does not list first");
         if (ecs__tf_snap_word(d, n, 5, i) > 255u) return ecs__tf_snap_bad(err, d, n, 5, i, "more than 255");
         children += p != ECS__TF_NIL;
+        ordered &= p == ECS__TF_NIL || p < i;
     }
     for (i = 0; i < n; ++i) { /* walk every child list: together they hold every child once */
         uint32_t c;
         for (c = ecs__tf_snap_word(d, n, 2, i); c != ECS__TF_NIL && listed <= children; c = ecs__tf_snap_word(d, n, 3, c)) ++listed;
     }
     if (listed != children) return ecs__tf_snap_bad(err, d, n, 3, 0, "the sibling lists do not hold every child once");
-    memset(state, 0, n); /* 0 new, 1 on the current walk, 2 known to reach a root */
-    for (i = 0; i < n; ++i) {
-        uint32_t x = i, depth = 0;
-        while (x != ECS__TF_NIL && state[x] == 0) {
-            state[x] = 1;
-            stack[depth++] = x;
-            x = ecs__tf_snap_word(d, n, 1, x);
-        }
-        if (x != ECS__TF_NIL && state[x] == 1) return ecs__tf_snap_bad(err, d, n, 1, x, "a cycle through parents");
-        while (depth) state[stack[--depth]] = 2;
-    }
-    return ECS_OK;
+    if (ordered) return ECS_OK;
+    state = (uint8_t *)ECS__REALLOC(NULL, (size_t)n + 1u);
+    stack = (uint32_t *)ECS__REALLOC(NULL, ((size_t)n + 1u) * 4u);
+    r = state && stack ? ecs__tf_snap_acyclic(d, n, state, stack, err)
+                       : ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory");
+    ECS__FREE(state);
+    ECS__FREE(stack);
+    return r;
 }
 
 /* Reads the header words; checks sizes and settings against tm. */
@@ -2776,21 +2825,14 @@ ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, si
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)store;
     const unsigned char *d = (const unsigned char *)data;
-    uint32_t h[ECS__TF_SNAP_HEAD], n, k, *pending = NULL, *stack;
+    uint32_t h[ECS__TF_SNAP_HEAD], n, k, *pending = NULL;
     ecs__tf_arrays a;
     ecs_entity_map map;
-    uint8_t *state;
     ecs_result r;
     if (!tm || !data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: NULL argument");
     if ((r = ecs__tf_snap_head(tm, d, size, h, err)) != ECS_OK) return r;
     n = h[0];
-    state = (uint8_t *)ECS__REALLOC(NULL, (size_t)n + 1u);
-    stack = (uint32_t *)ECS__REALLOC(NULL, ((size_t)n + 1u) * 4u);
-    r = state && stack ? ecs__tf_snap_links(d, n, state, stack, err)
-                       : ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory");
-    ECS__FREE(state);
-    ECS__FREE(stack);
-    if (r != ECS_OK) return r;
+    if ((r = ecs__tf_snap_links(d, n, err)) != ECS_OK) return r;
     ecs_entity_map_init(&map, tm->map.kind);
     if ((r = ecs__tf_snap_ids(d, n, &map, err)) != ECS_OK) {
         ecs_entity_map_free(&map);
@@ -2830,6 +2872,49 @@ ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, si
     tm->log.em = h[6] ? ECS__TF_LOG_ADOPT(tm) : NULL;
     tm->log.next = h[7];
     tm->log.retired = h[8];
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err)
+{
+    ecs_transform_manager *d = (ecs_transform_manager *)dst;
+    const ecs_transform_manager *s = (const ecs_transform_manager *)src;
+    uint32_t n, cap, *pending = NULL;
+    ecs__tf_arrays a;
+    ecs_result r;
+    if (!d || !s || d == s) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform copy: two distinct managers needed");
+    if (d->mode != s->mode || d->map.kind != s->map.kind)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform copy: mode %u and lookup %u into mode %u and lookup %u",
+                             (unsigned)s->mode, (unsigned)s->map.kind, (unsigned)d->mode, (unsigned)d->map.kind);
+    n = s->count;
+    cap = n + 1u < 16u ? 16u : n + 1u;
+    a = ecs__tf_view(d);
+    if (d->capacity < n + 1u && !ecs__tf_alloc(cap, &a))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform copy: out of memory for %u nodes", (unsigned)n);
+    if (d->pending_capacity < s->num_pending && !(pending = (uint32_t *)ECS__REALLOC(NULL, (size_t)s->num_pending * 4u))) {
+        if (a.buffer != d->buffer) ECS__FREE(a.buffer);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform copy: out of memory for %u pending ids", (unsigned)s->num_pending);
+    }
+    if ((r = ecs_entity_map_copy(&d->map, &s->map, err)) != ECS_OK) {
+        if (a.buffer != d->buffer) ECS__FREE(a.buffer);
+        ECS__FREE(pending);
+        return r;
+    }
+    ecs__tf_copy_arrays(&a, s, n);
+    if (a.buffer != d->buffer) ecs__tf_adopt(d, &a, cap);
+    if (pending) {
+        ECS__FREE(d->pending);
+        d->pending = pending;
+        d->pending_capacity = s->num_pending;
+    }
+    if (s->num_pending) memcpy(d->pending, s->pending, (size_t)s->num_pending * 4u);
+    d->num_pending = s->num_pending;
+    d->count = n;
+    d->first_dirty = s->first_dirty;
+    d->idle_frames = s->idle_frames;
+    d->rng = s->rng;
+    d->log = s->log;
+    d->log.em = s->log.em ? ECS__TF_LOG_ADOPT(d) : NULL;
     return ECS_OK;
 }
 

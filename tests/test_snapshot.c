@@ -296,6 +296,19 @@ static void test_byte_orders(void)
     free_world(&a);
 }
 
+/* The two transform managers' whole states (ecs_transform_snapshot_save's
+   bytes) are equal: what a clone's copy hook must give. */
+static int same_transform_state(const ecs_transform_manager *a, const ecs_transform_manager *b)
+{
+    size_t na = ecs_transform_snapshot_save(a, NULL, 0), nb = ecs_transform_snapshot_save(b, NULL, 0);
+    unsigned char *pa = (unsigned char *)malloc(na), *pb = (unsigned char *)malloc(nb);
+    int same = pa && pb && na == nb && ecs_transform_snapshot_save(a, pa, na) == na &&
+               ecs_transform_snapshot_save(b, pb, nb) == nb && memcmp(pa, pb, na) == 0;
+    free(pa);
+    free(pb);
+    return same;
+}
+
 static void test_clone(void)
 {
     test_world a, b, c;
@@ -306,12 +319,21 @@ static void test_clone(void)
     churn(&a, 5000);
     rng_state = 3;
     churn(&b, 8000); /* a non-empty target: replaced */
+    if (a.tm.count) { /* a change to a clean node, not committed (pending): copied too */
+        ecs_mat4 local = random_local();
+        int k;
+        for (k = 0; k < 8; ++k) ecs_transform_commit(&a.tm); /* idle nodes leave the dirty range */
+        CHECK(ecs_transform_set_local(&a.tm, ecs_instance_make(0), &local) == ECS_OK);
+        CHECK(a.tm.num_pending > 0);
+    }
     CHECK_MSG(ecs_snapshot_clone(&b.w, &a.w, &err) == ECS_OK, "%s", err.message);
+    CHECK(same_transform_state(&a.tm, &b.tm));
     copy_ids(&b, &a);
     CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&b.w));
     CHECK(same_future(&a, &b, 2000, 11));
     /* rollback: clone back and forth, each time equal */
     CHECK(ecs_snapshot_clone(&c.w, &a.w, &err) == ECS_OK);
+    CHECK(same_transform_state(&a.tm, &c.tm));
     copy_ids(&c, &a);
     churn(&a, 500);
     CHECK(ecs_snapshot_world_hash(&a.w) != ecs_snapshot_world_hash(&c.w));
@@ -320,6 +342,13 @@ static void test_clone(void)
     CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&c.w));
     CHECK(same_future(&a, &c, 1000, 13));
     CHECK(ecs_snapshot_clone(&a.w, &a.w, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    { /* the copy hook refuses other settings and changes nothing */
+        ecs_transform_manager other;
+        CHECK(ecs_transform_manager_init(&other, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
+        CHECK(ecs_transform_snapshot_copy(&other, &a.tm, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(other.count == 0 && other.map.count == 0);
+        ecs_transform_manager_free(&other);
+    }
     free_world(&a);
     free_world(&b);
     free_world(&c);
