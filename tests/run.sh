@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # tests/run.sh - builds and runs every test program in every configuration.
 #
-#   tests/run.sh            all configurations: 18 CPU minutes; measured
-#                           11 min 42 s on 2 cores (the -m32 tests under
-#                           qemu-i386, a benchmark probe beside it part of
-#                           the time)
+#   tests/run.sh            all configurations (248 jobs): 43 CPU minutes;
+#                           measured 33 min 45 s on 2 cores that other
+#                           sessions were loading for most of the run
+#                           (2026-11-25); about 22 minutes on 2 idle cores.
+#                           test_resource_schema under qemu (9 of those
+#                           minutes) is built only there since.
 #   tests/run.sh quick      gcc C99 and the sanitizer build only: 7.6 CPU
-#                           minutes (1 of them the fuzzing in check_fuzz.sh),
-#                           so about 4 minutes on 2 idle cores; measured
-#                           10 min 7 s on 2 cores that two other test runs
-#                           were also using
+#                           minutes (1 of them the fuzzing in check_fuzz.sh)
+#                           with the tests of 2026-11-23, so about 4 minutes
+#                           on 2 idle cores; the world, snapshot and thread
+#                           tests added since make it about twice that
 #   tests/run.sh m32        the -m32 configuration only, every test run, no
-#                           check scripts: 11.5 CPU minutes; measured 10 min
-#                           on 2 shared cores under qemu
-# All three measured on 2026-11-23, on the development machine (2 cores
-# shared with other work), with the tests of that day; tests added since
-# make the runs longer. README.md states the same figures.
+#                           check scripts: 11.5 CPU minutes on 2026-11-23;
+#                           measured 10 min on 2 shared cores under qemu
+# README.md states the same figures.
 #
 # Configurations, each with -Wall -Wextra -Wpedantic -Werror -Wshadow
 # -Wconversion (and -Wdocumentation in the clang ones):
@@ -100,11 +100,12 @@ if [ "$MODE" = quick ]; then CONFIGS=("${CONFIGS[0]}" "${CONFIGS[4]}"); fi
 # ---- the 32-bit configuration (not in quick mode) -------------------------------
 # Tests that take minutes under qemu-i386 (it emulates floating point in
 # software): measured alone, test_transform about 290 s,
-# test_transform_chain about 70 s and test_threads 220 s (on a busy
-# machine), against 9 s, 7 s and 5 s natively;
+# test_transform_chain about 70 s, test_threads 220 s and
+# test_resource_schema about 9 minutes (on a busy machine), against 9 s,
+# 7 s, 5 s and 7 s natively (build included);
 # test_transform_scalar runs test_transform's tests again. Under emulation
 # they are built only, except with "tests/run.sh m32".
-M32_EMULATION_SLOW="test_transform test_transform_scalar test_transform_chain test_threads"
+M32_EMULATION_SLOW="test_transform test_transform_scalar test_transform_chain test_threads test_resource_schema"
 M32_RUNNER=""   # stays empty when there is no -m32 configuration
 M32_NOTE=""     # why not, for the results
 if [ "$MODE" != quick ]; then
