@@ -514,9 +514,14 @@ REVISION HISTORY
         the table anew, window by window; direct queries: a contiguous chunk
         holds its whole run without optional terms, and
         ecs_world_query_refresh remembers runs (ecs_manager.version);
-        destroy-log cursors carry the entity manager's life; a dense batch that meets an older id changes nothing when it
-        fails; layouts whose padding overflows are refused at init; the
-        direct fast read asserts for nil and after a failed init; REFERENCE
+        destroy-log cursors carry the entity manager's life; a dense batch
+        that meets an older id changes nothing when it fails; layouts whose
+        padding overflows are refused at init; the direct fast read asserts
+        for nil and after a failed init; the world (ecs_world: every store
+        registered once, queries on the direct, group and lookup paths,
+        whole-entity calls, one collect), the job interface (ecs_jobs,
+        ecs_jobs_run) and systems across threads (ecs_world_run_systems);
+        ecs_error_set may wrap err->message itself; REFERENCE
    0.2  the seed's three lookup kinds in one entity map (direct, dense, our
         own open-addressing hash; no stb_ds), create_many / lookup_many /
         the direct kind's fast read, exact collect from the destroy log,
