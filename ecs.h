@@ -1674,6 +1674,14 @@ typedef struct ecs_store_interface {
        same type and settings, hold src's whole state as save and load
        would; refuses other settings; changes nothing on failure */
     ecs_result (*copy)(void *dst, const void *src, ecs_error *err);
+    /* snapshots of a selection (ecs_snapshot_desc's root), optional: save's
+       bytes for the instances of the selected entities only, as if the
+       others had none (keep[index] is the selected entity's id, or 0;
+       keep has num_indices entries); a hierarchy makes a node whose parent
+       is not selected a root standing where it stood. With out == NULL
+       returns the size; otherwise writes it (cap >= size) and returns it,
+       or 0 when it runs out of scratch memory */
+    size_t (*save_selected)(const void *store, const uint32_t *keep, uint32_t num_indices, void *out, size_t cap);
 } ecs_store_interface;
 
 /** One registered store (read-only). */

@@ -363,9 +363,26 @@ SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
    snapshot (then load it). ecs_world_entity_json gives one entity's data
    in the same shape: {"entity": id, "components": [{"type": "health",
    "hp": 100, ...}]}. levelc --snapshot-dump prints a snapshot file as JSON.
+   Selections: desc.stores names the stores to save (the others are left
+   out); desc.hierarchy and desc.root save only root and its descendants in
+   that hierarchy store (the transform store's name): the entity manager
+   is still saved whole (every id keeps its meaning, the next create
+   matches), every saved store keeps only the instances of those entities,
+   in their order (next links renumbered, the direct kind's other slots
+   holes, a group's prefix the kept part of it), and the hierarchy keeps
+   their nodes with root as a root standing at its world matrix (its local
+   matrix becomes its world one; deferred mode: as of the last commit).
+   Stores behind an interface need its save_selected for this (the
+   transform store has it). A selection's header has flags 1, and it
+   loads like any snapshot: into an empty world, the subtree's entities
+   with their data, every other id alive or dead as saved but without
+   instances. Saved again from that world it gives the same bytes.
+       ecs_snapshot_desc desc = {0};
+       desc.hierarchy = "transform";
+       desc.root = vehicle;     // the vehicle and everything under it
+       ecs_snapshot_save(&world, &desc, &out, &err);
    Not saved: destroy callbacks and the stores' settings (the target's
-   registrations give them); selection by transform subtree (not built:
-   save the subtree as a prefab, below).
+   registrations give them).
    A live subtree as an entity resource ("save selection as prefab"):
        ecs_resource_save_subtree(&world, "transform", root, 0, &names, &out,
                                  &report, &err);   // an ecs_compiler_output
@@ -1392,6 +1409,8 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
 typedef struct ecs_snapshot_desc {
     const char *const *stores; /* NULL-terminated names of the stores to save; NULL: every store */
     uint32_t flags;            /* ECS_SNAPSHOT_LITTLE_ENDIAN or ECS_SNAPSHOT_BIG_ENDIAN, or 0 */
+    const char *hierarchy;     /* with root: the hierarchy store (the transform store's name) */
+    ecs_entity root;           /* not nil: only root and its descendants in hierarchy (see SNAPSHOTS) */
 } ecs_snapshot_desc;
 
 /** Bytes a snapshot call made: one allocation (JSON text is NUL-terminated,
@@ -1414,11 +1433,14 @@ typedef struct ecs_snapshot_report {
     every selected store's instances, ids and field arrays, next links, gc
     and collect state; stores behind an ecs_store_interface through its save)
     into *out (replacing what it held: free it first). desc may be NULL.
-    ECS_OK; ECS_ERROR_OUT_OF_MEMORY; ECS_ERROR_NOT_FOUND (a selected name is
-    not registered); ECS_ERROR_INVALID_ARGUMENT (a store without save, a
-    field without a schema kind when another byte order is asked for). On
-    failure *out is empty. w is only read: several threads may save one
-    world that nobody changes meanwhile. */
+    With desc->hierarchy, only desc->root's subtree's instances (see
+    SNAPSHOTS: selections). ECS_OK; ECS_ERROR_OUT_OF_MEMORY;
+    ECS_ERROR_NOT_FOUND (a selected name or the hierarchy is not
+    registered, root has no node in it); ECS_ERROR_INVALID_ARGUMENT (a store
+    without save, or without save_selected for a subtree; a hierarchy
+    without subtree; a field without a schema kind when another byte order
+    is asked for). On failure *out is empty. w is only read: several
+    threads may save one world that nobody changes meanwhile. */
 ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_snapshot_output *out,
                                      ecs_error *err);
 /** Checks a snapshot completely: header, every section's size, the entity
@@ -6057,6 +6079,7 @@ typedef struct ecs__snap_w {
     unsigned char *p;
     size_t at;
     int overflow;
+    int oom;          /* a store's save_selected ran out of scratch memory */
 } ecs__snap_w;
 
 static void ecs__snap_put(ecs__snap_w *w, const void *src, uint64_t n)
@@ -6070,6 +6093,13 @@ static void ecs__snap_put(ecs__snap_w *w, const void *src, uint64_t n)
 }
 
 static void ecs__snap_u32(ecs__snap_w *w, uint32_t v) { ecs__snap_put(w, &v, 4); }
+
+static void ecs__snap_zeros(ecs__snap_w *w, uint64_t n)
+{
+    size_t at = w->at;
+    ecs__snap_put(w, NULL, n);
+    if (w->p && !w->overflow && n) memset(w->p + at, 0, (size_t)n);
+}
 
 static void ecs__snap_pad(ecs__snap_w *w)
 {
@@ -6126,21 +6156,101 @@ static uint32_t ecs__snap_kind_of(const ecs_manager *m, uint32_t k)
     return m->schema && k < m->schema->num_fields ? (uint32_t)m->schema->fields[k].kind : 0u;
 }
 
-static void ecs__snap_write_manager(ecs__snap_w *w, const ecs_world *world, const ecs_world_component *c)
+/* A selection of entities (ecs_snapshot_desc's root): keep[index] is the id
+   of the selected entity with that index, 0 for the others; rank is
+   scratch for renumbering next links. keep NULL: every entity. */
+typedef struct ecs__snap_sel {
+    uint32_t *keep, num_indices;
+    uint32_t *rank;
+} ecs__snap_sel;
+
+static int ecs__snap_kept(const ecs__snap_sel *sel, uint32_t id)
+{
+    uint32_t idx = id & ECS_INDEX_MASK;
+    return !sel->keep || (idx < sel->num_indices && id != 0 && sel->keep[idx] == id);
+}
+
+/* What a manager section holds under sel: its count (direct: the slots up
+   to the last kept one), instances and group prefix; *end: how many of m's
+   instances the arrays are written from. */
+static void ecs__snap_kept_counts(const ecs_manager *m, const ecs__snap_sel *sel, uint32_t *count, uint32_t *instances,
+                                  uint32_t *group_size, uint32_t *end)
+{
+    uint32_t i, n = 0, top = 0, g = 0;
+    if (!sel->keep) {
+        *count = *end = m->count;
+        *instances = m->num_instances;
+        *group_size = m->group ? m->group->size : 0u;
+        return;
+    }
+    for (i = 0; i < m->count; ++i) {
+        if (!ecs__snap_kept(sel, m->entity[i].id)) continue;
+        ++n;
+        top = i + 1u;
+        g += m->group && i < m->group->size;
+    }
+    *count = m->lookup == ECS_LOOKUP_DIRECT ? top : n;
+    *end = m->lookup == ECS_LOOKUP_DIRECT ? top : m->count;
+    *instances = n;
+    *group_size = g;
+}
+
+/* Elements [0, end) of an array of m's (`size` bytes each) that sel keeps,
+   in runs; the direct kind's slots left out as zeros (holes); then padding. */
+static void ecs__snap_array_kept(ecs__snap_w *w, const ecs_manager *m, const ecs__snap_sel *sel, const void *src,
+                                 uint32_t size, uint32_t end)
+{
+    uint32_t i = 0;
+    if (!sel->keep) {
+        ecs__snap_array(w, src, end, size);
+        return;
+    }
+    while (i < end) {
+        int kept = ecs__snap_kept(sel, m->entity[i].id);
+        uint32_t j = i + 1u;
+        while (j < end && ecs__snap_kept(sel, m->entity[j].id) == kept) ++j;
+        if (kept) ecs__snap_put(w, (const unsigned char *)src + (size_t)i * size, (uint64_t)(j - i) * size);
+        else if (m->lookup == ECS_LOOKUP_DIRECT) ecs__snap_zeros(w, (uint64_t)(j - i) * size);
+        i = j;
+    }
+    ecs__snap_pad(w);
+}
+
+/* The next links of the kept instances, renumbered (a kept instance's next
+   has the same entity, so it is kept too). */
+static void ecs__snap_next_kept(ecs__snap_w *w, const ecs_manager *m, const ecs__snap_sel *sel)
+{
+    uint32_t i, n = 0;
+    if (!sel->keep) {
+        ecs__snap_array(w, m->next, m->count, 4u);
+        return;
+    }
+    if (w->p)
+        for (i = 0; i < m->count; ++i) sel->rank[i] = ecs__snap_kept(sel, m->entity[i].id) ? n++ : ECS__SNAP_NONE;
+    for (i = 0; i < m->count; ++i)
+        if (ecs__snap_kept(sel, m->entity[i].id))
+            ecs__snap_u32(w, !w->p || m->next[i] == ECS__SNAP_NONE ? ECS__SNAP_NONE : sel->rank[m->next[i]]);
+    ecs__snap_pad(w);
+}
+
+static void ecs__snap_write_manager(ecs__snap_w *w, const ecs_world *world, const ecs_world_component *c,
+                                    const ecs__snap_sel *sel)
 {
     const ecs_manager *m = c->manager;
     size_t at = ecs__snap_begin(w, ECS__SNAP_MANAGER, 1u, c->name);
     uint32_t k, names = 0, flags = (m->next ? ECS__SNAP_HAS_NEXT : 0u) | (m->log.em == &world->entities ? ECS__SNAP_LOG_WORLD : 0u);
+    uint32_t count, instances, group_size, end;
+    ecs__snap_kept_counts(m, sel, &count, &instances, &group_size, &end);
     for (k = 0; k < m->num_fields; ++k) names += m->fields[k].name ? (uint32_t)strlen(m->fields[k].name) : 0u;
     ecs__snap_u32(w, (uint32_t)m->lookup);
     ecs__snap_u32(w, m->num_fields);
-    ecs__snap_u32(w, m->count);
-    ecs__snap_u32(w, m->num_instances);
+    ecs__snap_u32(w, count);
+    ecs__snap_u32(w, instances);
     ecs__snap_u32(w, flags);
     ecs__snap_u32(w, m->rng);
     ecs__snap_u32(w, m->log.next);
     ecs__snap_u32(w, m->log.retired);
-    ecs__snap_u32(w, m->group ? m->group->size : 0u);
+    ecs__snap_u32(w, group_size);
     ecs__snap_u32(w, names);
     for (k = 0; k < m->num_fields; ++k) {
         ecs__snap_u32(w, m->fields[k].size);
@@ -6151,17 +6261,22 @@ static void ecs__snap_write_manager(ecs__snap_w *w, const ecs_world *world, cons
     for (k = 0; k < m->num_fields; ++k)
         if (m->fields[k].name) ecs__snap_put(w, m->fields[k].name, strlen(m->fields[k].name));
     ecs__snap_pad(w);
-    ecs__snap_array(w, m->entity, m->count, 4u);
-    if (m->next) ecs__snap_array(w, m->next, m->count, 4u);
-    for (k = 0; k < m->num_fields; ++k) ecs__snap_array(w, m->field[k], m->count, m->fields[k].size);
+    ecs__snap_array_kept(w, m, sel, m->entity, 4u, end);
+    if (m->next) ecs__snap_next_kept(w, m, sel);
+    for (k = 0; k < m->num_fields; ++k) ecs__snap_array_kept(w, m, sel, m->field[k], m->fields[k].size, end);
     ecs__snap_end(w, at);
 }
 
-static void ecs__snap_write_store(ecs__snap_w *w, const ecs_world_component *c)
+static void ecs__snap_write_store(ecs__snap_w *w, const ecs_world_component *c, const ecs__snap_sel *sel)
 {
     size_t at = ecs__snap_begin(w, ECS__SNAP_STORE, c->iface->save_version, c->name);
-    size_t n = c->iface->save(c->store, NULL, 0);
-    if (w->p && !w->overflow && n <= SIZE_MAX - w->at) (void)c->iface->save(c->store, w->p + w->at, n);
+    size_t n = sel->keep ? c->iface->save_selected(c->store, sel->keep, sel->num_indices, NULL, 0)
+                         : c->iface->save(c->store, NULL, 0);
+    if (w->p && !w->overflow && n <= SIZE_MAX - w->at) {
+        size_t wrote = sel->keep ? c->iface->save_selected(c->store, sel->keep, sel->num_indices, w->p + w->at, n)
+                                 : c->iface->save(c->store, w->p + w->at, n);
+        if (wrote != n) w->oom = 1;
+    }
     ecs__snap_put(w, NULL, n);
     ecs__snap_pad(w);
     ecs__snap_end(w, at);
@@ -6177,9 +6292,10 @@ static int ecs__snap_selected(const ecs_snapshot_desc *desc, const char *name)
     return 0;
 }
 
-static void ecs__snap_write_world(ecs__snap_w *w, const ecs_world *world, const ecs_snapshot_desc *desc)
+static void ecs__snap_write_world(ecs__snap_w *w, const ecs_world *world, const ecs_snapshot_desc *desc,
+                                  const ecs__snap_sel *sel)
 {
-    uint32_t k, sections = 1, partial = 0;
+    uint32_t k, sections = 1, partial = sel->keep != NULL;
     uint64_t total;
     for (k = 0; k < world->num_components; ++k) {
         if (ecs__snap_selected(desc, world->component[k].name)) ++sections;
@@ -6197,11 +6313,57 @@ static void ecs__snap_write_world(ecs__snap_w *w, const ecs_world *world, const 
     for (k = 0; k < world->num_components; ++k) {
         const ecs_world_component *c = &world->component[k];
         if (!ecs__snap_selected(desc, c->name)) continue;
-        if (c->manager) ecs__snap_write_manager(w, world, c);
-        else ecs__snap_write_store(w, c);
+        if (c->manager) ecs__snap_write_manager(w, world, c, sel);
+        else ecs__snap_write_store(w, c, sel);
     }
     total = (uint64_t)w->at;
     if (w->p && !w->overflow) memcpy(w->p + 16, &total, 8);
+}
+
+/* desc's root and its descendants in desc's hierarchy store as *sel (and
+   its scratch: rank words for the largest selected manager with next
+   links); no selection without desc->hierarchy. */
+static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *desc, ecs__snap_sel *sel, ecs_error *err)
+{
+    uint32_t k = desc && desc->hierarchy ? ecs_world_find(w, desc->hierarchy) : ECS_WORLD_NO_COMPONENT, n, i, most = 0;
+    const ecs_world_component *c;
+    ecs_entity *ids;
+    memset(sel, 0, sizeof *sel);
+    if (!desc || !desc->hierarchy) return ECS_OK;
+    if (k == ECS_WORLD_NO_COMPONENT)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: no hierarchy store '%s' is registered",
+                             desc->hierarchy);
+    c = &w->component[k];
+    if (c->manager || !c->iface->subtree)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' is no hierarchy (no subtree function)",
+                             c->name);
+    n = desc->root.id ? c->iface->subtree(c->store, desc->root, NULL, 0) : 0u;
+    if (n == 0)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: root 0x%08X has no node in '%s'",
+                             (unsigned)desc->root.id, c->name);
+    if (!(ids = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *ids)))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %u ids", (unsigned)n);
+    (void)c->iface->subtree(c->store, desc->root, ids, n);
+    for (i = 0; i < n; ++i)
+        if ((ids[i].id & ECS_INDEX_MASK) >= sel->num_indices) sel->num_indices = (ids[i].id & ECS_INDEX_MASK) + 1u;
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_manager *m = w->component[k].manager;
+        if (m && m->next && m->count > most && ecs__snap_selected(desc, w->component[k].name)) most = m->count;
+    }
+    sel->keep = (uint32_t *)ECS__REALLOC(NULL, (size_t)sel->num_indices * 4u);
+    sel->rank = most ? (uint32_t *)ECS__REALLOC(NULL, (size_t)most * 4u) : NULL;
+    if (!sel->keep || (most && !sel->rank)) {
+        ECS__FREE(ids);
+        ECS__FREE(sel->keep);
+        ECS__FREE(sel->rank);
+        memset(sel, 0, sizeof *sel);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory selecting %u entities",
+                             (unsigned)n);
+    }
+    memset(sel->keep, 0, (size_t)sel->num_indices * 4u);
+    for (i = 0; i < n; ++i) sel->keep[ids[i].id & ECS_INDEX_MASK] = ids[i].id;
+    ECS__FREE(ids);
+    return ECS_OK;
 }
 
 /* Selected names that are not registered, stores that cannot save. */
@@ -6221,6 +6383,9 @@ static ecs_result ecs__snap_check_save(const ecs_world *w, const ecs_snapshot_de
         if (!c->manager && ecs__snap_selected(desc, c->name) && (!c->iface || !c->iface->save))
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' has no save function",
                                  c->name);
+        if (!c->manager && desc && desc->hierarchy && ecs__snap_selected(desc, c->name) && !c->iface->save_selected)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_save: store '%s' cannot save a selection (no save_selected function)", c->name);
     }
     return ECS_OK;
 }
@@ -6236,24 +6401,28 @@ ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out)
 ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_snapshot_output *out,
                                      ecs_error *err)
 {
-    ecs__snap_w measure = {NULL, 0, 0}, write = {NULL, 0, 0};
+    ecs__snap_w measure = {NULL, 0, 0, 0}, write = {NULL, 0, 0, 0};
+    ecs__snap_sel sel;
     ecs_result r;
     int big = ecs__res_host_big_endian();
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: out is NULL");
     out->data = NULL;
     out->size = 0;
     if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: world is NULL");
-    if ((r = ecs__snap_check_save(w, desc, err)) != ECS_OK) return r;
-    ecs__snap_write_world(&measure, w, desc);
+    if ((r = ecs__snap_check_save(w, desc, err)) != ECS_OK || (r = ecs__snap_select(w, desc, &sel, err)) != ECS_OK) return r;
+    ecs__snap_write_world(&measure, w, desc, &sel);
     if (measure.overflow)
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: the snapshot does not fit in memory");
-    write.p = (unsigned char *)ECS__REALLOC(NULL, measure.at ? measure.at : 1u);
-    if (!write.p)
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %lu bytes",
-                             (unsigned long)measure.at);
-    ecs__snap_write_world(&write, w, desc);
-    if (desc && ((desc->flags & ECS_SNAPSHOT_BIG_ENDIAN && !big) || (desc->flags & ECS_SNAPSHOT_LITTLE_ENDIAN && big)) &&
-        (r = ecs_snapshot_swap(write.p, write.at, err)) != ECS_OK) {
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: the snapshot does not fit in memory");
+    else if (!(write.p = (unsigned char *)ECS__REALLOC(NULL, measure.at ? measure.at : 1u)))
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %lu bytes",
+                          (unsigned long)measure.at);
+    if (r == ECS_OK) ecs__snap_write_world(&write, w, desc, &sel);
+    if (r == ECS_OK && write.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory");
+    if (r == ECS_OK && desc && ((desc->flags & ECS_SNAPSHOT_BIG_ENDIAN && !big) || (desc->flags & ECS_SNAPSHOT_LITTLE_ENDIAN && big)))
+        r = ecs_snapshot_swap(write.p, write.at, err);
+    ECS__FREE(sel.keep);
+    ECS__FREE(sel.rank);
+    if (r != ECS_OK) {
         ECS__FREE(write.p);
         return r;
     }
@@ -7905,7 +8074,7 @@ static void ecs__snap_jworld(ecs__snap_jin *in, const ecs_json_value *root)
 ECS_DEF ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out, ecs_error *err)
 {
     ecs_json_doc doc;
-    ecs__snap_w measure = {NULL, 0, 0}, write = {NULL, 0, 0};
+    ecs__snap_w measure = {NULL, 0, 0, 0}, write = {NULL, 0, 0, 0};
     ecs__snap_jin in;
     ecs_result r;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_from_json: out is NULL");

@@ -369,6 +369,9 @@ REFERENCE (every public function; the declarations below have the details)
    Snapshots (ecs_resource.h's SNAPSHOTS, through the store interface):
      size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap)
                                                          the whole state as 32-bit words
+     size_t ecs_transform_snapshot_save_selected(const void *tm, const uint32_t *keep, uint32_t num_indices,
+                                                 void *out, size_t cap)
+                                                         the selected entities' nodes only (a subtree)
      ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err)
                                                          checked, bit-exact, into an empty manager
      void ecs_transform_snapshot_clear(void *tm)         empties tm, keeps its settings
@@ -709,6 +712,17 @@ ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ec
     size, else writes it when cap >= size and returns it (0 when cap is
     smaller). Only reads tm. */
 ECS_DEF size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap);
+/** The same for the selected entities' nodes only (the store interface's
+    save_selected, for ecs_snapshot_desc's root): keep[index] is the id of
+    the selected entity with that index, or 0 (num_indices entries). Kept
+    nodes keep their order and matrices, links skip the nodes left out, and
+    a node whose parent is left out becomes a root whose local matrix is its
+    world matrix (it stands where it stood; deferred mode: as of the last
+    commit). The dirty range and pending ids are those of the kept nodes.
+    Returns the size (out NULL), or writes it when cap >= size; 0 when cap
+    is smaller or scratch memory (4 bytes per node) runs out. Only reads tm. */
+ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *tm, const uint32_t *keep, uint32_t num_indices,
+                                                    void *out, size_t cap);
 /** Restores save's bytes into tm, which must be empty (count 0) and have
     the saved lookup kind and mode. Checks everything (ids, one transform per
     entity, links consistent and acyclic, sizes): ECS_OK, or
@@ -2639,7 +2653,8 @@ static const ecs_store_interface ecs__tf_store = {
     ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
     ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
     ecs_transform_unspawn, ecs_transform_snapshot_save, ecs_transform_snapshot_load, ecs_transform_snapshot_clear,
-    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record, ecs_transform_snapshot_copy};
+    ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record, ecs_transform_snapshot_copy,
+    ecs_transform_snapshot_save_selected};
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 
@@ -2667,25 +2682,33 @@ static unsigned char *ecs__tf_snap_put(unsigned char *at, const void *src, size_
     return at + n;
 }
 
-ECS_DEF size_t ecs_transform_snapshot_save(const void *store, void *out, size_t cap)
+/* The header words for count instances, first_dirty and num_pending. */
+static unsigned char *ecs__tf_snap_put_head(unsigned char *at, const ecs_transform_manager *tm, uint32_t count,
+                                            uint32_t first_dirty, uint32_t num_pending)
 {
-    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
-    size_t size = ecs__tf_snap_size(tm->count, tm->num_pending), n = tm->count;
-    uint32_t head[ECS__TF_SNAP_HEAD], k;
-    unsigned char *at = (unsigned char *)out;
-    if (!out) return size;
-    if (cap < size || size == 0) return 0;
-    head[0] = tm->count;
+    uint32_t head[ECS__TF_SNAP_HEAD];
+    head[0] = count;
     head[1] = (uint32_t)tm->mode;
-    head[2] = tm->first_dirty;
+    head[2] = first_dirty;
     head[3] = tm->idle_frames;
-    head[4] = tm->num_pending;
+    head[4] = num_pending;
     head[5] = tm->rng;
     head[6] = tm->log.em ? 1u : 0u;
     head[7] = tm->log.next;
     head[8] = tm->log.retired;
     head[9] = (uint32_t)tm->map.kind;
-    at = ecs__tf_snap_put(at, head, sizeof head);
+    return ecs__tf_snap_put(at, head, sizeof head);
+}
+
+ECS_DEF size_t ecs_transform_snapshot_save(const void *store, void *out, size_t cap)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    size_t size = ecs__tf_snap_size(tm->count, tm->num_pending), n = tm->count;
+    uint32_t k;
+    unsigned char *at = (unsigned char *)out;
+    if (!out) return size;
+    if (cap < size || size == 0) return 0;
+    at = ecs__tf_snap_put_head(at, tm, tm->count, tm->first_dirty, tm->num_pending);
     at = ecs__tf_snap_put(at, tm->entity, n * 4u);
     at = ecs__tf_snap_put(at, tm->parent, n * 4u);
     at = ecs__tf_snap_put(at, tm->first_child, n * 4u);
@@ -2698,6 +2721,85 @@ ECS_DEF size_t ecs_transform_snapshot_save(const void *store, void *out, size_t 
     at = ecs__tf_snap_put(at, tm->local, n * sizeof(ecs_mat4));
     at = ecs__tf_snap_put(at, tm->world, n * sizeof(ecs_mat4));
     (void)ecs__tf_snap_put(at, tm->pending, (size_t)tm->num_pending * 4u);
+    return size;
+}
+
+/* -- a selection of entities (ecs_snapshot_desc's root) -- */
+
+static int ecs__tf_kept(const uint32_t *keep, uint32_t num_indices, uint32_t id)
+{
+    uint32_t idx = id & ECS_INDEX_MASK;
+    return idx < num_indices && id != 0 && keep[idx] == id;
+}
+
+/* The first kept node of the sibling list from i on (dir: next_sibling or
+   prev_sibling), as its new index; nil when none. Over a whole save every
+   node is stepped over at most once per direction: the walk from a kept
+   node stops at the next kept one. */
+static uint32_t ecs__tf_kept_sibling(const ecs_transform_manager *tm, const uint32_t *sibling, uint32_t i,
+                                     const uint32_t *keep, uint32_t num_indices, const uint32_t *rank)
+{
+    while (i != ECS__TF_NIL && !ecs__tf_kept(keep, num_indices, tm->entity[i].id)) i = sibling[i];
+    return i == ECS__TF_NIL ? ECS__TF_NIL : rank[i];
+}
+
+/* Writes the link word of each kept node (a: 1 parent, 2 first_child, 3
+   next_sibling, 4 prev_sibling), renumbered; links to nodes left out skip
+   them, and a node whose parent is left out is a root. */
+static unsigned char *ecs__tf_snap_put_links(unsigned char *at, const ecs_transform_manager *tm, uint32_t a,
+                                             const uint32_t *keep, uint32_t num_indices, const uint32_t *rank)
+{
+    uint32_t i;
+    for (i = 0; i < tm->count; ++i) {
+        uint32_t p = tm->parent[i], v = ECS__TF_NIL;
+        int rooted = p == ECS__TF_NIL || !ecs__tf_kept(keep, num_indices, tm->entity[p].id);
+        if (!ecs__tf_kept(keep, num_indices, tm->entity[i].id)) continue;
+        if (a == 1u) v = rooted ? ECS__TF_NIL : rank[p];
+        else if (a == 2u) v = ecs__tf_kept_sibling(tm, tm->next_sibling, tm->first_child[i], keep, num_indices, rank);
+        else if (!rooted) v = ecs__tf_kept_sibling(tm, a == 3u ? tm->next_sibling : tm->prev_sibling,
+                                                   a == 3u ? tm->next_sibling[i] : tm->prev_sibling[i], keep, num_indices, rank);
+        at = ecs__tf_snap_put(at, &v, 4u);
+    }
+    return at;
+}
+
+ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *store, const uint32_t *keep, uint32_t num_indices,
+                                                    void *out, size_t cap)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t i, k, n = 0, first_dirty = 0, pending = 0, *rank;
+    unsigned char *at = (unsigned char *)out;
+    size_t size;
+    for (i = 0; i < tm->count; ++i) {
+        if (!ecs__tf_kept(keep, num_indices, tm->entity[i].id)) continue;
+        first_dirty += i < tm->first_dirty;
+        ++n;
+    }
+    for (k = 0; k < tm->num_pending; ++k) pending += ecs__tf_kept(keep, num_indices, tm->pending[k]) ? 1u : 0u;
+    size = ecs__tf_snap_size(n, pending);
+    if (!out) return size;
+    if (cap < size || size == 0) return 0;
+    rank = (uint32_t *)ECS__REALLOC(NULL, ((size_t)tm->count + 1u) * sizeof *rank);
+    if (!rank) return 0;
+    for (i = 0, n = 0; i < tm->count; ++i) rank[i] = ecs__tf_kept(keep, num_indices, tm->entity[i].id) ? n++ : ECS__TF_NIL;
+    at = ecs__tf_snap_put_head(at, tm, n, first_dirty, pending);
+    for (i = 0; i < tm->count; ++i)
+        if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &tm->entity[i], 4u);
+    for (k = 1; k <= 4u; ++k) at = ecs__tf_snap_put_links(at, tm, k, keep, num_indices, rank);
+    for (i = 0; i < tm->count; ++i) {
+        uint32_t age = tm->age[i];
+        if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &age, 4u);
+    }
+    for (i = 0; i < tm->count; ++i) { /* a node whose parent is left out stands where it stood */
+        uint32_t p = tm->parent[i];
+        int rooted = p == ECS__TF_NIL || rank[p] == ECS__TF_NIL;
+        if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, rooted ? &tm->world[i] : &tm->local[i], sizeof(ecs_mat4));
+    }
+    for (i = 0; i < tm->count; ++i)
+        if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &tm->world[i], sizeof(ecs_mat4));
+    for (k = 0; k < tm->num_pending; ++k)
+        if (ecs__tf_kept(keep, num_indices, tm->pending[k])) at = ecs__tf_snap_put(at, &tm->pending[k], 4u);
+    ECS__FREE(rank);
     return size;
 }
 

@@ -182,6 +182,7 @@ run_one() { # config-line test-file
   IFS='|' read -r name cc flags runner <<<"$cfg"
   local test; test=$(basename "$src" .c)
   local dir="$BUILD_DIR_ROOT/$name/$test" out="$BUILD_DIR_ROOT/results/${name}__${test}"
+  local started=$SECONDS
   mkdir -p "$dir"
   local link="-lm -ldl -lpthread"
   # shellcheck disable=SC2086
@@ -205,7 +206,7 @@ run_one() { # config-line test-file
   if (cd "$ROOT" && BUILD_DIR="$dir" CC="$cc" CFLAGS_CONFIG="$flags" RUN_PREFIX="$prefix" \
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         timeout $limit $prefix "$dir/$test") >>"$out.log" 2>&1; then
-    touch "$out.ok"; printf 'ok\t%s\t%s\n' "$name" "$test"
+    echo $((SECONDS - started)) >"$out.secs"; touch "$out.ok"; printf 'ok\t%s\t%s\n' "$name" "$test"
   else
     echo "RUN FAILED (exit $?): $prefix $dir/$test" >>"$out.log"
     touch "$out.fail"; printf 'FAIL\t%s\t%s\n' "$name" "$test"
@@ -237,7 +238,7 @@ while IFS=$'\t' read -r status name t; do
   done_count=$((done_count + 1)); r="$BUILD_DIR_ROOT/results/${name}__${t}"
   case $status in
     ok) passed=$((passed + 1))
-      echo "ok    [$done_count/$total] $name $t  ($(grep -E 'passed, [0-9]+ failed' "$r.log" | tail -1))" ;;
+      echo "ok    [$done_count/$total] $name $t  ($(grep -E 'passed, [0-9]+ failed' "$r.log" | tail -1); $(cat "$r.secs") s)" ;;
     built) built=$((built + 1)); echo "built [$done_count/$total] $name $t  (not run: $(cat "$r.built"))" ;;
     *) failed=$((failed + 1)); failures+=("$name $t")
       echo "FAIL  [$done_count/$total] $name $t"; tail -n 30 "$r.log" | sed 's/^/      /' ;;
@@ -255,9 +256,9 @@ fi
 # ---- check scripts (fuzz replays, tools; not in m32 mode) -----------------------
 for s in "${checks[@]}"; do
   log="$BUILD_DIR_ROOT/results/$(basename "$s" .sh).log"
-  done_count=$((done_count + 1))
+  done_count=$((done_count + 1)); started=$SECONDS
   if bash "$s" >"$log" 2>&1; then
-    passed=$((passed + 1)); echo "ok    [$done_count/$total] $s  ($(tail -1 "$log"))"
+    passed=$((passed + 1)); echo "ok    [$done_count/$total] $s  ($(tail -1 "$log"); $((SECONDS - started)) s)"
   else
     failed=$((failed + 1)); failures+=("$s")
     echo "FAIL  [$done_count/$total] $s"; tail -n 30 "$log" | sed 's/^/      /'
