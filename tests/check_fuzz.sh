@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/check_fuzz.sh - the fuzz harnesses of ecs_resource.h as one check:
-#   1. replays tests/corpus/fuzz_resource, fuzz_json, fuzz_decompile and fuzz_snapshot with the
-#      plain builds (-DFUZZ_STANDALONE, gcc, address + undefined sanitizers);
-#   2. with clang's libFuzzer, fuzzes each harness for FUZZ_SECONDS (default
-#      20) seconds, all at once. Without libFuzzer it says so and skips 2.
+#   with clang's libFuzzer, each harness (address + undefined sanitizers)
+#   first runs every input of its corpus (tests/corpus/fuzz_resource,
+#   fuzz_json, fuzz_decompile, fuzz_snapshot), then fuzzes for FUZZ_SECONDS
+#   (default 10; tests/soak.sh: 300) seconds, all at once. Without libFuzzer
+#   it says so and replays the corpora with plain builds instead
+#   (-DFUZZ_STANDALONE, gcc, the same sanitizers).
 # New inputs go to the build folder, never into the repository's corpus; a
 # crash leaves its input there too (crash-*): add it to tests/corpus/<name>/.
 set -u
@@ -11,22 +13,21 @@ cd "$(dirname "$0")/.." || exit 2
 OUT=${BUILD_DIR_ROOT:-build/tests}/fuzz
 STB=${STB_INCLUDE:-/usr/include/stb}
 CLANG=${CLANG:-clang}
-SECONDS_EACH=${FUZZ_SECONDS:-20}
+SECONDS_EACH=${FUZZ_SECONDS:-10}
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$OUT" || exit 2
 status=0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-for h in resource json decompile snapshot; do
-  if ! gcc -std=c99 -g -O1 $SAN -DFUZZ_STANDALONE -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/replay_$h" -lm; then
-    echo "check_fuzz: build of the replay of fuzz_$h failed"; status=1; continue
-  fi
-  "$OUT/replay_$h" "tests/corpus/fuzz_$h" || { echo "check_fuzz: the corpus of fuzz_$h fails"; status=1; }
-done
-
 probe="$OUT/probe.c"
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$probe"
 if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe" -o "$OUT/probe" >/dev/null 2>&1; then
+  for h in resource json decompile snapshot; do
+    if ! gcc -std=c99 -g -O1 $SAN -DFUZZ_STANDALONE -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/replay_$h" -lm; then
+      echo "check_fuzz: build of the replay of fuzz_$h failed"; status=1; continue
+    fi
+    "$OUT/replay_$h" "tests/corpus/fuzz_$h" || { echo "check_fuzz: the corpus of fuzz_$h fails"; status=1; }
+  done
   echo "check_fuzz: corpus replayed; libFuzzer runs skipped: '$CLANG -fsanitize=fuzzer' does not work here (Debian: apt-get install clang)"
   exit $status
 fi

@@ -79,17 +79,27 @@ CLANG_WARN="$WARN -Wdocumentation" # clang: doc comments must match the code the
 # under it), "binfmt" (run directly, binfmt_misc hands it to qemu) or
 # "none:why" (build only)
 CONFIGS=(
-  "gcc-c99|gcc|-std=c99 -g -O1 $WARN|"
-  "clang-c99|clang|-std=c99 -g -O1 $CLANG_WARN|"
+  "gcc-c99|gcc|-std=c99 -g -O0 $WARN|"
+  "clang-c99|clang|-std=c99 -g -O0 $CLANG_WARN|"
   "gcc-cxx11|g++|-x c++ -std=c++11 -g -O1 $WARN|"
-  "clang-cxx11|clang++|-x c++ -std=c++11 -g -O1 $CLANG_WARN|"
+  "clang-cxx11|clang++|-x c++ -std=c++11 -g -O0 $CLANG_WARN|"
   "gcc-asan-c99|gcc|-std=c99 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $WARN|"
-  "clang-asan-cxx11|clang++|-x c++ -std=c++11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $CLANG_WARN|"
+  "clang-asan-cxx11|clang++|-x c++ -std=c++11 -g -O0 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $CLANG_WARN|"
   "gcc-release|gcc|-std=c99 -O2 -DNDEBUG $WARN|"
   "clang-tsan-c99|clang|-std=c99 -g -O1 -fsanitize=thread $CLANG_WARN|"
 )
-# applies CONFIG-NAME TEST-NAME: whether the configuration builds that test
-applies() { [[ $1 != *-tsan-* || $2 == test_threads* ]]; }
+# applies CONFIG-NAME TEST-NAME: whether the configuration builds that test.
+# ThreadSanitizer: the threaded tests only. The *_scalar variants (a test
+# again on the portable code paths: no SSE, no SIMD verify) build in gcc C99,
+# plain and with the sanitizers (-m32's default target has no SSE: its
+# builds take the portable paths anyway).
+applies() {
+  case $1 in
+    *-tsan-*) [[ $2 == test_threads* ]] ;;
+    gcc-c99 | gcc-asan-c99) true ;;
+    *) [[ $2 != *_scalar ]] ;;
+  esac
+}
 MODE=${1:-all}
 case $MODE in
   all | quick | m32) ;;
@@ -153,7 +163,7 @@ if [ "$MODE" != quick ]; then
       *) how="built only, NOT run: ${M32_RUNNER#none:}"; r=$M32_RUNNER ;;
     esac
     echo "tests/run.sh: -m32 configuration $how"
-    CONFIGS+=("gcc-m32-c99|gcc|-m32 -std=c99 -O2 -g $WARN|$r")
+    CONFIGS+=("gcc-m32-c99|gcc|-m32 -std=c99 -O2 $WARN|$r")
   else
     M32_NOTE="gcc -m32 cannot build here (install gcc-multilib): no -m32 configuration"
     echo "tests/run.sh: $M32_NOTE"
@@ -214,22 +224,42 @@ run_one() { # config-line test-file
 }
 export -f run_one
 
-# the -m32 jobs first: under emulation they are the slowest, so they start early
+# A check script as a job of the pool: "ok"/"FAIL", "check", the script.
+run_check() { # script
+  local s=$1 out; out="$BUILD_DIR_ROOT/results/check__$(basename "$1")"
+  local started=$SECONDS
+  if bash "$s" >"$out.log" 2>&1; then
+    echo $((SECONDS - started)) >"$out.secs"; touch "$out.ok"; printf 'ok\tcheck\t%s\n' "$(basename "$s")"
+  else
+    touch "$out.fail"; printf 'FAIL\tcheck\t%s\n' "$(basename "$s")"
+  fi
+}
+export -f run_check
+
+# Longest first, so that the pool ends together: the fuzzing and the bench
+# check, then the sanitizer builds (the slowest to build and run), the -m32
+# ones (slow under emulation), then the rest.
+rank_config() {
+  case $1 in *-asan-* | *-tsan-*) echo 0 ;; gcc-m32-c99) echo 1 ;; *) echo 2 ;; esac
+}
 ordered=()
-for cfg in "${CONFIGS[@]}"; do [[ $cfg == gcc-m32-c99\|* ]] && ordered+=("$cfg"); done
-for cfg in "${CONFIGS[@]}"; do [[ $cfg == gcc-m32-c99\|* ]] || ordered+=("$cfg"); done
+for want in 0 1 2; do
+  for cfg in "${CONFIGS[@]}"; do [ "$(rank_config "${cfg%%|*}")" = "$want" ] && ordered+=("$cfg"); done
+done
 jobs_list=()
+if [ "$MODE" != m32 ]; then # the check scripts (fuzz replays, tools) run in the pool
+  for s in tests/check_fuzz.sh tests/check_bench.sh tests/check_*.sh; do
+    [ -e "$s" ] && [[ " ${jobs_list[*]} " != *"check"$'\t'"$s "* ]] && jobs_list+=("check"$'\t'"$s")
+  done
+fi
+num_checks=${#jobs_list[@]}
 for cfg in "${ordered[@]}"; do
   for src in tests/test_*.c; do
     [ -e "$src" ] && applies "${cfg%%|*}" "$(basename "$src" .c)" && jobs_list+=("$cfg"$'\t'"$src")
   done
 done
-checks=()
-if [ "$MODE" != m32 ]; then
-  for s in tests/check_*.sh; do [ -e "$s" ] && checks+=("$s"); done
-fi
-total=$((${#jobs_list[@]} + ${#checks[@]}))
-echo "== ${#jobs_list[@]} builds (${#CONFIGS[@]} configurations), $JOBS at a time, then ${#checks[@]} check scripts"
+total=${#jobs_list[@]}
+echo "== $((total - num_checks)) builds (${#CONFIGS[@]} configurations) and $num_checks check scripts, $JOBS at a time"
 
 passed=0; failed=0; built=0; done_count=0; failures=()
 # One line per job, printed by the job as it ends ("status<TAB>config<TAB>test";
@@ -238,32 +268,24 @@ while IFS=$'\t' read -r status name t; do
   done_count=$((done_count + 1)); r="$BUILD_DIR_ROOT/results/${name}__${t}"
   case $status in
     ok) passed=$((passed + 1))
-      echo "ok    [$done_count/$total] $name $t  ($(grep -E 'passed, [0-9]+ failed' "$r.log" | tail -1); $(cat "$r.secs") s)" ;;
+      if [ "$name" = check ]; then
+        echo "ok    [$done_count/$total] tests/$t  ($(tail -1 "$r.log"); $(cat "$r.secs") s)"
+      else
+        echo "ok    [$done_count/$total] $name $t  ($(grep -E 'passed, [0-9]+ failed' "$r.log" | tail -1); $(cat "$r.secs") s)"
+      fi ;;
     built) built=$((built + 1)); echo "built [$done_count/$total] $name $t  (not run: $(cat "$r.built"))" ;;
     *) failed=$((failed + 1)); failures+=("$name $t")
       echo "FAIL  [$done_count/$total] $name $t"; tail -n 30 "$r.log" | sed 's/^/      /' ;;
   esac
 done < <(printf '%s\n' "${jobs_list[@]}" |
-  xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS=$'"'"'\t'"'"' read -r c s <<<"$1"; run_one "$c" "$s"' _ {})
+  xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS=$'"'"'\t'"'"' read -r c s <<<"$1"; if [ "$c" = check ]; then run_check "$s"; else run_one "$c" "$s"; fi' _ {})
 # a job that printed nothing (killed) is a failure too
-if [ "$done_count" -lt "${#jobs_list[@]}" ]; then
-  n=$((${#jobs_list[@]} - done_count)); failed=$((failed + n)); done_count=${#jobs_list[@]}
+if [ "$done_count" -lt "$total" ]; then
+  n=$((total - done_count)); failed=$((failed + n)); done_count=$total
   echo "FAIL  $n jobs reported no result"; failures+=("$n jobs without a result")
 fi
 
 [ -n "$M32_NOTE" ] && echo "skip  $M32_NOTE"
-
-# ---- check scripts (fuzz replays, tools; not in m32 mode) -----------------------
-for s in "${checks[@]}"; do
-  log="$BUILD_DIR_ROOT/results/$(basename "$s" .sh).log"
-  done_count=$((done_count + 1)); started=$SECONDS
-  if bash "$s" >"$log" 2>&1; then
-    passed=$((passed + 1)); echo "ok    [$done_count/$total] $s  ($(tail -1 "$log"); $((SECONDS - started)) s)"
-  else
-    failed=$((failed + 1)); failures+=("$s")
-    echo "FAIL  [$done_count/$total] $s"; tail -n 30 "$log" | sed 's/^/      /'
-  fi
-done
 
 [ "$failed" -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
 if [ "$built" -gt 0 ]; then

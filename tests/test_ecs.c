@@ -8,6 +8,10 @@
 
 #include "test_rng.h"
 
+#ifndef TEST_COMPONENT_OPS /* random operations per lookup kind on the reference model (tests/soak.sh: 10^6) */
+#define TEST_COMPONENT_OPS 200000
+#endif
+
 /* ---- ids, nil, forged ids ------------------------------------------------ */
 static void test_layout_and_nil(void)
 {
@@ -750,9 +754,9 @@ int main(void)
     test_random_churn();
     test_create_many();
     test_callbacks();
-    run_component_model(ECS_LOOKUP_HASH, 1000000);
-    run_component_model(ECS_LOOKUP_DENSE, 1000000);
-    run_component_model(ECS_LOOKUP_DIRECT, 1000000);
+    run_component_model(ECS_LOOKUP_HASH, TEST_COMPONENT_OPS);
+    run_component_model(ECS_LOOKUP_DENSE, TEST_COMPONENT_OPS);
+    run_component_model(ECS_LOOKUP_DIRECT, TEST_COMPONENT_OPS);
     test_component_edges(ECS_LOOKUP_HASH);
     test_component_edges(ECS_LOOKUP_DENSE);
     test_reused_index_before_gc(ECS_LOOKUP_HASH);
