@@ -3979,15 +3979,15 @@ static ecs_result ecs__schema_compile(void *user, ecs_compiler_context *ctx, con
 }
 
 /* Reads spec (see ecs_schema_field) into slot f: default bytes, bounds,
-   required. 0 with why. doc: scratch. */
+   required. 0 with why; -1 when the parser ran out of memory. doc: scratch. */
 static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc *doc, char *why, size_t n)
 {
     const ecs_json_value *root, *initial, *m;
     ecs_error perr;
     uint32_t i;
     if (ecs_json_parse(doc, spec, strlen(spec), &perr) != ECS_OK) {
-        snprintf(why, n, "spec is not JSON: %.150s", perr.message);
-        return 0;
+        snprintf(why, n, "%s%.150s", perr.code == ECS_ERROR_OUT_OF_MEMORY ? "" : "spec is not JSON: ", perr.message);
+        return perr.code == ECS_ERROR_OUT_OF_MEMORY ? -1 : 0;
     }
     root = initial = ecs_json_root(doc);
     if (root->type == ECS_JSON_OBJECT) {
@@ -4079,6 +4079,7 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
     memset(&doc, 0, sizeof doc);
     for (k = 0; k < n && r == ECS_OK; ++k) {
         ecs__schema_slot *f = si->fields + k;
+        int got;
         f->name_length = (uint32_t)strlen(schema[k].name);
         f->name = (const char *)memcpy(strings, schema[k].name, f->name_length + 1u);
         strings += f->name_length + 1u;
@@ -4088,9 +4089,11 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
         f->size = ecs_field_kind_size(f->kind);
         f->offset = offset;
         offset += f->size;
-        if (!ecs__schema_spec(f, schema[k].spec, &doc, why, sizeof why)) {
-            r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "schema of '%s': field '%s' (%s), spec '%.60s': %s", type,
-                              f->name, ecs_field_kind_name(f->kind), schema[k].spec, why);
+        got = ecs__schema_spec(f, schema[k].spec, &doc, why, sizeof why);
+        if (got <= 0) {
+            r = ecs_error_set(err, got < 0 ? ECS_ERROR_OUT_OF_MEMORY : ECS_ERROR_INVALID_ARGUMENT,
+                              "schema of '%s': field '%s' (%s), spec '%.60s': %s", type, f->name,
+                              ecs_field_kind_name(f->kind), schema[k].spec, why);
         } else if (f->kind == ECS_FIELD_PATH && !f->required) {
             const ecs_json_value *root = ecs_json_root(&doc), *d = root;
             if (root->type == ECS_JSON_OBJECT) d = ecs_json_member(&doc, root, "default");

@@ -828,6 +828,25 @@ static void test_out_of_memory(void)
         oom_fail_at = 0;
     }
     CHECK(compiles > 0 && compiles < 399 && decompiles > 0 && decompiles < 399);
+    { /* registering a schema: out of memory while its specs are parsed is out of memory, not a bad spec */
+        ecs_compiler c;
+        uint32_t n;
+        const ecs_schema_field *g = gadget_schema(&n);
+        int registered = 0, refused = 0;
+        for (at = 1; at < 60 && !registered; ++at) {
+            ecs_result r;
+            ecs_compiler_init(&c);
+            oom_calls = 0, oom_fail_at = at;
+            r = ecs_compiler_register_schema(&c, "gadget", g, n, 150, &err);
+            oom_fail_at = 0;
+            CHECK_MSG(r == ECS_OK || r == ECS_ERROR_OUT_OF_MEMORY, "failing call %lu: %s: %s", at, ecs_result_name(r),
+                      err.message);
+            registered += r == ECS_OK;
+            refused += r == ECS_ERROR_OUT_OF_MEMORY;
+            ecs_compiler_free(&c);
+        }
+        CHECK(registered == 1 && refused > 2);
+    }
     /* a spawn whose entities cannot be made, reported into the entity
        manager's own error: the message keeps the manager's reason (it used
        to be an argument of its own ecs_error_set) */
