@@ -6793,6 +6793,20 @@ static ecs_result ecs__snap_links(const ecs__snap_sec *s, const ecs__snap_mgr *v
         heads = v->count;
     }
     if (r == ECS_OK) r = ecs_entity_map_reserve(map, heads, max_index, err);
+    if (r == ECS_OK && !v->next && map->kind == ECS_LOOKUP_DENSE) { /* every instance heads its chain: one slot each */
+        for (i = 0; i < v->count; ++i) {
+            uint32_t id = ecs__snap_id(v, i);
+            ecs_entity_map_slot *slot = &map->slots[id & ECS_INDEX_MASK];
+            if (slot->id != 0)
+                return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
+                                     "entity[%u]: a second chain of instances for index %u", (unsigned)i,
+                                     (unsigned)(id & ECS_INDEX_MASK));
+            slot->id = id;
+            slot->first = i;
+        }
+        map->count += v->count;
+        return ECS_OK;
+    }
     for (i = 0; i < v->count && r == ECS_OK; ++i) {
         uint32_t id = ecs__snap_id(v, i), n;
         if (pred && ((pred[i / 32u] >> (i % 32u)) & 1u)) continue;

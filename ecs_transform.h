@@ -728,8 +728,10 @@ ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *tm, const uint32
     entity, links consistent and acyclic, sizes): ECS_OK, or
     ECS_ERROR_CORRUPT_RESOURCE naming the offset and field,
     ECS_ERROR_INVALID_ARGUMENT (not empty, other lookup or mode),
-    ECS_ERROR_OUT_OF_MEMORY; nothing changed on failure. The collect cursor
-    is taken over by the first entity manager ecs_transform_collect reads. */
+    ECS_ERROR_OUT_OF_MEMORY; nothing changed on failure. tm's arrays, map
+    and pending list take the state where they are big enough (loading a
+    rollback every frame allocates nothing). The collect cursor is taken
+    over by the first entity manager ecs_transform_collect reads. */
 ECS_DEF ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err);
 /** Empties tm (keeps its lookup kind, mode, idle frames and allocations). */
 ECS_DEF void ecs_transform_snapshot_clear(void *tm);
@@ -2669,6 +2671,12 @@ ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ec
 #define ECS__TF_SNAP_HEAD 10u /* words: count, mode, first_dirty, idle_frames, num_pending, rng,
                                  log_state, log_next, log_retired, lookup */
 #define ECS__TF_SNAP_WORDS 38u /* words per instance: entity, 4 links, age, 2 x 16 floats */
+#define ECS__TF_SNAP_AHEAD 64u /* map slots a load starts reading ahead of the one it writes */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__TF_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__TF_PREFETCH(p) ((void)(p))
+#endif
 
 static size_t ecs__tf_snap_size(uint32_t count, uint32_t pending)
 {
@@ -2840,12 +2848,14 @@ static ecs_result ecs__tf_snap_acyclic(const unsigned char *d, uint32_t n, uint8
 }
 
 /* Links: in range, mutual, children lists holding exactly each node's
-   children, no cycle through parents (none can be when every parent comes
-   before its children, as the manager keeps them: the walk is skipped). */
+   children, no cycle through parents. Two walks are skipped when the order
+   rules out what they look for, as a reordered manager's does: no ring of
+   siblings can be when every next sibling comes after its node, and no
+   cycle through parents when every parent comes before its children. */
 static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, ecs_error *err)
 {
     uint32_t i, listed = 0, children = 0, *stack;
-    int ordered = 1;
+    int ordered = 1, siblings_ordered = 1;
     uint8_t *state;
     ecs_result r;
     for (i = 0; i < n; ++i) {
@@ -2864,12 +2874,14 @@ static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, ecs_err
         if (ecs__tf_snap_word(d, n, 5, i) > 255u) return ecs__tf_snap_bad(err, d, n, 5, i, "more than 255");
         children += p != ECS__TF_NIL;
         ordered &= p == ECS__TF_NIL || p < i;
+        siblings_ordered &= nx == ECS__TF_NIL || nx > i;
     }
-    for (i = 0; i < n; ++i) { /* walk every child list: together they hold every child once */
+    for (i = 0; i < n && !siblings_ordered; ++i) { /* walk every child list: together they hold every child once */
         uint32_t c;
         for (c = ecs__tf_snap_word(d, n, 2, i); c != ECS__TF_NIL && listed <= children; c = ecs__tf_snap_word(d, n, 3, c)) ++listed;
     }
-    if (listed != children) return ecs__tf_snap_bad(err, d, n, 3, 0, "the sibling lists do not hold every child once");
+    if (!siblings_ordered && listed != children)
+        return ecs__tf_snap_bad(err, d, n, 3, 0, "the sibling lists do not hold every child once");
     if (ordered) return ECS_OK;
     state = (uint8_t *)ECS__REALLOC(NULL, (size_t)n + 1u);
     stack = (uint32_t *)ECS__REALLOC(NULL, ((size_t)n + 1u) * 4u);
@@ -2916,6 +2928,9 @@ static ecs_result ecs__tf_snap_ids(const unsigned char *d, uint32_t n, ecs_entit
     if ((r = ecs_entity_map_reserve(map, n, top, err)) != ECS_OK) return r;
     for (i = 0; i < n; ++i) {
         uint32_t id = ecs__tf_snap_word(d, n, 0, i);
+        /* the ids come in any order: start the slot's miss some nodes ahead */
+        if (map->kind == ECS_LOOKUP_DENSE && i + ECS__TF_SNAP_AHEAD < n)
+            ECS__TF_PREFETCH(&map->slots[ecs__tf_snap_word(d, n, 0, i + ECS__TF_SNAP_AHEAD) & ECS_INDEX_MASK]);
         if (map->kind == ECS_LOOKUP_DENSE ? map->slots[id & ECS_INDEX_MASK].id != 0 : ecs_entity_map_find(map, id) != ECS__TF_NIL)
             return ecs__tf_snap_bad(err, d, n, 0, i, "a second transform of this entity (or index)");
         ecs_entity_map_set(map, id, i);
@@ -2923,29 +2938,42 @@ static ecs_result ecs__tf_snap_ids(const unsigned char *d, uint32_t n, ecs_entit
     return ECS_OK;
 }
 
+/* Empties tm's map (keeps its slots). */
+static void ecs__tf_map_clear(ecs_transform_manager *tm)
+{
+    uint32_t k;
+    if (!tm->map.allocated) return;
+    for (k = 0; k <= tm->map.mask; ++k) {
+        tm->map.slots[k].id = 0;
+        tm->map.slots[k].first = tm->map.kind == ECS_LOOKUP_DENSE && k ? 0u : ECS__TF_NIL;
+    }
+    tm->map.count = 0;
+}
+
 ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, size_t size, ecs_error *err)
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)store;
     const unsigned char *d = (const unsigned char *)data;
-    uint32_t h[ECS__TF_SNAP_HEAD], n, k, *pending = NULL;
+    uint32_t h[ECS__TF_SNAP_HEAD], n, k, cap, *pending;
     ecs__tf_arrays a;
-    ecs_entity_map map;
     ecs_result r;
     if (!tm || !data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: NULL argument");
     if ((r = ecs__tf_snap_head(tm, d, size, h, err)) != ECS_OK) return r;
     n = h[0];
+    cap = n + 1u < 16u ? 16u : n + 1u;
     if ((r = ecs__tf_snap_links(d, n, err)) != ECS_OK) return r;
-    ecs_entity_map_init(&map, tm->map.kind);
-    if ((r = ecs__tf_snap_ids(d, n, &map, err)) != ECS_OK) {
-        ecs_entity_map_free(&map);
+    /* tm is empty: its map, arrays and pending list take the state where
+       they are big enough (a rollback every frame allocates nothing) */
+    if ((r = ecs__tf_snap_ids(d, n, &tm->map, err)) != ECS_OK) {
+        ecs__tf_map_clear(tm);
         return r;
     }
-    if (h[4] && !(pending = (uint32_t *)ECS__REALLOC(NULL, (size_t)h[4] * 4u))) r = ECS_ERROR_OUT_OF_MEMORY;
-    if (r == ECS_OK && !ecs__tf_alloc(n + 1u < 16u ? 16u : n + 1u, &a)) r = ECS_ERROR_OUT_OF_MEMORY;
-    if (r != ECS_OK) {
-        ECS__FREE(pending);
-        ecs_entity_map_free(&map);
-        return ecs_error_set(err, r, "transform snapshot: out of memory for %u nodes", (unsigned)n);
+    pending = h[4] <= tm->pending_capacity ? tm->pending : (uint32_t *)ECS__REALLOC(NULL, (size_t)h[4] * 4u);
+    a = ecs__tf_view(tm);
+    if ((h[4] && !pending) || (tm->capacity < n + 1u && !ecs__tf_alloc(cap, &a))) {
+        if (pending != tm->pending) ECS__FREE(pending);
+        ecs__tf_map_clear(tm);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory for %u nodes", (unsigned)n);
     }
     d += 4u * ECS__TF_SNAP_HEAD;
     memcpy(a.entity, d, (size_t)n * 4u);
@@ -2961,12 +2989,13 @@ ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, si
     memcpy(a.local, d + (size_t)n * 24u, (size_t)n * sizeof(ecs_mat4));
     memcpy(a.world, d + (size_t)n * 24u + (size_t)n * sizeof(ecs_mat4), (size_t)n * sizeof(ecs_mat4));
     if (h[4]) memcpy(pending, d + (size_t)n * 24u + (size_t)n * 2u * sizeof(ecs_mat4), (size_t)h[4] * 4u);
-    ecs__tf_adopt(tm, &a, n + 1u < 16u ? 16u : n + 1u);
-    ecs_entity_map_free(&tm->map);
-    tm->map = map;
-    ECS__FREE(tm->pending);
-    tm->pending = pending;
-    tm->num_pending = tm->pending_capacity = h[4];
+    if (a.buffer != tm->buffer) ecs__tf_adopt(tm, &a, cap);
+    if (pending != tm->pending) {
+        ECS__FREE(tm->pending);
+        tm->pending = pending;
+        tm->pending_capacity = h[4];
+    }
+    tm->num_pending = h[4];
     tm->count = n;
     tm->first_dirty = h[2];
     tm->idle_frames = h[3];
@@ -3023,15 +3052,7 @@ ECS_DEF ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_e
 ECS_DEF void ecs_transform_snapshot_clear(void *store)
 {
     ecs_transform_manager *tm = (ecs_transform_manager *)store;
-    ecs_lookup_kind lookup = tm->map.kind;
-    uint32_t k;
-    if (tm->map.allocated) {
-        for (k = 0; k <= tm->map.mask; ++k) {
-            tm->map.slots[k].id = 0;
-            tm->map.slots[k].first = lookup == ECS_LOOKUP_DENSE && k ? 0u : ECS__TF_NIL;
-        }
-        tm->map.count = 0;
-    }
+    ecs__tf_map_clear(tm);
     tm->count = 0;
     tm->first_dirty = 0;
     tm->num_pending = 0;

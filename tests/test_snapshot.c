@@ -422,6 +422,24 @@ static void test_bad_input(void)
         if (!load_or_refuse(copy, out.size)) ++bad;
     }
     CHECK_MSG(bad == 0, "%lu mutations neither refused cleanly nor loaded consistently", (unsigned long)bad);
+    { /* a load refused half way (the second id repeats the first) leaves the transform manager as empty as it
+         was: the good state then loads into it (the map is built in place and cleared again) */
+        ecs_transform_manager tm;
+        size_t bytes = ecs_transform_snapshot_save(&a.tm, NULL, 0);
+        unsigned char *state = (unsigned char *)malloc(bytes);
+        uint32_t first_id;
+        CHECK(state && ecs_transform_snapshot_save(&a.tm, state, bytes) == bytes && a.tm.count >= 2);
+        CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED) == ECS_OK);
+        memcpy(&first_id, state + 40, 4);
+        put32(state, 44, first_id);
+        CHECK(ecs_transform_snapshot_load(&tm, state, bytes, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(strstr(err.message, "second transform") != NULL && tm.count == 0 && tm.map.count == 0);
+        CHECK(ecs_transform_snapshot_save(&a.tm, state, bytes) == bytes);
+        CHECK_MSG(ecs_transform_snapshot_load(&tm, state, bytes, &err) == ECS_OK, "%s", err.message);
+        CHECK(same_transform_state(&tm, &a.tm));
+        ecs_transform_manager_free(&tm);
+        free(state);
+    }
     free(copy);
     ecs_snapshot_output_free(&out);
     free_world(&a);
