@@ -506,6 +506,7 @@ REFERENCE (every public function: signature and what it does; the
                                     const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
 
 REVISION HISTORY
+   0.4  ecs_store_interface gains save_selected (snapshots of a subtree)
    0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
         that adds or removes instances); one record size
         (ecs_manager_record_size is the schema's record with a schema, read

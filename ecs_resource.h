@@ -309,6 +309,10 @@ SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
            ... write snap.data, snap.size; ecs_snapshot_output_free(&snap);
        }
        ecs_snapshot_load(&fresh_world, data, size, 0, &report, &err);
+   A game that saves every frame (rollback) passes ECS_SNAPSHOT_REUSE_OUTPUT
+   in desc.flags: the save goes into the buffer of the output it passes,
+   resized, and a load into an emptied world reuses the stores' memory, so
+   neither faults in new pages once the first frame has run.
    Format (version 1; every integer in the saver's byte order; sections
    start at multiples of 8):
        0   'E' 'C' 'S' 'S', version, byte order mark 0x01020304, sections
@@ -690,7 +694,7 @@ REFERENCE (every public function, by section; the declarations below say
    Snapshots (SNAPSHOTS)
      ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc,
                                   ecs_snapshot_output *out, ecs_error *err);
-         the world (or desc->stores) as one blob, in either byte order
+         the world (or desc->stores, or desc->root's subtree) as one blob, in either byte order
      ecs_result ecs_snapshot_verify(const void *blob, size_t size, ecs_error *err);
          checks a snapshot completely (offset and field on failure)
      ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size, uint32_t flags,
@@ -719,6 +723,10 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
+        root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;
+        loads about 1.3x faster (stores loaded into their own memory);
+        ecs_compiler_register_schema reports a parser out of memory as such
    0.3  hardening (issue 19): JSON numbers correctly rounded on x87 too;
         exact whole numbers in every form (ECS_JSON_WHOLE; i32/u32/u64
         fields and their bounds compared exactly); a names block's counts
@@ -1396,6 +1404,12 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
 #define ECS_SNAPSHOT_LITTLE_ENDIAN 1u
 /** ecs_snapshot_desc.flags: write big-endian. */
 #define ECS_SNAPSHOT_BIG_ENDIAN 2u
+/** ecs_snapshot_desc.flags: *out holds an earlier snapshot call's output (or
+    is zeroed): its buffer is resized (ECS_REALLOC) and written instead of a
+    new one, so a save every frame (rollback) faults in no new memory. On
+    failure out->size is 0 and out->data stays for the next call (free it
+    with ecs_snapshot_output_free). */
+#define ECS_SNAPSHOT_REUSE_OUTPUT 4u
 /** ecs_snapshot_load flags: a section naming a store the world lacks is an
     error (default: skipped and reported). */
 #define ECS_SNAPSHOT_STRICT 1u
@@ -1408,7 +1422,7 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
     whole world in this machine's byte order. */
 typedef struct ecs_snapshot_desc {
     const char *const *stores; /* NULL-terminated names of the stores to save; NULL: every store */
-    uint32_t flags;            /* ECS_SNAPSHOT_LITTLE_ENDIAN or ECS_SNAPSHOT_BIG_ENDIAN, or 0 */
+    uint32_t flags;            /* ECS_SNAPSHOT_LITTLE_ENDIAN or _BIG_ENDIAN, | ECS_SNAPSHOT_REUSE_OUTPUT */
     const char *hierarchy;     /* with root: the hierarchy store (the transform store's name) */
     ecs_entity root;           /* not nil: only root and its descendants in hierarchy (see SNAPSHOTS) */
 } ecs_snapshot_desc;
@@ -1432,7 +1446,8 @@ typedef struct ecs_snapshot_report {
 /** Saves w (its entity manager with generations, free queue and destroy log;
     every selected store's instances, ids and field arrays, next links, gc
     and collect state; stores behind an ecs_store_interface through its save)
-    into *out (replacing what it held: free it first). desc may be NULL.
+    into *out (replacing what it held: free it first, or pass
+    ECS_SNAPSHOT_REUSE_OUTPUT to write into its buffer). desc may be NULL.
     With desc->hierarchy, only desc->root's subtree's instances (see
     SNAPSHOTS: selections). ECS_OK; ECS_ERROR_OUT_OF_MEMORY;
     ECS_ERROR_NOT_FOUND (a selected name or the hierarchy is not
@@ -6407,18 +6422,19 @@ ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc
     ecs__snap_w measure = {NULL, 0, 0, 0}, write = {NULL, 0, 0, 0};
     ecs__snap_sel sel;
     ecs_result r;
-    int big = ecs__res_host_big_endian();
+    int big = ecs__res_host_big_endian(), reuse = desc && (desc->flags & ECS_SNAPSHOT_REUSE_OUTPUT);
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: out is NULL");
-    out->data = NULL;
+    if (!reuse) out->data = NULL;
     out->size = 0;
     if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: world is NULL");
     if ((r = ecs__snap_check_save(w, desc, err)) != ECS_OK || (r = ecs__snap_select(w, desc, &sel, err)) != ECS_OK) return r;
     ecs__snap_write_world(&measure, w, desc, &sel);
     if (measure.overflow)
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: the snapshot does not fit in memory");
-    else if (!(write.p = (unsigned char *)ECS__REALLOC(NULL, measure.at ? measure.at : 1u)))
+    else if (!(write.p = (unsigned char *)ECS__REALLOC(out->data, measure.at ? measure.at : 1u)))
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %lu bytes",
                           (unsigned long)measure.at);
+    else out->data = write.p; /* (reused: the old pointer is gone) */
     if (r == ECS_OK) ecs__snap_write_world(&write, w, desc, &sel);
     if (r == ECS_OK && write.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory");
     if (r == ECS_OK && desc && ((desc->flags & ECS_SNAPSHOT_BIG_ENDIAN && !big) || (desc->flags & ECS_SNAPSHOT_LITTLE_ENDIAN && big)))
@@ -6426,10 +6442,9 @@ ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc
     ECS__FREE(sel.keep);
     ECS__FREE(sel.rank);
     if (r != ECS_OK) {
-        ECS__FREE(write.p);
+        if (!reuse) ecs_snapshot_output_free(out);
         return r;
     }
-    out->data = write.p;
     out->size = write.at;
     return ECS_OK;
 }

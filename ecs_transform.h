@@ -379,6 +379,9 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.4  ecs_transform_snapshot_save_selected (a subtree's or any selection's
+        nodes, for snapshots of a subtree); a snapshot load reuses the
+        manager's arrays, map and pending list
    0.3  REFERENCE (every function's signature); the plugin API's matrix math
         (ECS_API_TRANSFORMS v1) takes these functions' names
    0.2  entity -> instance through ecs.h's entity map (dense and hash; the

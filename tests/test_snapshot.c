@@ -110,6 +110,47 @@ static void test_byte_orders(void)
     free_world(&a);
 }
 
+/* ECS_SNAPSHOT_REUSE_OUTPUT: every frame's save written into one output,
+   growing and shrinking with the world; the same bytes as a fresh save; a
+   refused save (or a failed allocation) leaves the buffer, with size 0. */
+static void test_reuse_output(void)
+{
+    test_world a;
+    ecs_snapshot_output reused = {NULL, 0}, fresh = {NULL, 0};
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    uint32_t frame, differ = 0;
+    CHECK(make_world(&a, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_RAW));
+    memset(&desc, 0, sizeof desc);
+    desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
+    rng_state = 71;
+    for (frame = 0; frame < 60; ++frame) {
+        churn(&a, 100);
+        CHECK(ecs_snapshot_save(&a.w, &desc, &reused, &err) == ECS_OK);
+        CHECK(ecs_snapshot_save(&a.w, NULL, &fresh, &err) == ECS_OK);
+        differ += reused.size != fresh.size || memcmp(reused.data, fresh.data, fresh.size) != 0;
+        ecs_snapshot_output_free(&fresh);
+    }
+    CHECK_MSG(differ == 0, "%u frames differ", (unsigned)differ);
+    desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT | ECS_SNAPSHOT_LITTLE_ENDIAN | ECS_SNAPSHOT_BIG_ENDIAN;
+    CHECK(ecs_snapshot_save(&a.w, &desc, &reused, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(reused.data != NULL && reused.size == 0);
+    desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
+    churn(&a, 3000); /* bigger than the buffer: the allocation to grow it fails */
+    oom_calls = 0;
+    oom_fail_at = 1;
+    CHECK(ecs_snapshot_save(&a.w, &desc, &reused, &err) == ECS_ERROR_OUT_OF_MEMORY);
+    oom_fail_at = 0;
+    CHECK(reused.data != NULL && reused.size == 0);
+    CHECK(ecs_snapshot_save(&a.w, &desc, &reused, &err) == ECS_OK);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &fresh, &err) == ECS_OK);
+    CHECK(reused.size == fresh.size && memcmp(reused.data, fresh.data, fresh.size) == 0);
+    ecs_snapshot_output_free(&fresh);
+    ecs_snapshot_output_free(&reused);
+    CHECK(reused.data == NULL && reused.size == 0);
+    free_world(&a);
+}
+
 /* The two transform managers' whole states (ecs_transform_snapshot_save's
    bytes) are equal: what a clone's copy hook must give. */
 static int same_transform_state(const ecs_transform_manager *a, const ecs_transform_manager *b)
@@ -559,6 +600,7 @@ int main(void)
     test_roundtrip(ECS_TRANSFORM_IMMEDIATE, ECS_SNAPSHOT_BIG_ENDIAN);
     test_roundtrip(ECS_TRANSFORM_DEFERRED, ECS_SNAPSHOT_LITTLE_ENDIAN);
     test_byte_orders();
+    test_reuse_output();
     test_clone();
     test_replay();
     test_json();
