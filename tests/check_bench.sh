@@ -25,7 +25,7 @@ for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns chu
   systems_2_ns systems_2_plain_ns systems_7_ns systems_7_plain_ns systems_7_mixed_ns systems_7_mixed_plain_ns \
   query_plain_ns query_direct_ns query_group_ns query_lookup_ns \
   transform_world_pass_mt2_speedup systems_7_mixed_mt2_speedup spawn_level_10k_mt2_speedup \
-  snapshot_save_gbs snapshot_load_gbs world_clone_gbs snapshot_json_save_mb_per_s snapshot_json_load_mb_per_s \
+  snapshot_save_gbs snapshot_memcpy_gbs snapshot_load_gbs world_clone_gbs snapshot_json_save_mb_per_s snapshot_json_load_mb_per_s \
   snapshot_bytes_per_entity snapshot_bytes_ratio snapshot_1k_roundtrip_us; do
   grep -q "^$m,[0-9.]*," "$out/bench.csv" || missing="$missing $m"
 done
