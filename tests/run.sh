@@ -1,30 +1,30 @@
 #!/usr/bin/env bash
 # tests/run.sh - builds and runs every test program in every configuration.
 #
-#   tests/run.sh            all configurations (248 jobs): 43 CPU minutes;
-#                           measured 33 min 45 s on 2 cores that other
-#                           sessions were loading for most of the run
-#                           (2026-11-25); about 22 minutes on 2 idle cores.
-#                           test_resource_schema under qemu (9 of those
-#                           minutes) is built only there since.
-#   tests/run.sh quick      gcc C99 and the sanitizer build only: 7.6 CPU
-#                           minutes (1 of them the fuzzing in check_fuzz.sh)
-#                           with the tests of 2026-11-23, so about 4 minutes
-#                           on 2 idle cores; the world, snapshot and thread
-#                           tests added since make it about twice that
-#   tests/run.sh m32        the -m32 configuration only, every test run, no
-#                           check scripts: 11.5 CPU minutes on 2026-11-23;
-#                           measured 10 min on 2 shared cores under qemu
+#   tests/run.sh            all configurations and the check scripts (238
+#                           jobs): 18 CPU minutes, measured 9 min 22 s on 2
+#                           idle cores (2026-11-26)
+#   tests/run.sh quick      gcc C99, its sanitizer build and the check
+#                           scripts (69 jobs): 7.8 CPU minutes, measured
+#                           4 min 18 s on 2 idle cores
+#   tests/run.sh m32        the -m32 configuration only, every test run
+#                           (under qemu too), no check scripts
+#   tests/soak.sh           the long runs this keeps short (reference models
+#                           at 10^6 operations per lookup kind, 300 s of
+#                           fuzzing per harness); not part of CI
 # README.md states the same figures.
 #
 # Configurations, each with -Wall -Wextra -Wpedantic -Werror -Wshadow
 # -Wconversion (and -Wdocumentation in the clang ones):
-#   gcc-c99, clang-c99, gcc-cxx11, clang-cxx11    -g -O1, as C99 / as C++11
+#   gcc-c99, clang-c99, gcc-cxx11, clang-cxx11    -g, as C99 / as C++11; -O0
+#       but gcc-cxx11 (-O1: gcc's flow warnings; gcc C has them in
+#       gcc-asan-c99 and gcc-release)
 #   gcc-asan-c99, clang-asan-cxx11                -fsanitize=address,undefined
+#       (gcc -O1, clang -O0)
 #   gcc-release                                   -O2 -DNDEBUG
 #   clang-tsan-c99                                -fsanitize=thread, only the
 #       threaded tests (test_threads*.c; see applies below)
-#   gcc-m32-c99                                   -m32 -std=c99 -O2 -g, no
+#   gcc-m32-c99                                   -m32 -std=c99 -O2, no
 #       sanitizers; only where gcc -m32 can build (gcc-multilib is installed
 #       with apt-get when missing and possible). Where this kernel cannot run
 #       i386 binaries they run under qemu-i386 if it is installed (Debian:
@@ -35,7 +35,8 @@
 # (its configuration's compiler and flags) and RUN_PREFIX (empty, or
 # "qemu-i386" when the i386 programs it builds must run under that emulator)
 # in its environment.
-# Every build+run is one test; tests/check_*.sh scripts add one test each.
+# Every build+run is one test; tests/check_*.sh scripts add one test each
+# and run in the same pool.
 # Each result is printed as soon as its job finishes (jobs run in parallel,
 # so in the order they finish), with a running count: a result line starts
 # with "ok", "FAIL" or "built" (built, not run: never counted as passed),
