@@ -480,6 +480,8 @@ REFERENCE (every public function: signature and what it does; the
                     uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
    uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store,
                     const ecs_store_interface *iface, ecs_error *err)  any other store
+   int ecs_entity_selected(const uint32_t *keep, uint32_t num_indices, uint32_t id)
+                    whether a store's save_selected keeps id's instances
    ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
    uint32_t ecs_world_find(const ecs_world *w, const char *name)  index, or ECS_WORLD_NO_COMPONENT
    ecs_manager *ecs_world_manager(const ecs_world *w, const char *name)  or NULL
@@ -506,7 +508,8 @@ REFERENCE (every public function: signature and what it does; the
                                     const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
 
 REVISION HISTORY
-   0.4  ecs_store_interface gains save_selected (snapshots of a subtree)
+   0.4  ecs_store_interface gains save_selected (snapshots of a subtree),
+        with ecs_entity_selected for its test
    0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
         that adds or removes instances); one record size
         (ecs_manager_record_size is the schema's record with a schema, read
@@ -1684,6 +1687,14 @@ typedef struct ecs_store_interface {
        or 0 when it runs out of scratch memory */
     size_t (*save_selected)(const void *store, const uint32_t *keep, uint32_t num_indices, void *out, size_t cap);
 } ecs_store_interface;
+
+/** Whether save_selected's keep (num_indices entries) selects the entity
+    with key id (ecs_entity_key): its index is in range and holds that id. */
+static inline int ecs_entity_selected(const uint32_t *keep, uint32_t num_indices, uint32_t id)
+{
+    uint32_t idx = id & ECS_INDEX_MASK;
+    return idx < num_indices && id != 0 && keep[idx] == id;
+}
 
 /** One registered store (read-only). */
 typedef struct ecs_world_component {

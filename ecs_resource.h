@@ -6184,8 +6184,7 @@ typedef struct ecs__snap_sel {
 
 static int ecs__snap_kept(const ecs__snap_sel *sel, uint32_t id)
 {
-    uint32_t idx = id & ECS_INDEX_MASK;
-    return !sel->keep || (idx < sel->num_indices && id != 0 && sel->keep[idx] == id);
+    return !sel->keep || ecs_entity_selected(sel->keep, sel->num_indices, id);
 }
 
 /* What a manager section holds under sel: its count (direct: the slots up

@@ -2737,38 +2737,32 @@ ECS_DEF size_t ecs_transform_snapshot_save(const void *store, void *out, size_t 
 
 /* -- a selection of entities (ecs_snapshot_desc's root) -- */
 
-static int ecs__tf_kept(const uint32_t *keep, uint32_t num_indices, uint32_t id)
+/* The first kept node (rank not nil) of the sibling list from i on, as its
+   new index; nil when none. Over a whole save every node is stepped over at
+   most once per direction: the walk from a kept node stops at the next kept
+   one. */
+static uint32_t ecs__tf_kept_sibling(const uint32_t *sibling, uint32_t i, const uint32_t *rank)
 {
-    uint32_t idx = id & ECS_INDEX_MASK;
-    return idx < num_indices && id != 0 && keep[idx] == id;
-}
-
-/* The first kept node of the sibling list from i on (dir: next_sibling or
-   prev_sibling), as its new index; nil when none. Over a whole save every
-   node is stepped over at most once per direction: the walk from a kept
-   node stops at the next kept one. */
-static uint32_t ecs__tf_kept_sibling(const ecs_transform_manager *tm, const uint32_t *sibling, uint32_t i,
-                                     const uint32_t *keep, uint32_t num_indices, const uint32_t *rank)
-{
-    while (i != ECS__TF_NIL && !ecs__tf_kept(keep, num_indices, tm->entity[i].id)) i = sibling[i];
+    while (i != ECS__TF_NIL && rank[i] == ECS__TF_NIL) i = sibling[i];
     return i == ECS__TF_NIL ? ECS__TF_NIL : rank[i];
 }
 
 /* Writes the link word of each kept node (a: 1 parent, 2 first_child, 3
-   next_sibling, 4 prev_sibling), renumbered; links to nodes left out skip
-   them, and a node whose parent is left out is a root. */
+   next_sibling, 4 prev_sibling), renumbered through rank (nil: left out);
+   links to nodes left out skip them, and a node whose parent is left out is
+   a root. */
 static unsigned char *ecs__tf_snap_put_links(unsigned char *at, const ecs_transform_manager *tm, uint32_t a,
-                                             const uint32_t *keep, uint32_t num_indices, const uint32_t *rank)
+                                             const uint32_t *rank)
 {
     uint32_t i;
     for (i = 0; i < tm->count; ++i) {
         uint32_t p = tm->parent[i], v = ECS__TF_NIL;
-        int rooted = p == ECS__TF_NIL || !ecs__tf_kept(keep, num_indices, tm->entity[p].id);
-        if (!ecs__tf_kept(keep, num_indices, tm->entity[i].id)) continue;
+        int rooted = p == ECS__TF_NIL || rank[p] == ECS__TF_NIL;
+        if (rank[i] == ECS__TF_NIL) continue;
         if (a == 1u) v = rooted ? ECS__TF_NIL : rank[p];
-        else if (a == 2u) v = ecs__tf_kept_sibling(tm, tm->next_sibling, tm->first_child[i], keep, num_indices, rank);
-        else if (!rooted) v = ecs__tf_kept_sibling(tm, a == 3u ? tm->next_sibling : tm->prev_sibling,
-                                                   a == 3u ? tm->next_sibling[i] : tm->prev_sibling[i], keep, num_indices, rank);
+        else if (a == 2u) v = ecs__tf_kept_sibling(tm->next_sibling, tm->first_child[i], rank);
+        else if (!rooted) v = ecs__tf_kept_sibling(a == 3u ? tm->next_sibling : tm->prev_sibling,
+                                                   a == 3u ? tm->next_sibling[i] : tm->prev_sibling[i], rank);
         at = ecs__tf_snap_put(at, &v, 4u);
     }
     return at;
@@ -2782,21 +2776,21 @@ ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *store, const uin
     unsigned char *at = (unsigned char *)out;
     size_t size;
     for (i = 0; i < tm->count; ++i) {
-        if (!ecs__tf_kept(keep, num_indices, tm->entity[i].id)) continue;
+        if (!ecs_entity_selected(keep, num_indices, tm->entity[i].id)) continue;
         first_dirty += i < tm->first_dirty;
         ++n;
     }
-    for (k = 0; k < tm->num_pending; ++k) pending += ecs__tf_kept(keep, num_indices, tm->pending[k]) ? 1u : 0u;
+    for (k = 0; k < tm->num_pending; ++k) pending += ecs_entity_selected(keep, num_indices, tm->pending[k]) ? 1u : 0u;
     size = ecs__tf_snap_size(n, pending);
     if (!out) return size;
     if (cap < size || size == 0) return 0;
     rank = (uint32_t *)ECS__REALLOC(NULL, ((size_t)tm->count + 1u) * sizeof *rank);
     if (!rank) return 0;
-    for (i = 0, n = 0; i < tm->count; ++i) rank[i] = ecs__tf_kept(keep, num_indices, tm->entity[i].id) ? n++ : ECS__TF_NIL;
+    for (i = 0, n = 0; i < tm->count; ++i) rank[i] = ecs_entity_selected(keep, num_indices, tm->entity[i].id) ? n++ : ECS__TF_NIL;
     at = ecs__tf_snap_put_head(at, tm, n, first_dirty, pending);
     for (i = 0; i < tm->count; ++i)
         if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &tm->entity[i], 4u);
-    for (k = 1; k <= 4u; ++k) at = ecs__tf_snap_put_links(at, tm, k, keep, num_indices, rank);
+    for (k = 1; k <= 4u; ++k) at = ecs__tf_snap_put_links(at, tm, k, rank);
     for (i = 0; i < tm->count; ++i) {
         uint32_t age = tm->age[i];
         if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &age, 4u);
@@ -2809,7 +2803,7 @@ ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *store, const uin
     for (i = 0; i < tm->count; ++i)
         if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &tm->world[i], sizeof(ecs_mat4));
     for (k = 0; k < tm->num_pending; ++k)
-        if (ecs__tf_kept(keep, num_indices, tm->pending[k])) at = ecs__tf_snap_put(at, &tm->pending[k], 4u);
+        if (ecs_entity_selected(keep, num_indices, tm->pending[k])) at = ecs__tf_snap_put(at, &tm->pending[k], 4u);
     ECS__FREE(rank);
     return size;
 }
