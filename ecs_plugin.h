@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.3 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.4 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -136,6 +136,9 @@ STANDARD ENGINE APIS
                        (compile and decompile from a schema) and
                        register_manager (that, and the generic spawn into an
                        engine-owned manager), write_entity
+   ECS_API_CONSOLE     ecs_console_api_v0    (ecs_console.h's ecs_console_publish):
+                       console commands a plugin adds; they go when it
+                       unloads, and a reload's new build answers them
    Typed access: a manager defined through the registry (either version)
    keeps a typed view current, as ECS_MANAGER_DEFINE's managers do. Declare
    the view with the same list and cast the manager:
@@ -343,6 +346,17 @@ REFERENCE (every public function; the declarations below have the details)
                              removes (api, version)
      void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
                              the registry's copy of (api, version), or NULL
+   Other headers' registrations (ecs_plugin_tracker: apply and remove callbacks):
+     ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker,
+                                 const char *name, const void *value, size_t size, ecs_error *err)
+                             a named value owned by the calling plugin (or the engine),
+                             staged across its reloads, removed at its unload
+     ecs_result ecs_plugin_untrack(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker,
+                                   const char *name)
+                             removes it now
+     ecs_result ecs_plugin_track_call(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker,
+                                      const char *name, void (*fn)(void *user), void *user)
+                             calls fn as the name's owner (an unload meanwhile waits)
    Plugins (the engine):
      ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err)
                              loads a library (through a checked copy), calls init
@@ -394,6 +408,9 @@ REFERENCE (every public function; the declarations below have the details)
    ecs_registry_api_v0, ecs_transforms_api_v0/_v1, ecs_resources_api_v0/_v1.
 
 REVISION HISTORY
+   0.4  ecs_plugin_track, _untrack and _track_call: registrations of other
+        headers (ecs_console.h's commands) that follow a plugin's unloads
+        and reloads as the registry's own do; ECS_API_CONSOLE
    0.3  an unload asked while the plugin's code runs (its own tick or
         shutdown) is deferred until it returns, a reload then is refused
         (was a crash); ecs_plugin_tick ticks every plugin after one that
@@ -431,6 +448,7 @@ REVISION HISTORY
 #define ECS_API_TRANSFORMS 3u /* ecs_transforms_api_v0, _v1 */
 #define ECS_API_RESOURCES 4u  /* ecs_resources_api_v0 */
 #define ECS_API_REGISTRY 5u   /* ecs_registry_api_v0 */
+#define ECS_API_CONSOLE 6u    /* ecs_console_api_v0 (ecs_console.h's ecs_console_publish) */
 #define ECS_API_USER 256u     /* first id for your own APIs */
 
 /** The newest version of the plugin API (ECS_API_PLUGIN) this header speaks. */
@@ -626,6 +644,51 @@ ECS_DEF ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, un
 ECS_DEF ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version);
 /** The registry's copy of (api, version), or NULL (what get_engine_api does). */
 ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version);
+
+/** How another header keeps its own registrations in the registry, so that
+    they follow a plugin's life as the registry's own do (ecs_console.h's
+    commands use it): ecs_plugin_track copies a value under a name; the
+    registry calls apply when the value becomes what the name means and
+    remove when the name is gone. The struct (and context) must outlive
+    every registration made with it; names are unique per tracker. */
+typedef struct ecs_plugin_tracker {
+    const char *what;  /* what a name is, for messages: "console command" */
+    void *context;     /* handed to apply and remove */
+    /** value (the registry's copy, valid until remove) is now what name
+        means: called by ecs_plugin_track at a first registration, and when
+        a reload succeeds for a name its new build registered again. Copy
+        what you keep out of it that points into the plugin (strings): the
+        old build's image is closed after a reload. */
+    void (*apply)(void *context, const char *name, const void *value);
+    /** name is gone: its owner unloaded, a load or reload failed and rolled
+        it back, a reload succeeded without registering it again,
+        ecs_plugin_untrack, or the registry is being destroyed. */
+    void (*remove)(void *context, const char *name);
+} ecs_plugin_tracker;
+/** Registers name under tracker with a copy of value (size bytes), owned by
+    the caller: the plugin whose code is running (its init, or an API call
+    it makes), else the engine. A first registration calls tracker->apply
+    at once. During a reload of the owner, the new build registering a name
+    the old one had is staged: apply runs when the reload succeeds (the old
+    value stays in use until then, and comes back when it fails); names the
+    new build does not register again are removed. ECS_OK;
+    ECS_ERROR_ALREADY_EXISTS (the name is taken, err names the owner);
+    ECS_ERROR_INVALID_ARGUMENT (NULL reg, tracker, name or value, size 0,
+    or a size that changed across a reload); ECS_ERROR_OUT_OF_MEMORY.
+    Nothing changes on failure. */
+ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name,
+                                    const void *value, size_t size, ecs_error *err);
+/** Removes name from tracker's registrations (tracker->remove runs),
+    whoever owns it. ECS_OK or ECS_ERROR_NOT_FOUND. */
+ECS_DEF ecs_result ecs_plugin_untrack(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name);
+/** Calls fn(user) as name's owner: while it runs, the registry counts the
+    owning plugin's code as on the stack (an unload asked meanwhile waits
+    until it returns, as for its tick) and what it registers belongs to that
+    plugin. For calling a plugin's function that a tracked value holds.
+    Returns ECS_OK after the call, or ECS_ERROR_NOT_FOUND (fn not called)
+    when tracker has no such name. */
+ECS_DEF ecs_result ecs_plugin_track_call(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name,
+                                         void (*fn)(void *user), void *user);
 
 /** Loads the library at path (through a copy), agrees on a plugin API
     version and calls init. On success *out is the plugin's handle. On
@@ -1356,6 +1419,7 @@ struct ecs__plugin_rec {
     size_t size;
     ecs__plugin_value cur, staged;
     ecs_plugin_registry *reg;
+    const ecs_plugin_tracker *tracker; /* ecs_plugin_track's registrations */
 };
 
 typedef struct ecs__plugin_slot {
@@ -1672,6 +1736,97 @@ ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, 
     if (!reg) return NULL;
     r = ecs__plugin_rec_find(reg, &ecs__plugin_kind_api, api, version, NULL);
     return r ? r->cur.ptr : NULL;
+}
+
+/* ---- other headers' registrations (ecs_plugin_track) ------------------------- */
+
+static void ecs__plugin_tracked_undo(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    r->tracker->remove(r->tracker->context, r->name);
+    ECS__FREE(r->cur.ptr);
+    ECS__FREE(r->staged.ptr);
+}
+static void ecs__plugin_tracked_commit(ecs_plugin_registry *reg, ecs__plugin_rec *r)
+{
+    (void)reg;
+    memcpy(r->cur.ptr, r->staged.ptr, r->size); /* in place: the pointer apply got stays valid */
+    ECS__FREE(r->staged.ptr);
+    r->staged.ptr = NULL;
+    r->tracker->apply(r->tracker->context, r->name, r->cur.ptr);
+}
+static const ecs__plugin_kind ecs__plugin_kind_tracked = {"tracked registration", ecs__plugin_tracked_undo,
+                                                          ecs__plugin_tracked_commit, ecs__plugin_api_discard};
+
+static uint32_t ecs__plugin_tracked_find(const ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker,
+                                         const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < reg->num_recs; ++i) {
+        const ecs__plugin_rec *r = reg->recs[i];
+        if (r->kind == &ecs__plugin_kind_tracked && r->tracker == tracker && strcmp(r->name, name) == 0) return i;
+    }
+    return reg->num_recs;
+}
+
+ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name,
+                                    const void *value, size_t size, ecs_error *err)
+{
+    ecs__plugin_rec *r;
+    ecs__plugin_value v;
+    uint32_t at;
+    void *copy;
+    if (!reg || !tracker || !tracker->apply || !tracker->remove || !name || !value || size == 0)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_plugin_track: NULL argument or size 0");
+    at = ecs__plugin_tracked_find(reg, tracker, name);
+    r = at < reg->num_recs ? reg->recs[at] : NULL;
+    if (r && !(reg->staging && r->owner == reg->staging && reg->current == reg->staging && r->flags == 0))
+        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "%s '%s' is already registered by %s",
+                             tracker->what ? tracker->what : "name", name, ecs__plugin_owner_name(reg, r->owner));
+    if (r && r->size != size)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "%s '%s' changed size across a reload",
+                             tracker->what ? tracker->what : "name", name);
+    if (!(copy = ECS__REALLOC(NULL, size))) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory tracking '%s'", name);
+    memcpy(copy, value, size);
+    if (r) { /* the owner's reload registers it again: applied when the reload succeeds */
+        r->staged.ptr = copy;
+        r->flags |= ECS__PLUGIN_STAGED;
+        return ECS_OK;
+    }
+    memset(&v, 0, sizeof v);
+    v.ptr = copy;
+    if (!(r = ecs__plugin_rec_add(reg, &ecs__plugin_kind_tracked, 0, 0, name, &v, err))) {
+        ECS__FREE(copy);
+        return ECS_ERROR_OUT_OF_MEMORY;
+    }
+    r->size = size;
+    r->tracker = tracker;
+    tracker->apply(tracker->context, r->name, r->cur.ptr);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_plugin_untrack(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name)
+{
+    uint32_t at;
+    if (!reg || !tracker || !name) return ECS_ERROR_NOT_FOUND;
+    at = ecs__plugin_tracked_find(reg, tracker, name);
+    if (at == reg->num_recs) return ECS_ERROR_NOT_FOUND;
+    ecs__plugin_rec_remove(reg, at);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_plugin_track_call(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name,
+                                         void (*fn)(void *user), void *user)
+{
+    uint32_t at, owner, saved;
+    if (!reg || !tracker || !name || !fn) return ECS_ERROR_NOT_FOUND;
+    at = ecs__plugin_tracked_find(reg, tracker, name);
+    if (at == reg->num_recs) return ECS_ERROR_NOT_FOUND;
+    owner = reg->recs[at]->owner;
+    saved = ecs__plugin_enter(reg, owner);
+    fn(user);
+    ecs__plugin_leave(reg, owner, saved);
+    return ECS_OK;
 }
 
 /* ---- engine-owned component managers ---------------------------------------- */
