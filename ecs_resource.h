@@ -584,6 +584,9 @@ REFERENCE (every public function, by section; the declarations below say
                                               const ecs_manager *m, int spawn_order,
                                               ecs_error *err);
          register_schema with a manager's schema
+     ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ecs_json_doc *doc,
+                                      const ecs_json_value *v, void *out, ecs_error *err);
+         one live field value from JSON, checked as the compiler checks it
      ecs_result ecs_compiler_set_decompile(ecs_compiler *c, const char *name, ecs_decompile_fn fn,
                                            void *user, ecs_error *err);
          the inverse of a hand-written compile function
@@ -1136,6 +1139,22 @@ ECS_DEF ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *nam
     ECS_ERROR_INVALID_ARGUMENT when m has no schema. */
 ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *name, const ecs_manager *m,
                                                  int spawn_order, ecs_error *err);
+/** Reads one live value of a schema field from JSON v (of doc), checked as
+    the compiler checks a level's member (see SCHEMAS): the kind's JSON form
+    (exact integers in range, an f32 that rounds to a finite float, arrays
+    of 2, 3, 4 or 16 numbers, a non-zero quat, a canonical path or "#" and
+    16 hex digits), then the spec's "min" and "max". Unlike a level, an
+    entity field takes a live entity id (a whole number below 2^32) or null
+    (the nil entity), and a runtime field (spec NULL) takes any value of
+    its kind. Writes the field's bytes (ecs_field_kind_size(field->kind), in
+    this machine's byte order) to out only on success: a debug console's
+    "set this field" (ecs_console.h's world.set). ECS_OK;
+    ECS_ERROR_INVALID_ARGUMENT (err names the field, what it wants and what
+    v is: "field 'mass' (f32): mass must be >= 0 (found -1)"; also a
+    spec that does not parse, and NULL arguments); ECS_ERROR_OUT_OF_MEMORY
+    (the spec is parsed into scratch memory). */
+ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ecs_json_doc *doc, const ecs_json_value *v,
+                                         void *out, ecs_error *err);
 /** Gives the registered type `name` a decompile function (for a hand-written
     compile function; a schema type has one already, which this replaces).
     ECS_OK, ECS_ERROR_NOT_FOUND, ECS_ERROR_INVALID_ARGUMENT (NULL fn). */
@@ -4159,6 +4178,81 @@ ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *na
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_compiler_register_manager: the manager has no schema (ecs_manager_set_schema)");
     return ecs_compiler_register_schema(c, name, m->schema->fields, m->schema->num_fields, spawn_order, err);
+}
+
+/* A live entity field's value: an id below 2^32 or null. */
+static int ecs__schema_live_entity(const ecs_json_value *v, unsigned char *out, char *why, size_t n)
+{
+    uint32_t id = 0;
+    if (v->type == ECS_JSON_NUMBER && (v->flags & ECS_JSON_WHOLE) && !((v->flags & ECS_JSON_NEGATIVE) && v->integer) &&
+        v->integer <= 0xFFFFFFFFu)
+        id = (uint32_t)v->integer;
+    else if (v->type != ECS_JSON_NULL) {
+        snprintf(why, n, "expected an entity id (a whole number 0..4294967295) or null, found %s",
+                 ecs_json_type_name((ecs_json_type)v->type));
+        return 0;
+    }
+    memcpy(out, &id, 4);
+    return 1;
+}
+
+/* A live path field's value: "#" and 16 hex digits, or a canonical path. */
+static int ecs__schema_live_path(const ecs_json_doc *doc, const ecs_json_value *v, unsigned char *out, char *why,
+                                 size_t n)
+{
+    const char *p = v->type == ECS_JSON_STRING ? doc->pool + v->str : NULL;
+    char canon[256];
+    uint64_t h;
+    if (!p) {
+        snprintf(why, n, "expected a resource path (a string), found %s", ecs_json_type_name((ecs_json_type)v->type));
+        return 0;
+    }
+    if (!ecs__path_hash_text(p, v->count, &h)) {
+        if (!ecs__path_is_canonical(p, v->count)) {
+            if (strlen(p) == v->count && ecs_path_canonicalize(p, canon, sizeof canon, NULL) == ECS_OK)
+                snprintf(why, n, "path '%.80s' is not canonical; write '%.80s'", p, canon);
+            else
+                snprintf(why, n, "path '%.80s' is not canonical and has no canonical spelling", p);
+            return 0;
+        }
+        h = ecs__fnv1a64(p, v->count);
+    }
+    memcpy(out, &h, 8);
+    return 1;
+}
+
+ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ecs_json_doc *doc, const ecs_json_value *v,
+                                         void *out, ecs_error *err)
+{
+    ecs__schema_slot f;
+    ecs_json_doc scratch;
+    unsigned char bytes[64];
+    char why[200];
+    int ok;
+    if (!field || !field->name || !doc || !v || !out || ecs_field_kind_size(field->kind) == 0)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_schema_value_read: NULL argument or a field without a kind");
+    memset(&f, 0, sizeof f);
+    f.name = field->name;
+    f.kind = field->kind;
+    f.runtime = field->spec == NULL;
+    why[0] = 0;
+    if (field->spec) {
+        memset(&scratch, 0, sizeof scratch);
+        ok = ecs__schema_spec(&f, field->spec, &scratch, why, sizeof why);
+        ecs_json_doc_free(&scratch);
+        if (ok < 0) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "field '%.64s': out of memory", field->name);
+        if (ok == 0)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "field '%.64s' (%s): its spec: %s", field->name,
+                                 ecs_field_kind_name(field->kind), why);
+    }
+    if (f.kind == ECS_FIELD_ENTITY) ok = ecs__schema_live_entity(v, bytes, why, sizeof why);
+    else if (f.kind == ECS_FIELD_PATH) ok = ecs__schema_live_path(doc, v, bytes, why, sizeof why);
+    else ok = ecs__schema_value(&f, doc, v, bytes, why, sizeof why) == NULL;
+    if (!ok)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "field '%.64s' (%s): %s", field->name,
+                             ecs_field_kind_name(field->kind), why);
+    memcpy(out, bytes, ecs_field_kind_size(field->kind));
+    return ECS_OK;
 }
 
 /* -- the standard components -- */
