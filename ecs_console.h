@@ -7,16 +7,17 @@
    Debugging", 2014): a client sends a command as JSON, the engine answers
    in the same framing, and pushes its log lines. The console is polled
    from the frame loop: no threads, no blocking, nothing allocated per frame
-   once its buffers have grown. Needs ecs.h and ecs_resource.h (the JSON
-   reader, schemas, snapshots); POSIX sockets, or Winsock under _WIN32.
+   once its buffers have grown. Needs ecs.h, ecs_resource.h (the JSON
+   reader, schemas) and ecs_snapshot.h (world.save, world.load, world.hash,
+   world.entity), which it includes; POSIX sockets, or Winsock under _WIN32.
 
    FOR DEVELOPMENT BUILDS. Anyone who reaches the port can read and change
    the world, load snapshots and run every registered command; there is no
    authentication. It binds 127.0.0.1 unless you name another address:
    leave it out of shipping builds, or never give it an outside address.
 
-   Do this in *one* C or C++ file (after the implementations of ecs.h and
-   ecs_resource.h, or anywhere when they are in other files):
+   Do this in *one* C or C++ file (after the implementations of ecs.h,
+   ecs_resource.h and ecs_snapshot.h when they are in the same file):
        #define ECS_CONSOLE_IMPLEMENTATION
        #include "ecs_console.h"
    and include "ecs_console.h" plainly everywhere else. Link with ws2_32
@@ -36,6 +37,8 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
     #include "ecs.h"
     #define ECS_RESOURCE_IMPLEMENTATION
     #include "ecs_resource.h"
+    #define ECS_SNAPSHOT_IMPLEMENTATION
+    #include "ecs_snapshot.h"
     #define ECS_CONSOLE_IMPLEMENTATION
     #include "ecs_console.h"
     #include <stdio.h>
@@ -351,6 +354,7 @@ REVISION HISTORY
 
 #include "ecs.h"
 #include "ecs_resource.h"
+#include "ecs_snapshot.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -476,7 +480,8 @@ ECS_DEF ecs_result ecs_console_flush(ecs_console *c, uint32_t max_ms);
 /** The frame number world.hash reports (the engine's count). */
 ECS_DEF void ecs_console_set_frame(ecs_console *c, uint64_t frame);
 /** Replaces every timeout at once (members 0: default; disabled: none),
-    e.g. from an engine's --no-timeouts. */
+    e.g. from an engine's --no-timeouts; every connection's timers start
+    again from now. */
 ECS_DEF void ecs_console_set_timeouts(ecs_console *c, const ecs_console_timeouts *t);
 /** Fills *out with the counters. */
 ECS_DEF void ecs_console_get_stats(const ecs_console *c, ecs_console_stats *out);
@@ -1632,9 +1637,10 @@ static int ecs__console_nth_arg(const char *args, uint32_t k, size_t *start, siz
    other word as a string. */
 static void ecs__console_word_value(ecs_console *c, const char *v, size_t n)
 {
-    ecs_error ignored;
+    ecs_error perr;
     if (n > 0 && (v[0] == '"' || v[0] == '[' || v[0] == '{')) ecs__console_put(&c->line, v, n);
-    else if (n > 0 && ecs_json_parse(&c->check_doc, v, n, &ignored) == ECS_OK) ecs__console_put(&c->line, v, n);
+    else if (n > 0 && ecs_json_parse(&c->check_doc, v, n, &perr) == ECS_OK) ecs__console_put(&c->line, v, n);
+    else if (n > 0 && perr.code == ECS_ERROR_OUT_OF_MEMORY) c->line.oom = 1; /* not a string for want of memory */
     else ecs__console_put_string(&c->line, v, n);
 }
 
@@ -2271,7 +2277,12 @@ static ecs_console_timeouts ecs__console_resolve_timeouts(const ecs_console_time
 }
 ECS_DEF void ecs_console_set_timeouts(ecs_console *c, const ecs_console_timeouts *t)
 {
-    if (c) c->timeouts = ecs__console_resolve_timeouts(t);
+    uint32_t k;
+    if (!c) return;
+    c->timeouts = ecs__console_resolve_timeouts(t);
+    c->now = c->clock(c->clock_user);
+    for (k = 0; k < c->num_conns; ++k) /* they count from now: a debugging session's hour closes nobody */
+        c->conns[k].last_in = c->conns[k].last_progress = c->conns[k].closing_since = c->now;
 }
 
 /* ---- the world commands ---------------------------------------------------------------- */
@@ -2888,22 +2899,21 @@ static int ecs__console_settings(const ecs_console_desc *desc, ecs_console_desc 
     return 1;
 }
 
-/* The console's tables, all allocated here once. */
+/* The console's tables, all allocated here once (each zeroed as it comes:
+   destroy frees what there is). */
 static int ecs__console_tables(ecs_console *c)
 {
     uint32_t k;
-    c->cmds = (ecs__console_cmd *)ECS__REALLOC(NULL, (size_t)c->max_commands * sizeof *c->cmds);
-    c->order = (uint32_t *)ECS__REALLOC(NULL, (size_t)c->max_commands * sizeof *c->order);
-    c->conns = (ecs__console_conn *)ECS__REALLOC(NULL, (size_t)c->num_conns * sizeof *c->conns);
-#ifndef _WIN32
-    c->fds = (struct pollfd *)ECS__REALLOC(NULL, (size_t)c->num_conns * sizeof *c->fds);
-    if (!c->fds) return 0;
-#endif
-    if (!c->cmds || !c->order || !c->conns) return 0;
+    if (!(c->cmds = (ecs__console_cmd *)ECS__REALLOC(NULL, (size_t)c->max_commands * sizeof *c->cmds))) return 0;
     memset(c->cmds, 0, (size_t)c->max_commands * sizeof *c->cmds);
+    if (!(c->conns = (ecs__console_conn *)ECS__REALLOC(NULL, (size_t)c->num_conns * sizeof *c->conns))) return 0;
     memset(c->conns, 0, (size_t)c->num_conns * sizeof *c->conns);
     for (k = 0; k < c->num_conns; ++k) c->conns[k].sock = ECS__CONSOLE_NO_SOCK;
     c->conns[c->max_clients].local = 1;
+    if (!(c->order = (uint32_t *)ECS__REALLOC(NULL, (size_t)c->max_commands * sizeof *c->order))) return 0;
+#ifndef _WIN32
+    if (!(c->fds = (struct pollfd *)ECS__REALLOC(NULL, (size_t)c->num_conns * sizeof *c->fds))) return 0;
+#endif
     return 1;
 }
 
