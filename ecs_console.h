@@ -50,7 +50,7 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
     static ecs_result cmd_pause(void *user, ecs_console_call *call) {
         (void)user;
         paused = 1;
-        return ecs_console_result_json(call, "{\"paused\": true}", 16);
+        return ecs__console_text(call, "{\"paused\": true}");
     }
 
     int main(void) {
@@ -1414,6 +1414,12 @@ ECS_DEF ecs_result ecs_console_result_json(ecs_console_call *call, const char *j
     return call->result->oom ? ECS_ERROR_OUT_OF_MEMORY : ECS_OK;
 }
 
+/* Appends NUL-terminated JSON text to the result. */
+static ecs_result ecs__console_text(ecs_console_call *call, const char *json)
+{
+    return ecs_console_result_json(call, json, strlen(json));
+}
+
 ECS_DEF ecs_result ecs_console_result_string(ecs_console_call *call, const char *s, size_t n)
 {
     ecs__console_put_string(call->result, s, n);
@@ -2355,19 +2361,19 @@ static ecs_result ecs__console_cmd_help(void *user, ecs_console_call *call)
         for (j = n++; j > 0 && strcmp(c->cmds[c->order[j - 1]].name, c->cmds[k].name) > 0; --j) c->order[j] = c->order[j - 1];
         c->order[j] = k;
     }
-    ecs_console_result_json(call, "[", 1);
+    ecs__console_text(call, "[");
     for (j = 0; j < n; ++j) {
         const ecs__console_cmd *cmd = &c->cmds[c->order[j]];
         ecs_console_result_printf(call, "%s{\"name\": \"%s\", \"help\": ", j ? ",\n " : "", cmd->name);
         ecs_console_result_string(call, cmd->help, strlen(cmd->help));
-        ecs_console_result_json(call, ", \"args\": [", 11);
+        ecs__console_text(call, ", \"args\": [");
         for (at = 0, k = 0; ecs__console_word(cmd->args, strlen(cmd->args), &at, &start, &len); ++k) {
-            if (k) ecs_console_result_json(call, ", ", 2);
+            if (k) ecs__console_text(call, ", ");
             ecs_console_result_string(call, cmd->args + start, len);
         }
-        ecs_console_result_json(call, "]}", 2);
+        ecs__console_text(call, "]}");
     }
-    return ecs_console_result_json(call, "]", 1);
+    return ecs__console_text(call, "]");
 }
 
 static ecs_result ecs__console_cmd_stats(void *user, ecs_console_call *call)
@@ -2379,50 +2385,50 @@ static ecs_result ecs__console_cmd_stats(void *user, ecs_console_call *call)
                               (unsigned long long)((ecs_console *)user)->frame);
     for (k = 0; k < w->num_components; ++k) {
         const ecs_world_component *wc = &w->component[k];
-        ecs_console_result_json(call, k ? ", {\"name\": " : "{\"name\": ", k ? 12u : 10u);
+        ecs__console_text(call, k ? ", {\"name\": " : "{\"name\": ");
         ecs_console_result_string(call, wc->name, strlen(wc->name));
         ecs_console_result_printf(call, ", \"kind\": \"%s\", \"count\": %lu}", ecs__console_store_kind(wc),
                                   (unsigned long)ecs__console_store_count(wc));
     }
-    return ecs_console_result_json(call, "]}", 2);
+    return ecs__console_text(call, "]}");
 }
 
 /* One manager's fields for world.components. */
 static void ecs__console_fields(ecs_console_call *call, const ecs_manager *m)
 {
     uint32_t f;
-    ecs_console_result_json(call, "[", 1);
+    ecs__console_text(call, "[");
     for (f = 0; m && f < m->num_fields; ++f) {
         const char *name = m->fields[f].name ? m->fields[f].name : "";
         const ecs_schema_field *sf = m->schema && f < m->schema->num_fields ? &m->schema->fields[f] : NULL;
-        ecs_console_result_json(call, f ? ", {\"name\": " : "{\"name\": ", f ? 12u : 10u);
+        ecs__console_text(call, f ? ", {\"name\": " : "{\"name\": ");
         ecs_console_result_string(call, name, strlen(name));
         ecs_console_result_printf(call, ", \"size\": %lu, \"kind\": ", (unsigned long)m->fields[f].size);
         if (sf) ecs_console_result_printf(call, "\"%s\", \"spec\": ", ecs_field_kind_name(sf->kind));
-        else ecs_console_result_json(call, "null, \"spec\": ", 14);
+        else ecs__console_text(call, "null, \"spec\": ");
         if (sf && sf->spec) ecs_console_result_string(call, sf->spec, strlen(sf->spec));
-        else ecs_console_result_json(call, "null", 4);
-        ecs_console_result_json(call, "}", 1);
+        else ecs__console_text(call, "null");
+        ecs__console_text(call, "}");
     }
-    ecs_console_result_json(call, "]", 1);
+    ecs__console_text(call, "]");
 }
 
 static ecs_result ecs__console_cmd_components(void *user, ecs_console_call *call)
 {
     const ecs_world *w = ((ecs_console *)user)->world;
     uint32_t k;
-    ecs_console_result_json(call, "[", 1);
+    ecs__console_text(call, "[");
     for (k = 0; k < w->num_components; ++k) {
         const ecs_world_component *wc = &w->component[k];
-        ecs_console_result_json(call, k ? ",\n {\"name\": " : "{\"name\": ", k ? 13u : 10u);
+        ecs__console_text(call, k ? ",\n {\"name\": " : "{\"name\": ");
         ecs_console_result_string(call, wc->name, strlen(wc->name));
         ecs_console_result_printf(call, ", \"identifier\": %lu, \"kind\": \"%s\", \"count\": %lu, \"fields\": ",
                                   (unsigned long)wc->identifier, ecs__console_store_kind(wc),
                                   (unsigned long)ecs__console_store_count(wc));
         ecs__console_fields(call, wc->manager);
-        ecs_console_result_json(call, "}", 1);
+        ecs__console_text(call, "}");
     }
-    return ecs_console_result_json(call, "]", 1);
+    return ecs__console_text(call, "]");
 }
 
 /* Marks the indices waiting in the entity manager's free queue: no entity
@@ -2453,7 +2459,7 @@ static ecs_result ecs__console_cmd_entities(void *user, ecs_console_call *call)
         (r = ecs__console_names(call, "with", 0, names, idx, ECS_WORLD_MAX_TERMS, &n)) != ECS_OK)
         return r;
     if (!(queued = ecs__console_queued(&w->entities))) return ecs_console_fail(call, ECS_ERROR_OUT_OF_MEMORY, "out of memory");
-    ecs_console_result_json(call, "{\"entities\": [", 14);
+    ecs__console_text(call, "{\"entities\": [");
     for (i = 1; i <= w->entities.max_index; ++i) {
         ecs_entity e = ecs_entity_make(i, w->entities.generation[i]);
         if (queued[i] || !ecs_entity_alive(&w->entities, e)) continue;
@@ -2499,12 +2505,12 @@ static void ecs__console_query_write(ecs_console_call *call, const ecs_world_chu
     ecs_console_result_printf(call, "{\"entity\": %lu", (unsigned long)ch->entity[k].id);
     for (t = 0; t < terms; ++t) {
         uint32_t i = ecs_world_chunk_instance(ch, t, k);
-        ecs_console_result_json(call, ", ", 2);
+        ecs__console_text(call, ", ");
         ecs_console_result_string(call, names[t], strlen(names[t]));
-        if (i == ECS_INSTANCE_NIL) ecs_console_result_json(call, ": null", 6);
+        if (i == ECS_INSTANCE_NIL) ecs__console_text(call, ": null");
         else ecs_console_result_printf(call, ": %lu", (unsigned long)i);
     }
-    ecs_console_result_json(call, "}", 1);
+    ecs__console_text(call, "}");
 }
 
 static ecs_result ecs__console_cmd_query(void *user, ecs_console_call *call)
@@ -2527,14 +2533,14 @@ static ecs_result ecs__console_cmd_query(void *user, ecs_console_call *call)
     if ((r = ecs_world_query_make(c->world, &desc, &q, &err)) != ECS_OK) return ecs_console_fail(call, r, "%s", err.message);
     if ((r = ecs_world_cursor_start(&c->cursor, &q, 0, ecs_world_query_span(&q))) != ECS_OK)
         return ecs_console_fail(call, r, "%s", c->world->error.message);
-    ecs_console_result_json(call, "{\"matches\": [", 13);
+    ecs__console_text(call, "{\"matches\": [");
     while (ecs_world_cursor_next(&c->cursor, &ch))
         for (k = 0; k < ch.count; ++k) {
             if (!ecs_entity_alive(&c->world->entities, ch.entity[k])) continue; /* destroyed, not collected yet */
             if (!ecs__console_query_has(&ch, k, nall + nany, nall)) continue;
             ++total;
             if (listed >= limit) continue;
-            if (listed++) ecs_console_result_json(call, ",\n ", 3);
+            if (listed++) ecs__console_text(call, ",\n ");
             ecs__console_query_write(call, &ch, k, names, nall + nany);
         }
     return ecs_console_result_printf(call, "], \"total\": %lu}", (unsigned long)total);
@@ -2607,7 +2613,7 @@ static ecs_result ecs__console_cmd_set(void *user, ecs_console_call *call)
     memcpy(ecs_manager_field(m, f, i.i), bytes, m->fields[f].size); /* nothing changed before this line */
     ecs_console_result_printf(call, "{\"entity\": %lu, \"component\": ", (unsigned long)e.id);
     ecs_console_result_string(call, component, strlen(component));
-    ecs_console_result_json(call, ", \"field\": ", 11);
+    ecs__console_text(call, ", \"field\": ");
     ecs_console_result_string(call, field, strlen(field));
     return ecs_console_result_printf(call, ", \"instance\": %lu}", (unsigned long)nth);
 }
@@ -2691,7 +2697,7 @@ static ecs_result ecs__console_cmd_load(void *user, ecs_console_call *call)
                               (unsigned long long)size, (unsigned long long)ecs_snapshot_world_hash(c->world),
                               (unsigned long)report.skipped, (unsigned long)report.dropped, (unsigned long)report.defaulted);
     ecs_console_result_string(call, report.text, strlen(report.text));
-    return ecs_console_result_json(call, "}", 1);
+    return ecs__console_text(call, "}");
 }
 
 /* help, and the world commands when there is a world. */

@@ -16,18 +16,24 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define CLIENT_FN static __attribute__((unused))
+#else
+#define CLIENT_FN static
+#endif
+
 #define CLIENT_ROUNDS 2500 /* polls a wait gives the console: about 5 s at most */
 
 /* ---- framing ---- */
 
-static void put_be32(unsigned char *p, uint32_t v)
+CLIENT_FN void put_be32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24);
     p[1] = (unsigned char)(v >> 16);
     p[2] = (unsigned char)(v >> 8);
     p[3] = (unsigned char)v;
 }
-static uint32_t get_be32(const unsigned char *p)
+CLIENT_FN uint32_t get_be32(const unsigned char *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
@@ -37,7 +43,7 @@ typedef struct bytes {
     unsigned char *p;
     size_t n, cap;
 } bytes;
-static void bytes_add(bytes *b, const void *p, size_t n)
+CLIENT_FN void bytes_add(bytes *b, const void *p, size_t n)
 {
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap : 1024;
@@ -49,7 +55,7 @@ static void bytes_add(bytes *b, const void *p, size_t n)
     if (n) memcpy(b->p + b->n, p, n);
     b->n += n;
 }
-static void bytes_free(bytes *b)
+CLIENT_FN void bytes_free(bytes *b)
 {
     free(b->p);
     b->p = NULL;
@@ -57,7 +63,7 @@ static void bytes_free(bytes *b)
 }
 
 /* Appends a type-0 message holding json. */
-static void frame_json(bytes *b, const char *json)
+CLIENT_FN void frame_json(bytes *b, const char *json)
 {
     unsigned char h[8];
     put_be32(h, 0);
@@ -66,7 +72,7 @@ static void frame_json(bytes *b, const char *json)
     bytes_add(b, json, strlen(json));
 }
 /* Appends a type-1 message: json and a binary payload. */
-static void frame_binary(bytes *b, const char *json, const void *payload, size_t n)
+CLIENT_FN void frame_binary(bytes *b, const char *json, const void *payload, size_t n)
 {
     unsigned char h[12];
     put_be32(h, 1);
@@ -84,7 +90,7 @@ typedef struct message {
     unsigned char *payload; /* type 1 */
     size_t payload_size;
 } message;
-static void message_free(message *m)
+CLIENT_FN void message_free(message *m)
 {
     free(m->json);
     free(m->payload);
@@ -94,7 +100,7 @@ static void message_free(message *m)
 /* Takes the first whole message off b (shifting the rest down); 0 when
    none is whole yet. A malformed one (a framing the console must never
    send) aborts the test program. */
-static int take_message(bytes *b, message *m)
+CLIENT_FN int take_message(bytes *b, message *m)
 {
     uint32_t len, jl;
     memset(m, 0, sizeof *m);
@@ -128,7 +134,7 @@ static int take_message(bytes *b, message *m)
 static ecs_json_doc g_doc; /* the last reply looked into */
 
 /* Parses json into g_doc; the root, or NULL. */
-static const ecs_json_value *parse(const char *json)
+CLIENT_FN const ecs_json_value *parse(const char *json)
 {
     ecs_error err;
     if (ecs_json_parse(&g_doc, json, strlen(json), &err) != ECS_OK) {
@@ -137,15 +143,15 @@ static const ecs_json_value *parse(const char *json)
     }
     return ecs_json_root(&g_doc);
 }
-static const ecs_json_value *member(const ecs_json_value *v, const char *key)
+CLIENT_FN const ecs_json_value *member(const ecs_json_value *v, const char *key)
 {
     return v ? ecs_json_member(&g_doc, v, key) : NULL;
 }
-static const char *string_of(const ecs_json_value *v) { return v ? ecs_json_string(&g_doc, v) : NULL; }
-static double number_of(const ecs_json_value *v) { return v && v->type == ECS_JSON_NUMBER ? v->number : -1.0; }
+CLIENT_FN const char *string_of(const ecs_json_value *v) { return v ? ecs_json_string(&g_doc, v) : NULL; }
+CLIENT_FN double number_of(const ecs_json_value *v) { return v && v->type == ECS_JSON_NUMBER ? v->number : -1.0; }
 
 /* 1 when json is a reply with ok true (and the id, when id >= 0). */
-static int reply_ok(const char *json, long id)
+CLIENT_FN int reply_ok(const char *json, long id)
 {
     const ecs_json_value *r = json ? parse(json) : NULL, *v;
     if (!r || !(v = member(r, "ok")) || v->type != ECS_JSON_TRUE) return 0;
@@ -153,14 +159,14 @@ static int reply_ok(const char *json, long id)
     return id < 0 || number_of(member(r, "id")) == (double)id;
 }
 /* The error text of a failed reply ("" when it is none). */
-static const char *reply_error(const char *json)
+CLIENT_FN const char *reply_error(const char *json)
 {
     const ecs_json_value *r = json ? parse(json) : NULL, *v = member(r, "ok");
     if (!v || v->type != ECS_JSON_FALSE) return "";
     return string_of(member(r, "error"));
 }
 /* The result of a reply (in g_doc), or NULL. */
-static const ecs_json_value *reply_result(const char *json)
+CLIENT_FN const ecs_json_value *reply_result(const char *json)
 {
     return reply_ok(json, -1) ? member(ecs_json_root(&g_doc), "result") : NULL;
 }
@@ -170,7 +176,7 @@ static const ecs_json_value *reply_result(const char *json)
 static bytes g_feed_out; /* what the in-process connection was sent, not taken yet */
 static int g_feed_open;  /* what the last feed returned */
 
-static void feed_bytes(ecs_console *c, const void *p, size_t n)
+CLIENT_FN void feed_bytes(ecs_console *c, const void *p, size_t n)
 {
     size_t got;
     const unsigned char *out;
@@ -181,7 +187,7 @@ static void feed_bytes(ecs_console *c, const void *p, size_t n)
 
 /* Sends one request through the in-process connection and returns its
    reply (message m, caller frees) ; 0 when none came. */
-static int feed_request(ecs_console *c, const char *json, message *m)
+CLIENT_FN int feed_request(ecs_console *c, const char *json, message *m)
 {
     bytes b = {NULL, 0, 0};
     frame_json(&b, json);
@@ -194,7 +200,7 @@ static int feed_request(ecs_console *c, const char *json, message *m)
 
 /* A client socket connected to 127.0.0.1:port, non-blocking; rcvbuf > 0
    makes its receive buffer that small (a slow reader backs up sooner). */
-static int client_connect_buf(int port, int rcvbuf)
+CLIENT_FN int client_connect_buf(int port, int rcvbuf)
 {
     struct sockaddr_in sa;
     int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -212,10 +218,10 @@ static int client_connect_buf(int port, int rcvbuf)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK);
     return fd;
 }
-static int client_connect(int port) { return client_connect_buf(port, 0); }
+CLIENT_FN int client_connect(int port) { return client_connect_buf(port, 0); }
 
 /* Sends everything, polling the console while the socket is full. */
-static int client_send(ecs_console *c, int fd, const void *p, size_t n)
+CLIENT_FN int client_send(ecs_console *c, int fd, const void *p, size_t n)
 {
     const unsigned char *b = (const unsigned char *)p;
     int rounds = 0;
@@ -236,7 +242,7 @@ static int client_send(ecs_console *c, int fd, const void *p, size_t n)
 }
 
 /* Reads what is there without waiting: 1 bytes came, 0 nothing, -1 EOF or error. */
-static int client_recv_some(int fd, bytes *in)
+CLIENT_FN int client_recv_some(int fd, bytes *in)
 {
     unsigned char buf[65536];
     ssize_t got = recv(fd, buf, sizeof buf, 0);
@@ -250,7 +256,7 @@ static int client_recv_some(int fd, bytes *in)
 
 /* Polls the console until a whole message arrives on fd (into m): 1, or 0
    when the connection closed first or the wait ran out. */
-static int client_read(ecs_console *c, int fd, bytes *in, message *m)
+CLIENT_FN int client_read(ecs_console *c, int fd, bytes *in, message *m)
 {
     int rounds, eof = 0;
     for (rounds = 0; rounds < CLIENT_ROUNDS; ++rounds) {
@@ -273,7 +279,7 @@ static int client_read(ecs_console *c, int fd, bytes *in, message *m)
 }
 
 /* Polls until the console closed fd (EOF); what arrives before is added to in. */
-static int client_sees_close(ecs_console *c, int fd, bytes *in)
+CLIENT_FN int client_sees_close(ecs_console *c, int fd, bytes *in)
 {
     int rounds;
     for (rounds = 0; rounds < CLIENT_ROUNDS; ++rounds) {
@@ -285,7 +291,7 @@ static int client_sees_close(ecs_console *c, int fd, bytes *in)
 }
 
 /* One request over a socket and its reply (m, caller frees). */
-static int client_request(ecs_console *c, int fd, const char *json, message *m)
+CLIENT_FN int client_request(ecs_console *c, int fd, const char *json, message *m)
 {
     bytes out = {NULL, 0, 0}, in = {NULL, 0, 0};
     int ok;
