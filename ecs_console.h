@@ -1793,6 +1793,11 @@ static void ecs__console_answer(ecs_console *c, ecs__console_conn *k, const ecs_
 #define ECS__CONSOLE_KEEP_BYTES 65536u /* a closed connection's buffers up to this size are kept for the next */
 
 static size_t ecs__console_pending(const ecs__console_conn *k) { return k->out.len - k->out_start; }
+/* k's unanswered input (a valid pointer even before anything arrived). */
+static const unsigned char *ecs__console_input(const ecs__console_conn *k)
+{
+    return k->in.p ? k->in.p + k->in_start : (const unsigned char *)"";
+}
 
 /* k stops reading; what is queued is still sent (the error reply), then
    its input is drained; counter counts the close. */
@@ -1891,7 +1896,7 @@ static void ecs__console_accept(ecs_console *c)
 /* Whether k holds a request the next handle would answer (or refuse). */
 static int ecs__console_ready(const ecs_console *c, const ecs__console_conn *k)
 {
-    const unsigned char *p = k->in.p + k->in_start;
+    const unsigned char *p = ecs__console_input(k);
     size_t n = k->in.len - k->in_start;
     ecs__console_frame f;
     char why[8];
@@ -1907,7 +1912,7 @@ static size_t ecs__console_in_want(const ecs_console *c, const ecs__console_conn
     ecs__console_frame f;
     char why[8];
     if (k->state == ECS__CONSOLE_FRAMED &&
-        ecs__console_frame_parse(k->in.p + k->in_start, k->in.len - k->in_start, c->max_message, &f, &need, why,
+        ecs__console_frame_parse(ecs__console_input(k), k->in.len - k->in_start, c->max_message, &f, &need, why,
                                  sizeof why) == ECS__CONSOLE_MORE &&
         need > want)
         want = need;
@@ -1985,7 +1990,7 @@ static void ecs__console_http(ecs_console *c, ecs__console_conn *k)
 /* Answers k's next complete request; 1 when it answered (or refused) one. */
 static int ecs__console_handle_one(ecs_console *c, ecs__console_conn *k)
 {
-    const unsigned char *p = k->in.p + k->in_start;
+    const unsigned char *p = ecs__console_input(k);
     size_t n = k->in.len - k->in_start, before = k->out.len, want;
     ecs__console_frame f;
     ecs__console_id none = {0, 0};
