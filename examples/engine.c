@@ -42,8 +42,17 @@
         (ECS_SNAPSHOT_REPLACE) with the engine's own state, the frames after
         F run again, and every frame's ecs_snapshot_world_hash must equal the
         first run's.
+     8. with --console PORT (0: a free one): the development console
+        (ecs_console.h) on 127.0.0.1 (--console-address for another), its
+        first output line "console: listening on ADDRESS:PORT"; the world
+        commands, the plugins' commands (the API is published in the
+        registry) and the engine's: frame.step (frames), frame.pause,
+        frame.resume, spawn (prefab, position), quit. It then runs until
+        quit (or --max-seconds), --fps frames a second while not paused,
+        polling the console once a frame and sleeping in ecs_console_wait.
    The report's lines start with "report:" and are key=value, for scripts
-   (tests/check_engine.sh checks them). */
+   (tests/check_engine.sh checks them; tests/check_console.sh drives the
+   console with tools/ecs_console.py). */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime in strict C99 */
 #endif
@@ -52,11 +61,13 @@
 #define ECS_RESOURCE_IMPLEMENTATION
 #define ECS_SNAPSHOT_IMPLEMENTATION
 #define ECS_PLUGIN_IMPLEMENTATION
+#define ECS_CONSOLE_IMPLEMENTATION
 #include "ecs.h"
 #include "ecs_transform.h"
 #include "ecs_resource.h"
 #include "ecs_snapshot.h" /* after ecs_resource.h: --check-snapshot */
 #include "ecs_plugin.h" /* in any order: with the two above it publishes their APIs */
+#include "ecs_console.h" /* after ecs_plugin.h: plugins add console commands */
 #include "examples/jobs_pthreads.h" /* --threads: a small pool behind ecs.h's job interface */
 
 #include <stdio.h>
@@ -91,6 +102,9 @@ typedef struct options {
     const char *level, *spin_level, *plugins;
     uint32_t frames, spawn, destroy, moving_percent, threads, check_at;
     int reload, quiet, check; /* check: --check-snapshot */
+    int console_port;         /* --console PORT, -1: no console */
+    const char *console_address;
+    uint32_t fps, max_seconds;
 } options;
 
 enum { SYS_SIMULATE, SYS_TRANSFORMS, SYS_PLUGINS, SYS_CHURN, SYS_GC, SYS_COUNT };
@@ -110,6 +124,11 @@ typedef struct engine {
     ecs_compiler compiler;
     ecs_spawner spawner;
     ecs_plugin_registry *registry;
+    ecs_console *console; /* --console */
+    uint32_t frame;       /* frames run so far */
+    int paused, quit;     /* frame.pause, quit */
+    double console_ns;    /* time in ecs_console_poll, for the report */
+    uint32_t console_polls;
     ecs_plugin spin_plugin;
     int have_spin;
     ecs_compiler_output crate;
@@ -236,7 +255,8 @@ static int setup_plugins(engine *g)
     g->registry = ecs_plugin_registry_create(&desc, &err);
     if (!g->registry) return fail("plugin registry", &err);
     if (ecs_plugin_publish_transforms(g->registry, &g->game, &err) ||
-        ecs_plugin_publish_resources(g->registry, &g->compiler, &g->spawner, &err))
+        ecs_plugin_publish_resources(g->registry, &g->compiler, &g->spawner, &err) ||
+        (g->console && ecs_console_publish(g->console, g->registry, &err)))
         return fail("publishing engine APIs", &err);
     snprintf(path, sizeof path, "%s/spin%s", g->opt.plugins,
 #if defined(_WIN32)
@@ -249,6 +269,173 @@ static int setup_plugins(engine *g)
     );
     if (ecs_plugin_load(g->registry, path, &g->spin_plugin, &err)) return fail(path, &err);
     g->have_spin = 1;
+    return 0;
+}
+
+/* ---- the console (--console) ------------------------------------------------------- */
+
+static int run_frame(engine *g, uint32_t frame);
+
+/* frame.step: runs the frames now, inside the command, so that the reply
+   (and every request after it) sees the world after them */
+static ecs_result cmd_step(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    uint32_t n, one = 1, k;
+    ecs_result r = ecs_console_arg_u32(call, "frames", &one, &n);
+    if (r != ECS_OK) return r;
+    if (n > 100000u)
+        return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument 'frames': %u is more than 100000 at once",
+                                (unsigned)n);
+    for (k = 0; k < n; ++k)
+        if (run_frame(g, g->frame++))
+            return ecs_console_fail(call, ECS_ERROR_SPAWN_FAILED, "frame %u failed (the engine's output says why)",
+                                    (unsigned)g->frame);
+    ecs_console_set_frame(g->console, g->frame);
+    return ecs_console_result_printf(call, "{\"frame\": %u, \"paused\": %s}", (unsigned)g->frame,
+                                     g->paused ? "true" : "false");
+}
+
+static ecs_result cmd_pause(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    g->paused = 1;
+    return ecs_console_result_printf(call, "{\"frame\": %u, \"paused\": true}", (unsigned)g->frame);
+}
+
+static ecs_result cmd_resume(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    g->paused = 0;
+    return ecs_console_result_printf(call, "{\"frame\": %u, \"paused\": false}", (unsigned)g->frame);
+}
+
+static ecs_result cmd_quit(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    g->quit = 1;
+    return ecs_console_result_printf(call, "{\"frame\": %u, \"quitting\": true}", (unsigned)g->frame);
+}
+
+/* The blob spawn's prefab argument names: "crate", or a prefab's JSON text
+   (compiled into *compiled, which the caller frees). */
+static ecs_result spawn_blob(engine *g, ecs_console_call *call, ecs_compiler_output *compiled, const void **blob,
+                             size_t *size)
+{
+    const char *prefab;
+    ecs_error err;
+    ecs_result r = ecs_console_arg_string(call, "prefab", NULL, &prefab);
+    if (r != ECS_OK) return r;
+    if (prefab[0] == '{') {
+        if ((r = ecs_compiler_compile(&g->compiler, prefab, strlen(prefab), ECS_COMPILER_PREFAB, compiled, &err)) != ECS_OK)
+            return ecs_console_fail(call, r, "argument 'prefab': %s", err.message);
+        *blob = compiled->blob;
+        *size = compiled->size;
+    } else if (strcmp(prefab, "crate") == 0) {
+        *blob = g->crate.blob;
+        *size = g->crate.size;
+    } else {
+        return ecs_console_fail(call, ECS_ERROR_NOT_FOUND,
+                                "argument 'prefab': no prefab '%.64s' (the engine has: crate; or give a prefab's JSON)", prefab);
+    }
+    return ECS_OK;
+}
+
+/* spawn: a prefab at a position; its entities' ids */
+static ecs_result cmd_spawn(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    ecs_compiler_output compiled;
+    const void *blob = NULL;
+    size_t size = 0;
+    float at[3], zero[3] = {0.0f, 0.0f, 0.0f};
+    ecs_entity *fresh;
+    ecs_instance root;
+    ecs_error err;
+    uint32_t n, k;
+    ecs_result r;
+    memset(&compiled, 0, sizeof compiled);
+    if ((r = ecs_console_arg_f32_array(call, "position", at, 3, zero)) != ECS_OK ||
+        (r = spawn_blob(g, call, &compiled, &blob, &size)) != ECS_OK)
+        return r;
+    n = ecs_resource_num_entities(blob);
+    if (!(fresh = (ecs_entity *)malloc((n + 1u) * sizeof *fresh))) r = ecs_console_fail(call, ECS_ERROR_OUT_OF_MEMORY, "out of memory");
+    else if ((r = ecs_spawner_spawn(&g->spawner, &g->world.entities, blob, size, fresh, &err)) != ECS_OK)
+        ecs_console_fail(call, r, "%s", err.message);
+    if (r == ECS_OK) {
+        root = ecs_transform_lookup(&g->game, fresh[0]);
+        if (!ecs_instance_is_nil(root)) { /* the prefab's root stands at the position */
+            ecs_mat4 m = *ecs_transform_local(&g->game, root);
+            m.m[12] = at[0], m.m[13] = at[1], m.m[14] = at[2];
+            ecs_transform_set_local(&g->game, root, &m);
+        }
+        ecs_console_result_printf(call, "{\"entity\": %lu, \"entities\": [", (unsigned long)fresh[0].id);
+        for (k = 0; k < n; ++k) ecs_console_result_printf(call, k ? ", %lu" : "%lu", (unsigned long)fresh[k].id);
+        r = ecs_console_result_json(call, "]}", 2);
+    }
+    free(fresh);
+    ecs_compiler_output_free(&compiled);
+    return r;
+}
+
+/* --console: the console on the world, the engine's commands, and the first
+   output line, which tools read the port from. */
+static int setup_console(engine *g)
+{
+    ecs_console_command_desc cmds[5] = {
+        {"frame.step", "runs frames now (default 1), paused or not", "frames", cmd_step, NULL},
+        {"frame.pause", "stops running frames (the console still answers)", NULL, cmd_pause, NULL},
+        {"frame.resume", "runs frames again", NULL, cmd_resume, NULL},
+        {"spawn", "spawns a prefab (crate, or a prefab's JSON) with its root at position [x, y, z]", "prefab position",
+         cmd_spawn, NULL},
+        {"quit", "ends the engine after this reply", NULL, cmd_quit, NULL}};
+    ecs_console_desc desc;
+    ecs_error err;
+    uint32_t k;
+    if (g->opt.console_port < 0) return 0;
+    memset(&desc, 0, sizeof desc);
+    desc.address = g->opt.console_address; /* NULL: 127.0.0.1 */
+    desc.port = g->opt.console_port;
+    desc.world = &g->world;
+    if (!(g->console = ecs_console_create(&desc, &err))) return fail("console", &err);
+    for (k = 0; k < 5; ++k) {
+        cmds[k].user = g;
+        if (ecs_console_add_command(g->console, &cmds[k], &err) != ECS_OK) return fail("console commands", &err);
+    }
+    printf("console: listening on %s:%d\n", g->opt.console_address ? g->opt.console_address : "127.0.0.1",
+           ecs_console_port(g->console));
+    fflush(stdout);
+    return 0;
+}
+
+/* The loop with a console: polled once a frame, --fps frames a second while
+   not paused, until quit (or --max-seconds); it sleeps in ecs_console_wait,
+   which wakes up when a client sends something. */
+static int run_console(engine *g)
+{
+    double started = now_ns(), next = started, frame_ns = 1e9 / (double)g->opt.fps, t0, wait;
+    while (!g->quit) {
+        ecs_console_set_frame(g->console, g->frame);
+        t0 = now_ns();
+        ecs_console_poll(g->console);
+        g->console_ns += now_ns() - t0;
+        g->console_polls++;
+        if (g->quit) break;
+        if (g->opt.max_seconds && now_ns() - started > (double)g->opt.max_seconds * 1e9) {
+            printf("engine: --max-seconds %u passed, quitting\n", (unsigned)g->opt.max_seconds);
+            ecs_console_log(g->console, ECS_CONSOLE_WARNING, "--max-seconds %u passed, quitting", (unsigned)g->opt.max_seconds);
+            break;
+        }
+        if (!g->paused && now_ns() >= next) {
+            if (run_frame(g, g->frame++)) return 1;
+            next += frame_ns;
+            if (next < now_ns()) next = now_ns(); /* behind: no burst to catch up */
+        }
+        wait = g->paused ? 100.0 : (next - now_ns()) / 1e6 + 0.999; /* whole ms, rounded up: no spinning */
+        ecs_console_wait(g->console, wait < 0 ? 0u : wait > 100.0 ? 100u : (uint32_t)wait);
+    }
+    ecs_console_log(g->console, ECS_CONSOLE_INFO, "the engine quits after frame %u", (unsigned)g->frame);
+    ecs_console_flush(g->console, 2000); /* the reply to quit, and that line */
     return 0;
 }
 
@@ -407,9 +594,11 @@ static int run_frame(engine *g, uint32_t frame)
         ecs_plugin_info info;
         if (ecs_plugin_reload(g->registry, g->spin_plugin, &err))
             printf("frame %u: reload of spin failed, the old build goes on: %s\n", (unsigned)frame, err.message);
-        else if (ecs_plugin_get_info(g->registry, g->spin_plugin, &info) == ECS_OK)
+        else if (ecs_plugin_get_info(g->registry, g->spin_plugin, &info) == ECS_OK) {
             printf("frame %u: spin reloaded (reload %u, state kept at %p)\n", (unsigned)frame, (unsigned)info.reloads,
                    info.state);
+            if (g->console) ecs_console_log(g->console, ECS_CONSOLE_INFO, "frame %u: spin reloaded", (unsigned)frame);
+        }
     }
     if (frame % 16u == 0u) { /* picks up a rebuilt library */
         if (ecs_plugin_poll(g->registry, NULL, &err) != ECS_OK)
@@ -428,7 +617,7 @@ static int run_frame(engine *g, uint32_t frame)
         g->system_ns[s] += d;
         if (d > g->system_max_ns[s]) g->system_max_ns[s] = d;
     }
-    if (!g->opt.quiet || frame % (g->opt.frames / 10u + 1u) == 0 || frame + 1u == g->opt.frames)
+    if (!g->console && (!g->opt.quiet || frame % (g->opt.frames / 10u + 1u) == 0 || frame + 1u == g->opt.frames))
         printf("frame %4u/%u: %6u entities, %3u moved, %7.1f us\n", (unsigned)frame + 1u, (unsigned)g->opt.frames,
                (unsigned)ecs_entity_count(&g->world.entities), (unsigned)moved, (t[5] - t[0]) / 1e3);
     return 0;
@@ -520,6 +709,9 @@ static void report_times(engine *g)
         printf("report:   %-10s %9.1f us %9.1f us\n", system_names[s], g->system_ns[s] / g->opt.frames / 1e3,
                g->system_max_ns[s] / 1e3);
     printf("report:   %-10s %9.1f us\n", "total", total / g->opt.frames / 1e3);
+    if (g->console && g->console_polls)
+        printf("report: console_poll_us=%.3f polls=%u (mean ecs_console_poll, clients' requests included)\n",
+               g->console_ns / g->console_polls / 1e3, (unsigned)g->console_polls);
     printf("report: peak_memory_kb=%ld\n", peak_memory_kb());
 }
 
@@ -537,6 +729,7 @@ static void report_world_hash(engine *g)
 static void shutdown_engine(engine *g)
 {
     ecs_plugin_registry_destroy(g->registry); /* the plugins first: they use the rest */
+    ecs_console_destroy(g->console);          /* after the registry: plugins' commands are gone */
     if (g->jobs.parallel_for) ecs_jobs_pool_destroy(&g->pool);
     ecs_compiler_output_free(&g->crate);
     ecs_compiler_free(&g->compiler);
@@ -574,6 +767,11 @@ static void usage(FILE *to)
             "  --check-snapshot F  save the world after frame F, run on, load it back over the\n"
             "                      live world and run the same frames again: every frame's\n"
             "                      world hash must be equal (report: snapshot_check ...)\n"
+            "  --console PORT      the development console on PORT (0: a free one; the first output\n"
+            "                      line says which), 127.0.0.1; runs until the command quit\n"
+            "  --console-address A the address the console binds instead of 127.0.0.1 (IPv4)\n"
+            "  --fps N             frames a second with --console while not paused (default 60)\n"
+            "  --max-seconds N     with --console: quit after N seconds anyway (default 0: never)\n"
             "  --help              this text\n");
 }
 
@@ -598,6 +796,8 @@ static int parse_args(int argc, char **argv, options *o)
     o->destroy = 10;
     o->moving_percent = 2;
     o->threads = 1;
+    o->console_port = -1;
+    o->fps = 60;
     for (a = 1; a < argc; ++a) {
         const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
         int ok = 1;
@@ -614,6 +814,12 @@ static int parse_args(int argc, char **argv, options *o)
         else if (strcmp(arg, "--spawn") == 0) ok = parse_number(val, &o->spawn), ++a;
         else if (strcmp(arg, "--destroy") == 0) ok = parse_number(val, &o->destroy), ++a;
         else if (strcmp(arg, "--check-snapshot") == 0) ok = parse_number(val, &o->check_at), o->check = 1, ++a;
+        else if (strcmp(arg, "--console") == 0) {
+            uint32_t port;
+            ok = parse_number(val, &port) && port <= 65535u, o->console_port = (int)port, ++a;
+        } else if (strcmp(arg, "--console-address") == 0) o->console_address = val, ++a;
+        else if (strcmp(arg, "--fps") == 0) ok = parse_number(val, &o->fps) && o->fps >= 1u && o->fps <= 1000u, ++a;
+        else if (strcmp(arg, "--max-seconds") == 0) ok = parse_number(val, &o->max_seconds), ++a;
         else if (strcmp(arg, "--moving") == 0) ok = parse_number(val, &o->moving_percent) && o->moving_percent <= 100, ++a;
         else if (strcmp(arg, "--threads") == 0)
             ok = parse_number(val, &o->threads) && o->threads >= 1 && o->threads <= ECS_JOBS_POOL_MAX_THREADS, ++a;
@@ -630,6 +836,10 @@ static int parse_args(int argc, char **argv, options *o)
         return 0;
     }
     if (o->check) --o->check_at; /* frames count from 1 on the command line */
+    if (o->check && o->console_port >= 0) {
+        fprintf(stderr, "engine: --check-snapshot runs a fixed number of frames: not with --console\n");
+        return 0;
+    }
     return 1;
 }
 
@@ -645,11 +855,15 @@ int main(int argc, char **argv)
         return 1;
     }
     g.jobs = ecs_jobs_pool_jobs(&g.pool);
-    if (setup_worlds(&g) || setup_resources(&g) || setup_plugins(&g)) goto done;
+    if (setup_worlds(&g) || setup_console(&g) || setup_resources(&g) || setup_plugins(&g)) goto done;
     if (spawn_level_file(&g, g.opt.level) < 0 || spawn_level_file(&g, g.opt.spin_level) < 0) goto done;
     pick_movers(&g);
     report(&g, "start");
-    for (frame = 0; frame < g.opt.frames; ++frame)
+    if (g.console) {
+        if (run_console(&g)) goto done;
+        g.opt.frames = g.frame ? g.frame : 1u; /* the report's means */
+    }
+    for (frame = 0; !g.console && frame < g.opt.frames; ++frame)
         if (run_frame(&g, frame) || check_record(&g, frame)) goto done;
     report(&g, "end"); /* exact: every frame collected every store */
     report_times(&g);

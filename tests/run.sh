@@ -54,6 +54,7 @@ need_pkgs=()
 command -v clang >/dev/null 2>&1 || need_pkgs+=(clang)
 command -v gcc >/dev/null 2>&1 || need_pkgs+=(gcc)
 command -v g++ >/dev/null 2>&1 || need_pkgs+=(g++)
+command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3) # tests/check_console.sh: tools/ecs_console.py
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "tests/run.sh: installing ${need_pkgs[*]} with apt-get"
