@@ -242,14 +242,21 @@ CONNECTIONS
    desc.read_per_poll (4 MiB) from each connection; the rest waits for the
    next poll. ecs_console_wait(console, ms) sleeps until a connection or a
    new client needs the console (a paused engine's loop).
+   What an idle poll costs: a clock read and a look at each slot (some
+   200 ns), plus a system call (accept) when it looks for new clients:
+   after an ecs_console_wait that saw one knocking, else every
+   desc.accept_every (16) polls, so that a console polled once a frame
+   stays under 1% of a small engine's frame (bench: console_poll_idle_ns;
+   examples/engine.c's report: console_poll_us). A client connecting to a
+   loop that never waits is taken within accept_every frames.
 
 CONFIGURATION
    At run time, ecs_console_desc (zero means default): address
    ("127.0.0.1"; "0.0.0.0" for every interface, IPv4 only), port (0: a free
    port, ecs_console_port tells it; -1: no socket, ecs_console_feed only),
    world (NULL: only help), max_message, max_clients, max_pending,
-   max_commands (256), requests_per_poll, read_per_poll, timeouts, clock
-   and clock_user.
+   max_commands (256), requests_per_poll, read_per_poll, accept_every
+   (16), timeouts, clock and clock_user.
    ECS_DEF / ECS_STATIC as in ecs.h. Implementation file only: ECS_REALLOC
    / ECS_FREE as in ecs.h. Under strict C99 (no _POSIX_C_SOURCE) the
    default clock is gettimeofday, which is not monotonic; define
@@ -424,6 +431,7 @@ typedef struct ecs_console_desc {
     uint32_t max_commands;      /* size of the command table; 0: 256 */
     uint32_t requests_per_poll; /* most requests one poll handles; 0: 64 */
     uint32_t read_per_poll;     /* most bytes one poll reads from one connection; 0: 4 MiB */
+    uint32_t accept_every;      /* polls not after an ecs_console_wait between two looks for new clients; 0: 16 */
     ecs_console_timeouts timeouts;
     ecs_console_clock_fn clock; /* NULL: a monotonic clock */
     void *clock_user;
@@ -1147,6 +1155,10 @@ struct ecs_console {
     ecs__console_conn *conns;     /* max_clients sockets, then the in-process connection */
     uint32_t num_conns;           /* max_clients + 1 */
     uint32_t next_conn;           /* where the next poll's round starts (fairness) */
+    int waited;                   /* ecs_console_wait ran since the last poll ... */
+    int listener_ready;           /* ... and saw a client waiting to be accepted */
+    uint32_t accept_every;        /* polls without a wait between two looks for new clients */
+    uint32_t polls_unaccepted;    /* polls since the last look */
 #ifndef _WIN32
     struct pollfd *fds;           /* ecs_console_wait's set: max_clients + 1 */
 #endif
@@ -1877,6 +1889,10 @@ static void ecs__console_accept(ecs_console *c)
 {
     uint32_t tries, i;
     if (c->listener == ECS__CONSOLE_NO_SOCK) return;
+    /* a look costs a system call (accept), the most an idle console does:
+       made when the last wait saw a client knock, else every accept_every polls */
+    if (c->waited ? !c->listener_ready : ++c->polls_unaccepted < c->accept_every) return;
+    c->polls_unaccepted = 0;
     for (tries = 0; tries < c->max_clients + 4u; ++tries) {
         ecs__console_sock s = accept(c->listener, NULL, NULL);
         ecs__console_conn *k = NULL;
@@ -1971,6 +1987,7 @@ static void ecs__console_read(ecs_console *c, ecs__console_conn *k)
         budget -= (size_t)got < budget ? (size_t)got : budget;
         c->stats.bytes_in += (uint64_t)got;
         k->last_in = c->now;
+        if ((size_t)got < room) return; /* the socket had no more: the next poll reads what comes */
     }
 }
 
@@ -2085,6 +2102,7 @@ ECS_DEF uint32_t ecs_console_poll(ecs_console *c)
     n = c->max_clients;
     c->now = c->clock(c->clock_user);
     ecs__console_accept(c);
+    c->waited = 0;
     for (i = 0; i < n; ++i) {
         ecs__console_send_pending(c, &c->conns[i]);
         if (c->conns[i].state != ECS__CONSOLE_FREE) ecs__console_read(c, &c->conns[i]);
@@ -2133,7 +2151,12 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
     }
     tv.tv_sec = timeout / 1000;
     tv.tv_usec = (timeout % 1000) * 1000;
-    return select(0, &rd, &wr, NULL, &tv) > 0;
+    any = select(0, &rd, &wr, NULL, &tv);
+    if (reading) { /* the next poll accepts only when the listener had a client */
+        c->waited = 1;
+        c->listener_ready = any < 0 || (c->listener != ECS__CONSOLE_NO_SOCK && FD_ISSET(c->listener, &rd));
+    }
+    return any > 0;
 #else
     nfds_t n = 0;
     if (reading && c->listener != ECS__CONSOLE_NO_SOCK) {
@@ -2151,7 +2174,12 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
         c->fds[n++].events = events;
     }
     for (i = 0; i < (uint32_t)n; ++i) c->fds[i].revents = 0;
-    return poll(c->fds, n, timeout) > 0;
+    i = (uint32_t)poll(c->fds, n, timeout);
+    if (reading) { /* the next poll accepts only when the listener had a client */
+        c->waited = 1;
+        c->listener_ready = (int)i < 0 || (c->listener != ECS__CONSOLE_NO_SOCK && c->fds[0].revents != 0);
+    }
+    return (int)i > 0;
 #endif
 }
 
@@ -2899,6 +2927,7 @@ static int ecs__console_settings(const ecs_console_desc *desc, ecs_console_desc 
     if (!d->max_commands) d->max_commands = 256u;
     if (!d->requests_per_poll) d->requests_per_poll = 64u;
     if (!d->read_per_poll) d->read_per_poll = 4u << 20;
+    if (!d->accept_every) d->accept_every = 16u;
     if (!d->clock) d->clock = ecs__console_default_clock;
     if (d->port < -1 || d->port > 65535 || d->max_clients > 60u || d->max_message < 64u || d->max_commands > 65536u) {
         ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
@@ -2947,6 +2976,8 @@ ECS_DEF ecs_console *ecs_console_create(const ecs_console_desc *desc, ecs_error 
     c->max_commands = d.max_commands;
     c->requests_per_poll = d.requests_per_poll;
     c->read_per_poll = d.read_per_poll;
+    c->accept_every = d.accept_every;
+    c->polls_unaccepted = d.accept_every - 1u; /* the first poll looks */
     c->timeouts = ecs__console_resolve_timeouts(&d.timeouts);
     c->clock = d.clock;
     c->clock_user = d.clock_user;

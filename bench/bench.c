@@ -25,6 +25,7 @@
 #define ECS_TRANSFORM_IMPLEMENTATION
 #define ECS_RESOURCE_IMPLEMENTATION
 #define ECS_SNAPSHOT_IMPLEMENTATION
+#define ECS_CONSOLE_IMPLEMENTATION
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static void bench_free(void *p)
 #include "ecs_transform.h"
 #include "ecs_resource.h"
 #include "ecs_snapshot.h" /* after ecs_resource.h */
+#include "ecs_console.h"  /* the console rows */
 #include "examples/jobs_pthreads.h" /* the threads rows' pool */
 #include "tests/transform_shapes.h"   /* Bevy's hierarchy shapes */
 
@@ -85,6 +87,11 @@ static void bench_free(void *p)
 #endif
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
+#include <pthread.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#define BENCH_SOCKETS 1
 #endif
 
 #ifndef BENCH_FLAGS
@@ -2624,6 +2631,185 @@ static void bench_threads_rows(long cores)
     ecs_jobs_pool_destroy(&one);
 }
 
+/* ---- console (DESIGN 11): a world.hash round trip against a bare TCP echo ---------- */
+
+#ifdef BENCH_SOCKETS
+/* The console side: a thread that waits and polls, as a paused engine does. */
+typedef struct bcon_server {
+    ecs_console *console;
+    volatile int stop;
+} bcon_server;
+static void *bcon_serve(void *p)
+{
+    bcon_server *s = (bcon_server *)p;
+    while (!s->stop) {
+        ecs_console_wait(s->console, 5);
+        ecs_console_poll(s->console);
+    }
+    return NULL;
+}
+
+/* The baseline: a blocking echo of whatever arrives, one client. */
+static void *bcon_echo(void *p)
+{
+    int listener = *(int *)p, fd = accept(listener, NULL, NULL), one = 1;
+    unsigned char buf[4096];
+    ssize_t got;
+    if (fd < 0) return NULL;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    while ((got = recv(fd, buf, sizeof buf, 0)) > 0) {
+        ssize_t sent = 0;
+        while (sent < got) {
+            ssize_t n = send(fd, buf + sent, (size_t)(got - sent), MSG_NOSIGNAL);
+            if (n <= 0) break;
+            sent += n;
+        }
+    }
+    close(fd);
+    return NULL;
+}
+
+static int bcon_connect(int port)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(0x7F000001u);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        fprintf(stderr, "bench: cannot connect to 127.0.0.1:%d\n", port);
+        exit(1);
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void bcon_recv_all(int fd, unsigned char *buf, size_t n)
+{
+    size_t at = 0;
+    while (at < n) {
+        ssize_t got = recv(fd, buf + at, n - at, 0);
+        if (got <= 0) {
+            fprintf(stderr, "bench: the console's connection broke\n");
+            exit(1);
+        }
+        at += (size_t)got;
+    }
+}
+
+typedef struct bcon_ctx {
+    int fd, echo;             /* echo: the reply is the request's bytes */
+    unsigned char msg[128], reply[4096];
+    size_t msg_size;
+    uint32_t trips;
+} bcon_ctx;
+
+/* trips requests, each sent when the previous reply has come back. */
+static void bcon_trips(void *p)
+{
+    bcon_ctx *x = (bcon_ctx *)p;
+    uint32_t k, length;
+    for (k = 0; k < x->trips; ++k) {
+        if (send(x->fd, x->msg, x->msg_size, MSG_NOSIGNAL) != (ssize_t)x->msg_size) exit(1);
+        if (x->echo) {
+            bcon_recv_all(x->fd, x->reply, x->msg_size);
+            continue;
+        }
+        bcon_recv_all(x->fd, x->reply, 8);
+        length = (uint32_t)x->reply[4] << 24 | (uint32_t)x->reply[5] << 16 | (uint32_t)x->reply[6] << 8 | x->reply[7];
+        if (length > sizeof x->reply - 8) exit(1);
+        bcon_recv_all(x->fd, x->reply + 8, length);
+    }
+    bench_checksum_add((double)x->reply[8]);
+}
+
+static double bcon_console_trip_us(bcon_ctx *x, ecs_world *w)
+{
+    ecs_console_desc d;
+    bcon_server server;
+    pthread_t thread;
+    ecs_error err;
+    double ns;
+    memset(&d, 0, sizeof d);
+    d.world = w;
+    if (!(server.console = ecs_console_create(&d, &err))) {
+        fprintf(stderr, "bench: console: %s\n", err.message);
+        exit(1);
+    }
+    server.stop = 0;
+    pthread_create(&thread, NULL, bcon_serve, &server);
+    x->fd = bcon_connect(ecs_console_port(server.console));
+    x->echo = 0;
+    ns = bench__time(NULL, bcon_trips, NULL, x);
+    close(x->fd);
+    server.stop = 1;
+    pthread_join(thread, NULL);
+    ecs_console_destroy(server.console);
+    return ns / x->trips / 1e3;
+}
+
+static double bcon_echo_trip_us(bcon_ctx *x)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof sa;
+    pthread_t thread;
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    double ns;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(0x7F000001u);
+    if (listener < 0 || bind(listener, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(listener, 1) != 0 ||
+        getsockname(listener, (struct sockaddr *)&sa, &len) != 0) {
+        fprintf(stderr, "bench: the echo server could not listen\n");
+        exit(1);
+    }
+    pthread_create(&thread, NULL, bcon_echo, &listener);
+    x->fd = bcon_connect((int)ntohs(sa.sin_port));
+    x->echo = 1;
+    ns = bench__time(NULL, bcon_trips, NULL, x);
+    close(x->fd);
+    pthread_join(thread, NULL);
+    close(listener);
+    return ns / x->trips / 1e3;
+}
+
+/* An idle console's poll (a listening socket, no client): what it costs
+   a frame. */
+static void bcon_polls(void *p)
+{
+    uint32_t k;
+    for (k = 0; k < 100000u; ++k) bench_checksum_add((double)ecs_console_poll((ecs_console *)p));
+}
+
+static void bench_console_rows(void)
+{
+    static const char json[] = "{\"type\": \"command\", \"id\": 1, \"command\": \"world.hash\"}";
+    static bcon_ctx x;
+    ecs_world w;
+    ecs_console *idle;
+    double console_us, echo_us;
+    fprintf(stderr, "bench: console: world.hash round trips on an empty world against a bare TCP echo\n");
+    memset(&x, 0, sizeof x);
+    x.msg_size = 8 + sizeof json - 1;
+    x.msg[7] = (unsigned char)(sizeof json - 1);
+    memcpy(x.msg + 8, json, sizeof json - 1);
+    x.trips = bench_n >= 1000000u ? 4000u : 1000u;
+    if (ecs_world_init(&w) != ECS_OK) exit(1);
+    echo_us = bcon_echo_trip_us(&x);
+    console_us = bcon_console_trip_us(&x, &w);
+    bench_row("console_roundtrip_us", console_us, "us");
+    bench_row("console_echo_roundtrip_us", echo_us, "us");
+    bench_row("console_roundtrip_ratio", console_us / echo_us, "x");
+    if (!(idle = ecs_console_create(NULL, NULL))) exit(1);
+    bench_row("console_poll_idle_ns", bench__time(NULL, bcon_polls, NULL, idle) / 100000.0, "ns");
+    ecs_console_destroy(idle);
+    ecs_world_free(&w);
+}
+#else
+static void bench_console_rows(void) { fprintf(stderr, "bench: console rows need POSIX sockets here\n"); }
+#endif
+
 /* ---- the plot: ns/entity against N --------------------------------------------- */
 
 typedef struct bench__series {
@@ -2831,6 +3017,7 @@ static const bench__target bench__targets[] = {
     {"transform_world_pass_mt1_vs_serial", 1.05, NULL},
     {"systems_7_mixed_mt1_vs_serial", 1.05, NULL},
     {"spawn_level_10k_mt1_vs_serial", 1.05, NULL},
+    {"console_roundtrip_ratio", 3, NULL},
 };
 
 /* ... and the floors (README, Benchmark): value >= factor (x the median of `of`) */
@@ -2906,7 +3093,7 @@ int main(int argc, char **argv)
             bench_n = 100000u;
         } else {
             fprintf(stderr, "usage: %s [--csv] [--csv-out FILE] [--plot FILE.svg] [--quick]\n"
-                            "          [--only entities|components|transforms|resources|systems|threads|snapshots]\n", argv[0]);
+                            "          [--only entities|components|transforms|resources|systems|threads|snapshots|console]\n", argv[0]);
             return strcmp(argv[a], "--help") == 0 ? 0 : 2;
         }
     }
@@ -2926,6 +3113,7 @@ int main(int argc, char **argv)
     if (!only || strcmp(only, "snapshots") == 0) bench_snapshot_rows();
     if (!only || strcmp(only, "systems") == 0) bench_systems_rows();
     if (!only || strcmp(only, "threads") == 0) bench_threads_rows(cores);
+    if (!only || strcmp(only, "console") == 0) bench_console_rows();
     if (!csv) {
         printf("# ecs benchmark\n");
         printf("compiler: %s %s\n",

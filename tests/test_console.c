@@ -623,6 +623,7 @@ static void test_socket_timeouts(void)
     memset(&d, 0, sizeof d);
     d.max_message = 200000;
     d.max_pending = 256 * 1024;
+    d.accept_every = 1; /* every poll looks for new clients */
     d.clock = fake_clock;
     if (!(c = ecs_console_create(&d, &err))) return;
     add_test_commands(c);
@@ -687,6 +688,36 @@ static void test_socket_timeouts(void)
     ecs_console_destroy(c);
 }
 
+/* New clients: looked for every accept_every polls, or at once after a
+   wait that saw one knock. */
+static void test_accept_every(void)
+{
+    ecs_console_desc d;
+    ecs_console_stats s;
+    ecs_console *c;
+    int a, b, k;
+    memset(&d, 0, sizeof d);
+    d.accept_every = 4;
+    if (!(c = ecs_console_create(&d, NULL))) return;
+    ecs_console_poll(c); /* the first poll looks */
+    a = client_connect(ecs_console_port(c));
+    for (k = 0; k < 3; ++k) ecs_console_poll(c);
+    ecs_console_get_stats(c, &s);
+    CHECK(s.accepted == 0);
+    ecs_console_poll(c);
+    ecs_console_get_stats(c, &s);
+    CHECK(s.accepted == 1);
+    b = client_connect(ecs_console_port(c));
+    CHECK(ecs_console_wait(c, 1000) == 1); /* it knocks: at once */
+    ecs_console_poll(c);
+    ecs_console_get_stats(c, &s);
+    CHECK(s.accepted == 2 && s.clients == 2);
+    CHECK(ecs_console_wait(c, 1) == 0); /* nobody: the next poll does not look */
+    close(a);
+    close(b);
+    ecs_console_destroy(c);
+}
+
 /* Every allocation failing in turn while a console is made and answers:
    a failed create leaves nothing; a failed answer closes that connection
    only (ASan: nothing leaks). */
@@ -743,6 +774,7 @@ int main(void)
     test_logs_and_pressure();
     test_sockets();
     test_socket_timeouts();
+    test_accept_every();
     test_out_of_memory();
     bytes_free(&g_feed_out);
     ecs_json_doc_free(&g_doc);
