@@ -714,7 +714,7 @@ static void ecs__console_close(ecs__console_sock s) { closesocket(s); }
 static int ecs__console_nonblocking(ecs__console_sock s)
 {
     u_long on = 1;
-    return ioctlsocket(s, FIONBIO, &on) == 0;
+    return ioctlsocket(s, (long)FIONBIO, &on) == 0; /* FIONBIO is an unsigned expression, ioctlsocket takes a long */
 }
 static int ecs__console_would_block(void)
 {
@@ -2138,12 +2138,21 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
     int any = 0;
     FD_ZERO(&rd);
     FD_ZERO(&wr);
-    if (reading && c->listener != ECS__CONSOLE_NO_SOCK) FD_SET(c->listener, &rd), any = 1;
+    if (reading && c->listener != ECS__CONSOLE_NO_SOCK) {
+        FD_SET(c->listener, &rd);
+        any = 1;
+    }
     for (i = 0; i < c->max_clients; ++i) {
         const ecs__console_conn *k = &c->conns[i];
         if (k->state == ECS__CONSOLE_FREE) continue;
-        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed) FD_SET(k->sock, &rd), any = 1;
-        if (ecs__console_pending(k)) FD_SET(k->sock, &wr), any = 1;
+        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed) {
+            FD_SET(k->sock, &rd);
+            any = 1;
+        }
+        if (ecs__console_pending(k)) {
+            FD_SET(k->sock, &wr);
+            any = 1;
+        }
     }
     if (!any) {
         Sleep((DWORD)timeout);

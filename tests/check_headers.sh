@@ -217,4 +217,11 @@ must_refuse before "define it in the file that defines ECS_RESOURCE_IMPLEMENTATI
 #include "ecs_snapshot.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"'
-echo "check_headers:$headers link as C, C++ and mixed, in both orders, and under ECS_STATIC; ecs_snapshot.h's order mistakes are #errors"
+# Windows: where a MinGW cross compiler is installed (Debian: gcc-mingw-w64-x86-64),
+# every implementation builds and links for _WIN32 (Winsock, LoadLibrary)
+windows="not checked: no x86_64-w64-mingw32-gcc"
+if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+  x86_64-w64-mingw32-gcc -x c -std=c99 $WARN -I. "$out/impl.c" "$out/user.c" -o "$out/prog.exe" -lws2_32
+  windows="built for Windows with MinGW"
+fi
+echo "check_headers:$headers link as C, C++ and mixed, in both orders, and under ECS_STATIC; ecs_snapshot.h's order mistakes are #errors; $windows"
