@@ -718,6 +718,48 @@ static void test_accept_every(void)
     ecs_console_destroy(c);
 }
 
+/* The steady state allocates nothing: idle polls, and the same requests
+   again once the buffers have grown (in-process and over a socket). */
+static void test_no_allocation(void)
+{
+    ecs_console *c = new_console(0, 0, 0);
+    bytes b = {NULL, 0, 0}, in = {NULL, 0, 0};
+    message m;
+    unsigned long before;
+    int k, fd, ok = 1;
+    if (!c) return;
+    add_test_commands(c);
+    frame_json(&b, "{\"type\": \"command\", \"id\": 1, \"command\": \"sum\", \"args\": {\"a\": 1}}");
+    frame_json(&b, "{\"type\": \"script\", \"id\": 2, \"script\": \"sum 1 2\\nhelp\"}");
+    fd = client_connect(ecs_console_port(c));
+    for (k = 0; k < 3; ++k) { /* warm: buffers grow to what these need */
+        feed_bytes(c, b.p, b.n);
+        ok &= client_send(c, fd, b.p, b.n) && client_read(c, fd, &in, &m);
+        message_free(&m);
+        ok &= client_read(c, fd, &in, &m);
+        message_free(&m);
+    }
+    g_feed_out.n = 0;
+    before = oom_calls;
+    for (k = 0; k < 1000; ++k) ecs_console_poll(c);
+    CHECK(oom_calls == before); /* idle */
+    for (k = 0; k < 50; ++k) {
+        g_feed_open = ecs_console_feed(c, b.p, b.n);
+        ecs_console_feed_output(c, &in.n);
+        in.n = 0;
+        ok &= client_send(c, fd, b.p, b.n) && client_read(c, fd, &in, &m);
+        message_free(&m);
+        ok &= client_read(c, fd, &in, &m);
+        message_free(&m);
+    }
+    CHECK(ok);
+    CHECK_MSG(oom_calls == before, "%lu allocations", oom_calls - before);
+    close(fd);
+    bytes_free(&b);
+    bytes_free(&in);
+    ecs_console_destroy(c);
+}
+
 /* Every allocation failing in turn while a console is made and answers:
    a failed create leaves nothing; a failed answer closes that connection
    only (ASan: nothing leaks). */
@@ -775,6 +817,7 @@ int main(void)
     test_sockets();
     test_socket_timeouts();
     test_accept_every();
+    test_no_allocation();
     test_out_of_memory();
     bytes_free(&g_feed_out);
     ecs_json_doc_free(&g_doc);
