@@ -288,7 +288,9 @@ MEMORY
 THREADING
    None inside. One console belongs to one thread: the one that polls it
    calls every handler, and ecs_console_log may be called by that thread
-   only (queue lines yourself from others).
+   only (queue lines yourself from others). A handler may add and remove
+   commands (its own too) and log; its console's poll, wait, flush and
+   feed do nothing while it runs (no re-entry).
 
 DOES NOT
    authenticate or encrypt (development builds, loopback), speak IPv6,
@@ -507,10 +509,11 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
     ECS_ERROR_INVALID_ARGUMENT (NULL desc or fn, a name of other characters
     or length), ECS_ERROR_ALREADY_EXISTS (the name is taken),
     ECS_ERROR_OUT_OF_MEMORY (the table of desc.max_commands is full); err
-    names the command. Not from a handler of the same console. */
+    names the command. A handler may call it. */
 ECS_DEF ecs_result ecs_console_add_command(ecs_console *c, const ecs_console_command_desc *desc, ecs_error *err);
 /** Removes a command (built-in ones too; a plugin's through its API).
-    ECS_OK or ECS_ERROR_NOT_FOUND. Not from a handler of the same console. */
+    ECS_OK or ECS_ERROR_NOT_FOUND. A handler may remove any command, its
+    own too (the running call finishes). */
 ECS_DEF ecs_result ecs_console_remove_command(ecs_console *c, const char *name);
 
 /** The command's name, as registered. */
@@ -1138,6 +1141,7 @@ struct ecs_console_call {
     int has_payload;
     int failed;
     char error[512];
+    char name_copy[ECS_CONSOLE_NAME_MAX]; /* the handler may remove its own command */
 };
 
 struct ecs_console {
@@ -1155,6 +1159,7 @@ struct ecs_console {
     ecs__console_conn *conns;     /* max_clients sockets, then the in-process connection */
     uint32_t num_conns;           /* max_clients + 1 */
     uint32_t next_conn;           /* where the next poll's round starts (fairness) */
+    int busy;                     /* a poll or feed runs: a handler's own poll, feed or flush does nothing */
     int waited;                   /* ecs_console_wait ran since the last poll ... */
     int listener_ready;           /* ... and saw a client waiting to be accepted */
     uint32_t accept_every;        /* polls without a wait between two looks for new clients */
@@ -1536,7 +1541,8 @@ static ecs_result ecs__console_run(ecs_console *c, ecs__console_cmd *cmd, const 
     ecs_result r;
     memset(call, 0, sizeof *call);
     call->console = c;
-    call->name = cmd->name;
+    memcpy(call->name_copy, cmd->name, sizeof call->name_copy);
+    call->name = call->name_copy;
     call->doc = doc;
     call->args = args;
     call->payload = payload;
@@ -1561,7 +1567,7 @@ static ecs_result ecs__console_run(ecs_console *c, ecs__console_cmd *cmd, const 
     if (r == ECS_OK && ecs_json_parse(&c->check_doc, (const char *)c->result.p, c->result.len, &perr) != ECS_OK)
         r = ecs_console_fail(call, perr.code == ECS_ERROR_OUT_OF_MEMORY ? ECS_ERROR_OUT_OF_MEMORY : ECS_ERROR_INVALID_ARGUMENT,
                              "its result is not JSON (%s)", perr.message);
-    if (r != ECS_OK) snprintf(msg, msg_size, "%s: %s", cmd->name, call->failed ? call->error : ecs_result_text(r));
+    if (r != ECS_OK) snprintf(msg, msg_size, "%s: %s", call->name, call->failed ? call->error : ecs_result_text(r));
     return r;
 }
 
@@ -2098,7 +2104,8 @@ static void ecs__console_settle(ecs_console *c, ecs__console_conn *k)
 ECS_DEF uint32_t ecs_console_poll(ecs_console *c)
 {
     uint32_t handled = 0, i, n, any;
-    if (!c) return 0;
+    if (!c || c->busy) return 0;
+    c->busy = 1;
     n = c->max_clients;
     c->now = c->clock(c->clock_user);
     ecs__console_accept(c);
@@ -2122,6 +2129,7 @@ ECS_DEF uint32_t ecs_console_poll(ecs_console *c)
         ecs__console_send_pending(c, &c->conns[i]);
         if (c->conns[i].state != ECS__CONSOLE_FREE) ecs__console_settle(c, &c->conns[i]);
     }
+    c->busy = 0;
     return handled;
 }
 
@@ -2195,7 +2203,7 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
 ECS_DEF int ecs_console_wait(ecs_console *c, uint32_t max_ms)
 {
     uint32_t i;
-    if (!c) return 0;
+    if (!c || c->busy) return 0;
     for (i = 0; i < c->max_clients; ++i)
         if (c->conns[i].state != ECS__CONSOLE_FREE && ecs__console_ready(c, &c->conns[i])) return 1;
     return ecs__console_block(c, max_ms, 1);
@@ -2206,7 +2214,7 @@ ECS_DEF ecs_result ecs_console_flush(ecs_console *c, uint32_t max_ms)
     uint64_t start, now;
     uint32_t i;
     size_t pending;
-    if (!c) return ECS_OK;
+    if (!c || c->busy) return ECS_OK;
     start = c->clock(c->clock_user);
     for (;;) {
         c->now = now = c->clock(c->clock_user);
@@ -2223,7 +2231,9 @@ ECS_DEF ecs_result ecs_console_flush(ecs_console *c, uint32_t max_ms)
 ECS_DEF int ecs_console_feed(ecs_console *c, const void *bytes, size_t n)
 {
     ecs__console_conn *k;
-    if (!c) return 0;
+    int open;
+    if (!c || c->busy) return 0;
+    c->busy = 1;
     k = &c->conns[c->max_clients];
     c->now = c->clock(c->clock_user);
     if (k->out_start == k->out.len) k->out_start = k->out.len = 0; /* the last output was taken */
@@ -2239,11 +2249,10 @@ ECS_DEF int ecs_console_feed(ecs_console *c, const void *bytes, size_t n)
         c->stats.bytes_in += n;
     }
     while (ecs__console_handle_one(c, k)) continue;
-    if (k->discard || k->state == ECS__CONSOLE_CLOSING) {
-        ecs__console_drop(c, k, NULL);
-        return 0;
-    }
-    return 1;
+    open = !(k->discard || k->state == ECS__CONSOLE_CLOSING);
+    if (!open) ecs__console_drop(c, k, NULL);
+    c->busy = 0;
+    return open;
 }
 
 ECS_DEF const unsigned char *ecs_console_feed_output(ecs_console *c, size_t *size)

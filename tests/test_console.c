@@ -128,6 +128,15 @@ static ecs_result cmd_sum(void *user, ecs_console_call *call)
     return ecs_console_result_printf(call, "{\"sum\": %g, \"payload\": %u}", a + b, (unsigned)n);
 }
 
+/* once: removes itself, and finds its console's poll and feed doing nothing */
+static ecs_result cmd_once(void *user, ecs_console_call *call)
+{
+    ecs_console *c = (ecs_console *)user;
+    int reentered = ecs_console_poll(c) != 0 || ecs_console_feed(c, "x", 1) != 0 || ecs_console_wait(c, 0) != 0;
+    if (ecs_console_remove_command(c, "once") != ECS_OK) return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "not removed");
+    return ecs_console_result_printf(call, "{\"reentered\": %s}", reentered ? "true" : "false");
+}
+
 static void add_test_commands(ecs_console *c)
 {
     ecs_console_command_desc d[] = {
@@ -200,6 +209,18 @@ static void test_requests(void)
           strstr(reply_error(m.json), "argument 'size': expected a whole number 0..4294967295"));
     message_free(&m);
     CHECK(g_feed_out.n == 0);
+    { /* a handler removing its own command; its console's poll and feed stay out */
+        ecs_console_command_desc once = {"once", "removes itself", NULL, cmd_once, NULL};
+        ecs_error err;
+        once.user = c;
+        CHECK(ecs_console_add_command(c, &once, &err) == ECS_OK);
+        CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 6, \"command\": \"once\"}", &m) && reply_ok(m.json, 6) &&
+              strstr(m.json, "\"reentered\": false"));
+        message_free(&m);
+        CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 7, \"command\": \"once\"}", &m) &&
+              strstr(reply_error(m.json), "unknown command 'once'"));
+        message_free(&m);
+    }
     ecs_console_destroy(c);
 }
 
