@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.5 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.6 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -217,6 +217,10 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
    ecs_compiler_set_decompile gives one its inverse.
+   One live value with the same checks: ecs_schema_value_read(field, doc,
+   v, out, &err) reads a field's value from JSON for a running world (an
+   entity field takes a live entity id there, a runtime field any value of
+   its kind): ecs_console.h's world.set.
 
 ONE REGISTRATION (ecs_spawner_register_world, ecs_compiler_register_world)
    An ecs_world (ecs.h) registers every component store once, by name;
@@ -614,6 +618,8 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.6  ecs_schema_value_read: one live field value from JSON, checked as
+        the compiler checks a level's member (the console's world.set)
    0.5  snapshots move to ecs_snapshot.h (names, format and behaviour
         unchanged; ecs_snapshot_report stays here, ecs_resource_save_subtree
         fills it too); ecs_resource_save_subtree has a section of its own
