@@ -50,7 +50,7 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
     static ecs_result cmd_pause(void *user, ecs_console_call *call) {
         (void)user;
         paused = 1;
-        return ecs__console_text(call, "{\"paused\": true}");
+        return ecs_console_result_json(call, "{\"paused\": true}", 16);
     }
 
     int main(void) {
