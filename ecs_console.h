@@ -278,8 +278,9 @@ ERRORS
 MEMORY
    ecs_console_create allocates the command table and the connection
    slots; a connection's buffers grow to the largest message it sent or was
-   answered and are kept for the next client of that slot (at most
-   max_message + max_pending each). A call (ecs_console_call) and the
+   answered and are kept for the next client of that slot (those up to 64
+   KiB; bigger ones are freed when the connection closes). world.save and
+   world.load keep a snapshot-sized buffer each for their next call. A call (ecs_console_call) and the
    pointers it hands out (arguments, payload) live until the handler
    returns. ecs_console_feed_output's bytes stay until the next feed,
    poll or destroy. Strings of a command desc are copied (a plugin's may go
