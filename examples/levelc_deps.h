@@ -700,8 +700,14 @@ static void ldeps_walk(ldeps_scan *s)
 static int ldeps_scan_project(const char *dir, const ecs_compiler *c, uint64_t config, ldeps_project *p)
 {
     ldeps_scan s;
+    struct stat st;
     uint32_t i;
     memset(p, 0, sizeof *p);
+    errno = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "levelc: %s: not a project folder: %s\n", dir, errno ? strerror(errno) : "not a folder");
+        return 0;
+    }
     memset(&s, 0, sizeof s);
     s.dir = dir, s.compiler = c, s.p = p;
     ldeps_cache_load(dir, config, &s.old);
@@ -717,6 +723,10 @@ static int ldeps_scan_project(const char *dir, const ecs_compiler *c, uint64_t c
         qsort(p->files, p->num_files, sizeof *p->files, ldeps_file_cmp);
     }
     if (!p->oom && !s.old_index.oom && s.dirty) ldeps_cache_save(dir, p, config);
+    if (getenv("LEVELC_DEPS_STATS")) /* what the cache saved (tests, tuning) */
+        fprintf(stderr, "levelc: stats: %u files, %u sources parsed, %u hashed, %u from the cache, cache %s\n",
+                (unsigned)p->num_files, (unsigned)p->sources_read, (unsigned)p->files_hashed,
+                (unsigned)p->sources_from_cache, s.dirty ? "written" : "unchanged");
     ldeps_project_free(&s.old);
     ldeps_map_free(&s.old_index);
     if (p->oom || s.old_index.oom) fprintf(stderr, "levelc: %s: out of memory\n", dir);
@@ -937,10 +947,9 @@ static void ldeps_report_unused(const ldeps_project *p, const ldeps_index *x)
         ++n;
     }
     if (n) qsort(names, n, sizeof *names, ldeps_str_cmp);
-    for (i = 0; i < n; ++i) {
+    for (i = 0; i < n; ++i)
         if (i == 0 || strcmp(names[i], names[i - 1]) != 0) printf("%s: unused\n", names[i]);
-        free(names[i]);
-    }
+    for (i = 0; i < n; ++i) free(names[i]);
     free(names);
     ldeps_map_free(&used);
 }
@@ -972,6 +981,7 @@ static int ldeps_run_deps(const char *dir, const ecs_compiler *c, uint64_t confi
     char shown[LDEPS_MAX_PATH + 2];
     uint32_t errors = 0, broken = 0, cycles = 0, sources = 0, i;
     int ok = ldeps_scan_project(dir, c, config, &p);
+    errors = p.errors;
     memset(&x, 0, sizeof x);
     ldeps_shown_prefix(dir, shown, sizeof shown);
     if (ok) ok = ldeps_index_build(shown[0] ? dir : ".", &p, &x, &errors);
@@ -985,7 +995,7 @@ static int ldeps_run_deps(const char *dir, const ecs_compiler *c, uint64_t confi
     }
     ldeps_index_free(&x);
     ldeps_project_free(&p);
-    return ok && !broken && !cycles && !errors && !p.errors ? 0 : 1;
+    return ok && !broken && !cycles && !errors ? 0 : 1;
 }
 
 /* levelc refs DIR PATH: every reference to PATH (or to a path under the
@@ -1305,7 +1315,6 @@ static int ldeps_commit(ldeps_plan *pl)
         else if (!op->dst) ok = ldeps_commit_rename(pl, op->src, op->backup) && ldeps_commit_rename(pl, op->tmp, op->src);
         else ok = ldeps_commit_rename(pl, op->tmp, op->dst) && ldeps_commit_rename(pl, op->src, op->backup);
         if (!ok) return 0;
-        if (op->text.text) op->tmp_written = 0; /* renamed into place */
     }
     return 1;
 }
