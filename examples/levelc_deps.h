@@ -55,6 +55,13 @@
 #error "levelc_deps.h: define _POSIX_C_SOURCE 200809L before any include"
 #endif
 
+/* A program uses some of these static functions (the bench: the scan and
+   the rename): the others are no warning. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+
 #define LDEPS_CACHE_NAME ".ecs-deps"
 #define LDEPS_CACHE_VERSION 1u
 #define LDEPS_NONE 0xFFFFFFFFu
@@ -1452,4 +1459,7 @@ static int ldeps_run_rename(const char *dir, const ecs_compiler *c, uint64_t con
     return ok ? 0 : 1;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif /* LEVELC_DEPS_H_INCLUDED */
