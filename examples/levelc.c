@@ -43,6 +43,7 @@
    and says on stderr which flags do that (--big-endian, --names). */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L /* the dependency checker walks folders (levelc_deps.h) */
+#define _DEFAULT_SOURCE         /* and reads the entries' types (d_type) where the system has them */
 #endif
 #ifndef _FILE_OFFSET_BITS
 #define _FILE_OFFSET_BITS 64 /* 32-bit systems: stat and readdir of any file */
@@ -68,7 +69,7 @@ static int usage(void)
                     "       levelc --snapshot-dump IN.snap\n"
                     "       levelc [TYPES] deps DIR [--unused]\n"
                     "       levelc [TYPES] refs DIR PATH\n"
-                    "       levelc [TYPES] rename DIR OLD NEW [--dry-run]\n"
+                    "       levelc [TYPES] rename DIR OLD NEW [--dry-run] [--no-sync]\n"
                     "TYPES: --schema FILE.schema.json and --plugin LIB, each repeatable\n");
     return 2;
 }
@@ -475,7 +476,7 @@ static int load_schemas(const char *const *files, uint32_t num_files, ecs_world 
 
 typedef struct options {
     uint32_t flags, decompile_flags, num_plugins, num_schemas;
-    int deps, dump, decompile, unused, dry_run;
+    int deps, dump, decompile, unused, dry_run, no_sync;
     const char *command; /* "deps", "refs", "rename" (the dependency checker), or NULL */
     const char *in, *out, *third;
     const char *plugins[MAX_PLUGINS];
@@ -487,8 +488,8 @@ static int parse_command(const options *o)
 {
     int args = (o->in != NULL) + (o->out != NULL) + (o->third != NULL);
     if (o->flags || o->deps || o->dump || o->decompile || o->decompile_flags) return 0;
-    if (strcmp(o->command, "deps") == 0) return args == 1 && !o->dry_run;
-    if (strcmp(o->command, "refs") == 0) return args == 2 && !o->dry_run && !o->unused;
+    if (strcmp(o->command, "deps") == 0) return args == 1 && !o->dry_run && !o->no_sync;
+    if (strcmp(o->command, "refs") == 0) return args == 2 && !o->dry_run && !o->unused && !o->no_sync;
     return args == 3 && !o->unused; /* rename */
 }
 
@@ -507,6 +508,7 @@ static int parse(int argc, char **argv, options *o)
         else if (strcmp(argv[a], "--all-members") == 0) o->decompile_flags |= ECS_DECOMPILE_ALL_MEMBERS;
         else if (strcmp(argv[a], "--unused") == 0) o->unused = 1;
         else if (strcmp(argv[a], "--dry-run") == 0) o->dry_run = 1;
+        else if (strcmp(argv[a], "--no-sync") == 0) o->no_sync = 1;
         else if (strcmp(argv[a], "--plugin") == 0 && a + 1 < argc && o->num_plugins < MAX_PLUGINS)
             o->plugins[o->num_plugins++] = argv[++a];
         else if (strcmp(argv[a], "--schema") == 0 && a + 1 < argc && o->num_schemas < MAX_PLUGINS)
@@ -520,7 +522,7 @@ static int parse(int argc, char **argv, options *o)
         else return 0;
     }
     if (o->command) return parse_command(o);
-    if (o->unused || o->dry_run) return 0;
+    if (o->unused || o->dry_run || o->no_sync) return 0;
     if (!o->in || o->dump + o->decompile + (o->flags || o->deps) > 1) return 0;
     if (o->dump) return o->out == NULL && !o->decompile_flags;
     if (o->decompile) return 1;
@@ -632,6 +634,7 @@ static int run_checker(const ecs_compiler *c, const options *o)
     memcpy(dir, o->in, n), dir[n] = 0;
     if (strcmp(o->command, "deps") == 0) return ldeps_run_deps(dir, c, types_hash(o), o->unused);
     if (strcmp(o->command, "refs") == 0) return ldeps_run_refs(dir, c, types_hash(o), o->out);
+    ldeps_sync = !o->no_sync;
     return ldeps_run_rename(dir, c, types_hash(o), o->out, o->third, o->dry_run);
 }
 

@@ -162,6 +162,22 @@ static uint64_t ldeps_fnv(uint64_t h, const void *data, size_t n)
 }
 #define LDEPS_FNV_START 0xCBF29CE484222325ull
 
+/* The cache file's checksum: FNV-1a's step over 8-byte words (and the
+   bytes left), about eight times faster than bytewise over a cache of
+   megabytes; it guards against damage, not against an attacker. */
+static uint64_t ldeps_checksum(const void *data, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)data;
+    uint64_t h = LDEPS_FNV_START, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0x100000001B3ull;
+        h ^= h >> 29;
+    }
+    return ldeps_fnv(h, b + i, n - i);
+}
+
 /* A set (or map to a uint32) of 64-bit keys, open addressing; key 0 is
    stored as 1 (a 64-bit hash of 0 is as likely as any other clash). */
 typedef struct ldeps_map {
@@ -327,7 +343,7 @@ static void ldeps_cache_bytes(const ldeps_project *p, uint64_t config, ldeps_wri
             ldeps_put_str(w, p, r->canonical == r->path ? LDEPS_NONE : r->canonical);
         }
     }
-    ldeps_put64(w, ldeps_fnv(LDEPS_FNV_START, w->bytes, w->oom ? 0 : w->length));
+    ldeps_put64(w, ldeps_checksum(w->bytes, w->oom ? 0 : w->length));
 }
 
 /* A cursor over cache bytes: every read is bounds-checked (bad: set). */
@@ -417,7 +433,7 @@ static int ldeps_cache_parse(const unsigned char *data, size_t size, uint64_t co
     uint64_t sum;
     const char *what = NULL;
     if (size < 48 || memcmp(data, "ECSDEPS", 8) != 0) what = "not a dependency cache";
-    else if (memcpy(&sum, data + size - 8, 8), sum != ldeps_fnv(LDEPS_FNV_START, data, size - 8)) what = "checksum mismatch (corrupt)";
+    else if (memcpy(&sum, data + size - 8, 8), sum != ldeps_checksum(data, size - 8)) what = "checksum mismatch (corrupt)";
     r.at = data + 8, r.end = data + size - 8, r.bad = 0;
     if (!what && ldeps_get32(&r) != LDEPS_CACHE_VERSION) what = "another version";
     if (!what && ldeps_get32(&r) != 0x01020304u) what = "another byte order";
@@ -488,14 +504,17 @@ static void ldeps_cache_load(const char *dir, uint64_t config, ldeps_project *ol
 
 /* ---- the scan: walk the folder, reuse the cache, read what changed ------- */
 
+/* The cache, read back, is the project the walk updates in place: a file
+   that is as the cache knew it costs a lookup and nothing else. */
 typedef struct ldeps_scan {
     const char *dir;
     const ecs_compiler *compiler;
-    ldeps_project *p;
-    ldeps_project old; /* the cache, read back */
-    ldeps_map old_index; /* hash of a name -> index in old.files */
-    uint32_t old_matched;
-    int dirty;         /* the cache must be written again */
+    ldeps_project *p;     /* the cache's records first, then new files */
+    ldeps_map index;      /* hash of a cached file's name -> its record */
+    unsigned char *seen;  /* per cached record: the walk found the file */
+    uint32_t num_cached;
+    int dirty;            /* the cache must be written again */
+    int appended;         /* new records: sort again */
 } ldeps_scan;
 
 /* Reads a whole file (malloc'd; *len its size). NULL with errno set. */
@@ -523,39 +542,19 @@ static char *ldeps_read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Copies old file o's references (and error) to file f of the new project. */
-static void ldeps_copy_refs(ldeps_scan *s, const ldeps_file *o, ldeps_file *f)
-{
-    ldeps_project *p = s->p;
-    uint32_t k;
-    f->error = o->error == LDEPS_NONE ? LDEPS_NONE : ldeps_intern(p, ldeps_str(&s->old, o->error), strlen(ldeps_str(&s->old, o->error)));
-    f->first_ref = p->num_refs;
-    f->num_refs = o->num_refs;
-    p->refs = (ldeps_ref *)ldeps_grow(p->refs, &p->refs_capacity, (size_t)p->num_refs + o->num_refs, sizeof *p->refs,
-                                      &p->oom);
-    for (k = 0; k < o->num_refs && !p->oom; ++k) {
-        const ldeps_ref *r = s->old.refs + o->first_ref + k;
-        ldeps_ref *n = p->refs + p->num_refs++;
-        *n = *r;
-        n->path = ldeps_intern(p, ldeps_str(&s->old, r->path), strlen(ldeps_str(&s->old, r->path)));
-        n->canonical = r->canonical == r->path ? n->path
-                                               : ldeps_intern(p, ldeps_str(&s->old, r->canonical),
-                                                              strlen(ldeps_str(&s->old, r->canonical)));
-    }
-    if (p->oom) f->num_refs = 0;
-}
-
-/* Reads source text into f's references (or its error). */
-static void ldeps_read_refs(ldeps_scan *s, ldeps_file *f, const char *text, size_t len)
+/* Reads source text into record f's references (or its error); the old
+   ones, if any, are left behind in the arrays (the cache drops them). */
+static void ldeps_read_refs(ldeps_scan *s, uint32_t f, const char *text, size_t len)
 {
     ldeps_project *p = s->p;
     ecs_reference_list list;
     ecs_error err;
     uint32_t k;
-    f->first_ref = p->num_refs;
-    f->num_refs = 0;
+    p->files[f].first_ref = p->num_refs;
+    p->files[f].num_refs = 0;
+    p->files[f].error = LDEPS_NONE;
     if (ecs_compiler_references(s->compiler, text, len, &list, &err) != ECS_OK) {
-        f->error = ldeps_intern(p, err.message, strlen(err.message));
+        p->files[f].error = ldeps_intern(p, err.message, strlen(err.message));
         return;
     }
     p->refs = (ldeps_ref *)ldeps_grow(p->refs, &p->refs_capacity, (size_t)p->num_refs + list.count, sizeof *p->refs,
@@ -566,31 +565,33 @@ static void ldeps_read_refs(ldeps_scan *s, ldeps_file *f, const char *text, size
         n->offset = r->offset, n->length = r->length, n->line = r->line, n->column = r->column, n->flags = r->flags;
         n->path = ldeps_intern(p, r->path, strlen(r->path));
         n->canonical = r->canonical == r->path ? n->path : ldeps_intern(p, r->canonical, strlen(r->canonical));
-        ++f->num_refs;
+        ++p->files[f].num_refs;
     }
     ecs_reference_list_free(&list);
 }
 
-/* A source whose size or mtime changed (or is new, or racy): hash it, and
-   read its references unless the content is what the cache knew. */
-static void ldeps_scan_source(ldeps_scan *s, const char *full, ldeps_file *f, const ldeps_file *o)
+/* Source record f whose size or mtime changed (or that is new, or racy):
+   hash it, and read its references unless the content is what the cache
+   knew (known: the record came from the cache). */
+static void ldeps_scan_source(ldeps_scan *s, const char *full, uint32_t f, int known)
 {
     size_t len = 0;
     char *text = ldeps_read_file(full, &len);
     ldeps_project *p = s->p;
+    uint64_t hash;
     if (!text) {
         char why[300];
         snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
-        f->error = ldeps_intern(p, why, strlen(why));
+        p->files[f].error = ldeps_intern(p, why, strlen(why));
+        p->files[f].num_refs = 0;
         return;
     }
-    f->hash = ldeps_fnv(LDEPS_FNV_START, text, len);
-    f->size = len;
+    hash = ldeps_fnv(LDEPS_FNV_START, text, len);
     ++p->files_hashed;
-    if (o && o->hash == f->hash && o->size == f->size) {
-        ldeps_copy_refs(s, o, f); /* touched, not changed */
-        ++p->sources_from_cache;
+    if (known && p->files[f].hash == hash && p->files[f].size == len) {
+        ++p->sources_from_cache; /* touched, not changed */
     } else {
+        p->files[f].hash = hash, p->files[f].size = len;
         ++p->sources_read;
         p->bytes_read += len;
         ldeps_read_refs(s, f, text, len);
@@ -598,100 +599,126 @@ static void ldeps_scan_source(ldeps_scan *s, const char *full, ldeps_file *f, co
     free(text);
 }
 
-/* One regular file at rel (full: DIR/rel). */
+/* A record for a file the cache did not know (LDEPS_NONE: out of memory). */
+static uint32_t ldeps_new_record(ldeps_scan *s, const char *rel, uint32_t kind)
+{
+    ldeps_project *p = s->p;
+    ldeps_file *f;
+    p->files = (ldeps_file *)ldeps_grow(p->files, &p->files_capacity, (size_t)p->num_files + 1, sizeof *p->files, &p->oom);
+    if (p->oom) return LDEPS_NONE;
+    f = p->files + p->num_files;
+    memset(f, 0, sizeof *f);
+    f->name = ldeps_intern(p, rel, strlen(rel));
+    f->kind = kind;
+    f->error = LDEPS_NONE;
+    f->first_ref = p->num_refs;
+    s->appended = 1;
+    return p->num_files++;
+}
+
+/* One regular file at rel (full: DIR/rel; st: its size and time, zero for
+   an asset whose entry type spared the stat). */
 static void ldeps_scan_file(ldeps_scan *s, const char *rel, const char *full, const struct stat *st)
 {
     ldeps_project *p = s->p;
-    ldeps_file f, *nf;
-    const ldeps_file *o = NULL;
-    uint32_t oi = ldeps_map_get(&s->old_index, ldeps_hash_str(rel, strlen(rel)));
-    memset(&f, 0, sizeof f);
-    f.name = ldeps_intern(p, rel, strlen(rel));
-    f.kind = ldeps_ends_with(rel, ".schema.json") ? LDEPS_SCHEMA : ldeps_ends_with(rel, ".json") ? LDEPS_SOURCE : LDEPS_ASSET;
-    f.size = (uint64_t)st->st_size;
-    f.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-    f.error = LDEPS_NONE;
-    if (oi != LDEPS_NONE && strcmp(ldeps_str(&s->old, s->old.files[oi].name), rel) == 0 && s->old.files[oi].kind == f.kind) {
-        o = s->old.files + oi;
-        ++s->old_matched;
-    }
-    if (o && o->size == f.size && o->mtime_ns == f.mtime_ns && !o->racy) {
-        f.hash = o->hash;
-        if (f.kind == LDEPS_SOURCE) ldeps_copy_refs(s, o, &f), ++p->sources_from_cache;
+    uint32_t kind = ldeps_ends_with(rel, ".schema.json") ? LDEPS_SCHEMA
+                  : ldeps_ends_with(rel, ".json") ? LDEPS_SOURCE : LDEPS_ASSET;
+    uint32_t f = ldeps_map_get(&s->index, ldeps_hash_str(rel, strlen(rel)));
+    uint64_t size = (uint64_t)st->st_size;
+    int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    int known = f != LDEPS_NONE && !s->seen[f] && p->files[f].kind == kind && strcmp(p->arena + p->files[f].name, rel) == 0;
+    if (known) s->seen[f] = 1;
+    else if ((f = ldeps_new_record(s, rel, kind)) == LDEPS_NONE) return;
+    if (known && p->files[f].size == size && p->files[f].mtime_ns == mtime && !p->files[f].racy) {
+        if (kind == LDEPS_SOURCE) ++p->sources_from_cache;
     } else {
         s->dirty = 1;
-        if (f.kind == LDEPS_SOURCE) ldeps_scan_source(s, full, &f, o);
+        p->files[f].mtime_ns = mtime, p->files[f].racy = 0;
+        if (kind == LDEPS_SOURCE) ldeps_scan_source(s, full, f, known);
+        else p->files[f].size = size;
     }
-    if (f.error != LDEPS_NONE) ++p->errors;
-    p->files = (ldeps_file *)ldeps_grow(p->files, &p->files_capacity, (size_t)p->num_files + 1, sizeof *p->files, &p->oom);
-    if (p->oom) return;
-    nf = p->files + p->num_files++;
-    *nf = f;
+    if (p->files[f].error != LDEPS_NONE) ++p->errors;
 }
 
-/* Names in folder full (those not starting with '.'), malloc'd, sorted;
-   NULL with *n 0 when it cannot be read (errno set). */
-static char **ldeps_list_dir(const char *full, uint32_t *n)
+/* What entry e of folder dfd is: 'd' a folder to walk, 'f' a regular file
+   (*st filled when need_stat, or when the entry had to be asked), 0 to
+   skip (a symbolic link to a folder: no loops; anything else), -1 when it
+   cannot be asked (errno set). The entry's type spares the stat of
+   folders and of files that need none (assets) where the system gives it. */
+static int ldeps_entry_kind(int dfd, const struct dirent *e, int need_stat, struct stat *st)
 {
-    DIR *d = opendir(full);
+#if defined(DT_DIR) && defined(DT_REG)
+    if (e->d_type == DT_DIR) return 'd';
+    if (e->d_type == DT_REG && !need_stat) return 'f';
+    if (e->d_type == DT_REG) return fstatat(dfd, e->d_name, st, AT_SYMLINK_NOFOLLOW) == 0 ? 'f' : -1;
+#endif
+    if (fstatat(dfd, e->d_name, st, AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    if (S_ISDIR(st->st_mode)) return 'd';
+    if (S_ISLNK(st->st_mode) && fstatat(dfd, e->d_name, st, 0) != 0) return -1;
+    return S_ISREG(st->st_mode) ? 'f' : 0;
+}
+
+/* Walks one folder (rel: its path in the project, "" for the root):
+   scans its files, pushes its folders on *stack. 0 when memory ran out. */
+static int ldeps_walk_folder(ldeps_scan *s, const char *folder, char ***stack, uint32_t *depth, uint32_t *cap)
+{
+    char full[2 * LDEPS_MAX_PATH + 4], rel[LDEPS_MAX_PATH + 2];
+    size_t dl = strlen(s->dir), fl = strlen(folder), rel_at = fl ? fl + 1 : 0, full_at, nl;
     struct dirent *e;
-    char **names = NULL;
-    uint32_t cap = 0;
+    DIR *d;
     int oom = 0;
-    *n = 0;
-    if (!d) return NULL;
-    errno = 0;
-    while ((e = readdir(d)) != NULL && !oom) {
-        size_t len = strlen(e->d_name);
-        char *copy;
-        if (e->d_name[0] == '.') continue;
-        names = (char **)ldeps_grow(names, &cap, (size_t)*n + 1, sizeof *names, &oom);
-        if (oom || !(copy = (char *)malloc(len + 1))) break;
-        memcpy(copy, e->d_name, len + 1);
-        names[(*n)++] = copy;
+    if (dl + 1 + fl > LDEPS_MAX_PATH) return fprintf(stderr, "levelc: %s/%s: path too long\n", s->dir, folder), 1;
+    memcpy(full, s->dir, dl), full[dl] = '/', memcpy(full + dl + 1, folder, fl + 1);
+    if (!fl) full[dl] = 0;
+    memcpy(rel, folder, fl), rel[fl] = '/';
+    full_at = dl + 1 + rel_at;
+    if (!(d = opendir(full))) {
+        fprintf(stderr, "levelc: %s: cannot read the folder: %s\n", full, strerror(errno));
+        return ++s->p->errors, 1;
+    }
+    if (fl) full[dl + 1 + fl] = '/';
+    else full[dl] = '/';
+    while (!oom && (e = readdir(d)) != NULL) {
+        struct stat st;
+        int kind;
+        if (e->d_name[0] == '.') continue; /* ., .., hidden files, the cache, temporaries */
+        nl = strlen(e->d_name);
+        if (fl + 1 + nl > LDEPS_MAX_PATH || dl + 1 + fl + 1 + nl > LDEPS_MAX_PATH) {
+            fprintf(stderr, "levelc: %s/%s/%s: path too long\n", s->dir, folder, e->d_name), ++s->p->errors;
+            continue;
+        }
+        memcpy(rel + rel_at, e->d_name, nl + 1); /* rel and full share the folder's part */
+        memcpy(full + full_at, e->d_name, nl + 1);
+        memset(&st, 0, sizeof st);
+        kind = ldeps_entry_kind(dirfd(d), e, ldeps_ends_with(e->d_name, ".json"), &st);
+        if (kind < 0) {
+            fprintf(stderr, "levelc: %s: %s\n", full, strerror(errno)), ++s->p->errors;
+        } else if (kind == 'd') {
+            char *copy = (char *)malloc(strlen(rel) + 1);
+            *stack = (char **)ldeps_grow(*stack, cap, (size_t)*depth + 1, sizeof **stack, &oom);
+            if (!copy || oom) oom = 1, free(copy);
+            else (*stack)[(*depth)++] = strcpy(copy, rel);
+        } else if (kind == 'f') {
+            ldeps_scan_file(s, rel, full, &st);
+        }
     }
     closedir(d);
-    if (*n) qsort(names, *n, sizeof *names, ldeps_str_cmp);
-    return names ? names : (char **)calloc(1, sizeof *names);
+    return !oom;
 }
 
-/* Walks DIR (a stack of folders; one folder's names in memory at a time),
-   scanning every file. Errors are printed and counted. */
+/* Walks DIR depth first (a stack of folders; entries streamed one at a
+   time), scanning every file. Errors are printed and counted. */
 static void ldeps_walk(ldeps_scan *s)
 {
-    char **stack = NULL, full[LDEPS_MAX_PATH + 2], rel[LDEPS_MAX_PATH + 2];
+    char **stack = NULL;
     uint32_t depth = 0, cap = 0;
     int oom = 0;
     stack = (char **)ldeps_grow(stack, &cap, 1, sizeof *stack, &oom);
     if (oom || !(stack[depth] = (char *)calloc(1, 1))) oom = 1; /* "" : the project root */
     else ++depth;
     while (depth && !oom) {
-        char *folder = stack[--depth], **names;
-        uint32_t n = 0, i;
-        snprintf(full, sizeof full, "%s%s%s", s->dir, folder[0] ? "/" : "", folder);
-        if (!(names = ldeps_list_dir(full, &n))) {
-            fprintf(stderr, "levelc: %s: cannot read the folder: %s\n", full, strerror(errno));
-            ++s->p->errors;
-        }
-        for (i = 0; i < n; ++i) {
-            struct stat st;
-            int lr = snprintf(rel, sizeof rel, "%s%s%s", folder, folder[0] ? "/" : "", names[i]);
-            int fr = snprintf(full, sizeof full, "%s/%s", s->dir, rel);
-            if (lr < 0 || fr < 0 || lr > LDEPS_MAX_PATH || fr > LDEPS_MAX_PATH) {
-                fprintf(stderr, "levelc: %s/%s: path too long\n", s->dir, folder), ++s->p->errors;
-            } else if (lstat(full, &st) != 0 || (S_ISLNK(st.st_mode) && stat(full, &st) != 0)) {
-                fprintf(stderr, "levelc: %s: %s\n", full, strerror(errno)), ++s->p->errors;
-            } else if (S_ISDIR(st.st_mode)) {
-                char *copy = (char *)malloc(strlen(rel) + 1);
-                stack = (char **)ldeps_grow(stack, &cap, (size_t)depth + 1, sizeof *stack, &oom);
-                if (!copy || oom) oom = 1, free(copy);
-                else stack[depth++] = strcpy(copy, rel);
-            } else if (S_ISREG(st.st_mode)) {
-                ldeps_scan_file(s, rel, full, &st);
-            }
-            free(names[i]);
-        }
-        free(names);
+        char *folder = stack[--depth];
+        oom = !ldeps_walk_folder(s, folder, &stack, &depth, &cap);
         free(folder);
     }
     while (depth) free(stack[--depth]);
@@ -704,11 +731,32 @@ static void ldeps_walk(ldeps_scan *s)
    changed). config: the hash of what decides how sources read (the
    --schema and --plugin files). Returns 0 when memory ran out (printed);
    per-file errors are in p (files[i].error, errors). */
+/* Keeps only the references of p's files (a changed source's old ones and
+   those of files gone are dropped), in file order. */
+static void ldeps_compact_refs(ldeps_project *p)
+{
+    uint32_t i, live = 0, at = 0;
+    ldeps_ref *refs;
+    for (i = 0; i < p->num_files; ++i) live += p->files[i].num_refs;
+    if (live == p->num_refs) return;
+    if (!(refs = (ldeps_ref *)malloc((live + 1u) * sizeof *refs))) {
+        p->oom = 1;
+        return;
+    }
+    for (i = 0; i < p->num_files; ++i) {
+        memcpy(refs + at, p->refs + p->files[i].first_ref, p->files[i].num_refs * sizeof *refs);
+        p->files[i].first_ref = at;
+        at += p->files[i].num_refs;
+    }
+    free(p->refs);
+    p->refs = refs, p->num_refs = live, p->refs_capacity = live + 1u;
+}
+
 static int ldeps_scan_project(const char *dir, const ecs_compiler *c, uint64_t config, ldeps_project *p)
 {
     ldeps_scan s;
     struct stat st;
-    uint32_t i;
+    uint32_t i, kept = 0;
     memset(p, 0, sizeof *p);
     errno = 0;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -717,27 +765,34 @@ static int ldeps_scan_project(const char *dir, const ecs_compiler *c, uint64_t c
     }
     memset(&s, 0, sizeof s);
     s.dir = dir, s.compiler = c, s.p = p;
-    ldeps_cache_load(dir, config, &s.old);
-    s.dirty = s.old.num_files == 0;
-    for (i = 0; i < s.old.num_files; ++i) {
-        const char *name = ldeps_str(&s.old, s.old.files[i].name);
-        ldeps_map_put(&s.old_index, ldeps_hash_str(name, strlen(name)), i);
+    ldeps_cache_load(dir, config, p);
+    s.num_cached = p->num_files;
+    s.dirty = p->num_files == 0;
+    s.seen = (unsigned char *)calloc(p->num_files + 1u, 1);
+    if (!s.seen) p->oom = 1;
+    for (i = 0; i < s.num_cached; ++i) {
+        const char *name = p->arena + p->files[i].name;
+        ldeps_map_put(&s.index, ldeps_hash_str(name, strlen(name)), i);
     }
-    ldeps_walk(&s);
-    if (s.old_matched != s.old.num_files) s.dirty = 1; /* files went away */
-    if (p->num_files > 1) {
+    if (!p->oom && !s.index.oom) ldeps_walk(&s);
+    for (i = 0; i < p->num_files; ++i) /* drop the files that went away */
+        if (i >= s.num_cached || s.seen[i]) p->files[kept++] = p->files[i];
+    s.dirty |= kept != p->num_files;
+    p->num_files = kept;
+    if (s.appended && p->num_files > 1) {
         ldeps__sorting = p;
         qsort(p->files, p->num_files, sizeof *p->files, ldeps_file_cmp);
     }
-    if (!p->oom && !s.old_index.oom && s.dirty) ldeps_cache_save(dir, p, config);
+    ldeps_compact_refs(p);
+    if (!p->oom && !s.index.oom && s.dirty) ldeps_cache_save(dir, p, config);
     if (getenv("LEVELC_DEPS_STATS")) /* what the cache saved (tests, tuning) */
         fprintf(stderr, "levelc: stats: %u files, %u sources parsed, %u hashed, %u from the cache, cache %s\n",
                 (unsigned)p->num_files, (unsigned)p->sources_read, (unsigned)p->files_hashed,
                 (unsigned)p->sources_from_cache, s.dirty ? "written" : "unchanged");
-    ldeps_project_free(&s.old);
-    ldeps_map_free(&s.old_index);
-    if (p->oom || s.old_index.oom) fprintf(stderr, "levelc: %s: out of memory\n", dir);
-    return !p->oom && !s.old_index.oom;
+    free(s.seen);
+    ldeps_map_free(&s.index);
+    if (p->oom || s.index.oom) fprintf(stderr, "levelc: %s: out of memory\n", dir);
+    return !p->oom && !s.index.oom;
 }
 
 /* ---- deps: what is broken ------------------------------------------------- */
@@ -1042,6 +1097,12 @@ static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t confi
    change of a rename (a folder made, a temporary opened, written, synced,
    a rename) fail as an I/O error would. */
 static long ldeps__fail_at = -1, ldeps__changes = 0;
+/* 1: a rename prints no plan and no summary (the bench). */
+static int ldeps_quiet;
+/* 0 (levelc rename --no-sync): the new texts are not synced to the disk
+   before the renames. Still all or nothing against errors; a power cut
+   could then leave empty or old files where the renames happened. */
+static int ldeps_sync = 1;
 
 static int ldeps_injected(void)
 {
@@ -1055,6 +1116,7 @@ typedef struct ldeps_op {
     uint32_t file;          /* in the project */
     char *src, *dst;        /* full paths; dst NULL: patched where it is */
     char *tmp, *backup;     /* beside dst (or src): the new text; the old file until the end */
+    unsigned mode;          /* the old file's permissions (the new text gets them) */
     ecs_source_output text; /* the patched text (NULL: moved as it is) */
     uint32_t edits;
     int tmp_written;
@@ -1241,7 +1303,9 @@ static int ldeps_plan_writable(ldeps_plan *pl)
     uint32_t k;
     for (k = 0; k < pl->num_ops; ++k) {
         struct stat st;
-        if (stat(pl->ops[k].src, &st) != 0 || !(st.st_mode & S_IWUSR)) {
+        pl->ops[k].mode = 0;
+        if (stat(pl->ops[k].src, &st) == 0) pl->ops[k].mode = (unsigned)(st.st_mode & 07777);
+        if (!(pl->ops[k].mode & S_IWUSR)) {
             fprintf(stderr, "levelc: rename refused: %s is read-only (make it writable first); nothing changed\n",
                     pl->ops[k].src);
             return 0;
@@ -1278,13 +1342,12 @@ static int ldeps_make_parents(ldeps_plan *pl, const char *path)
 static int ldeps_write_temporary(ldeps_plan *pl, ldeps_op *op)
 {
     const char *target = op->dst ? op->dst : op->src;
-    struct stat st;
     size_t done = 0;
     int fd = -1, ok;
     op->tmp = ldeps_beside(target, ".ecs-new");
     op->backup = ldeps_beside(op->src, ".ecs-old");
-    ok = op->tmp && op->backup && stat(op->src, &st) == 0 && ldeps_make_parents(pl, target);
-    if (ok && !ldeps_injected()) fd = open(op->tmp, O_WRONLY | O_CREAT | O_EXCL, st.st_mode & 07777);
+    ok = op->tmp && op->backup && (!op->dst || ldeps_make_parents(pl, target));
+    if (ok && !ldeps_injected()) fd = open(op->tmp, O_WRONLY | O_CREAT | O_EXCL, (mode_t)op->mode);
     ok = ok && fd >= 0;
     if (ok) op->tmp_written = 1;
     while (ok && done < op->text.length) {
@@ -1292,7 +1355,7 @@ static int ldeps_write_temporary(ldeps_plan *pl, ldeps_op *op)
         if (n <= 0) ok = 0;
         else done += (size_t)n;
     }
-    if (ok && (ldeps_injected() || fsync(fd) != 0)) ok = 0;
+    if (ok && ldeps_sync && (ldeps_injected() || fsync(fd) != 0)) ok = 0;
     if (fd >= 0 && close(fd) != 0) ok = 0;
     if (!ok) fprintf(stderr, "levelc: cannot write %s: %s\n", op->tmp ? op->tmp : target, strerror(errno));
     return ok;
@@ -1444,14 +1507,15 @@ static int ldeps_run_rename(const char *dir, const ecs_compiler *c, uint64_t con
         if (!ok) ldeps_rollback(&pl);
     }
     if (ok) {
-        ldeps_plan_print(&pl);
+        if (!ldeps_quiet) ldeps_plan_print(&pl);
         for (k = 0; !dry_run && k < pl.num_ops; ++k) {
             if (pl.ops[k].text.text && unlink(pl.ops[k].backup) != 0)
                 fprintf(stderr, "levelc: note: cannot remove %s: %s\n", pl.ops[k].backup, strerror(errno));
             if (pl.ops[k].dst) ldeps_remove_empty_parents(dir, pl.ops[k].src);
         }
-        printf("%u files %s, %u references in %u files %s\n", (unsigned)pl.moves, dry_run ? "to move" : "moved",
-               (unsigned)pl.patched_refs, (unsigned)pl.patched_files, dry_run ? "to patch (dry run)" : "patched");
+        if (!ldeps_quiet)
+            printf("%u files %s, %u references in %u files %s\n", (unsigned)pl.moves, dry_run ? "to move" : "moved",
+                   (unsigned)pl.patched_refs, (unsigned)pl.patched_files, dry_run ? "to patch (dry run)" : "patched");
     } else if (pl.oom) {
         fprintf(stderr, "levelc: rename: out of memory; nothing changed\n");
     }
