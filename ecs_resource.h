@@ -14,14 +14,15 @@
 TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
    input, compile functions, standard components), SCHEMAS, ONE
-   REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK, DECOMPILE,
-   SNAPSHOTS, CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
+   REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK,
+   REFERENCES (the dependency checker's readers), DECOMPILE, SNAPSHOTS,
+   CONFIGURATION, ERRORS, MEMORY AND POINTER STABILITY,
    THREADING, DOES NOT, REFERENCE (every function's signature), REVISION
    HISTORY, LICENSE (end of file)
    The declarations and the implementation follow the same order: format,
-   spawner, paths, JSON reader, compiler, names block, decompiler, one
-   registration, snapshots (the MAP at the top of the implementation says
-   what each part holds).
+   spawner, paths, JSON reader, compiler, names block, decompiler,
+   references, one registration, snapshots (the MAP at the top of the
+   implementation says what each part holds).
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -265,6 +266,37 @@ NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
    path takes at least its 4-byte length) are ECS_ERROR_CORRUPT_RESOURCE
    before anything is allocated.
 
+REFERENCES (what levelc deps, refs and rename are built on)
+   Resources name each other by canonical path; renaming one breaks every
+   reference unless a tool patches them (the seed's "Dependency Checker").
+   The pure half of that tool lives here, over bytes, for an engine or an
+   editor too; walking folders, the cache and writing files live with
+   levelc (examples/levelc_deps.h).
+   ecs_compiler_references(c, json, len, &list, &err) runs the compiler's
+   walk over a level or prefab (the same registrations: schema path fields,
+   hand-written compile functions calling ecs_compiler_write_reference, the
+   standard mesh) and lists every reference as written, sorted: the byte
+   offset and length of its JSON string token, its line and column (columns
+   in characters), the decoded path and its canonical spelling. A
+   non-canonical path is listed (ECS_REFERENCE_NON_CANONICAL) where the
+   compiler would stop; other compile errors stay errors.
+       ecs_reference_list refs;
+       if (ecs_compiler_references(&compiler, text, len, &refs, &err) == ECS_OK) {
+           for (k = 0; k < refs.count; ++k)
+               printf("%u:%u: %s\n", refs.refs[k].line, refs.refs[k].column, refs.refs[k].path);
+           ecs_reference_list_free(&refs);
+       }
+   ecs_source_patch(text, len, edits, n, &out, &err) replaces whole string
+   tokens by canonical paths and keeps every other byte (a rename changes
+   nothing but the references); it checks that each edit is exactly one
+   string token of the text first, so stale offsets are refused, not
+   written. ecs_path_renamed says what a path becomes when a resource or a
+   folder is renamed ("textures/a/b" under "textures/a" -> "art/a":
+   "art/a/b"); ecs_path_distance ranks "did you mean" suggestions.
+   Not listed: "#" hashes (no path) and schema defaults (no text in the
+   source: a turret without "barrel" depends on the default's path, which
+   lives in the schema).
+
 DECOMPILE
    ecs_compiler_decompile turns a blob (either byte order) back into level
    JSON with the compiler's registrations. Compiling that text with
@@ -460,7 +492,10 @@ MEMORY AND POINTER STABILITY
    may go away with its library). Decompiled text is one allocation owned by
    the ecs_decompile_output until ecs_decompile_output_free; an
    ecs_resource_names is one allocation (names and paths copied out of the
-   blob) until ecs_resource_names_free. A snapshot call's output (blob or
+   blob) until ecs_resource_names_free. A reference list (ecs_compiler_references)
+   and a patched text (ecs_source_patch) are one allocation each, until
+   ecs_reference_list_free and ecs_source_output_free; a reference's path
+   strings live in its list, not in the source text. A snapshot call's output (blob or
    text) is one allocation until ecs_snapshot_output_free; a loaded world
    owns nothing of the blob. Field pointers of a loaded or cloned manager
    change (ecs_manager_reserve): read them again.
@@ -469,8 +504,8 @@ THREADING
    No locks, no globals. A compiler, spawner or JSON document is used by one
    thread at a time; ecs_compiler_compile and ecs_compiler_decompile only
    read the compiler, so several threads may compile and decompile with one
-   compiler that nobody registers into meanwhile. Verify, path and names
-   functions are pure. ecs_snapshot_save, _clone (of its source) and
+   compiler that nobody registers into meanwhile (ecs_compiler_references
+   too). Verify, path, names and patch functions are pure. ecs_snapshot_save, _clone (of its source) and
    _world_hash only read the world: several threads may save one world that
    nobody changes meanwhile; load and clone write their target.
    ecs_spawner_spawn_jobs(sp, em, blob, size, copies, out, jobs, err) spawns
@@ -686,6 +721,22 @@ REFERENCE (every public function, by section; the declarations below say
          an entity reference: its name, or null
      ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
          a JSON value as it is
+   References (the dependency checker)
+     ecs_result ecs_compiler_references(const ecs_compiler *c, const char *json, size_t len,
+                                        ecs_reference_list *out, ecs_error *err);
+         every resource path a level names: token, line, column, canonical spelling
+     void ecs_reference_list_free(ecs_reference_list *list);
+         frees a reference list
+     ecs_result ecs_source_patch(const char *json, size_t len, const ecs_source_edit *edits,
+                                 uint32_t n, ecs_source_output *out, ecs_error *err);
+         the text with some string tokens replaced by paths, every other byte kept
+     void ecs_source_output_free(ecs_source_output *out);
+         frees a patched text
+     long ecs_path_renamed(const char *path, const char *old_path, const char *new_path,
+                           char *out, size_t out_size);
+         what path becomes when old_path (a resource or a folder) is renamed
+     uint32_t ecs_path_distance(const char *a, const char *b, uint32_t limit);
+         edit distance of two paths, capped at limit + 1
    One registration (a world's types)
      ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
          every store of w that can spawn, under its name (all or nothing)
@@ -723,6 +774,9 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.5  REFERENCES: ecs_compiler_references, ecs_source_patch,
+        ecs_path_renamed, ecs_path_distance (the dependency checker's pure
+        half; levelc deps, refs and rename use them)
    0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
         root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;
         loads about 1.3x faster (stores loaded into their own memory);
@@ -1671,6 +1725,8 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
      DECOMPILER   the JSON writer and what decompile functions call; the
                   schema and transform decompile functions; the decompile
                   driver (blocks, their order, the entity tree, the check)
+     REFERENCES   the compiler's walk listing references, the source
+                  patcher, renamed paths, the edit distance
      ONE REGISTRATION  a world's types to a spawner and a compiler
      SNAPSHOTS    the writer (measure, then write), the section reader and
                   verify, byte swap, load (plan, then load; schema

@@ -19,6 +19,15 @@
                                                  a game's component types from
                                                  a schema file (repeatable; with
                                                  any mode; see --schema FILE)
+     ./levelc [TYPES] deps DIR [--unused]        check a project: broken and
+                                                 non-canonical references,
+                                                 cycles of prefabs, unused
+                                                 resources (examples/levelc_deps.h)
+     ./levelc [TYPES] refs DIR PATH              who refers to PATH
+     ./levelc [TYPES] rename DIR OLD NEW [--dry-run] [--no-sync]
+                                                 move a resource (its variants,
+                                                 or a folder) and patch every
+                                                 reference, all or nothing
 
    The standard components (transform, mesh, actor) are registered with
    ecs_compiler_register_standard, the same compile functions an engine uses.
@@ -40,7 +49,26 @@
    error (a missing --plugin argument too). --dump and --decompile verify
    first and read blobs of either byte
    order. --decompile checks that its text compiles back to the same bytes
-   and says on stderr which flags do that (--big-endian, --names). */
+   and says on stderr which flags do that (--big-endian, --names).
+
+   The dependency checker (DESIGN §13; README "Renaming a resource"):
+   TYPES (--schema, --plugin) decide how sources read, as for compiling.
+   A project is the folder DIR without the names starting with '.'; *.json
+   files are sources (levels, prefabs), *.schema.json schema files, the rest
+   assets; a resource path P names P.TYPE and its variants P.VARIANT.TYPE.
+   deps prints "FILE:LINE:COLUMN: broken reference 'P'" (with "(nearest:
+   'A', 'B')"), "FILE:LINE:COLUMN: non-canonical path 'AS WRITTEN'
+   (canonical 'P')" ('' when there is none), with --unused "P: unused"
+   (assets and prefabs; sources under levels/ are entry points), "cycle: A
+   -> B -> A" for prefabs that contain themselves, and last "N sources, N
+   references, N broken" (non-canonical counted as broken); exit 0 when
+   nothing is broken, 1 otherwise (also for unreadable sources, named on
+   stderr, and for file names differing only in case). The cache is
+   DIR/.ecs-deps (see levelc_deps.h). rename refuses, changing nothing, when
+   NEW exists (a resource, a variant, a folder, a name differing only in
+   case), a file to change is read-only, or a source cannot be read; a
+   failure while writing undoes everything. LEVELC_FAIL_AT=N (tests) fails
+   the Nth file-system change of a rename. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L /* the dependency checker walks folders (levelc_deps.h) */
 #define _DEFAULT_SOURCE         /* and reads the entries' types (d_type) where the system has them */
