@@ -84,7 +84,7 @@ typedef struct ldeps_file {
     uint32_t num_refs;
     uint32_t error;      /* arena offset of why the source could not be read, or LDEPS_NONE */
     uint32_t racy;       /* 1: check the content hash next time whatever the mtime says */
-    uint64_t size, hash; /* hash: FNV-1a 64 of the content (sources; 0 for assets) */
+    uint64_t size, hash; /* hash: ldeps_checksum of the content (sources; 0 for assets) */
     int64_t mtime_ns;
 } ldeps_file;
 
@@ -162,9 +162,10 @@ static uint64_t ldeps_fnv(uint64_t h, const void *data, size_t n)
 }
 #define LDEPS_FNV_START 0xCBF29CE484222325ull
 
-/* The cache file's checksum: FNV-1a's step over 8-byte words (and the
-   bytes left), about eight times faster than bytewise over a cache of
-   megabytes; it guards against damage, not against an attacker. */
+/* The cache file's checksum and the sources' content hash: FNV-1a's step
+   over 8-byte words (and the bytes left), about eight times faster than
+   bytewise over megabytes; it notices changes and damage, it is no defence
+   against an attacker. */
 static uint64_t ldeps_checksum(const void *data, size_t n)
 {
     const unsigned char *b = (const unsigned char *)data;
@@ -586,7 +587,7 @@ static void ldeps_scan_source(ldeps_scan *s, const char *full, uint32_t f, int k
         p->files[f].num_refs = 0;
         return;
     }
-    hash = ldeps_fnv(LDEPS_FNV_START, text, len);
+    hash = ldeps_checksum(text, len);
     ++p->files_hashed;
     if (known && p->files[f].hash == hash && p->files[f].size == len) {
         ++p->sources_from_cache; /* touched, not changed */
@@ -1247,7 +1248,7 @@ static int ldeps_plan_text(ldeps_plan *pl, uint32_t i, const ecs_source_edit *ed
     if (!op) return 0;
     if (!text)
         fprintf(stderr, "levelc: rename refused: cannot read %s: %s\n", op->src, strerror(errno));
-    else if (len != f->size || ldeps_fnv(LDEPS_FNV_START, text, len) != f->hash)
+    else if (len != f->size || ldeps_checksum(text, len) != f->hash)
         fprintf(stderr, "levelc: rename refused: %s changed while the rename was planned; run it again\n", op->src);
     else if (ecs_source_patch(text, len, edits, n, &op->text, &err) != ECS_OK)
         fprintf(stderr, "levelc: rename refused: %s: %s\n", op->src, err.message);
