@@ -89,7 +89,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "examples/levelc_deps.h" /* deps, refs, rename: the file-system side */
+#if !defined(_WIN32)
+#include "examples/levelc_deps.h" /* deps, refs, rename: the file-system side (POSIX) */
+#endif
 
 static int usage(void)
 {
@@ -630,6 +632,7 @@ static int run_snapshot_dump(const char *path)
 
 /* What decides how sources read, for the cache: every --schema file's bytes
    and every --plugin file's path, size and time. */
+#if !defined(_WIN32)
 static uint64_t types_hash(const options *o)
 {
     uint64_t h = ldeps_fnv(LDEPS_FNV_START, "levelc types", 12);
@@ -667,6 +670,14 @@ static int run_checker(const ecs_compiler *c, const options *o)
     ldeps_sync = !o->no_sync;
     return ldeps_run_rename(dir, c, types_hash(o), o->out, o->third, o->dry_run);
 }
+#else
+static int run_checker(const ecs_compiler *c, const options *o)
+{
+    (void)c;
+    fprintf(stderr, "levelc: %s: the dependency checker needs a POSIX system (examples/levelc_deps.h)\n", o->command);
+    return 2;
+}
+#endif
 
 int main(int argc, char **argv)
 {

