@@ -138,9 +138,10 @@ printf '{"entities": [{"components": [{"type": "material", "texture": "%s"}]}]}\
 hash_of() { L "$1" "$1.bin" && L --dump "$1.bin" | grep -o '"texture": "#[0-9a-f]*"' | head -1; }
 new_hash=$(hash_of probe_new.json); old_hash=$(hash_of probe_old.json)
 check "rename: the two paths hash differently" test -n "$new_hash" -a -n "$old_hash" -a "$new_hash" != "$old_hash"
-for lv in garden harbor; do
-  check "rename: levels/$lv compiles" L r/levels/$lv.json $lv.bin
+for src in levels/garden levels/harbor prefabs/crate prefabs/flower_pot prefabs/ship; do
+  check "rename: $src compiles" L r/$src.json "$(basename $src).bin"
 done
+check "rename: the flower pot prefab holds the new hash, not the old" sh -c "./levelc --schema '$SAMPLE/game.schema.json' --dump flower_pot.bin > pot.dump && grep -qF '$new_hash' pot.dump && ! grep -qF '$old_hash' pot.dump"
 check "rename: the garden blob holds the new hash, not the old" sh -c "./levelc --schema '$SAMPLE/game.schema.json' --dump garden.bin > garden.dump && grep -qF '$new_hash' garden.dump && ! grep -qF '$old_hash' garden.dump"
 check "rename back: byte-identical project" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename r textures/flowers/less-sweet-rose textures/flowers/rose >/dev/null && diff -r -x .ecs-deps r r0"
 check "rename a folder (moved sources patched too)" L rename r prefabs props/kit
