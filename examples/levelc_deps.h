@@ -289,19 +289,22 @@ typedef struct ldeps_writer {
     int oom;
 } ldeps_writer;
 
+/* Room for n more bytes (0 when memory ran out: w->oom). */
+static int ldeps_reserve(ldeps_writer *w, size_t n)
+{
+    size_t cap = w->capacity ? w->capacity : 65536;
+    unsigned char *nb;
+    if (w->oom) return 0;
+    if (w->length + n <= w->capacity) return 1;
+    while (cap < w->length + n) cap *= 2;
+    if (!(nb = (unsigned char *)realloc(w->bytes, cap))) return w->oom = 1, 0;
+    w->bytes = nb, w->capacity = cap;
+    return 1;
+}
+
 static void ldeps_put(ldeps_writer *w, const void *data, size_t n)
 {
-    if (w->oom) return;
-    if (w->length + n > w->capacity) {
-        size_t cap = w->capacity ? w->capacity : 65536;
-        unsigned char *nb;
-        while (cap < w->length + n) cap *= 2;
-        if (!(nb = (unsigned char *)realloc(w->bytes, cap))) {
-            w->oom = 1;
-            return;
-        }
-        w->bytes = nb, w->capacity = cap;
-    }
+    if (!ldeps_reserve(w, n)) return;
     memcpy(w->bytes + w->length, data, n);
     w->length += n;
 }
@@ -309,42 +312,63 @@ static void ldeps_put(ldeps_writer *w, const void *data, size_t n)
 static void ldeps_put32(ldeps_writer *w, uint32_t v) { ldeps_put(w, &v, 4); }
 static void ldeps_put64(ldeps_writer *w, uint64_t v) { ldeps_put(w, &v, 8); }
 
-/* A string as its length and bytes (LDEPS_NONE: none). */
-static void ldeps_put_str(ldeps_writer *w, const ldeps_project *p, uint32_t off)
+/* Unchecked writes into room reserved before (the records' hot loop). */
+static unsigned char *ldeps_raw32(unsigned char *at, uint32_t v) { return (unsigned char *)memcpy(at, &v, 4) + 4; }
+static unsigned char *ldeps_raw64(unsigned char *at, uint64_t v) { return (unsigned char *)memcpy(at, &v, 8) + 8; }
+
+/* A string as its length and bytes (LDEPS_NONE: none), unchecked. */
+static unsigned char *ldeps_raw_str(unsigned char *at, const ldeps_project *p, uint32_t off)
 {
     uint32_t n = off == LDEPS_NONE ? LDEPS_NONE : (uint32_t)strlen(p->arena + off);
-    ldeps_put32(w, n);
-    if (off != LDEPS_NONE) ldeps_put(w, p->arena + off, n);
+    at = ldeps_raw32(at, n);
+    if (off == LDEPS_NONE) return at;
+    memcpy(at, p->arena + off, n);
+    return at + n;
+}
+
+/* Bytes of file record f in the cache (at most). */
+static size_t ldeps_record_size(const ldeps_project *p, const ldeps_file *f)
+{
+    size_t n = 48 + strlen(p->arena + f->name) + (f->error == LDEPS_NONE ? 0 : strlen(p->arena + f->error));
+    uint32_t k;
+    for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k)
+        n += 28 + 2 * strlen(p->arena + p->refs[k].path) + 2;
+    return n;
+}
+
+/* One file record and its references. */
+static void ldeps_put_file(ldeps_writer *w, const ldeps_project *p, const ldeps_file *f)
+{
+    unsigned char *at;
+    uint32_t k;
+    if (!ldeps_reserve(w, ldeps_record_size(p, f))) return; /* once for the whole record */
+    at = w->bytes + w->length;
+    at = ldeps_raw_str(at, p, f->name);
+    at = ldeps_raw32(at, f->kind), at = ldeps_raw32(at, f->racy);
+    at = ldeps_raw64(at, f->size), at = ldeps_raw64(at, (uint64_t)f->mtime_ns), at = ldeps_raw64(at, f->hash);
+    at = ldeps_raw_str(at, p, f->error);
+    at = ldeps_raw32(at, f->num_refs);
+    for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
+        const ldeps_ref *r = p->refs + k;
+        at = ldeps_raw32(at, r->offset), at = ldeps_raw32(at, r->length), at = ldeps_raw32(at, r->line);
+        at = ldeps_raw32(at, r->column), at = ldeps_raw32(at, r->flags);
+        at = ldeps_raw_str(at, p, r->path);
+        at = ldeps_raw_str(at, p, r->canonical == r->path ? LDEPS_NONE : r->canonical);
+    }
+    w->length = (size_t)(at - w->bytes);
 }
 
 /* The cache bytes of p (in this machine's byte order; see the top). */
 static void ldeps_cache_bytes(const ldeps_project *p, uint64_t config, ldeps_writer *w)
 {
-    uint32_t i, k;
+    uint32_t i;
     ldeps_put(w, "ECSDEPS", 8);
     ldeps_put32(w, LDEPS_CACHE_VERSION);
     ldeps_put32(w, 0x01020304u);
     ldeps_put64(w, config);
     ldeps_put32(w, p->num_files);
     ldeps_put32(w, p->num_refs);
-    for (i = 0; i < p->num_files; ++i) {
-        const ldeps_file *f = p->files + i;
-        ldeps_put_str(w, p, f->name);
-        ldeps_put32(w, f->kind);
-        ldeps_put32(w, f->racy);
-        ldeps_put64(w, f->size);
-        ldeps_put64(w, (uint64_t)f->mtime_ns);
-        ldeps_put64(w, f->hash);
-        ldeps_put_str(w, p, f->error);
-        ldeps_put32(w, f->num_refs);
-        for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
-            const ldeps_ref *r = p->refs + k;
-            ldeps_put32(w, r->offset), ldeps_put32(w, r->length), ldeps_put32(w, r->line);
-            ldeps_put32(w, r->column), ldeps_put32(w, r->flags);
-            ldeps_put_str(w, p, r->path);
-            ldeps_put_str(w, p, r->canonical == r->path ? LDEPS_NONE : r->canonical);
-        }
-    }
+    for (i = 0; i < p->num_files; ++i) ldeps_put_file(w, p, p->files + i);
     ldeps_put64(w, ldeps_checksum(w->bytes, w->oom ? 0 : w->length));
 }
 
