@@ -29,7 +29,7 @@
    one timestamp tick). The file: "ECSDEPS" and a zero byte, version, byte
    order mark, the configuration hash (the --schema files' bytes and the
    --plugin files: a different compiler reads references differently),
-   counts, the records, and last the FNV-1a 64 of everything before it. A
+   counts, the records, and last a checksum of everything before it. A
    cache that is missing, truncated, corrupt, of another version, byte order
    or configuration is rebuilt (a note on stderr), never trusted.
 
@@ -704,7 +704,7 @@ static int ldeps_walk_folder(ldeps_scan *s, const char *folder, char ***stack, u
     }
     if (fl) full[dl + 1 + fl] = '/';
     else full[dl] = '/';
-    while (!oom && (e = readdir(d)) != NULL) {
+    while (!oom && !s->p->oom && (e = readdir(d)) != NULL) {
         struct stat st;
         int kind;
         if (e->d_name[0] == '.') continue; /* ., .., hidden files, the cache, temporaries */
@@ -742,7 +742,7 @@ static void ldeps_walk(ldeps_scan *s)
     stack = (char **)ldeps_grow(stack, &cap, 1, sizeof *stack, &oom);
     if (oom || !(stack[depth] = (char *)calloc(1, 1))) oom = 1; /* "" : the project root */
     else ++depth;
-    while (depth && !oom) {
+    while (depth && !oom && !s->p->oom) {
         char *folder = stack[--depth];
         oom = !ldeps_walk_folder(s, folder, &stack, &depth, &cap);
         free(folder);
@@ -802,14 +802,14 @@ static int ldeps_scan_project(const char *dir, const ecs_compiler *c, uint64_t c
     }
     if (!p->oom && !s.index.oom) ldeps_walk(&s);
     for (i = 0; i < p->num_files; ++i) /* drop the files that went away */
-        if (i >= s.num_cached || s.seen[i]) p->files[kept++] = p->files[i];
+        if (i >= s.num_cached || (s.seen && s.seen[i])) p->files[kept++] = p->files[i];
     s.dirty |= kept != p->num_files;
     p->num_files = kept;
-    if (s.appended && p->num_files > 1) {
+    if (s.appended && p->num_files > 1 && !p->oom) { /* (out of memory: names may be missing) */
         ldeps__sorting = p;
         qsort(p->files, p->num_files, sizeof *p->files, ldeps_file_cmp);
     }
-    ldeps_compact_refs(p);
+    if (!p->oom) ldeps_compact_refs(p);
     if (!p->oom && !s.index.oom && s.dirty) ldeps_cache_save(dir, p, config);
     if (getenv("LEVELC_DEPS_STATS")) /* what the cache saved (tests, tuning) */
         fprintf(stderr, "levelc: stats: %u files, %u sources parsed, %u hashed, %u from the cache, cache %s\n",
