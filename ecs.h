@@ -71,6 +71,22 @@ ENTITIES
    later: with the defaults, after 255 and 256 laps of at least 1025 destroys
    each through the queue. That wrap is the seed's accepted trade-off: hold
    an id across some 260,000 destroys and it may look alive again.
+   Forged ids and queued indices: while an index waits in the queue its
+   byte already holds the generation it will be handed out with, so one id
+   of it, the one it carries next (never handed out yet), tests alive. One
+   byte per index cannot do better (all 2^8 values are generations, and
+   alive stays one byte compare), so the rule is: alive is exact for every
+   id create handed out; for that one never-handed-out id per queued index
+   it says yes, and every call that would act on it refuses it as dead:
+   destroy, destroy_many, ecs_world_destroy_now and _destroy_tree (0 or an
+   error; an index is never queued twice, whatever id destroy is given).
+   They ask a bit per index (set while the index is queued; 1/8 byte per
+   index) that create never touches: the destroy that meets a set bit
+   clears the bits of the indices popped since the last time, so create and
+   alive cost what they did and destroy pays a bit test and set (about 1 ns
+   in bench/bench.c's destroy_ns; see bench/RESULTS.md). Code that writes
+   a manager's generations or queue itself (a snapshot load) calls
+   ecs_entity_manager_invalidate(em) after it.
    ecs_entity_create / _create_many / _alive / _destroy / _destroy_many /
    _count, ecs_entity_index / _generation / _make / _is_nil. When every index
    is alive, create takes a queued index even below the threshold (a free
@@ -388,6 +404,7 @@ REFERENCE (every public function: signature and what it does; the
    int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)      1, or 0 if not alive
    uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
                                                   how many were alive and destroyed
+   void ecs_entity_manager_invalidate(ecs_entity_manager *em)  after writing em's state yourself
    ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
    ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
                                                   add / remove a destroy callback
@@ -682,6 +699,14 @@ typedef struct ecs_entity_manager {
                                   belongs to: a stamp taken at the first allocation
                                   (0 before), so a destroy-log cursor of an earlier
                                   life (freed, initialised again) reads LOST */
+    uint32_t *queued;          /* one bit per index, set while it waits in the queue
+                                  (or was retired), so that no id queues it twice;
+                                  pops leave their bits to the next destroy, which
+                                  clears them (create stays as it was) */
+    uint32_t queued_limit;     /* indices the bits cover; 0: none (rebuilt from
+                                  the ring by the next destroy) */
+    uint32_t queued_synced;    /* running count up to which popped indices have
+                                  had their bits cleared (<= free_head) */
     ecs_entity__callback *callbacks;
     uint32_t num_callbacks, callbacks_capacity;
     ecs_entity *destroying;    /* entities whose callbacks are running */
@@ -707,10 +732,22 @@ ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ec
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
 /** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
     generation and queues the index. Returns 1, or 0 (a no-op) when e is nil,
-    dead or already being destroyed. Callbacks may destroy other entities. */
+    dead, already being destroyed, or the id a queued index carries next
+    (alive by its byte, never handed out: see ENTITIES). Callbacks may
+    destroy other entities. A destroy may allocate or grow the bits that
+    mark queued indices (1/8 byte per index); out of memory, it scans the
+    queue instead and says so in em->error, and still destroys e. */
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
-/** Destroys each of es[0..n-1]; returns how many were alive and destroyed. */
+/** Destroys each of es[0..n-1] as ecs_entity_destroy does (duplicates and
+    the next ids of queued indices are no-ops); returns how many were alive
+    and destroyed. */
 ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
+/** Tells em that its generations, free queue or counters were written by
+    code other than these calls (ecs_resource.h's snapshot load and clone
+    do): the bits that mark queued indices are rebuilt from the queue at the
+    next destroy. Cannot fail. Call it after such a write and before the next
+    destroy; a manager written that way without it may queue an index twice. */
+ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em);
 /** Registers fn(user, e) to run for every destroyed entity, in registration
     order. Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
@@ -765,12 +802,23 @@ static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
 {
-    uint32_t idx = e.id & ECS_INDEX_MASK, gen;
-    if (em->num_callbacks || em->num_free == em->free_capacity) return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
+    /* locals: the stores below may alias any member of *em */
+    uint32_t idx = e.id & ECS_INDEX_MASK, gen, bit = 1u << (idx & 31u), word;
+    uint32_t tail = em->free_head + em->num_free, cap = em->free_capacity;
+    uint32_t *queued = em->queued, *ring = em->free_ring;
+    /* the slow path: callbacks, a full ring (counting the popped entries
+       whose bits are not cleared yet), or an index the bits do not cover */
+    if (em->num_callbacks || tail - em->queued_synced >= cap || idx >= em->queued_limit)
+        return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
     if (!ecs_entity_alive(em, e)) return 0;
+    /* set: queued (e is the id it carries next), or popped since the last
+       sync: the slow path clears the popped bits and tells them apart */
+    word = queued[idx >> 5];
+    if (word & bit) return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
     gen = (em->generation[idx] + 1u) & ECS_ENTITY_GENERATION_MASK;
+    queued[idx >> 5] = word | bit;
     em->generation[idx] = (uint8_t)gen;
-    em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = idx | (gen << ECS_INDEX_BITS);
+    ring[tail & (cap - 1u)] = idx | (gen << ECS_INDEX_BITS);
     ++em->num_free;
     return 1;
 }
@@ -2041,6 +2089,7 @@ ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em)
 {
     ECS__FREE(em->generation);
     ECS__FREE(em->free_ring);
+    ECS__FREE(em->queued);
     ECS__FREE(em->callbacks);
     ECS__FREE(em->destroying);
     memset(em, 0, sizeof *em);
@@ -2117,10 +2166,116 @@ static int ecs__free_grow(ecs_entity_manager *em)
     return 1;
 }
 
-/* Queues idx (whose generation was just bumped); on out of memory the index
-   is retired (never reused). */
+/* ---- the queued bits: no index queued twice -------------------------------
+   One generation byte per index cannot mark a queued index: all 2^8 values
+   are generations, so the id it carries next always tests alive. destroy
+   therefore asks a bit per index, set when the index is queued (or
+   retired). Pops (create) do not touch it: the next destroy that meets a
+   set bit, or that would reuse a ring slot whose pop is not cleared yet,
+   clears the bits of everything popped since queued_synced. The bits are a
+   cache of the ring: dropped (queued_limit 0) when memory runs out or when
+   ecs_entity_manager_invalidate says the state was written from outside,
+   and then rebuilt from the ring's queued entries. */
+
+/* Sets (value 1) or clears (0) the bit of each index in ring[from, to). */
+static void ecs__queued_mark(ecs_entity_manager *em, uint32_t from, uint32_t to, int value)
+{
+    /* locals: the stores below may alias any member of *em */
+    const uint32_t *ring = em->free_ring;
+    uint32_t *bits = em->queued, s, mask = em->free_capacity - 1u, limit = em->queued_limit;
+    if (value) {
+        for (s = from; s != to; ++s) {
+            uint32_t idx = ring[s & mask] & ECS_INDEX_MASK;
+            if (idx < limit) bits[idx >> 5] |= 1u << (idx & 31u);
+        }
+    } else { /* one word in a register while the pops stay in it (creation order) */
+        uint32_t at = 0, word = bits[0];
+        for (s = from; s != to; ++s) {
+            uint32_t idx = ring[s & mask] & ECS_INDEX_MASK;
+            if (idx >= limit) continue;
+            if (idx >> 5 != at) {
+                bits[at] = word;
+                at = idx >> 5;
+                word = bits[at];
+            }
+            word &= ~(1u << (idx & 31u));
+        }
+        bits[at] = word;
+    }
+}
+
+/* Brings the bits up to date for index idx: builds them when there are none
+   (or after an invalidation), grows them to cover idx and every index the
+   manager has room for, and clears the bits of the indices popped since the
+   last sync. Returns 0 when out of memory (the bits are dropped then). */
+static int ecs__queued_sync(ecs_entity_manager *em, uint32_t idx)
+{
+    uint32_t cover = (em->capacity > idx ? em->capacity : idx + 1u), words = cover / 32u + 1u;
+    int rebuild = em->queued_limit == 0 || em->free_head - em->queued_synced > em->free_capacity;
+    if (rebuild || idx >= em->queued_limit) {
+        uint32_t old = rebuild ? 0u : em->queued_limit / 32u;
+        uint32_t *bits = (uint32_t *)ECS__REALLOC(em->queued, (size_t)words * sizeof *bits);
+        if (!bits) { /* destroy goes on, scanning the queue; said in em->error */
+            ECS__FREE(em->queued);
+            em->queued = NULL;
+            em->queued_limit = 0;
+            ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY,
+                          "entity manager: out of memory for the bits of queued indices (destroy scans the queue)");
+            return 0;
+        }
+        memset(bits + old, 0, (size_t)(words - old) * sizeof *bits);
+        em->queued = bits;
+        em->queued_limit = words * 32u;
+        if (rebuild) {
+            em->queued_synced = em->free_head;
+            if (em->free_capacity) ecs__queued_mark(em, em->free_head, em->free_head + em->num_free, 1);
+        }
+    }
+    if (em->queued_synced != em->free_head) ecs__queued_mark(em, em->queued_synced, em->free_head, 0);
+    em->queued_synced = em->free_head;
+    return 1;
+}
+
+/* Whether idx waits in the queue (or was retired): its next id tests alive,
+   but destroy must not queue it again. Without memory for the bits, a scan
+   of the queue answers (the retired are then not known). */
+static int ecs__entity_queued(ecs_entity_manager *em, uint32_t idx)
+{
+    uint32_t s, end = em->free_head + em->num_free;
+    if (ecs__queued_sync(em, idx)) return (int)((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
+    for (s = em->free_head; s != end; ++s)
+        if ((em->free_ring[s & (em->free_capacity - 1u)] & ECS_INDEX_MASK) == idx) return 1;
+    return 0;
+}
+
+ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em)
+{
+    em->queued_limit = 0;
+}
+
+/* Alive and not the next id of a queued index: an entity create handed out.
+   Allocates nothing (the bits when they are built and cover e, else a scan
+   of the queue). */
+static int ecs__entity_live(ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t idx = e.id & ECS_INDEX_MASK, s, end = em->free_head + em->num_free;
+    if (!ecs_entity_alive(em, e)) return 0;
+    if (idx < em->queued_limit && em->free_head - em->queued_synced <= em->free_capacity) {
+        if (em->queued_synced != em->free_head) ecs__queued_mark(em, em->queued_synced, em->free_head, 0);
+        em->queued_synced = em->free_head;
+        return !((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
+    }
+    for (s = em->free_head; s != end; ++s)
+        if ((em->free_ring[s & (em->free_capacity - 1u)] & ECS_INDEX_MASK) == idx) return 0;
+    return 1;
+}
+
+/* Queues idx (whose generation was just bumped) and sets its bit; on out of
+   memory for the ring the index is retired (never reused). */
 static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
 {
+    int marked = ecs__queued_sync(em, idx); /* no unsynced pop left in a slot the push may reuse */
+    if (marked) em->queued[idx >> 5] |= 1u << (idx & 31u);
     if (em->num_free == em->free_capacity && !ecs__free_grow(em)) {
         ++em->num_retired;
         ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory queueing index %u; it is retired", (unsigned)idx);
@@ -2216,6 +2371,7 @@ ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_en
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
+    if (ecs__entity_queued(em, idx)) return 0; /* the id a queued index carries next: never handed out */
     if (em->num_callbacks) {
         if (!ecs__entity_run_callbacks(em, e)) return 0;
         if (!ecs_entity_alive(em, e)) return 0; /* a callback destroyed it */
@@ -2229,15 +2385,18 @@ ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, con
 {
     uint32_t k, destroyed = 0;
     if (!es) return 0;
-    if (em->num_callbacks == 0 && em->free_capacity - em->num_free >= n) {
-        /* fast path: no callbacks, the queue has room */
+    if (em->num_callbacks == 0 && em->free_capacity - em->num_free >= n && ecs__queued_sync(em, em->max_index)) {
+        /* fast path: no callbacks, the queue has room, the bits cover every
+           index and are synced (no pop pending: every free slot is free) */
         /* locals: the byte stores below may alias any member of *em */
         uint32_t mask = em->free_capacity - 1u, tail = em->free_head + em->num_free, limit = em->max_index;
         uint8_t *generation = em->generation;
-        uint32_t *ring = em->free_ring;
+        uint32_t *ring = em->free_ring, *queued = em->queued;
         for (k = 0; k < n; ++k) {
             uint32_t idx = es[k].id & ECS_INDEX_MASK, gen = (es[k].id >> ECS_INDEX_BITS) & ECS_ENTITY_GENERATION_MASK;
             if (idx - 1u >= limit || generation[idx] != gen) continue; /* not alive */
+            if ((queued[idx >> 5] >> (idx & 31u)) & 1u) continue;       /* a queued index's next id */
+            queued[idx >> 5] |= 1u << (idx & 31u);
             gen = (gen + 1u) & ECS_ENTITY_GENERATION_MASK;
             generation[idx] = (uint8_t)gen;
             ring[(tail + destroyed) & mask] = idx | (gen << ECS_INDEX_BITS);
@@ -4805,7 +4964,7 @@ static void ecs__world_destroy_one(ecs_world *w, ecs_entity e)
 
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e)
 {
-    if (!ecs_entity_alive(&w->entities, e)) return 0;
+    if (!ecs__entity_live(&w->entities, e)) return 0;
     ecs__world_destroy_one(w, e);
     return 1;
 }
@@ -4822,7 +4981,7 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     else if (!h->iface || !h->iface->subtree)
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                           "ecs_world_destroy_tree: component '%s' is not a hierarchy (no subtree)", hierarchy);
-    else if (!ecs_entity_alive(&w->entities, e))
+    else if (!ecs__entity_live(&w->entities, e))
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                           "ecs_world_destroy_tree: entity 0x%08x is not alive in this world", (unsigned)e.id);
     if (r != ECS_OK) {

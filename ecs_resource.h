@@ -7056,6 +7056,7 @@ static void ecs__snap_clear_entities(ecs_entity_manager *em)
     em->generation = NULL;
     em->free_ring = NULL;
     em->max_index = em->capacity = em->free_head = em->num_free = em->free_capacity = em->num_retired = 0;
+    ecs_entity_manager_invalidate(em);
 }
 
 /* Empties the world (its registrations stay). */
@@ -7108,6 +7109,7 @@ static ecs_result ecs__snap_load_entities(ecs_entity_manager *em, const ecs__sna
     em->free_head = e->free_head;
     em->num_free = e->num_free;
     em->num_retired = e->num_retired;
+    ecs_entity_manager_invalidate(em); /* its queued bits come from the new ring */
     return ECS_OK;
 }
 
@@ -7376,6 +7378,7 @@ static ecs_result ecs__snap_copy_entities(ecs_entity_manager *d, const ecs_entit
     d->free_head = s->free_head;
     d->num_free = s->num_free;
     d->num_retired = s->num_retired;
+    ecs_entity_manager_invalidate(d); /* its queued bits come from the copied ring */
     return ECS_OK;
 }
 
