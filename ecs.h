@@ -954,7 +954,9 @@ typedef enum ecs_field_kind {
     "[0, 1, 0]", "\"models/box\"", "null"); or an object with "default",
     "min" and "max" (numbers; vectors bound each element), e.g.
     "{\"default\": 1, \"min\": 0}"; without "default" the member is required
-    (ECS_FIELD_REQUIRED is "{}"); NULL (ECS_FIELD_RUNTIME): runtime state. */
+    (ECS_FIELD_REQUIRED is "{}"); NULL (ECS_FIELD_RUNTIME): runtime state.
+    Each member at most once: ecs_resource.h refuses a spec that repeats
+    one, naming it, as it refuses level JSON that does. */
 typedef struct ecs_schema_field {
     const char *name;
     ecs_field_kind kind;

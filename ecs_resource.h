@@ -4010,6 +4010,10 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
         for (i = 0, m = root + 1; i < root->count; ++i, m = doc->values + m->next) {
             const char *key = doc->pool + m->key;
             int is_min = strcmp(key, "min") == 0, is_max = strcmp(key, "max") == 0;
+            if (ecs__json_duplicate(doc, root, m)) { /* as level JSON: one value per member */
+                snprintf(why, n, "spec member '%.32s' appears twice", key);
+                return 0;
+            }
             if (strcmp(key, "default") == 0) {
                 initial = m;
             } else if ((is_min || is_max) && m->type == ECS_JSON_NUMBER && ecs__kind_is_number(f->kind)) {
