@@ -11,6 +11,8 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION
+#include "ecs_snapshot.h" /* the forged-id test's clone and load */
 #include "test.h"
 #include "test_rng.h"
 
