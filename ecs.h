@@ -135,13 +135,22 @@ SCHEMAS (what the fields hold, for resources)
    declares turret with float *range, ecs_entity *ship, uint64_t *model and
    float *heat, ECS_MANAGER_DEFINE's wrappers, and turret_schema(&n) (the
    ecs_schema_field table); turret_init gives the manager its schema. An
-   entry is X(kind, field, spec). Kinds and their C types: f32 f64 i32 u32
-   u64, bool (uint8_t), vec2 vec3 vec4 quat mat4 (ecs_vec2 .. ecs_mat4), path
-   (uint64_t: ecs_path_hash of a resource path), entity (ecs_entity: another
-   entity of the same resource). spec is JSON text: the default a resource
-   that omits the member gets, or {"default": v, "min": a, "max": b};
-   ECS_FIELD_REQUIRED ("{}") makes the member required; ECS_FIELD_RUNTIME
-   (NULL) marks runtime state, which resources never hold.
+   entry is X(kind, field, spec). Kinds and their C types: f32 f64 (float,
+   double), i8 u8 i16 u16 i32 u32 u64 (int8_t .. uint64_t), bool (uint8_t),
+   vec2 vec3 vec4 quat mat4 (ecs_vec2 .. ecs_mat4), path (uint64_t:
+   ecs_path_hash of a resource path), entity (ecs_entity: another entity of
+   the same resource). spec is JSON text: the default a resource that omits
+   the member gets, or {"default": v, "min": a, "max": b} (each member
+   once); ECS_FIELD_REQUIRED ("{}") makes the member required;
+   ECS_FIELD_RUNTIME (NULL) marks runtime state, which resources never hold.
+   A char or a small enum is a u8 (i8, u16 for more values) whose min and
+   max bound it: X(u8, glyph, "64"), X(u8, mode, "{\"default\": 0,
+   \"min\": 0, \"max\": 3}") (levels write the number; a value outside
+   is a compile error with its line and column).
+   Field names: any but "type", which level JSON uses to name the
+   component ({"type": "turret", "range": 12}); a schema with a field
+   called "type" is refused (ECS_ERROR_INVALID_ARGUMENT; the manager's
+   error, or err, says "field 0 needs a name other than \"type\"").
    Runtime managers: ecs_manager_init_schema(m, table, n, lookup) takes the
    field table from the kinds. A manager made any other way (ECS_MANAGER_
    DEFINE with your own types, a plugin's engine-owned one):
@@ -936,12 +945,18 @@ typedef enum ecs_field_kind {
     ECS_FIELD_QUAT,    /* ecs_quat     16  [x, y, z, w], not all zero */
     ECS_FIELD_MAT4,    /* ecs_mat4     64  16 numbers, row-major */
     ECS_FIELD_PATH,    /* uint64_t      8  a resource path, stored as its ecs_path_hash */
-    ECS_FIELD_ENTITY   /* ecs_entity    4  the name of an entity of the same resource, or
+    ECS_FIELD_ENTITY,  /* ecs_entity    4  the name of an entity of the same resource, or
                                            null; a record holds its resource index
                                            (ECS_SPAWN_ROOT for null), spawning turns
                                            it into the spawned entity (ecs_spawn_resolve) */
+    ECS_FIELD_I8,      /* int8_t        1  an integer -128..127 */
+    ECS_FIELD_U8,      /* uint8_t       1  an integer 0..255 (a char, a small enum) */
+    ECS_FIELD_I16,     /* int16_t       2  an integer -32768..32767 */
+    ECS_FIELD_U16      /* uint16_t      2  an integer 0..65535 */
 } ecs_field_kind;
-#define ECS_FIELD_KIND_COUNT 14 /* one past the last kind */
+/* (The values are stored in snapshots and plugins' tables: new kinds are
+   appended, never renumbered.) */
+#define ECS_FIELD_KIND_COUNT 18 /* one past the last kind */
 
 /** spec of a member that a resource must give (no default). */
 #define ECS_FIELD_REQUIRED "{}"
@@ -1466,6 +1481,10 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 #define ECS__SCHEMA_TYPE_mat4 ecs_mat4
 #define ECS__SCHEMA_TYPE_path uint64_t
 #define ECS__SCHEMA_TYPE_entity ecs_entity
+#define ECS__SCHEMA_TYPE_i8 int8_t
+#define ECS__SCHEMA_TYPE_u8 uint8_t
+#define ECS__SCHEMA_TYPE_i16 int16_t
+#define ECS__SCHEMA_TYPE_u16 uint16_t
 #define ECS__SCHEMA_KIND_f32 ECS_FIELD_F32
 #define ECS__SCHEMA_KIND_f64 ECS_FIELD_F64
 #define ECS__SCHEMA_KIND_i32 ECS_FIELD_I32
@@ -1479,6 +1498,10 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 #define ECS__SCHEMA_KIND_mat4 ECS_FIELD_MAT4
 #define ECS__SCHEMA_KIND_path ECS_FIELD_PATH
 #define ECS__SCHEMA_KIND_entity ECS_FIELD_ENTITY
+#define ECS__SCHEMA_KIND_i8 ECS_FIELD_I8
+#define ECS__SCHEMA_KIND_u8 ECS_FIELD_U8
+#define ECS__SCHEMA_KIND_i16 ECS_FIELD_I16
+#define ECS__SCHEMA_KIND_u16 ECS_FIELD_U16
 
 /* The kind argument is only ever pasted, so a kind named like a macro
    (bool under <stdbool.h>) is not expanded first. */
@@ -1494,8 +1517,8 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 
 /** Declares struct `name` like ECS_MANAGER_VIEW_DEFINE, from a schema list:
     SCHEMA is an X-macro whose entries are X(kind, field, spec), kind one of
-    f32 f64 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path entity (the C types
-    of ecs_field_kind), spec as in ecs_schema_field. A plugin uses it to view
+    f32 f64 i8 u8 i16 u16 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path
+    entity (the C types of ecs_field_kind), spec as in ecs_schema_field. A plugin uses it to view
     an engine-owned manager defined with the same list. Also declares
     name_schema(&n): the schema table (static, n entries). */
 #define ECS_MANAGER_VIEW_DEFINE_SCHEMA(name, SCHEMA)                                                        \
@@ -3835,10 +3858,11 @@ ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m)
 
 /* ---- schemas ------------------------------------------------------------------ */
 
-static const uint8_t ecs__kind_sizes[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 8, 12, 16, 16, 64, 8, 4};
-static const uint8_t ecs__kind_aligns[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 4, 4, 4, 4, 4, 8, 4};
+static const uint8_t ecs__kind_sizes[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 8, 12, 16, 16, 64, 8, 4, 1, 1, 2, 2};
+static const uint8_t ecs__kind_aligns[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 4, 4, 4, 4, 4, 8, 4, 1, 1, 2, 2};
 static const char *const ecs__kind_names[ECS_FIELD_KIND_COUNT] = {
-    "?", "f32", "f64", "i32", "u32", "u64", "bool", "vec2", "vec3", "vec4", "quat", "mat4", "path", "entity"};
+    "?", "f32", "f64", "i32", "u32", "u64", "bool", "vec2", "vec3", "vec4", "quat", "mat4", "path", "entity",
+    "i8", "u8", "i16", "u16"};
 
 ECS_DEF uint32_t ecs_field_kind_size(ecs_field_kind kind)
 {

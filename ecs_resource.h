@@ -196,10 +196,12 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    byte order, so that a manager with the same schema spawns it with
    ecs_manager_spawn. The JSON of each kind:
      f32 f64          a number (an f32 must round to a finite float)
-     i32 u32 u64      an integer in range, exactly, in any form of a whole
-                      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
+     i8 u8 i16 u16    an integer in range, exactly, in any form of a whole
+     i32 u32 u64      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
                       1.0000000000000000001 are not; nothing is rounded
-                      through a double)
+                      through a double); i8 -128..127, u8 0..255, i16
+                      -32768..32767, u16 0..65535 (a small enum: u8 with
+                      "min" and "max")
      bool             true or false (one byte: 1 or 0)
      vec2 vec3 vec4   [x, y], [x, y, z], [x, y, z, w]
      quat             [x, y, z, w], not all zero, stored as written
@@ -234,8 +236,12 @@ ONE REGISTRATION (ecs_spawner_register_world, ecs_compiler_register_world)
    Spawn orders: "transform", "mesh" and "actor" keep the standard ones (the
    same bytes as ecs_compiler_register_standard), the rest follow
    registration order from ECS_RESOURCE_WORLD_ORDER. Either call is all or
-   nothing. The separate calls (ecs_spawner_register,
-   ecs_compiler_register_manager, ...) keep working beside them.
+   nothing. What a call leaves out (a manager without a schema for the
+   compiler, a store without spawn functions for the spawner) it says: on
+   ECS_OK, err's message lists those components and why (empty when none):
+       if (err.message[0]) printf("%s\n", err.message);  // left out 'sprite' (...)
+   The separate calls (ecs_spawner_register, ecs_compiler_register_manager,
+   ...) keep working beside them.
 
 ENTITY REFERENCES
    A component may refer to another entity of the same resource by that
@@ -1270,8 +1276,12 @@ ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *jso
     define), any other store with its interface's spawn and unspawn (user =
     the store; ECS_RESOURCE_TRANSFORM_SIZE for "transform", else
     ECS_SPAWNER_VARIABLE_SIZE); a store whose interface has no spawn function
-    is left out. All or nothing: ECS_OK, or the first failure (as
-    ecs_spawner_register; err names the component) with sp as it was. w must
+    is left out, and said so: on ECS_OK err (if not NULL) has code ECS_OK
+    and a message listing what was left out and why
+    ("ecs_spawner_register_world: left out 'physics' (its store interface
+    has no spawn and unspawn)"), or an empty message when nothing was. All
+    or nothing: ECS_OK, or the first failure (as ecs_spawner_register; err
+    names the component) with sp as it was. w must
     outlive the registrations (the spawner keeps the managers' pointers). Not
     thread-safe for sp; reads w. */
 ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
@@ -1280,7 +1290,11 @@ ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *
     ecs_compiler_register_manager (compile and decompile from the schema),
     and the store registered as "transform" with ecs_resource_compile_transform
     and ecs_resource_decompile_transform. Managers without a schema and other
-    stores are left out. Spawn orders: see above. All or nothing: ECS_OK, or
+    stores are left out, and said so: on ECS_OK err (if not NULL) has code
+    ECS_OK and a message listing them and why ("ecs_compiler_register_world:
+    left out 'sprite' (a manager without a schema: give it one with
+    ecs_manager_set_schema)"), or an empty message when nothing was. Spawn
+    orders: see above. All or nothing: ECS_OK, or
     the first failure (as ecs_compiler_register_manager; err names the
     component) with c as it was. The compiler copies the schemas: w may go
     first. Not thread-safe for c; reads w. */
@@ -3451,9 +3465,35 @@ static uint32_t ecs__kind_elements(ecs_field_kind kind)
     }
 }
 
+/* An integer kind's bytes, whether it is signed and its largest value (a
+   signed kind also reaches -(max + 1)); 0 for any other kind. */
+static uint32_t ecs__int_kind(ecs_field_kind kind, int *is_signed, uint64_t *max)
+{
+    switch (kind) {
+    case ECS_FIELD_I8: *is_signed = 1, *max = 0x7Fu; return 1;
+    case ECS_FIELD_U8: *is_signed = 0, *max = 0xFFu; return 1;
+    case ECS_FIELD_I16: *is_signed = 1, *max = 0x7FFFu; return 2;
+    case ECS_FIELD_U16: *is_signed = 0, *max = 0xFFFFu; return 2;
+    case ECS_FIELD_I32: *is_signed = 1, *max = 0x7FFFFFFFu; return 4;
+    case ECS_FIELD_U32: *is_signed = 0, *max = 0xFFFFFFFFu; return 4;
+    case ECS_FIELD_U64: *is_signed = 0, *max = UINT64_MAX; return 8;
+    default: *is_signed = 0, *max = 0; return 0;
+    }
+}
+
+static int ecs__kind_is_int(ecs_field_kind kind)
+{
+    int is_signed;
+    uint64_t max;
+    return ecs__int_kind(kind, &is_signed, &max) != 0;
+}
+
 static uint32_t ecs__kind_element_size(ecs_field_kind kind)
 {
-    return kind == ECS_FIELD_BOOL ? 1u : (kind == ECS_FIELD_F64 || kind == ECS_FIELD_U64 || kind == ECS_FIELD_PATH) ? 8u : 4u;
+    if (kind == ECS_FIELD_F64 || kind == ECS_FIELD_U64 || kind == ECS_FIELD_PATH) return 8u;
+    return kind == ECS_FIELD_BOOL || kind == ECS_FIELD_I8 || kind == ECS_FIELD_U8 ? 1u
+           : kind == ECS_FIELD_I16 || kind == ECS_FIELD_U16                      ? 2u
+                                                                                 : 4u;
 }
 
 static int ecs__kind_is_float(ecs_field_kind kind)
@@ -3463,7 +3503,7 @@ static int ecs__kind_is_float(ecs_field_kind kind)
 
 static int ecs__kind_is_number(ecs_field_kind kind)
 {
-    return ecs__kind_is_float(kind) || (kind >= ECS_FIELD_F64 && kind <= ECS_FIELD_U64);
+    return ecs__kind_is_float(kind) || kind == ECS_FIELD_F64 || ecs__kind_is_int(kind);
 }
 
 /* Copies a record field between this machine's order and the target order
@@ -3476,7 +3516,10 @@ static void ecs__schema_order(ecs_field_kind kind, unsigned char *to, const unsi
         return;
     }
     for (k = 0; k < n; k += e) {
-        if (e == 4) {
+        if (e == 2) {
+            to[k] = from[k + 1];
+            to[k + 1] = from[k];
+        } else if (e == 4) {
             uint32_t v;
             memcpy(&v, from + k, 4);
             v = ecs__res_bswap32(v);
@@ -3490,34 +3533,36 @@ static void ecs__schema_order(ecs_field_kind kind, unsigned char *to, const unsi
     }
 }
 
-static int ecs__kind_is_int(ecs_field_kind kind)
-{
-    return kind == ECS_FIELD_I32 || kind == ECS_FIELD_U32 || kind == ECS_FIELD_U64;
-}
-
 /* Reads number v as an integer of kind into out (native bytes): exactly, in
-   any form JSON writes a whole number (ECS_JSON_WHOLE). 0 with why. */
+   any form JSON writes a whole number (ECS_JSON_WHOLE). 0 with why, which
+   gives the kind's range. */
 static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigned char *out, char *why, size_t n)
 {
-    const char *range = kind == ECS_FIELD_I32 ? "-2147483648..2147483647"
-                        : kind == ECS_FIELD_U32 ? "0..4294967295" : "0..18446744073709551615";
-    int neg = (v->flags & ECS_JSON_NEGATIVE) && v->integer != 0; /* -0 is 0 */
-    uint64_t mag = v->integer;
-    uint64_t top = kind == ECS_FIELD_I32 ? (neg ? 2147483648u : 2147483647u)
-                   : kind == ECS_FIELD_U32 ? 0xFFFFFFFFu : UINT64_MAX;
+    int is_signed, neg = (v->flags & ECS_JSON_NEGATIVE) && v->integer != 0; /* -0 is 0 */
+    uint64_t max, mag = v->integer;
+    uint32_t size = ecs__int_kind(kind, &is_signed, &max);
+    char range[48];
+    if (is_signed) snprintf(range, sizeof range, "-%llu..%llu", (unsigned long long)max + 1u, (unsigned long long)max);
+    else snprintf(range, sizeof range, "0..%llu", (unsigned long long)max);
     if (!(v->flags & ECS_JSON_WHOLE)) {
         snprintf(why, n, "expected an integer %s, found %.17g", range, v->number);
         return 0;
     }
-    if ((neg && kind != ECS_FIELD_I32) || mag > top) {
+    if ((neg && !is_signed) || mag > max + (uint64_t)(neg != 0)) {
         snprintf(why, n, "expected an integer %s, found %s%llu", range, neg ? "-" : "", (unsigned long long)mag);
         return 0;
     }
-    if (kind == ECS_FIELD_U64) {
+    if (neg) mag = 0u - mag; /* two's complement, cut to size below */
+    if (size == 8) {
         memcpy(out, &mag, 8);
-    } else {
-        uint32_t w = neg ? (uint32_t)(0u - (uint32_t)mag) : (uint32_t)mag;
+    } else if (size == 4) {
+        uint32_t w = (uint32_t)mag;
         memcpy(out, &w, 4);
+    } else if (size == 2) {
+        uint16_t h = (uint16_t)mag;
+        memcpy(out, &h, 2);
+    } else {
+        out[0] = (unsigned char)mag;
     }
     return 1;
 }
@@ -3525,21 +3570,27 @@ static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigne
 /* The value of an integer kind's native bytes as a sign and a magnitude. */
 static uint64_t ecs__schema_int_at(ecs_field_kind kind, const unsigned char *bytes, int *neg)
 {
-    int32_t iv;
-    uint32_t uv;
-    uint64_t lv;
+    int is_signed;
+    uint64_t max, bits = 0, top;
+    uint32_t size = ecs__int_kind(kind, &is_signed, &max);
+    if (size == 8) {
+        memcpy(&bits, bytes, 8);
+    } else if (size == 4) {
+        uint32_t w;
+        memcpy(&w, bytes, 4);
+        bits = w;
+    } else if (size == 2) {
+        uint16_t h;
+        memcpy(&h, bytes, 2);
+        bits = h;
+    } else {
+        bits = bytes[0];
+    }
     *neg = 0;
-    if (kind == ECS_FIELD_U64) {
-        memcpy(&lv, bytes, 8);
-        return lv;
-    }
-    if (kind == ECS_FIELD_U32) {
-        memcpy(&uv, bytes, 4);
-        return uv;
-    }
-    memcpy(&iv, bytes, 4);
-    *neg = iv < 0;
-    return iv < 0 ? 0u - (uint64_t)(int64_t)iv : (uint64_t)iv;
+    if (!is_signed) return bits;
+    top = (uint64_t)1 << (8u * size - 1u); /* the sign bit (signed kinds have at most 4 bytes) */
+    *neg = (bits & top) != 0;
+    return *neg ? (0u - bits) & ((top << 1) - 1u) : bits;
 }
 
 /* 1 when the integer (a_neg, a) is below (b_neg, b) (signs and magnitudes,
@@ -3625,8 +3676,8 @@ static const ecs_json_value *ecs__schema_value(const ecs__schema_slot *f, const 
     }
     for (k = 0, e = count > 1 ? v + 1 : v; k < count; ++k, e = doc->values + e->next) {
         if (e->type != ECS_JSON_NUMBER) {
-            snprintf(why, n, "expected %s, found %s", f->kind == ECS_FIELD_I32 || f->kind == ECS_FIELD_U32 ||
-                     f->kind == ECS_FIELD_U64 ? "an integer" : "a number", ecs_json_type_name((ecs_json_type)e->type));
+            snprintf(why, n, "expected %s, found %s", ecs__kind_is_int(f->kind) ? "an integer" : "a number",
+                     ecs_json_type_name((ecs_json_type)e->type));
             return e;
         }
         if (ecs__kind_is_float(f->kind)) {
@@ -5145,6 +5196,11 @@ static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs_
     case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return ecs_decompile_int(ctx, iv);
     case ECS_FIELD_U32: memcpy(&uv, bytes, 4); return ecs_decompile_uint(ctx, uv);
     case ECS_FIELD_U64: memcpy(&lv, bytes, 8); return ecs_decompile_uint(ctx, lv);
+    case ECS_FIELD_I8: case ECS_FIELD_U8: case ECS_FIELD_I16: case ECS_FIELD_U16: {
+        int neg;
+        lv = ecs__schema_int_at(f->kind, bytes, &neg);
+        return neg ? ecs_decompile_int(ctx, -(int64_t)lv) : ecs_decompile_uint(ctx, lv);
+    }
     case ECS_FIELD_BOOL:
         if (bytes[0] > 1) return ecs_decompile_error(ctx, "%s: a bool byte of %u (only 0 and 1 exist)", f->name, bytes[0]);
         return ecs_decompile_bool(ctx, bytes[0]);
@@ -5765,11 +5821,38 @@ static int ecs__world_spawn_order(const ecs_world *w, uint32_t k)
     return ECS_RESOURCE_WORLD_ORDER + (int)k;
 }
 
+/* The note a world registration leaves in err when it succeeds: which
+   components it left out and why ("call: left out 'a' (why), 'b' (why)"),
+   cut with "..." when it does not fit; an empty message when none was.
+   Collected here (the registrations in between may write err). */
+typedef struct ecs__left_out {
+    char text[sizeof(((ecs_error *)0)->message)];
+    const char *call;
+    uint32_t count;
+} ecs__left_out;
+
+static void ecs__left_out_add(ecs__left_out *l, const char *name, const char *why)
+{
+    size_t used = l->count++ ? strlen(l->text) : (size_t)snprintf(l->text, sizeof l->text, "%s: left out", l->call);
+    size_t room = sizeof l->text;
+    if (used + 5u >= room) return; /* cut already */
+    if ((size_t)snprintf(l->text + used, room - used, "%s '%s' (%s)", l->count > 1 ? "," : "", name, why) >= room - used)
+        memcpy(l->text + room - 5u, " ...", 5);
+}
+
+static void ecs__left_out_done(const ecs__left_out *l, ecs_error *err)
+{
+    ecs_error_clear(err);
+    if (err && l->count) memcpy(err->message, l->text, sizeof err->message);
+}
+
 ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err)
 {
+    ecs__left_out note;
     ecs_result r = ECS_OK;
     uint32_t k, done;
     if (!sp || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawner_register_world: NULL argument");
+    note.call = "ecs_spawner_register_world", note.count = 0;
     for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
         const ecs_world_component *wc = w->component + k;
         if (wc->manager)
@@ -5780,8 +5863,13 @@ ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *
                                      strcmp(wc->name, "transform") == 0 ? ECS_RESOURCE_TRANSFORM_SIZE
                                                                         : ECS_SPAWNER_VARIABLE_SIZE,
                                      wc->store, err);
+        else
+            ecs__left_out_add(&note, wc->name, "its store interface has no spawn and unspawn");
     }
-    if (r == ECS_OK) return ECS_OK;
+    if (r == ECS_OK) {
+        ecs__left_out_done(&note, err);
+        return ECS_OK;
+    }
     for (done = 0; done + 1 < k; ++done) {
         const ecs_world_component *wc = w->component + done;
         if (wc->manager || (wc->iface && wc->iface->spawn && wc->iface->unspawn))
@@ -5792,9 +5880,11 @@ ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *
 
 ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err)
 {
+    ecs__left_out note;
     ecs_result r = ECS_OK;
     uint32_t k, done;
     if (!c || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "compiler_register_world: NULL argument");
+    note.call = "ecs_compiler_register_world", note.count = 0;
     for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
         const ecs_world_component *wc = w->component + k;
         if (wc->manager && wc->manager->schema) {
@@ -5804,9 +5894,16 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
                                       err);
             if (r == ECS_OK) r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL, err);
             if (r != ECS_OK) ecs_compiler_unregister(c, wc->name); /* NOT_FOUND when register failed */
+        } else {
+            ecs__left_out_add(&note, wc->name,
+                              wc->manager ? "a manager without a schema: give it one with ecs_manager_set_schema"
+                                          : "a store JSON cannot describe: ecs_compiler_register its functions");
         }
     }
-    if (r == ECS_OK) return ECS_OK;
+    if (r == ECS_OK) {
+        ecs__left_out_done(&note, err);
+        return ECS_OK;
+    }
     for (done = 0; done + 1 < k; ++done) {
         const ecs_world_component *wc = w->component + done;
         if ((wc->manager && wc->manager->schema) || (!wc->manager && strcmp(wc->name, "transform") == 0))

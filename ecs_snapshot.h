@@ -1328,6 +1328,17 @@ static void ecs__snap_swap_u64(unsigned char *p, size_t n)
     }
 }
 
+/* Swaps n 16-bit values in place (the i16 and u16 kinds). */
+static void ecs__snap_swap_u16(unsigned char *p, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; ++k) {
+        unsigned char t = p[2u * k];
+        p[2u * k] = p[2u * k + 1u];
+        p[2u * k + 1u] = t;
+    }
+}
+
 /* Swaps one manager body in place (parsed in the blob's order). */
 static void ecs__snap_swap_manager(unsigned char *b, const ecs__snap_sec *s, const ecs__snap_mgr *v, int swap)
 {
@@ -1336,7 +1347,9 @@ static void ecs__snap_swap_manager(unsigned char *b, const ecs__snap_sec *s, con
     for (k = 0; k < v->num_fields; ++k) {
         ecs__snap_field_at(v, k, swap, &f, k ? &prev : NULL);
         prev = f;
-        if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 4u)
+        if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 2u)
+            ecs__snap_swap_u16(b + (f.data - b), (size_t)f.size / 2u * v->count);
+        else if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 4u)
             ecs__snap_swap_words(b + (f.data - b), (size_t)f.size / 4u * v->count);
         else if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 8u)
             ecs__snap_swap_u64(b + (f.data - b), (size_t)f.size / 8u * v->count);
@@ -2087,6 +2100,13 @@ static void ecs__snap_jvalue(ecs__jout *o, uint32_t kind, const unsigned char *p
         if (p[0] <= 1u) ecs__jout_text(o, p[0] ? "true" : "false");
         else ecs__snap_juint(o, p[0]);
         return;
+    case ECS_FIELD_I8: case ECS_FIELD_U8: case ECS_FIELD_I16: case ECS_FIELD_U16: {
+        int neg;
+        q = ecs__schema_int_at((ecs_field_kind)kind, p, &neg);
+        snprintf(buf, sizeof buf, "%s%llu", neg ? "-" : "", (unsigned long long)q);
+        ecs__jout_text(o, buf);
+        return;
+    }
     default:
         ecs__jout_add(o, "\"", 1);
         for (k = 0; k < size; ++k) {
@@ -2374,6 +2394,12 @@ static void ecs__snap_jvalue_in(ecs__snap_jin *in, const ecs_json_value *v, uint
     case ECS_FIELD_BOOL:
         p[0] = v->type == ECS_JSON_TRUE ? 1u : v->type == ECS_JSON_FALSE ? 0u : (uint8_t)ecs__snap_jint(in, v, 255u);
         return;
+    case ECS_FIELD_I8: case ECS_FIELD_U8: case ECS_FIELD_I16: case ECS_FIELD_U16: {
+        char why[96];
+        if (v->type != ECS_JSON_NUMBER) ecs__snap_jfail(in, v, "not an integer");
+        else if (!ecs__schema_int((ecs_field_kind)kind, v, p, why, sizeof why)) ecs__snap_jfail(in, v, why);
+        return;
+    }
     default: {
         const char *s = ecs_json_string(in->doc, v);
         if (!s || v->count != 2u * size) {

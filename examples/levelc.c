@@ -281,8 +281,9 @@ static int run_decompile(const ecs_compiler *c, const char *in, const char *out,
    {"components": [{"name": "health", "fields": [
        {"name": "hp", "kind": "i32", "default": 10, "min": 0, "max": 1000},
        {"name": "regen", "kind": "f32", "runtime": true}]}]}
-   Each field: a name, a kind (ecs.h's kinds: f32 f64 i32 u32 u64 bool vec2
-   vec3 vec4 quat mat4 path entity) and its spec as members: "default" (none:
+   Each field: a name, a kind (ecs.h's kinds: f32 f64 i8 u8 i16 u16 i32 u32
+   u64 bool vec2 vec3 vec4 quat mat4 path entity) and its spec as members:
+   "default" (none:
    the member is required in levels), "min" and "max" (numeric kinds), or
    "runtime": true (runtime state, not in levels). Every component becomes a
    schema manager of a world (ecs_world_define_schema), and the world's
