@@ -47,7 +47,7 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
         ecs_instance i;
         ecs_entity_manager_init(&em);      // or = {0} in C
         e = ecs_entity_create(&em);
-        point_mass_init(&pm, ECS_LOOKUP_HASH);
+        if (point_mass_init(&pm, ECS_LOOKUP_HASH) != ECS_OK) return 1; // pm.core.error says why
         i = point_mass_create(&pm, e);
         pm.mass[i.i] = 1.0f;
         pm.velocity[i.i].x = 2.0f;
@@ -255,7 +255,9 @@ WORLD (an entity manager and every store, each registered once by name)
    frame; with jobs one task per store, a group's members in one task).
    The world knows entities by id only: an entity of another world is
    seen as a dead or unknown one (0, or an error "not alive"), it cannot
-   be told apart. The world keeps no per-entity list: it asks the stores.
+   be told apart. A manager registered in a world refuses to create an
+   instance for an entity the world does not have alive (an error naming
+   the component and the entity; a standalone manager takes any id). The world keeps no per-entity list: it asks the stores.
 
 QUERIES (systems over several components)
    A query names the components a match must have and those it may have
@@ -332,6 +334,10 @@ CONFIGURATION (define before including; the same value in every file)
                              undefined behaviour, and the direct kind's
                              ownership check (default assert(); off with
                              NDEBUG)
+   ECS_ASSERT_MSG(x, msg)    the checks that say in words what went wrong
+                             (name_slot's): by default, when x fails,
+                             ECS_ASSERT(ecs__misuse(msg)), so the message
+                             is what assert prints
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free);
                                    ECS_REALLOC(NULL, n) must allocate
@@ -351,6 +357,11 @@ ERRORS
    too. Sizes that overflow (a reserve whose bytes exceed size_t, a batch
    larger than the index space) fail before anything is allocated or
    written.
+   Entities in messages: every message of these headers shows an entity
+   one way, as ecs_entity_format writes it: "entity 4194315 (index 11,
+   generation 1)", the id in decimal (as JSON and the console write ids)
+   and its index and generation; an entity of a resource (its position in
+   a blob or a level, before spawning) is "resource entity 3".
 
 MEMORY AND POINTER STABILITY
    One allocation holds the entity array and the field arrays (each aligned
@@ -423,6 +434,8 @@ REFERENCE (every public function: signature and what it does; the
    ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)  an id (unchecked)
    int ecs_entity_is_nil(ecs_entity e)            index 0
    uint32_t ecs_entity_key(ecs_entity e)          the id without the user's top bits
+   const char *ecs_entity_format(char *buf, size_t size, ecs_entity e)
+                                                  "entity 11 (index 11, generation 0)"
   The destroy log (for component headers with arrays of their own)
    uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
                                                   destroys since c's read, or ECS_ENTITY_LOG_LOST
@@ -616,6 +629,24 @@ REVISION HISTORY
 #include <assert.h>
 #define ECS__HEADER_ASSERT(x) assert(x)
 #endif
+/* A debug check whose failure says in words what went wrong: when x fails,
+   ECS_ASSERT (or assert()) is handed ecs__misuse("the message"), which is
+   false, so what it prints is the message ("Assertion
+   `ecs__misuse("name_slot: the nil entity has no slot")' failed"), not the
+   raw expression. Off with NDEBUG unless you define ECS_ASSERT; define
+   ECS_ASSERT_MSG(x, msg) yourself (in every file) to route it elsewhere. */
+static inline int ecs__misuse(const char *what)
+{
+    (void)what;
+    return 0;
+}
+#ifndef ECS_ASSERT_MSG
+#if defined(ECS_ASSERT) || !defined(NDEBUG)
+#define ECS_ASSERT_MSG(x, msg) ((x) ? (void)0 : ECS__HEADER_ASSERT(ecs__misuse(msg)))
+#else
+#define ECS_ASSERT_MSG(x, msg) ((void)0)
+#endif
+#endif
 #define ECS_ENTITY_GENERATION_MASK ((1u << ECS_GENERATION_BITS) - 1u)
 #define ECS_INSTANCE_NIL 0xFFFFFFFFu
 
@@ -779,6 +810,23 @@ static inline ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)
 }
 /** True for the nil entity (index 0). */
 static inline int ecs_entity_is_nil(ecs_entity e) { return (e.id & ECS_INDEX_MASK) == 0; }
+
+/* A raw id (a stored key, a blob's word) as an entity, for messages. */
+static inline ecs_entity ecs__as_entity(uint32_t id)
+{
+    ecs_entity e;
+    e.id = id;
+    return e;
+}
+
+/** Room for any ecs_entity_format text, NUL included. */
+#define ECS_ENTITY_TEXT_SIZE 64
+/** Writes e as every message of these headers shows an entity: "entity
+    4194315 (index 11, generation 1)", its id in decimal (as JSON and the
+    console write ids) and then its parts (the user's top bits, if set, show
+    in the id only). buf: size bytes (ECS_ENTITY_TEXT_SIZE hold any entity;
+    less is cut, always NUL-terminated when size > 0). Returns buf. */
+ECS_DEF const char *ecs_entity_format(char *buf, size_t size, ecs_entity e);
 
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
 {
@@ -1133,8 +1181,13 @@ ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     (ECS_ERROR_ALREADY_EXISTS); a slot held by a stale id of the same index
     is taken over. Returns nil for a nil entity (ECS_ERROR_INVALID_ARGUMENT)
     or when memory runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which,
-    nothing changed. The manager does not know which entities are alive:
-    creating for a dead entity is a mistake that gc/collect later undo. */
+    nothing changed. A manager registered in a world refuses an entity that
+    world does not have alive (destroyed, or never created there): nil,
+    ECS_ERROR_INVALID_ARGUMENT, and m->error names the component and the
+    entity ("component manager 'hp': create for entity 11 (index 11,
+    generation 0), which is not alive in its world ..."). A standalone
+    manager does not know which entities are alive: creating for a dead
+    entity is a mistake that gc/collect later undo. */
 ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 /** ecs_manager_create without zero-filling the fields (the caller writes
     every field: the typed wrappers and ecs_manager_spawn use it). */
@@ -1149,7 +1202,8 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     kind: nil (entity k's instance is its index); a group member: nil (the
     group may have moved them: look each up). All or nothing: on failure
     (nil entity, out of memory, direct kind: an id listed twice or already
-    present) nothing changed and the error is returned and set in m->error. */
+    present; in a world, an entity not alive there, as ecs_manager_create)
+    nothing changed and the error is returned and set in m->error. */
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first);
 /** e's first instance, or nil (also for nil, stale, forged and unknown
@@ -1222,13 +1276,23 @@ ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m);
    linker error about them means. */
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e);
 
+/* The entity manager of the world m is registered in (a world's first
+   member, checked where ecs_world is defined), or NULL. */
+static inline const ecs_entity_manager *ecs__manager_entities(const ecs_manager *m)
+{
+    return (const ecs_entity_manager *)(const void *)m->world;
+}
+
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e), idx = id & ECS_INDEX_MASK, i = m->count;
     ecs_entity_map_slot *s = m->map.slots + idx;
+    /* in a world, only for an entity alive there (the slow path says why not) */
+    int in_world = !m->world || ecs_entity_alive(ecs__manager_entities(m), e);
     /* dense fast path: room, an index the map covers (not 0), and no id of
        this index owns an instance */
-    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group) {
+    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group &&
+        in_world) {
         ++m->map.count;
         s->id = id;
         s->first = i;
@@ -1240,7 +1304,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     }
     /* hash fast path: room in the arrays and the table (at most 3/4 full
        after), and the probe meets an empty slot before the key */
-    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group &&
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group && in_world &&
         (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
         uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
         s = m->map.slots;
@@ -1283,10 +1347,13 @@ static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
-    /* idx != 0: nil's key (0) equals the id an empty slot 0 stores;
-       idx < capacity: false for a manager whose init failed (no slots) */
-    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && (m->flags & ECS__MANAGER_READY) && idx != 0 && idx < m->capacity &&
-                       m->entity[idx].id == ecs_entity_key(e));
+    ECS_ASSERT_MSG(m->lookup == ECS_LOOKUP_DIRECT, "name_slot: the manager is not of the direct kind (use name_lookup)");
+    ECS_ASSERT_MSG(m->flags & ECS__MANAGER_READY, "name_slot: the manager's init failed, it has no slots to read");
+    /* idx != 0: nil's key (0) equals the id an empty slot 0 stores */
+    ECS_ASSERT_MSG(idx != 0, "name_slot: the nil entity has no slot");
+    /* idx < capacity: false for a manager whose init failed (no slots) */
+    ECS_ASSERT_MSG(idx < m->capacity && m->entity[idx].id == ecs_entity_key(e),
+                   "name_slot: the entity does not own the slot of its index: it is dead (destroyed), stale, or never given an instance here; name_lookup answers nil for such ids");
     return ecs_instance_make(idx & m->slot_mask);
 }
 
@@ -1792,6 +1859,8 @@ typedef struct ecs_world {
     uint32_t epoch;                     /* bumps when a store is removed: stale queries fail */
     ecs_error error;                    /* the last failure */
 } ecs_world;
+/* ecs__manager_entities reads a manager's world as its entity manager. */
+typedef char ecs__world_entities_come_first[offsetof(ecs_world, entities) == 0 ? 1 : -1];
 
 ECS_DEF ecs_result ecs_world_init(ecs_world *w);
 /** Frees the world's tables, its groups, the stores it created
@@ -2467,6 +2536,13 @@ ECS_DEF ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_enti
     return ecs_error_set(&em->error, ECS_ERROR_NOT_FOUND, "ecs_entity_on_destroy_remove: no such callback");
 }
 
+ECS_DEF const char *ecs_entity_format(char *buf, size_t size, ecs_entity e)
+{
+    if (size) snprintf(buf, size, "entity %u (index %u, generation %u)", (unsigned)e.id, (unsigned)ecs_entity_index(e),
+                       (unsigned)ecs_entity_generation(e));
+    return buf;
+}
+
 ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em)
 {
     return em->max_index - em->num_free - em->num_retired;
@@ -2999,6 +3075,25 @@ static uint32_t ecs__append(ecs_manager *m, uint32_t id)
     return i;
 }
 
+/* m's name in its world ("?" when not found). */
+static const char *ecs__manager_name(const ecs_manager *m)
+{
+    uint32_t k;
+    for (k = 0; m->world && k < m->world->num_components; ++k)
+        if (m->world->component[k].manager == m) return m->world->component[k].name;
+    return "?";
+}
+
+/* A create for an entity its world does not have alive: the error, naming
+   both. */
+static ecs_result ecs__not_alive_in_world(ecs_manager *m, ecs_entity e, const char *call)
+{
+    char who[ECS_ENTITY_TEXT_SIZE];
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "component manager '%s': %s for %s, which is not alive in its world (destroyed, or "
+                         "never created there)", ecs__manager_name(m), call, ecs_entity_format(who, sizeof who, e));
+}
+
 /* Hash: one probe finds either id (a further instance, chained) or the
    empty slot it goes into. Room for the instance and the key is reserved. */
 static ecs_instance ecs__create_hash(ecs_manager *m, uint32_t id)
@@ -3026,9 +3121,10 @@ static ecs_instance ecs__create_hash(ecs_manager *m, uint32_t id)
 static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
 {
     uint32_t idx = id & ECS_INDEX_MASK;
+    char who[ECS_ENTITY_TEXT_SIZE];
     if (idx < m->capacity && m->entity[idx].id == id) {
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (direct): entity %u already has an instance",
-                      (unsigned)id);
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (direct): %s already has an instance",
+                      ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
         return ecs_instance_nil();
     }
     if (ecs__grow_for(m, idx + 1u) != ECS_OK) return ecs_instance_nil();
@@ -3047,10 +3143,15 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
         return ecs_instance_nil();
     }
+    if (m->world && !ecs_entity_alive(ecs__manager_entities(m), e)) {
+        ecs__not_alive_in_world(m, e, "create");
+        return ecs_instance_nil();
+    }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
     if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
-                      (unsigned)id);
+        char who[ECS_ENTITY_TEXT_SIZE];
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): %s already has an instance",
+                      ecs_entity_format(who, sizeof who, e));
         return ecs_instance_nil();
     }
     if (m->count == 0xFFFFFFFEu) {
@@ -3140,13 +3241,14 @@ static ecs_result ecs__batch_check(ecs_manager *m, uint32_t n, const ecs_entity 
 
 static ecs_result ecs__batch_nil(ecs_manager *m, uint32_t k)
 {
-    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: entity %u of the batch is nil", (unsigned)k);
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: batch entry %u is the nil entity", (unsigned)k);
 }
 
 static ecs_result ecs__batch_grouped_twice(ecs_manager *m, uint32_t id)
 {
-    return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
-                         "create_many (grouped): entity %u would own two instances", (unsigned)id);
+    char who[ECS_ENTITY_TEXT_SIZE];
+    return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "create_many (grouped): %s would own two instances",
+                         ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
 }
 
 #define ECS__BATCH_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
@@ -3166,11 +3268,12 @@ static ecs_result ecs__batch_direct(ecs_manager *m, uint32_t n, const ecs_entity
     for (k = 0; k < n; ++k) {
         uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), *slot = &m->entity[id & ECS_INDEX_MASK].id;
         if (*slot == id || (*slot & ECS__BATCH_MARK)) {
+            char who[ECS_ENTITY_TEXT_SIZE];
             for (j = 0; j < k; ++j) m->entity[ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK].id &= ~ECS__BATCH_MARK;
             return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
-                                 *slot == id ? "create_many (direct): entity %u already has an instance"
-                                             : "create_many (direct): entity %u's index is listed twice",
-                                 (unsigned)id);
+                                 *slot == id ? "create_many (direct): %s already has an instance"
+                                             : "create_many (direct): the index of %s is listed twice",
+                                 ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
         }
         *slot |= ECS__BATCH_MARK;
     }
@@ -3232,7 +3335,7 @@ static uint32_t ecs__batch_max_index(uint32_t n, const ecs_entity *es, const uin
 static ecs_result ecs__batch_two_ids(ecs_manager *m, uint32_t idx)
 {
     return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
-                         "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+                         "create_many: two ids of index %u in one batch (at most one is alive)", (unsigned)idx);
 }
 
 /* Dense, a batch that met an older id's slot: checks everything the append
@@ -3516,6 +3619,11 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     ecs_result r = ecs__batch_check(m, n, es);
     if (first) *first = ecs_instance_nil();
     if (r != ECS_OK || n == 0) return r;
+    for (k = 0; m->world && k < n; ++k) { /* in a world: every entity alive there (nil: refused below) */
+        ecs_entity e = ecs__batch_entity(es, index, k);
+        if (!ecs_entity_is_nil(e) && !ecs_entity_alive(ecs__manager_entities(m), e))
+            return ecs__not_alive_in_world(m, e, "create_many");
+    }
     if (m->lookup == ECS_LOOKUP_DIRECT) {
         if ((r = ecs__batch_direct(m, n, es, index)) != ECS_OK) return r;
         at = 0;
@@ -3999,7 +4107,7 @@ static ecs_result ecs__schema_spawn(ecs_manager *m, const ecs_spawn_context *ctx
             memcpy(&ref, data + (size_t)j * rec + at, 4);
             if (ref != ECS_SPAWN_ROOT && ref >= ctx->num_entities)
                 return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE,
-                                     "spawn: instance %u's %s refers to entity %u, the resource has %u", (unsigned)j,
+                                     "spawn: instance %u's %s refers to resource entity %u, the resource has %u", (unsigned)j,
                                      s->fields[k].name, (unsigned)ref, (unsigned)ctx->num_entities);
         }
         at += m->fields[k].size;
@@ -4136,10 +4244,12 @@ static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: members %u and %u are the same manager",
                                  (unsigned)j, (unsigned)k);
     for (j = 0; m->next && j < m->count; ++j)
-        if (m->next[j] != ECS__NIL)
+        if (m->next[j] != ECS__NIL) {
+            char who[ECS_ENTITY_TEXT_SIZE];
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_group_init: member %u: entity %u owns two instances (a member holds one per entity)",
-                                 (unsigned)k, (unsigned)m->entity[j].id);
+                                 "ecs_group_init: member %u: %s owns two instances (a member holds one per entity)",
+                                 (unsigned)k, ecs_entity_format(who, sizeof who, m->entity[j]));
+        }
     return ECS_OK;
 }
 
@@ -5000,6 +5110,7 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     ecs_entity small[64], *list = small;
     uint32_t k = ecs_world_find(w, hierarchy), n;
     const ecs_world_component *h = k == ECS_WORLD_NO_COMPONENT ? NULL : &w->component[k];
+    char who[ECS_ENTITY_TEXT_SIZE];
     ecs_result r = ECS_OK;
     if (!h)
         r = ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_destroy_tree: no component '%s'",
@@ -5008,8 +5119,8 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                           "ecs_world_destroy_tree: component '%s' is not a hierarchy (no subtree)", hierarchy);
     else if (!ecs__entity_live(&w->entities, e))
-        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
-                          "ecs_world_destroy_tree: entity 0x%08x is not alive in this world", (unsigned)e.id);
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_destroy_tree: %s is not alive in this world",
+                          ecs_entity_format(who, sizeof who, e));
     if (r != ECS_OK) {
         if (err) *err = w->error;
         return r;
@@ -5019,8 +5130,8 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
         list = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *list);
         if (!list) {
             ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY,
-                          "ecs_world_destroy_tree: out of memory listing %u entities under 0x%08x", (unsigned)n,
-                          (unsigned)e.id);
+                          "ecs_world_destroy_tree: out of memory listing %u entities under %s", (unsigned)n,
+                          ecs_entity_format(who, sizeof who, e));
             if (err) *err = w->error;
             return ECS_ERROR_OUT_OF_MEMORY;
         }

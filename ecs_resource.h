@@ -1735,7 +1735,7 @@ static ecs_result ecs__verify_entity_indices(const uint32_t *index, uint32_t ni,
     for (j = 0; bad && j < ni; ++j) {
         uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
         if (e >= ne)
-            return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
+            return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): resource entity %u, the resource has %u "
                                     "entities",
                                     (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
                                     (unsigned)j, (unsigned)e, (unsigned)ne);
@@ -5049,7 +5049,7 @@ ECS_DEF ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *f
     va_start(ap, format);
     vsnprintf(what, sizeof what, format, ap);
     va_end(ap);
-    return ecs_error_set(ctx->error, ECS_ERROR_DECOMPILE, "offset %u (block '%s', entity %u): %s", (unsigned)ctx->offset,
+    return ecs_error_set(ctx->error, ECS_ERROR_DECOMPILE, "offset %u (block '%s', resource entity %u): %s", (unsigned)ctx->offset,
                          ctx->type_name ? ctx->type_name : "?", (unsigned)ctx->entity, what);
 }
 
@@ -5159,14 +5159,14 @@ ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t ind
         return ECS_OK;
     }
     if (index >= ctx->num_entities && !ctx->lenient)
-        return ecs_decompile_error(ctx, "a reference to entity %u, the resource has %u", (unsigned)index,
+        return ecs_decompile_error(ctx, "a reference to resource entity %u, the resource has %u", (unsigned)index,
                                    (unsigned)ctx->num_entities);
     if (index < nm->num_entities && nm->entity[index] && (ctx->lenient || ctx->unique[index])) {
         ecs__jout_string(ctx->out, nm->entity[index], nm->entity_length[index]);
         return ECS_OK;
     }
     if (nm->present && !ctx->lenient)
-        return ecs_decompile_error(ctx, "entity %u is referred to, but its name is %s", (unsigned)index,
+        return ecs_decompile_error(ctx, "resource entity %u is referred to, but its name is %s", (unsigned)index,
                                    nm->entity[index] ? "not unique" : "missing from the names block");
     if (ctx->referenced) ctx->referenced[index] = 1;
     snprintf(buf, sizeof buf, "#%u", (unsigned)index);
@@ -5589,8 +5589,8 @@ static ecs_result ecs__decompile_tree(ecs_decompile_context *ctx, const unsigned
         while (sp && stack[sp - 1u] != p) ecs__decompile_close(ctx, open, --sp);
         ctx->entity = k, ctx->type_name = "(entities)", ctx->offset = ECS_RESOURCE_HEADER_SIZE + 4u * k;
         if (p != ECS_RESOURCE_ROOT && sp == 0)
-            return ecs_decompile_error(ctx, "entities are not in depth-first order (parent %u is not an ancestor of "
-                                            "entity %u)", (unsigned)p, (unsigned)(k - 1u));
+            return ecs_decompile_error(ctx, "entities are not in depth-first order (resource entity %u is not an "
+                                            "ancestor of resource entity %u)", (unsigned)p, (unsigned)(k - 1u));
         if (sp >= max_levels)
             return ecs_decompile_error(ctx, "entities nest deeper than JSON of depth %d can hold", ECS_JSON_MAX_DEPTH);
         if (sp) {
@@ -5990,9 +5990,11 @@ static void ecs__sub_record(ecs__sub_state *st, const ecs_world_component *c, ui
             } else if (ref != ECS_RESOURCE_ROOT) {
                 st->referenced[ref] = 1;
             } else if (!ecs_entity_is_nil(e)) {
+                char who[ECS_ENTITY_TEXT_SIZE], whom[ECS_ENTITY_TEXT_SIZE];
                 ++st->report->dropped;
-                ecs__snap_note(st->report, "%s.%s of entity 0x%08X refers to 0x%08X outside the subtree: null\n",
-                               c->name, s->fields[f].name, (unsigned)m->entity[i].id, (unsigned)e.id);
+                ecs__snap_note(st->report, "%s.%s of %s refers to %s outside the subtree: null\n", c->name,
+                               s->fields[f].name, ecs_entity_format(who, sizeof who, m->entity[i]),
+                               ecs_entity_format(whom, sizeof whom, e));
             }
         } else if (p) {
             ecs__schema_order(kind, p, from, st->swap);
@@ -6184,6 +6186,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
     ecs__sub_block *blocks;
     const ecs_world_component *h;
     void *mem;
+    char who[ECS_ENTITY_TEXT_SIZE];
     uint32_t k, e, nb, named = 0;
     uint64_t total, names_size = 0;
     ecs_result r = ECS_OK;
@@ -6204,16 +6207,16 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
                              "ecs_resource_save_subtree: component '%s' is not a hierarchy (subtree, parent_of, "
                              "spawn_record)", hierarchy);
     if (!ecs_entity_alive(&w->entities, root))
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_resource_save_subtree: entity 0x%08X is not alive in this world", (unsigned)root.id);
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_resource_save_subtree: %s is not alive in this world",
+                             ecs_entity_format(who, sizeof who, root));
     memset(&st, 0, sizeof st);
     st.w = w;
     st.report = report;
     st.swap = ((flags & ECS_COMPILER_BIG_ENDIAN) != 0) != ecs__res_host_big_endian();
     st.n = h->iface->subtree(h->store, root, NULL, 0);
     if (!st.n)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_resource_save_subtree: entity 0x%08X has no '%s'",
-                             (unsigned)root.id, hierarchy);
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_resource_save_subtree: %s has no '%s'",
+                             ecs_entity_format(who, sizeof who, root), hierarchy);
     /* one allocation: sorted ids, blocks, the subtree, the reference marks */
     mem = ECS__REALLOC(NULL, (size_t)st.n * 13u + (size_t)w->num_components * sizeof *blocks);
     if (!mem) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_resource_save_subtree: out of memory");

@@ -776,9 +776,11 @@ static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' is no hierarchy (no subtree function)",
                              c->name);
     n = desc->root.id ? c->iface->subtree(c->store, desc->root, NULL, 0) : 0u;
-    if (n == 0)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: root 0x%08X has no node in '%s'",
-                             (unsigned)desc->root.id, c->name);
+    if (n == 0) {
+        char who[ECS_ENTITY_TEXT_SIZE];
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: root %s has no node in '%s'",
+                             ecs_entity_format(who, sizeof who, desc->root), c->name);
+    }
     if (!(ids = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *ids)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %u ids", (unsigned)n);
     (void)c->iface->subtree(c->store, desc->root, ids, n);
@@ -1035,6 +1037,7 @@ static ecs_result ecs__snap_check_entities(const ecs__snap_sec *s, const ecs__sn
     size_t ring_at = s->body + (size_t)(e->ring - (e->generation - ECS__SNAP_ENTITIES_HEAD));
     uint32_t k, *seen;
     ecs_result r = ECS_OK;
+    char who[ECS_ENTITY_TEXT_SIZE];
     if (e->generation[0] != 0) return ecs__snap_bad(err, s->body + ECS__SNAP_ENTITIES_HEAD, s->where, "generation[0] is not 0");
     for (k = 1; k <= e->max_index && ECS_ENTITY_GENERATION_MASK < 0xFFu; ++k) /* (fewer than 8 bits) */
         if ((uint32_t)e->generation[k] & ~(uint32_t)ECS_ENTITY_GENERATION_MASK)
@@ -1051,11 +1054,12 @@ static ecs_result ecs__snap_check_entities(const ecs__snap_sec *s, const ecs__sn
         if (k < e->num_free) {
             if (idx == 0 || idx > e->max_index || (id >> ECS_INDEX_BITS) != e->generation[idx] || (seen[idx / 32u] >> (idx % 32u)) & 1u)
                 r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where,
-                                  "free queue entry %u: id 0x%08X is not a queued index's next id (once)", (unsigned)k,
-                                  (unsigned)id);
+                                  "free queue entry %u: %s is not a queued index's next id (once)", (unsigned)k,
+                                  ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
             else seen[idx / 32u] |= 1u << (idx % 32u);
         } else if (idx > e->max_index || (id >> ECS_INDEX_BITS) > ECS_ENTITY_GENERATION_MASK) {
-            r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where, "destroy log entry: id 0x%08X", (unsigned)id);
+            r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where, "destroy log entry: %s",
+                              ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
         }
     }
     ECS__FREE(seen);
@@ -1183,9 +1187,11 @@ static ecs_result ecs__snap_check_direct(const ecs__snap_sec *s, const ecs__snap
     for (i = 0; i < v->count; ++i) {
         uint32_t id = ecs__snap_id(v, i);
         if (id == 0) continue;
-        if ((id & ECS_INDEX_MASK) != i || id > ECS__ID_MASK_RES)
-            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: id 0x%08X in slot %u",
-                                 (unsigned)i, (unsigned)id, (unsigned)i);
+        if ((id & ECS_INDEX_MASK) != i || id > ECS__ID_MASK_RES) {
+            char who[ECS_ENTITY_TEXT_SIZE];
+            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: %s in slot %u", (unsigned)i,
+                                 ecs_entity_format(who, sizeof who, ecs__as_entity(id)), (unsigned)i);
+        }
         ++used;
     }
     if (used != v->num_instances)
@@ -1203,9 +1209,11 @@ static ecs_result ecs__snap_links(const ecs__snap_sec *s, const ecs__snap_mgr *v
     ecs_result r = ECS_OK;
     for (i = 0; i < v->count; ++i) {
         uint32_t id = ecs__snap_id(v, i), n = ecs__snap_next_of(v, i);
-        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__ID_MASK_RES)
-            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: id 0x%08X", (unsigned)i,
-                                 (unsigned)id);
+        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__ID_MASK_RES) {
+            char who[ECS_ENTITY_TEXT_SIZE];
+            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: %s", (unsigned)i,
+                                 ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
+        }
         if (n != ECS__SNAP_NONE && (n >= v->count || n == i || ecs__snap_id(v, n) != id))
             return ecs__snap_bad(err, v->next_at + (size_t)i * 4u, s->where, "next[%u] is %u (not another instance of its entity)",
                                  (unsigned)i, (unsigned)n);
@@ -1246,10 +1254,14 @@ static ecs_result ecs__snap_links(const ecs__snap_sec *s, const ecs__snap_mgr *v
         uint32_t id = ecs__snap_id(v, i), n;
         if (pred && ((pred[i / 32u] >> (i % 32u)) & 1u)) continue;
         if (map->kind == ECS_LOOKUP_DENSE ? map->slots[id & ECS_INDEX_MASK].id != 0 : ecs_entity_map_find(map, id) != ECS_INSTANCE_NIL) {
-            r = ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
-                              map->kind == ECS_LOOKUP_DENSE ? "entity[%u]: a second chain of instances for index %u"
-                                                            : "entity[%u]: a second chain of instances for id %u",
-                              (unsigned)i, (unsigned)(map->kind == ECS_LOOKUP_DENSE ? id & ECS_INDEX_MASK : id));
+            char who[ECS_ENTITY_TEXT_SIZE];
+            r = map->kind == ECS_LOOKUP_DENSE
+                    ? ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
+                                    "entity[%u]: a second chain of instances for index %u", (unsigned)i,
+                                    (unsigned)(id & ECS_INDEX_MASK))
+                    : ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
+                                    "entity[%u]: a second chain of instances for %s", (unsigned)i,
+                                    ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
             break;
         }
         ecs_entity_map_set(map, id, i);
@@ -2597,8 +2609,11 @@ ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_s
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_entity_json: out is NULL");
     out->data = NULL;
     out->size = 0;
-    if (!w || !ecs_entity_alive(&w->entities, e))
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_entity_json: entity 0x%08X is not alive", (unsigned)e.id);
+    if (!w || !ecs_entity_alive(&w->entities, e)) {
+        char who[ECS_ENTITY_TEXT_SIZE];
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_entity_json: %s is not alive",
+                             ecs_entity_format(who, sizeof who, e));
+    }
     memset(&o, 0, sizeof o);
     ecs__jout_text(&o, "{\"entity\": ");
     ecs__snap_juint(&o, ecs_entity_key(e));

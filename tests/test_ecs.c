@@ -282,6 +282,18 @@ static void test_forged_next_id_model(void)
     }
 }
 
+/* Issue 24: one form for an entity in every message. */
+static void test_entity_format(void)
+{
+    char buf[ECS_ENTITY_TEXT_SIZE], tiny[12];
+    ecs_entity e = ecs_entity_make(11, 1);
+    CHECK(strcmp(ecs_entity_format(buf, sizeof buf, e), "entity 4194315 (index 11, generation 1)") == 0 ||
+          ECS_INDEX_BITS != 22);
+    CHECK(strcmp(ecs_entity_format(buf, sizeof buf, make_id(0)), "entity 0 (index 0, generation 0)") == 0);
+    CHECK(ecs_entity_format(tiny, sizeof tiny, e) == tiny && strcmp(tiny, "entity 4194") == 0); /* cut, terminated */
+    CHECK(ecs_entity_format(buf, sizeof buf, make_id(0xFFFFFFFFu)) == buf && strlen(buf) < sizeof buf);
+}
+
 static void test_create_many(void)
 {
     ecs_entity_manager em;
@@ -850,6 +862,7 @@ int main(void)
     test_random_churn();
     test_forged_next_id();
     test_forged_next_id_model();
+    test_entity_format();
     test_create_many();
     test_callbacks();
     run_component_model(ECS_LOOKUP_HASH, TEST_COMPONENT_OPS);

@@ -195,7 +195,7 @@ static void spawn_copies(turret *t, ecs_entity_manager *em)
     turret_record(data + TURRET_RECORD, 6.0f, 4, ECS_SPAWN_ROOT);
     ctx.entity = ents;
     CHECK(ecs_manager_spawn(&t->core, &ctx, 3, index, data, sizeof data) == ECS_ERROR_CORRUPT_RESOURCE);
-    CHECK(strstr(err.message, "instance 1's ship refers to entity 4") != NULL && turret_num_instances(t) == 0);
+    CHECK(strstr(err.message, "instance 1's ship refers to resource entity 4") != NULL && turret_num_instances(t) == 0);
     CHECK(ecs_manager_spawn(&t->core, &ctx, 3, index, data, sizeof data - 1) == ECS_ERROR_SPAWN_FAILED);
     ecs_entity_destroy_many(em, 12, ents);
 }

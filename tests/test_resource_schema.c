@@ -533,7 +533,7 @@ static void test_refusals(void)
     const char *gadget_json = ONE("{\"type\": \"gadget\", \"target\": \"a\"}");
     refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 29, &nan_value, 4, "not finite");
     refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 28, &two, 1, "a bool byte of 2");
-    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), GADGET_RECORD - 4, &far, 4, "entity 99");
+    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), GADGET_RECORD - 4, &far, 4, "resource entity 99");
     nan_value = 200.0f;
     refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 0, &nan_value, 4, "power must be <= 100");
     /* entities must be numbered depth-first, instances in entity order */
@@ -595,7 +595,7 @@ static void test_refusals(void)
         CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES, &out, &err) == ECS_OK);
         blk = find_block(out.blob, ecs_resource_identifier("joint"));
         memcpy((unsigned char *)(uintptr_t)blk.data + 2 * 12 + 4, &twin, 4); /* cafe's joint: b = twin */
-        expect_refusal(&compiler, out.blob, out.size, "entity 6 is referred to, but its name is not unique");
+        expect_refusal(&compiler, out.blob, out.size, "resource entity 6 is referred to, but its name is not unique");
         twin = 5; /* the unnamed one */
         memcpy((unsigned char *)(uintptr_t)blk.data + 2 * 12 + 4, &twin, 4);
         expect_refusal(&compiler, out.blob, out.size, "missing from the names block");

@@ -1108,6 +1108,59 @@ static void test_optional_in_step(void)
     }
 }
 
+/* Issue 24: in a world, an instance for a dead entity (destroyed, or never
+   created there) is refused with an error naming the component and the
+   entity, in every kind, one at a time and in a batch (all or nothing);
+   before, name_create succeeded silently. A standalone manager keeps
+   taking any id (documented). */
+static void test_create_for_dead_entity(void)
+{
+    static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_DIRECT};
+    uint32_t k;
+    for (k = 0; k < 3; ++k) {
+        ecs_world w;
+        ecs_error err;
+        t_pos pos, alone;
+        ecs_entity a, dead, batch[2];
+        ecs_instance first;
+        char want[160];
+        CHECK(ecs_world_init(&w) == ECS_OK && t_pos_init(&pos, kinds[k]) == ECS_OK && t_pos_init(&alone, kinds[k]) == ECS_OK);
+        CHECK(ecs_world_add_manager(&w, "pos", &pos.core, &err) != ECS_WORLD_NO_COMPONENT);
+        a = ecs_entity_create(&w.entities);
+        dead = ecs_entity_create(&w.entities);
+        CHECK(ecs_entity_destroy(&w.entities, dead) == 1);
+        CHECK(!ecs_instance_is_nil(t_pos_create(&pos, a)));
+        CHECK(ecs_instance_is_nil(t_pos_create(&pos, dead)) && pos.core.error.code == ECS_ERROR_INVALID_ARGUMENT);
+        snprintf(want, sizeof want, "component manager 'pos': create for entity %u (index %u, generation 0), which is not alive in its world",
+                 (unsigned)dead.id, (unsigned)ecs_entity_index(dead));
+        CHECK_MSG(strstr(pos.core.error.message, want) != NULL, "kind %u: %s", (unsigned)k, pos.core.error.message);
+        CHECK(ecs_instance_is_nil(t_pos_create(&pos, ecs_entity_make(999, 0)))); /* never created there */
+        CHECK(t_pos_num_instances(&pos) == 1u && ecs_instance_is_nil(t_pos_lookup(&pos, dead)));
+        batch[0] = ecs_entity_create(&w.entities);
+        batch[1] = dead;
+        CHECK(t_pos_create_many(&pos, 2, batch, &first) == ECS_ERROR_INVALID_ARGUMENT && t_pos_num_instances(&pos) == 1u);
+        CHECK(strstr(pos.core.error.message, "create_many for entity") != NULL);
+        batch[1] = ecs_entity_create(&w.entities);
+        CHECK(t_pos_create_many(&pos, 2, batch, &first) == ECS_OK && t_pos_num_instances(&pos) == 3u);
+        CHECK(!ecs_instance_is_nil(t_pos_create(&alone, dead))); /* standalone: any id */
+        ecs_world_free(&w);
+        t_pos_free(&pos);
+        t_pos_free(&alone);
+    }
+    { /* the world's own managers too */
+        ecs_world w;
+        ecs_error err;
+        ecs_manager *hp;
+        ecs_entity e;
+        CHECK(ecs_world_init(&w) == ECS_OK);
+        hp = ecs_world_define(&w, "hp", one_u32, 1, ECS_LOOKUP_HASH, &err);
+        e = ecs_entity_create(&w.entities);
+        ecs_entity_destroy(&w.entities, e);
+        CHECK(hp && ecs_instance_is_nil(ecs_manager_create(hp, e)) && strstr(hp->error.message, "'hp': create for entity"));
+        ecs_world_free(&w);
+    }
+}
+
 /* Issue 24, defect 7 in a world: the id a queued index carries next tests
    alive, but ecs_world_destroy_now refuses it (before the fix it queued the
    index twice and the world's own save failed verify). A world whose
@@ -1173,5 +1226,6 @@ int main(void)
     test_optional_in_step();
     test_queries_random();
     test_forged_next_id();
+    test_create_for_dead_entity();
     return test_report("test_world");
 }
