@@ -1,4 +1,4 @@
-/* ecs.h - v0.3 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.5 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -547,6 +547,14 @@ REFERENCE (every public function: signature and what it does; the
                                     const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
 
 REVISION HISTORY
+   0.5  an index is never queued twice: destroy, destroy_many,
+        ecs_world_destroy_now and _destroy_tree refuse the id a queued index
+        carries next (a bit per index that only destroy writes;
+        ecs_entity_manager_invalidate for code that writes the state);
+        schema kinds i8 u8 i16 u16; a manager in a world refuses instances
+        for entities not alive there; ECS_ASSERT_MSG, and name_slot's
+        asserts say in words what went wrong; ecs_entity_format, one form
+        for an entity in every message; the quick start checks init
    0.4  ecs_store_interface gains save_selected (snapshots of a subtree),
         with ecs_entity_selected for its test
    0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
@@ -575,7 +583,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 3
+#define ECS_VERSION_MINOR 5
 
 #include <stddef.h>
 #include <stdint.h>

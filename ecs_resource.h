@@ -319,7 +319,9 @@ SAVE SUBTREE (a live subtree as an entity resource: "save selection as
    left out, entity fields as resource indices; a reference to an entity
    outside the subtree is written null, counted in report.dropped and
    named in report.text). Managers without a schema and stores without
-   spawn_record are left out (report.skipped, named). Path fields keep
+   spawn_record are left out; the report counts (report.skipped) and names
+   only those that hold instances of the subtree's entities (a store that
+   holds none of them loses nothing, so it is not mentioned). Path fields keep
    their hashes; names (the ecs_resource_names of the level the entities
    came from, or NULL) gives the paths it knows for them: they become
    out.dependency and a names block, which also names every referenced
@@ -619,7 +621,12 @@ REFERENCE (every public function, by section; the declarations below say
 REVISION HISTORY
    0.5  snapshots move to ecs_snapshot.h (names, format and behaviour
         unchanged; ecs_snapshot_report stays here, ecs_resource_save_subtree
-        fills it too); ecs_resource_save_subtree has a section of its own
+        fills it too); ecs_resource_save_subtree has a section of its own;
+        issue 24: a spec member given twice is refused, naming it; the
+        integer kinds i8 u8 i16 u16 (compile, decompile, bounds, swap);
+        ecs_compiler_register_world and ecs_spawner_register_world say in
+        err what they leave out; positions in a resource are "resource
+        entity N" in messages; save_subtree's report documented as it is
    0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
         root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;
         loads about 1.3x faster (stores loaded into their own memory);
@@ -1332,8 +1339,10 @@ typedef struct ecs_snapshot_report {
     hashes become out's dependency list and a names block (which also names
     each referenced entity "#k", as the decompiler does). flags: 0 or
     ECS_COMPILER_BIG_ENDIAN. report (may be NULL): skipped counts the stores
-    left out, dropped the references outside the subtree written as null,
-    one line each in text. The blob verifies, decompiles with a compiler
+    left out that hold instances of the subtree's entities (a store without
+    any of them is not counted or named: nothing of the subtree is lost),
+    dropped the references outside the subtree written as null, one line
+    each in text ("motion: left out (a manager without a schema)"). The blob verifies, decompiles with a compiler
     that registered the world, compiles back to the same bytes, and spawns
     with a spawner that registered it. ECS_OK; ECS_ERROR_INVALID_ARGUMENT
     (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
@@ -2586,6 +2595,24 @@ static int ecs__json_whole(const unsigned char *s, const unsigned char *e, uint6
     return 1;
 }
 
+/* Reads an exponent's sign and digits at *pp (just past the 'e'), adding
+   its value (magnitude capped at 10^8) to *exp10. 0, with *pp where a digit
+   was expected, when there is none. */
+static int ecs__json_exponent(const unsigned char **pp, const unsigned char *end, int64_t *exp10)
+{
+    const unsigned char *s = *pp;
+    int eneg = 0;
+    int64_t e = 0;
+    if (s < end && (*s == '+' || *s == '-')) eneg = *s++ == '-';
+    *pp = s;
+    if (s == end || !ECS__JSON_DIGIT(*s)) return 0;
+    for (; s < end && ECS__JSON_DIGIT(*s); ++s)
+        if (e < 100000000) e = e * 10 + (*s - '0');
+    *exp10 += eneg ? -e : e;
+    *pp = s;
+    return 1;
+}
+
 static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **pp, ecs_json_value *v)
 {
     const unsigned char *s = *pp, *start = s, *end = ps->end;
@@ -2636,20 +2663,9 @@ static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **p
         }
     }
     if (s < end && (*s == 'e' || *s == 'E')) {
-        int eneg = 0;
-        int64_t e = 0;
         is_int = 0;
         ++s;
-        if (s < end && (*s == '+' || *s == '-')) {
-            eneg = *s == '-';
-            ++s;
-        }
-        if (s == end || !ECS__JSON_DIGIT(*s)) return ecs__json_fail(ps, s, "expected a digit in the exponent");
-        while (s < end && ECS__JSON_DIGIT(*s)) {
-            if (e < 100000000) e = e * 10 + (*s - '0');
-            ++s;
-        }
-        exp10 += eneg ? -e : e;
+        if (!ecs__json_exponent(&s, end, &exp10)) return ecs__json_fail(ps, s, "expected a digit in the exponent");
     }
     if (m == 0) {
         val = 0.0;

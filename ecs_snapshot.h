@@ -290,7 +290,11 @@ REFERENCE (every public function; the declarations below say more:
 REVISION HISTORY
    0.5  a header of its own: snapshots move out of ecs_resource.h (v0.4)
         with their names, format (version 1) and behaviour unchanged; the
-        implementation goes in ecs_resource.h's implementation file, after it
+        implementation goes in ecs_resource.h's implementation file, after it;
+        issue 24: the kinds i8 u8 i16 u16 in the JSON form and the byte
+        swap; load and clone rebuild the entity manager's queued marks
+        (ecs_entity_manager_invalidate); entities in messages as
+        ecs_entity_format writes them
    Before, in ecs_resource.h:
    0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
         root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;

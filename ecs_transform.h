@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.3 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.5 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -380,6 +380,8 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.5  entities in messages as ecs_entity_format writes them (the quick
+        start prints one so)
    0.4  ecs_transform_snapshot_save_selected (a subtree's or any selection's
         nodes, for snapshots of a subtree); a snapshot load reuses the
         manager's arrays, map and pending list
