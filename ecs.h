@@ -755,6 +755,10 @@ typedef struct ecs_entity_manager {
                                   the ring by the next destroy) */
     uint32_t queued_synced;    /* running count up to which popped indices have
                                   had their bits cleared (<= free_head) */
+    uint32_t queued_room;      /* destroys the inline path may still queue: ring
+                                  slots free of unsynced pops while the bits cover
+                                  every index and no callback is registered; 0
+                                  sends destroy to the general path */
     ecs_entity__callback *callbacks;
     uint32_t num_callbacks, callbacks_capacity;
     ecs_entity *destroying;    /* entities whose callbacks are running */
@@ -868,14 +872,12 @@ static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
 {
     /* locals: the stores below may alias any member of *em */
-    uint32_t idx = e.id & ECS_INDEX_MASK, gen, bit = 1u << (idx & 31u), word;
-    uint32_t tail = em->free_head + em->num_free, cap = em->free_capacity;
-    uint32_t *queued = em->queued, *ring = em->free_ring;
-    /* the slow path: callbacks, a full ring (counting the popped entries
-       whose bits are not cleared yet), or an index the bits do not cover */
-    if (em->num_callbacks || tail - em->queued_synced >= cap || idx >= em->queued_limit)
-        return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
-    if (!ecs_entity_alive(em, e)) return 0;
+    uint32_t idx = e.id & ECS_INDEX_MASK, gen, bit = 1u << (idx & 31u), word, room = em->queued_room;
+    uint32_t *queued = em->queued;
+    /* no room: callbacks, a full ring (counting the popped entries whose
+       bits are not cleared yet), bits missing or not covering every index */
+    if (room == 0) return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
+    if (!ecs_entity_alive(em, e)) return 0; /* alive: idx is below the capacity the bits cover */
     /* set: queued (e is the id it carries next), or popped since the last
        sync: the slow path clears the popped bits and tells them apart */
     word = queued[idx >> 5];
@@ -883,8 +885,9 @@ static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
     gen = (em->generation[idx] + 1u) & ECS_ENTITY_GENERATION_MASK;
     queued[idx >> 5] = word | bit;
     em->generation[idx] = (uint8_t)gen;
-    ring[tail & (cap - 1u)] = idx | (gen << ECS_INDEX_BITS);
+    em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = idx | (gen << ECS_INDEX_BITS);
     ++em->num_free;
+    em->queued_room = room - 1u;
     return 1;
 }
 
@@ -2236,6 +2239,7 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
     if (em->capacity == 0) em->life = ecs__next_life();
     em->generation = g;
     em->capacity = cap;
+    if (em->queued_limit < cap) em->queued_room = 0; /* the next destroy grows the bits */
     return ECS_OK;
 }
 
@@ -2306,6 +2310,16 @@ static void ecs__queued_mark(ecs_entity_manager *em, uint32_t from, uint32_t to,
     }
 }
 
+/* What the inline destroy may queue before it must come back here: every
+   free slot of the ring (nothing popped is left unsynced), while the bits
+   cover every index the manager has room for and no callback runs. */
+static void ecs__queued_room_update(ecs_entity_manager *em)
+{
+    int fast = em->queued_limit > 0 && em->queued_limit >= em->capacity && em->num_callbacks == 0 &&
+               em->queued_synced == em->free_head;
+    em->queued_room = fast ? em->free_capacity - em->num_free : 0u;
+}
+
 /* Brings the bits up to date for index idx: builds them when there are none
    (or after an invalidation), grows them to cover idx and every index the
    manager has room for, and clears the bits of the indices popped since the
@@ -2314,13 +2328,13 @@ static int ecs__queued_sync(ecs_entity_manager *em, uint32_t idx)
 {
     uint32_t cover = (em->capacity > idx ? em->capacity : idx + 1u), words = cover / 32u + 1u;
     int rebuild = em->queued_limit == 0 || em->free_head - em->queued_synced > em->free_capacity;
-    if (rebuild || idx >= em->queued_limit) {
+    if (rebuild || cover > em->queued_limit) { /* (cover: idx and every index the manager has room for) */
         uint32_t old = rebuild ? 0u : em->queued_limit / 32u;
         uint32_t *bits = (uint32_t *)ECS__REALLOC(em->queued, (size_t)words * sizeof *bits);
         if (!bits) { /* destroy goes on, scanning the queue; said in em->error */
             ECS__FREE(em->queued);
             em->queued = NULL;
-            em->queued_limit = 0;
+            em->queued_limit = em->queued_room = 0;
             ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY,
                           "entity manager: out of memory for the bits of queued indices (destroy scans the queue)");
             return 0;
@@ -2335,6 +2349,7 @@ static int ecs__queued_sync(ecs_entity_manager *em, uint32_t idx)
     }
     if (em->queued_synced != em->free_head) ecs__queued_mark(em, em->queued_synced, em->free_head, 0);
     em->queued_synced = em->free_head;
+    ecs__queued_room_update(em);
     return 1;
 }
 
@@ -2352,7 +2367,7 @@ static int ecs__entity_queued(ecs_entity_manager *em, uint32_t idx)
 
 ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em)
 {
-    em->queued_limit = 0;
+    em->queued_limit = em->queued_room = 0;
 }
 
 /* Alive and not the next id of a queued index: an entity create handed out.
@@ -2365,6 +2380,7 @@ static int ecs__entity_live(ecs_entity_manager *em, ecs_entity e)
     if (idx < em->queued_limit && em->free_head - em->queued_synced <= em->free_capacity) {
         if (em->queued_synced != em->free_head) ecs__queued_mark(em, em->queued_synced, em->free_head, 0);
         em->queued_synced = em->free_head;
+        ecs__queued_room_update(em);
         return !((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
     }
     for (s = em->free_head; s != end; ++s)
@@ -2385,6 +2401,7 @@ static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
     }
     em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = ecs_entity_make(idx, em->generation[idx]).id;
     ++em->num_free;
+    if (marked) ecs__queued_room_update(em); /* the ring may have grown */
 }
 
 ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em)
@@ -2505,6 +2522,7 @@ ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, con
             ++destroyed;
         }
         em->num_free += destroyed;
+        ecs__queued_room_update(em);
         return destroyed;
     }
     for (k = 0; k < n; ++k) destroyed += (uint32_t)ecs_entity_destroy(em, es[k]);
@@ -2529,6 +2547,7 @@ ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_dest
     em->callbacks[em->num_callbacks].fn = fn;
     em->callbacks[em->num_callbacks].user = user;
     ++em->num_callbacks;
+    em->queued_room = 0; /* destroys run the callbacks: the general path */
     return ECS_OK;
 }
 
