@@ -83,10 +83,11 @@ ENTITIES
    They ask a bit per index (set while the index is queued; 1/8 byte per
    index) that create never touches: the destroy that meets a set bit
    clears the bits of the indices popped since the last time, so create and
-   alive cost what they did and destroy pays a bit test and set (about 1 ns
-   in bench/bench.c's destroy_ns; see bench/RESULTS.md). Code that writes
-   a manager's generations or queue itself (a snapshot load) calls
-   ecs_entity_manager_invalidate(em) after it.
+   alive cost what they did and destroy pays a bit test and set, plus the
+   clearing of what create popped (bench/RESULTS.md, issue 24: about 15
+   instructions and 0.5-1 ns a destroy, 2-4 ns a create+destroy in churn).
+   Code that writes a manager's generations or queue itself (a snapshot
+   load) calls ecs_entity_manager_invalidate(em) after it.
    ecs_entity_create / _create_many / _alive / _destroy / _destroy_many /
    _count, ecs_entity_index / _generation / _make / _is_nil. When every index
    is alive, create takes a queued index even below the threshold (a free
