@@ -473,12 +473,12 @@ REFERENCE (every public function: signature and what it does; the
    void ecs_group_free(ecs_group *g)              releases them
   The world
    ecs_result ecs_world_init(ecs_world *w)        void ecs_world_free(ecs_world *w)
-   uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+   ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
    ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
                     uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)  made and owned
    ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
                     uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
-   uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store,
+   ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *store,
                     const ecs_store_interface *iface, ecs_error *err)  any other store
    int ecs_entity_selected(const uint32_t *keep, uint32_t num_indices, uint32_t id)
                     whether a store's save_selected keeps id's instances
@@ -1030,7 +1030,8 @@ typedef struct ecs_manager {
     ecs_entity_log_cursor log;    /* ecs_manager_collect's place in the destroy log */
     ecs_error error;              /* the last failure */
     ecs_schema *schema;           /* ecs_manager_set_schema's copy, or NULL */
-    struct ecs_group *group;      /* the group keeping m co-sorted, or NULL */
+    struct ecs_group *group;      /* the outermost group (fewest members) keeping m co-sorted, or NULL;
+                                     the others: group->next, ... (ecs_group) */
     struct ecs_world *world;      /* the world m is registered in, or NULL */
     uint32_t version;             /* direct: counts the changes of which slots are taken, from a value of
                                      its own per init (ecs_world_query_refresh's runs are good while it stays) */
@@ -1284,6 +1285,37 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 #define ECS__FIELD_ONE_POINTER(type, name) +sizeof(type *)
 #define ECS__FIELD_ZERO(type, name) memset(&m->name[i.i], 0, sizeof(type));
 #define ECS__FIELD_MOVE(type, name) m->name[to] = m->name[from];
+#define ECS__FIELD_VIEW_AT(type, name) v->name = (type *)*f_++ + i;
+#define ECS__FIELD_VIEW_NULL(type, name) v->name = NULL;
+#define ECS__FIELD_SIZE_CHECK(type, name) ok_ &= (uint32_t)(k_ < m->num_fields && m->fields[k_].size == sizeof(type)), ++k_;
+
+/* A typed manager's view: name_view (entity and each field as typed
+   pointers), name_view_at (points them at instance i of m, NULL for nil)
+   and name_layout_matches (whether m's fields have the list's sizes).
+   ECS_SYSTEM_DEFINE hands a system one view per term. */
+#define ECS__MANAGER_VIEWS(name, LIST, MEMBER, AT, NULLED, CHECK)                                           \
+    typedef struct name##_view {                                                                            \
+        ecs_entity *entity;                                                                                 \
+        LIST(MEMBER)                                                                                        \
+    } name##_view;                                                                                          \
+    ECS__UNUSED static inline void name##_view_at(name##_view *v, const ecs_manager *m, uint32_t i)         \
+    {                                                                                                       \
+        void *const *f_ = m->field;                                                                         \
+        (void)f_;                                                                                           \
+        if (i == ECS_INSTANCE_NIL) {                                                                        \
+            v->entity = NULL;                                                                               \
+            LIST(NULLED)                                                                                    \
+            return;                                                                                         \
+        }                                                                                                   \
+        v->entity = m->entity + i;                                                                          \
+        LIST(AT)                                                                                            \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_layout_matches(const ecs_manager *m)                          \
+    {                                                                                                       \
+        uint32_t k_ = 0, ok_ = 1;                                                                           \
+        LIST(CHECK)                                                                                         \
+        return ok_ && k_ == m->num_fields;                                                                  \
+    }
 
 /** Declares struct `name`: the runtime core, then `entity` and one typed
     array per field, which the core keeps current (never stale, whatever
@@ -1302,7 +1334,9 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
                                               sizeof(name) == sizeof(ecs_manager) + sizeof(ecs_entity *)    \
                                                                   FIELDS(ECS__FIELD_ONE_POINTER)            \
                                           ? 1                                                               \
-                                          : -1];
+                                          : -1];                                                            \
+    ECS__MANAGER_VIEWS(name, FIELDS, ECS__FIELD_MEMBER, ECS__FIELD_VIEW_AT, ECS__FIELD_VIEW_NULL,            \
+                       ECS__FIELD_SIZE_CHECK)
 
 /* The wrappers both typed-manager macros generate after their init: LIST is
    the field or schema list, ZERO and MOVE its per-entry zeroing and moving. */
@@ -1441,6 +1475,10 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 #define ECS__SCHEMA_COUNT(kind, name, spec) +1
 #define ECS__SCHEMA_ZERO(kind, name, spec) memset(&m->name[i.i], 0, sizeof *m->name);
 #define ECS__SCHEMA_MOVE(kind, name, spec) m->name[to] = m->name[from];
+#define ECS__SCHEMA_VIEW_AT(kind, name, spec) v->name = (ECS__SCHEMA_TYPE_##kind *)*f_++ + i;
+#define ECS__SCHEMA_VIEW_NULL(kind, name, spec) v->name = NULL;
+#define ECS__SCHEMA_SIZE_CHECK(kind, name, spec)                                                            \
+    ok_ &= (uint32_t)(k_ < m->num_fields && m->fields[k_].size == sizeof(ECS__SCHEMA_TYPE_##kind)), ++k_;
 
 /** Declares struct `name` like ECS_MANAGER_VIEW_DEFINE, from a schema list:
     SCHEMA is an X-macro whose entries are X(kind, field, spec), kind one of
@@ -1459,6 +1497,8 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
                                                                   SCHEMA(ECS__SCHEMA_ONE_POINTER)           \
                                           ? 1                                                               \
                                           : -1];                                                            \
+    ECS__MANAGER_VIEWS(name, SCHEMA, ECS__SCHEMA_MEMBER, ECS__SCHEMA_VIEW_AT, ECS__SCHEMA_VIEW_NULL,         \
+                       ECS__SCHEMA_SIZE_CHECK)                                                              \
     ECS__UNUSED static inline const ecs_schema_field *name##_schema(uint32_t *num_fields)                   \
     {                                                                                                       \
         static const ecs_schema_field table_[] = {SCHEMA(ECS_SCHEMA_FIELD)};                               \
@@ -1591,28 +1631,50 @@ ECS_DEF void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn 
    call that adds or removes instances (create, create_many, destroy,
    destroy_entity, gc, gc_all, collect, spawn, a plugin's calls). A member
    holds at most one instance per entity while grouped (a second create is
-   ECS_ERROR_ALREADY_EXISTS). A manager belongs to at most one group. */
+   ECS_ERROR_ALREADY_EXISTS). Groups nest (EnTT's nested groups): a manager
+   may be in several groups as long as, of any two groups sharing a member,
+   one holds every member of the other. A member's instances are then
+   ordered [the group with the most members | the next one out only | ... |
+   the group with the fewest members only | the rest], so every group's
+   entities are a prefix of each of its members. */
 #define ECS_GROUP_MAX_MEMBERS 8u
 typedef struct ecs_group {
     ecs_manager *member[ECS_GROUP_MAX_MEMBERS];
     uint32_t num_members;
-    uint32_t size;     /* entities owning every member: instances 0..size-1 */
-    ecs_error error;   /* the last failure */
+    uint32_t size;            /* entities owning every member: instances 0..size-1 */
+    ecs_error error;          /* the last failure */
+    struct ecs_group *next;   /* the smallest group holding every member of this one (more members,
+                                 a prefix inside this one's), or NULL: a member's chain of groups is
+                                 member->group, ->next, ... */
 } ecs_group;
 /** Groups members[0..n-1] (2 <= n <= ECS_GROUP_MAX_MEMBERS; dense or hash
-    kind, initialised, in no other group, at most one instance per entity)
-    and sorts their current instances. ECS_OK, or an error (err set; the
-    message names the member and the problem) and nothing changed: n out of
-    range (ECS_ERROR_INVALID_ARGUMENT), a member NULL, not initialised, of the
-    direct kind, listed twice or with an entity owning two instances
-    (INVALID_ARGUMENT), a member already grouped (ALREADY_EXISTS). Needs no
+    kind, initialised, at most one instance per entity; any group a member
+    is in already must nest with this one) and sorts their current
+    instances. ECS_OK, or an error (err set; the message names the member
+    and the problem) and nothing changed: n out of range
+    (ECS_ERROR_INVALID_ARGUMENT), a member NULL, not initialised, of the
+    direct kind, listed twice, with an entity owning two instances, or in a
+    group that does not nest with this one (INVALID_ARGUMENT), a group of
+    the same members (ALREADY_EXISTS). Needs no
     memory. g must stay at its address until ecs_group_free. While grouped,
     an instance index changes on any create or destroy of any member (look
     up again); ecs_manager_move is refused. Not thread-safe: a call on one
     member writes every member. */
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err);
-/** Releases the members (their order stays as it is); g may then be
-    initialised again or go away. Freeing a member frees its group too. */
+/** The innermost group of m's chain (the one with the most members), or
+    NULL (m NULL or in no group): managers connected through groups (sharing
+    one, or nested) have the same one, and a call on one may move the
+    instances of all of them, so they belong on one thread together
+    (ecs_world_collect, ecs_spawner_spawn_jobs). */
+static inline const ecs_group *ecs_group_top(const ecs_manager *m)
+{
+    const ecs_group *g = m ? m->group : NULL;
+    while (g && g->next) g = g->next;
+    return g;
+}
+/** Releases the members from g (their order stays as it is; their other
+    groups stay); g may then be initialised again or go away. Freeing a
+    member frees its groups too. */
 ECS_DEF void ecs_group_free(ecs_group *g);
 
 /* ---- the world: every store registered once ------------------------------
@@ -1704,7 +1766,7 @@ typedef struct ecs_world_component {
     void *store;                        /* the store (== manager for managers) */
     const ecs_store_interface *iface;   /* NULL for managers */
     uint32_t owned;                     /* 1: the world created it and frees it */
-    ecs_group *group;                   /* the world's group holding it, or NULL */
+    ecs_group *group;                   /* the outermost group holding it (manager->group), or NULL */
 } ecs_world_component;
 
 /** An entity manager and its stores. Zero-initialised is NOT valid: call
@@ -1718,6 +1780,8 @@ typedef struct ecs_world {
     uint32_t num_groups, groups_capacity;
     uint32_t epoch;                     /* bumps when a store is removed: stale queries fail */
     ecs_error error;                    /* the last failure */
+    struct ecs_world_system *systems;   /* registered systems, in running order */
+    uint32_t num_systems, systems_capacity;
 } ecs_world;
 
 ECS_DEF ecs_result ecs_world_init(ecs_world *w);
@@ -1726,10 +1790,14 @@ ECS_DEF ecs_result ecs_world_init(ecs_world *w);
     yours to free (after this call). */
 ECS_DEF void ecs_world_free(ecs_world *w);
 
-/** Registers m (initialised, in no other world) under name. Returns the
-    component's index, or ECS_WORLD_NO_COMPONENT (err set: name empty or
-    taken, identifier collision, m already in a world, out of memory). */
-ECS_DEF uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err);
+/** Registers m (initialised, in no other world) under name; m stays yours
+    (free it after ecs_world_free). ECS_OK (the component's index:
+    ecs_world_find), or an error naming it, nothing changed (err and
+    w->error set): name empty or taken, identifier collision, m NULL, m
+    already in a world, out of memory, m's init failed (the message carries
+    m's own reason). Every registration call returns an ecs_result; the
+    defines return the manager they made (NULL on failure). */
+ECS_DEF ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err);
 /** Creates, registers and owns a runtime manager (ecs_manager_init). */
 ECS_DEF ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
@@ -1738,9 +1806,11 @@ ECS_DEF ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_
 ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
                                              uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
 /** Registers any other store through its interface (the interface struct
-    must outlive the registration). */
-ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
-                                     ecs_error *err);
+    must outlive the registration). ECS_OK, or an error as
+    ecs_world_add_manager's (and INVALID_ARGUMENT for a store or interface
+    missing a required function). */
+ECS_DEF ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
+                                       ecs_error *err);
 /** Unregisters a component (frees it when the world owns it); queries made
     before fail from then on. ECS_OK or ECS_ERROR_NOT_FOUND. */
 ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err);
@@ -1766,9 +1836,11 @@ typedef struct ecs_world_query_desc {
 } ecs_world_query_desc;
 
 typedef enum ecs_world_query_path {
-    ECS_WORLD_QUERY_DIRECT = 0, /* every required store direct: runs of slots */
-    ECS_WORLD_QUERY_GROUP = 1,  /* every required store in one group: the prefix */
-    ECS_WORLD_QUERY_LOOKUP = 2  /* the driver's instances, the others looked up */
+    ECS_WORLD_QUERY_DIRECT = 0,     /* every required store direct: runs of slots */
+    ECS_WORLD_QUERY_GROUP = 1,      /* every required store in one group: its prefix (contiguous in every
+                                       term), then, when the group has more members, the remainder */
+    ECS_WORLD_QUERY_LOOKUP = 2,     /* the driver's instances, the others looked up */
+    ECS_WORLD_QUERY_GROUP_PART = 3  /* a group of required stores only: its prefix, the other terms looked up */
 } ecs_world_query_path;
 
 /** A prepared query (make it once, iterate it every frame). Terms are the
@@ -1779,6 +1851,9 @@ typedef struct ecs_world_query {
     uint32_t term[ECS_WORLD_MAX_TERMS];  /* component index of each term */
     ecs_world_query_path path;
     uint32_t driver;                     /* the term whose instances drive the loop */
+    const struct ecs_group *group;       /* the group paths' group, else NULL */
+    uint32_t group_terms;                /* bit t: term t is one of the group's members */
+    uint32_t group_term;                 /* the first required term in the group */
     uint32_t epoch;                      /* world->epoch when made */
     /* the direct path's remembered runs (ecs_world_query_refresh): slots
        run_begin[r] .. run_end[r] - 1 match, as long as every required
@@ -1875,67 +1950,173 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     instances were destroyed. */
 ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 
-/* ---- systems across threads -------------------------------------------------
-   A system is a query, the components it writes (every other term of its
-   query is read) and a function called once per chunk of matches.
-   ecs_world_run_systems runs a frame's systems:
+/* ---- systems ----------------------------------------------------------------
+   A system is a declaration (its terms: the components it reads, writes and
+   may have) and a body run for every match; the world keeps the registered
+   systems in order and runs them each frame (ecs_world_run_systems):
+   - ECS_SYSTEM_DEFINE(name, TERMS, flags) { body } declares one. TERMS is an
+     X-macro of X(type, view, access): type a typed manager (ECS_MANAGER_DEFINE
+     or _DEFINE_SCHEMA) registered in the world under the type's name, view
+     the name the body reads it by, access ECS_READ, ECS_WRITE, ECS_OPTIONAL
+     (read, may be absent) or ECS_OPTIONAL_WRITE. The body runs with frame
+     (the ecs_frame given to ecs_world_run_systems), k, entity and one
+     type_view per term: view.field[k] is the match's data, so in a
+     contiguous chunk the body is a loop over plain arrays and in a
+     scattered one each match is read through its instance (k = 0, the views
+     moved to it); an optional term's view holds NULL pointers for an entity
+     without it. flags: 0 or ECS_SERIAL (a body that writes anything but its
+     match's instances: a frame buffer, a sum). The macro gives name_system,
+     the const ecs_system_desc to register with ecs_world_add_system.
    - the rule (Our Machinery's): two systems conflict when one writes a
      component the other reads or writes. Systems that do not conflict run
-     at the same time; of two that conflict, the one earlier in the array
-     runs entirely before the later one starts. So the systems run in waves:
-     a system's wave is one more than the latest wave of the earlier
-     systems it conflicts with (0 when none); waves run in order, and a
-     wave's systems run together.
-   - a system's matches are cut into ranges of ECS_WORLD_SYSTEM_RANGE driver
-     positions (ecs_world_query_span, ecs_world_cursor_start), each range a
-     task: so a system's function runs on several chunks at once, and must
-     only write the instances of the chunk it is given (of components it
-     declared). A system that writes anything else (a frame buffer, a sum)
-     sets `serial`: its chunks then run in order on one task (still beside
+     at the same time; of two that conflict, the one registered earlier runs
+     entirely before the later one starts. So the systems run in waves: a
+     system's wave is one more than the latest wave of the earlier systems
+     it conflicts with (0 when none); waves run in order, and a wave's
+     systems run together.
+   - a system's matches are cut into ranges of ECS_WORLD_SYSTEM_RANGE
+     positions of its query's walk (ecs_world_query_span,
+     ecs_world_cursor_start: a group's prefix, then its remainder), each
+     range a task, so a body runs on several chunks at once and must only
+     write the instances of its match (of components it declared as
+     written: writing an undeclared one is your bug, which the world cannot
+     see). A serial system's chunks run in order on one task (still beside
      the systems it does not conflict with).
    - the ranges depend on the stores' sizes only, never on the number of
      workers; with systems that keep to their declarations every result is
-     the serial one (the systems one after another in array order, each
-     over its chunks in order), bit for bit.
+     the serial one (the systems one after another in registration order,
+     each over its chunks in order), bit for bit.
+   - the world plans each system's query again when groups or stores change
+     (a group added after the system is used from the next frame) and
+     refreshes the direct path's runs itself.
    Nothing is allocated per frame. Do not add or remove instances of a
    running system's stores (defer them to after the call). */
 
 /** Driver positions per task of a system (64 chunks). */
 #define ECS_WORLD_SYSTEM_RANGE (64u * ECS_WORLD_CHUNK)
 
-/** What a system does with one chunk of its query's matches. */
-typedef void (*ecs_world_system_fn)(void *user, const ecs_world_chunk *chunk);
+/** A term's access (ecs_system_term.access). */
+#define ECS_READ 0u
+#define ECS_WRITE 1u
+#define ECS_OPTIONAL 2u
+#define ECS_OPTIONAL_WRITE 3u
+/** ecs_system_desc.flags: the chunks run in order on one task. */
+#define ECS_SERIAL 1u
 
-/** A system: made by ecs_world_system_make, then yours (set `serial` and
-    `user` as you like). The wave and range fields are the run's scratch. */
+/** What ecs_world_run_systems hands every body: yours to fill each frame. */
+typedef struct ecs_frame {
+    double dt;          /* seconds since the last frame */
+    uint64_t number;    /* the frame's number */
+    void *user;         /* what your systems share (a frame buffer, a context) */
+} ecs_frame;
+
+/** Runs a system's body over one chunk; term_manager[t] is the manager of
+    term t (the desc's order), chunk's first and index too. */
+typedef void (*ecs_system_chunk_fn)(const ecs_frame *frame, const ecs_world_chunk *chunk,
+                                    ecs_manager *const *term_manager);
+/** One term of a system. */
+typedef struct ecs_system_term {
+    const char *component;                              /* the registered name */
+    uint32_t access;                                    /* ECS_READ ... ECS_OPTIONAL_WRITE */
+    uint32_t (*layout_matches)(const ecs_manager *m);   /* the declared type's check, or NULL */
+} ecs_system_term;
+/** A system's declaration (ECS_SYSTEM_DEFINE makes one; a runtime system,
+    a plugin's, may fill one by hand). Must outlive its registration. */
+typedef struct ecs_system_desc {
+    const char *name;
+    const ecs_system_term *terms;
+    uint32_t num_terms;                                 /* 1..ECS_WORLD_MAX_TERMS, one required at least */
+    ecs_system_chunk_fn chunk;
+    uint32_t flags;                                     /* 0 or ECS_SERIAL */
+} ecs_system_desc;
+
+/** A registered system (the world's; read-only). */
 typedef struct ecs_world_system {
-    ecs_world_query query;
-    uint32_t write[ECS_WORLD_MAX_TERMS];  /* components written (indices in w->component) */
+    const ecs_system_desc *desc;
+    ecs_world_query query;                         /* required terms first, then optional */
+    uint32_t query_term[ECS_WORLD_MAX_TERMS];      /* desc term t is query term query_term[t] */
+    ecs_manager *manager[ECS_WORLD_MAX_TERMS];     /* desc term t's manager */
+    uint32_t write[ECS_WORLD_MAX_TERMS];           /* components written (indices in w->component) */
     uint32_t num_writes;
-    ecs_world_system_fn fn;
-    void *user;
-    uint32_t serial;                      /* 1: chunks in order on one task */
-    uint32_t wave;                        /* ecs_world_run_systems: the wave it ran in */
-    uint32_t first_task, num_tasks;       /* ecs_world_run_systems: its tasks in its wave */
+    uint32_t wave;                                 /* the wave it ran in (last run) */
+    uint32_t first_task, num_tasks;                /* the run's scratch */
 } ecs_world_system;
 
-/** Makes *s: the query from desc (ecs_world_query_make), the components it
-    writes (writes: NULL-terminated names, at most ECS_WORLD_MAX_TERMS,
-    registered in w; they need not be terms of the query; NULL: none), fn
-    and user. ECS_OK, or an error naming the component (unregistered, too
-    many, NULL fn: ECS_ERROR_INVALID_ARGUMENT); *s is then unusable. */
-ECS_DEF ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
-                                         const char *const *writes, ecs_world_system_fn fn, void *user,
-                                         ecs_error *err);
-/** Runs systems[0..n) once over their matches, across jobs' workers (NULL
-    or one worker: on the calling thread), by the rule above; returns when
-    all have finished. ECS_OK, or (nothing run) ECS_ERROR_INVALID_ARGUMENT
-    (a system of another world, NULL fn) or ECS_ERROR_NOT_FOUND (a store of
-    a system's query was removed: make it again). A job system that could
-    not start some tasks only costs time: they run on the calling thread.
-    Writes each system's wave. Only this call may use w meanwhile. */
-ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n, const ecs_jobs *jobs,
-                                         ecs_error *err);
+/** Whether the first num_terms terms of chunk c are all contiguous (plain
+    arrays from first[t]). */
+static inline int ecs_world_chunk_contiguous(const ecs_world_chunk *c, uint32_t num_terms)
+{
+    uint32_t t;
+    for (t = 0; t < num_terms; ++t)
+        if (c->index[t]) return 0;
+    return 1;
+}
+
+/** Registers a system after the ones registered before (its place in the
+    frame). ECS_OK, or an error naming the system and the thing, nothing
+    changed: desc NULL, no terms, more than ECS_WORLD_MAX_TERMS, no required
+    term, NULL chunk function (INVALID_ARGUMENT); registered already, by
+    pointer or name (ALREADY_EXISTS); a term's component not registered
+    (NOT_FOUND), not an ecs_manager, named twice, or whose manager's fields
+    differ from the declared type's (INVALID_ARGUMENT); out of memory. */
+ECS_DEF ecs_result ecs_world_add_system(ecs_world *w, const ecs_system_desc *desc, ecs_error *err);
+/** Unregisters the system named name. ECS_OK or ECS_ERROR_NOT_FOUND. */
+ECS_DEF ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_error *err);
+/** Runs every registered system once over its matches, in waves (the rule
+    above), across jobs' workers (NULL or one worker: on the calling thread);
+    returns when all have finished. frame is handed to every body. ECS_OK,
+    or (nothing run) ECS_ERROR_NOT_FOUND naming the system and component when
+    a store of a system was removed. A job system that could not start some
+    tasks only costs time: they run on the calling thread. Only this call
+    may use w meanwhile. */
+ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, const ecs_jobs *jobs, ecs_error *err);
+
+/* ECS_SYSTEM_DEFINE's pieces: per term X(type, view, access). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define ECS__ALWAYS_INLINE
+#endif
+#define ECS__SYS_PARAM(type, view, access) , ECS__UNUSED type##_view view
+#define ECS__SYS_ARG(type, view, access) , view
+#define ECS__SYS_DECL(type, view, access) type##_view view;
+#define ECS__SYS_COUNT(type, view, access) +1u
+#define ECS__SYS_AT_FIRST(type, view, access) type##_view_at(&view, m_[t_], c_->first[t_]), ++t_;
+#define ECS__SYS_AT_MATCH(type, view, access) type##_view_at(&view, m_[t_], ecs_world_chunk_instance(c_, t_, k)), ++t_;
+#define ECS__SYS_TERM(type, view, access) {#type, access, type##_layout_matches},
+
+/** Declares system `name` over TERMS (see "systems" above) and gives
+    name_system (const ecs_system_desc); the braces that follow are the
+    body: per match, with frame, k, entity and one view per term. Example:
+        #define MOVE(X) X(position, pos, ECS_WRITE) X(velocity, vel, ECS_READ)
+        ECS_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
+        ecs_world_add_system(&w, &move_system, &err);
+    Generates static functions name_each_ (the body, inlined) and
+    name_chunk_ (views at first[t] and a loop over k for a contiguous chunk,
+    views moved to each match otherwise). */
+#define ECS_SYSTEM_DEFINE(name, TERMS, flags)                                                               \
+    ECS__ALWAYS_INLINE static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k, \
+                                                       ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM));     \
+    static void name##_chunk_(const ecs_frame *frame_, const ecs_world_chunk *c_, ecs_manager *const *m_)   \
+    {                                                                                                       \
+        TERMS(ECS__SYS_DECL)                                                                                \
+        uint32_t k, t_ = 0;                                                                                 \
+        if (ecs_world_chunk_contiguous(c_, 0u TERMS(ECS__SYS_COUNT))) {                                     \
+            TERMS(ECS__SYS_AT_FIRST)                                                                        \
+            for (k = 0; k < c_->count; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));     \
+            return;                                                                                         \
+        }                                                                                                   \
+        for (k = 0; k < c_->count; ++k) {                                                                   \
+            t_ = 0;                                                                                         \
+            TERMS(ECS__SYS_AT_MATCH)                                                                        \
+            name##_each_(frame_, 0, c_->entity[k] TERMS(ECS__SYS_ARG));                                     \
+        }                                                                                                   \
+    }                                                                                                       \
+    static const ecs_system_term name##_terms_[] = {TERMS(ECS__SYS_TERM)};                                  \
+    ECS__UNUSED static const ecs_system_desc name##_system = {                                              \
+        #name, name##_terms_, 0u TERMS(ECS__SYS_COUNT), name##_chunk_, flags};                              \
+    static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k,               \
+                                    ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM))
 
 #ifdef __cplusplus
 }
@@ -2734,7 +2915,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 {
     uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
     ecs_lookup_kind lookup = m->lookup;
-    if (m->group) ecs_group_free(m->group);
+    while (m->group) ecs_group_free(m->group); /* each frees the next group of m's chain */
     ECS__FREE(m->buffer);
     ECS__FREE(m->field);
     ECS__FREE(m->fields);
@@ -2757,7 +2938,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
-static void ecs__group_enter(ecs_group *g, uint32_t id);
+static void ecs__groups_enter(ecs_manager *m, uint32_t id);
 static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
 
 /* The first instance of the entity with key id, or NIL (any kind). */
@@ -2879,7 +3060,7 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
     if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
         ecs__drop_stale_owner(m, id);
         ecs__append(m, id);
-        ecs__group_enter(m->group, id);
+        ecs__groups_enter(m, id);
         return ecs_instance_make(ecs__first(m, id));
     }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
@@ -3364,7 +3545,7 @@ static void ecs__batch_enter_group(ecs_manager *m, uint32_t n, const ecs_entity 
 {
     uint32_t k;
     if (m->group)
-        for (k = 0; k < n; ++k) ecs__group_enter(m->group, ecs_entity_key(ecs__batch_entity(es, index, k)));
+        for (k = 0; k < n; ++k) ecs__groups_enter(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
 }
 
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
@@ -3908,8 +4089,10 @@ static void ecs__swap_instances(ecs_manager *m, uint32_t a, uint32_t b)
     ecs_entity_map_set(&m->map, idb, a);
 }
 
-/* The entity with key id joins the group when it owns every member and is
-   not in yet: its instances move to index size of every member. */
+/* The entity with key id joins group g when it owns every member and is
+   not in yet: its instances move to index size of every member. The groups
+   with fewer members that g nests in hold it already (ecs__groups_enter
+   goes from the outermost group in). */
 static void ecs__group_enter(ecs_group *g, uint32_t id)
 {
     uint32_t at[ECS_GROUP_MAX_MEMBERS] = {0}, k;
@@ -3920,23 +4103,55 @@ static void ecs__group_enter(ecs_group *g, uint32_t id)
     ++g->size;
 }
 
-/* Instance i of grouped m is about to be removed: if its entity is in the
-   group, it leaves (its instances move to index size-1 of every member,
-   which then falls out of the group). Returns i's new index in m. */
-static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
+/* The entity with key id just got an instance of m: it joins every group of
+   m's chain it now completes, outermost (fewest members, longest prefix)
+   first, so that it reaches each prefix from the one around it. Swaps stay
+   inside the regions of the other groups: a member's instances are ordered
+   [innermost group | next group out only | ... | outermost only | rest]. */
+static void ecs__groups_enter(ecs_manager *m, uint32_t id)
 {
-    ecs_group *g = m->group;
-    uint32_t k, last;
-    if (i >= g->size) return i;
-    last = --g->size;
-    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], i, last);
-    return last;
+    ecs_group *g;
+    for (g = m->group; g; g = g->next) ecs__group_enter(g, id);
 }
 
-/* Why m cannot join a group (an error set in err), or ECS_OK. */
-static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_error *err)
+/* Instance i of grouped m is about to be removed: its entity leaves every
+   group of m's chain it is in, innermost first (its instances move to index
+   size-1 of every member, which then falls out of that group). Returns i's
+   new index in m. */
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
+{
+    ecs_group *chain[ECS_GROUP_MAX_MEMBERS], *g;
+    uint32_t depth = 0, k, last;
+    for (g = m->group; g && depth < ECS_GROUP_MAX_MEMBERS; g = g->next) chain[depth++] = g;
+    while (depth-- > 0) {
+        g = chain[depth];
+        if (i >= g->size) continue;
+        last = --g->size;
+        for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], i, last); /* in g: at i in each */
+        i = last;
+    }
+    return i;
+}
+
+/* Whether every member of a is a member of b. */
+static int ecs__group_within(ecs_manager *const *a, uint32_t na, ecs_manager *const *b, uint32_t nb)
+{
+    uint32_t i, j;
+    for (i = 0; i < na; ++i) {
+        for (j = 0; j < nb && b[j] != a[i]; ++j) {
+        }
+        if (j == nb) return 0;
+    }
+    return 1;
+}
+
+/* Why members[k] cannot join a group of members[0..n) (an error set in err),
+   or ECS_OK. Every group it is in already must nest with the new one (hold
+   all of its members, or hold only members of it: EnTT's rule). */
+static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t n, uint32_t k, ecs_error *err)
 {
     ecs_manager *m = members[k];
+    const ecs_group *g;
     uint32_t j;
     if (!m) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is NULL", (unsigned)k);
     if (!(m->flags & ECS__MANAGER_READY))
@@ -3944,18 +4159,44 @@ static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_
     if (m->lookup == ECS_LOOKUP_DIRECT)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is of the direct kind (dense or hash only)",
                              (unsigned)k);
-    if (m->group)
-        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "ecs_group_init: member %u is in a group already", (unsigned)k);
     for (j = 0; j < k; ++j)
         if (members[j] == m)
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: members %u and %u are the same manager",
                                  (unsigned)j, (unsigned)k);
+    for (g = m->group; g; g = g->next) {
+        int inside = ecs__group_within(g->member, g->num_members, members, n);
+        int around = ecs__group_within(members, n, g->member, g->num_members);
+        if (inside && around)
+            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "ecs_group_init: a group of these %u members exists already",
+                                 (unsigned)n);
+        if (!inside && !around)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_group_init: member %u is in a group of %u members that neither holds every member "
+                                 "of the new group nor is held by it (groups that share a member must nest)",
+                                 (unsigned)k, (unsigned)g->num_members);
+    }
     for (j = 0; m->next && j < m->count; ++j)
         if (m->next[j] != ECS__NIL)
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                                  "ecs_group_init: member %u: entity %u owns two instances (a member holds one per entity)",
                                  (unsigned)k, (unsigned)m->entity[j].id);
     return ECS_OK;
+}
+
+/* Links g into the chain of each member: after the groups it holds, before
+   the groups that hold it (the same ones for every member: a group holding
+   g holds all its members, so those groups nest among themselves). */
+static void ecs__group_link(ecs_group *g)
+{
+    uint32_t k;
+    g->next = NULL;
+    for (k = 0; k < g->num_members; ++k) {
+        ecs_group **at = &g->member[k]->group;
+        while (*at && *at != g && (*at)->num_members < g->num_members) at = &(*at)->next;
+        if (*at == g) continue; /* linked through an earlier member's chain */
+        g->next = *at;
+        *at = g;
+    }
 }
 
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
@@ -3965,17 +4206,18 @@ ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uin
     if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !members)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: %u members (2..%u)", (unsigned)n,
                              (unsigned)ECS_GROUP_MAX_MEMBERS);
-    for (k = 0; k < n && r == ECS_OK; ++k) r = ecs__group_check(members, k, err);
+    for (k = 0; k < n && r == ECS_OK; ++k) r = ecs__group_check(members, n, k, err);
     if (r != ECS_OK) return r;
     memset(g, 0, sizeof *g);
     for (k = 0; k < n; ++k) {
         g->member[k] = members[k];
-        members[k]->group = g;
         if (members[k]->count < members[smallest]->count) smallest = k;
     }
     g->num_members = n;
+    ecs__group_link(g);
     /* every instance of the smallest member, in order: what moves into i
-       comes from index size <= i, already seen */
+       comes from index size <= i, already seen; a group g holds is a prefix
+       of every member, so its entities enter first, where they are */
     for (i = 0; i < members[smallest]->count; ++i) ecs__group_enter(g, members[smallest]->entity[i].id);
     return ECS_OK;
 }
@@ -3983,9 +4225,14 @@ ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uin
 ECS_DEF void ecs_group_free(ecs_group *g)
 {
     uint32_t k;
-    for (k = 0; k < g->num_members; ++k) g->member[k]->group = NULL;
+    for (k = 0; k < g->num_members; ++k) {
+        ecs_group **at = &g->member[k]->group;
+        while (*at && *at != g) at = &(*at)->next;
+        if (*at == g) *at = g->next;
+    }
     g->num_members = 0;
     g->size = 0;
+    g->next = NULL;
 }
 
 /* ==== the world, queries, whole entities, jobs ==============================
@@ -4074,6 +4321,7 @@ ECS_DEF void ecs_world_free(ecs_world *w)
     }
     for (k = 0; k < w->num_components; ++k) ecs__world_release(&w->component[k]);
     ECS__FREE(w->groups);
+    ECS__FREE(w->systems);
     ECS__FREE(w->component);
     ecs_entity_manager_free(&w->entities);
     memset(w, 0, sizeof *w);
@@ -4159,29 +4407,34 @@ static uint32_t ecs__world_append(ecs_world *w, const char *what, const char *na
     return w->num_components++;
 }
 
-ECS_DEF uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+ECS_DEF ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
 {
     const char *what = "ecs_world_add_manager";
     ecs_result r = ECS_OK;
-    if (!m || !(m->flags & ECS__MANAGER_READY))
-        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is %s", what,
-                          name ? name : "(null)", m ? "not initialised" : "NULL");
+    if (!m)
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is NULL", what,
+                          name ? name : "(null)");
+    else if (!(m->flags & ECS__MANAGER_READY)) /* its init failed: carry its reason */
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is not initialised%s%s", what,
+                          name ? name : "(null)", m->error.code != ECS_OK ? ": " : "",
+                          m->error.code != ECS_OK ? m->error.message : "");
     else if (m->world && m->world != w) /* in this world: ecs__world_check_new names it */
         r = ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
                           "%s: the manager for '%s' is already registered in another world", what,
                           name ? name : "(null)");
     if (r != ECS_OK) {
         if (err) *err = w->error;
-        return ECS_WORLD_NO_COMPONENT;
+        return r;
     }
-    if (ecs__world_check_new(w, what, name, m, err) != ECS_OK) return ECS_WORLD_NO_COMPONENT;
-    return ecs__world_append(w, what, name, m, m, NULL, 0u, err);
+    if ((r = ecs__world_check_new(w, what, name, m, err)) != ECS_OK) return r;
+    return ecs__world_append(w, what, name, m, m, NULL, 0u, err) == ECS_WORLD_NO_COMPONENT ? w->error.code : ECS_OK;
 }
 
-ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
-                                     ecs_error *err)
+ECS_DEF ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
+                                       ecs_error *err)
 {
     const char *what = "ecs_world_add_store";
+    ecs_result r;
     if (!store || !iface || !iface->lookup || !iface->next || !iface->count || !iface->entity_at ||
         !iface->destroy_entity || !iface->collect) {
         ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
@@ -4189,10 +4442,10 @@ ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store
                       "destroy_entity and collect",
                       what, name ? name : "(null)");
         if (err) *err = w->error;
-        return ECS_WORLD_NO_COMPONENT;
+        return ECS_ERROR_INVALID_ARGUMENT;
     }
-    if (ecs__world_check_new(w, what, name, store, err) != ECS_OK) return ECS_WORLD_NO_COMPONENT;
-    return ecs__world_append(w, what, name, NULL, store, iface, 0u, err);
+    if ((r = ecs__world_check_new(w, what, name, store, err)) != ECS_OK) return r;
+    return ecs__world_append(w, what, name, NULL, store, iface, 0u, err) == ECS_WORLD_NO_COMPONENT ? w->error.code : ECS_OK;
 }
 
 /* define and define_schema end here: m (allocated by the world, its init
@@ -4242,17 +4495,28 @@ ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, con
              : NULL;
 }
 
-/* Frees the world's group g; its members stay registered, ungrouped (in the
-   order they are in). */
-static void ecs__world_drop_group(ecs_world *w, ecs_group *g)
+/* Mirrors each registered manager's outermost group in its component entry. */
+static void ecs__world_sync_groups(ecs_world *w)
 {
     uint32_t k;
     for (k = 0; k < w->num_components; ++k)
-        if (w->component[k].group == g) w->component[k].group = NULL;
+        w->component[k].group = w->component[k].manager ? w->component[k].manager->group : NULL;
+}
+
+/* Frees the world's group g; its members stay registered (in the order they
+   are in), in their other groups. */
+static void ecs__world_drop_group(ecs_world *w, ecs_group *g)
+{
+    uint32_t k;
     for (k = 0; k < w->num_groups; ++k)
-        if (w->groups[k] == g) w->groups[k] = w->groups[--w->num_groups];
+        if (w->groups[k] == g) {
+            memmove(&w->groups[k], &w->groups[k + 1u], (size_t)(w->num_groups - k - 1u) * sizeof *w->groups);
+            --w->num_groups;
+            break;
+        }
     ecs_group_free(g);
     ECS__FREE(g);
+    ecs__world_sync_groups(w);
 }
 
 ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
@@ -4263,7 +4527,8 @@ ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *e
         if (err) *err = w->error;
         return ECS_ERROR_NOT_FOUND;
     }
-    if (w->component[k].group) ecs__world_drop_group(w, w->component[k].group);
+    while (w->component[k].manager && w->component[k].manager->group) /* every group holding it */
+        ecs__world_drop_group(w, w->component[k].manager->group);
     ecs__world_release(&w->component[k]);
     memmove(&w->component[k], &w->component[k + 1u], (size_t)(w->num_components - k - 1u) * sizeof *w->component);
     --w->num_components;
@@ -4271,12 +4536,28 @@ ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *e
     return ECS_OK;
 }
 
-/* The managers ecs_world_group is asked for, checked (ecs__group_check: the
-   kind, another group, listed twice, two instances of an entity), into m. */
+/* The names of g's members as "a, b, c" into out (cap bytes). */
+static void ecs__world_group_names(const ecs_world *w, const ecs_group *g, char *out, size_t cap)
+{
+    size_t at = 0;
+    uint32_t k, c;
+    out[0] = 0;
+    for (k = 0; k < g->num_members && at + 1u < cap; ++k) {
+        const char *name = "?";
+        for (c = 0; c < w->num_components; ++c)
+            if (w->component[c].manager == g->member[k]) name = w->component[c].name;
+        at += (size_t)snprintf(out + at, cap - at, "%s%s", k ? ", " : "", name);
+    }
+}
+
+/* The managers ecs_world_group is asked for, into m, then checked: the kind,
+   listed twice, two instances of an entity, and nesting with the groups
+   they are in (an error naming both groups). */
 static ecs_result ecs__world_group_members(ecs_world *w, const char *const *names, uint32_t n, ecs_manager **m)
 {
     uint32_t k, c;
     ecs_error why;
+    const ecs_group *g;
     if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !names)
         return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_group: %u components (2..%u)",
                              (unsigned)n, (unsigned)ECS_GROUP_MAX_MEMBERS);
@@ -4288,9 +4569,23 @@ static ecs_result ecs__world_group_members(ecs_world *w, const char *const *name
             return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                                  "ecs_world_group: '%s' is not an ecs_manager (groups hold dense and hash managers)",
                                  names[k]);
-        if (ecs__group_check(m, k, &why) != ECS_OK)
-            return ecs_error_set(&w->error, why.code, "ecs_world_group: '%s' cannot be grouped: %s", names[k],
-                                 why.message);
+    }
+    for (k = 0; k < n; ++k) {
+        if (ecs__group_check(m, n, k, &why) == ECS_OK) continue;
+        for (g = m[k]->group; g; g = g->next) /* a group the new one cannot nest with: name both */
+            if (!ecs__group_within(g->member, g->num_members, m, n) && !ecs__group_within(m, n, g->member, g->num_members)) {
+                char other[200], mine[200];
+                size_t at = 0;
+                uint32_t j;
+                ecs__world_group_names(w, g, other, sizeof other);
+                for (j = 0, mine[0] = 0; j < n && at + 1u < sizeof mine; ++j)
+                    at += (size_t)snprintf(mine + at, sizeof mine - at, "%s%s", j ? ", " : "", names[j]);
+                return ecs_error_set(&w->error, why.code,
+                                     "ecs_world_group: the group {%s} cannot nest with the group {%s}: they share '%s' "
+                                     "and neither holds every component of the other",
+                                     mine, other, names[k]);
+            }
+        return ecs_error_set(&w->error, why.code, "ecs_world_group: '%s' cannot be grouped: %s", names[k], why.message);
     }
     return ECS_OK;
 }
@@ -4299,7 +4594,6 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
 {
     ecs_manager *m[ECS_GROUP_MAX_MEMBERS];
     ecs_group *g = NULL;
-    uint32_t k;
     ecs_result r = ecs__world_group_members(w, names, n, m);
     if (r == ECS_OK && w->num_groups == w->groups_capacity) {
         uint32_t cap = w->groups_capacity ? w->groups_capacity * 2u : 4u;
@@ -4320,7 +4614,7 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
         return r;
     }
     w->groups[w->num_groups++] = g;
-    for (k = 0; k < n; ++k) w->component[ecs_world_find(w, names[k])].group = g;
+    ecs__world_sync_groups(w);
     return ECS_OK;
 }
 
@@ -4405,21 +4699,61 @@ static uint32_t ecs__query_driver(const ecs_world_query *q)
     return d;
 }
 
+/* How group g relates to q's required terms: 3 its members are exactly
+   them, 2 it holds them all and more, 1 they hold all its members and more,
+   0 none of these. */
+static uint32_t ecs__query_group_rel(const ecs_world *w, const ecs_world_query *q, const ecs_group *g)
+{
+    uint32_t t, k, held = 0;
+    for (t = 0; t < q->num_required; ++t)
+        for (k = 0; k < g->num_members; ++k) held += g->member[k] == w->component[q->term[t]].manager;
+    if (held == q->num_required) return g->num_members == held ? 3u : 2u;
+    return held == g->num_members ? 1u : 0u;
+}
+
+/* The group q's matches come from (see QUERIES: exact, then the group
+   holding the terms with the fewest members, then the group of terms with
+   the most members), or NULL; *rel as ecs__query_group_rel. */
+static const ecs_group *ecs__query_best_group(const ecs_world *w, const ecs_world_query *q, uint32_t *rel)
+{
+    const ecs_group *best = NULL, *g;
+    uint32_t t, r;
+    *rel = 0;
+    for (t = 0; t < q->num_required; ++t) {
+        const ecs_manager *m = w->component[q->term[t]].manager;
+        for (g = m ? m->group : NULL; g; g = g->next) {
+            if ((r = ecs__query_group_rel(w, q, g)) == 0 || r < *rel) continue;
+            if (r == *rel && (r == 2u ? g->num_members >= best->num_members : g->num_members <= best->num_members))
+                continue;
+            best = g;
+            *rel = r;
+        }
+    }
+    return best;
+}
+
 /* Picks the path of q's required terms. */
 static void ecs__query_plan(const ecs_world *w, ecs_world_query *q)
 {
-    const ecs_manager *m0 = w->component[q->term[0]].manager;
-    const ecs_group *g = m0 ? m0->group : NULL;
-    /* the group's prefix holds the entities owning every member: the
-       required terms must be exactly the members */
-    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required;
+    uint32_t t, k, direct = 1, rel = 0;
+    const ecs_group *g = NULL;
     for (t = 0; t < q->num_required; ++t) {
         const ecs_world_component *c = &w->component[q->term[t]];
         if (!c->manager || c->manager->lookup != ECS_LOOKUP_DIRECT) direct = 0;
-        if (!c->manager || c->manager->group != g) grouped = 0;
     }
-    q->path = direct ? ECS_WORLD_QUERY_DIRECT : grouped ? ECS_WORLD_QUERY_GROUP : ECS_WORLD_QUERY_LOOKUP;
-    q->driver = grouped ? 0u : ecs__query_driver(q);
+    if (!direct && q->num_required >= 2u) g = ecs__query_best_group(w, q, &rel);
+    q->group = g;
+    q->group_terms = 0;
+    q->group_term = 0;
+    for (t = q->num_terms; g && t-- > 0;)
+        for (k = 0; k < g->num_members; ++k)
+            if (g->member[k] == w->component[q->term[t]].manager) {
+                q->group_terms |= 1u << t;
+                if (t < q->num_required) q->group_term = t; /* the first required member */
+            }
+    q->path = direct ? ECS_WORLD_QUERY_DIRECT : rel >= 2u ? ECS_WORLD_QUERY_GROUP
+                                              : rel == 1u ? ECS_WORLD_QUERY_GROUP_PART : ECS_WORLD_QUERY_LOOKUP;
+    q->driver = g ? q->group_term : ecs__query_driver(q);
 }
 
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
@@ -4449,10 +4783,10 @@ ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q)
     const ecs_world *w = q->world;
     uint32_t t, span;
     if (q->epoch != w->epoch) return 0;
-    if (q->path == ECS_WORLD_QUERY_GROUP) { /* a group freed outside the world: nothing */
-        const ecs_group *g = w->component[q->term[0]].manager->group;
-        return g ? g->size : 0u;
-    }
+    /* a group's prefix; a group holding more than the terms: then the
+       smallest term's instances past it (the remainder) */
+    if (q->path == ECS_WORLD_QUERY_GROUP_PART || (q->path == ECS_WORLD_QUERY_GROUP && q->group->num_members == q->num_required))
+        return q->group->size;
     span = ecs__store_count(&w->component[q->term[ecs__query_driver(q)]]);
     /* direct: slots past any required store's count match nothing */
     for (t = 0; q->path == ECS_WORLD_QUERY_DIRECT && t < q->num_required; ++t)
@@ -4490,14 +4824,16 @@ static uint32_t ecs__store_run(const ecs_world_component *c, uint32_t n, const e
     return same ? first : ECS_INSTANCE_NIL;
 }
 
-/* The optional terms' instances for the chunk's entities: a run (index
-   NULL) where they are in step, else an index list. */
-static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out)
+/* The optional terms' instances for the chunk's entities (but the terms in
+   done, bits: set already): a run (index NULL) where they are in step, else
+   an index list. */
+static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out, uint32_t done)
 {
     const ecs_world_query *q = c->query;
     uint32_t t, first;
     for (t = q->num_required; t < q->num_terms; ++t) {
         const ecs_world_component *comp = &q->world->component[q->term[t]];
+        if (done >> t & 1u) continue;
         if ((first = ecs__store_run(comp, out->count, out->entity)) != ECS_INSTANCE_NIL) {
             out->first[t] = first;
             out->index[t] = NULL;
@@ -4616,23 +4952,34 @@ static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
         out->entity = c->entity_buffer;
         c->next = s;
     }
-    ecs__cursor_optional(c, out);
+    ecs__cursor_optional(c, out, 0);
     return 1;
 }
 
+static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out, uint32_t d, uint32_t in_step);
+
+/* Group paths: a chunk of the prefix (contiguous in every member) or, past
+   it, of the remainder (the lookup path's walk from the smallest term). */
 static int ecs__cursor_group(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    uint32_t t, s = c->next, n = c->end - s < ECS_WORLD_CHUNK ? c->end - s : ECS_WORLD_CHUNK;
-    if (n == 0) return 0;
-    for (t = 0; t < q->num_required; ++t) {
-        out->first[t] = s;
-        out->index[t] = NULL;
-    }
+    const ecs_group *g = q->group;
+    uint32_t t, s = c->next, n, stop = c->end < g->size ? c->end : g->size;
+    uint32_t optional_out = 0; /* optional terms outside the group: looked up, a chunk at a time */
+    if (s >= g->size) return ecs__cursor_lookup(c, out, ecs__query_driver(q), 0);
+    if (q->path == ECS_WORLD_QUERY_GROUP_PART) return ecs__cursor_lookup(c, out, q->group_term, q->group_terms);
+    for (t = q->num_required; t < q->num_terms; ++t) optional_out |= !(q->group_terms >> t & 1u);
+    n = stop - s;
+    if (optional_out && n > ECS_WORLD_CHUNK) n = ECS_WORLD_CHUNK;
+    for (t = 0; t < q->num_terms; ++t)
+        if (q->group_terms >> t & 1u) {
+            out->first[t] = s;
+            out->index[t] = NULL;
+        }
     out->count = n;
-    out->entity = q->world->component[q->term[0]].manager->entity + s;
+    out->entity = q->world->component[q->term[q->group_term]].manager->entity + s;
     c->next = s + n;
-    ecs__cursor_optional(c, out);
+    ecs__cursor_optional(c, out, q->group_terms);
     return 1;
 }
 
@@ -4679,18 +5026,24 @@ static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t d, uint32_t t, co
     return j;
 }
 
-static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
+/* The lookup walk from driver term d over c's positions; the required terms
+   in in_step (bits) sit at the driver's instances (a group's members in its
+   prefix) and are not looked up. */
+static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out, uint32_t d, uint32_t in_step)
 {
     const ecs_world_query *q = c->query;
-    uint32_t t, d = ecs__query_driver(q);
+    uint32_t t;
     const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[d]];
     /* a dense or hash manager with one instance per entity: its entity
        array is the candidates, no copy */
     int in_place = dc->manager && dc->manager->lookup != ECS_LOOKUP_DIRECT && !dc->manager->next;
+    in_step |= 1u << d;
     while (c->next < c->end) {
         uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK, n;
         uint32_t contiguous;
         const ecs_entity *ents = c->entity_buffer;
+        /* one store and no buffer needed: the whole range is one chunk */
+        if (in_place && q->num_terms == 1u) w = c->end - begin;
         c->next = begin + w;
         if (in_place) {
             ents = dc->manager->entity + begin;
@@ -4701,7 +5054,7 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
         contiguous = in_place || n == w;
         for (t = 0; t < q->num_required && n; ++t) {
             uint32_t kept;
-            if (t == d) continue;
+            if (in_step >> t & 1u) continue;
             ecs__store_lookup_many(&comp[q->term[t]], n, ents, c->index_buffer[t]);
             kept = ecs__lookup_keep(c, d, t, ents, n, begin, &contiguous);
             if (kept != n) ents = c->entity_buffer;
@@ -4716,9 +5069,14 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
             out->first[d] = begin;
             out->index[d] = NULL;
         }
+        for (t = 0; t < q->num_terms; ++t) /* in step: the driver's instances */
+            if ((in_step >> t & 1u) && t != d) {
+                out->first[t] = out->first[d];
+                out->index[t] = out->index[d];
+            }
         out->count = n;
         out->entity = ents;
-        ecs__cursor_optional(c, out);
+        ecs__cursor_optional(c, out, in_step);
         return 1;
     }
     return 0;
@@ -4729,8 +5087,9 @@ ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)
     if (c->next >= c->end) return 0;
     switch (c->query->path) {
     case ECS_WORLD_QUERY_DIRECT: return ecs__cursor_direct(c, out);
-    case ECS_WORLD_QUERY_GROUP: return ecs__cursor_group(c, out);
-    default: return ecs__cursor_lookup(c, out);
+    case ECS_WORLD_QUERY_GROUP:
+    case ECS_WORLD_QUERY_GROUP_PART: return ecs__cursor_group(c, out);
+    default: return ecs__cursor_lookup(c, out, ecs__query_driver(c->query), 0);
     }
 }
 
@@ -4870,13 +5229,13 @@ static void ecs__world_collect_task(void *user, uint32_t task)
     ecs__world_collect_job *job = (ecs__world_collect_job *)user;
     ecs_world *w = job->w;
     uint32_t k = job->first + task, j, n = 0;
-    const ecs_group *g = w->component[k].manager ? w->component[k].manager->group : NULL;
-    for (j = 0; g && j < k; ++j) /* an earlier component's task does the group */
-        if (w->component[j].manager && w->component[j].manager->group == g) break;
+    const ecs_group *g = ecs_group_top(w->component[k].manager);
+    for (j = 0; g && j < k; ++j) /* an earlier component's task does the nest */
+        if (ecs_group_top(w->component[j].manager) == g) break;
     if (!g || j == k) {
         n = ecs__store_collect(w, k);
         for (j = k + 1u; g && j < w->num_components; ++j)
-            if (w->component[j].manager && w->component[j].manager->group == g) n += ecs__store_collect(w, j);
+            if (ecs_group_top(w->component[j].manager) == g) n += ecs__store_collect(w, j);
     }
     job->destroyed[task] = n;
 }
@@ -4895,31 +5254,102 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs)
     return total;
 }
 
-/* ==== systems across threads ================================================
-   (issue 18; after the world, which it runs on) */
+/* ==== systems ================================================================
+   (issues 18, 23; after the world, which they run on) */
 
-ECS_DEF ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
-                                         const char *const *writes, ecs_world_system_fn fn, void *user,
-                                         ecs_error *err)
+/* Makes s's query from its desc's terms (required first, then optional, each
+   in the desc's order) and the term maps. ECS_OK or an error naming the
+   system and the term (w->error set). */
+static ecs_result ecs__system_build(ecs_world *w, ecs_world_system *s)
 {
+    const ecs_system_desc *d = s->desc;
+    ecs_world_query_desc qd;
+    uint32_t t, nreq = 0, nopt = 0, c;
     ecs_result r;
-    memset(s, 0, sizeof *s);
-    if (!fn) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_system_make: NULL function");
-    if ((r = ecs_world_query_make(w, desc, &s->query, err)) != ECS_OK) return r;
-    for (; writes && *writes; ++writes) {
-        uint32_t c = ecs_world_find(w, *writes);
-        if (c == ECS_WORLD_NO_COMPONENT)
-            return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_system_make: writes '%s', which is not registered",
-                                 *writes);
-        if (s->num_writes == ECS_WORLD_MAX_TERMS)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_world_system_make: more than %u written components ('%s')",
-                                 (unsigned)ECS_WORLD_MAX_TERMS, *writes);
-        s->write[s->num_writes++] = c;
+    memset(&qd, 0, sizeof qd);
+    s->num_writes = 0;
+    for (t = 0; t < d->num_terms; ++t) {
+        const ecs_system_term *term = &d->terms[t];
+        const char *name = term->component ? term->component : "(null)";
+        if ((c = ecs_world_find(w, term->component)) == ECS_WORLD_NO_COMPONENT)
+            return ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "system '%s': no component '%s' in the world", d->name,
+                                 name);
+        if (!(s->manager[t] = w->component[c].manager))
+            return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "system '%s': '%s' is not an ecs_manager (a system's terms are managers)", d->name, name);
+        if (term->layout_matches && !term->layout_matches(s->manager[t]))
+            return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "system '%s': the manager registered as '%s' does not have the fields of the declared "
+                                 "type '%s' (%u fields)",
+                                 d->name, name, name, (unsigned)s->manager[t]->num_fields);
+        if (term->access & ECS_OPTIONAL) qd.optional[nopt++] = term->component;
+        else qd.required[nreq++] = term->component;
+        if (term->access & ECS_WRITE) s->write[s->num_writes++] = c;
     }
-    s->fn = fn;
-    s->user = user;
+    if ((r = ecs_world_query_make(w, &qd, &s->query, NULL)) != ECS_OK)
+        return ecs_error_set(&w->error, r, "system '%s': %s", d->name, w->error.message);
+    for (t = 0, nreq = 0, nopt = s->query.num_required; t < d->num_terms; ++t)
+        s->query_term[t] = d->terms[t].access & ECS_OPTIONAL ? nopt++ : nreq++;
     return ECS_OK;
+}
+
+/* Why desc cannot be registered in w (err set), or ECS_OK. */
+static ecs_result ecs__system_check(ecs_world *w, const ecs_system_desc *d)
+{
+    uint32_t k, required = 0;
+    if (!d || !d->name || !d->chunk || d->num_terms == 0 || d->num_terms > ECS_WORLD_MAX_TERMS || !d->terms)
+        return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_world_add_system: system '%s' needs a name, a chunk function and 1..%u terms",
+                             d && d->name ? d->name : "(null)", (unsigned)ECS_WORLD_MAX_TERMS);
+    for (k = 0; k < d->num_terms; ++k) required += !(d->terms[k].access & ECS_OPTIONAL);
+    if (!required)
+        return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_world_add_system: system '%s' has no required term", d->name);
+    for (k = 0; k < w->num_systems; ++k)
+        if (w->systems[k].desc == d || strcmp(w->systems[k].desc->name, d->name) == 0)
+            return ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
+                                 "ecs_world_add_system: system '%s' is registered already", d->name);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_add_system(ecs_world *w, const ecs_system_desc *desc, ecs_error *err)
+{
+    ecs_world_system s;
+    ecs_result r = ecs__system_check(w, desc);
+    memset(&s, 0, sizeof s);
+    s.desc = desc;
+    if (r == ECS_OK) r = ecs__system_build(w, &s);
+    if (r == ECS_OK && w->num_systems == w->systems_capacity) {
+        uint32_t cap = w->systems_capacity ? w->systems_capacity * 2u : 8u;
+        ecs_world_system *grown = (ecs_world_system *)ECS__REALLOC(w->systems, (size_t)cap * sizeof *grown);
+        if (grown) {
+            w->systems = grown;
+            w->systems_capacity = cap;
+        } else {
+            r = ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_add_system: out of memory adding '%s'",
+                              desc->name);
+        }
+    }
+    if (r != ECS_OK) {
+        if (err) *err = w->error;
+        return r;
+    }
+    w->systems[w->num_systems++] = s;
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_error *err)
+{
+    uint32_t k;
+    for (k = 0; name && k < w->num_systems; ++k)
+        if (strcmp(w->systems[k].desc->name, name) == 0) {
+            memmove(&w->systems[k], &w->systems[k + 1u], (size_t)(w->num_systems - k - 1u) * sizeof *w->systems);
+            --w->num_systems;
+            return ECS_OK;
+        }
+    ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_remove_system: no system '%s'", name ? name : "(null)");
+    if (err) *err = w->error;
+    return ECS_ERROR_NOT_FOUND;
 }
 
 /* 1 when a writes a component that b reads or writes. */
@@ -4951,8 +5381,28 @@ static uint32_t ecs__systems_waves(ecs_world_system *s, uint32_t n)
 
 typedef struct ecs__systems_job {
     ecs_world_system *s;
+    const ecs_frame *frame;
     uint32_t n, wave, base; /* base: the first task of this ecs_jobs_run */
 } ecs__systems_job;
+
+/* Hands one chunk to s's body, its terms in the desc's order. */
+static void ecs__system_chunk(const ecs_world_system *s, const ecs_frame *frame, const ecs_world_chunk *c)
+{
+    ecs_world_chunk mine;
+    uint32_t t, same = 1;
+    for (t = 0; t < s->desc->num_terms; ++t) same &= s->query_term[t] == t;
+    if (same) {
+        s->desc->chunk(frame, c, s->manager);
+        return;
+    }
+    mine.count = c->count;
+    mine.entity = c->entity;
+    for (t = 0; t < s->desc->num_terms; ++t) {
+        mine.first[t] = c->first[s->query_term[t]];
+        mine.index[t] = c->index[s->query_term[t]];
+    }
+    s->desc->chunk(frame, &mine, s->manager);
+}
 
 /* Task k of the wave: one range of one of its systems (all of it when serial). */
 static void ecs__systems_task(void *user, uint32_t k)
@@ -4960,45 +5410,56 @@ static void ecs__systems_task(void *user, uint32_t k)
     const ecs__systems_job *job = (const ecs__systems_job *)user;
     ecs_world_cursor c;
     ecs_world_chunk chunk;
-    uint32_t i, begin, end;
+    uint32_t i, begin, end, serial;
     k += job->base;
     for (i = 0; i < job->n; ++i) {
         const ecs_world_system *s = job->s + i;
         if (s->wave != job->wave || k < s->first_task || k - s->first_task >= s->num_tasks) continue;
-        begin = s->serial ? 0 : (k - s->first_task) * ECS_WORLD_SYSTEM_RANGE;
-        end = s->serial ? 0xFFFFFFFFu : begin + ECS_WORLD_SYSTEM_RANGE;
+        serial = s->desc->flags & ECS_SERIAL;
+        begin = serial ? 0 : (k - s->first_task) * ECS_WORLD_SYSTEM_RANGE;
+        end = serial ? 0xFFFFFFFFu : begin + ECS_WORLD_SYSTEM_RANGE;
         if (ecs_world_cursor_start(&c, &s->query, begin, end) != ECS_OK) return; /* checked before: cannot happen */
-        while (ecs_world_cursor_next(&c, &chunk)) s->fn(s->user, &chunk);
+        while (ecs_world_cursor_next(&c, &chunk)) ecs__system_chunk(s, job->frame, &chunk);
         return;
     }
 }
 
-ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n, const ecs_jobs *jobs,
-                                         ecs_error *err)
+/* Before a frame: each system's query made again when a store was removed
+   (an error naming it when its component is gone), planned again (groups
+   may have come or gone), direct runs refreshed. */
+static ecs_result ecs__systems_prepare(ecs_world *w, ecs_error *err)
+{
+    uint32_t i;
+    for (i = 0; i < w->num_systems; ++i) {
+        ecs_world_system *s = &w->systems[i];
+        if (s->query.epoch != w->epoch && ecs__system_build(w, s) != ECS_OK) {
+            if (err) *err = w->error;
+            return w->error.code;
+        }
+        ecs__query_plan(w, &s->query);
+        ecs_world_query_refresh(&s->query);
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, const ecs_jobs *jobs, ecs_error *err)
 {
     ecs__systems_job job;
     uint32_t i, waves;
-    for (i = 0; i < n; ++i) {
-        if (systems[i].query.world != w || !systems[i].fn)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_world_run_systems: system %u is not a system of this world", (unsigned)i);
-        if (systems[i].query.epoch != w->epoch)
-            return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
-                                 "ecs_world_run_systems: system %u: a component of its query was removed from the "
-                                 "world: make the system again",
-                                 (unsigned)i);
-    }
-    waves = ecs__systems_waves(systems, n);
-    job.s = systems;
-    job.n = n;
+    ecs_result r = ecs__systems_prepare(w, err);
+    if (r != ECS_OK) return r;
+    waves = ecs__systems_waves(w->systems, w->num_systems);
+    job.s = w->systems;
+    job.n = w->num_systems;
+    job.frame = frame;
     for (job.wave = 0; job.wave < waves; ++job.wave) {
         uint32_t tasks = 0;
-        for (i = 0; i < n; ++i) {
-            ecs_world_system *s = systems + i;
+        for (i = 0; i < job.n; ++i) {
+            ecs_world_system *s = w->systems + i;
             uint32_t span = ecs_world_query_span(&s->query);
             if (s->wave != job.wave) continue;
             s->first_task = tasks;
-            s->num_tasks = s->serial ? 1u : (span + ECS_WORLD_SYSTEM_RANGE - 1u) / ECS_WORLD_SYSTEM_RANGE;
+            s->num_tasks = (s->desc->flags & ECS_SERIAL) ? 1u : (span + ECS_WORLD_SYSTEM_RANGE - 1u) / ECS_WORLD_SYSTEM_RANGE;
             tasks += s->num_tasks;
         }
         for (job.base = 0; job.base < tasks; job.base += ECS_JOBS_MAX_TASKS)

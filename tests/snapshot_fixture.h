@@ -39,7 +39,7 @@ static int make_world(test_world *t, ecs_transform_mode mode, int flags)
     t->m[4] = t->m[3] ? ecs_world_define(&t->w, "tag", NULL, 0, ECS_LOOKUP_DENSE, &err) : NULL;
     t->m[5] = t->m[4] ? ecs_world_define(&t->w, "raw", raw_fields, (flags & WITH_RAW) ? 2u : 0u, ECS_LOOKUP_DENSE, &err) : NULL;
     t->num_ids = 0;
-    ok = t->m[5] && ecs_transform_world_register(&t->w, "transform", &t->tm, &err) != ECS_WORLD_NO_COMPONENT;
+    ok = t->m[5] && ecs_transform_world_register(&t->w, "transform", &t->tm, &err) == ECS_OK;
     if (ok && (flags & WITH_GROUP)) ok = ecs_world_group(&t->w, group, 2, &err) == ECS_OK;
     return ok;
 }

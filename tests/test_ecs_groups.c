@@ -396,7 +396,7 @@ static void test_init_and_refusals(void)
     }
     list[0] = &m[2];
     list[1] = &m[3];
-    CHECK(ecs_group_init(&g2, list, 2, &err) == ECS_ERROR_ALREADY_EXISTS && strstr(err.message, "group already"));
+    CHECK(ecs_group_init(&g2, list, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "must nest"));
     CHECK(ecs_manager_move(&m[0], 0, 1) == 0); /* refused while grouped */
     CHECK(ecs_instance_is_nil(ecs_manager_create(&m[0], es[0])) && m[0].error.code == ECS_ERROR_ALREADY_EXISTS);
     ecs_group_free(&g);
