@@ -326,6 +326,7 @@ typedef struct level_stores {
     ecs_transform_manager tm;
     ecs_manager mesh, actor;
     ecs_spawner sp;
+    ecs_group group; /* {mesh, actor} when grouped */
 } level_stores;
 
 /* an actor spawn function that fails once `*armed` reaches 1 */
@@ -338,7 +339,7 @@ static ecs_result actor_bomb(void *user, const ecs_spawn_context *ctx, uint32_t 
     return ecs_manager_spawn(user, ctx, n, index, data, size);
 }
 
-static void level_stores_init(level_stores *ls, int bomb)
+static void level_stores_init(level_stores *ls, int bomb, int grouped)
 {
     static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
     static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
@@ -354,6 +355,11 @@ static void level_stores_init(level_stores *ls, int bomb)
                                &ls->mesh, &err) == ECS_OK);
     CHECK(ecs_spawner_register(&ls->sp, "actor", bomb ? actor_bomb : ecs_manager_spawn, ecs_manager_unspawn,
                                ECS_RESOURCE_ACTOR_SIZE, &ls->actor, &err) == ECS_OK);
+    if (grouped) {
+        ecs_manager *members[2];
+        members[0] = &ls->mesh, members[1] = &ls->actor;
+        CHECK(ecs_group_init(&ls->group, members, 2, &err) == ECS_OK);
+    }
 }
 
 static void level_stores_free(level_stores *ls)
@@ -446,6 +452,57 @@ static void test_spawn_shared_store(const ecs_compiler_output *out)
 /* ecs_spawner_spawn_jobs against ecs_spawner_spawn_copies: the same stores,
    bit for bit; with a store that fails in a later copy, the same error and
    nothing left, in both */
+/* A job system on the calling thread that watches which tasks change the
+   mesh and actor managers (their entity arrays and map): a store changed by
+   two tasks was written from two tasks, a race on a real pool. */
+typedef struct touch_watch {
+    const ecs_manager *m[2];
+    uint32_t changed_by[2]; /* 1 + the task that changed it, 0: none */
+    uint32_t shared;        /* stores changed by a second task */
+} touch_watch;
+static uint64_t manager_digest(const ecs_manager *m)
+{
+    uint64_t h = 1469598103934665603ull ^ m->count;
+    uint32_t i;
+    for (i = 0; i < m->count; ++i) h = (h ^ m->entity[i].id) * 1099511628211ull;
+    return h;
+}
+static ecs_result watching_parallel_for(void *context, uint32_t n, ecs_task_fn task, void *user)
+{
+    touch_watch *t = (touch_watch *)context;
+    uint32_t k, s;
+    for (k = 0; k < n; ++k) {
+        uint64_t before[2];
+        for (s = 0; s < 2; ++s) before[s] = manager_digest(t->m[s]);
+        task(user, k);
+        for (s = 0; s < 2; ++s) {
+            if (manager_digest(t->m[s]) == before[s]) continue;
+            t->shared += t->changed_by[s] != 0 && t->changed_by[s] != k + 1u;
+            t->changed_by[s] = k + 1u;
+        }
+    }
+    return ECS_OK;
+}
+
+/* One thread: with {mesh, actor} grouped, a spawn through jobs changes each
+   store from one task only (before issue 24's fix the actor task moved the
+   mesh manager's instances too). */
+static void test_spawn_grouped_one_task(const ecs_compiler_output *out)
+{
+    level_stores ls;
+    touch_watch watch;
+    ecs_jobs jobs;
+    ecs_error err;
+    memset(&watch, 0, sizeof watch);
+    level_stores_init(&ls, 0, 1);
+    watch.m[0] = &ls.mesh, watch.m[1] = &ls.actor;
+    jobs.parallel_for = watching_parallel_for, jobs.context = &watch, jobs.num_workers = 2;
+    CHECK(ecs_spawner_spawn_jobs(&ls.sp, &ls.em, out->blob, out->size, 2, NULL, &jobs, &err) == ECS_OK);
+    CHECK(watch.changed_by[0] != 0 && watch.changed_by[0] == watch.changed_by[1] && watch.shared == 0);
+    CHECK(ls.group.size > 0);
+    level_stores_free(&ls);
+}
+
 static void test_spawn(void)
 {
     ecs_compiler compiler;
@@ -453,20 +510,24 @@ static void test_spawn(void)
     ecs_error err, err2;
     size_t len;
     char *json;
-    uint32_t j, copies, bomb;
+    uint32_t j, copies, bomb, grouped;
     rng_state = 1234;
     json = level_json(300, &len);
     memset(&out, 0, sizeof out);
     ecs_compiler_init(&compiler);
     CHECK(ecs_compiler_register_standard(&compiler, &err) == ECS_OK);
     CHECK_MSG(ecs_compiler_compile(&compiler, json, len, 0, &out, &err) == ECS_OK, "%s", err.message);
+    /* grouped: {mesh, actor} an owning group, so spawning one moves the
+       other's instances: the two must spawn on one task (issue 24; with the
+       "reverse" job system, on one thread, the order differed before) */
+    for (grouped = 0; grouped <= 1; ++grouped)
     for (j = 0; j < NUM_JOBS; ++j)
         for (copies = 1; copies <= 3; copies += 2)
-            for (bomb = 0; bomb <= copies; bomb += copies) { /* 0: no failure; copies: the last copy's actors fail */
+            for (bomb = 0; bomb <= (grouped ? 0 : copies); bomb += copies) { /* 0: no failure; copies: the last copy's actors fail */
                 level_stores ref, par;
                 ecs_result r1, r2;
-                level_stores_init(&ref, bomb != 0);
-                level_stores_init(&par, bomb != 0);
+                level_stores_init(&ref, bomb != 0, (int)grouped);
+                level_stores_init(&par, bomb != 0, (int)grouped);
                 actor_bomb_armed = (int)bomb;
                 r1 = ecs_spawner_spawn_copies(&ref.sp, &ref.em, out.blob, out.size, copies, NULL, &err);
                 actor_bomb_armed = (int)bomb;
@@ -474,14 +535,16 @@ static void test_spawn(void)
                 CHECK(r1 == (bomb ? ECS_ERROR_SPAWN_FAILED : ECS_OK));
                 CHECK_MSG(r1 == r2 && (r1 == ECS_OK || strcmp(err.message, err2.message) == 0), "%s: %s / %s",
                           jobs_name[j], err.message, err2.message);
-                CHECK_MSG(same_levels(&ref, &par), "%s, %u copies, bomb %u", jobs_name[j], (unsigned)copies,
-                          (unsigned)bomb);
+                CHECK_MSG(same_levels(&ref, &par), "%s, %u copies, bomb %u, grouped %u", jobs_name[j], (unsigned)copies,
+                          (unsigned)bomb, (unsigned)grouped);
+                if (grouped) CHECK(par.group.size > 0 && par.group.size == ref.group.size);
                 if (bomb) CHECK(ecs_entity_count(&par.em) == 0 && par.tm.count == 0 && par.mesh.count == 0 && par.actor.count == 0);
                 else CHECK(par.tm.count > 600u * copies && par.mesh.count > 0 && par.actor.count > 0);
                 level_stores_free(&ref);
                 level_stores_free(&par);
             }
     test_spawn_shared_store(&out);
+    test_spawn_grouped_one_task(&out);
     ecs_compiler_output_free(&out);
     ecs_compiler_free(&compiler);
     free(json);
