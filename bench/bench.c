@@ -2014,51 +2014,34 @@ static uint64_t bw_plain_digest(const bw_plain *a)
 
 #define BW_DT (1.0 / 60.0)
 /* the systems over the archetype store: every table holding the components */
+/* system k of the seven over every table holding its components */
+static void bw_plain_system(bw_plain *a, uint32_t k)
+{
+    static const uint32_t need[7] = {BW_P | BW_V, BW_D, BW_P | BW_V | BW_D, BW_H, BW_H | BW_DM, BW_S | BW_PL, BW_P | BW_S};
+    uint32_t i, r;
+    for (i = 0; i < a->num_tables; ++i) {
+        bw_table *t = &a->table[i];
+        if ((t->mask & need[k]) != need[k]) continue;
+        switch (k) {
+        case 0: for (r = 0; r < t->count; ++r) bw_move(&t->p[r], &t->v[r], BW_DT); break;
+        case 1: for (r = 0; r < t->count; ++r) bw_update_data(&t->d[r], BW_DT); break;
+        case 2: for (r = 0; r < t->count; ++r) bw_more_complex(&t->p[r], &t->v[r], &t->d[r], t->entity_index[r]); break;
+        case 3: for (r = 0; r < t->count; ++r) bw_update_health(&t->h[r]); break;
+        case 4: for (r = 0; r < t->count; ++r) bw_update_damage(&t->h[r], &t->dm[r]); break;
+        case 5: for (r = 0; r < t->count; ++r) bw_update_sprite(&t->s[r], &t->pl[r], t->h ? &t->h[r] : NULL); break;
+        default: for (r = 0; r < t->count; ++r) bw_render(a->fb, &t->p[r], &t->s[r]); break;
+        }
+    }
+}
 static void bw_plain_systems_2(void *p)
 {
-    bw_plain *a = (bw_plain *)p;
-    uint32_t k, r;
-    for (k = 0; k < a->num_tables; ++k) {
-        bw_table *t = &a->table[k];
-        if ((t->mask & (BW_P | BW_V)) == (BW_P | BW_V))
-            for (r = 0; r < t->count; ++r) bw_move(&t->p[r], &t->v[r], BW_DT);
-    }
-    for (k = 0; k < a->num_tables; ++k) {
-        bw_table *t = &a->table[k];
-        if (t->mask & BW_D)
-            for (r = 0; r < t->count; ++r) bw_update_data(&t->d[r], BW_DT);
-    }
+    bw_plain_system((bw_plain *)p, 0);
+    bw_plain_system((bw_plain *)p, 1);
 }
 static void bw_plain_systems_7(void *p)
 {
-    bw_plain *a = (bw_plain *)p;
-    uint32_t k, r;
-    bw_plain_systems_2(a);
-    for (k = 0; k < a->num_tables; ++k) {
-        bw_table *t = &a->table[k];
-        if ((t->mask & (BW_P | BW_V | BW_D)) == (BW_P | BW_V | BW_D))
-            for (r = 0; r < t->count; ++r) bw_more_complex(&t->p[r], &t->v[r], &t->d[r], t->entity_index[r]);
-    }
-    for (k = 0; k < a->num_tables; ++k) {
-        bw_table *t = &a->table[k];
-        if (t->mask & BW_H)
-            for (r = 0; r < t->count; ++r) bw_update_health(&t->h[r]);
-    }
-    for (k = 0; k < a->num_tables; ++k) {
-        bw_table *t = &a->table[k];
-        if ((t->mask & (BW_H | BW_DM)) == (BW_H | BW_DM))
-            for (r = 0; r < t->count; ++r) bw_update_damage(&t->h[r], &t->dm[r]);
-    }
-    for (k = 0; k < a->num_tables; ++k) {
-        bw_table *t = &a->table[k];
-        if ((t->mask & (BW_S | BW_PL)) == (BW_S | BW_PL))
-            for (r = 0; r < t->count; ++r) bw_update_sprite(&t->s[r], &t->pl[r], t->h ? &t->h[r] : NULL);
-    }
-    for (k = 0; k < a->num_tables; ++k) {
-        bw_table *t = &a->table[k];
-        if ((t->mask & (BW_P | BW_S)) == (BW_P | BW_S))
-            for (r = 0; r < t->count; ++r) bw_render(a->fb, &t->p[r], &t->s[r]);
-    }
+    uint32_t k;
+    for (k = 0; k < 7; ++k) bw_plain_system((bw_plain *)p, k);
 }
 
 /* ---- ours: a world, a manager per component, the seven systems declared ------
@@ -2196,6 +2179,43 @@ static void bw_time_pair(bench__fn a, void *ca, bench__fn b, void *cb, double *t
     *tb = bench_median(sb, reps);
 }
 
+/* Each system alone, ours (its registered query and body, as
+   ecs_world_run_systems walks them on one thread) against the limit's, to
+   stderr: where the time goes. */
+typedef struct bw_one {
+    bw_ours *g;
+    bw_plain *a;
+    uint32_t k;
+} bw_one;
+static void bw_ours_one(void *p)
+{
+    const bw_one *o = (const bw_one *)p;
+    const ecs_world_system *s = &o->g->w.systems[o->k];
+    ecs_frame frame = {BW_DT, 0, NULL};
+    ecs_world_cursor c;
+    ecs_world_chunk chunk;
+    frame.user = o->g->fb;
+    ecs_world_cursor_start(&c, &s->query, 0, UINT32_MAX); /* the seven list required terms first */
+    while (ecs_world_cursor_next(&c, &chunk)) s->desc->chunk(&frame, &chunk, s->manager);
+}
+static void bw_plain_one(void *p)
+{
+    const bw_one *o = (const bw_one *)p;
+    bw_plain_system(o->a, o->k);
+}
+static void bw_each_system(bw_ours *g, bw_plain *a, uint32_t n, const char *what)
+{
+    bw_one o;
+    double t_ours, t_plain;
+    o.g = g, o.a = a;
+    fprintf(stderr, "bench: systems: %s, each alone, ours / plain ns per entity:", what);
+    for (o.k = 0; o.k < 7; ++o.k) {
+        bw_time_pair(bw_ours_one, &o, bw_plain_one, &o, &t_ours, &t_plain);
+        fprintf(stderr, " %s %.3f / %.3f;", g->w.systems[o.k].desc->name, t_ours / n, t_plain / n);
+    }
+    fprintf(stderr, "\n");
+}
+
 /* One data set (plain or mixed entities, n of them): ours and the limit, same
    run; rows named with suffix ("" or "_2e17"). */
 static void bw_scenario(uint32_t n, int mixed, const char *suffix)
@@ -2226,6 +2246,7 @@ static void bw_scenario(uint32_t n, int mixed, const char *suffix)
     bench_row(row, t_ours / n, "ns");
     snprintf(row, sizeof row, "systems_7%s%s_plain_ns", mixed ? "_mixed" : "", suffix);
     bench_row(row, t_plain / n, "ns");
+    if (!bench__quiet) bw_each_system(g, a, n, row);
     ours = bw_ours_digest(g), plain = bw_plain_digest(a);
     if (ours != plain) {
         fprintf(stderr, "bench: systems: the query version and the plain one disagree (%016llx, %016llx)\n",
