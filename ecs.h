@@ -568,7 +568,7 @@ REVISION HISTORY
 #define ECS__UNUSED
 #endif
 
-/* The linkage of every public function in the four headers: extern by
+/* The linkage of every public function in the five headers: extern by
    default; ECS_STATIC makes them static (when one file includes all the
    implementations and nothing else uses them), or define ECS_DEF yourself
    (e.g. __declspec(dllexport) when you build them into a DLL). The same in
@@ -1716,7 +1716,7 @@ typedef struct ecs_store_interface {
     /* resources: the spawn functions for this store's records */
     ecs_spawn_fn spawn;
     ecs_unspawn_fn unspawn;
-    /* snapshots (ecs_resource.h) and clone: the store's whole state as bytes
+    /* snapshots (ecs_snapshot.h) and clone: the store's whole state as bytes
        in this machine's byte order; with out == NULL returns the size,
        otherwise writes it (cap >= size) and returns it */
     size_t (*save)(const void *store, void *out, size_t cap);

@@ -366,7 +366,7 @@ REFERENCE (every public function; the declarations below have the details)
      ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                              ecs_error *err)
                                                          registers tm in w (queries, destroy_tree)
-   Snapshots (ecs_resource.h's SNAPSHOTS, through the store interface):
+   Snapshots (ecs_snapshot.h, through the store interface):
      size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap)
                                                          the whole state as 32-bit words
      size_t ecs_transform_snapshot_save_selected(const void *tm, const uint32_t *keep, uint32_t num_indices,
@@ -701,7 +701,7 @@ ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, 
                                                 ecs_error *err);
 
 /* ---- snapshots: the transform manager's whole state as bytes -------------
-   What ecs_resource.h's ecs_snapshot_save/_load/_clone use through the
+   What ecs_snapshot.h's ecs_snapshot_save/_load/_clone use through the
    store interface (save, load, clear, save_version): every array in
    instance order (entity, links, age, local and world matrices), the
    deferred state (dirty range, pending ids, idle frames), the gc and

@@ -24,6 +24,7 @@
 #define ECS_IMPLEMENTATION
 #define ECS_TRANSFORM_IMPLEMENTATION
 #define ECS_RESOURCE_IMPLEMENTATION
+#define ECS_SNAPSHOT_IMPLEMENTATION
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ static void bench_free(void *p)
 #include "ecs.h"
 #include "ecs_transform.h"
 #include "ecs_resource.h"
+#include "ecs_snapshot.h" /* after ecs_resource.h */
 #include "examples/jobs_pthreads.h" /* the threads rows' pool */
 #include "tests/transform_shapes.h"   /* Bevy's hierarchy shapes */
 

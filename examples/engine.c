@@ -50,10 +50,12 @@
 #define ECS_IMPLEMENTATION
 #define ECS_TRANSFORM_IMPLEMENTATION
 #define ECS_RESOURCE_IMPLEMENTATION
+#define ECS_SNAPSHOT_IMPLEMENTATION
 #define ECS_PLUGIN_IMPLEMENTATION
 #include "ecs.h"
 #include "ecs_transform.h"
 #include "ecs_resource.h"
+#include "ecs_snapshot.h" /* after ecs_resource.h: --check-snapshot */
 #include "ecs_plugin.h" /* in any order: with the two above it publishes their APIs */
 #include "examples/jobs_pthreads.h" /* --threads: a small pool behind ecs.h's job interface */
 

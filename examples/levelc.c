@@ -45,6 +45,8 @@
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION /* after ecs_resource.h's, in the same file */
+#include "ecs_snapshot.h"
 #define ECS_PLUGIN_IMPLEMENTATION
 #include "ecs_plugin.h" /* in any order: with ecs_resource.h it publishes ECS_API_RESOURCES */
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/check_fuzz.sh - the fuzz harnesses of ecs_resource.h as one check:
-#   with clang's libFuzzer, each harness (address + undefined sanitizers)
-#   first runs every input of its corpus (tests/corpus/fuzz_resource,
+# tests/check_fuzz.sh - the fuzz harnesses of ecs_resource.h and ecs_snapshot.h
+#   as one check: with clang's libFuzzer, each harness (address + undefined
+#   sanitizers) first runs every input of its corpus (tests/corpus/fuzz_resource,
 #   fuzz_json, fuzz_decompile, fuzz_snapshot), then fuzzes for FUZZ_SECONDS
 #   (default 10; tests/soak.sh: 300) seconds, all at once. Without libFuzzer
 #   it says so and replays the corpora with plain builds instead

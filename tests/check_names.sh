@@ -2,12 +2,12 @@
 # tests/check_names.sh - our headers drop into a file that also includes flecs
 # or pico_ecs (tests/peer_names lists every ecs_/ECS_/Ecs name of
 # both, with its kind):
-#  (a) no identifier in our four headers equals one of theirs, except the
+#  (a) no identifier in our five headers equals one of theirs, except the
 #      configuration macros pico_ecs's implementation also defines and ecs.h
 #      detects (ECS_REALLOC, ECS_FREE, ECS_ASSERT) and the type ecs_entity,
 #      which is never followed by "(" (flecs has a function-like macro
 #      ecs_entity(world, ...));
-#  (b) all four headers with their implementations compile with -Wall
+#  (b) all five headers with their implementations compile with -Wall
 #      -Wextra -Werror as C99 and C++11 (gcc and clang), both before and
 #      after a generated header that #defines every macro of those lists
 #      (function-like ones as function-like).
@@ -17,7 +17,7 @@ names=${PEER_NAMES:-tests/peer_names}
 out=${BUILD_DIR_ROOT:-/tmp}/check_names
 mkdir -p "$out"
 [ -d "$names" ] || { echo "check_names: $names not found"; exit 1; }
-headers="ecs.h ecs_transform.h ecs_resource.h ecs_plugin.h"
+headers="ecs.h ecs_transform.h ecs_resource.h ecs_snapshot.h ecs_plugin.h"
 
 # (a) identifiers
 ours=$(cat $headers | grep -ohE '\b[Ee][Cc][Ss]_[A-Za-z0-9_]*\b' | sort -u)
@@ -40,10 +40,12 @@ gen="$out/peer_macros.h"
 impl='#define ECS_IMPLEMENTATION
 #define ECS_TRANSFORM_IMPLEMENTATION
 #define ECS_RESOURCE_IMPLEMENTATION
+#define ECS_SNAPSHOT_IMPLEMENTATION
 #define ECS_PLUGIN_IMPLEMENTATION
 #include "ecs.h"
 #include "ecs_transform.h"
 #include "ecs_resource.h"
+#include "ecs_snapshot.h"
 #include "ecs_plugin.h"'
 printf '#include "peer_macros.h"\n%s\nint main(void) { return 0; }\n' "$impl" >"$out/before.c"
 printf '%s\n#include "peer_macros.h"\nint main(void) { return 0; }\n' "$impl" >"$out/after.c"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # tests/check_quickstart.sh - the one checker of the documentation's example
-# programs: every quick start of README.md and of the four headers' doc blocks
+# programs: every quick start of README.md and of the five headers' doc blocks
 # is extracted, compiled and run, so the documentation cannot drift from the
 # code. No test program keeps a copy of one.
 #
 # Where the quick starts are (the marker names this script, so a reader of
 # the documentation knows a test holds the code to it):
-#   - a header (ecs.h, ecs_transform.h, ecs_resource.h, ecs_plugin.h): the
-#     lines after the heading
+#   - a header (ecs.h, ecs_transform.h, ecs_resource.h, ecs_snapshot.h,
+#     ecs_plugin.h): the lines after the heading
 #         QUICK START (compiled and run by tests/check_quickstart.sh)
 #     up to the next line that is neither blank nor indented (the next
 #     heading), without their 4-space indent. Each header must have one.
@@ -58,7 +58,7 @@ split_parts() {
 }
 
 ids=()
-for h in ecs.h ecs_transform.h ecs_resource.h ecs_plugin.h; do
+for h in ecs.h ecs_transform.h ecs_resource.h ecs_snapshot.h ecs_plugin.h; do
   n=$(grep -cxF "QUICK START ($MARK)" "$h")
   [ "$n" = 1 ] || { fail "$h: $n headings 'QUICK START ($MARK)', want 1"; continue; }
   awk -v head="QUICK START ($MARK)" '

@@ -21,6 +21,8 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION
+#include "ecs_snapshot.h"
 #include "fuzz_common.h"
 
 /* The stores of the snapshot tests' world, which made the corpus. */

@@ -2,8 +2,8 @@
    kind (a grouped dense and hash pair, a direct one, a hash store with
    several instances per entity, a tag, a raw manager, a transform store),
    random churn over it, and a consistency check. Include after the
-   implementations of ecs.h, ecs_transform.h and ecs_resource.h, test.h and
-   test_rng.h. */
+   implementations of ecs.h, ecs_transform.h, ecs_resource.h and
+   ecs_snapshot.h, test.h and test_rng.h. */
 #ifndef SNAPSHOT_FIXTURE_H_INCLUDED
 #define SNAPSHOT_FIXTURE_H_INCLUDED
 #include <stdlib.h>

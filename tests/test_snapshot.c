@@ -1,4 +1,4 @@
-/* tests/test_snapshot.c - snapshots (ecs_resource.h): save/load, clone and
+/* tests/test_snapshot.c - snapshots (ecs_snapshot.h): save/load, clone and
    JSON round trips compared by a hash of the whole world (ids, instance
    order, free queue, destroy log, data) for every lookup kind, a group,
    several instances per entity, a tag, raw managers, transforms immediate
@@ -14,6 +14,8 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION
+#include "ecs_snapshot.h"
 #include "test.h"
 #include "test_rng.h"
 

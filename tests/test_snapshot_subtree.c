@@ -15,6 +15,8 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION
+#include "ecs_snapshot.h"
 #include "test.h"
 #include "test_rng.h"
 

@@ -1,0 +1,2651 @@
+/* ecs_snapshot.h - v0.5 - snapshots of a live world: save, verify, load,
+   clone, byte swap, JSON, subtree selections, the world hash, for ecs.h
+   Public domain or MIT (see end of file).
+
+   A live ecs_world (ecs.h) saved into one blob and loaded back into an
+   empty world bit-exactly (the same ids, instance order, free queue and
+   destroy log, so every later frame matches), cloned into another world
+   in memory (rollback), or written as JSON through the schemas. Until
+   v0.5 this was part of ecs_resource.h; the names, the format and the
+   behaviour are unchanged.
+
+   Needs ecs.h and ecs_resource.h (its JSON reader and writer, schemas and
+   byte order helpers), included first (an #error says so otherwise):
+       #include "ecs.h"
+       #include "ecs_resource.h"
+       #include "ecs_snapshot.h"
+   Do this in *one* C or C++ file, the one that defines
+   ECS_RESOURCE_IMPLEMENTATION, after that header (CONFIGURATION):
+       #define ECS_RESOURCE_IMPLEMENTATION
+       #include "ecs_resource.h"
+       #define ECS_SNAPSHOT_IMPLEMENTATION
+       #include "ecs_snapshot.h"
+   and include "ecs_snapshot.h" plainly (after the two others) everywhere
+   else. ecs_transform.h's store takes part through ecs.h's store interface
+   (its ecs_transform_snapshot_* hooks); it needs no order here.
+
+TABLE OF CONTENTS
+   QUICK START, SNAPSHOTS, FORMAT (version 1), VERIFY AND LOAD (schema
+   evolution, byte order), JSON, SELECTIONS (some stores, a transform
+   subtree), WORLD HASH, CONFIGURATION, ERRORS, MEMORY AND POINTER
+   STABILITY, THREADING, DOES NOT, REFERENCE (every function's signature),
+   REVISION HISTORY, LICENSE (end of file)
+   The declarations and the implementation follow the same order (the MAP
+   at the top of the implementation says what each part holds).
+
+QUICK START (compiled and run by tests/check_quickstart.sh)
+
+    #define ECS_IMPLEMENTATION
+    #include "ecs.h"
+    #define ECS_RESOURCE_IMPLEMENTATION
+    #include "ecs_resource.h"
+    #define ECS_SNAPSHOT_IMPLEMENTATION  // same file, after ecs_resource.h's
+    #include "ecs_snapshot.h"
+    #include <stdio.h>
+    #include <string.h>
+
+    // float *mass, *radius: the schema "actor" (ecs_resource.h)
+    ECS_MANAGER_DEFINE_SCHEMA(actor_manager, ECS_RESOURCE_ACTOR_SCHEMA)
+
+    // a world with one store, "actor"; returns the store
+    static ecs_manager *make_world(ecs_world *w) {
+        uint32_t n;
+        ecs_error err;
+        const ecs_schema_field *schema = actor_manager_schema(&n);
+        if (ecs_world_init(w) != ECS_OK) return NULL;
+        return ecs_world_define_schema(w, "actor", schema, n, ECS_LOOKUP_HASH, &err);
+    }
+
+    int main(void) {
+        ecs_world world, fresh;
+        ecs_manager *actors = make_world(&world), *loaded = make_world(&fresh);
+        ecs_snapshot_output snap, text;
+        ecs_snapshot_report report;
+        ecs_error err;
+        ecs_entity ball;
+        ecs_instance i;
+        int ok;
+
+        if (!actors || !loaded) return 1;
+        ecs_entity_destroy(&world.entities, ecs_entity_create(&world.entities));
+        ball = ecs_entity_create(&world.entities);
+        i = ecs_manager_create(actors, ball);
+        *(float *)ecs_manager_field(actors, 0, i.i) = 2.0f;  // mass
+        if (ecs_snapshot_save(&world, NULL, &snap, &err) != ECS_OK) {
+            printf("%s\n", err.message);
+            return 1;
+        }
+        // into a fresh world with the same registrations (by name)
+        if (ecs_snapshot_load(&fresh, snap.data, snap.size, 0, &report, &err) != ECS_OK) {
+            printf("%s\n", err.message);
+            return 1;
+        }
+        i = ecs_manager_lookup(loaded, ball);  // the same id, the same data
+        ok = !ecs_instance_is_nil(i) && *(float *)ecs_manager_field(loaded, 0, i.i) == 2.0f;
+        ok = ok && ecs_snapshot_world_hash(&fresh) == ecs_snapshot_world_hash(&world);
+        // the next create gives the id it would have given in the saved world
+        ok = ok && ecs_entity_create(&fresh.entities).id == ecs_entity_create(&world.entities).id;
+        // and as JSON: ... "instances": [{"entity": ..., "mass": 2, "radius": 0}] ...
+        if (ecs_snapshot_to_json(snap.data, snap.size, &text, &err) == ECS_OK) {
+            ok = ok && strstr((const char *)text.data, "\"mass\": 2") != NULL;
+            ecs_snapshot_output_free(&text);
+        }
+        printf("%s\n", ok ? "loaded bit-exactly" : "differs");
+        ecs_snapshot_output_free(&snap);
+        ecs_world_free(&fresh);
+        ecs_world_free(&world);
+        return ok ? 0 : 1;
+    }
+
+SNAPSHOTS (a live ecs_world saved, loaded, cloned; binary and JSON)
+   ecs_snapshot_save(w, desc, &out, &err) writes the whole world (or the
+   stores desc->stores names) into one blob; ecs_snapshot_load(target,
+   blob, size, flags, &report, &err) restores it into an EMPTY world that
+   has the same registrations by name, bit-exactly: the same ids, the same
+   instance order, the same free queue and destroy log, the same gc and
+   collect state, so the next create returns the id it would have in the
+   saved world and a replay after a load runs identically (every frame's
+   ecs_snapshot_world_hash equal: tests/test_snapshot.c replays 500 frames).
+   ecs_snapshot_clone(dst, src, &err) copies a world into another in memory
+   (replacing dst's contents, reusing its allocations: rollback).
+       ecs_snapshot_output snap;
+       if (ecs_snapshot_save(&world, NULL, &snap, &err) == ECS_OK) {
+           ... write snap.data, snap.size; ecs_snapshot_output_free(&snap);
+       }
+       ecs_snapshot_load(&fresh_world, data, size, 0, &report, &err);
+   A game that saves every frame (rollback) passes ECS_SNAPSHOT_REUSE_OUTPUT
+   in desc.flags: the save goes into the buffer of the output it passes,
+   resized, and a load into an emptied world reuses the stores' memory, so
+   neither faults in new pages once the first frame has run.
+
+FORMAT (version 1; every integer in the saver's byte order; sections
+   start at multiples of 8)
+       0   'E' 'C' 'S' 'S', version, byte order mark 0x01020304, sections
+       16  total_size (u64), flags (1: some stores left out), 0
+       32  sections, each: kind (1 entities, 2 manager, 3 store), version,
+           size (u64, the whole section: one jump skips it), name_length,
+           0, the name (UTF-8) zero-padded to 8, then the body:
+       entities  max_index, free_capacity, free_head, num_free, num_retired,
+                 ECS_INDEX_BITS | ECS_GENERATION_BITS << 8; generation bytes
+                 [max_index + 1]; the free ring [free_capacity] (the queue
+                 and the destroy log)
+       manager   lookup, num_fields, count, num_instances, flags (1: next
+                 links, 2: the collect cursor reads the world's entities),
+                 gc rng, cursor next and retired, group size, names' bytes;
+                 per field {size, align, schema kind (0: none), name_length};
+                 the names; entity[count]; next[count]; each field's array
+       store     an ecs_store_interface's save bytes (32-bit words; the
+                 section's version is the interface's save_version); the
+                 transform manager's: ecs_transform_snapshot_save
+
+VERIFY AND LOAD
+   ecs_snapshot_verify keeps the resource verifier's promise: a snapshot
+   that passes loads with no further checks of its bytes (ids valid, next
+   links forming one chain per entity, the free queue naming queued indices
+   once with their next ids, the transform links mutual and acyclic), and
+   any truncation or mutation is refused with the offset and the field, or
+   loads as a consistent world (tests/fuzz_snapshot.c). What a load still
+   checks is the TARGET: a store of another kind, lookup kind, layout or
+   save version, and the world's groups (a snapshot saved without a group
+   the world has, or with some members only, is refused).
+   Schema evolution (schema managers; fields matched by name): a field the
+   schema has and the snapshot lacks gets its default (runtime fields and
+   entity fields: zero; required fields: zero), one the snapshot has and the
+   schema lacks is dropped; both are counted and named in the report. A
+   changed kind or size is an error naming component and field. A manager
+   without a schema loads raw when its fields (names, sizes) are the same,
+   else an error. A section naming a store the world lacks is skipped and
+   reported, or an error with ECS_SNAPSHOT_STRICT. ECS_SNAPSHOT_REPLACE
+   loads into a live world (emptied once the snapshot is known to fit):
+   rollback from a blob (examples/engine.c --check-snapshot does it).
+   Byte order: desc.flags ECS_SNAPSHOT_LITTLE_ENDIAN / _BIG_ENDIAN save in
+   that order; a load refuses the other order (ECS_ERROR_WRONG_BYTE_ORDER,
+   naming ecs_snapshot_swap, which converts a blob in place either way:
+   fields by schema kind; a field without a kind and more than one byte
+   cannot be swapped, so saving such a manager in the other order is an
+   error). Sizes are 64-bit in the file; one that does not fit this
+   machine's memory (32-bit) is refused.
+
+JSON
+   ecs_snapshot_to_json writes a snapshot as text, stores as
+   {"name", "lookup", "count", ..., "fields": [...], "instances": [{"entity":
+   id, "position": [1, 2, 3], ...}]} (numbers the shortest that read back
+   bit-exactly, non-finite floats and u64/path values as "#hex", fields
+   without a kind as hex bytes, direct-kind holes as null, other stores as
+   their 32-bit words); ecs_snapshot_from_json reads it back into a binary
+   snapshot (then load it). ecs_world_entity_json gives one entity's data
+   in the same shape: {"entity": id, "components": [{"type": "health",
+   "hp": 100, ...}]}. levelc --snapshot-dump prints a snapshot file as JSON.
+
+SELECTIONS
+   desc.stores names the stores to save (the others are left
+   out); desc.hierarchy and desc.root save only root and its descendants in
+   that hierarchy store (the transform store's name): the entity manager
+   is still saved whole (every id keeps its meaning, the next create
+   matches), every saved store keeps only the instances of those entities,
+   in their order (next links renumbered, the direct kind's other slots
+   holes, a group's prefix the kept part of it), and the hierarchy keeps
+   their nodes with root as a root standing at its world matrix (its local
+   matrix becomes its world one; deferred mode: as of the last commit).
+   Stores behind an interface need its save_selected for this (the
+   transform store has it). A selection's header has flags 1, and it
+   loads like any snapshot: into an empty world, the subtree's entities
+   with their data, every other id alive or dead as saved but without
+   instances. Saved again from that world it gives the same bytes.
+       ecs_snapshot_desc desc = {0};
+       desc.hierarchy = "transform";
+       desc.root = vehicle;     // the vehicle and everything under it
+       ecs_snapshot_save(&world, &desc, &out, &err);
+
+WORLD HASH
+   ecs_snapshot_world_hash(w) is a 64-bit FNV-1a hash of everything a
+   snapshot restores: the entity manager (max index, generations, queue,
+   destroy count) and every store in registration order (name, instance
+   order, ids, next links, field bytes; the holes of direct managers
+   skipped; other stores through their save). Equal worlds hash equal, so
+   a replay compares it frame by frame (tests/test_snapshot.c,
+   examples/engine.c --check-snapshot) without saving anything.
+
+CONFIGURATION
+   Include order: ecs.h, ecs_resource.h, then this header (#error
+   otherwise). ECS_SNAPSHOT_IMPLEMENTATION must be defined in the file
+   that defines ECS_RESOURCE_IMPLEMENTATION, and this header included there
+   after ecs_resource.h: the implementation uses ecs_resource.h's private
+   helpers (byte order, the JSON reader and writer, the schema tables).
+   Any other place is an #error naming the fix, never a silent failure.
+   ECS_DEF / ECS_STATIC, ECS_REALLOC / ECS_FREE: as in ecs.h and
+   ecs_resource.h (this implementation allocates through the same macros;
+   ECS_REALLOC(NULL, n) must return memory aligned for uint64_t).
+
+ERRORS
+   Every function that reads outside bytes returns an ecs_result and fills
+   the caller's ecs_error (which may be NULL). Messages say where:
+     a blob     "snapshot: offset 16 (total_size): total_size 4096, the
+                buffer holds 4000 bytes"; "... (section 2 'actor'): ..."
+                                                ECS_ERROR_CORRUPT_RESOURCE;
+                the other byte order (naming ecs_snapshot_swap)
+                                                ECS_ERROR_WRONG_BYTE_ORDER
+     JSON       the JSON reader's line and column (ECS_ERROR_JSON), or the
+                JSON path of a missing or wrong member
+                (ECS_ERROR_CORRUPT_RESOURCE), then the verify errors
+     the target ECS_ERROR_INVALID_ARGUMENT naming the store or component
+                and field (not empty, another kind, layout, lookup kind or
+                save version, a changed field kind or size, a group the
+                snapshot does not keep); ECS_ERROR_UNKNOWN_COMPONENT (a
+                store the world lacks, with ECS_SNAPSHOT_STRICT)
+     saving     ECS_ERROR_NOT_FOUND (a selected store, the hierarchy or
+                root's node missing), ECS_ERROR_INVALID_ARGUMENT (a store
+                without save or save_selected, a field without a schema
+                kind in the other byte order)
+   Out of memory anywhere is ECS_ERROR_OUT_OF_MEMORY. A failed load or
+   clone leaves its target world empty; a failed save leaves *out empty
+   (with ECS_SNAPSHOT_REUSE_OUTPUT: size 0, its buffer kept).
+
+MEMORY AND POINTER STABILITY
+   A snapshot call's output (blob or text) is one allocation until
+   ecs_snapshot_output_free (with ECS_SNAPSHOT_REUSE_OUTPUT a save reuses
+   it); a loaded world owns nothing of the blob. Field pointers of a
+   loaded or cloned manager change (ecs_manager_reserve): read them again.
+
+THREADING
+   No locks, no globals. ecs_snapshot_save, _clone (of its source),
+   _world_hash and ecs_world_entity_json only read the world: several
+   threads may save one world that nobody changes meanwhile; load and clone
+   write their target. Verify, swap and the JSON conversions touch only the
+   bytes they are given (and scratch memory of their own).
+
+DOES NOT
+   save destroy callbacks and the stores' settings (the target's
+   registrations give them).
+
+REFERENCE (every public function; the declarations below say more:
+   ownership, NULL, failure, lifetime)
+     ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc,
+                                  ecs_snapshot_output *out, ecs_error *err);
+         the world (or desc->stores, or desc->root's subtree) as one blob, in either byte order
+     ecs_result ecs_snapshot_verify(const void *blob, size_t size, ecs_error *err);
+         checks a snapshot completely (offset and field on failure)
+     ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size, uint32_t flags,
+                                  ecs_snapshot_report *report, ecs_error *err);
+         bit-exact into an empty world (ECS_SNAPSHOT_REPLACE: a live one); schema evolution
+     ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err);
+         converts a snapshot to the other byte order, in place
+     ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err);
+         copies a world into another in memory (rollback)
+     uint64_t ecs_snapshot_world_hash(const ecs_world *w);
+         a hash of everything a snapshot restores (replays compare it)
+     ecs_result ecs_snapshot_to_json(const void *blob, size_t size, ecs_snapshot_output *out,
+                                     ecs_error *err);
+     ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out,
+                                       ecs_error *err);
+         a snapshot as JSON text and back (bit-exact through the field kinds)
+     ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_snapshot_output *out,
+                                      ecs_error *err);
+         one entity's components as JSON
+     void ecs_snapshot_output_free(ecs_snapshot_output *out);
+         frees a snapshot call's bytes
+   ecs_snapshot_report, which ecs_snapshot_load fills, is declared in
+   ecs_resource.h (ecs_resource_save_subtree fills it too).
+
+REVISION HISTORY
+   0.5  a header of its own: snapshots move out of ecs_resource.h (v0.4)
+        with their names, format (version 1) and behaviour unchanged; the
+        implementation goes in ecs_resource.h's implementation file, after it
+   Before, in ecs_resource.h:
+   0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
+        root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;
+        loads about 1.3x faster (stores loaded into their own memory)
+   0.3  snapshots (not in ecs_resource.h's own list): format version 1,
+        save, verify, load with schema evolution, byte swap, clone, the
+        world hash; JSON both ways and ecs_world_entity_json; load checks
+        the world's groups
+*/
+#ifndef ECS_SNAPSHOT_H_INCLUDED
+#define ECS_SNAPSHOT_H_INCLUDED
+
+#if !defined(ECS_H_INCLUDED) || !defined(ECS_RESOURCE_H_INCLUDED)
+#error "ecs_snapshot.h needs ecs.h and ecs_resource.h: #include \"ecs.h\" and \"ecs_resource.h\" before it"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- SNAPSHOTS ----------------------------------------------------------- */
+
+/** Version of the snapshot format ecs_snapshot_save writes (and the newest
+    ecs_snapshot_load reads). */
+#define ECS_SNAPSHOT_VERSION 1u
+/** ecs_snapshot_desc.flags: write little-endian (default: this machine's order). */
+#define ECS_SNAPSHOT_LITTLE_ENDIAN 1u
+/** ecs_snapshot_desc.flags: write big-endian. */
+#define ECS_SNAPSHOT_BIG_ENDIAN 2u
+/** ecs_snapshot_desc.flags: *out holds an earlier snapshot call's output (or
+    is zeroed): its buffer is resized (ECS_REALLOC) and written instead of a
+    new one, so a save every frame (rollback) faults in no new memory. On
+    failure out->size is 0 and out->data stays for the next call (free it
+    with ecs_snapshot_output_free). */
+#define ECS_SNAPSHOT_REUSE_OUTPUT 4u
+/** ecs_snapshot_load flags: a section naming a store the world lacks is an
+    error (default: skipped and reported). */
+#define ECS_SNAPSHOT_STRICT 1u
+/** ecs_snapshot_load flags: w need not be empty; once the snapshot is
+    verified and fits w's registrations, w is emptied and loaded (rollback
+    from a blob into a live world; on a later failure w is left empty). */
+#define ECS_SNAPSHOT_REPLACE 2u
+
+/** What ecs_snapshot_save writes. Zero-initialised (or a NULL desc): the
+    whole world in this machine's byte order. */
+typedef struct ecs_snapshot_desc {
+    const char *const *stores; /* NULL-terminated names of the stores to save; NULL: every store */
+    uint32_t flags;            /* ECS_SNAPSHOT_LITTLE_ENDIAN or _BIG_ENDIAN, | ECS_SNAPSHOT_REUSE_OUTPUT */
+    const char *hierarchy;     /* with root: the hierarchy store (the transform store's name) */
+    ecs_entity root;           /* not nil: only root and its descendants in hierarchy (see SELECTIONS) */
+} ecs_snapshot_desc;
+
+/** Bytes a snapshot call made: one allocation (JSON text is NUL-terminated,
+    the NUL not counted in size), owned until ecs_snapshot_output_free. */
+typedef struct ecs_snapshot_output {
+    void *data;
+    size_t size;
+} ecs_snapshot_output;
+
+/** Saves w (its entity manager with generations, free queue and destroy log;
+    every selected store's instances, ids and field arrays, next links, gc
+    and collect state; stores behind an ecs_store_interface through its save)
+    into *out (replacing what it held: free it first, or pass
+    ECS_SNAPSHOT_REUSE_OUTPUT to write into its buffer). desc may be NULL.
+    With desc->hierarchy, only desc->root's subtree's instances (see
+    SELECTIONS). ECS_OK; ECS_ERROR_OUT_OF_MEMORY;
+    ECS_ERROR_NOT_FOUND (a selected name or the hierarchy is not
+    registered, root has no node in it); ECS_ERROR_INVALID_ARGUMENT (a store
+    without save, or without save_selected for a subtree; a hierarchy
+    without subtree; a field without a schema kind when another byte order
+    is asked for). On failure *out is empty. w is only read: several
+    threads may save one world that nobody changes meanwhile. */
+ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_snapshot_output *out,
+                                     ecs_error *err);
+/** Checks a snapshot completely: header, every section's size, the entity
+    manager's state (queue entries alive in no other way, generations, the
+    ring), every manager's ids, next links (chains, one per entity) and field
+    table. A snapshot that passes loads with no further checks into a world
+    with compatible registrations; one that fails is refused with a message
+    naming the offset and the field (ECS_ERROR_CORRUPT_RESOURCE;
+    ECS_ERROR_WRONG_BYTE_ORDER for the other byte order: see
+    ecs_snapshot_swap). Pure apart from scratch memory
+    (ECS_ERROR_OUT_OF_MEMORY). */
+ECS_DEF ecs_result ecs_snapshot_verify(const void *blob, size_t size, ecs_error *err);
+/** Loads a snapshot into w, which must have the registrations (by name) of
+    the saved world and be empty (no entity ever created, every store
+    empty; with ECS_SNAPSHOT_REPLACE any state, emptied after the checks):
+    verifies it, then restores it bit-exactly (same ids, instance
+    order, free queue and destroy log: the next create returns the id it
+    would have in the saved world). Stores are matched by name; one the
+    world lacks is skipped and counted in report (or an error with
+    ECS_SNAPSHOT_STRICT); schema managers match fields by name (see
+    VERIFY AND LOAD); managers without a schema load raw when their layout
+    is the same. report may be NULL. All or nothing: on failure w is empty again.
+    Errors: the verify errors; ECS_ERROR_INVALID_ARGUMENT (w not empty, a
+    changed field kind or size or layout, naming component and field, a
+    store save version the store does not read); ECS_ERROR_UNKNOWN_COMPONENT
+    (strict); ECS_ERROR_OUT_OF_MEMORY; a store's load error. */
+ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size, uint32_t flags,
+                                     ecs_snapshot_report *report, ecs_error *err);
+/** Converts a verified-shape snapshot in place to the other byte order
+    (either way): header, sections, ids, links and the fields by their
+    schema kind; a store section (ecs_store_interface bytes) as 32-bit
+    words. ECS_OK; the verify errors of the input's shape;
+    ECS_ERROR_INVALID_ARGUMENT (a field of more than one byte without a
+    schema kind: its bytes cannot be swapped); nothing changed on failure. */
+ECS_DEF ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err);
+/** Copies src into dst (same registrations by name and layouts), replacing
+    dst's entities and instances: the memcpy path of save + load (dst keeps
+    its allocations when they are big enough: rollback every frame allocates
+    nothing). ECS_OK, or an error (ECS_ERROR_INVALID_ARGUMENT: a store of
+    src that dst lacks or lays out differently, named; out of memory) and
+    dst empty. src is only read. */
+ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err);
+/** A 64-bit FNV-1a hash of w's state as a snapshot restores it: entity
+    manager (max index, generations, queue, destroy count), and every store
+    in registration order (name, instance order, ids, next links, field
+    bytes; holes of direct managers skipped; other stores through their
+    save). Equal worlds hash equal; replays compare it frame by frame.
+    Returns 0 when a store's save runs out of memory. */
+ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w);
+/** Writes a snapshot as JSON text (see JSON for the shape: fields by
+    schema kind, readable and diffable) into *out. Verifies it first.
+    ECS_OK, the verify errors, ECS_ERROR_OUT_OF_MEMORY. */
+ECS_DEF ecs_result ecs_snapshot_to_json(const void *blob, size_t size, ecs_snapshot_output *out, ecs_error *err);
+/** Reads ecs_snapshot_to_json's text back into a binary snapshot in this
+    machine's byte order (*out), bit-exact for fields with a schema kind.
+    ECS_OK; ECS_ERROR_JSON (with line and column); ECS_ERROR_CORRUPT_RESOURCE
+    (the JSON path of a missing or wrong member, then the verify errors);
+    ECS_ERROR_OUT_OF_MEMORY. */
+ECS_DEF ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out, ecs_error *err);
+/** One entity's data as JSON, in the shape of a snapshot's instances:
+    {"entity": id, "components": [{"type": "actor", "mass": 2, ...}, ...]}
+    (every instance it has in every ecs_manager store; stores behind an
+    interface list their instance only). ECS_OK, ECS_ERROR_NOT_FOUND (nil or
+    dead entity), ECS_ERROR_OUT_OF_MEMORY. */
+ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_snapshot_output *out, ecs_error *err);
+/** Frees out's bytes; out is then empty. */
+ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ECS_SNAPSHOT_H_INCLUDED */
+
+/* ======================================================================== */
+/*                             IMPLEMENTATION                               */
+/* ======================================================================== */
+
+/* MAP: the implementation runs in ecs_resource.h's implementation file,
+   after it, and uses its private helpers (ECS__REALLOC, byte order, the
+   JSON reader, the JSON writer ecs__jout, the schema tables). Under one
+   banner, in the order of the declarations:
+     SNAPSHOTS    the format; the writer (measure, then write); the section
+                  reader and verify (the entities section, a manager
+                  section); byte swap; load (plan, then load; schema
+                  evolution); clone; the world hash; JSON both ways; one
+                  entity's data as JSON */
+
+#ifdef ECS_SNAPSHOT_IMPLEMENTATION
+#ifndef ECS__SNAPSHOT_IMPLEMENTATION_DONE
+#define ECS__SNAPSHOT_IMPLEMENTATION_DONE
+
+#ifndef ECS__RESOURCE_IMPLEMENTATION_DONE
+#error "ECS_SNAPSHOT_IMPLEMENTATION: define it in the file that defines ECS_RESOURCE_IMPLEMENTATION, and include ecs_snapshot.h there after ecs_resource.h (it uses that implementation's private helpers)"
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <float.h>
+#include <locale.h>
+
+/* ---- SNAPSHOTS ----------------------------------------------------------- */
+
+/* -- the format (see FORMAT in the doc block) -- */
+
+#define ECS__SNAP_BOM 0x01020304u
+#define ECS__SNAP_HEADER 32u          /* magic, version, bom, sections, total (u64), flags, reserved */
+#define ECS__SNAP_SECTION 24u         /* kind, version, size (u64), name_length, reserved */
+#define ECS__SNAP_ENTITIES 1u
+#define ECS__SNAP_MANAGER 2u
+#define ECS__SNAP_STORE 3u
+#define ECS__SNAP_ENTITIES_HEAD 24u   /* max_index, free_capacity, free_head, num_free, num_retired, bits */
+#define ECS__SNAP_MANAGER_HEAD 40u    /* lookup, num_fields, count, num_instances, flags, rng,
+                                         log_next, log_retired, group_size, names_bytes */
+#define ECS__SNAP_FIELD 16u           /* size, align, kind, name_length */
+#define ECS__SNAP_HAS_NEXT 1u         /* manager flags: next links follow the ids */
+#define ECS__SNAP_LOG_WORLD 2u        /* the collect cursor reads the world's entity manager */
+#define ECS__SNAP_BITS ((uint32_t)ECS_INDEX_BITS | ((uint32_t)ECS_GENERATION_BITS << 8))
+#define ECS__SNAP_NONE 0xFFFFFFFFu
+#define ECS__ID_MASK_RES (ECS_INDEX_MASK | (ECS_ENTITY_GENERATION_MASK << ECS_INDEX_BITS))
+
+static size_t ecs__snap_pad8(size_t n) { return (n + 7u) & ~(size_t)7u; }
+static uint64_t ecs__snap_pad8_64(uint64_t n) { return (n + 7u) & ~(uint64_t)7u; }
+
+static uint64_t ecs__snap_rd64(const unsigned char *p, int swap)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return swap ? ecs__res_bswap64(v) : v;
+}
+
+/* "offset N (where): why" as ECS_ERROR_CORRUPT_RESOURCE. */
+static ecs_result ecs__snap_bad(ecs_error *err, size_t offset, const char *where, const char *format, ...)
+    ECS__RES_PRINTF(4, 5);
+static ecs_result ecs__snap_bad(ecs_error *err, size_t offset, const char *where, const char *format, ...)
+{
+    char why[200];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(why, sizeof why, format, ap);
+    va_end(ap);
+    return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "snapshot: offset %lu (%s): %s", (unsigned long)offset, where,
+                         why);
+}
+
+/* -- writing: one pass measures (p NULL), the second writes -- */
+
+typedef struct ecs__snap_w {
+    unsigned char *p;
+    size_t at;
+    int overflow;
+    int oom;          /* a store's save_selected ran out of scratch memory */
+} ecs__snap_w;
+
+static void ecs__snap_put(ecs__snap_w *w, const void *src, uint64_t n)
+{
+    if (w->overflow || n > (uint64_t)(SIZE_MAX - w->at)) {
+        w->overflow = 1;
+        return;
+    }
+    if (w->p && n && src) memcpy(w->p + w->at, src, (size_t)n); /* src NULL: written already */
+    w->at += (size_t)n;
+}
+
+static void ecs__snap_u32(ecs__snap_w *w, uint32_t v) { ecs__snap_put(w, &v, 4); }
+
+static void ecs__snap_zeros(ecs__snap_w *w, uint64_t n)
+{
+    size_t at = w->at;
+    ecs__snap_put(w, NULL, n);
+    if (w->p && !w->overflow && n) memset(w->p + at, 0, (size_t)n);
+}
+
+static void ecs__snap_pad(ecs__snap_w *w)
+{
+    static const unsigned char zeros[8] = {0};
+    ecs__snap_put(w, zeros, (8u - (w->at & 7u)) & 7u);
+}
+
+/* n elements of `size` bytes, then padding. */
+static void ecs__snap_array(ecs__snap_w *w, const void *src, uint64_t n, uint32_t size)
+{
+    ecs__snap_put(w, src, n * size);
+    ecs__snap_pad(w);
+}
+
+/* Starts a section; returns its offset for ecs__snap_end. */
+static size_t ecs__snap_begin(ecs__snap_w *w, uint32_t kind, uint32_t version, const char *name)
+{
+    size_t at = w->at, len = name ? strlen(name) : 0u;
+    uint64_t zero = 0;
+    ecs__snap_u32(w, kind);
+    ecs__snap_u32(w, version);
+    ecs__snap_put(w, &zero, 8);
+    ecs__snap_u32(w, (uint32_t)len);
+    ecs__snap_u32(w, 0);
+    ecs__snap_put(w, name, len);
+    ecs__snap_pad(w);
+    return at;
+}
+
+static void ecs__snap_end(ecs__snap_w *w, size_t at)
+{
+    uint64_t size = (uint64_t)(w->at - at);
+    if (w->p && !w->overflow) memcpy(w->p + at + 8, &size, 8);
+}
+
+static void ecs__snap_write_entities(ecs__snap_w *w, const ecs_entity_manager *em)
+{
+    size_t at = ecs__snap_begin(w, ECS__SNAP_ENTITIES, 1u, NULL);
+    static const uint8_t zero = 0;
+    ecs__snap_u32(w, em->max_index);
+    ecs__snap_u32(w, em->free_capacity);
+    ecs__snap_u32(w, em->free_head);
+    ecs__snap_u32(w, em->num_free);
+    ecs__snap_u32(w, em->num_retired);
+    ecs__snap_u32(w, ECS__SNAP_BITS);
+    if (em->generation) ecs__snap_array(w, em->generation, (uint64_t)em->max_index + 1u, 1u);
+    else ecs__snap_array(w, &zero, 1u, 1u);
+    ecs__snap_array(w, em->free_ring, em->free_capacity, 4u);
+    ecs__snap_end(w, at);
+}
+
+static uint32_t ecs__snap_kind_of(const ecs_manager *m, uint32_t k)
+{
+    return m->schema && k < m->schema->num_fields ? (uint32_t)m->schema->fields[k].kind : 0u;
+}
+
+/* A selection of entities (ecs_snapshot_desc's root): keep[index] is the id
+   of the selected entity with that index, 0 for the others; rank is
+   scratch for renumbering next links. keep NULL: every entity. */
+typedef struct ecs__snap_sel {
+    uint32_t *keep, num_indices;
+    uint32_t *rank;
+} ecs__snap_sel;
+
+static int ecs__snap_kept(const ecs__snap_sel *sel, uint32_t id)
+{
+    return !sel->keep || ecs_entity_selected(sel->keep, sel->num_indices, id);
+}
+
+/* What a manager section holds under sel: its count (direct: the slots up
+   to the last kept one), instances and group prefix; *end: how many of m's
+   instances the arrays are written from. */
+static void ecs__snap_kept_counts(const ecs_manager *m, const ecs__snap_sel *sel, uint32_t *count, uint32_t *instances,
+                                  uint32_t *group_size, uint32_t *end)
+{
+    uint32_t i, n = 0, top = 0, g = 0;
+    if (!sel->keep) {
+        *count = *end = m->count;
+        *instances = m->num_instances;
+        *group_size = m->group ? m->group->size : 0u;
+        return;
+    }
+    for (i = 0; i < m->count; ++i) {
+        if (!ecs__snap_kept(sel, m->entity[i].id)) continue;
+        ++n;
+        top = i + 1u;
+        g += m->group && i < m->group->size;
+    }
+    *count = m->lookup == ECS_LOOKUP_DIRECT ? top : n;
+    *end = m->lookup == ECS_LOOKUP_DIRECT ? top : m->count;
+    *instances = n;
+    *group_size = g;
+}
+
+/* Elements [0, end) of an array of m's (`size` bytes each) that sel keeps,
+   in runs; the direct kind's slots left out as zeros (holes); then padding. */
+static void ecs__snap_array_kept(ecs__snap_w *w, const ecs_manager *m, const ecs__snap_sel *sel, const void *src,
+                                 uint32_t size, uint32_t end)
+{
+    uint32_t i = 0;
+    if (!sel->keep) {
+        ecs__snap_array(w, src, end, size);
+        return;
+    }
+    while (i < end) {
+        int kept = ecs__snap_kept(sel, m->entity[i].id);
+        uint32_t j = i + 1u;
+        while (j < end && ecs__snap_kept(sel, m->entity[j].id) == kept) ++j;
+        if (kept) ecs__snap_put(w, (const unsigned char *)src + (size_t)i * size, (uint64_t)(j - i) * size);
+        else if (m->lookup == ECS_LOOKUP_DIRECT) ecs__snap_zeros(w, (uint64_t)(j - i) * size);
+        i = j;
+    }
+    ecs__snap_pad(w);
+}
+
+/* The next links of the kept instances, renumbered (a kept instance's next
+   has the same entity, so it is kept too). */
+static void ecs__snap_next_kept(ecs__snap_w *w, const ecs_manager *m, const ecs__snap_sel *sel)
+{
+    uint32_t i, n = 0;
+    if (!sel->keep) {
+        ecs__snap_array(w, m->next, m->count, 4u);
+        return;
+    }
+    if (w->p)
+        for (i = 0; i < m->count; ++i) sel->rank[i] = ecs__snap_kept(sel, m->entity[i].id) ? n++ : ECS__SNAP_NONE;
+    for (i = 0; i < m->count; ++i)
+        if (ecs__snap_kept(sel, m->entity[i].id))
+            ecs__snap_u32(w, !w->p || m->next[i] == ECS__SNAP_NONE ? ECS__SNAP_NONE : sel->rank[m->next[i]]);
+    ecs__snap_pad(w);
+}
+
+static void ecs__snap_write_manager(ecs__snap_w *w, const ecs_world *world, const ecs_world_component *c,
+                                    const ecs__snap_sel *sel)
+{
+    const ecs_manager *m = c->manager;
+    size_t at = ecs__snap_begin(w, ECS__SNAP_MANAGER, 1u, c->name);
+    uint32_t k, names = 0, flags = (m->next ? ECS__SNAP_HAS_NEXT : 0u) | (m->log.em == &world->entities ? ECS__SNAP_LOG_WORLD : 0u);
+    uint32_t count, instances, group_size, end;
+    ecs__snap_kept_counts(m, sel, &count, &instances, &group_size, &end);
+    for (k = 0; k < m->num_fields; ++k) names += m->fields[k].name ? (uint32_t)strlen(m->fields[k].name) : 0u;
+    ecs__snap_u32(w, (uint32_t)m->lookup);
+    ecs__snap_u32(w, m->num_fields);
+    ecs__snap_u32(w, count);
+    ecs__snap_u32(w, instances);
+    ecs__snap_u32(w, flags);
+    ecs__snap_u32(w, m->rng);
+    ecs__snap_u32(w, m->log.next);
+    ecs__snap_u32(w, m->log.retired);
+    ecs__snap_u32(w, group_size);
+    ecs__snap_u32(w, names);
+    for (k = 0; k < m->num_fields; ++k) {
+        ecs__snap_u32(w, m->fields[k].size);
+        ecs__snap_u32(w, m->fields[k].align);
+        ecs__snap_u32(w, ecs__snap_kind_of(m, k));
+        ecs__snap_u32(w, m->fields[k].name ? (uint32_t)strlen(m->fields[k].name) : 0u);
+    }
+    for (k = 0; k < m->num_fields; ++k)
+        if (m->fields[k].name) ecs__snap_put(w, m->fields[k].name, strlen(m->fields[k].name));
+    ecs__snap_pad(w);
+    ecs__snap_array_kept(w, m, sel, m->entity, 4u, end);
+    if (m->next) ecs__snap_next_kept(w, m, sel);
+    for (k = 0; k < m->num_fields; ++k) ecs__snap_array_kept(w, m, sel, m->field[k], m->fields[k].size, end);
+    ecs__snap_end(w, at);
+}
+
+static void ecs__snap_write_store(ecs__snap_w *w, const ecs_world_component *c, const ecs__snap_sel *sel)
+{
+    size_t at = ecs__snap_begin(w, ECS__SNAP_STORE, c->iface->save_version, c->name);
+    size_t n = sel->keep ? c->iface->save_selected(c->store, sel->keep, sel->num_indices, NULL, 0)
+                         : c->iface->save(c->store, NULL, 0);
+    if (w->p && !w->overflow && n <= SIZE_MAX - w->at) {
+        size_t wrote = sel->keep ? c->iface->save_selected(c->store, sel->keep, sel->num_indices, w->p + w->at, n)
+                                 : c->iface->save(c->store, w->p + w->at, n);
+        if (wrote != n) w->oom = 1;
+    }
+    ecs__snap_put(w, NULL, n);
+    ecs__snap_pad(w);
+    ecs__snap_end(w, at);
+}
+
+/* 1 when component k is selected by desc. */
+static int ecs__snap_selected(const ecs_snapshot_desc *desc, const char *name)
+{
+    const char *const *s;
+    if (!desc || !desc->stores) return 1;
+    for (s = desc->stores; *s; ++s)
+        if (strcmp(*s, name) == 0) return 1;
+    return 0;
+}
+
+static void ecs__snap_write_world(ecs__snap_w *w, const ecs_world *world, const ecs_snapshot_desc *desc,
+                                  const ecs__snap_sel *sel)
+{
+    uint32_t k, sections = 1, partial = sel->keep != NULL;
+    uint64_t total;
+    for (k = 0; k < world->num_components; ++k) {
+        if (ecs__snap_selected(desc, world->component[k].name)) ++sections;
+        else partial = 1;
+    }
+    ecs__snap_put(w, "ECSS", 4);
+    ecs__snap_u32(w, ECS_SNAPSHOT_VERSION);
+    ecs__snap_u32(w, ECS__SNAP_BOM);
+    ecs__snap_u32(w, sections);
+    total = 0;
+    ecs__snap_put(w, &total, 8);
+    ecs__snap_u32(w, partial);
+    ecs__snap_u32(w, 0);
+    ecs__snap_write_entities(w, &world->entities);
+    for (k = 0; k < world->num_components; ++k) {
+        const ecs_world_component *c = &world->component[k];
+        if (!ecs__snap_selected(desc, c->name)) continue;
+        if (c->manager) ecs__snap_write_manager(w, world, c, sel);
+        else ecs__snap_write_store(w, c, sel);
+    }
+    total = (uint64_t)w->at;
+    if (w->p && !w->overflow) memcpy(w->p + 16, &total, 8);
+}
+
+/* desc's root and its descendants in desc's hierarchy store as *sel (and
+   its scratch: rank words for the largest selected manager with next
+   links); no selection without desc->hierarchy. */
+static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *desc, ecs__snap_sel *sel, ecs_error *err)
+{
+    uint32_t k = desc && desc->hierarchy ? ecs_world_find(w, desc->hierarchy) : ECS_WORLD_NO_COMPONENT, n, i, most = 0;
+    const ecs_world_component *c;
+    ecs_entity *ids;
+    memset(sel, 0, sizeof *sel);
+    if (!desc || !desc->hierarchy) return ECS_OK;
+    if (k == ECS_WORLD_NO_COMPONENT)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: no hierarchy store '%s' is registered",
+                             desc->hierarchy);
+    c = &w->component[k];
+    if (c->manager || !c->iface->subtree)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' is no hierarchy (no subtree function)",
+                             c->name);
+    n = desc->root.id ? c->iface->subtree(c->store, desc->root, NULL, 0) : 0u;
+    if (n == 0)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: root 0x%08X has no node in '%s'",
+                             (unsigned)desc->root.id, c->name);
+    if (!(ids = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *ids)))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %u ids", (unsigned)n);
+    (void)c->iface->subtree(c->store, desc->root, ids, n);
+    for (i = 0; i < n; ++i)
+        if ((ids[i].id & ECS_INDEX_MASK) >= sel->num_indices) sel->num_indices = (ids[i].id & ECS_INDEX_MASK) + 1u;
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_manager *m = w->component[k].manager;
+        if (m && m->next && m->count > most && ecs__snap_selected(desc, w->component[k].name)) most = m->count;
+    }
+    sel->keep = (uint32_t *)ECS__REALLOC(NULL, (size_t)sel->num_indices * 4u);
+    sel->rank = most ? (uint32_t *)ECS__REALLOC(NULL, (size_t)most * 4u) : NULL;
+    if (!sel->keep || (most && !sel->rank)) {
+        ECS__FREE(ids);
+        ECS__FREE(sel->keep);
+        ECS__FREE(sel->rank);
+        memset(sel, 0, sizeof *sel);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory selecting %u entities",
+                             (unsigned)n);
+    }
+    memset(sel->keep, 0, (size_t)sel->num_indices * 4u);
+    for (i = 0; i < n; ++i) sel->keep[ids[i].id & ECS_INDEX_MASK] = ids[i].id;
+    ECS__FREE(ids);
+    return ECS_OK;
+}
+
+/* Selected names that are not registered, stores that cannot save. */
+static ecs_result ecs__snap_check_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_error *err)
+{
+    uint32_t k;
+    if (desc && desc->stores) {
+        const char *const *s;
+        for (s = desc->stores; *s; ++s)
+            if (ecs_world_find(w, *s) == ECS_WORLD_NO_COMPONENT)
+                return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: no store '%s' is registered", *s);
+    }
+    if (desc && (desc->flags & ECS_SNAPSHOT_LITTLE_ENDIAN) && (desc->flags & ECS_SNAPSHOT_BIG_ENDIAN))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: both byte orders asked for");
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_world_component *c = &w->component[k];
+        if (!c->manager && ecs__snap_selected(desc, c->name) && (!c->iface || !c->iface->save))
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' has no save function",
+                                 c->name);
+        if (!c->manager && desc && desc->hierarchy && ecs__snap_selected(desc, c->name) && !c->iface->save_selected)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_save: store '%s' cannot save a selection (no save_selected function)", c->name);
+    }
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out)
+{
+    if (!out) return;
+    ECS__FREE(out->data);
+    out->data = NULL;
+    out->size = 0;
+}
+
+ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_snapshot_output *out,
+                                     ecs_error *err)
+{
+    ecs__snap_w measure = {NULL, 0, 0, 0}, write = {NULL, 0, 0, 0};
+    ecs__snap_sel sel;
+    ecs_result r;
+    int big = ecs__res_host_big_endian(), reuse = desc && (desc->flags & ECS_SNAPSHOT_REUSE_OUTPUT);
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: out is NULL");
+    if (!reuse) out->data = NULL;
+    out->size = 0;
+    if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: world is NULL");
+    if ((r = ecs__snap_check_save(w, desc, err)) != ECS_OK || (r = ecs__snap_select(w, desc, &sel, err)) != ECS_OK) return r;
+    ecs__snap_write_world(&measure, w, desc, &sel);
+    if (measure.overflow)
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: the snapshot does not fit in memory");
+    else if (!(write.p = (unsigned char *)ECS__REALLOC(out->data, measure.at ? measure.at : 1u)))
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %lu bytes",
+                          (unsigned long)measure.at);
+    else out->data = write.p; /* (reused: the old pointer is gone) */
+    if (r == ECS_OK) ecs__snap_write_world(&write, w, desc, &sel);
+    if (r == ECS_OK && write.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory");
+    if (r == ECS_OK && desc && ((desc->flags & ECS_SNAPSHOT_BIG_ENDIAN && !big) || (desc->flags & ECS_SNAPSHOT_LITTLE_ENDIAN && big)))
+        r = ecs_snapshot_swap(write.p, write.at, err);
+    ECS__FREE(sel.keep);
+    ECS__FREE(sel.rank);
+    if (r != ECS_OK) {
+        if (!reuse) ecs_snapshot_output_free(out);
+        return r;
+    }
+    out->size = write.at;
+    return ECS_OK;
+}
+
+/* -- reading: the header and the sections -- */
+
+typedef struct ecs__snap_sec {
+    uint32_t kind, version, name_length, index;
+    size_t offset, size, body, body_size; /* offsets in the blob; body_size bytes of body */
+    const char *name;
+    char where[80];                       /* "section 2 'actor'" for messages */
+} ecs__snap_sec;
+
+typedef struct ecs__snap_reader {
+    const unsigned char *b;
+    size_t size, at;
+    uint32_t num_sections, next;
+    int swap;
+} ecs__snap_reader;
+
+/* The header: magic, byte order (swap: the blob is in the other order, and
+   that is what the caller expects), version, total size. */
+static ecs_result ecs__snap_open(ecs__snap_reader *rd, const void *blob, size_t size, int allow_swap, ecs_error *err)
+{
+    const unsigned char *b = (const unsigned char *)blob;
+    uint32_t bom, version;
+    uint64_t total;
+    memset(rd, 0, sizeof *rd);
+    if (!blob) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "snapshot: blob is NULL");
+    if (size < ECS__SNAP_HEADER) return ecs__snap_bad(err, 0, "header", "%lu bytes, a snapshot has at least 32", (unsigned long)size);
+    if (memcmp(b, "ECSS", 4) != 0) return ecs__snap_bad(err, 0, "magic", "not a snapshot (magic is not 'ECSS')");
+    memcpy(&bom, b + 8, 4);
+    if (bom == ecs__res_bswap32(ECS__SNAP_BOM)) {
+        if (!allow_swap)
+            return ecs_error_set(err, ECS_ERROR_WRONG_BYTE_ORDER,
+                                 "snapshot: offset 8 (byte_order): wrong byte order (the snapshot was saved %s-endian; "
+                                 "ecs_snapshot_swap converts it)", ecs__res_host_big_endian() ? "little" : "big");
+        rd->swap = 1;
+    } else if (bom != ECS__SNAP_BOM) {
+        return ecs__snap_bad(err, 8, "byte_order", "0x%08X is no byte order mark", (unsigned)bom);
+    }
+    version = ecs__res_rd32(b + 4, rd->swap);
+    if (version == 0 || version > ECS_SNAPSHOT_VERSION)
+        return ecs__snap_bad(err, 4, "version", "version %u; this library reads version 1 to %u", (unsigned)version,
+                             (unsigned)ECS_SNAPSHOT_VERSION);
+    total = ecs__snap_rd64(b + 16, rd->swap);
+    if (total != (uint64_t)size)
+        return ecs__snap_bad(err, 16, "total_size", "total_size %llu, the buffer holds %lu bytes",
+                             (unsigned long long)total, (unsigned long)size);
+    if (ecs__res_rd32(b + 28, rd->swap) != 0 || ecs__res_rd32(b + 24, rd->swap) > 1u)
+        return ecs__snap_bad(err, 24, "flags", "unknown flags or a nonzero reserved word");
+    rd->num_sections = ecs__res_rd32(b + 12, rd->swap);
+    if (rd->num_sections == 0 || rd->num_sections > (size - ECS__SNAP_HEADER) / ECS__SNAP_SECTION)
+        return ecs__snap_bad(err, 12, "num_sections", "%u sections cannot fit", (unsigned)rd->num_sections);
+    rd->b = b;
+    rd->size = size;
+    rd->at = ECS__SNAP_HEADER;
+    return ECS_OK;
+}
+
+/* The next section's header into *s. 1 with a section, 0 at the end (after
+   checking that the sections fill the blob), -1 on error. */
+static int ecs__snap_next(ecs__snap_reader *rd, ecs__snap_sec *s, ecs_error *err)
+{
+    const unsigned char *p;
+    uint64_t size;
+    size_t left = rd->size - rd->at;
+    if (rd->next == rd->num_sections) {
+        if (rd->at == rd->size) return 0;
+        ecs__snap_bad(err, rd->at, "end", "%lu bytes after the last section", (unsigned long)left);
+        return -1;
+    }
+    memset(s, 0, sizeof *s);
+    s->index = rd->next;
+    s->offset = rd->at;
+    snprintf(s->where, sizeof s->where, "section %u", (unsigned)s->index);
+    if (left < ECS__SNAP_SECTION) {
+        ecs__snap_bad(err, rd->at, s->where, "truncated: %lu bytes left, a section header has 24", (unsigned long)left);
+        return -1;
+    }
+    p = rd->b + rd->at;
+    s->kind = ecs__res_rd32(p, rd->swap);
+    s->version = ecs__res_rd32(p + 4, rd->swap);
+    size = ecs__snap_rd64(p + 8, rd->swap);
+    s->name_length = ecs__res_rd32(p + 16, rd->swap);
+    if (s->kind < ECS__SNAP_ENTITIES || s->kind > ECS__SNAP_STORE || (s->kind == ECS__SNAP_ENTITIES) != (s->index == 0)) {
+        ecs__snap_bad(err, rd->at, s->where, "kind %u (the entities section comes first, then managers and stores)",
+                      (unsigned)s->kind);
+        return -1;
+    }
+    if (size < ECS__SNAP_SECTION || size > (uint64_t)left || (size & 7u) != 0) {
+        ecs__snap_bad(err, rd->at + 8, s->where, "size %llu (%lu bytes left, a multiple of 8 needed)",
+                      (unsigned long long)size, (unsigned long)left);
+        return -1;
+    }
+    s->size = (size_t)size;
+    if (ecs__res_rd32(p + 20, rd->swap) != 0 || s->name_length > s->size - ECS__SNAP_SECTION - 0u ||
+        ecs__snap_pad8(s->name_length) > s->size - ECS__SNAP_SECTION ||
+        (s->kind == ECS__SNAP_ENTITIES ? s->name_length != 0 : s->name_length == 0)) {
+        ecs__snap_bad(err, rd->at + 16, s->where, "name_length %u in a section of %lu bytes", (unsigned)s->name_length,
+                      (unsigned long)s->size);
+        return -1;
+    }
+    s->name = (const char *)p + ECS__SNAP_SECTION;
+    if (memchr(s->name, 0, s->name_length) || !ecs__utf8_valid((const unsigned char *)s->name, s->name_length)) {
+        ecs__snap_bad(err, rd->at + ECS__SNAP_SECTION, s->where, "the name holds a zero byte or is not UTF-8");
+        return -1;
+    }
+    if (s->name_length)
+        snprintf(s->where, sizeof s->where, "section %u '%.*s'", (unsigned)s->index,
+                 (int)(s->name_length < 40u ? s->name_length : 40u), s->name);
+    s->body = rd->at + ECS__SNAP_SECTION + ecs__snap_pad8(s->name_length);
+    s->body_size = rd->at + s->size - s->body;
+    rd->at += s->size;
+    ++rd->next;
+    return 1;
+}
+
+/* -- the entities section -- */
+
+typedef struct ecs__snap_ents {
+    uint32_t max_index, free_capacity, free_head, num_free, num_retired;
+    const unsigned char *generation, *ring;
+} ecs__snap_ents;
+
+static ecs_result ecs__snap_parse_entities(const ecs__snap_reader *rd, const ecs__snap_sec *s, ecs__snap_ents *e,
+                                           ecs_error *err)
+{
+    const unsigned char *p = rd->b + s->body;
+    uint64_t need;
+    uint32_t bits;
+    if (s->body_size < ECS__SNAP_ENTITIES_HEAD)
+        return ecs__snap_bad(err, s->body, s->where, "truncated: %lu body bytes", (unsigned long)s->body_size);
+    e->max_index = ecs__res_rd32(p, rd->swap);
+    e->free_capacity = ecs__res_rd32(p + 4, rd->swap);
+    e->free_head = ecs__res_rd32(p + 8, rd->swap);
+    e->num_free = ecs__res_rd32(p + 12, rd->swap);
+    e->num_retired = ecs__res_rd32(p + 16, rd->swap);
+    bits = ecs__res_rd32(p + 20, rd->swap);
+    if (bits != ECS__SNAP_BITS)
+        return ecs__snap_bad(err, s->body + 20, s->where,
+                             "saved with ECS_INDEX_BITS %u and ECS_GENERATION_BITS %u; this build has %d and %d",
+                             (unsigned)(bits & 0xFFu), (unsigned)(bits >> 8), ECS_INDEX_BITS, ECS_GENERATION_BITS);
+    if (e->max_index > ECS_INDEX_MASK)
+        return ecs__snap_bad(err, s->body, s->where, "max_index %u exceeds the index space", (unsigned)e->max_index);
+    if (e->free_capacity != 0 && (e->free_capacity < 1024u || e->free_capacity > 0x40000000u ||
+                                  (e->free_capacity & (e->free_capacity - 1u)) != 0))
+        return ecs__snap_bad(err, s->body + 4, s->where, "free_capacity %u is not 0 or a power of two >= 1024",
+                             (unsigned)e->free_capacity);
+    if (e->num_free > e->free_capacity || e->num_free > e->max_index)
+        return ecs__snap_bad(err, s->body + 12, s->where, "num_free %u (ring of %u, max_index %u)", (unsigned)e->num_free,
+                             (unsigned)e->free_capacity, (unsigned)e->max_index);
+    need = ECS__SNAP_ENTITIES_HEAD + ecs__snap_pad8_64((uint64_t)e->max_index + 1u) + ecs__snap_pad8_64((uint64_t)e->free_capacity * 4u);
+    if (need != (uint64_t)s->body_size)
+        return ecs__snap_bad(err, s->body, s->where, "the body has %lu bytes, max_index %u and free_capacity %u need %llu",
+                             (unsigned long)s->body_size, (unsigned)e->max_index, (unsigned)e->free_capacity,
+                             (unsigned long long)need);
+    e->generation = p + ECS__SNAP_ENTITIES_HEAD;
+    e->ring = e->generation + ecs__snap_pad8((size_t)e->max_index + 1u);
+    return ECS_OK;
+}
+
+/* The ring and the generations: every queued id is the id its index
+   carries next, each index queued once; log entries name indices handed
+   out. (Native order only.) */
+static ecs_result ecs__snap_check_entities(const ecs__snap_sec *s, const ecs__snap_ents *e, ecs_error *err)
+{
+    size_t ring_at = s->body + (size_t)(e->ring - (e->generation - ECS__SNAP_ENTITIES_HEAD));
+    uint32_t k, *seen;
+    ecs_result r = ECS_OK;
+    if (e->generation[0] != 0) return ecs__snap_bad(err, s->body + ECS__SNAP_ENTITIES_HEAD, s->where, "generation[0] is not 0");
+    for (k = 1; k <= e->max_index && ECS_ENTITY_GENERATION_MASK < 0xFFu; ++k) /* (fewer than 8 bits) */
+        if ((uint32_t)e->generation[k] & ~(uint32_t)ECS_ENTITY_GENERATION_MASK)
+            return ecs__snap_bad(err, s->body + ECS__SNAP_ENTITIES_HEAD + k, s->where, "generation[%u] is %u",
+                                 (unsigned)k, (unsigned)e->generation[k]);
+    if (!e->free_capacity) return ECS_OK;
+    seen = (uint32_t *)ECS__REALLOC(NULL, ((size_t)e->max_index / 32u + 1u) * 4u);
+    if (!seen) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "snapshot: out of memory verifying the free queue");
+    memset(seen, 0, ((size_t)e->max_index / 32u + 1u) * 4u);
+    for (k = 0; k < e->free_capacity && r == ECS_OK; ++k) {
+        uint32_t slot = (e->free_head + k) & (e->free_capacity - 1u), id, idx;
+        memcpy(&id, e->ring + (size_t)slot * 4u, 4);
+        idx = id & ECS_INDEX_MASK;
+        if (k < e->num_free) {
+            if (idx == 0 || idx > e->max_index || (id >> ECS_INDEX_BITS) != e->generation[idx] || (seen[idx / 32u] >> (idx % 32u)) & 1u)
+                r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where,
+                                  "free queue entry %u: id 0x%08X is not a queued index's next id (once)", (unsigned)k,
+                                  (unsigned)id);
+            else seen[idx / 32u] |= 1u << (idx % 32u);
+        } else if (idx > e->max_index || (id >> ECS_INDEX_BITS) > ECS_ENTITY_GENERATION_MASK) {
+            r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where, "destroy log entry: id 0x%08X", (unsigned)id);
+        }
+    }
+    ECS__FREE(seen);
+    return r;
+}
+
+/* -- a manager section -- */
+
+typedef struct ecs__snap_mgr {
+    uint32_t lookup, num_fields, count, num_instances, flags, rng, log_next, log_retired, group_size;
+    const unsigned char *table, *names, *entity, *next, *data; /* data: the first field's array */
+    size_t entity_at, next_at;                                   /* blob offsets, for messages */
+} ecs__snap_mgr;
+
+/* Field k of a parsed manager: size, align, kind, name and its data. */
+typedef struct ecs__snap_field {
+    uint32_t size, align, kind, name_length;
+    const char *name;
+    const unsigned char *data;
+} ecs__snap_field;
+
+/* Walks the field table: field k (k < num_fields, in order). */
+static void ecs__snap_field_at(const ecs__snap_mgr *v, uint32_t k, int swap, ecs__snap_field *f, const ecs__snap_field *prev)
+{
+    const unsigned char *t = v->table + (size_t)k * ECS__SNAP_FIELD;
+    f->size = ecs__res_rd32(t, swap);
+    f->align = ecs__res_rd32(t + 4, swap);
+    f->kind = ecs__res_rd32(t + 8, swap);
+    f->name_length = ecs__res_rd32(t + 12, swap);
+    f->name = prev ? prev->name + prev->name_length : (const char *)v->names;
+    f->data = prev ? prev->data + ecs__snap_pad8((size_t)prev->size * v->count) : v->data;
+}
+
+static ecs_result ecs__snap_parse_manager(const ecs__snap_reader *rd, const ecs__snap_sec *s, ecs__snap_mgr *v,
+                                          ecs_error *err)
+{
+    const unsigned char *p = rd->b + s->body;
+    uint64_t need, names = 0, data = 0, record = 4;
+    ecs__snap_field f, prev;
+    uint32_t k, names_bytes;
+    if (s->body_size < ECS__SNAP_MANAGER_HEAD)
+        return ecs__snap_bad(err, s->body, s->where, "truncated: %lu body bytes", (unsigned long)s->body_size);
+    v->lookup = ecs__res_rd32(p, rd->swap);
+    v->num_fields = ecs__res_rd32(p + 4, rd->swap);
+    v->count = ecs__res_rd32(p + 8, rd->swap);
+    v->num_instances = ecs__res_rd32(p + 12, rd->swap);
+    v->flags = ecs__res_rd32(p + 16, rd->swap);
+    v->rng = ecs__res_rd32(p + 20, rd->swap);
+    v->log_next = ecs__res_rd32(p + 24, rd->swap);
+    v->log_retired = ecs__res_rd32(p + 28, rd->swap);
+    v->group_size = ecs__res_rd32(p + 32, rd->swap);
+    names_bytes = ecs__res_rd32(p + 36, rd->swap);
+    if (v->lookup > (uint32_t)ECS_LOOKUP_DIRECT)
+        return ecs__snap_bad(err, s->body, s->where, "lookup kind %u", (unsigned)v->lookup);
+    if (v->num_fields > 0xFFFFu || (uint64_t)v->num_fields * ECS__SNAP_FIELD > s->body_size - ECS__SNAP_MANAGER_HEAD)
+        return ecs__snap_bad(err, s->body + 4, s->where, "num_fields %u", (unsigned)v->num_fields);
+    if (v->flags & ~(uint32_t)(ECS__SNAP_HAS_NEXT | ECS__SNAP_LOG_WORLD) ||
+        (v->lookup == ECS_LOOKUP_DIRECT && (v->flags & ECS__SNAP_HAS_NEXT)))
+        return ecs__snap_bad(err, s->body + 16, s->where, "flags 0x%X", (unsigned)v->flags);
+    if (v->lookup == ECS_LOOKUP_DIRECT ? v->count > ECS_INDEX_MASK + 1u || v->num_instances > v->count
+                                       : v->count > 0xFFFFFFFEu || v->num_instances != v->count)
+        return ecs__snap_bad(err, s->body + 8, s->where, "count %u with %u instances", (unsigned)v->count,
+                             (unsigned)v->num_instances);
+    if (v->group_size > v->count)
+        return ecs__snap_bad(err, s->body + 32, s->where, "group_size %u of %u instances", (unsigned)v->group_size,
+                             (unsigned)v->count);
+    v->table = p + ECS__SNAP_MANAGER_HEAD;
+    v->names = v->table + (size_t)v->num_fields * ECS__SNAP_FIELD;
+    for (k = 0; k < v->num_fields; ++k) {
+        size_t at = s->body + ECS__SNAP_MANAGER_HEAD + (size_t)k * ECS__SNAP_FIELD;
+        ecs__snap_field_at(v, k, rd->swap, &f, NULL);
+        if (f.size == 0 || f.align == 0 || (f.align & (f.align - 1u)) != 0 || f.align > 4096u)
+            return ecs__snap_bad(err, at, s->where, "field %u: size %u, align %u", (unsigned)k, (unsigned)f.size,
+                                 (unsigned)f.align);
+        if (f.kind >= ECS_FIELD_KIND_COUNT || (f.kind && ecs_field_kind_size((ecs_field_kind)f.kind) != f.size))
+            return ecs__snap_bad(err, at + 8, s->where, "field %u: kind %u of %u bytes", (unsigned)k, (unsigned)f.kind,
+                                 (unsigned)f.size);
+        names += f.name_length;
+        record += f.size;
+        data += ecs__snap_pad8_64((uint64_t)f.size * v->count);
+    }
+    if (names != names_bytes || record > 0x7FFFFFFFu)
+        return ecs__snap_bad(err, s->body + 36, s->where, "names_bytes %u, the fields' names have %llu; record %llu bytes",
+                             (unsigned)names_bytes, (unsigned long long)names, (unsigned long long)record);
+    need = ECS__SNAP_MANAGER_HEAD + (uint64_t)v->num_fields * ECS__SNAP_FIELD + ecs__snap_pad8_64(names) +
+           ecs__snap_pad8_64((uint64_t)v->count * 4u) * ((v->flags & ECS__SNAP_HAS_NEXT) ? 2u : 1u) + data;
+    if (need != (uint64_t)s->body_size)
+        return ecs__snap_bad(err, s->body + 8, s->where, "the body has %lu bytes, its counts need %llu",
+                             (unsigned long)s->body_size, (unsigned long long)need);
+    v->entity_at = s->body + ECS__SNAP_MANAGER_HEAD + (size_t)v->num_fields * ECS__SNAP_FIELD + ecs__snap_pad8((size_t)names);
+    v->entity = rd->b + v->entity_at;
+    v->next_at = v->entity_at + ecs__snap_pad8((size_t)v->count * 4u);
+    v->next = (v->flags & ECS__SNAP_HAS_NEXT) ? rd->b + v->next_at : NULL;
+    v->data = rd->b + v->next_at + (v->next ? ecs__snap_pad8((size_t)v->count * 4u) : 0u);
+    /* names: no zero byte (two alike: the load keeps the first) */
+    for (k = 0; k < v->num_fields; ++k) {
+        ecs__snap_field_at(v, k, rd->swap, &f, k ? &prev : NULL);
+        if (memchr(f.name, 0, f.name_length) || !ecs__utf8_valid((const unsigned char *)f.name, f.name_length))
+            return ecs__snap_bad(err, (size_t)((const unsigned char *)f.name - rd->b), s->where,
+                                 "field %u: the name holds a zero byte or is not UTF-8", (unsigned)k);
+        prev = f;
+    }
+    return ECS_OK;
+}
+
+static uint32_t ecs__snap_id(const ecs__snap_mgr *v, uint32_t i)
+{
+    uint32_t id;
+    memcpy(&id, v->entity + (size_t)i * 4u, 4);
+    return id;
+}
+
+static uint32_t ecs__snap_next_of(const ecs__snap_mgr *v, uint32_t i)
+{
+    uint32_t n;
+    if (!v->next) return ECS__SNAP_NONE;
+    memcpy(&n, v->next + (size_t)i * 4u, 4);
+    return n;
+}
+
+/* Direct kind: slot i holds nothing (0) or an id of index i. */
+static ecs_result ecs__snap_check_direct(const ecs__snap_sec *s, const ecs__snap_mgr *v, ecs_error *err)
+{
+    uint32_t i, used = 0;
+    for (i = 0; i < v->count; ++i) {
+        uint32_t id = ecs__snap_id(v, i);
+        if (id == 0) continue;
+        if ((id & ECS_INDEX_MASK) != i || id > ECS__ID_MASK_RES)
+            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: id 0x%08X in slot %u",
+                                 (unsigned)i, (unsigned)id, (unsigned)i);
+        ++used;
+    }
+    if (used != v->num_instances)
+        return ecs__snap_bad(err, s->body + 12, s->where, "num_instances %u, %u slots are used", (unsigned)v->num_instances,
+                             (unsigned)used);
+    return ECS_OK;
+}
+
+/* Dense and hash: ids valid, next links chains of one entity's instances,
+   one chain per entity (dense: one entity per index), each chain's head in
+   map (reserved and empty on entry). The same checks verify and load. */
+static ecs_result ecs__snap_links(const ecs__snap_sec *s, const ecs__snap_mgr *v, ecs_entity_map *map, ecs_error *err)
+{
+    uint32_t i, heads = 0, max_index = 0, walked = 0, *pred = NULL;
+    ecs_result r = ECS_OK;
+    for (i = 0; i < v->count; ++i) {
+        uint32_t id = ecs__snap_id(v, i), n = ecs__snap_next_of(v, i);
+        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__ID_MASK_RES)
+            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: id 0x%08X", (unsigned)i,
+                                 (unsigned)id);
+        if (n != ECS__SNAP_NONE && (n >= v->count || n == i || ecs__snap_id(v, n) != id))
+            return ecs__snap_bad(err, v->next_at + (size_t)i * 4u, s->where, "next[%u] is %u (not another instance of its entity)",
+                                 (unsigned)i, (unsigned)n);
+        if ((id & ECS_INDEX_MASK) > max_index) max_index = id & ECS_INDEX_MASK;
+    }
+    if (v->next) {
+        pred = (uint32_t *)ECS__REALLOC(NULL, ((size_t)v->count / 32u + 1u) * 4u);
+        if (!pred) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "snapshot: out of memory checking next links");
+        memset(pred, 0, ((size_t)v->count / 32u + 1u) * 4u);
+        for (i = 0; i < v->count && r == ECS_OK; ++i) {
+            uint32_t n = ecs__snap_next_of(v, i);
+            if (n == ECS__SNAP_NONE) continue;
+            if ((pred[n / 32u] >> (n % 32u)) & 1u)
+                r = ecs__snap_bad(err, v->next_at + (size_t)i * 4u, s->where, "instance %u is the next of two instances",
+                                  (unsigned)n);
+            pred[n / 32u] |= 1u << (n % 32u);
+        }
+        for (i = 0; i < v->count; ++i) heads += !((pred[i / 32u] >> (i % 32u)) & 1u);
+    } else {
+        heads = v->count;
+    }
+    if (r == ECS_OK) r = ecs_entity_map_reserve(map, heads, max_index, err);
+    if (r == ECS_OK && !v->next && map->kind == ECS_LOOKUP_DENSE) { /* every instance heads its chain: one slot each */
+        for (i = 0; i < v->count; ++i) {
+            uint32_t id = ecs__snap_id(v, i);
+            ecs_entity_map_slot *slot = &map->slots[id & ECS_INDEX_MASK];
+            if (slot->id != 0)
+                return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
+                                     "entity[%u]: a second chain of instances for index %u", (unsigned)i,
+                                     (unsigned)(id & ECS_INDEX_MASK));
+            slot->id = id;
+            slot->first = i;
+        }
+        map->count += v->count;
+        return ECS_OK;
+    }
+    for (i = 0; i < v->count && r == ECS_OK; ++i) {
+        uint32_t id = ecs__snap_id(v, i), n;
+        if (pred && ((pred[i / 32u] >> (i % 32u)) & 1u)) continue;
+        if (map->kind == ECS_LOOKUP_DENSE ? map->slots[id & ECS_INDEX_MASK].id != 0 : ecs_entity_map_find(map, id) != ECS_INSTANCE_NIL) {
+            r = ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
+                              map->kind == ECS_LOOKUP_DENSE ? "entity[%u]: a second chain of instances for index %u"
+                                                            : "entity[%u]: a second chain of instances for id %u",
+                              (unsigned)i, (unsigned)(map->kind == ECS_LOOKUP_DENSE ? id & ECS_INDEX_MASK : id));
+            break;
+        }
+        ecs_entity_map_set(map, id, i);
+        for (n = i; n != ECS__SNAP_NONE; n = ecs__snap_next_of(v, n)) ++walked;
+    }
+    if (r == ECS_OK && walked != v->count)
+        r = ecs__snap_bad(err, v->next_at, s->where, "next links hold a cycle (%u of %u instances reachable)",
+                          (unsigned)walked, (unsigned)v->count);
+    ECS__FREE(pred);
+    return r;
+}
+
+/* A manager section's instances (native order). */
+static ecs_result ecs__snap_check_manager(const ecs__snap_sec *s, const ecs__snap_mgr *v, ecs_error *err)
+{
+    ecs_entity_map map;
+    ecs_result r;
+    if (v->lookup == ECS_LOOKUP_DIRECT) return ecs__snap_check_direct(s, v, err);
+    ecs_entity_map_init(&map, (ecs_lookup_kind)v->lookup);
+    r = ecs__snap_links(s, v, &map, err);
+    ecs_entity_map_free(&map);
+    return r;
+}
+
+/* The whole blob (native order); deep 1: the instance checks too; deep 2:
+   the entity manager's only (a load checks the managers' as it builds). */
+static ecs_result ecs__snap_verify(const void *blob, size_t size, int deep, ecs_error *err)
+{
+    ecs__snap_reader rd;
+    ecs__snap_sec s;
+    ecs_result r = ecs__snap_open(&rd, blob, size, 0, err);
+    int more;
+    while (r == ECS_OK && (more = ecs__snap_next(&rd, &s, err)) != 0) {
+        if (more < 0) return err ? err->code : ECS_ERROR_CORRUPT_RESOURCE;
+        if (s.kind == ECS__SNAP_ENTITIES) {
+            ecs__snap_ents e;
+            r = ecs__snap_parse_entities(&rd, &s, &e, err);
+            if (r == ECS_OK && deep) r = ecs__snap_check_entities(&s, &e, err);
+        } else if (s.kind == ECS__SNAP_MANAGER) {
+            ecs__snap_mgr v;
+            r = ecs__snap_parse_manager(&rd, &s, &v, err);
+            if (r == ECS_OK && deep == 1) r = ecs__snap_check_manager(&s, &v, err);
+        } else if ((s.body_size & 3u) != 0) {
+            r = ecs__snap_bad(err, s.body, s.where, "a store's bytes are 32-bit words");
+        }
+    }
+    return r;
+}
+
+ECS_DEF ecs_result ecs_snapshot_verify(const void *blob, size_t size, ecs_error *err)
+{
+    return ecs__snap_verify(blob, size, 1, err);
+}
+
+/* -- byte swap -- */
+
+static void ecs__snap_swap_words(unsigned char *p, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; ++k) {
+        uint32_t v;
+        memcpy(&v, p + 4u * k, 4);
+        v = ecs__res_bswap32(v);
+        memcpy(p + 4u * k, &v, 4);
+    }
+}
+
+static void ecs__snap_swap_u64(unsigned char *p, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; ++k) {
+        uint64_t v;
+        memcpy(&v, p + 8u * k, 8);
+        v = ecs__res_bswap64(v);
+        memcpy(p + 8u * k, &v, 8);
+    }
+}
+
+/* Swaps one manager body in place (parsed in the blob's order). */
+static void ecs__snap_swap_manager(unsigned char *b, const ecs__snap_sec *s, const ecs__snap_mgr *v, int swap)
+{
+    ecs__snap_field f, prev;
+    uint32_t k;
+    for (k = 0; k < v->num_fields; ++k) {
+        ecs__snap_field_at(v, k, swap, &f, k ? &prev : NULL);
+        prev = f;
+        if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 4u)
+            ecs__snap_swap_words(b + (f.data - b), (size_t)f.size / 4u * v->count);
+        else if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 8u)
+            ecs__snap_swap_u64(b + (f.data - b), (size_t)f.size / 8u * v->count);
+    }
+    ecs__snap_swap_words(b + s->body, (ECS__SNAP_MANAGER_HEAD + (size_t)v->num_fields * ECS__SNAP_FIELD) / 4u);
+    ecs__snap_swap_words(b + v->entity_at, v->count);
+    if (v->next) ecs__snap_swap_words(b + v->next_at, v->count);
+}
+
+ECS_DEF ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err)
+{
+    ecs__snap_reader rd;
+    ecs__snap_sec s;
+    unsigned char *b = (unsigned char *)blob;
+    ecs_result r = ecs__snap_open(&rd, blob, size, 1, err);
+    int more, pass;
+    /* pass 0 checks every section's shape and that every field can be
+       swapped; pass 1 swaps */
+    for (pass = 0; pass < 2 && r == ECS_OK; ++pass) {
+        rd.at = ECS__SNAP_HEADER;
+        rd.next = 0;
+        while ((more = ecs__snap_next(&rd, &s, err)) != 0) {
+            if (more < 0) return err ? err->code : ECS_ERROR_CORRUPT_RESOURCE;
+            if (s.kind == ECS__SNAP_ENTITIES) {
+                ecs__snap_ents e;
+                if ((r = ecs__snap_parse_entities(&rd, &s, &e, err)) != ECS_OK) return r;
+                if (pass) {
+                    ecs__snap_swap_words(b + s.body, ECS__SNAP_ENTITIES_HEAD / 4u);
+                    ecs__snap_swap_words(b + (e.ring - b), e.free_capacity);
+                }
+            } else if (s.kind == ECS__SNAP_MANAGER) {
+                ecs__snap_mgr v;
+                ecs__snap_field f, prev;
+                uint32_t k;
+                if ((r = ecs__snap_parse_manager(&rd, &s, &v, err)) != ECS_OK) return r;
+                for (k = 0; k < v.num_fields && !pass; ++k) {
+                    ecs__snap_field_at(&v, k, rd.swap, &f, k ? &prev : NULL);
+                    prev = f;
+                    if (!f.kind && f.size > 1u)
+                        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                             "snapshot: %s field '%.*s' has no schema kind: its %u-byte values cannot be swapped",
+                                             s.where, (int)f.name_length, f.name, (unsigned)f.size);
+                }
+                if (pass) ecs__snap_swap_manager(b, &s, &v, rd.swap);
+            } else if ((s.body_size & 3u) != 0) {
+                return ecs__snap_bad(err, s.body, s.where, "a store's bytes are 32-bit words");
+            } else if (pass) {
+                ecs__snap_swap_words(b + s.body, s.body_size / 4u);
+            }
+            if (pass) {
+                ecs__snap_swap_words(b + s.offset, 2);
+                ecs__snap_swap_u64(b + s.offset + 8, 1);
+                ecs__snap_swap_words(b + s.offset + 16, 2);
+            }
+        }
+    }
+    if (r == ECS_OK) {
+        ecs__snap_swap_words(b + 4, 3);
+        ecs__snap_swap_u64(b + 16, 1);
+        ecs__snap_swap_words(b + 24, 2);
+    }
+    return r;
+}
+
+/* -- loading -- */
+
+/* The component called name[0..len), or ECS_WORLD_NO_COMPONENT. */
+static uint32_t ecs__snap_find(const ecs_world *w, const char *name, uint32_t len)
+{
+    uint32_t k;
+    for (k = 0; k < w->num_components; ++k)
+        if (strlen(w->component[k].name) == len && memcmp(w->component[k].name, name, len) == 0) return k;
+    return ECS_WORLD_NO_COMPONENT;
+}
+
+/* The name m is registered under in w. */
+static const char *ecs__snap_name_of(const ecs_world *w, const ecs_manager *m)
+{
+    uint32_t k;
+    for (k = 0; k < w->num_components; ++k)
+        if (w->component[k].manager == m) return w->component[k].name;
+    return "?";
+}
+
+static int ecs__snap_world_empty(const ecs_world *w)
+{
+    uint32_t k;
+    if (w->entities.max_index || w->entities.num_free || w->entities.free_head || w->entities.num_retired) return 0;
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_world_component *c = &w->component[k];
+        if (c->manager ? c->manager->count != 0 : c->iface->count(c->store) != 0) return 0;
+    }
+    return 1;
+}
+
+static void ecs__snap_clear_map(ecs_entity_map *map)
+{
+    uint32_t k;
+    if (!map->allocated) return;
+    for (k = 0; k <= map->mask; ++k) {
+        map->slots[k].id = 0;
+        map->slots[k].first = map->kind == ECS_LOOKUP_DENSE && k ? 0u : ECS_INSTANCE_NIL;
+    }
+    map->count = 0;
+}
+
+/* Empties m (keeps its allocations and settings). */
+static void ecs__snap_clear_manager(ecs_manager *m)
+{
+    if (m->lookup == ECS_LOOKUP_DIRECT && m->count) memset(m->entity, 0, (size_t)m->count * sizeof *m->entity);
+    ecs__snap_clear_map(&m->map);
+    m->count = 0;
+    m->num_instances = 0;
+    ++m->version; /* the slots change under any query's remembered runs */
+    m->rng = 0x9E3779B9u;
+    memset(&m->log, 0, sizeof m->log);
+    if (m->group) m->group->size = 0;
+}
+
+static void ecs__snap_clear_entities(ecs_entity_manager *em)
+{
+    ECS__FREE(em->generation);
+    ECS__FREE(em->free_ring);
+    em->generation = NULL;
+    em->free_ring = NULL;
+    em->max_index = em->capacity = em->free_head = em->num_free = em->free_capacity = em->num_retired = 0;
+}
+
+/* Empties the world (its registrations stay). */
+static void ecs__snap_clear_world(ecs_world *w)
+{
+    uint32_t k;
+    ecs__snap_clear_entities(&w->entities);
+    for (k = 0; k < w->num_components; ++k) {
+        ecs_world_component *c = &w->component[k];
+        if (c->manager) ecs__snap_clear_manager(c->manager);
+        else if (c->iface->clear) c->iface->clear(c->store);
+    }
+}
+
+/* Gives em its life stamp (ecs.h stamps a manager at its first allocation,
+   and destroy-log cursors compare it): a create on a manager that never
+   allocated does it; what it created is replaced by the caller. */
+static ecs_result ecs__snap_stamp(ecs_entity_manager *em, ecs_error *err)
+{
+    if (em->life) return ECS_OK;
+    if (ecs_entity_create(em).id == 0)
+        return ecs_error_set(err, em->error.code, "snapshot: %s", em->error.message);
+    return ECS_OK;
+}
+
+static ecs_result ecs__snap_load_entities(ecs_entity_manager *em, const ecs__snap_ents *e, ecs_error *err)
+{
+    uint32_t cap = e->max_index + 1u < 1024u ? 1024u : e->max_index + 1u;
+    uint8_t *g;
+    uint32_t *ring;
+    ecs_result r = ecs__snap_stamp(em, err);
+    if (r != ECS_OK) return r;
+    g = (uint8_t *)ECS__REALLOC(NULL, cap);
+    ring = e->free_capacity ? (uint32_t *)ECS__REALLOC(NULL, (size_t)e->free_capacity * 4u) : NULL;
+    if (!g || (e->free_capacity && !ring)) {
+        ECS__FREE(g);
+        ECS__FREE(ring);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory for %u entities",
+                             (unsigned)e->max_index);
+    }
+    memcpy(g, e->generation, (size_t)e->max_index + 1u);
+    memset(g + e->max_index + 1u, 0, cap - e->max_index - 1u);
+    if (ring) memcpy(ring, e->ring, (size_t)e->free_capacity * 4u);
+    ecs__snap_clear_entities(em);
+    em->generation = g;
+    em->capacity = cap;
+    em->max_index = e->max_index;
+    em->free_ring = ring;
+    em->free_capacity = e->free_capacity;
+    em->free_head = e->free_head;
+    em->num_free = e->num_free;
+    em->num_retired = e->num_retired;
+    return ECS_OK;
+}
+
+/* Every field of v, in order (out: v->num_fields entries). */
+static void ecs__snap_fields(const ecs__snap_mgr *v, ecs__snap_field *out)
+{
+    uint32_t k;
+    for (k = 0; k < v->num_fields; ++k) ecs__snap_field_at(v, k, 0, out + k, k ? out + k - 1 : NULL);
+}
+
+/* Where each of m's fields comes from (from[k]: a field of sf, or
+   ECS__SNAP_NONE: the default); checks kinds and sizes; notes what is
+   dropped and defaulted in rep (may be NULL). */
+static ecs_result ecs__snap_map_fields(const ecs_manager *m, const char *name, const ecs__snap_mgr *v,
+                                       const ecs__snap_field *sf, uint32_t *from, ecs_snapshot_report *rep, ecs_error *err)
+{
+    uint32_t k, j;
+    if (!m->schema) {
+        if (v->num_fields != m->num_fields)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_load: component '%s' has %u fields and no schema, the snapshot %u",
+                                 name, (unsigned)m->num_fields, (unsigned)v->num_fields);
+        for (k = 0; k < m->num_fields; ++k) {
+            const char *fn = m->fields[k].name ? m->fields[k].name : "";
+            if (sf[k].size != m->fields[k].size || sf[k].name_length != strlen(fn) || memcmp(sf[k].name, fn, sf[k].name_length) != 0)
+                return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                     "ecs_snapshot_load: component '%s' field %u '%s' (%u bytes, no schema) is '%.*s' of %u bytes in the snapshot",
+                                     name, (unsigned)k, fn, (unsigned)m->fields[k].size, (int)sf[k].name_length, sf[k].name,
+                                     (unsigned)sf[k].size);
+            from[k] = k;
+        }
+        return ECS_OK;
+    }
+    for (k = 0; k < m->num_fields; ++k) {
+        const ecs_schema_field *f = &m->schema->fields[k];
+        size_t len = strlen(f->name);
+        from[k] = ECS__SNAP_NONE;
+        for (j = 0; j < v->num_fields && from[k] == ECS__SNAP_NONE; ++j)
+            if (sf[j].name_length == len && memcmp(sf[j].name, f->name, len) == 0) from[k] = j;
+        if (from[k] == ECS__SNAP_NONE) {
+            if (rep) ++rep->defaulted;
+            ecs__snap_note(rep, "%s.%s: not in the snapshot, set to its default\n", name, f->name);
+            continue;
+        }
+        j = from[k];
+        if (sf[j].size != m->fields[k].size || (sf[j].kind && sf[j].kind != (uint32_t)f->kind))
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_load: component '%s' field '%s' is %s (%u bytes), the snapshot has %s (%u bytes)",
+                                 name, f->name, ecs_field_kind_name(f->kind), (unsigned)m->fields[k].size,
+                                 sf[j].kind ? ecs_field_kind_name((ecs_field_kind)sf[j].kind) : "a field without kind",
+                                 (unsigned)sf[j].size);
+    }
+    for (j = 0; j < v->num_fields && rep; ++j) {
+        for (k = 0; k < m->num_fields && from[k] != j; ++k) continue;
+        if (k < m->num_fields) continue;
+        ++rep->dropped;
+        ecs__snap_note(rep, "%s.%.*s: not in the schema, dropped\n", name, (int)sf[j].name_length, sf[j].name);
+    }
+    return ECS_OK;
+}
+
+/* Fills field k of instances [0, n) with its default (schema managers). */
+static void ecs__snap_default(ecs_manager *m, uint32_t k, const ecs__schema_info *si, uint32_t n)
+{
+    const ecs__schema_slot *f = &si->fields[k];
+    unsigned char *base = (unsigned char *)m->field[k];
+    uint32_t i, size = m->fields[k].size;
+    static const unsigned char zero[64] = {0};
+    const unsigned char *value = f->runtime || f->required || f->kind == ECS_FIELD_ENTITY ? zero : f->initial;
+    for (i = 0; i < n; ++i) memcpy(base + (size_t)i * size, value, size);
+}
+
+/* Loads a parsed, verified manager section into the empty manager m. */
+static ecs_result ecs__snap_load_manager(ecs_world *w, ecs_manager *m, const char *name, const ecs__snap_sec *s,
+                                         const ecs__snap_mgr *v, ecs_snapshot_report *rep, ecs_error *err)
+{
+    ecs__snap_field *sf = (ecs__snap_field *)ECS__REALLOC(NULL, ((size_t)v->num_fields + 1u) * sizeof *sf);
+    uint32_t *from = (uint32_t *)ECS__REALLOC(NULL, ((size_t)m->num_fields + 1u) * sizeof *from), k, defaults = 0;
+    ecs__schema_info *si = NULL;
+    ecs_result r = ECS_OK;
+    if (!sf || !from) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory");
+    if (r == ECS_OK) {
+        ecs__snap_fields(v, sf);
+        r = ecs__snap_map_fields(m, name, v, sf, from, rep, err);
+    }
+    for (k = 0; k < m->num_fields && r == ECS_OK; ++k) defaults += from[k] == ECS__SNAP_NONE;
+    if (r == ECS_OK && defaults) r = ecs__schema_build(name, m->schema->fields, m->schema->num_fields, &si, err);
+    if (r == ECS_OK && v->count && ecs_manager_reserve(m, v->count) != ECS_OK)
+        r = ecs_error_set(err, m->error.code, "ecs_snapshot_load: '%s': %s", name, m->error.message);
+    if (r == ECS_OK && v->next && !m->next && !(m->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)(m->capacity ? m->capacity : 1u) * 4u)))
+        r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory");
+    if (r == ECS_OK) r = v->lookup == ECS_LOOKUP_DIRECT ? ecs__snap_check_direct(s, v, err) : ecs__snap_links(s, v, &m->map, err);
+    if (r == ECS_OK) {
+        if (v->count) memcpy(m->entity, v->entity, (size_t)v->count * 4u);
+        if (v->next) memcpy(m->next, v->next, (size_t)v->count * 4u);
+        else if (m->next && v->count) memset(m->next, 0xFF, (size_t)v->count * 4u);
+        for (k = 0; k < m->num_fields; ++k) {
+            if (from[k] == ECS__SNAP_NONE) ecs__snap_default(m, k, si, v->count);
+            else if (v->count) memcpy(m->field[k], sf[from[k]].data, (size_t)v->count * m->fields[k].size);
+        }
+        m->count = v->count;
+        m->num_instances = v->num_instances;
+        m->rng = v->rng;
+        m->log.em = (v->flags & ECS__SNAP_LOG_WORLD) ? &w->entities : NULL;
+        m->log.life = (v->flags & ECS__SNAP_LOG_WORLD) ? w->entities.life : 0u;
+        m->log.next = v->log_next;
+        m->log.retired = v->log_retired;
+        if (m->group) m->group->size = v->group_size;
+    }
+    ECS__FREE(si);
+    ECS__FREE(sf);
+    ECS__FREE(from);
+    return r;
+}
+
+/* One pass over the sections: pass 0 checks that each can be loaded into
+   w (nothing changes); pass 1 loads. */
+static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uint32_t flags, int pass,
+                                ecs_snapshot_report *rep, ecs_error *err)
+{
+    ecs__snap_reader rd;
+    ecs__snap_sec s;
+    ecs_result r = ecs__snap_open(&rd, blob, size, 0, err);
+    uint8_t *seen = (uint8_t *)ECS__REALLOC(NULL, (size_t)w->num_components + 1u);
+    int more;
+    if (!seen) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory");
+    memset(seen, 0, (size_t)w->num_components + 1u);
+    while (r == ECS_OK && (more = ecs__snap_next(&rd, &s, err)) > 0) {
+        ecs__snap_ents e;
+        ecs__snap_mgr v;
+        uint32_t k;
+        const ecs_world_component *c;
+        if (s.kind == ECS__SNAP_ENTITIES) {
+            r = ecs__snap_parse_entities(&rd, &s, &e, err);
+            if (r == ECS_OK && pass) r = ecs__snap_load_entities(&w->entities, &e, err);
+            continue;
+        }
+        k = ecs__snap_find(w, s.name, s.name_length);
+        if (k == ECS_WORLD_NO_COMPONENT) {
+            /* skipped, but checked as verify would (the loaded ones are checked as they load) */
+            if (!pass && s.kind == ECS__SNAP_MANAGER && (r = ecs__snap_parse_manager(&rd, &s, &v, err)) == ECS_OK)
+                r = ecs__snap_check_manager(&s, &v, err);
+            if (r != ECS_OK) break;
+            if (flags & ECS_SNAPSHOT_STRICT)
+                r = ecs_error_set(err, ECS_ERROR_UNKNOWN_COMPONENT, "ecs_snapshot_load: %s: the world has no such store",
+                                  s.where);
+            else if (pass && rep) {
+                ++rep->skipped;
+                ecs__snap_note(rep, "%.*s: the world has no such store, skipped\n", (int)s.name_length, s.name);
+            }
+            continue;
+        }
+        c = &w->component[k];
+        if (seen[k]++) {
+            r = ecs__snap_bad(err, s.offset, s.where, "a second section for '%s'", c->name);
+        } else if ((s.kind == ECS__SNAP_MANAGER) != (c->manager != NULL)) {
+            r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_load: '%s' is %s in the world and %s in the snapshot",
+                              c->name, c->manager ? "a manager" : "a store", c->manager ? "a store" : "a manager");
+        } else if (s.kind == ECS__SNAP_STORE) {
+            if (!c->iface->load || !c->iface->clear || c->iface->save_version != s.version)
+                r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                  "ecs_snapshot_load: store '%s' %s (the snapshot's bytes are version %u, it reads %u)",
+                                  c->name, c->iface->load && c->iface->clear ? "reads another version" : "has no load or clear",
+                                  (unsigned)s.version, (unsigned)c->iface->save_version);
+            else if (pass)
+                r = c->iface->load(c->store, rd.b + s.body, s.body_size, err);
+        } else if ((r = ecs__snap_parse_manager(&rd, &s, &v, err)) == ECS_OK) {
+            if (v.lookup != (uint32_t)c->manager->lookup)
+                r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                  "ecs_snapshot_load: component '%s' has lookup kind %u, the snapshot %u", c->name,
+                                  (unsigned)c->manager->lookup, (unsigned)v.lookup);
+            else if (pass)
+                r = ecs__snap_load_manager(w, c->manager, c->name, &s, &v, rep, err);
+            else {
+                ecs__snap_field *sf = (ecs__snap_field *)ECS__REALLOC(NULL, ((size_t)v.num_fields + 1u) * sizeof *sf);
+                uint32_t *from = (uint32_t *)ECS__REALLOC(NULL, ((size_t)c->manager->num_fields + 1u) * sizeof *from);
+                if (!sf || !from) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory");
+                else {
+                    ecs__snap_fields(&v, sf);
+                    r = ecs__snap_map_fields(c->manager, c->name, &v, sf, from, NULL, err);
+                }
+                ECS__FREE(sf);
+                ECS__FREE(from);
+            }
+        }
+    }
+    ECS__FREE(seen);
+    return r;
+}
+
+/* Every group of w keeps its invariant after a load: the entities owning
+   every member are instances 0..size-1 of each, in the same order. (A
+   snapshot of other groups, or of some members only, breaks it.) */
+static ecs_result ecs__snap_check_groups(const ecs_world *w, ecs_error *err)
+{
+    uint32_t g, k, i;
+    for (g = 0; g < w->num_groups; ++g) {
+        const ecs_group *grp = w->groups[g];
+        const ecs_manager *lead = grp->member[0];
+        int ok = 1;
+        for (k = 0; k < grp->num_members && ok; ++k) {
+            const ecs_manager *m = grp->member[k];
+            ok = grp->size <= m->count;
+            for (i = 0; i < grp->size && ok; ++i) ok = m->entity[i].id == lead->entity[i].id;
+        }
+        for (i = grp->size; i < lead->count && ok; ++i) {
+            for (k = 1; k < grp->num_members && !ecs_instance_is_nil(ecs_manager_lookup(grp->member[k], lead->entity[i])); ++k) continue;
+            ok = k < grp->num_members;
+        }
+        if (!ok)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_load: the group of '%s' is not kept by the snapshot (saved without the group, "
+                                 "or without some of its members)", ecs__snap_name_of(w, lead));
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size, uint32_t flags,
+                                     ecs_snapshot_report *report, ecs_error *err)
+{
+    ecs_result r;
+    if (report) memset(report, 0, sizeof *report);
+    if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_load: world is NULL");
+    /* verify's checks, those of the managers' ids and links once, while the
+       load builds their maps (ecs__snap_links) */
+    if ((r = ecs__snap_verify(blob, size, 2, err)) != ECS_OK) return r;
+    if (!(flags & ECS_SNAPSHOT_REPLACE) && !ecs__snap_world_empty(w))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_load: the world is not empty (load into a fresh world with the same "
+                             "registrations, or pass ECS_SNAPSHOT_REPLACE)");
+    if ((r = ecs__snap_run(w, blob, size, flags, 0, NULL, err)) != ECS_OK) return r;
+    if (flags & ECS_SNAPSHOT_REPLACE) ecs__snap_clear_world(w);
+    r = ecs__snap_run(w, blob, size, flags, 1, report, err);
+    if (r == ECS_OK) r = ecs__snap_check_groups(w, err);
+    if (r != ECS_OK) {
+        ecs__snap_clear_world(w);
+        if (report) memset(report, 0, sizeof *report);
+    }
+    return r;
+}
+
+/* -- clone -- */
+
+static ecs_result ecs__snap_copy_entities(ecs_entity_manager *d, const ecs_entity_manager *s, ecs_error *err)
+{
+    ecs_result r = ecs__snap_stamp(d, err);
+    if (r != ECS_OK) return r;
+    if (d->capacity < s->max_index + 1u) {
+        uint8_t *g = (uint8_t *)ECS__REALLOC(d->generation, s->capacity);
+        if (!g) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+        memset(g + d->capacity, 0, s->capacity - d->capacity);
+        d->generation = g;
+        d->capacity = s->capacity;
+    }
+    if (d->free_capacity != s->free_capacity) {
+        uint32_t *ring = s->free_capacity ? (uint32_t *)ECS__REALLOC(NULL, (size_t)s->free_capacity * 4u) : NULL;
+        if (s->free_capacity && !ring) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+        ECS__FREE(d->free_ring);
+        d->free_ring = ring;
+        d->free_capacity = s->free_capacity;
+    }
+    if (s->generation) memcpy(d->generation, s->generation, (size_t)s->max_index + 1u);
+    if (d->max_index > s->max_index) memset(d->generation + s->max_index + 1u, 0, d->max_index - s->max_index);
+    if (s->free_capacity) memcpy(d->free_ring, s->free_ring, (size_t)s->free_capacity * 4u);
+    d->max_index = s->max_index;
+    d->free_head = s->free_head;
+    d->num_free = s->num_free;
+    d->num_retired = s->num_retired;
+    return ECS_OK;
+}
+
+static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, ecs_entity_manager *dem,
+                                         const ecs_entity_manager *sem, ecs_error *err)
+{
+    uint32_t k;
+    ecs_result r;
+    if (s->count && ecs_manager_reserve(d, s->count) != ECS_OK)
+        return ecs_error_set(err, d->error.code, "ecs_snapshot_clone: %s", d->error.message);
+    if (s->next && !d->next && !(d->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)(d->capacity ? d->capacity : 1u) * 4u)))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+    if ((r = ecs_entity_map_copy(&d->map, &s->map, err)) != ECS_OK) return r;
+    if (s->count) memcpy(d->entity, s->entity, (size_t)s->count * sizeof *d->entity);
+    if (d->lookup == ECS_LOOKUP_DIRECT && d->count > s->count)
+        memset(d->entity + s->count, 0, (size_t)(d->count - s->count) * sizeof *d->entity);
+    if (s->next && s->count) memcpy(d->next, s->next, (size_t)s->count * 4u);
+    else if (d->next && s->count) memset(d->next, 0xFF, (size_t)s->count * 4u);
+    for (k = 0; k < d->num_fields; ++k)
+        if (s->count) memcpy(d->field[k], s->field[k], (size_t)s->count * d->fields[k].size);
+    d->count = s->count;
+    d->num_instances = s->num_instances;
+    ++d->version; /* the slots change under any query's remembered runs */
+    d->rng = s->rng;
+    d->log.em = s->log.em == sem ? dem : NULL;
+    d->log.life = s->log.em == sem ? dem->life : 0u;
+    d->log.next = s->log.next;
+    d->log.retired = s->log.retired;
+    if (d->group) d->group->size = s->group ? s->group->size : 0u;
+    return ECS_OK;
+}
+
+/* Every store of src is in dst, laid out alike. */
+static ecs_result ecs__snap_check_clone(const ecs_world *dst, const ecs_world *src, ecs_error *err)
+{
+    uint32_t k, j;
+    for (k = 0; k < src->num_components; ++k) {
+        const ecs_world_component *c = &src->component[k], *dc;
+        j = ecs_world_find(dst, c->name);
+        if (j == ECS_WORLD_NO_COMPONENT)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_clone: the target has no store '%s'", c->name);
+        dc = &dst->component[j];
+        if ((dc->manager != NULL) != (c->manager != NULL) ||
+            (!c->manager && (!c->iface->save || !dc->iface->load || !dc->iface->clear || c->iface->save_version != dc->iface->save_version)))
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_clone: store '%s' differs in kind, or cannot save and load",
+                                 c->name);
+        if (c->manager) {
+            const ecs_manager *a = c->manager, *b = dc->manager;
+            uint32_t f;
+            int same = a->lookup == b->lookup && a->num_fields == b->num_fields;
+            for (f = 0; same && f < a->num_fields; ++f) same = a->fields[f].size == b->fields[f].size;
+            if (!same)
+                return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_clone: component '%s' is laid out differently in the target",
+                                     c->name);
+        }
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err)
+{
+    uint32_t k;
+    ecs_result r;
+    unsigned char *scratch = NULL;
+    if (!dst || !src || dst == src) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_clone: two distinct worlds needed");
+    if ((r = ecs__snap_check_clone(dst, src, err)) != ECS_OK) return r;
+    r = ecs__snap_copy_entities(&dst->entities, &src->entities, err);
+    for (k = 0; k < dst->num_components && r == ECS_OK; ++k) {
+        ecs_world_component *dc = &dst->component[k];
+        uint32_t j = ecs_world_find(src, dc->name);
+        const ecs_world_component *c = j == ECS_WORLD_NO_COMPONENT ? NULL : &src->component[j];
+        if (!c) {
+            if (dc->manager) ecs__snap_clear_manager(dc->manager);
+            else if (dc->iface->clear) dc->iface->clear(dc->store);
+        } else if (c->manager) {
+            r = ecs__snap_copy_manager(dc->manager, c->manager, &dst->entities, &src->entities, err);
+        } else if (c->iface->copy && dc->iface->copy == c->iface->copy) {
+            r = c->iface->copy(dc->store, c->store, err);
+        } else {
+            size_t n = c->iface->save(c->store, NULL, 0);
+            unsigned char *p = (unsigned char *)ECS__REALLOC(scratch, n ? n : 1u);
+            if (!p) {
+                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+                break;
+            }
+            scratch = p;
+            (void)c->iface->save(c->store, p, n);
+            dc->iface->clear(dc->store);
+            r = dc->iface->load(dc->store, p, n, err);
+        }
+    }
+    ECS__FREE(scratch);
+    if (r != ECS_OK) ecs__snap_clear_world(dst);
+    return r;
+}
+
+/* -- the world's hash -- */
+
+static uint64_t ecs__snap_fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001B3ull;
+    return h;
+}
+
+static uint64_t ecs__snap_fnv32(uint64_t h, uint32_t v) { return ecs__snap_fnv(h, &v, 4); }
+
+static uint64_t ecs__snap_hash_manager(uint64_t h, const ecs_manager *m, const ecs_entity_manager *em)
+{
+    uint32_t i, k;
+    h = ecs__snap_fnv32(h, m->count);
+    h = ecs__snap_fnv32(h, m->num_instances);
+    h = ecs__snap_fnv32(h, m->rng);
+    h = ecs__snap_fnv32(h, m->log.em == em);
+    h = ecs__snap_fnv32(h, m->log.next);
+    h = ecs__snap_fnv32(h, m->log.retired);
+    for (i = 0; i < m->count; ++i) {
+        if (m->lookup == ECS_LOOKUP_DIRECT && m->entity[i].id == 0) continue;
+        h = ecs__snap_fnv32(h, m->entity[i].id);
+        h = ecs__snap_fnv32(h, m->next ? m->next[i] : ECS_INSTANCE_NIL);
+        for (k = 0; k < m->num_fields; ++k)
+            h = ecs__snap_fnv(h, (const char *)m->field[k] + (size_t)i * m->fields[k].size, m->fields[k].size);
+    }
+    return h;
+}
+
+ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w)
+{
+    const ecs_entity_manager *em = &w->entities;
+    uint64_t h = 0xCBF29CE484222325ull;
+    uint32_t k;
+    h = ecs__snap_fnv32(h, em->max_index);
+    if (em->generation) h = ecs__snap_fnv(h, em->generation, (size_t)em->max_index + 1u);
+    h = ecs__snap_fnv32(h, em->free_head);
+    h = ecs__snap_fnv32(h, em->num_free);
+    h = ecs__snap_fnv32(h, em->num_retired);
+    h = ecs__snap_fnv32(h, em->free_capacity);
+    if (em->free_ring) h = ecs__snap_fnv(h, em->free_ring, (size_t)em->free_capacity * 4u);
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_world_component *c = &w->component[k];
+        h = ecs__snap_fnv(h, c->name, strlen(c->name) + 1u);
+        if (c->manager) {
+            h = ecs__snap_hash_manager(h, c->manager, em);
+        } else if (c->iface->save) {
+            size_t n = c->iface->save(c->store, NULL, 0);
+            void *p = ECS__REALLOC(NULL, n ? n : 1u);
+            if (!p) return 0;
+            (void)c->iface->save(c->store, p, n);
+            h = ecs__snap_fnv(h, p, n);
+            ECS__FREE(p);
+        }
+    }
+    return h;
+}
+
+/* -- JSON: a snapshot as text and back -- */
+
+/* "%.17g" of a double: always reads back as v, no read-back needed (not
+   always the shortest), '.' whatever the locale. */
+static void ecs__format_double17(char *buf, size_t size, double v)
+{
+    const struct lconv *lc = localeconv();
+    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+    snprintf(buf, size, "%.17g", v);
+    if (point != '.') {
+        char *c = strchr(buf, point);
+        if (c) *c = '.';
+    }
+}
+
+static const char *const ecs__snap_lookup_names[3] = {"hash", "dense", "direct"};
+
+static void ecs__snap_juint(ecs__jout *o, uint64_t v)
+{
+    char buf[24];
+    size_t at = sizeof buf;
+    do {
+        buf[--at] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v);
+    ecs__jout_add(o, buf + at, sizeof buf - at);
+}
+
+static void ecs__snap_jhex(ecs__jout *o, uint64_t v, int digits)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "\"#%0*llx\"", digits, (unsigned long long)v);
+    ecs__jout_text(o, buf);
+}
+
+/* One float: the shortest text that reads back as it; "#bits" when it is
+   not finite. */
+/* Nine significant digits of a finite float, like "%.9g" (ties round up;
+   reads back as the same float, through a double too: the digits are
+   within 1e-8 of it relatively, the float's neighbours 6e-8 away) but with
+   no snprintf: the digits come from one scaling in double arithmetic,
+   whose error is far below that margin. buf: at least 17 bytes. */
+static void ecs__format_float9(char *buf, float f, uint32_t bits)
+{
+    double a = f < 0 ? -(double)f : (double)f, s;
+    char dig[9];
+    uint32_t m;
+    int k, n, i, len = 0;
+    if (bits >> 31) buf[len++] = '-';
+    if (a == 0) {
+        memcpy(buf + len, "0", 2);
+        return;
+    }
+    k = (int)floor(log10(a));
+    s = a * pow(10.0, (double)(8 - k));
+    if (s < 1e8) s = a * pow(10.0, (double)(8 - --k));
+    else if (s >= 1e9) s = a * pow(10.0, (double)(8 - ++k));
+    m = (uint32_t)(s + 0.5);
+    if (m >= 1000000000u) {
+        m /= 10u;
+        ++k;
+    }
+    for (i = 8; i >= 0; --i, m /= 10u) dig[i] = (char)('0' + (char)(m % 10u));
+    for (n = 9; n > 1 && dig[n - 1] == '0'; --n) {}
+    if (k >= 0 && k < 9) { /* 12.5, 300 */
+        for (i = 0; i <= k; ++i) buf[len++] = i < n ? dig[i] : '0';
+        if (n > k + 1) buf[len++] = '.';
+        for (i = k + 1; i < n; ++i) buf[len++] = dig[i];
+    } else if (k < 0 && k >= -4) { /* 0.0125 */
+        buf[len++] = '0';
+        buf[len++] = '.';
+        for (i = -1; i > k; --i) buf[len++] = '0';
+        for (i = 0; i < n; ++i) buf[len++] = dig[i];
+    } else { /* 1.25e-07 */
+        buf[len++] = dig[0];
+        if (n > 1) buf[len++] = '.';
+        for (i = 1; i < n; ++i) buf[len++] = dig[i];
+        buf[len++] = 'e';
+        buf[len++] = k < 0 ? '-' : '+';
+        if (k < 0) k = -k;
+        buf[len++] = (char)('0' + (char)(k / 10));
+        buf[len++] = (char)('0' + (char)(k % 10));
+    }
+    buf[len] = 0;
+}
+
+static void ecs__snap_jfloat(ecs__jout *o, const unsigned char *p)
+{
+    float f;
+    uint32_t bits;
+    char buf[40];
+    memcpy(&f, p, 4);
+    memcpy(&bits, p, 4);
+    if (f != f || f > FLT_MAX || f < -FLT_MAX) {
+        ecs__snap_jhex(o, bits, 8);
+        return;
+    }
+    ecs__format_float9(buf, f, bits);
+    ecs__jout_text(o, buf);
+}
+
+/* One field value by kind (raw: hex bytes). */
+static void ecs__snap_jvalue(ecs__jout *o, uint32_t kind, const unsigned char *p, uint32_t size)
+{
+    uint32_t u, k, n = kind ? ecs__kind_elements((ecs_field_kind)kind) : 0u;
+    uint64_t q;
+    double d;
+    int32_t s;
+    char buf[40];
+    switch (kind) {
+    case ECS_FIELD_F32: ecs__snap_jfloat(o, p); return;
+    case ECS_FIELD_VEC2: case ECS_FIELD_VEC3: case ECS_FIELD_VEC4: case ECS_FIELD_QUAT: case ECS_FIELD_MAT4:
+        ecs__jout_add(o, "[", 1);
+        for (k = 0; k < n; ++k) {
+            if (k) ecs__jout_add(o, ", ", 2);
+            ecs__snap_jfloat(o, p + 4u * k);
+        }
+        ecs__jout_add(o, "]", 1);
+        return;
+    case ECS_FIELD_F64:
+        memcpy(&d, p, 8);
+        memcpy(&q, p, 8);
+        if (d != d || d > DBL_MAX || d < -DBL_MAX) ecs__snap_jhex(o, q, 16);
+        else {
+            ecs__format_double17(buf, sizeof buf, d);
+            ecs__jout_text(o, buf);
+        }
+        return;
+    case ECS_FIELD_I32:
+        memcpy(&s, p, 4);
+        snprintf(buf, sizeof buf, "%ld", (long)s);
+        ecs__jout_text(o, buf);
+        return;
+    case ECS_FIELD_U32: case ECS_FIELD_ENTITY:
+        memcpy(&u, p, 4);
+        ecs__snap_juint(o, u);
+        return;
+    case ECS_FIELD_U64: case ECS_FIELD_PATH:
+        memcpy(&q, p, 8);
+        ecs__snap_jhex(o, q, 16);
+        return;
+    case ECS_FIELD_BOOL:
+        if (p[0] <= 1u) ecs__jout_text(o, p[0] ? "true" : "false");
+        else ecs__snap_juint(o, p[0]);
+        return;
+    default:
+        ecs__jout_add(o, "\"", 1);
+        for (k = 0; k < size; ++k) {
+            snprintf(buf, sizeof buf, "%02x", (unsigned)p[k]);
+            ecs__jout_add(o, buf, 2);
+        }
+        ecs__jout_add(o, "\"", 1);
+    }
+}
+
+static void ecs__snap_jwords(ecs__jout *o, const unsigned char *p, size_t n, size_t bytes_each)
+{
+    size_t k;
+    ecs__jout_add(o, "[", 1);
+    for (k = 0; k < n; ++k) {
+        uint32_t v = 0;
+        if (k) ecs__jout_add(o, k % 16u ? ", " : ",\n      ", k % 16u ? 2u : 8u);
+        memcpy(&v, p + k * bytes_each, bytes_each);
+        ecs__snap_juint(o, v);
+    }
+    ecs__jout_add(o, "]", 1);
+}
+
+static void ecs__snap_json_entities(ecs__jout *o, const ecs__snap_ents *e)
+{
+    ecs__jout_text(o, "  \"entities\": {\"max_index\": ");
+    ecs__snap_juint(o, e->max_index);
+    ecs__jout_text(o, ", \"free_capacity\": ");
+    ecs__snap_juint(o, e->free_capacity);
+    ecs__jout_text(o, ", \"free_head\": ");
+    ecs__snap_juint(o, e->free_head);
+    ecs__jout_text(o, ", \"num_free\": ");
+    ecs__snap_juint(o, e->num_free);
+    ecs__jout_text(o, ", \"num_retired\": ");
+    ecs__snap_juint(o, e->num_retired);
+    ecs__jout_text(o, ",\n    \"generation\": ");
+    ecs__snap_jwords(o, e->generation, (size_t)e->max_index + 1u, 1u);
+    ecs__jout_text(o, ",\n    \"ring\": ");
+    ecs__snap_jwords(o, e->ring, e->free_capacity, 4u);
+    ecs__jout_text(o, "}");
+}
+
+/* One instance as {"entity": id, "field": value, ...} (sf: the fields). */
+static void ecs__snap_json_instance(ecs__jout *o, uint32_t id, const ecs__snap_field *sf, uint32_t nf, uint32_t i)
+{
+    uint32_t k;
+    ecs__jout_text(o, "{\"entity\": ");
+    ecs__snap_juint(o, id);
+    for (k = 0; k < nf; ++k) {
+        ecs__jout_add(o, ", ", 2);
+        ecs__jout_string(o, sf[k].name, sf[k].name_length);
+        ecs__jout_add(o, ": ", 2);
+        ecs__snap_jvalue(o, sf[k].kind, sf[k].data + (size_t)i * sf[k].size, sf[k].size);
+    }
+    ecs__jout_text(o, "}");
+}
+
+static ecs_result ecs__snap_json_manager(ecs__jout *o, const ecs__snap_mgr *v, ecs_error *err)
+{
+    ecs__snap_field *sf = (ecs__snap_field *)ECS__REALLOC(NULL, ((size_t)v->num_fields + 1u) * sizeof *sf);
+    uint32_t k, i;
+    if (!sf) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_to_json: out of memory");
+    ecs__snap_fields(v, sf);
+    ecs__jout_text(o, ", \"lookup\": \"");
+    ecs__jout_text(o, ecs__snap_lookup_names[v->lookup]);
+    ecs__jout_text(o, "\", \"count\": ");
+    ecs__snap_juint(o, v->count);
+    ecs__jout_text(o, ", \"num_instances\": ");
+    ecs__snap_juint(o, v->num_instances);
+    ecs__jout_text(o, ", \"rng\": ");
+    ecs__snap_juint(o, v->rng);
+    ecs__jout_text(o, ", \"log\": [");
+    ecs__snap_juint(o, (v->flags & ECS__SNAP_LOG_WORLD) ? 1u : 0u);
+    ecs__jout_text(o, ", ");
+    ecs__snap_juint(o, v->log_next);
+    ecs__jout_text(o, ", ");
+    ecs__snap_juint(o, v->log_retired);
+    ecs__jout_text(o, "], \"group_size\": ");
+    ecs__snap_juint(o, v->group_size);
+    ecs__jout_text(o, ",\n     \"fields\": [");
+    for (k = 0; k < v->num_fields; ++k) {
+        char buf[64];
+        ecs__jout_text(o, k ? ", {\"name\": " : "{\"name\": ");
+        ecs__jout_string(o, sf[k].name, sf[k].name_length);
+        snprintf(buf, sizeof buf, ", \"kind\": \"%s\", \"size\": %u, \"align\": %u}",
+                 sf[k].kind ? ecs_field_kind_name((ecs_field_kind)sf[k].kind) : "raw", (unsigned)sf[k].size,
+                 (unsigned)sf[k].align);
+        ecs__jout_text(o, buf);
+    }
+    ecs__jout_text(o, "]");
+    if (v->next) {
+        ecs__jout_text(o, ",\n     \"next\": ");
+        ecs__snap_jwords(o, v->next, v->count, 4u);
+    }
+    ecs__jout_text(o, ",\n     \"instances\": [");
+    for (i = 0; i < v->count; ++i) {
+        uint32_t id = ecs__snap_id(v, i);
+        ecs__jout_text(o, i ? ",\n       " : "\n       ");
+        if (id == 0 && v->lookup == ECS_LOOKUP_DIRECT) ecs__jout_text(o, "null");
+        else ecs__snap_json_instance(o, id, sf, v->num_fields, i);
+    }
+    ecs__jout_text(o, "]}");
+    ECS__FREE(sf);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_snapshot_to_json(const void *blob, size_t size, ecs_snapshot_output *out, ecs_error *err)
+{
+    ecs__jout o;
+    ecs__snap_reader rd;
+    ecs__snap_sec s;
+    ecs_result r;
+    char buf[64];
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_to_json: out is NULL");
+    out->data = NULL;
+    out->size = 0;
+    if ((r = ecs_snapshot_verify(blob, size, err)) != ECS_OK) return r;
+    memset(&o, 0, sizeof o);
+    (void)ecs__snap_open(&rd, blob, size, 0, err);
+    snprintf(buf, sizeof buf, "{\"snapshot\": %u, \"partial\": %u,\n", (unsigned)ECS_SNAPSHOT_VERSION,
+             (unsigned)ecs__res_rd32(rd.b + 24, 0));
+    ecs__jout_text(&o, buf);
+    while (r == ECS_OK && ecs__snap_next(&rd, &s, err) > 0) {
+        if (s.kind == ECS__SNAP_ENTITIES) {
+            ecs__snap_ents e;
+            (void)ecs__snap_parse_entities(&rd, &s, &e, err);
+            ecs__snap_json_entities(&o, &e);
+            ecs__jout_text(&o, ",\n  \"stores\": [");
+            continue;
+        }
+        ecs__jout_text(&o, s.index > 1u ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        ecs__jout_string(&o, s.name, s.name_length);
+        if (s.kind == ECS__SNAP_MANAGER) {
+            ecs__snap_mgr v;
+            (void)ecs__snap_parse_manager(&rd, &s, &v, err);
+            r = ecs__snap_json_manager(&o, &v, err);
+        } else {
+            ecs__jout_text(&o, ", \"version\": ");
+            ecs__snap_juint(&o, s.version);
+            ecs__jout_text(&o, ", \"words\": ");
+            ecs__snap_jwords(&o, rd.b + s.body, s.body_size / 4u, 4u);
+            ecs__jout_text(&o, "}");
+        }
+    }
+    ecs__jout_text(&o, "]}\n");
+    if (r == ECS_OK && o.oom) r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_to_json: out of memory");
+    if (r != ECS_OK) {
+        ECS__FREE(o.buf);
+        return r;
+    }
+    out->data = o.buf;
+    out->size = o.len;
+    return ECS_OK;
+}
+
+/* Reading: the text's values into the writer (measuring, then writing). */
+typedef struct ecs__snap_jin {
+    const ecs_json_doc *doc;
+    ecs__snap_w *w;
+    ecs_error *err;
+    ecs_result r;
+} ecs__snap_jin;
+
+static void ecs__snap_jfail(ecs__snap_jin *in, const ecs_json_value *at, const char *why)
+{
+    char path[160];
+    if (in->r != ECS_OK) return;
+    (void)ecs_json_path(in->doc, at, path, sizeof path);
+    in->r = ecs_error_set(in->err, ECS_ERROR_CORRUPT_RESOURCE, "ecs_snapshot_from_json: %s (at '%s')", why,
+                          path);
+}
+
+/* Member key of obj (NULL after an error when required). */
+static const ecs_json_value *ecs__snap_jget(ecs__snap_jin *in, const ecs_json_value *obj, const char *key, ecs_json_type type)
+{
+    const ecs_json_value *v = obj && obj->type == ECS_JSON_OBJECT ? ecs_json_member(in->doc, obj, key) : NULL;
+    char why[80];
+    if (v && v->type == type) return v;
+    snprintf(why, sizeof why, "member '%s' missing or not a%s %s", key, type == ECS_JSON_ARRAY || type == ECS_JSON_OBJECT ? "n" : "",
+             ecs_json_type_name(type));
+    ecs__snap_jfail(in, obj, why);
+    return NULL;
+}
+
+static uint64_t ecs__snap_jint(ecs__snap_jin *in, const ecs_json_value *v, uint64_t max)
+{
+    if (!v || v->type != ECS_JSON_NUMBER || !(v->flags & ECS_JSON_INTEGER) || (v->flags & ECS_JSON_NEGATIVE) || v->integer > max) {
+        if (v) ecs__snap_jfail(in, v, "not an integer in range");
+        return 0;
+    }
+    return v->integer;
+}
+
+static uint32_t ecs__snap_ju32(ecs__snap_jin *in, const ecs_json_value *obj, const char *key)
+{
+    return (uint32_t)ecs__snap_jint(in, ecs__snap_jget(in, obj, key, ECS_JSON_NUMBER), 0xFFFFFFFFu);
+}
+
+/* An array of integers, each written as `bytes` bytes; n elements expected. */
+static void ecs__snap_jarray(ecs__snap_jin *in, const ecs_json_value *a, uint64_t n, uint32_t bytes, uint64_t max)
+{
+    const ecs_json_value *e;
+    if (!a) return;
+    if (a->count != n) {
+        ecs__snap_jfail(in, a, "wrong number of elements");
+        return;
+    }
+    for (e = ecs_json_first(in->doc, a); e && in->r == ECS_OK; e = ecs_json_next(in->doc, e)) {
+        uint32_t v = (uint32_t)ecs__snap_jint(in, e, max);
+        ecs__snap_put(in->w, &v, bytes);
+    }
+    ecs__snap_pad(in->w);
+}
+
+/* "#" and hex digits (at most 16). */
+static int ecs__snap_jhexval(const ecs__snap_jin *in, const ecs_json_value *v, uint64_t *out)
+{
+    const char *s = ecs_json_string(in->doc, v);
+    uint32_t k;
+    *out = 0;
+    if (!s || v->count < 2u || v->count > 17u || s[0] != '#') return 0;
+    for (k = 1; k < v->count; ++k) {
+        int d = ecs__hex_digit(s[k]);
+        if (d < 0) return 0;
+        *out = *out << 4 | (uint64_t)d;
+    }
+    return 1;
+}
+
+static void ecs__snap_jfloat_in(ecs__snap_jin *in, const ecs_json_value *v, unsigned char *p)
+{
+    uint64_t bits;
+    float f;
+    if (v && v->type == ECS_JSON_NUMBER) {
+        f = (float)v->number;
+        memcpy(p, &f, 4);
+    } else if (v && ecs__snap_jhexval(in, v, &bits) && bits <= 0xFFFFFFFFu) {
+        uint32_t b = (uint32_t)bits;
+        memcpy(p, &b, 4);
+    } else {
+        ecs__snap_jfail(in, v, "not a float (a number or \"#\" and 8 hex digits)");
+    }
+}
+
+/* A field value by kind into p (size bytes). */
+static void ecs__snap_jvalue_in(ecs__snap_jin *in, const ecs_json_value *v, uint32_t kind, uint32_t size, unsigned char *p)
+{
+    uint64_t q;
+    uint32_t k, n;
+    const ecs_json_value *e;
+    memset(p, 0, size);
+    if (!v) return;
+    switch (kind) {
+    case ECS_FIELD_F32: ecs__snap_jfloat_in(in, v, p); return;
+    case ECS_FIELD_VEC2: case ECS_FIELD_VEC3: case ECS_FIELD_VEC4: case ECS_FIELD_QUAT: case ECS_FIELD_MAT4:
+        n = ecs__kind_elements((ecs_field_kind)kind);
+        if (v->type != ECS_JSON_ARRAY || v->count != n) {
+            ecs__snap_jfail(in, v, "not an array of the kind's floats");
+            return;
+        }
+        for (k = 0, e = ecs_json_first(in->doc, v); e; e = ecs_json_next(in->doc, e), ++k) ecs__snap_jfloat_in(in, e, p + 4u * k);
+        return;
+    case ECS_FIELD_F64:
+        if (v->type == ECS_JSON_NUMBER) memcpy(p, &v->number, 8);
+        else if (ecs__snap_jhexval(in, v, &q)) memcpy(p, &q, 8);
+        else ecs__snap_jfail(in, v, "not a number");
+        return;
+    case ECS_FIELD_I32: {
+        int64_t s = v->type == ECS_JSON_NUMBER && (v->flags & ECS_JSON_INTEGER) && v->integer <= 0x80000000ull
+                        ? ((v->flags & ECS_JSON_NEGATIVE) ? -(int64_t)v->integer : (int64_t)v->integer) : INT64_MAX;
+        int32_t s32 = (int32_t)s;
+        if (s < INT32_MIN || s > INT32_MAX) ecs__snap_jfail(in, v, "not a 32-bit integer");
+        else memcpy(p, &s32, 4);
+        return;
+    }
+    case ECS_FIELD_U32: case ECS_FIELD_ENTITY: {
+        uint32_t u = (uint32_t)ecs__snap_jint(in, v, 0xFFFFFFFFu);
+        memcpy(p, &u, 4);
+        return;
+    }
+    case ECS_FIELD_U64: case ECS_FIELD_PATH:
+        if (ecs__snap_jhexval(in, v, &q) || (v->type == ECS_JSON_NUMBER && (q = ecs__snap_jint(in, v, UINT64_MAX), 1))) memcpy(p, &q, 8);
+        else ecs__snap_jfail(in, v, "not \"#\" and 16 hex digits");
+        return;
+    case ECS_FIELD_BOOL:
+        p[0] = v->type == ECS_JSON_TRUE ? 1u : v->type == ECS_JSON_FALSE ? 0u : (uint8_t)ecs__snap_jint(in, v, 255u);
+        return;
+    default: {
+        const char *s = ecs_json_string(in->doc, v);
+        if (!s || v->count != 2u * size) {
+            ecs__snap_jfail(in, v, "not a string of the field's bytes in hex");
+            return;
+        }
+        for (k = 0; k < size; ++k) {
+            int hi = ecs__hex_digit(s[2u * k]), lo = ecs__hex_digit(s[2u * k + 1u]);
+            if (hi < 0 || lo < 0) {
+                ecs__snap_jfail(in, v, "not hex");
+                return;
+            }
+            p[k] = (unsigned char)(hi * 16 + lo);
+        }
+    }
+    }
+}
+
+static uint32_t ecs__snap_jkind(const ecs__snap_jin *in, const ecs_json_value *f)
+{
+    const ecs_json_value *k = ecs_json_member(in->doc, f, "kind");
+    const char *name = k ? ecs_json_string(in->doc, k) : NULL;
+    uint32_t kind;
+    for (kind = 1; name && kind < ECS_FIELD_KIND_COUNT; ++kind)
+        if (strcmp(name, ecs_field_kind_name((ecs_field_kind)kind)) == 0) return kind;
+    return 0;
+}
+
+static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
+{
+    const ecs_json_value *fields = ecs__snap_jget(in, st, "fields", ECS_JSON_ARRAY), *insts, *f, *lk, *log, *e;
+    const ecs_json_value *next = ecs_json_member(in->doc, st, "next");
+    uint32_t lookup = 0, count, names = 0, i, k, flags;
+    unsigned char *value;
+    const char *lname;
+    if (in->r != ECS_OK) return;
+    lk = ecs__snap_jget(in, st, "lookup", ECS_JSON_STRING);
+    lname = lk ? ecs_json_string(in->doc, lk) : "";
+    while (lookup < 3u && strcmp(lname, ecs__snap_lookup_names[lookup]) != 0) ++lookup;
+    if (lookup == 3u) ecs__snap_jfail(in, lk, "lookup is not hash, dense or direct");
+    count = ecs__snap_ju32(in, st, "count");
+    log = ecs__snap_jget(in, st, "log", ECS_JSON_ARRAY);
+    insts = ecs__snap_jget(in, st, "instances", ECS_JSON_ARRAY);
+    if (in->r != ECS_OK) return;
+    if (log->count != 3u || insts->count != count || (next && (next->type != ECS_JSON_ARRAY || next->count != count))) {
+        ecs__snap_jfail(in, st, "log, instances or next do not fit count");
+        return;
+    }
+    for (f = ecs_json_first(in->doc, fields); f; f = ecs_json_next(in->doc, f))
+        names += ecs__snap_jget(in, f, "name", ECS_JSON_STRING) ? ecs_json_member(in->doc, f, "name")->count : 0u;
+    e = ecs_json_first(in->doc, log);
+    flags = (next ? ECS__SNAP_HAS_NEXT : 0u) | (ecs__snap_jint(in, e, 1u) ? ECS__SNAP_LOG_WORLD : 0u);
+    ecs__snap_u32(in->w, lookup);
+    ecs__snap_u32(in->w, fields->count);
+    ecs__snap_u32(in->w, count);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, st, "num_instances"));
+    ecs__snap_u32(in->w, flags);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, st, "rng"));
+    ecs__snap_u32(in->w, (uint32_t)ecs__snap_jint(in, ecs_json_next(in->doc, e), 0xFFFFFFFFu));
+    ecs__snap_u32(in->w, (uint32_t)ecs__snap_jint(in, ecs_json_next(in->doc, ecs_json_next(in->doc, e)), 0xFFFFFFFFu));
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, st, "group_size"));
+    ecs__snap_u32(in->w, names);
+    for (f = ecs_json_first(in->doc, fields); f && in->r == ECS_OK; f = ecs_json_next(in->doc, f)) {
+        ecs__snap_u32(in->w, ecs__snap_ju32(in, f, "size"));
+        ecs__snap_u32(in->w, ecs__snap_ju32(in, f, "align"));
+        ecs__snap_u32(in->w, ecs__snap_jkind(in, f));
+        ecs__snap_u32(in->w, ecs_json_member(in->doc, f, "name")->count);
+    }
+    for (f = ecs_json_first(in->doc, fields); f && in->r == ECS_OK; f = ecs_json_next(in->doc, f)) {
+        const ecs_json_value *nm = ecs_json_member(in->doc, f, "name");
+        ecs__snap_put(in->w, ecs_json_string(in->doc, nm), nm->count);
+    }
+    ecs__snap_pad(in->w);
+    for (e = ecs_json_first(in->doc, insts); e && in->r == ECS_OK; e = ecs_json_next(in->doc, e)) {
+        uint32_t id = e->type == ECS_JSON_NULL ? 0u : ecs__snap_ju32(in, e, "entity");
+        ecs__snap_u32(in->w, id);
+    }
+    ecs__snap_pad(in->w);
+    if (next) ecs__snap_jarray(in, next, count, 4u, 0xFFFFFFFFu);
+    for (f = ecs_json_first(in->doc, fields), k = 0; f && in->r == ECS_OK; f = ecs_json_next(in->doc, f), ++k) {
+        const ecs_json_value *nm = ecs_json_member(in->doc, f, "name");
+        uint32_t size = ecs__snap_ju32(in, f, "size"), kind = ecs__snap_jkind(in, f);
+        if (size == 0 || (kind && ecs_field_kind_size((ecs_field_kind)kind) != size)) {
+            ecs__snap_jfail(in, f, "size does not fit the kind");
+            return;
+        }
+        if (!(value = (unsigned char *)ECS__REALLOC(NULL, size))) {
+            in->r = ecs_error_set(in->err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_from_json: out of memory");
+            return;
+        }
+        for (e = ecs_json_first(in->doc, insts), i = 0; e && in->r == ECS_OK; e = ecs_json_next(in->doc, e), ++i) {
+            /* members in field order after "entity" (names may repeat) */
+            const ecs_json_value *val = e->type == ECS_JSON_OBJECT ? ecs_json_first(in->doc, e) : NULL;
+            uint32_t skip = k + 1u;
+            while (val && skip--) val = ecs_json_next(in->doc, val);
+            if (e->type != ECS_JSON_NULL &&
+                (!val || val->key_length != nm->count || memcmp(ecs_json_key(in->doc, val), ecs_json_string(in->doc, nm), nm->count) != 0))
+                ecs__snap_jfail(in, e, "an instance lacks a field (members follow the fields' order)");
+            ecs__snap_jvalue_in(in, val, kind, size, value);
+            ecs__snap_put(in->w, value, size);
+        }
+        ECS__FREE(value);
+        ecs__snap_pad(in->w);
+    }
+}
+
+/* The whole text into w (measuring when w->p is NULL). */
+static void ecs__snap_jworld(ecs__snap_jin *in, const ecs_json_value *root)
+{
+    const ecs_json_value *ents = ecs__snap_jget(in, root, "entities", ECS_JSON_OBJECT);
+    const ecs_json_value *stores = ecs__snap_jget(in, root, "stores", ECS_JSON_ARRAY), *st;
+    uint32_t max_index, cap;
+    uint64_t total = 0;
+    size_t at;
+    if (in->r != ECS_OK) return;
+    ecs__snap_put(in->w, "ECSS", 4);
+    ecs__snap_u32(in->w, (uint32_t)ecs__snap_jint(in, ecs__snap_jget(in, root, "snapshot", ECS_JSON_NUMBER), ECS_SNAPSHOT_VERSION));
+    ecs__snap_u32(in->w, ECS__SNAP_BOM);
+    ecs__snap_u32(in->w, stores->count + 1u);
+    ecs__snap_put(in->w, &total, 8);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, root, "partial"));
+    ecs__snap_u32(in->w, 0);
+    at = ecs__snap_begin(in->w, ECS__SNAP_ENTITIES, 1u, NULL);
+    max_index = ecs__snap_ju32(in, ents, "max_index");
+    cap = ecs__snap_ju32(in, ents, "free_capacity");
+    ecs__snap_u32(in->w, max_index);
+    ecs__snap_u32(in->w, cap);
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, ents, "free_head"));
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, ents, "num_free"));
+    ecs__snap_u32(in->w, ecs__snap_ju32(in, ents, "num_retired"));
+    ecs__snap_u32(in->w, ECS__SNAP_BITS);
+    ecs__snap_jarray(in, ecs__snap_jget(in, ents, "generation", ECS_JSON_ARRAY), (uint64_t)max_index + 1u, 1u, 255u);
+    ecs__snap_jarray(in, ecs__snap_jget(in, ents, "ring", ECS_JSON_ARRAY), cap, 4u, 0xFFFFFFFFu);
+    ecs__snap_end(in->w, at);
+    for (st = stores ? ecs_json_first(in->doc, stores) : NULL; st && in->r == ECS_OK; st = ecs_json_next(in->doc, st)) {
+        const ecs_json_value *nm = ecs__snap_jget(in, st, "name", ECS_JSON_STRING), *words = ecs_json_member(in->doc, st, "words");
+        if (!nm) return;
+        if (words) {
+            at = ecs__snap_begin(in->w, ECS__SNAP_STORE, ecs__snap_ju32(in, st, "version"), ecs_json_string(in->doc, nm));
+            if (words->type != ECS_JSON_ARRAY) ecs__snap_jfail(in, words, "words is not an array");
+            else ecs__snap_jarray(in, words, words->count, 4u, 0xFFFFFFFFu);
+        } else {
+            at = ecs__snap_begin(in->w, ECS__SNAP_MANAGER, 1u, ecs_json_string(in->doc, nm));
+            ecs__snap_jmanager(in, st);
+        }
+        ecs__snap_end(in->w, at);
+    }
+    total = in->w->at;
+    if (in->w->p && !in->w->overflow && in->r == ECS_OK) memcpy(in->w->p + 16, &total, 8);
+}
+
+ECS_DEF ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out, ecs_error *err)
+{
+    ecs_json_doc doc;
+    ecs__snap_w measure = {NULL, 0, 0, 0}, write = {NULL, 0, 0, 0};
+    ecs__snap_jin in;
+    ecs_result r;
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_from_json: out is NULL");
+    out->data = NULL;
+    out->size = 0;
+    memset(&doc, 0, sizeof doc);
+    if ((r = ecs_json_parse(&doc, json, len, err)) != ECS_OK) {
+        ecs_json_doc_free(&doc);
+        return r;
+    }
+    in.doc = &doc;
+    in.err = err;
+    in.r = ECS_OK;
+    in.w = &measure;
+    ecs__snap_jworld(&in, ecs_json_root(&doc));
+    if (in.r == ECS_OK && measure.overflow) in.r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_from_json: too big");
+    if (in.r == ECS_OK && !(write.p = (unsigned char *)ECS__REALLOC(NULL, measure.at)))
+        in.r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_from_json: out of memory");
+    if (in.r == ECS_OK) {
+        in.w = &write;
+        ecs__snap_jworld(&in, ecs_json_root(&doc));
+    }
+    ecs_json_doc_free(&doc);
+    if (in.r == ECS_OK) in.r = ecs_snapshot_verify(write.p, write.at, err);
+    if (in.r != ECS_OK) {
+        ECS__FREE(write.p);
+        return in.r;
+    }
+    out->data = write.p;
+    out->size = write.at;
+    return ECS_OK;
+}
+
+/* -- one entity's data -- */
+
+ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_snapshot_output *out, ecs_error *err)
+{
+    ecs__jout o;
+    uint32_t k, first = 1;
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_entity_json: out is NULL");
+    out->data = NULL;
+    out->size = 0;
+    if (!w || !ecs_entity_alive(&w->entities, e))
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_entity_json: entity 0x%08X is not alive", (unsigned)e.id);
+    memset(&o, 0, sizeof o);
+    ecs__jout_text(&o, "{\"entity\": ");
+    ecs__snap_juint(&o, ecs_entity_key(e));
+    ecs__jout_text(&o, ", \"components\": [");
+    for (k = 0; k < w->num_components; ++k) {
+        const ecs_world_component *c = &w->component[k];
+        ecs_instance i = c->manager ? ecs_manager_lookup(c->manager, e) : c->iface->lookup(c->store, e);
+        for (; !ecs_instance_is_nil(i); i = c->manager ? ecs_manager_next(c->manager, i) : c->iface->next(c->store, i)) {
+            uint32_t f;
+            ecs__jout_text(&o, first ? "\n  {\"type\": " : ",\n  {\"type\": ");
+            first = 0;
+            ecs__jout_string(&o, c->name, (uint32_t)strlen(c->name));
+            if (!c->manager) {
+                ecs__jout_text(&o, ", \"instance\": ");
+                ecs__snap_juint(&o, i.i);
+            }
+            for (f = 0; c->manager && f < c->manager->num_fields; ++f) {
+                const ecs_manager *m = c->manager;
+                const char *name = m->fields[f].name ? m->fields[f].name : "";
+                ecs__jout_add(&o, ", ", 2);
+                ecs__jout_string(&o, name, (uint32_t)strlen(name));
+                ecs__jout_add(&o, ": ", 2);
+                ecs__snap_jvalue(&o, ecs__snap_kind_of(m, f), (const unsigned char *)ecs_manager_field(m, f, i.i), m->fields[f].size);
+            }
+            ecs__jout_text(&o, "}");
+        }
+    }
+    ecs__jout_text(&o, "]}\n");
+    if (o.oom) {
+        ECS__FREE(o.buf);
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_entity_json: out of memory");
+    }
+    out->data = o.buf;
+    out->size = o.len;
+    return ECS_OK;
+}
+
+#endif /* ECS__SNAPSHOT_IMPLEMENTATION_DONE */
+#endif /* ECS_SNAPSHOT_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the ecs.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication in perpetuation of all present and future
+rights to this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/
