@@ -1691,6 +1691,7 @@ ECS_DEF void ecs_group_free(ecs_group *g);
                                            with optional terms (a contiguous chunk of a direct query
                                            without them holds a whole run: no buffer is involved) */
 #define ECS_WORLD_NO_COMPONENT 0xFFFFFFFFu
+#define ECS_WORLD_MASKED_CHUNK 4096u    /* slots in a masked chunk (a system's walk on the direct path) */
 
 /** How the world reaches a store that is not an ecs_manager. Every function
     takes the `store` pointer given at registration. Required: lookup, next
@@ -1872,6 +1873,11 @@ typedef struct ecs_world_chunk {
     const ecs_entity *entity;                    /* the count matched entities */
     uint32_t first[ECS_WORLD_MAX_TERMS];
     const uint32_t *index[ECS_WORLD_MAX_TERMS];
+    /* NULL, except in a masked walk (a system's on the direct path): then
+       the chunk is count slots from first[t] in every term (index NULL),
+       entity[k] the slot's owner in the first term, and slot k is a match
+       exactly when bit k of mask[k / 64] is set */
+    const uint64_t *mask;
 } ecs_world_chunk;
 
 static inline uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
@@ -1885,8 +1891,10 @@ static inline uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32
 typedef struct ecs_world_cursor {
     const ecs_world_query *query;
     uint32_t next, end;                           /* driver positions left */
+    uint32_t masked;                              /* 1: masked chunks where the path allows (systems) */
     ecs_entity entity_buffer[ECS_WORLD_CHUNK];
     uint32_t index_buffer[ECS_WORLD_MAX_TERMS][ECS_WORLD_CHUNK];
+    uint64_t mask_buffer[ECS_WORLD_MASKED_CHUNK / 64u];
 } ecs_world_cursor;
 
 /** Prepares q from desc. ECS_OK, or an error naming the component
@@ -2042,6 +2050,18 @@ typedef struct ecs_world_system {
     uint32_t first_task, num_tasks;                /* the run's scratch */
 } ecs_world_system;
 
+/** The index of the lowest set bit of x (x != 0). */
+static inline uint32_t ecs_bit_lowest(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)__builtin_ctzll(x);
+#else
+    uint32_t n = 0;
+    while (!(x & 1u)) x >>= 1, ++n;
+    return n;
+#endif
+}
+
 /** Whether the first num_terms terms of chunk c are all contiguous (plain
     arrays from first[t]). */
 static inline int ecs_world_chunk_contiguous(const ecs_world_chunk *c, uint32_t num_terms)
@@ -2101,6 +2121,22 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
     {                                                                                                       \
         TERMS(ECS__SYS_DECL)                                                                                \
         uint32_t k, t_ = 0;                                                                                 \
+        if (c_->mask) { /* slots from first[t], the matches' bits in mask: a word at a time */               \
+            uint32_t w_, end_;                                                                              \
+            TERMS(ECS__SYS_AT_FIRST)                                                                        \
+            for (w_ = 0; w_ * 64u < c_->count; ++w_) {                                                      \
+                uint64_t bits_ = c_->mask[w_];                                                              \
+                end_ = c_->count - w_ * 64u < 64u ? c_->count : w_ * 64u + 64u;                             \
+                if (bits_ == ~(uint64_t)0)                                                                  \
+                    for (k = w_ * 64u; k < end_; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG)); \
+                else                                                                                        \
+                    for (; bits_; bits_ &= bits_ - 1u) {                                                    \
+                        k = w_ * 64u + ecs_bit_lowest(bits_);                                               \
+                        name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));                         \
+                    }                                                                                       \
+            }                                                                                               \
+            return;                                                                                         \
+        }                                                                                                   \
         if (ecs_world_chunk_contiguous(c_, 0u TERMS(ECS__SYS_COUNT))) {                                     \
             TERMS(ECS__SYS_AT_FIRST)                                                                        \
             for (k = 0; k < c_->count; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));     \
@@ -2129,6 +2165,13 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
 #define ECS__IMPLEMENTATION_DONE
 
 #include <stdarg.h>
+/* SSE2 for the direct path's match bits (ECS_NO_SIMD: plain C everywhere) */
+#if !defined(ECS_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#include <emmintrin.h>
+#define ECS__SIMD 1
+#else
+#define ECS__SIMD 0
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -4807,6 +4850,7 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
     }
     c->end = end < span ? end : span;
     c->next = begin < c->end ? begin : c->end;
+    c->masked = 0;
     return ECS_OK;
 }
 
@@ -4907,6 +4951,89 @@ static uint32_t ecs__query_run_end(const ecs_world_query *q, uint32_t s)
         if (q->world->component[q->term[t]].manager->version != q->run_version[t]) return 0;
     for (r = 0; r < q->num_runs; ++r)
         if (q->run_begin[r] <= s && s < q->run_end[r]) return q->run_end[r];
+    return 0;
+}
+
+/* The match bits of slots [s, s + 64) (n of them valid, n <= 64): bit j
+   when every required store owns slot s + j for one id. SSE2: 16 slots per
+   compare and movemask; else the matches as bytes (loops the compiler
+   vectorises), then eight bytes of 0/1 to eight bits by one multiply each
+   (the bits land apart: no carries). */
+static uint64_t ecs__direct_bits(const ecs_entity *const *ent, uint32_t nreq, uint32_t s, uint32_t n)
+{
+    const ecs_entity *e0 = ent[0] + s;
+    uint64_t bits = 0;
+    uint32_t j, t;
+#if ECS__SIMD
+    const __m128i zero = _mm_setzero_si128();
+#else
+    uint32_t m[64];
+    uint8_t b[64];
+#endif
+    if (n < 64u) { /* the tail: slot by slot */
+        for (j = 0; j < n; ++j) bits |= (uint64_t)(ecs__direct_match(ent, nreq, s + j) != 0) << j;
+        return bits;
+    }
+#if ECS__SIMD
+    for (j = 0; j < 64u; j += 16u) {
+        __m128i a[4], ok[4];
+        uint32_t q;
+        for (q = 0; q < 4u; ++q) {
+            a[q] = _mm_loadu_si128((const __m128i *)(const void *)(e0 + j + 4u * q));
+            ok[q] = _mm_xor_si128(_mm_cmpeq_epi32(a[q], zero), _mm_set1_epi32(-1)); /* id != 0 */
+        }
+        for (t = 1; t < nreq; ++t)
+            for (q = 0; q < 4u; ++q)
+                ok[q] = _mm_and_si128(ok[q], _mm_cmpeq_epi32(a[q], _mm_loadu_si128((const __m128i *)(const void *)(ent[t] + s + j + 4u * q))));
+        bits |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(ok[0], ok[1]), _mm_packs_epi32(ok[2], ok[3])))
+                << j;
+    }
+#else
+    for (j = 0; j < 64u; ++j) m[j] = e0[j].id;
+    for (t = 1; t < nreq; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (j = 0; j < 64u; ++j) m[j] &= 0u - (uint32_t)(et[j].id == e0[j].id);
+    }
+    for (j = 0; j < 64u; ++j) b[j] = (uint8_t)(m[j] != 0);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (j = 0; j < 64u; j += 8u) {
+        uint64_t x;
+        memcpy(&x, b + j, 8);
+        bits |= ((x * 0x0102040810204080ull) >> 56) << j;
+    }
+#else
+    for (j = 0; j < 64u; ++j) bits |= (uint64_t)b[j] << j;
+#endif
+#endif
+    return bits;
+}
+
+/* Direct path, masked (a system's walk without optional terms): up to
+   ECS_WORLD_MASKED_CHUNK slots from c->next with their match bits; chunks
+   with no match are skipped. No remembered runs needed: every walk costs
+   the same, the first after a change too. */
+static int ecs__cursor_direct_masked(ecs_world_cursor *c, ecs_world_chunk *out)
+{
+    const ecs_world_query *q = c->query;
+    const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
+    uint32_t t, nreq = q->num_required;
+    for (t = 0; t < nreq; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
+    while (c->next < c->end) {
+        uint32_t s = c->next, n = c->end - s < ECS_WORLD_MASKED_CHUNK ? c->end - s : ECS_WORLD_MASKED_CHUNK, w;
+        uint64_t any = 0;
+        for (w = 0; w * 64u < n; ++w)
+            any |= c->mask_buffer[w] = ecs__direct_bits(ent, nreq, s + w * 64u, n - w * 64u < 64u ? n - w * 64u : 64u);
+        c->next = s + n;
+        if (!any) continue;
+        for (t = 0; t < nreq; ++t) {
+            out->first[t] = s;
+            out->index[t] = NULL;
+        }
+        out->count = n;
+        out->entity = ent[0] + s;
+        out->mask = c->mask_buffer;
+        return 1;
+    }
     return 0;
 }
 
@@ -5085,8 +5212,11 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out, uint32_
 ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     if (c->next >= c->end) return 0;
+    out->mask = NULL;
     switch (c->query->path) {
-    case ECS_WORLD_QUERY_DIRECT: return ecs__cursor_direct(c, out);
+    case ECS_WORLD_QUERY_DIRECT:
+        return c->masked && c->query->num_terms == c->query->num_required ? ecs__cursor_direct_masked(c, out)
+                                                                          : ecs__cursor_direct(c, out);
     case ECS_WORLD_QUERY_GROUP:
     case ECS_WORLD_QUERY_GROUP_PART: return ecs__cursor_group(c, out);
     default: return ecs__cursor_lookup(c, out, ecs__query_driver(c->query), 0);
@@ -5397,6 +5527,7 @@ static void ecs__system_chunk(const ecs_world_system *s, const ecs_frame *frame,
     }
     mine.count = c->count;
     mine.entity = c->entity;
+    mine.mask = c->mask;
     for (t = 0; t < s->desc->num_terms; ++t) {
         mine.first[t] = c->first[s->query_term[t]];
         mine.index[t] = c->index[s->query_term[t]];
@@ -5419,6 +5550,7 @@ static void ecs__systems_task(void *user, uint32_t k)
         begin = serial ? 0 : (k - s->first_task) * ECS_WORLD_SYSTEM_RANGE;
         end = serial ? 0xFFFFFFFFu : begin + ECS_WORLD_SYSTEM_RANGE;
         if (ecs_world_cursor_start(&c, &s->query, begin, end) != ECS_OK) return; /* checked before: cannot happen */
+        c.masked = 1;
         while (ecs_world_cursor_next(&c, &chunk)) ecs__system_chunk(s, job->frame, &chunk);
         return;
     }
@@ -5437,7 +5569,7 @@ static ecs_result ecs__systems_prepare(ecs_world *w, ecs_error *err)
             return w->error.code;
         }
         ecs__query_plan(w, &s->query);
-        ecs_world_query_refresh(&s->query);
+        if (s->query.num_terms != s->query.num_required) ecs_world_query_refresh(&s->query); /* masked walks need none */
     }
     return ECS_OK;
 }

@@ -2394,6 +2394,87 @@ static double bq_row(uint32_t n, int path)
     return ns;
 }
 
+/* ---- query_direct_holes_*: a declared system on the direct path with holes --
+   bench_n slots, position and velocity direct, each slot empty in each
+   store with probability 1/10 (so about 19% of slots do not match); p += v *
+   dt through ecs_world_run_systems (one thread), the same frame after a
+   change (a slot of velocity taken and given back before it, so nothing a
+   walk remembered may be used), and the loop written by hand over the same
+   arrays (skip a slot unless both stores own it for one id). Per slot. */
+#define BH_POS(X) X(bench_vec3, p)
+#define BH_VEL(X) X(bench_vec3, v)
+ECS_MANAGER_DEFINE(bh_position, BH_POS)
+ECS_MANAGER_DEFINE(bh_velocity, BH_VEL)
+#define BH_MOVE(X) X(bh_position, pos, ECS_WRITE) X(bh_velocity, vel, ECS_READ)
+ECS_SYSTEM_DEFINE(bh_move, BH_MOVE, 0)
+{
+    pos.p[k].x += vel.v[k].x * 0.016f, pos.p[k].y += vel.v[k].y * 0.016f, pos.p[k].z += vel.v[k].z * 0.016f;
+}
+typedef struct bh_ctx {
+    ecs_world w;
+    bh_position pos;
+    bh_velocity vel;
+    ecs_entity *ids;
+    uint32_t n, frame;
+} bh_ctx;
+static void bh_system(void *p)
+{
+    bh_ctx *c = (bh_ctx *)p;
+    ecs_frame frame = {0.016, 0, NULL};
+    ecs_error err;
+    if (ecs_world_run_systems(&c->w, &frame, NULL, &err) != ECS_OK) bw_fail("holes: run", &err);
+}
+static void bh_hand(void *p)
+{
+    bh_ctx *c = (bh_ctx *)p;
+    uint32_t i, n = c->pos.core.count < c->vel.core.count ? c->pos.core.count : c->vel.core.count;
+    for (i = 0; i < n; ++i) {
+        uint32_t id = c->pos.entity[i].id;
+        if (id == 0 || c->vel.entity[i].id != id) continue;
+        c->pos.p[i].x += c->vel.v[i].x * 0.016f, c->pos.p[i].y += c->vel.v[i].y * 0.016f, c->pos.p[i].z += c->vel.v[i].z * 0.016f;
+    }
+}
+static void bh_changed(void *p)
+{
+    bh_ctx *c = (bh_ctx *)p;
+    ecs_entity e = c->ids[(c->frame++ * 7919u) % c->n];
+    if (bh_velocity_destroy_entity(&c->vel, e)) bh_velocity_create(&c->vel, e); /* which slots are taken changed */
+    bh_system(p);
+}
+static void bh_rows(uint32_t n)
+{
+    bh_ctx *c = (bh_ctx *)calloc(1, sizeof *c);
+    uint64_t rng = 0x5EEDull;
+    uint32_t k;
+    double t_sys, t_hand, t_changed;
+    ecs_error err;
+    if (!c || ecs_world_init(&c->w) != ECS_OK || bh_position_init(&c->pos, ECS_LOOKUP_DIRECT) ||
+        bh_velocity_init(&c->vel, ECS_LOOKUP_DIRECT))
+        bw_fail("holes world", NULL);
+    c->ids = (ecs_entity *)bench_alloc((size_t)n * sizeof *c->ids);
+    c->n = n;
+    if (ecs_entity_create_many(&c->w.entities, n, c->ids) != ECS_OK) bw_fail("holes: entities", NULL);
+    for (k = 0; k < n; ++k) {
+        bench_vec3 one = {1.0f, 2.0f, 3.0f};
+        ecs_instance i; /* (create first: it may move the arrays) */
+        if (bench_rand(&rng) % 10u) i = bh_position_create(&c->pos, c->ids[k]), c->pos.p[i.i] = one;
+        if (bench_rand(&rng) % 10u) i = bh_velocity_create(&c->vel, c->ids[k]), c->vel.v[i.i] = one;
+    }
+    if (ecs_world_add_manager(&c->w, "bh_position", &c->pos.core, &err) != ECS_OK ||
+        ecs_world_add_manager(&c->w, "bh_velocity", &c->vel.core, &err) != ECS_OK ||
+        ecs_world_add_system(&c->w, &bh_move_system, &err) != ECS_OK)
+        bw_fail("holes: register", &err);
+    bw_time_pair(bh_system, c, bh_hand, c, &t_sys, &t_hand);
+    bw_time_pair(bh_changed, c, bh_hand, c, &t_changed, &t_hand);
+    bench_row("query_direct_holes_ns", t_sys / n, "ns");
+    bench_row("query_direct_holes_changed_ns", t_changed / n, "ns");
+    bench_row("query_direct_holes_hand_ns", t_hand / n, "ns");
+    bench_checksum_add((double)bench_sum_positions(c->pos.p, c->pos.core.count));
+    ecs_world_free(&c->w);
+    bh_position_free(&c->pos), bh_velocity_free(&c->vel);
+    free(c->ids), free(c);
+}
+
 static void bench_systems_rows(void)
 {
     uint32_t n = bench_n >= 1000000u ? 1u << 20 : 1u << 16;
@@ -2405,6 +2486,7 @@ static void bench_systems_rows(void)
     bench_row("query_direct_ns", bq_row(bench_n, 0), "ns");
     bench_row("query_group_ns", bq_row(bench_n, 1), "ns");
     bench_row("query_lookup_ns", bq_row(bench_n, 2), "ns");
+    bh_rows(bench_n);
 }
 
 /* ---- threads (DESIGN §10): the parallel calls at 1 and 2 threads ---------------
@@ -2862,6 +2944,8 @@ static const bench__target bench__targets[] = {
     {"query_direct_ns", 1.2, "query_plain_ns"},
     {"query_group_ns", 1.2, "query_plain_ns"},
     {"query_lookup_ns", 2.5, "gather_plain_ns"},
+    {"query_direct_holes_ns", 1.2, "query_direct_holes_hand_ns"},
+    {"query_direct_holes_changed_ns", 1.2, "query_direct_holes_hand_ns"},
     {"transform_world_pass_mt1_vs_serial", 1.05, NULL},
     {"systems_7_mixed_mt1_vs_serial", 1.05, NULL},
     {"spawn_level_10k_mt1_vs_serial", 1.05, NULL},
