@@ -14,7 +14,7 @@
 
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
-   COLLECTION, GROUPS, WORLD, QUERIES, CONFIGURATION, ERRORS, MEMORY AND
+   COLLECTION, GROUPS, WORLD, SYSTEMS, QUERIES, CONFIGURATION, ERRORS, MEMORY AND
    POINTER STABILITY, THREADING, DOES NOT, REFERENCE, REVISION HISTORY,
    LICENSE (end of file)
 
@@ -185,19 +185,29 @@ COLLECTION (a dead entity's data is the manager's to drop)
    dead entity's lookup still finds its instances: check
    ecs_entity_alive(em, e) first where that matters.
 
-GROUPS (managers kept co-sorted: EnTT's owning groups)
+GROUPS (managers kept co-sorted: EnTT's owning groups, nested)
    ecs_group_init(&g, members, n, &err) groups 2..ECS_GROUP_MAX_MEMBERS dense
    or hash managers: from then on the entities that own an instance in every
    member are instances 0..g.size-1 of each member, in the same order, so a
    system over them is a loop over plain arrays:
        for (i = 0; i < g.size; ++i) pos.p[i].x += vel.v[i].x * dt; // members pos, vel
-   Every call that adds or removes instances keeps the order (create,
-   create_many, spawn, destroy, destroy_entity, gc, gc_all, collect, the
-   typed wrappers, a plugin's calls): instances swap places, so indices
-   change (look up again). While grouped a member holds one instance per
-   entity (a second create is ECS_ERROR_ALREADY_EXISTS), create_many's first
-   is nil and ecs_manager_move is refused. ecs_group_free releases them;
-   freeing a member ends its group.
+   Groups nest: a manager may be in several groups as long as, of any two
+   groups that share a member, one holds every member of the other (EnTT's
+   rule; else ECS_ERROR_INVALID_ARGUMENT naming both). A member's instances
+   are then ordered [the group with the most members | the next one out
+   only | ... | the fewest-member group only | the rest]: with {p, v} in
+   {p, v, d} in {p, v, d, hp}, p holds the entities of all four first, then
+   those of {p, v, d} only, then {p, v} only, so each group's entities are a
+   prefix of each of its members. Every call that adds or removes instances
+   keeps the order (create, create_many, spawn, destroy, destroy_entity, gc,
+   gc_all, collect, the typed wrappers, a plugin's calls, snapshot load and
+   clone): an entity joins the groups it completes outermost first and
+   leaves them innermost first; instances swap places, so indices change
+   (look up again). While grouped a member holds one instance per entity (a
+   second create is ECS_ERROR_ALREADY_EXISTS), create_many's first is nil and
+   ecs_manager_move is refused. ecs_group_free releases one group; freeing a
+   member ends its groups. Managers connected through groups change
+   together: ecs_group_top(m) names their nest (one thread at a time).
 
 WORLD (an entity manager and every store, each registered once by name)
    An ecs_world holds `entities` (create and destroy with the ecs_entity_*
@@ -209,17 +219,22 @@ WORLD (an entity manager and every store, each registered once by name)
        hp = ecs_world_define(&w, "health", fields, 1, ECS_LOOKUP_DENSE, &err);
        ecs_transform_world_register(&w, "transform", &tm, &err); // ecs_transform.h
    ecs_world_define and ecs_world_define_schema make managers the world owns
-   and frees; the stores you register stay yours (free them after
-   ecs_world_free). A name's identifier is its FNV-1a 32 hash, the resource
-   format's component identifier: a name registered twice, two names with
-   one identifier (ECS_ERROR_NAME_COLLISION), a manager in another world or
-   a store registered twice are refused with an error naming them. Stores
-   that are not ecs_managers register through an ecs_store_interface
-   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn,
-   the snapshot calls, parent_of and spawn_record optional).
+   and frees (they return the manager, or NULL); the stores you register
+   stay yours (free them after ecs_world_free). Registrations return an
+   ecs_result (the component's index: ecs_world_find). A name's identifier
+   is its FNV-1a 32 hash, the resource format's component identifier: a
+   name registered twice, two names with one identifier
+   (ECS_ERROR_NAME_COLLISION), a manager in another world, a store
+   registered twice or a manager whose init failed (the message carries its
+   reason) are refused with an error naming them. Stores that are not
+   ecs_managers register through an ecs_store_interface (lookup, next,
+   count, entity_at, destroy_entity, collect; subtree, spawn, the snapshot
+   calls, parent_of and spawn_record optional).
    ecs_world_find / ecs_world_manager by name; ecs_world_remove unregisters
-   (queries made before then refuse to start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
-   and hash managers co-sorted (ecs_group; the world frees it).
+   (queries made before then refuse to start: make them again; systems are
+   made again by the next ecs_world_run_systems). ecs_world_group(&w, names,
+   n, &err) keeps dense and hash managers co-sorted (ecs_group, nested as
+   above; the world frees it).
    Whole entities: ecs_world_components_of(w, e, out, cap) (the components
    e has and their first instances, for tools and consoles);
    ecs_world_destroy_now(w, e) (e's instances in every store, then e: for
@@ -227,70 +242,128 @@ WORLD (an entity manager and every store, each registered once by name)
    stays the default); ecs_world_destroy_tree(w, "transform", e, &err) (e
    and every entity below it with all their instances, all or nothing);
    ecs_world_collect(w, jobs) (every store's exact collection, one call a
-   frame; with jobs one task per store, a group's members in one task).
+   frame; with jobs one task per store, managers connected through groups
+   in one task).
    The world knows entities by id only: an entity of another world is
    seen as a dead or unknown one (0, or an error "not alive"), it cannot
    be told apart. The world keeps no per-entity list: it asks the stores.
 
-QUERIES (systems over several components)
+SYSTEMS (one declaration each; the world runs them)
+   A system names its components once and gives the per-entity code:
+       #define MOVE(X) X(positions, pos, ECS_WRITE) X(velocities, vel, ECS_READ)
+       ECS_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
+       ...
+       ecs_world_add_manager(&w, "positions", &ps.core, &err);  // the type's name
+       ecs_world_add_manager(&w, "velocities", &vs.core, &err);
+       ecs_world_add_system(&w, &move_system, &err);            // once
+       ecs_frame frame = {1.0 / 60, 0, NULL};
+       ecs_world_run_systems(&w, &frame, jobs, &err);           // every frame
+   A term is X(type, view, access): type a typed manager registered under
+   the type's own name, view the name the body reads it by, access
+   ECS_READ, ECS_WRITE, ECS_OPTIONAL (read; the entity may lack it) or
+   ECS_OPTIONAL_WRITE. The body runs once per match with frame, k, entity
+   and one type_view per term (generated by ECS_MANAGER_DEFINE: `entity`
+   and each field as a typed pointer): view.field[k] is the match's data.
+   In a contiguous chunk the views point at the chunk's first instances and
+   k counts up, so the body is a loop over plain arrays (it inlines and
+   vectorises); in a scattered chunk the views move to each match and k is
+   0; an optional term's view is NULL for an entity without it
+   (hp.h ? &hp.h[k] : NULL). No struct of managers, no casts, no
+   per-element accessor. flags: 0 or ECS_SERIAL (the body writes something
+   besides its match: a frame buffer, a sum; its chunks then run in order
+   on one task). frame->user is yours (what systems share).
+   ecs_world_run_systems runs the registered systems in registration order,
+   in waves (Our Machinery's rule: two systems conflict when one writes a
+   component the other reads or writes; of two that conflict the one
+   registered first runs entirely first; the others at once), each
+   system's matches cut into ranges of ECS_WORLD_SYSTEM_RANGE positions as
+   tasks. It plans each system's query again every frame (groups added
+   later are used) and makes it again when a store was removed (an error
+   naming the system and the component when one of its terms is gone). A
+   body that writes a component it did not declare is your bug: the world
+   cannot see it, and with jobs it races. Declaration errors (a term over an
+   unregistered component or a type whose fields differ from the registered
+   manager's, a system added twice, no required term) are refused naming
+   the system and the thing. A runtime system (a plugin's) fills an
+   ecs_system_desc by hand: terms by name, a chunk function that reads
+   chunk->first/index (and mask, below) with the managers it is given.
+
+QUERIES (what systems are made of; also usable by hand)
    A query names the components a match must have and those it may have
    (nil when absent). Make it once; walk it each frame in chunks of at most
-   ECS_WORLD_CHUNK matches (but a contiguous chunk of a direct query
-   without optional terms holds its whole run). In a chunk, term t's instances are first[t],
-   first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
+   ECS_WORLD_CHUNK matches (but a contiguous chunk of a group's prefix, of a
+   single store, or of a direct query, without optional terms outside the
+   group, holds its whole run). In a chunk, term t's instances are
+   first[t], first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
    vectorises), else index[t][k]; ecs_world_chunk_instance(&ch, t, k) reads
-   either. A system is a query and a loop over its chunks:
-       // wind and drag: typed managers with a vec3 force and a float k
+   either:
        ecs_world_query_desc d = {{"point_mass", "wind"}, {"drag"}};
        ecs_world_query q;                 // terms: required, then optional
        ecs_world_query_make(&w, &d, &q, &err);  // once
-       static void blow(ecs_world_query *q, point_mass *pm, wind *wd, drag *dr, float dt) {
-           ecs_world_cursor c;            // 9 KB of buffers, no allocation
-           ecs_world_chunk ch;
-           uint32_t k;
-           ecs_world_cursor_start(&c, q, 0, ecs_world_query_span(q));
-           while (ecs_world_cursor_next(&c, &ch))
-               for (k = 0; k < ch.count; ++k) {
-                   uint32_t i = ecs_world_chunk_instance(&ch, 0, k);
-                   uint32_t j = ecs_world_chunk_instance(&ch, 1, k);
-                   uint32_t o = ecs_world_chunk_instance(&ch, 2, k);
-                   float f = o == ECS_INSTANCE_NIL ? 1.0f : 1.0f - dr->k[o];
-                   pm->velocity[i].x += wd->force[j].x * f * dt;
-               }
-       }
-   The world picks the path when the query is made:
+       ecs_world_cursor c;                // 9 KB of buffers, no allocation
+       ecs_world_chunk ch;
+       ecs_world_cursor_start(&c, &q, 0, ecs_world_query_span(&q));
+       while (ecs_world_cursor_next(&c, &ch))
+           for (k = 0; k < ch.count; ++k) {
+               uint32_t i = ecs_world_chunk_instance(&ch, 0, k);
+               uint32_t j = ecs_world_chunk_instance(&ch, 1, k);
+               uint32_t o = ecs_world_chunk_instance(&ch, 2, k);
+               float f = o == ECS_INSTANCE_NIL ? 1.0f : 1.0f - dr->k[o];
+               pm->velocity[i].x += wd->force[j].x * f * dt;
+           }
+   The world picks the path from the required terms (again for every
+   system each frame):
      DIRECT  every required store has the direct kind: a lockstep scan of
              the slots. A run of slots that every store owns for one id is
              a contiguous chunk; scattered matches come as an index list.
-             ecs_world_query_refresh(&q) once a frame, before the walks,
-             remembers the longest runs until a store's slots change, so
-             that the walks yield them without reading the stores' entity
-             arrays (the cost over plain arrays; a walk never trusts runs
-             that a later change made stale).
-     GROUP   the required stores are exactly one group's members: the
-             group's prefix, contiguous in every member.
+             A system's walk (no optional terms) is masked instead: chunks
+             of up to ECS_WORLD_MASKED_CHUNK slots with a match bit each
+             (chunk.mask), found 16 slots per compare; nothing remembered,
+             so the first walk after a change costs what every walk costs.
+             ecs_world_query_refresh(&q) serves walks by hand: once a
+             frame before them, it remembers the longest runs until a
+             store's slots change (a walk never trusts stale runs).
+     GROUP   the required stores are all members of one group: its prefix,
+             contiguous in every term (and in each optional term that is a
+             member); when the group has more members than the query has
+             terms, then the remainder: the smallest term's instances past
+             the prefix, the others looked up (entities owning the terms
+             but not the whole group: few, where the group fits the data).
+     GROUP_PART  a group holds only required stores, and the query more:
+             the group's prefix, contiguous in its members, the other terms
+             looked up a chunk at a time.
      LOOKUP  anything else: the required store with the fewest instances
-             drives, contiguous in it; the others are looked up
-             a chunk at a time (ecs_manager_lookup_many, prefetched) and
-             non-matches dropped. Interface stores (transform) are looked
-             up one entity at a time, and may drive.
+             drives, contiguous in it; the others are looked up a chunk at
+             a time (ecs_manager_lookup_many, prefetched) and non-matches
+             dropped. Interface stores (transform) are looked up one entity
+             at a time, and may drive. One required store walks its own
+             instances.
+   Which group: the one whose members are exactly the required terms; else
+   the group with the fewest members that holds them all (the longest
+   prefix); else the group with the most members that they hold. (A group
+   can only be a prefix: every match of a held query is in the prefix of
+   the smallest group holding it, or in the remainder.)
    Optional terms are index lists, but contiguous (index NULL) in a chunk
-   whose entities own consecutive instances of the store (one instance per
-   entity, filled in the same order or co-sorted by a group): checked
-   against the store's entity array, found without its map. Which to choose
-   (a quick probe, p += v * dt, vec3 fields, ns per match, on a shared
-   2-core machine: the figures moved by up to 2x between runs): plain
-   arrays 0.7-0.9; DIRECT with every entity in both stores 0.9-1.3, with
-   half of them at random 2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities
-   4.5 (a dense store looked up) and 6.5-7 (hash), where a lookup per
-   entity written by hand costs 6-7 (hash); at 2^20 entities in random
-   order 35-130, each match a cache miss, as by hand (60-125). So: direct kind for what nearly every
-   entity has; a group for a hot system over sparser components; the
-   lookup path for the rest, where the smallest store drives (chosen again
-   for every walk: a query made before a level loads stays right). A query
-   sees what the stores hold: entities destroyed but not collected yet
-   still match (collect first). An entity with several instances in a
-   store matches once, with its first instance.
+   whose entities own consecutive instances of the store (a group member in
+   the prefix, or stores filled in the same order): checked against the
+   store's entity array, found without its map.
+   Which to choose, measured (bench/RESULTS.md, issue 23; ns per entity, a
+   shared 2-core machine): the suite's seven systems over one dense
+   manager per component with groups {position, velocity} in {position,
+   velocity, data} in all seven run at the cost of an archetype store
+   (0.95-1.05x its tables, every system within noise of its table loop:
+   each gets its group's prefix or a single store); p += v * dt on direct
+   stores with 19% of slots unmatched: a system 1.3-1.4 against a hand
+   loop's 2.3-2.9 (1.1-1.2x the hand loop with no holes: the match bits cost
+   a read of each store's ids); the lookup path at 2^20 entities in random
+   order 9-10 a match (a cache miss each). So: dense managers and nested
+   groups for components systems share (the groups follow the systems:
+   {the terms of the most common system} inside {its terms plus the next
+   system's} ...); the direct kind for what nearly every entity has and
+   systems over it alone; lookups for rare components. A query sees what
+   the stores hold: entities destroyed but not collected yet still match
+   (collect first). An entity with several instances in a store matches
+   once, with its first instance.
    Threads: cursors on distinct ranges [begin, end) of the span run at once
    (a walk only reads); nothing may add or remove instances of the query's
    stores meanwhile.
@@ -310,6 +383,8 @@ CONFIGURATION (define before including; the same value in every file)
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free);
                                    ECS_REALLOC(NULL, n) must allocate
+   ECS_NO_SIMD               (unset) the direct path's match bits in plain C
+                             (default: SSE2 where the target has it)
 
 ERRORS
    Runtime failures (out of memory, exhausted index space, bad input in the
@@ -342,15 +417,16 @@ THREADING
    an ecs_jobs, your parallel-for (NULL: serial on the calling thread;
    ecs_jobs_run runs on the caller whatever your job system did not run).
    Distinct managers may be used from distinct threads; one manager from
-   several threads needs your own synchronisation; the members of a group
-   count as one manager (a call on one member writes them all).
+   several threads needs your own synchronisation; managers connected
+   through groups count as one manager (a call on one member may write them
+   all: ecs_group_top names the nest).
    ecs_entity_alive may run concurrently with other alive calls. A world
    changes (registration, remove, group, the whole-entity calls) on one
    thread; query walks (cursors) may run at once while nothing changes the
    query's stores.
    The calls that take an ecs_jobs: ecs_world_run_systems (a frame's
-   systems: ranges of each query's chunks as tasks, systems whose writes do
-   not conflict at once; the rule is at "systems across threads" below),
+   systems: ranges of each query's walk as tasks, systems whose writes do
+   not conflict at once; the rule is at SYSTEMS and "systems" below),
    ecs_world_collect (stores in parallel), ecs_transform.h's
    ecs_transform_world_pass_jobs, _commit_jobs and _set_local_many_jobs,
    ecs_resource.h's ecs_spawner_spawn_jobs; examples/jobs_pthreads.h is a
@@ -469,8 +545,9 @@ REFERENCE (every public function: signature and what it does; the
                      ecs_result *job_error)       a parallel-for on your task system
   Groups
    ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
-                                                  co-sorts 2..8 dense/hash managers
+                                                  co-sorts 2..8 dense/hash managers (groups nest)
    void ecs_group_free(ecs_group *g)              releases them
+   const ecs_group *ecs_group_top(const ecs_manager *m)  the nest m's groups belong to, or NULL
   The world
    ecs_result ecs_world_init(ecs_world *w)        void ecs_world_free(ecs_world *w)
    ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
@@ -500,14 +577,27 @@ REFERENCE (every public function: signature and what it does; the
    void ecs_world_query_refresh(ecs_world_query *q)  direct: remember runs (single-threaded)
    uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
                                                   match k's instance in term t
-  Systems across threads
-   ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
-                                    const char *const *writes, ecs_world_system_fn fn, void *user,
-                                    ecs_error *err)  a query, what it writes, a per-chunk function
-   ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n,
-                                    const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
+   int ecs_world_chunk_contiguous(const ecs_world_chunk *c, uint32_t num_terms)  no index lists
+   uint32_t ecs_bit_lowest(uint64_t x)            the lowest set bit (a masked chunk's next match)
+  Systems
+   ECS_SYSTEM_DEFINE(name, TERMS, flags) { body }  declares name_system (terms X(type, view, access))
+   ecs_result ecs_world_add_system(ecs_world *w, const ecs_system_desc *desc, ecs_error *err)
+                                                  registers it after the others
+   ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_error *err)
+   ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, const ecs_jobs *jobs,
+                                    ecs_error *err)  every registered system once, in waves
+   (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
+   0.5  systems in one declaration (ECS_SYSTEM_DEFINE, typed views from
+        ECS_MANAGER_DEFINE's field list, ecs_world_add_system,
+        ecs_world_run_systems(w, frame, jobs, err) over the registered
+        systems; the array-based ecs_world_system_make is gone); nested
+        groups (ecs_group.next, ecs_group_top) and queries that use a group
+        holding their terms (prefix + remainder) or held by them
+        (ECS_WORLD_QUERY_GROUP_PART); masked chunks on the direct path for
+        systems (ECS_NO_SIMD); ecs_world_add_manager and _add_store return
+        an ecs_result and carry a failed init's reason
    0.4  ecs_store_interface gains save_selected (snapshots of a subtree),
         with ecs_entity_selected for its test
    0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
@@ -536,7 +626,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 3
+#define ECS_VERSION_MINOR 5
 
 #include <stddef.h>
 #include <stdint.h>
@@ -1828,8 +1918,10 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
    may have (optional: ECS_INSTANCE_NIL when absent), and yields the matches
    in chunks (of at most ECS_WORLD_CHUNK, but see there). The world picks the path from the
    stores: all required stores direct kind (lockstep by entity index), all
-   required stores one group (the group's prefix), else the smallest
-   required store drives and the others are looked up in batches. */
+   required stores in one group (its prefix, then the remainder when the
+   group has more members), a group of required stores only (its prefix,
+   the others looked up), else the smallest required store drives and the
+   others are looked up in batches (QUERIES in the doc block). */
 
 typedef struct ecs_world_query_desc {
     const char *required[ECS_WORLD_MAX_TERMS + 1]; /* NULL-terminated names */
@@ -1900,9 +1992,13 @@ typedef struct ecs_world_cursor {
 /** Prepares q from desc. ECS_OK, or an error naming the component
     (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required,
     a name given twice); *q is written only on success. Allocates nothing.
-    The path is chosen now (see QUERIES); the lookup path's driver, the
-    smallest required store, is chosen again by every span and walk
-    (q->driver: the choice when made). */
+    The path and its group are chosen now (see QUERIES: a group made later
+    is not used by this query; systems are planned again every frame); the
+    lookup path's driver and a group's remainder driver, the smallest
+    required store, are chosen again by every span and walk (q->driver: the
+    choice when made). A group freed outside the world while q lives (not
+    by ecs_world_remove, which q notices) leaves q pointing at it: make q
+    again. */
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
                                         ecs_error *err);
 /** Driver positions to walk (the range ecs_world_cursor_start splits); 0
