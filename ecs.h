@@ -2213,10 +2213,11 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
 #define ECS_SYSTEM_DEFINE(name, TERMS, flags)                                                               \
     ECS__ALWAYS_INLINE static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k, \
                                                        ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM));     \
-    static void name##_chunk_(const ecs_frame *frame_, const ecs_world_chunk *c_, ecs_manager *const *m_)   \
+    static void name##_chunk_(const ecs_frame *frame_in_, const ecs_world_chunk *c_, ecs_manager *const *m_) \
     {                                                                                                       \
         TERMS(ECS__SYS_DECL)                                                                                \
         uint32_t k, t_ = 0;                                                                                 \
+        const ecs_frame frame_copy_ = *frame_in_, *frame_ = &frame_copy_; /* a local: no reload per match */ \
         if (c_->mask) { /* slots from first[t], the matches' bits in mask: a word at a time */               \
             uint32_t w_, end_;                                                                              \
             TERMS(ECS__SYS_AT_FIRST)                                                                        \

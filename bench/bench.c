@@ -2086,7 +2086,7 @@ ECS_SYSTEM_DEFINE(bw_render_frame, BW_RENDER, ECS_SERIAL) { bw_render((char *)fr
 static const ecs_system_desc *const bw_systems[7] = {&bw_movement_system, &bw_data_update_system,
     &bw_complex_system, &bw_health_update_system, &bw_damage_update_system, &bw_sprite_update_system,
     &bw_render_frame_system};
-/* registers the stores and groups {position, velocity} in {.., data} in all seven */
+/* once: the stores, groups {position, velocity} in {.., data} in all seven, the systems in order */
 static ecs_result bw_ours_register(bw_ours *g, ecs_error *err)
 {
     static const char *const names[7] = {"bw_positions", "bw_velocities", "bw_datas", "bw_players",
@@ -2098,13 +2098,14 @@ static ecs_result bw_ours_register(bw_ours *g, ecs_error *err)
     for (k = 0; k < 7 && r == ECS_OK; ++k) r = ecs_world_add_manager(&g->w, names[k], m[k], err);
     if (r == ECS_OK) r = ecs_world_group(&g->w, names, 2, err);
     if (r == ECS_OK) r = ecs_world_group(&g->w, names, 3, err);
-    return r == ECS_OK ? ecs_world_group(&g->w, names, 7, err) : r;
+    if (r == ECS_OK) r = ecs_world_group(&g->w, names, 7, err);
+    for (k = 0; k < 7 && r == ECS_OK; ++k) r = ecs_world_add_system(&g->w, bw_systems[k], err);
+    return r;
 }
-/* then each frame, after ecs_world_add_system(&g->w, bw_systems[k], &err) for each */
+/* each frame */
 static ecs_result bw_ours_frame(bw_ours *g, const ecs_jobs *jobs, ecs_error *err)
 {
-    ecs_frame frame = {BW_DT, 0, NULL};
-    frame.user = g->fb;
+    ecs_frame frame = {BW_DT, 0, g->fb};
     return ecs_world_run_systems(&g->w, &frame, jobs, err);
 }
 /* --- systems: end --- */
@@ -2114,12 +2115,15 @@ static void bw_ours_systems(void *p)
     ecs_error err;
     if (bw_ours_frame((bw_ours *)p, NULL, &err) != ECS_OK) bw_fail("run", &err);
 }
-/* adds systems [from, to) of the seven (systems_2 runs the first two) */
-static void bw_ours_add_systems(bw_ours *g, uint32_t from, uint32_t to)
+/* systems_2 runs the first two of the seven: the last five out, then back in order */
+static void bw_ours_first_two(bw_ours *g, int only_two)
 {
     ecs_error err;
-    for (; from < to; ++from)
-        if (ecs_world_add_system(&g->w, bw_systems[from], &err) != ECS_OK) bw_fail("add system", &err);
+    uint32_t k;
+    for (k = 2; k < 7; ++k)
+        if ((only_two ? ecs_world_remove_system(&g->w, bw_systems[k]->name, &err)
+                      : ecs_world_add_system(&g->w, bw_systems[k], &err)) != ECS_OK)
+            bw_fail("systems_2", &err);
 }
 
 static void bw_ours_build(bw_ours *g, const bw_init *init, const ecs_entity *ids, uint32_t n)
@@ -2236,13 +2240,13 @@ static void bw_scenario(uint32_t n, int mixed, const char *suffix)
     bw_ours_build(g, init, ids, n);
     bw_plain_build(a, init, index, n);
     free(init), free(index), free(ids);
-    bw_ours_add_systems(g, 0, 2);
     if (!mixed) {
+        bw_ours_first_two(g, 1);
         bw_time_pair(bw_ours_systems, g, bw_plain_systems_2, a, &t_ours, &t_plain);
         bench_row("systems_2_ns", t_ours / n, "ns");
         bench_row("systems_2_plain_ns", t_plain / n, "ns");
+        bw_ours_first_two(g, 0);
     }
-    bw_ours_add_systems(g, 2, 7);
     bw_time_pair(bw_ours_systems, g, bw_plain_systems_7, a, &t_ours, &t_plain);
     snprintf(row, sizeof row, "systems_7%s%s_ns", mixed ? "_mixed" : "", suffix);
     bench_row(row, t_ours / n, "ns");
@@ -2639,7 +2643,6 @@ static void bth_systems_rows(void)
     if (ecs_entity_create_many(&g->w.entities, n, ids) != ECS_OK) bw_fail("entities", NULL);
     for (k = 0; k < n; ++k) bw_make(k, n, 1, ecs_entity_index(ids[k]), &init[k]);
     bw_ours_build(g, init, ids, n);
-    bw_ours_add_systems(g, 0, 7);
     free(init), free(ids);
     bth_probe_row("thread_probe_mt2_speedup");
     bth_time(bth_frame, NULL, g, med);
