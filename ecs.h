@@ -251,7 +251,7 @@ WORLD (an entity manager and every store, each registered once by name)
 SYSTEMS (one declaration each; the world runs them)
    A system names its components once and gives the per-entity code:
        #define MOVE(X) X(positions, pos, ECS_WRITE) X(velocities, vel, ECS_READ)
-       ECS_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
+       ECS_WORLD_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
        ...
        ecs_world_add_manager(&w, "positions", &ps.core, &err);  // the type's name
        ecs_world_add_manager(&w, "velocities", &vs.core, &err);
@@ -580,7 +580,7 @@ REFERENCE (every public function: signature and what it does; the
    int ecs_world_chunk_contiguous(const ecs_world_chunk *c, uint32_t num_terms)  no index lists
    uint32_t ecs_bit_lowest(uint64_t x)            the lowest set bit (a masked chunk's next match)
   Systems
-   ECS_SYSTEM_DEFINE(name, TERMS, flags) { body }  declares name_system (terms X(type, view, access))
+   ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags) { body }  declares name_system (terms X(type, view, access))
    ecs_result ecs_world_add_system(ecs_world *w, const ecs_system_desc *desc, ecs_error *err)
                                                   registers it after the others
    ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_error *err)
@@ -589,7 +589,7 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
-   0.5  systems in one declaration (ECS_SYSTEM_DEFINE, typed views from
+   0.5  systems in one declaration (ECS_WORLD_SYSTEM_DEFINE, typed views from
         ECS_MANAGER_DEFINE's field list, ecs_world_add_system,
         ecs_world_run_systems(w, frame, jobs, err) over the registered
         systems; the array-based ecs_world_system_make is gone); nested
@@ -1382,7 +1382,7 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 /* A typed manager's view: name_view (entity and each field as typed
    pointers), name_view_at (points them at instance i of m, NULL for nil)
    and name_layout_matches (whether m's fields have the list's sizes).
-   ECS_SYSTEM_DEFINE hands a system one view per term. */
+   ECS_WORLD_SYSTEM_DEFINE hands a system one view per term. */
 #define ECS__MANAGER_VIEWS(name, LIST, MEMBER, AT, NULLED, CHECK)                                           \
     typedef struct name##_view {                                                                            \
         ecs_entity *entity;                                                                                 \
@@ -2058,7 +2058,7 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
    A system is a declaration (its terms: the components it reads, writes and
    may have) and a body run for every match; the world keeps the registered
    systems in order and runs them each frame (ecs_world_run_systems):
-   - ECS_SYSTEM_DEFINE(name, TERMS, flags) { body } declares one. TERMS is an
+   - ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags) { body } declares one. TERMS is an
      X-macro of X(type, view, access): type a typed manager (ECS_MANAGER_DEFINE
      or _DEFINE_SCHEMA) registered in the world under the type's name, view
      the name the body reads it by, access ECS_READ, ECS_WRITE, ECS_OPTIONAL
@@ -2124,7 +2124,7 @@ typedef struct ecs_system_term {
     uint32_t access;                                    /* ECS_READ ... ECS_OPTIONAL_WRITE */
     uint32_t (*layout_matches)(const ecs_manager *m);   /* the declared type's check, or NULL */
 } ecs_system_term;
-/** A system's declaration (ECS_SYSTEM_DEFINE makes one; a runtime system,
+/** A system's declaration (ECS_WORLD_SYSTEM_DEFINE makes one; a runtime system,
     a plugin's, may fill one by hand). Must outlive its registration. */
 typedef struct ecs_system_desc {
     const char *name;
@@ -2187,7 +2187,7 @@ ECS_DEF ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_e
     may use w meanwhile. */
 ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, const ecs_jobs *jobs, ecs_error *err);
 
-/* ECS_SYSTEM_DEFINE's pieces: per term X(type, view, access). */
+/* ECS_WORLD_SYSTEM_DEFINE's pieces: per term X(type, view, access). */
 #if defined(__GNUC__) || defined(__clang__)
 #define ECS__ALWAYS_INLINE __attribute__((always_inline))
 #else
@@ -2205,12 +2205,12 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
     name_system (const ecs_system_desc); the braces that follow are the
     body: per match, with frame, k, entity and one view per term. Example:
         #define MOVE(X) X(position, pos, ECS_WRITE) X(velocity, vel, ECS_READ)
-        ECS_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
+        ECS_WORLD_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
         ecs_world_add_system(&w, &move_system, &err);
     Generates static functions name_each_ (the body, inlined) and
     name_chunk_ (views at first[t] and a loop over k for a contiguous chunk,
     views moved to each match otherwise). */
-#define ECS_SYSTEM_DEFINE(name, TERMS, flags)                                                               \
+#define ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags)                                                         \
     ECS__ALWAYS_INLINE static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k, \
                                                        ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM));     \
     static void name##_chunk_(const ecs_frame *frame_in_, const ecs_world_chunk *c_, ecs_manager *const *m_) \

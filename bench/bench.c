@@ -2069,19 +2069,19 @@ static void bw_fail(const char *what, const ecs_error *err)
 
 /* --- systems: begin --- */
 #define BW_MOVE(X) X(bw_positions, pos, ECS_WRITE) X(bw_velocities, vel, ECS_READ)
-ECS_SYSTEM_DEFINE(bw_movement, BW_MOVE, 0) { bw_move(&pos.p[k], &vel.v[k], frame->dt); }
+ECS_WORLD_SYSTEM_DEFINE(bw_movement, BW_MOVE, 0) { bw_move(&pos.p[k], &vel.v[k], frame->dt); }
 #define BW_DATA(X) X(bw_datas, dat, ECS_WRITE)
-ECS_SYSTEM_DEFINE(bw_data_update, BW_DATA, 0) { bw_update_data(&dat.d[k], frame->dt); }
+ECS_WORLD_SYSTEM_DEFINE(bw_data_update, BW_DATA, 0) { bw_update_data(&dat.d[k], frame->dt); }
 #define BW_COMPLEX(X) X(bw_positions, pos, ECS_READ) X(bw_velocities, vel, ECS_WRITE) X(bw_datas, dat, ECS_READ)
-ECS_SYSTEM_DEFINE(bw_complex, BW_COMPLEX, 0) { bw_more_complex(&pos.p[k], &vel.v[k], &dat.d[k], ecs_entity_index(entity)); }
+ECS_WORLD_SYSTEM_DEFINE(bw_complex, BW_COMPLEX, 0) { bw_more_complex(&pos.p[k], &vel.v[k], &dat.d[k], ecs_entity_index(entity)); }
 #define BW_HEALTH(X) X(bw_healths, hp, ECS_WRITE)
-ECS_SYSTEM_DEFINE(bw_health_update, BW_HEALTH, 0) { bw_update_health(&hp.h[k]); }
+ECS_WORLD_SYSTEM_DEFINE(bw_health_update, BW_HEALTH, 0) { bw_update_health(&hp.h[k]); }
 #define BW_DAMAGE(X) X(bw_healths, hp, ECS_WRITE) X(bw_damages, dmg, ECS_READ)
-ECS_SYSTEM_DEFINE(bw_damage_update, BW_DAMAGE, 0) { bw_update_damage(&hp.h[k], &dmg.dm[k]); }
+ECS_WORLD_SYSTEM_DEFINE(bw_damage_update, BW_DAMAGE, 0) { bw_update_damage(&hp.h[k], &dmg.dm[k]); }
 #define BW_SPRITE(X) X(bw_sprites, spr, ECS_WRITE) X(bw_players, pl, ECS_READ) X(bw_healths, hp, ECS_OPTIONAL)
-ECS_SYSTEM_DEFINE(bw_sprite_update, BW_SPRITE, 0) { bw_update_sprite(&spr.s[k], &pl.pl[k], hp.h ? &hp.h[k] : NULL); }
+ECS_WORLD_SYSTEM_DEFINE(bw_sprite_update, BW_SPRITE, 0) { bw_update_sprite(&spr.s[k], &pl.pl[k], hp.h ? &hp.h[k] : NULL); }
 #define BW_RENDER(X) X(bw_positions, pos, ECS_READ) X(bw_sprites, spr, ECS_READ)
-ECS_SYSTEM_DEFINE(bw_render_frame, BW_RENDER, ECS_SERIAL) { bw_render((char *)frame->user, &pos.p[k], &spr.s[k]); }
+ECS_WORLD_SYSTEM_DEFINE(bw_render_frame, BW_RENDER, ECS_SERIAL) { bw_render((char *)frame->user, &pos.p[k], &spr.s[k]); }
 
 static const ecs_system_desc *const bw_systems[7] = {&bw_movement_system, &bw_data_update_system,
     &bw_complex_system, &bw_health_update_system, &bw_damage_update_system, &bw_sprite_update_system,
@@ -2410,7 +2410,7 @@ static double bq_row(uint32_t n, int path)
 ECS_MANAGER_DEFINE(bh_position, BH_POS)
 ECS_MANAGER_DEFINE(bh_velocity, BH_VEL)
 #define BH_MOVE(X) X(bh_position, pos, ECS_WRITE) X(bh_velocity, vel, ECS_READ)
-ECS_SYSTEM_DEFINE(bh_move, BH_MOVE, 0)
+ECS_WORLD_SYSTEM_DEFINE(bh_move, BH_MOVE, 0)
 {
     pos.p[k].x += vel.v[k].x * 0.016f, pos.p[k].y += vel.v[k].y * 0.016f, pos.p[k].z += vel.v[k].z * 0.016f;
 }

@@ -1,4 +1,4 @@
-/* tests/test_systems.c - declared systems (ECS_SYSTEM_DEFINE) and their
+/* tests/test_systems.c - declared systems (ECS_WORLD_SYSTEM_DEFINE) and their
    typed chunks against a naive reference, over random creates, destroys
    (now and lazily, then collect, gc or gc_all), adds and removes of six
    components of every lookup kind, with nested groups ({c, d} inside
@@ -79,10 +79,10 @@ static void visit(model *md, uint32_t s, ecs_entity e, uint32_t cs, const uint32
 #define USER ((model *)frame->user)
 /* 0: both direct (runs of slots) */
 #define S0(X) X(ca, a, ECS_READ) X(cb, b, ECS_READ)
-ECS_SYSTEM_DEFINE(s0, S0, 0) { const uint32_t *vs[2] = {P(a), P(b)}; visit(USER, 0, entity, 3u, vs, 0); }
+ECS_WORLD_SYSTEM_DEFINE(s0, S0, 0) { const uint32_t *vs[2] = {P(a), P(b)}; visit(USER, 0, entity, 3u, vs, 0); }
 /* 1: exactly the inner group (its prefix); writes c */
 #define S1(X) X(cc, c, ECS_WRITE) X(cd, d, ECS_READ)
-ECS_SYSTEM_DEFINE(s1, S1, 0)
+ECS_WORLD_SYSTEM_DEFINE(s1, S1, 0)
 {
     const uint32_t *vs[2] = {P(c), P(d)};
     visit(USER, 1, entity, 12u, vs, 0);
@@ -91,34 +91,34 @@ ECS_SYSTEM_DEFINE(s1, S1, 0)
 }
 /* 2: held by the outer group with more members (prefix + remainder) */
 #define S2(X) X(ce, e, ECS_READ) X(cc, c, ECS_READ)
-ECS_SYSTEM_DEFINE(s2, S2, 0) { const uint32_t *vs[2] = {P(c), P(e)}; visit(USER, 2, entity, 20u, vs, 0); }
+ECS_WORLD_SYSTEM_DEFINE(s2, S2, 0) { const uint32_t *vs[2] = {P(c), P(e)}; visit(USER, 2, entity, 20u, vs, 0); }
 /* 3: holds the inner group and more: its prefix, f and a looked up */
 #define S3(X) X(cf, f, ECS_READ) X(cd, d, ECS_READ) X(ca, a, ECS_READ) X(cc, c, ECS_READ)
-ECS_SYSTEM_DEFINE(s3, S3, 0) { const uint32_t *vs[4] = {P(a), P(c), P(d), P(f)}; visit(USER, 3, entity, 45u, vs, 0); }
+ECS_WORLD_SYSTEM_DEFINE(s3, S3, 0) { const uint32_t *vs[4] = {P(a), P(c), P(d), P(f)}; visit(USER, 3, entity, 45u, vs, 0); }
 /* 4: lookup with optional terms, an optional one first */
 #define S4(X) X(cd, d, ECS_OPTIONAL) X(ca, a, ECS_READ) X(cf, f, ECS_READ) X(cb, b, ECS_OPTIONAL)
-ECS_SYSTEM_DEFINE(s4, S4, 0)
+ECS_WORLD_SYSTEM_DEFINE(s4, S4, 0)
 {
     const uint32_t *vs[4] = {P(a), P(b), P(d), P(f)};
     visit(USER, 4, entity, 43u, vs, (b.v ? 0u : 2u) | (d.v ? 0u : 8u));
 }
 /* 5: one store, optional terms in and out of its group */
 #define S5(X) X(ce, e, ECS_READ) X(cc, c, ECS_OPTIONAL) X(cf, f, ECS_OPTIONAL)
-ECS_SYSTEM_DEFINE(s5, S5, 0)
+ECS_WORLD_SYSTEM_DEFINE(s5, S5, 0)
 {
     const uint32_t *vs[3] = {P(c), P(e), P(f)};
     visit(USER, 5, entity, 52u, vs, (c.v ? 0u : 4u) | (f.v ? 0u : 32u));
 }
 /* 6: exactly the outer group, an optional term outside it */
 #define S6(X) X(cd, d, ECS_READ) X(ce, e, ECS_READ) X(cc, c, ECS_READ) X(cb, b, ECS_OPTIONAL)
-ECS_SYSTEM_DEFINE(s6, S6, 0)
+ECS_WORLD_SYSTEM_DEFINE(s6, S6, 0)
 {
     const uint32_t *vs[4] = {P(b), P(c), P(d), P(e)};
     visit(USER, 6, entity, 30u, vs, b.v ? 0u : 2u);
 }
 /* 7: direct and grouped together (the lookup path), serial */
 #define S7(X) X(cb, b, ECS_READ) X(ce, e, ECS_READ)
-ECS_SYSTEM_DEFINE(s7, S7, ECS_SERIAL) { const uint32_t *vs[2] = {P(b), P(e)}; visit(USER, 7, entity, 18u, vs, 0); }
+ECS_WORLD_SYSTEM_DEFINE(s7, S7, ECS_SERIAL) { const uint32_t *vs[2] = {P(b), P(e)}; visit(USER, 7, entity, 18u, vs, 0); }
 
 static const ecs_system_desc *const systems[NS] = {&s0_system, &s1_system, &s2_system, &s3_system,
                                                    &s4_system, &s5_system, &s6_system, &s7_system};

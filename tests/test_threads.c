@@ -574,21 +574,21 @@ typedef struct sys_world {
 } sys_world;
 
 #define MOVE(X) X(t_position, p, ECS_WRITE) X(t_velocity, v, ECS_READ)
-ECS_SYSTEM_DEFINE(sys_move, MOVE, 0) { p.v[k] += v.v[k] / 60.0f; }
+ECS_WORLD_SYSTEM_DEFINE(sys_move, MOVE, 0) { p.v[k] += v.v[k] / 60.0f; }
 #define STEER(X) X(t_velocity, v, ECS_WRITE) X(t_position, p, ECS_READ)
-ECS_SYSTEM_DEFINE(sys_steer, STEER, 0) { v.v[k] = v.v[k] * 0.99f - p.v[k] * 0.001f; }
+ECS_WORLD_SYSTEM_DEFINE(sys_steer, STEER, 0) { v.v[k] = v.v[k] * 0.99f - p.v[k] * 0.001f; }
 #define DATA(X) X(t_data, d, ECS_WRITE)
-ECS_SYSTEM_DEFINE(sys_data, DATA, 0) { d.v[k] = d.v[k] * 1.5f + 0.25f; }
+ECS_WORLD_SYSTEM_DEFINE(sys_data, DATA, 0) { d.v[k] = d.v[k] * 1.5f + 0.25f; }
 #define HURT(X) X(t_health, h, ECS_WRITE) X(t_position, p, ECS_READ) /* the lookup path */
-ECS_SYSTEM_DEFINE(sys_hurt, HURT, 0) { h.v[k] -= p.v[k] * 0.5f; }
+ECS_WORLD_SYSTEM_DEFINE(sys_hurt, HURT, 0) { h.v[k] -= p.v[k] * 0.5f; }
 #define SUM(X) X(t_position, p, ECS_READ) /* a reduction: serial */
-ECS_SYSTEM_DEFINE(sys_sum, SUM, ECS_SERIAL) { ((sys_world *)frame->user)->sum += (double)p.v[k] * 1.0000001; }
+ECS_WORLD_SYSTEM_DEFINE(sys_sum, SUM, ECS_SERIAL) { ((sys_world *)frame->user)->sum += (double)p.v[k] * 1.0000001; }
 #define DATA_OPT(X) X(t_health, h, ECS_OPTIONAL) X(t_data, d, ECS_WRITE) /* optional first: reordered */
-ECS_SYSTEM_DEFINE(sys_data_opt, DATA_OPT, 0) { d.v[k] -= h.v ? h.v[k] : 1.0f; }
+ECS_WORLD_SYSTEM_DEFINE(sys_data_opt, DATA_OPT, 0) { d.v[k] -= h.v ? h.v[k] : 1.0f; }
 #define HEAL(X) X(t_health, h, ECS_WRITE) X(t_data, d, ECS_READ) /* exactly the inner group */
-ECS_SYSTEM_DEFINE(sys_heal, HEAL, 0) { h.v[k] += d.v[k] * 0.001f; }
+ECS_WORLD_SYSTEM_DEFINE(sys_heal, HEAL, 0) { h.v[k] += d.v[k] * 0.001f; }
 #define WEAR(X) X(t_armor, a, ECS_WRITE) X(t_data, d, ECS_READ) /* held by the outer group: prefix + remainder */
-ECS_SYSTEM_DEFINE(sys_wear, WEAR, 0) { a.v[k] = a.v[k] * 0.5f + d.v[k]; }
+ECS_WORLD_SYSTEM_DEFINE(sys_wear, WEAR, 0) { a.v[k] = a.v[k] * 0.5f + d.v[k]; }
 
 typedef struct sys_ref { /* the naive reference: plain arrays by entity */
     float pos[N_SYS], vel[N_SYS], data[N_SYS], health[N_SYS], armor[N_SYS];
