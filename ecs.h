@@ -351,12 +351,12 @@ QUERIES (what systems are made of; also usable by hand)
    shared 2-core machine): the suite's seven systems over one dense
    manager per component with groups {position, velocity} in {position,
    velocity, data} in all seven run at the cost of an archetype store
-   (0.95-1.05x its tables, every system within noise of its table loop:
-   each gets its group's prefix or a single store); p += v * dt on direct
-   stores with 19% of slots unmatched: a system 1.3-1.4 against a hand
-   loop's 2.3-2.9 (1.1-1.2x the hand loop with no holes: the match bits cost
-   a read of each store's ids); the lookup path at 2^20 entities in random
-   order 9-10 a match (a cache miss each). So: dense managers and nested
+   (0.87-1.06x its tables over three runs; each system gets its group's
+   prefix or a single store); p += v * dt on direct stores with 19% of
+   slots unmatched: a system 1.3-1.6 against a hand loop's 2.4-2.6 (1.1-1.2x
+   the hand loop with no holes: the match bits cost a read of each store's
+   ids); the lookup path at 2^20 entities in random order 9-12 a match (a
+   cache miss each). So: dense managers and nested
    groups for components systems share (the groups follow the systems:
    {the terms of the most common system} inside {its terms plus the next
    system's} ...); the direct kind for what nearly every entity has and
