@@ -208,6 +208,8 @@ GROUPS (managers kept co-sorted: EnTT's owning groups, nested)
    ecs_manager_move is refused. ecs_group_free releases one group; freeing a
    member ends its groups. Managers connected through groups change
    together: ecs_group_top(m) names their nest (one thread at a time).
+   ecs_group_sort(g, &err) puts each region of the nest's members in entity
+   index order (after a level load: joins and leaves move instances).
 
 WORLD (an entity manager and every store, each registered once by name)
    An ecs_world holds `entities` (create and destroy with the ecs_entity_*
@@ -547,6 +549,7 @@ REFERENCE (every public function: signature and what it does; the
    ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
                                                   co-sorts 2..8 dense/hash managers (groups nest)
    void ecs_group_free(ecs_group *g)              releases them
+   ecs_result ecs_group_sort(ecs_group *g, ecs_error *err)  entity order inside each group's region
    const ecs_group *ecs_group_top(const ecs_manager *m)  the nest m's groups belong to, or NULL
   The world
    ecs_result ecs_world_init(ecs_world *w)        void ecs_world_free(ecs_world *w)
@@ -595,7 +598,7 @@ REVISION HISTORY
         systems; the array-based ecs_world_system_make is gone); nested
         groups (ecs_group.next, ecs_group_top) and queries that use a group
         holding their terms (prefix + remainder) or held by them
-        (ECS_WORLD_QUERY_GROUP_PART); masked chunks on the direct path for
+        (ECS_WORLD_QUERY_GROUP_PART), ecs_group_sort; masked chunks on the direct path for
         systems (ECS_NO_SIMD); ecs_world_add_manager and _add_store return
         an ecs_result and carry a failed init's reason
    0.4  ecs_store_interface gains save_selected (snapshots of a subtree),
@@ -1751,6 +1754,20 @@ typedef struct ecs_group {
     up again); ecs_manager_move is refused. Not thread-safe: a call on one
     member writes every member. */
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err);
+/** Orders the instances of every manager connected to g through groups
+    (g's nest: ecs_group_top) by entity index inside each group's region
+    (the innermost group's prefix, then each next group's part, then the
+    rest): the groups keep their entities, only the order inside a region
+    changes. For after a level load: an entity joining a group takes the
+    place of another, which moves, so regions drift from creation order
+    (and two worlds built in different orders walk in different orders);
+    sorted, systems walk entities in the order of their indices, as an
+    archetype table filled in that order keeps them.
+    ECS_OK; ECS_ERROR_INVALID_ARGUMENT (g NULL or freed) or
+    ECS_ERROR_OUT_OF_MEMORY (a scratch of 16 bytes per instance of the
+    largest member), err set and nothing changed. Instance indices change
+    (look up again). Not while a system or query walk runs. */
+ECS_DEF ecs_result ecs_group_sort(ecs_group *g, ecs_error *err);
 /** The innermost group of m's chain (the one with the most members), or
     NULL (m NULL or in no group): managers connected through groups (sharing
     one, or nested) have the same one, and a call on one may move the
@@ -2190,8 +2207,10 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
 /* ECS_WORLD_SYSTEM_DEFINE's pieces: per term X(type, view, access). */
 #if defined(__GNUC__) || defined(__clang__)
 #define ECS__ALWAYS_INLINE __attribute__((always_inline))
+#define ECS__NOINLINE __attribute__((noinline))
 #else
 #define ECS__ALWAYS_INLINE
+#define ECS__NOINLINE
 #endif
 #define ECS__SYS_PARAM(type, view, access) , ECS__UNUSED type##_view view
 #define ECS__SYS_ARG(type, view, access) , view
@@ -2213,36 +2232,37 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
 #define ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags)                                                         \
     ECS__ALWAYS_INLINE static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k, \
                                                        ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM));     \
+    /* one match of a scattered chunk, out of line: the chunk function keeps two copies of the body \
+       (the loop and the masked words' bits), so the compiler inlines what the body calls into both */     \
+    ECS__NOINLINE static void name##_match_(const ecs_frame *frame_, const ecs_world_chunk *c_, ecs_manager *const *m_, \
+                                            uint32_t k)                                                     \
+    {                                                                                                       \
+        TERMS(ECS__SYS_DECL)                                                                                \
+        uint32_t t_ = 0;                                                                                    \
+        TERMS(ECS__SYS_AT_MATCH)                                                                            \
+        name##_each_(frame_, 0, c_->entity[k] TERMS(ECS__SYS_ARG));                                         \
+    }                                                                                                       \
     static void name##_chunk_(const ecs_frame *frame_in_, const ecs_world_chunk *c_, ecs_manager *const *m_) \
     {                                                                                                       \
         TERMS(ECS__SYS_DECL)                                                                                \
-        uint32_t k, t_ = 0;                                                                                 \
+        uint32_t k, t_ = 0, w_, lo_, hi_;                                                                   \
         const ecs_frame frame_copy_ = *frame_in_, *frame_ = &frame_copy_; /* a local: no reload per match */ \
-        if (c_->mask) { /* slots from first[t], the matches' bits in mask: a word at a time */               \
-            uint32_t w_, end_;                                                                              \
-            TERMS(ECS__SYS_AT_FIRST)                                                                        \
-            for (w_ = 0; w_ * 64u < c_->count; ++w_) {                                                      \
-                uint64_t bits_ = c_->mask[w_];                                                              \
-                end_ = c_->count - w_ * 64u < 64u ? c_->count : w_ * 64u + 64u;                             \
-                if (bits_ == ~(uint64_t)0)                                                                  \
-                    for (k = w_ * 64u; k < end_; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG)); \
-                else                                                                                        \
-                    for (; bits_; bits_ &= bits_ - 1u) {                                                    \
-                        k = w_ * 64u + ecs_bit_lowest(bits_);                                               \
-                        name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));                         \
-                    }                                                                                       \
-            }                                                                                               \
+        if (!c_->mask && !ecs_world_chunk_contiguous(c_, 0u TERMS(ECS__SYS_COUNT))) {                       \
+            for (k = 0; k < c_->count; ++k) name##_match_(frame_, c_, m_, k);                               \
             return;                                                                                         \
         }                                                                                                   \
-        if (ecs_world_chunk_contiguous(c_, 0u TERMS(ECS__SYS_COUNT))) {                                     \
-            TERMS(ECS__SYS_AT_FIRST)                                                                        \
-            for (k = 0; k < c_->count; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));     \
-            return;                                                                                         \
-        }                                                                                                   \
-        for (k = 0; k < c_->count; ++k) {                                                                   \
-            t_ = 0;                                                                                         \
-            TERMS(ECS__SYS_AT_MATCH)                                                                        \
-            name##_each_(frame_, 0, c_->entity[k] TERMS(ECS__SYS_ARG));                                     \
+        TERMS(ECS__SYS_AT_FIRST)                                                                            \
+        /* plain arrays from first[t]: the whole chunk, or a masked chunk's words (full ones as a loop) */  \
+        for (w_ = 0, lo_ = 0; lo_ < c_->count; ++w_, lo_ = hi_) {                                           \
+            uint64_t bits_ = c_->mask ? c_->mask[w_] : ~(uint64_t)0;                                        \
+            hi_ = !c_->mask || c_->count - lo_ < 64u ? c_->count : lo_ + 64u;                               \
+            if (bits_ == ~(uint64_t)0)                                                                      \
+                for (k = lo_; k < hi_; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));     \
+            else                                                                                            \
+                for (; bits_; bits_ &= bits_ - 1u) {                                                        \
+                    k = lo_ + ecs_bit_lowest(bits_);                                                        \
+                    name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));                             \
+                }                                                                                           \
         }                                                                                                   \
     }                                                                                                       \
     static const ecs_system_term name##_terms_[] = {TERMS(ECS__SYS_TERM)};                                  \
@@ -4359,6 +4379,66 @@ ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uin
        comes from index size <= i, already seen; a group g holds is a prefix
        of every member, so its entities enter first, where they are */
     for (i = 0; i < members[smallest]->count; ++i) ecs__group_enter(g, members[smallest]->entity[i].id);
+    return ECS_OK;
+}
+
+/* ecs_group_sort's scratch: a region's (entity index, instance) pairs, and
+   where each of its original instances is now / which one is at a place. */
+typedef struct ecs__sort_pair {
+    uint32_t key, at;
+} ecs__sort_pair;
+
+static int ecs__sort_pair_cmp(const void *a, const void *b)
+{
+    const ecs__sort_pair *x = (const ecs__sort_pair *)a, *y = (const ecs__sort_pair *)b;
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->at < y->at ? -1 : x->at > y->at);
+}
+
+/* Sorts m's instances [lo, hi) by entity index with swaps (pairs, where and
+   who: hi - lo entries each). */
+static void ecs__sort_region(ecs_manager *m, uint32_t lo, uint32_t hi, ecs__sort_pair *pair, uint32_t *where,
+                             uint32_t *who)
+{
+    uint32_t n = hi - lo, j;
+    for (j = 0; j < n; ++j) {
+        pair[j].key = m->entity[lo + j].id & ECS_INDEX_MASK;
+        pair[j].at = j;
+        where[j] = who[j] = j;
+    }
+    qsort(pair, n, sizeof *pair, ecs__sort_pair_cmp);
+    for (j = 0; j < n; ++j) { /* place j gets the instance first at pair[j].at */
+        uint32_t from = where[pair[j].at], displaced = who[j];
+        if (from == j) continue;
+        ecs__swap_instances(m, lo + j, lo + from);
+        who[from] = displaced;
+        where[displaced] = from;
+        who[j] = pair[j].at;
+        where[pair[j].at] = j;
+    }
+}
+
+ECS_DEF ecs_result ecs_group_sort(ecs_group *g, ecs_error *err)
+{
+    const ecs_group *top = g && g->num_members ? ecs_group_top(g->member[0]) : NULL;
+    uint32_t k, most = 1, depth, lo;
+    unsigned char *scratch;
+    if (!top) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_sort: no group (NULL or freed)");
+    for (k = 0; k < top->num_members; ++k)
+        if (top->member[k]->count > most) most = top->member[k]->count;
+    scratch = (unsigned char *)ECS__REALLOC(NULL, (size_t)most * (sizeof(ecs__sort_pair) + 8u));
+    if (!scratch)
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_group_sort: out of memory for %u instances",
+                             (unsigned)most);
+    for (k = 0; k < top->num_members; ++k) {
+        ecs_manager *m = top->member[k];
+        const ecs_group *chain[ECS_GROUP_MAX_MEMBERS], *c;
+        uint32_t *where = (uint32_t *)(void *)(scratch + (size_t)most * sizeof(ecs__sort_pair));
+        for (depth = 0, c = m->group; c && depth < ECS_GROUP_MAX_MEMBERS; c = c->next) chain[depth++] = c;
+        for (lo = 0; depth-- > 0; lo = chain[depth]->size) /* innermost region first */
+            ecs__sort_region(m, lo, chain[depth]->size, (ecs__sort_pair *)(void *)scratch, where, where + most);
+        ecs__sort_region(m, lo, m->count, (ecs__sort_pair *)(void *)scratch, where, where + most);
+    }
+    ECS__FREE(scratch);
     return ECS_OK;
 }
 

@@ -6,7 +6,9 @@
    that also checks every instance's field bytes; ecs_group_init's refusals;
    and every allocation failing in turn changes nothing. The same with
    nested groups (issue 23): {a, b} inside {a, b, c}, made before or after
-   it, both kept packed by every path. */
+   it, both kept packed by every path; ecs_group_sort puts every region in
+   entity order and keeps the groups (its allocation failing: nothing
+   changed). */
 #include "oom_alloc.h"
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
@@ -152,10 +154,35 @@ static int check_all(const world *w)
     return bad + check_inner(w) == 0;
 }
 
+/* ecs_group_sort: every region of every member (the inner group's prefix,
+   the outer's part, the rest) in entity index order, the groups intact;
+   with its one allocation failing, nothing changed. */
+static int regions_sorted(const world *w)
+{
+    uint32_t k, i, bad = 0;
+    for (k = 0; k < NUM_MEMBERS; ++k) {
+        const ecs_manager *m = w->mem[k];
+        for (i = 1; i < m->count; ++i) {
+            int starts = i == w->g.size || (w->nested && k < 2 && i == w->inner.size); /* a region starts at i */
+            bad += !starts && (m->entity[i - 1u].id & ECS_INDEX_MASK) > (m->entity[i].id & ECS_INDEX_MASK);
+        }
+    }
+    return bad == 0;
+}
+
 /* Set while allocations fail on purpose: an out-of-memory result is then an
    expected outcome of an operation. */
 static int oom_mode;
 static int failed_by_oom(ecs_result r) { return oom_mode && r == ECS_ERROR_OUT_OF_MEMORY; }
+
+static void op_sort(world *w)
+{
+    ecs_error err;
+    ecs_result r = ecs_group_sort(w->nested && rnd_below(2) ? &w->inner : &w->g, &err);
+    if (failed_by_oom(r)) return;
+    CHECK_MSG(r == ECS_OK, "%s", err.message);
+    CHECK(regions_sorted(w));
+}
 
 static ecs_entity random_live(world *w) { return w->live[rnd_below(w->num_live)]; }
 
@@ -363,6 +390,7 @@ static void test_random(ecs_lookup_kind ka, ecs_lookup_kind kb, ecs_lookup_kind 
         else if (r < 84) op_destroy_entity(w, k);
         else if (r < 90) op_collect(w, k, 0);
         else if (r < 92) op_collect(w, k, 1);
+        else if (op % 997u == 0u) op_sort(w);
         else op_collect(w, k, 2);
         if (w->g.size > max_size) max_size = w->g.size;
         if (op % 250u == 0u || op + 1u == ops) bad += !check_all(w);
@@ -494,7 +522,8 @@ static void test_oom(ecs_lookup_kind kind, int nested)
             oom_fail_at = k;
             oom_mode = 1;
             rng_state = 1000u + step; /* the same operation for every k */
-            if (step % 3u == 0u) op_create(w, step % NUM_MEMBERS);
+            if (step % 50u == 49u) op_sort(w);
+            else if (step % 3u == 0u) op_create(w, step % NUM_MEMBERS);
             else if (step % 3u == 1u) op_create_many(w, step % NUM_MEMBERS);
             else op_spawn(w);
             oom_fail_at = 0;
