@@ -2207,10 +2207,10 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
 /* ECS_WORLD_SYSTEM_DEFINE's pieces: per term X(type, view, access). */
 #if defined(__GNUC__) || defined(__clang__)
 #define ECS__ALWAYS_INLINE __attribute__((always_inline))
-#define ECS__NOINLINE __attribute__((noinline))
+#define ECS__LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define ECS__ALWAYS_INLINE
-#define ECS__NOINLINE
+#define ECS__LIKELY(x) (x)
 #endif
 #define ECS__SYS_PARAM(type, view, access) , ECS__UNUSED type##_view view
 #define ECS__SYS_ARG(type, view, access) , view
@@ -2232,37 +2232,36 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, c
 #define ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags)                                                         \
     ECS__ALWAYS_INLINE static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k, \
                                                        ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM));     \
-    /* one match of a scattered chunk, out of line: the chunk function keeps two copies of the body \
-       (the loop and the masked words' bits), so the compiler inlines what the body calls into both */     \
-    ECS__NOINLINE static void name##_match_(const ecs_frame *frame_, const ecs_world_chunk *c_, ecs_manager *const *m_, \
-                                            uint32_t k)                                                     \
-    {                                                                                                       \
-        TERMS(ECS__SYS_DECL)                                                                                \
-        uint32_t t_ = 0;                                                                                    \
-        TERMS(ECS__SYS_AT_MATCH)                                                                            \
-        name##_each_(frame_, 0, c_->entity[k] TERMS(ECS__SYS_ARG));                                         \
-    }                                                                                                       \
     static void name##_chunk_(const ecs_frame *frame_in_, const ecs_world_chunk *c_, ecs_manager *const *m_) \
     {                                                                                                       \
         TERMS(ECS__SYS_DECL)                                                                                \
-        uint32_t k, t_ = 0, w_, lo_, hi_;                                                                   \
+        uint32_t k, t_ = 0, w_, end_;                                                                       \
         const ecs_frame frame_copy_ = *frame_in_, *frame_ = &frame_copy_; /* a local: no reload per match */ \
-        if (!c_->mask && !ecs_world_chunk_contiguous(c_, 0u TERMS(ECS__SYS_COUNT))) {                       \
-            for (k = 0; k < c_->count; ++k) name##_match_(frame_, c_, m_, k);                               \
+        /* the common case first: the compiler inlines what the body calls there before anywhere else */  \
+        if (ECS__LIKELY(!c_->mask && ecs_world_chunk_contiguous(c_, 0u TERMS(ECS__SYS_COUNT)))) {           \
+            TERMS(ECS__SYS_AT_FIRST)                                                                        \
+            for (k = 0; k < c_->count; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));     \
             return;                                                                                         \
         }                                                                                                   \
-        TERMS(ECS__SYS_AT_FIRST)                                                                            \
-        /* plain arrays from first[t]: the whole chunk, or a masked chunk's words (full ones as a loop) */  \
-        for (w_ = 0, lo_ = 0; lo_ < c_->count; ++w_, lo_ = hi_) {                                           \
-            uint64_t bits_ = c_->mask ? c_->mask[w_] : ~(uint64_t)0;                                        \
-            hi_ = !c_->mask || c_->count - lo_ < 64u ? c_->count : lo_ + 64u;                               \
-            if (bits_ == ~(uint64_t)0)                                                                      \
-                for (k = lo_; k < hi_; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));     \
-            else                                                                                            \
-                for (; bits_; bits_ &= bits_ - 1u) {                                                        \
-                    k = lo_ + ecs_bit_lowest(bits_);                                                        \
-                    name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));                             \
-                }                                                                                           \
+        if (c_->mask) { /* slots from first[t], the matches' bits in mask: a word at a time */               \
+            TERMS(ECS__SYS_AT_FIRST)                                                                        \
+            for (w_ = 0; w_ * 64u < c_->count; ++w_) {                                                      \
+                uint64_t bits_ = c_->mask[w_];                                                              \
+                end_ = c_->count - w_ * 64u < 64u ? c_->count : w_ * 64u + 64u;                             \
+                if (bits_ == ~(uint64_t)0)                                                                  \
+                    for (k = w_ * 64u; k < end_; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG)); \
+                else                                                                                        \
+                    for (; bits_; bits_ &= bits_ - 1u) {                                                    \
+                        k = w_ * 64u + ecs_bit_lowest(bits_);                                               \
+                        name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));                         \
+                    }                                                                                       \
+            }                                                                                               \
+            return;                                                                                         \
+        }                                                                                                   \
+        for (k = 0; k < c_->count; ++k) {                                                                   \
+            t_ = 0;                                                                                         \
+            TERMS(ECS__SYS_AT_MATCH)                                                                        \
+            name##_each_(frame_, 0, c_->entity[k] TERMS(ECS__SYS_ARG));                                     \
         }                                                                                                   \
     }                                                                                                       \
     static const ecs_system_term name##_terms_[] = {TERMS(ECS__SYS_TERM)};                                  \
