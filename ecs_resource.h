@@ -18,14 +18,15 @@
 TABLE OF CONTENTS
    QUICK START, FORMAT (version 1), VERIFY AND SPAWN, PATHS, COMPILER (JSON
    input, compile functions, standard components), SCHEMAS, ONE
-   REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK, DECOMPILE,
-   SAVE SUBTREE (a live subtree as a prefab), CONFIGURATION, ERRORS, MEMORY
-   AND POINTER STABILITY, THREADING, DOES NOT, REFERENCE (every function's
-   signature), REVISION HISTORY, LICENSE (end of file)
+   REGISTRATION (a world's types), ENTITY REFERENCES, NAMES BLOCK,
+   REFERENCES (the dependency checker's readers), DECOMPILE, SAVE SUBTREE (a
+   live subtree as a prefab), CONFIGURATION, ERRORS, MEMORY AND POINTER
+   STABILITY, THREADING, DOES NOT, REFERENCE (every function's signature),
+   REVISION HISTORY, LICENSE (end of file)
    The declarations and the implementation follow the same order: format,
-   spawner, paths, JSON reader, compiler, names block, decompiler, one
-   registration, save subtree (the MAP at the top of the implementation
-   says what each part holds).
+   spawner, paths, JSON reader, compiler, names block, decompiler,
+   references, one registration, save subtree (the MAP at the top of the
+   implementation says what each part holds).
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
 
@@ -269,6 +270,37 @@ NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
    path takes at least its 4-byte length) are ECS_ERROR_CORRUPT_RESOURCE
    before anything is allocated.
 
+REFERENCES (what levelc deps, refs and rename are built on)
+   Resources name each other by canonical path; renaming one breaks every
+   reference unless a tool patches them (the seed's "Dependency Checker").
+   The pure half of that tool lives here, over bytes, for an engine or an
+   editor too; walking folders, the cache and writing files live with
+   levelc (examples/levelc_deps.h).
+   ecs_compiler_references(c, json, len, &list, &err) runs the compiler's
+   walk over a level or prefab (the same registrations: schema path fields,
+   hand-written compile functions calling ecs_compiler_write_reference, the
+   standard mesh) and lists every reference as written, sorted: the byte
+   offset and length of its JSON string token, its line and column (columns
+   in characters), the decoded path and its canonical spelling. A
+   non-canonical path is listed (ECS_REFERENCE_NON_CANONICAL) where the
+   compiler would stop; other compile errors stay errors.
+       ecs_reference_list refs;
+       if (ecs_compiler_references(&compiler, text, len, &refs, &err) == ECS_OK) {
+           for (k = 0; k < refs.count; ++k)
+               printf("%u:%u: %s\n", refs.refs[k].line, refs.refs[k].column, refs.refs[k].path);
+           ecs_reference_list_free(&refs);
+       }
+   ecs_source_patch(text, len, edits, n, &out, &err) replaces whole string
+   tokens by canonical paths and keeps every other byte (a rename changes
+   nothing but the references); it checks that each edit is exactly one
+   string token of the text first, so stale offsets are refused, not
+   written. ecs_path_renamed says what a path becomes when a resource or a
+   folder is renamed ("textures/a/b" under "textures/a" -> "art/a":
+   "art/a/b"); ecs_path_distance ranks "did you mean" suggestions.
+   Not listed: "#" hashes (no path) and schema defaults (no text in the
+   source: a turret without "barrel" depends on the default's path, which
+   lives in the schema).
+
 DECOMPILE
    ecs_compiler_decompile turns a blob (either byte order) back into level
    JSON with the compiler's registrations. Compiling that text with
@@ -376,15 +408,19 @@ MEMORY AND POINTER STABILITY
    may go away with its library). Decompiled text is one allocation owned by
    the ecs_decompile_output until ecs_decompile_output_free; an
    ecs_resource_names is one allocation (names and paths copied out of the
-   blob) until ecs_resource_names_free. ecs_resource_save_subtree's blob and
-   dependency list are an ecs_compiler_output's.
+   blob) until ecs_resource_names_free. A reference list (ecs_compiler_references)
+   and a patched text (ecs_source_patch) are one allocation each, until
+   ecs_reference_list_free and ecs_source_output_free; a reference's path
+   strings live in its list, not in the source text. ecs_resource_save_subtree's
+   blob and dependency list are an ecs_compiler_output's.
 
 THREADING
    No locks, no globals. A compiler, spawner or JSON document is used by one
    thread at a time; ecs_compiler_compile and ecs_compiler_decompile only
    read the compiler, so several threads may compile and decompile with one
-   compiler that nobody registers into meanwhile. Verify, path and names
-   functions are pure. ecs_resource_save_subtree only reads the world.
+   compiler that nobody registers into meanwhile (ecs_compiler_references
+   too). Verify, path, names and patch functions are pure.
+   ecs_resource_save_subtree only reads the world.
    ecs_spawner_spawn_jobs(sp, em, blob, size, copies, out, jobs, err) spawns
    a blob's blocks on ecs.h's job interface once the entities exist: the
    blocks of one registration `user` (one store) run in blob order on one
@@ -601,6 +637,22 @@ REFERENCE (every public function, by section; the declarations below say
          an entity reference: its name, or null
      ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
          a JSON value as it is
+   References (the dependency checker)
+     ecs_result ecs_compiler_references(const ecs_compiler *c, const char *json, size_t len,
+                                        ecs_reference_list *out, ecs_error *err);
+         every resource path a level names: token, line, column, canonical spelling
+     void ecs_reference_list_free(ecs_reference_list *list);
+         frees a reference list
+     ecs_result ecs_source_patch(const char *json, size_t len, const ecs_source_edit *edits,
+                                 uint32_t n, ecs_source_output *out, ecs_error *err);
+         the text with some string tokens replaced by paths, every other byte kept
+     void ecs_source_output_free(ecs_source_output *out);
+         frees a patched text
+     long ecs_path_renamed(const char *path, const char *old_path, const char *new_path,
+                           char *out, size_t out_size);
+         what path becomes when old_path (a resource or a folder) is renamed
+     uint32_t ecs_path_distance(const char *a, const char *b, uint32_t limit);
+         edit distance of two paths, capped at limit + 1
    One registration (a world's types)
      ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
          every store of w that can spawn, under its name (all or nothing)
@@ -616,7 +668,10 @@ REFERENCE (every public function, by section; the declarations below say
 REVISION HISTORY
    0.5  snapshots move to ecs_snapshot.h (names, format and behaviour
         unchanged; ecs_snapshot_report stays here, ecs_resource_save_subtree
-        fills it too); ecs_resource_save_subtree has a section of its own
+        fills it too); ecs_resource_save_subtree has a section of its own;
+        REFERENCES: ecs_compiler_references, ecs_source_patch,
+        ecs_path_renamed, ecs_path_distance (the dependency checker's pure
+        half; levelc deps, refs and rename use them)
    0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
         root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;
         loads about 1.3x faster (stores loaded into their own memory);
@@ -1255,6 +1310,91 @@ ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t ind
 /** Writes json as it is (a complete JSON value the caller vouches for). */
 ECS_DEF ecs_result ecs_decompile_raw(ecs_decompile_context *ctx, const char *json);
 
+/* ---- REFERENCES: the dependency checker's readers and patcher ------------- */
+
+/** ecs_reference flags. */
+#define ECS_REFERENCE_NON_CANONICAL 1u /* written non-canonically (canonical: the fix, or "" when none) */
+
+/** One resource path a JSON source names, found through the compiler's
+    registrations (REFERENCES). */
+typedef struct ecs_reference {
+    uint32_t offset;       /* byte offset of the string token (its opening '"') in the source */
+    uint32_t length;       /* bytes of the token, both quotes included */
+    uint32_t line, column; /* of the opening quote: lines from 1, columns in characters from 1 */
+    uint32_t flags;        /* ECS_REFERENCE_NON_CANONICAL */
+    const char *path;      /* the path as written, decoded (NUL-terminated) */
+    const char *canonical; /* its canonical spelling ("" when it has none; path itself when canonical) */
+} ecs_reference;
+
+/** Every reference of one source, sorted by offset. One allocation: free
+    with ecs_reference_list_free. */
+typedef struct ecs_reference_list {
+    ecs_reference *refs;
+    uint32_t count;
+} ecs_reference_list;
+
+/** Finds every resource reference of a level or prefab: runs the compiler
+    over len bytes of JSON as ecs_compiler_compile would (same registrations,
+    same walk, no blob), and keeps each string that a compile function hands
+    to ecs_compiler_add_dependency or ecs_compiler_write_reference (schema
+    path fields included; "#" hashes and schema defaults are no text of the
+    source and are not listed), canonical or not: a non-canonical one is
+    listed with ECS_REFERENCE_NON_CANONICAL instead of failing. Entity
+    references are not resolved. Returns ECS_OK with out filled (count may
+    be 0); ECS_ERROR_JSON (line, column), the compile errors other than a
+    non-canonical path (ECS_ERROR_UNKNOWN_COMPONENT, ECS_ERROR_COMPILE with
+    the JSON path), ECS_ERROR_OUT_OF_MEMORY, ECS_ERROR_INVALID_ARGUMENT (NULL
+    c or out); out is empty then. Pure: only reads c (several threads may
+    use one compiler nobody registers into meanwhile). */
+ECS_DEF ecs_result ecs_compiler_references(const ecs_compiler *c, const char *json, size_t len,
+                                           ecs_reference_list *out, ecs_error *err);
+/** Frees list's memory and empties it (NULL or empty: nothing). */
+ECS_DEF void ecs_reference_list_free(ecs_reference_list *list);
+
+/** One edit of ecs_source_patch: the JSON string token at
+    [offset, offset + length) becomes the string "path". */
+typedef struct ecs_source_edit {
+    uint32_t offset;  /* byte offset of the token's opening '"' */
+    uint32_t length;  /* bytes of the token, both quotes included */
+    const char *path; /* a canonical path (NUL-terminated) */
+} ecs_source_edit;
+
+/** A patched source: one allocation, free with ecs_source_output_free. */
+typedef struct ecs_source_output {
+    char *text;    /* length bytes and a NUL */
+    size_t length;
+} ecs_source_output;
+
+/** Writes json with each edit's string token replaced by its path (as a
+    JSON string: canonical paths need no escapes) and every other byte as
+    it was. Checks first, changing nothing: edits sorted by offset, none
+    overlapping, each inside the text and exactly one complete JSON string
+    token (a '"', no raw control byte, valid escapes, the closing '"' at
+    offset + length - 1), each path canonical. Returns ECS_OK; ECS_ERROR_
+    INVALID_ARGUMENT naming the edit and what is wrong (out empty);
+    ECS_ERROR_OUT_OF_MEMORY. n == 0 copies the text. Pure, thread-safe. */
+ECS_DEF ecs_result ecs_source_patch(const char *json, size_t len, const ecs_source_edit *edits, uint32_t n,
+                                    ecs_source_output *out, ecs_error *err);
+/** Frees out's text and empties it. */
+ECS_DEF void ecs_source_output_free(ecs_source_output *out);
+
+/** The path a rename of old_path to new_path (both canonical) gives path:
+    new_path when path is old_path, new_path + the rest when path lies under
+    the folder old_path ("textures/a/b" with "textures/a" -> "art/a": "art/
+    a/b"). Writes it to out (NUL-terminated) and returns its length; returns
+    0 when the rename leaves path alone, and -1 when out_size is too small
+    or an argument is NULL or not canonical. Pure. */
+ECS_DEF long ecs_path_renamed(const char *path, const char *old_path, const char *new_path, char *out,
+                              size_t out_size);
+
+/** Edit distance (insertions, deletions, substitutions of bytes) between
+    paths a and b, or limit + 1 when it exceeds limit (O(strlen(a) *
+    strlen(b)), stopping at the first row past limit; paths whose lengths
+    differ by more than limit cost nothing). For "did you mean"
+    suggestions. NULL reads as "". Paths of 128 bytes or more take one
+    allocation (none available: limit + 1). Pure, thread-safe. */
+ECS_DEF uint32_t ecs_path_distance(const char *a, const char *b, uint32_t limit);
+
 /* ---- ONE REGISTRATION: a world's component types ------------------------
    A world (ecs.h's ecs_world) registers each component once; these two
    calls hand its types to a spawner and a compiler, so nobody registers a
@@ -1368,6 +1508,8 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
      DECOMPILER   the JSON writer and what decompile functions call; the
                   schema and transform decompile functions; the decompile
                   driver (blocks, their order, the entity tree, the check)
+     REFERENCES   the compiler's walk listing references, the source
+                  patcher, renamed paths, the edit distance
      ONE REGISTRATION  a world's types to a spawner and a compiler
      SAVE SUBTREE a live subtree as an entity resource (measure, then
                   write)
@@ -3122,7 +3264,11 @@ struct ecs_compiler_context {
     uint32_t dep_slots_capacity; /* a power of two, or 0 */
     ecs__compile_fixup *fixups;  /* entity references to resolve at the end */
     uint32_t num_fixups, fixups_capacity;
+    struct ecs__ref_collect *collect; /* ecs_compiler_references: paths are listed here, not checked */
 };
+
+/* ecs_compiler_references' hook in ecs_compiler_add_dependency (REFERENCES). */
+static ecs_result ecs__refs_record(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash);
 
 static ecs_result ecs__compile_vfail(ecs_compiler_context *ctx, ecs_result code, const ecs_json_value *at,
                                      const char *format, va_list ap)
@@ -3292,6 +3438,7 @@ ECS_DEF ecs_result ecs_compiler_add_dependency(ecs_compiler_context *ctx, const 
     if (!path || path->type != ECS_JSON_STRING)
         return ecs_compiler_error(ctx, path, "expected a resource path (a string), found %s",
                                   path ? ecs_json_type_name((ecs_json_type)path->type) : "nothing");
+    if (ctx->collect) return ecs__refs_record(ctx, path, hash);
     s = ctx->doc->pool + path->str;
     n = path->count;
     if (!ecs__path_is_canonical(s, n)) {
@@ -4605,30 +4752,21 @@ static ecs_result ecs__compile_walk(ecs__compile_state *st, const ecs_json_value
     return ecs_compiler_error(&st->ctx, entities, "a prefab has exactly one root entity, this has %u", (unsigned)roots);
 }
 
-ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
-                                        ecs_compiler_output *out, ecs_error *err)
+/* Compiles parsed doc (the text of json) into out; with collect (out
+   NULL) lists the references instead: walks, but resolves and writes
+   nothing (ecs_compiler_references). */
+static ecs_result ecs__compile_run(const ecs_compiler *c, const ecs_json_doc *doc, const char *json, size_t len,
+                                   uint32_t flags, ecs_compiler_output *out, struct ecs__ref_collect *collect,
+                                   ecs_error *err)
 {
     ecs__compile_state st;
-    ecs_json_doc doc;
-    ecs_error local;
     const ecs_json_value *entities = NULL;
     ecs_result r = ECS_OK;
     uint32_t i;
-    if (!err) err = &local;
-    if (out) memset(out, 0, sizeof *out);
-    if (!c || !out || (!json && len))
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: NULL argument");
-    if (flags & ~(ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB | ECS_COMPILER_NAMES))
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: unknown flags 0x%X",
-                             (unsigned)flags);
-    memset(&doc, 0, sizeof doc);
-    if ((r = ecs_json_parse(&doc, json, len, err)) != ECS_OK) {
-        ecs_json_doc_free(&doc);
-        return r;
-    }
     memset(&st, 0, sizeof st);
     st.ctx.compiler = c;
-    st.ctx.doc = &doc;
+    st.ctx.doc = doc;
+    st.ctx.collect = collect;
     st.ctx.text = json;
     st.ctx.text_length = len;
     st.ctx.big_endian = (flags & ECS_COMPILER_BIG_ENDIAN) != 0;
@@ -4642,8 +4780,8 @@ ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json,
     }
     if (r == ECS_OK) r = ecs__compile_root(&st, &entities);
     if (r == ECS_OK) r = ecs__compile_walk(&st, entities);
-    if (r == ECS_OK) r = ecs__compile_resolve(&st);
-    if (r == ECS_OK) r = ecs__compile_finish(&st, out);
+    if (r == ECS_OK && !collect) r = ecs__compile_resolve(&st);
+    if (r == ECS_OK && !collect) r = ecs__compile_finish(&st, out);
     if (r == ECS_OK) ecs_error_clear(err);
     for (i = 0; st.blocks && i < c->num_types; ++i) {
         ECS__FREE(st.blocks[i].data);
@@ -4660,6 +4798,24 @@ ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json,
     ECS__FREE(st.ctx.deps);
     ECS__FREE(st.ctx.dep_slots);
     ECS__FREE(st.ctx.fixups);
+    return r;
+}
+
+ECS_DEF ecs_result ecs_compiler_compile(const ecs_compiler *c, const char *json, size_t len, uint32_t flags,
+                                        ecs_compiler_output *out, ecs_error *err)
+{
+    ecs_json_doc doc;
+    ecs_error local;
+    ecs_result r;
+    if (!err) err = &local;
+    if (out) memset(out, 0, sizeof *out);
+    if (!c || !out || (!json && len))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: NULL argument");
+    if (flags & ~(ECS_COMPILER_BIG_ENDIAN | ECS_COMPILER_PREFAB | ECS_COMPILER_NAMES))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_compile: unknown flags 0x%X",
+                             (unsigned)flags);
+    memset(&doc, 0, sizeof doc);
+    if ((r = ecs_json_parse(&doc, json, len, err)) == ECS_OK) r = ecs__compile_run(c, &doc, json, len, flags, out, NULL, err);
     ecs_json_doc_free(&doc);
     return r;
 }
@@ -5763,6 +5919,246 @@ ECS_DEF void ecs_decompile_output_free(ecs_decompile_output *out)
     if (!out) return;
     ECS__FREE(out->json);
     memset(out, 0, sizeof *out);
+}
+
+/* ---- REFERENCES ------------------------------------------------------------ */
+
+/* What ecs_compiler_references collects: the doc index of every path string
+   a compile function handed to ecs_compiler_add_dependency. */
+typedef struct ecs__ref_collect {
+    uint32_t *value; /* doc indices */
+    uint32_t count, capacity;
+} ecs__ref_collect;
+
+static ecs_result ecs__refs_record(ecs_compiler_context *ctx, const ecs_json_value *path, uint64_t *hash)
+{
+    ecs__ref_collect *rc = ctx->collect;
+    void *np;
+    if (!ecs__res_grow(rc->value, &rc->capacity, (size_t)rc->count + 1, sizeof *rc->value, &np))
+        return ecs__compile_fail(ctx, ECS_ERROR_OUT_OF_MEMORY, path, "out of memory listing a reference");
+    rc->value = (uint32_t *)np;
+    rc->value[rc->count++] = (uint32_t)(path - ctx->doc->values);
+    if (hash) *hash = ecs__fnv1a64(ctx->doc->pool + path->str, path->count);
+    return ECS_OK;
+}
+
+/* Length of the JSON string token at text[at] ('"' ... '"'), or 0 when there
+   is no complete, well-formed one (raw control bytes, bad escapes). */
+static size_t ecs__json_string_token(const char *text, size_t len, size_t at)
+{
+    static const char hex[] = "0123456789abcdefABCDEF";
+    size_t i = at + 1, k;
+    if (at >= len || text[at] != '"') return 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"') return i + 1 - at;
+        if (c < 0x20) return 0;
+        if (c != '\\') {
+            ++i;
+            continue;
+        }
+        if (i + 1 >= len) return 0;
+        c = (unsigned char)text[i + 1];
+        if (c == 'u') {
+            for (k = 0; k < 4; ++k)
+                if (i + 2 + k >= len || text[i + 2 + k] == 0 || !strchr(hex, text[i + 2 + k])) return 0;
+            i += 6;
+        } else if (c && strchr("\"\\/bfnrt", c)) {
+            i += 2;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static int ecs__refs_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* out from the collected doc indices (doc order is text order): sorted,
+   each once, with line, column, token length and canonical spelling. */
+static ecs_result ecs__refs_build(const ecs_json_doc *doc, const char *json, size_t len, ecs__ref_collect *rc,
+                                  ecs_reference_list *out, ecs_error *err)
+{
+    size_t bytes = 0, at = 0, pos = 0;
+    uint32_t i, n = 0, line = 1, column = 1;
+    char *strings;
+    if (rc->count) qsort(rc->value, rc->count, sizeof *rc->value, ecs__refs_cmp);
+    for (i = 0; i < rc->count; ++i)
+        if (i == 0 || rc->value[i] != rc->value[n - 1]) rc->value[n++] = rc->value[i];
+    if (!n) return ECS_OK;
+    for (i = 0; i < n; ++i) bytes += 2u * ((size_t)doc->values[rc->value[i]].count + 1u);
+    out->refs = (ecs_reference *)ECS__REALLOC(NULL, n * sizeof *out->refs + bytes);
+    if (!out->refs) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "references: out of memory");
+    strings = (char *)(out->refs + n);
+    for (i = 0; i < n; ++i) {
+        const ecs_json_value *v = doc->values + rc->value[i];
+        ecs_reference *r = out->refs + i;
+        const char *why = "";
+        size_t where = 0;
+        for (; pos < v->offset && pos < len; ++pos) { /* line and column, counted on from the last one */
+            unsigned char ch = (unsigned char)json[pos];
+            if (ch == '\n') ++line, column = 1;
+            else if ((ch & 0xC0u) != 0x80u) ++column;
+        }
+        r->offset = v->offset;
+        r->length = (uint32_t)ecs__json_string_token(json, len, v->offset);
+        r->line = line;
+        r->column = column;
+        r->path = (const char *)memcpy(strings + at, doc->pool + v->str, v->count + 1u);
+        at += v->count + 1u;
+        r->flags = ecs__path_is_canonical(r->path, v->count) ? 0u : ECS_REFERENCE_NON_CANONICAL;
+        r->canonical = r->flags ? strings + at : r->path;
+        if (r->flags && ecs__path_canonicalize(r->path, v->count, strings + at, &why, &where) < 0) strings[at] = 0;
+        if (r->flags) at += v->count + 1u;
+    }
+    out->count = n;
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_compiler_references(const ecs_compiler *c, const char *json, size_t len,
+                                           ecs_reference_list *out, ecs_error *err)
+{
+    ecs_json_doc doc;
+    ecs__ref_collect rc;
+    ecs_error local;
+    ecs_result r;
+    if (!err) err = &local;
+    if (out) memset(out, 0, sizeof *out);
+    if (!c || !out || (!json && len))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_compiler_references: NULL argument");
+    memset(&doc, 0, sizeof doc);
+    memset(&rc, 0, sizeof rc);
+    if ((r = ecs_json_parse(&doc, json, len, err)) == ECS_OK) r = ecs__compile_run(c, &doc, json, len, 0, NULL, &rc, err);
+    if (r == ECS_OK) r = ecs__refs_build(&doc, json, len, &rc, out, err);
+    ECS__FREE(rc.value);
+    ecs_json_doc_free(&doc);
+    return r;
+}
+
+ECS_DEF void ecs_reference_list_free(ecs_reference_list *list)
+{
+    if (!list) return;
+    ECS__FREE(list->refs);
+    memset(list, 0, sizeof *list);
+}
+
+/* Checks edits against the text; 0 with err set when one is wrong. */
+static int ecs__patch_check(const char *json, size_t len, const ecs_source_edit *edits, uint32_t n, size_t *out_len,
+                            ecs_error *err)
+{
+    size_t total = len, end = 0;
+    uint32_t i;
+    for (i = 0; i < n; ++i) {
+        const ecs_source_edit *e = edits + i;
+        size_t pl = e->path ? strlen(e->path) : 0;
+        if (!e->path || !ecs__path_is_canonical(e->path, pl))
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "edit %u: the new path '%.96s' is not canonical",
+                                 (unsigned)i, e->path ? e->path : "(null)"), 0;
+        if (i && e->offset < end)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "edit %u at offset %u: edits must be sorted by offset and not overlap", (unsigned)i,
+                                 (unsigned)e->offset), 0;
+        if ((size_t)e->offset >= len || e->length < 2 || e->length > len - e->offset ||
+            ecs__json_string_token(json, len, e->offset) != e->length)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "edit %u: bytes %u..%u are not one JSON string token of the text (%lu bytes)",
+                                 (unsigned)i, (unsigned)e->offset, (unsigned)(e->offset + e->length),
+                                 (unsigned long)len), 0;
+        end = (size_t)e->offset + e->length;
+        total = total - e->length + pl + 2u;
+    }
+    *out_len = total;
+    return 1;
+}
+
+ECS_DEF ecs_result ecs_source_patch(const char *json, size_t len, const ecs_source_edit *edits, uint32_t n,
+                                    ecs_source_output *out, ecs_error *err)
+{
+    size_t total = 0, from = 0, o = 0;
+    uint32_t i;
+    ecs_error local;
+    if (!err) err = &local;
+    if (out) memset(out, 0, sizeof *out);
+    if (!out || (!json && len) || (!edits && n))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_source_patch: NULL argument");
+    if (!ecs__patch_check(json, len, edits, n, &total, err)) return ECS_ERROR_INVALID_ARGUMENT;
+    out->text = (char *)ECS__REALLOC(NULL, total + 1u);
+    if (!out->text) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_source_patch: out of memory");
+    for (i = 0; i < n; ++i) {
+        size_t pl = strlen(edits[i].path);
+        memcpy(out->text + o, json + from, edits[i].offset - from);
+        o += edits[i].offset - from;
+        out->text[o++] = '"';
+        memcpy(out->text + o, edits[i].path, pl);
+        o += pl;
+        out->text[o++] = '"';
+        from = (size_t)edits[i].offset + edits[i].length;
+    }
+    if (len > from) memcpy(out->text + o, json + from, len - from);
+    o += len - from;
+    out->text[o] = 0;
+    out->length = o;
+    ecs_error_clear(err);
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_source_output_free(ecs_source_output *out)
+{
+    if (!out) return;
+    ECS__FREE(out->text);
+    memset(out, 0, sizeof *out);
+}
+
+ECS_DEF long ecs_path_renamed(const char *path, const char *old_path, const char *new_path, char *out,
+                              size_t out_size)
+{
+    size_t pl, ol, nl;
+    if (!path || !old_path || !new_path || !out) return -1;
+    pl = strlen(path), ol = strlen(old_path), nl = strlen(new_path);
+    if (!ecs__path_is_canonical(path, pl) || !ecs__path_is_canonical(old_path, ol) ||
+        !ecs__path_is_canonical(new_path, nl))
+        return -1;
+    if (pl < ol || memcmp(path, old_path, ol) != 0 || (pl > ol && path[ol] != '/')) return 0;
+    if (nl + (pl - ol) + 1u > out_size || nl + (pl - ol) > 0x7FFFFFFFu) return -1;
+    memmove(out + nl, path + ol, pl - ol + 1u); /* the rest and the NUL first: out may be path */
+    memcpy(out, new_path, nl);
+    return (long)(nl + pl - ol);
+}
+
+ECS_DEF uint32_t ecs_path_distance(const char *a, const char *b, uint32_t limit)
+{
+    uint32_t small[2][129], *prev = small[0], *cur = small[1], *heap = NULL, best = 0;
+    size_t la = a ? strlen(a) : 0, lb = b ? strlen(b) : 0, i, j;
+    if (!a) a = "";
+    if (!b) b = "";
+    if (limit > 0xFFFFFFF0u) limit = 0xFFFFFFF0u;
+    if ((la > lb ? la - lb : lb - la) > limit) return limit + 1u;
+    if (lb >= 128) {
+        if (lb > 0x3FFFFFFFu || !(heap = (uint32_t *)ECS__REALLOC(NULL, 2u * (lb + 1u) * sizeof *heap)))
+            return limit + 1u; /* no memory for the rows: "too far" */
+        prev = heap, cur = heap + lb + 1u;
+    }
+    for (j = 0; j <= lb; ++j) prev[j] = j > limit ? limit + 1u : (uint32_t)j;
+    for (i = 1; i <= la && best <= limit; ++i) {
+        uint32_t *t;
+        cur[0] = i > limit ? limit + 1u : (uint32_t)i;
+        best = cur[0];
+        for (j = 1; j <= lb; ++j) {
+            uint32_t d = prev[j - 1] + (uint32_t)(a[i - 1] != b[j - 1]);
+            if (prev[j] + 1u < d) d = prev[j] + 1u;
+            if (cur[j - 1] + 1u < d) d = cur[j - 1] + 1u;
+            cur[j] = d > limit ? limit + 1u : d;
+            if (cur[j] < best) best = cur[j];
+        }
+        t = prev, prev = cur, cur = t;
+    }
+    best = best > limit ? limit + 1u : prev[lb];
+    ECS__FREE(heap);
+    return best;
 }
 
 /* ---- ONE REGISTRATION ---------------------------------------------------- */

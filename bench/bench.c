@@ -20,6 +20,7 @@
    Baselines run in the same process, on the same data, with the same flags. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf under -std=c99 */
+#define _DEFAULT_SOURCE         /* the deps rows: directory entry types (d_type), as levelc */
 #endif
 #define ECS_IMPLEMENTATION
 #define ECS_TRANSFORM_IMPLEMENTATION
@@ -55,6 +56,7 @@ static void bench_free(void *p)
 #include "ecs_snapshot.h" /* after ecs_resource.h */
 #include "examples/jobs_pthreads.h" /* the threads rows' pool */
 #include "tests/transform_shapes.h"   /* Bevy's hierarchy shapes */
+#include "examples/levelc_deps.h"     /* the dependency checker's rows: levelc's own code */
 
 /* stb_ds, for the baselines only (the headers keep their own containers):
    short names off, its implementation compiled here, its warnings muted. */
@@ -2741,6 +2743,235 @@ static void bench_threads_rows(long cores)
     ecs_jobs_pool_destroy(&one);
 }
 
+/* ==== dependency checker ===================================================== */
+
+/* The dependency checker's rows (DESIGN §13, README Benchmark), through the
+   tool's own code (examples/levelc_deps.h, as levelc runs it) on a project
+   generated in a temporary folder: BD_SOURCES level sources (spread over
+   folders of 100), each a few entities with transforms and actors and two
+   references to meshes (20,000 references for 10,000 sources; 1,000 of
+   them name models/shared), and BD_ASSETS mesh files. The standard
+   compiler reads them (mesh paths).
+     deps_cold_mb_per_s  source bytes / median time of a check without a
+                         cache (walk, read, parse every source, write the cache)
+     deps_warm_ratio     median time of a check after one source changed
+                         (walk, stat, read that one, write the cache) / the
+                         cold median
+     deps_walk_ratio     median time of a bare walk that asks every file for
+                         its size and time (what a warm check cannot skip) /
+                         the cold median: the floor of deps_warm_ratio
+     rename_ratio        median time of a rename of models/shared (and back,
+                         alternating: 1,000 sources patched, the mesh moved,
+                         each new text synced before the renames) / median
+                         time to read those 1,000 files and write them back
+                         (no sync), same run
+     rename_nosync_ratio the same with levelc rename --no-sync
+   File-system work: the figures depend on the disk and the page cache (the
+   files are warm after the first repetition); quick mode uses 2,000
+   sources. */
+
+#define BD_ASSETS 2000u
+
+static unsigned bd_sources = 10000u;
+
+/* Writes source k (version v changes a number); its bytes, 0 on failure. */
+static size_t bd_write_source(const char *dir, unsigned k, unsigned v)
+{
+    char path[512], text[4096], first[64];
+    size_t n = 0;
+    unsigned e;
+    FILE *f;
+    if (k < 1000) snprintf(first, sizeof first, "models/shared");
+    else snprintf(first, sizeof first, "models/m%u", (k * 7u) % BD_ASSETS);
+    n += (size_t)snprintf(text + n, sizeof text - n, "{\"entities\": [\n");
+    for (e = 0; e < 6; ++e)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "  {\"name\": \"e%u\", \"components\": [{\"type\": \"transform\", \"position\": [%u.5, %u, -%u.25], "
+                              "\"rotation\": [0, 0.70710677, 0, 0.70710677]}, {\"type\": \"actor\", \"mass\": %u, \"radius\": 0.5}"
+                              "]},\n",
+                              e, k % 97, e + v, e * 3, e + 1);
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "  {\"name\": \"a\", \"components\": [{\"type\": \"mesh\", \"mesh\": \"%s\"}]},\n"
+                          "  {\"name\": \"b\", \"components\": [{\"type\": \"mesh\", \"mesh\": \"models/m%u\", \"flags\": 1}]}\n]}\n",
+                          first, (k * 13u) % BD_ASSETS);
+    snprintf(path, sizeof path, "%s/src/d%02u/s%05u.json", dir, k / 100, k);
+    if (!(f = fopen(path, "wb"))) return 0;
+    n = fwrite(text, 1, n, f) == n ? n : 0;
+    return fclose(f) == 0 ? n : 0;
+}
+
+/* Makes the project; its source bytes (0 on failure). */
+static size_t bd_make_project(const char *dir)
+{
+    char path[512];
+    size_t bytes = 0, one;
+    unsigned k;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/src", dir);
+    if (mkdir(path, 0777) != 0) return 0;
+    snprintf(path, sizeof path, "%s/models", dir);
+    if (mkdir(path, 0777) != 0) return 0;
+    for (k = 0; k < bd_sources; k += 100) {
+        snprintf(path, sizeof path, "%s/src/d%02u", dir, k / 100);
+        if (mkdir(path, 0777) != 0) return 0;
+    }
+    for (k = 0; k < bd_sources; ++k) {
+        if ((one = bd_write_source(dir, k, 0)) == 0) return 0;
+        bytes += one;
+    }
+    for (k = 0; k <= BD_ASSETS; ++k) {
+        if (k < BD_ASSETS) snprintf(path, sizeof path, "%s/models/m%u.mesh", dir, k);
+        else snprintf(path, sizeof path, "%s/models/shared.mesh", dir);
+        if (!(f = fopen(path, "wb"))) return 0;
+        fprintf(f, "mesh %u\n", k);
+        if (fclose(f) != 0) return 0;
+    }
+    return bytes;
+}
+
+/* Removes folder path and everything under it. */
+static void bd_remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char child[1024];
+    while (d && (e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode)) bd_remove_tree(child);
+        else remove(child);
+    }
+    if (d) closedir(d);
+    rmdir(path);
+}
+
+typedef struct bd_ctx {
+    char dir[256];
+    ecs_compiler compiler;
+    unsigned version, renames;
+    double checksum;
+    int failed;
+} bd_ctx;
+
+static void bd_scan(void *p)
+{
+    bd_ctx *c = (bd_ctx *)p;
+    ldeps_project proj;
+    if (!ldeps_scan_project(c->dir, &c->compiler, 0, &proj) || proj.errors) c->failed = 1;
+    c->checksum += (double)proj.num_refs + (double)proj.sources_read;
+    ldeps_project_free(&proj);
+}
+
+static void bd_drop_cache(void *p)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", ((bd_ctx *)p)->dir, LDEPS_CACHE_NAME);
+    remove(path);
+}
+
+static void bd_change_one(void *p)
+{
+    bd_ctx *c = (bd_ctx *)p;
+    if (!bd_write_source(c->dir, 4321u % bd_sources, ++c->version)) c->failed = 1;
+}
+
+static void bd_rename(void *p)
+{
+    bd_ctx *c = (bd_ctx *)p;
+    int odd = (int)(c->renames++ & 1u);
+    if (ldeps_run_rename(c->dir, &c->compiler, 0, odd ? "models/shared2" : "models/shared",
+                         odd ? "models/shared" : "models/shared2", 0) != 0)
+        c->failed = 1;
+}
+
+/* The limit for a warm check: a walk that asks every file for its size and
+   time, as the check does (fstatat in each folder), and nothing else. */
+static void bd_walk_folder(bd_ctx *c, const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char child[512];
+    while (d && (e = readdir(d)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.') continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) c->failed = 1;
+        else if (S_ISDIR(st.st_mode)) snprintf(child, sizeof child, "%s/%s", path, e->d_name), bd_walk_folder(c, child);
+        else c->checksum += (double)st.st_size;
+    }
+    if (d) closedir(d);
+}
+
+static void bd_walk(void *p)
+{
+    bd_walk_folder((bd_ctx *)p, ((bd_ctx *)p)->dir);
+}
+
+/* The limit for a rename: read the 1,000 files naming the shared mesh and
+   write each back (same bytes, no sync). */
+static void bd_read_write(void *p)
+{
+    bd_ctx *c = (bd_ctx *)p;
+    char path[512];
+    unsigned k;
+    for (k = 0; k < 1000u && k < bd_sources; ++k) {
+        size_t len = 0;
+        char *text;
+        FILE *f;
+        snprintf(path, sizeof path, "%s/src/d%02u/s%05u.json", c->dir, k / 100, k);
+        if (!(text = ldeps_read_file(path, &len)) || !(f = fopen(path, "wb"))) {
+            free(text);
+            c->failed = 1;
+            return;
+        }
+        if (fwrite(text, 1, len, f) != len) c->failed = 1;
+        if (fclose(f) != 0) c->failed = 1;
+        c->checksum += (double)len;
+        free(text);
+    }
+}
+
+static void bench_deps_rows(void)
+{
+    bd_ctx c;
+    const char *tmp = getenv("TMPDIR");
+    double cold, warm, rename, rename_nosync, rw, walk;
+    size_t bytes;
+    ecs_error err;
+    memset(&c, 0, sizeof c);
+    snprintf(c.dir, sizeof c.dir, "%s/ecs-bench-deps-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(c.dir)) {
+        fprintf(stderr, "bench: deps rows skipped: cannot make a temporary folder (%s)\n", c.dir);
+        return;
+    }
+    if (bench_n < 1000000u) bd_sources = 2000u; /* --quick */
+    ecs_compiler_init(&c.compiler);
+    bytes = bd_make_project(c.dir);
+    if (!bytes || ecs_compiler_register_standard(&c.compiler, &err) != ECS_OK) {
+        fprintf(stderr, "bench: deps rows skipped: cannot write the project in %s\n", c.dir);
+    } else {
+        ldeps_quiet = 1;
+        cold = bench__time(bd_drop_cache, bd_scan, NULL, &c);
+        warm = bench__time(bd_change_one, bd_scan, NULL, &c);
+        rename = bench__time(NULL, bd_rename, NULL, &c);
+        ldeps_sync = 0;
+        rename_nosync = bench__time(NULL, bd_rename, NULL, &c);
+        ldeps_sync = 1;
+        rw = bench__time(NULL, bd_read_write, NULL, &c);
+        walk = bench__time(NULL, bd_walk, NULL, &c);
+        ldeps_quiet = 0;
+        if (c.failed) fprintf(stderr, "bench: the deps rows FAILED a check or a rename (figures not meaningful)\n");
+        bench_row("deps_cold_mb_per_s", (double)bytes / 1e6 / (cold / 1e9), "MB/s");
+        bench_row("deps_warm_ratio", warm / cold, "x");
+        bench_row("deps_walk_ratio", walk / cold, "x");
+        bench_row("rename_ratio", rename / rw, "x");
+        bench_row("rename_nosync_ratio", rename_nosync / rw, "x");
+        bench_checksum_add(c.checksum);
+    }
+    ecs_compiler_free(&c.compiler);
+    bd_remove_tree(c.dir);
+}
+
 /* ---- the plot: ns/entity against N --------------------------------------------- */
 
 typedef struct bench__series {
@@ -2952,6 +3183,8 @@ static const bench__target bench__targets[] = {
     {"transform_world_pass_mt1_vs_serial", 1.05, NULL},
     {"systems_7_mixed_mt1_vs_serial", 1.05, NULL},
     {"spawn_level_10k_mt1_vs_serial", 1.05, NULL},
+    {"deps_warm_ratio", 0.05, NULL},
+    {"rename_ratio", 2, NULL},
 };
 
 /* ... and the floors (README, Benchmark): value >= factor (x the median of `of`) */
@@ -2964,6 +3197,7 @@ static const bench__target bench__floors[] = {
     {"transform_world_pass_mt2_speedup", 1.8, NULL},
     {"systems_7_mixed_mt2_speedup", 1.7, NULL},
     {"spawn_level_10k_mt2_speedup", 1.5, NULL},
+    {"deps_cold_mb_per_s", 100, NULL},
 };
 
 /* The target of a metric as text and whether the run met it: 1 met, 0
@@ -3032,7 +3266,7 @@ int main(int argc, char **argv)
             bench_n = 100000u;
         } else {
             fprintf(stderr, "usage: %s [--csv] [--csv-out FILE] [--plot FILE.svg] [--quick]\n"
-                            "          [--only entities|components|transforms|resources|systems|threads|snapshots]\n", argv[0]);
+                            "          [--only entities|components|transforms|resources|systems|threads|snapshots|deps]\n", argv[0]);
             return strcmp(argv[a], "--help") == 0 ? 0 : 2;
         }
     }
@@ -3052,6 +3286,7 @@ int main(int argc, char **argv)
     if (!only || strcmp(only, "snapshots") == 0) bench_snapshot_rows();
     if (!only || strcmp(only, "systems") == 0) bench_systems_rows();
     if (!only || strcmp(only, "threads") == 0) bench_threads_rows(cores);
+    if (!only || strcmp(only, "deps") == 0) bench_deps_rows();
     if (!csv) {
         printf("# ecs benchmark\n");
         printf("compiler: %s %s\n",

@@ -19,6 +19,15 @@
                                                  a game's component types from
                                                  a schema file (repeatable; with
                                                  any mode; see --schema FILE)
+     ./levelc [TYPES] deps DIR [--unused]        check a project: broken and
+                                                 non-canonical references,
+                                                 cycles of prefabs, unused
+                                                 resources (examples/levelc_deps.h)
+     ./levelc [TYPES] refs DIR PATH              who refers to PATH
+     ./levelc [TYPES] rename DIR OLD NEW [--dry-run] [--no-sync]
+                                                 move a resource (its variants,
+                                                 or a folder) and patch every
+                                                 reference, all or nothing
 
    The standard components (transform, mesh, actor) are registered with
    ecs_compiler_register_standard, the same compile functions an engine uses.
@@ -40,7 +49,33 @@
    error (a missing --plugin argument too). --dump and --decompile verify
    first and read blobs of either byte
    order. --decompile checks that its text compiles back to the same bytes
-   and says on stderr which flags do that (--big-endian, --names). */
+   and says on stderr which flags do that (--big-endian, --names).
+
+   The dependency checker (DESIGN §13; README "Renaming a resource"):
+   TYPES (--schema, --plugin) decide how sources read, as for compiling.
+   A project is the folder DIR without the names starting with '.'; *.json
+   files are sources (levels, prefabs), *.schema.json schema files, the rest
+   assets; a resource path P names P.TYPE and its variants P.VARIANT.TYPE.
+   deps prints "FILE:LINE:COLUMN: broken reference 'P'" (with "(nearest:
+   'A', 'B')"), "FILE:LINE:COLUMN: non-canonical path 'AS WRITTEN'
+   (canonical 'P')" ('' when there is none), with --unused "P: unused"
+   (assets and prefabs; sources under levels/ are entry points), "cycle: A
+   -> B -> A" for prefabs that contain themselves, and last "N sources, N
+   references, N broken" (non-canonical counted as broken); exit 0 when
+   nothing is broken, 1 otherwise (also for unreadable sources, named on
+   stderr, and for file names differing only in case). The cache is
+   DIR/.ecs-deps (see levelc_deps.h). rename refuses, changing nothing, when
+   NEW exists (a resource, a variant, a folder, a name differing only in
+   case), a file to change is read-only, or a source cannot be read; a
+   failure while writing undoes everything. LEVELC_FAIL_AT=N (tests) fails
+   the Nth file-system change of a rename. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L /* the dependency checker walks folders (levelc_deps.h) */
+#define _DEFAULT_SOURCE         /* and reads the entries' types (d_type) where the system has them */
+#endif
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64 /* 32-bit systems: stat and readdir of any file */
+#endif
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
@@ -54,12 +89,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if !defined(_WIN32)
+#include "examples/levelc_deps.h" /* deps, refs, rename: the file-system side (POSIX) */
+#endif
+
 static int usage(void)
 {
     fprintf(stderr, "usage: levelc [TYPES] [--big-endian] [--prefab] [--names] [--deps] IN.json [OUT]\n"
                     "       levelc [TYPES] --dump IN.blob\n"
                     "       levelc [TYPES] [--all-members] --decompile IN.blob [OUT.json]\n"
                     "       levelc --snapshot-dump IN.snap\n"
+                    "       levelc [TYPES] deps DIR [--unused]\n"
+                    "       levelc [TYPES] refs DIR PATH\n"
+                    "       levelc [TYPES] rename DIR OLD NEW [--dry-run] [--no-sync]\n"
                     "TYPES: --schema FILE.schema.json and --plugin LIB, each repeatable\n");
     return 2;
 }
@@ -466,11 +508,22 @@ static int load_schemas(const char *const *files, uint32_t num_files, ecs_world 
 
 typedef struct options {
     uint32_t flags, decompile_flags, num_plugins, num_schemas;
-    int deps, dump, decompile;
-    const char *in, *out;
+    int deps, dump, decompile, unused, dry_run, no_sync;
+    const char *command; /* "deps", "refs", "rename" (the dependency checker), or NULL */
+    const char *in, *out, *third;
     const char *plugins[MAX_PLUGINS];
     const char *schemas[MAX_PLUGINS];
 } options;
+
+/* The dependency checker's arguments (after parse): 0 for a usage error. */
+static int parse_command(const options *o)
+{
+    int args = (o->in != NULL) + (o->out != NULL) + (o->third != NULL);
+    if (o->flags || o->deps || o->dump || o->decompile || o->decompile_flags) return 0;
+    if (strcmp(o->command, "deps") == 0) return args == 1 && !o->dry_run && !o->no_sync;
+    if (strcmp(o->command, "refs") == 0) return args == 2 && !o->dry_run && !o->unused && !o->no_sync;
+    return args == 3 && !o->unused; /* rename */
+}
 
 /* Reads the command line into o; 0 for a usage error. */
 static int parse(int argc, char **argv, options *o)
@@ -485,15 +538,23 @@ static int parse(int argc, char **argv, options *o)
         else if (strcmp(argv[a], "--dump") == 0) o->dump = 1;
         else if (strcmp(argv[a], "--decompile") == 0) o->decompile = 1;
         else if (strcmp(argv[a], "--all-members") == 0) o->decompile_flags |= ECS_DECOMPILE_ALL_MEMBERS;
+        else if (strcmp(argv[a], "--unused") == 0) o->unused = 1;
+        else if (strcmp(argv[a], "--dry-run") == 0) o->dry_run = 1;
+        else if (strcmp(argv[a], "--no-sync") == 0) o->no_sync = 1;
         else if (strcmp(argv[a], "--plugin") == 0 && a + 1 < argc && o->num_plugins < MAX_PLUGINS)
             o->plugins[o->num_plugins++] = argv[++a];
         else if (strcmp(argv[a], "--schema") == 0 && a + 1 < argc && o->num_schemas < MAX_PLUGINS)
             o->schemas[o->num_schemas++] = argv[++a];
         else if (argv[a][0] == '-' && argv[a][1]) return 0;
+        else if (!o->command && !o->in && (!strcmp(argv[a], "deps") || !strcmp(argv[a], "refs") || !strcmp(argv[a], "rename")))
+            o->command = argv[a];
         else if (!o->in) o->in = argv[a];
         else if (!o->out) o->out = argv[a];
+        else if (o->command && !o->third) o->third = argv[a];
         else return 0;
     }
+    if (o->command) return parse_command(o);
+    if (o->unused || o->dry_run || o->no_sync) return 0;
     if (!o->in || o->dump + o->decompile + (o->flags || o->deps) > 1) return 0;
     if (o->dump) return o->out == NULL && !o->decompile_flags;
     if (o->decompile) return 1;
@@ -569,6 +630,55 @@ static int run_snapshot_dump(const char *path)
     return r == ECS_OK ? 0 : 1;
 }
 
+/* What decides how sources read, for the cache: every --schema file's bytes
+   and every --plugin file's path, size and time. */
+#if !defined(_WIN32)
+static uint64_t types_hash(const options *o)
+{
+    uint64_t h = ldeps_fnv(LDEPS_FNV_START, "levelc types", 12);
+    uint32_t i;
+    for (i = 0; i < o->num_schemas; ++i) {
+        size_t len = 0;
+        char *text = read_all(o->schemas[i], &len);
+        h = ldeps_fnv(h, text ? text : "", text ? len : 0);
+        h = ldeps_fnv(h, &len, sizeof len);
+        free(text);
+    }
+    for (i = 0; i < o->num_plugins; ++i) {
+        struct stat st;
+        int64_t stamp[2] = {0, 0};
+        if (stat(o->plugins[i], &st) == 0) stamp[0] = (int64_t)st.st_size, stamp[1] = (int64_t)st.st_mtime;
+        h = ldeps_fnv(h, o->plugins[i], strlen(o->plugins[i]) + 1);
+        h = ldeps_fnv(h, stamp, sizeof stamp);
+    }
+    return h;
+}
+
+/* deps, refs, rename (examples/levelc_deps.h). */
+static int run_checker(const ecs_compiler *c, const options *o)
+{
+    char dir[LDEPS_MAX_PATH + 1];
+    size_t n = strlen(o->in);
+    while (n > 1 && o->in[n - 1] == '/') --n; /* "project/" prints as "project/levels/a.json" */
+    if (n > LDEPS_MAX_PATH) {
+        fprintf(stderr, "levelc: %s: path too long\n", o->in);
+        return 1;
+    }
+    memcpy(dir, o->in, n), dir[n] = 0;
+    if (strcmp(o->command, "deps") == 0) return ldeps_run_deps(dir, c, types_hash(o), o->unused);
+    if (strcmp(o->command, "refs") == 0) return ldeps_run_refs(dir, c, types_hash(o), o->out);
+    ldeps_sync = !o->no_sync;
+    return ldeps_run_rename(dir, c, types_hash(o), o->out, o->third, o->dry_run);
+}
+#else
+static int run_checker(const ecs_compiler *c, const options *o)
+{
+    (void)c;
+    fprintf(stderr, "levelc: %s: the dependency checker needs a POSIX system (examples/levelc_deps.h)\n", o->command);
+    return 2;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     options o;
@@ -597,7 +707,8 @@ int main(int argc, char **argv)
     }
     if (types) plugins = load_plugins(&o, &compiler, &spawner);
     if (types && (!o.num_plugins || plugins)) {
-        if (o.dump) status = run_dump(&compiler, o.in);
+        if (o.command) status = run_checker(&compiler, &o);
+        else if (o.dump) status = run_dump(&compiler, o.in);
         else if (o.decompile) status = run_decompile(&compiler, o.in, o.out, o.decompile_flags);
         else status = run_compile(&compiler, &o);
     }

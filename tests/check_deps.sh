@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# tests/check_deps.sh - the dependency checker end to end (levelc deps, refs,
+# rename; DESIGN §13) on copies of examples/deps_project:
+#  - the sample is clean (exit 0), --unused lists exactly its one orphan,
+#    refs lists exactly who refers to the rose;
+#  - a project with known broken, non-canonical (one outside the project),
+#    unused and cyclic references: exactly those lines, in file, line,
+#    column order, and exit 1; unreadable sources (not JSON, not UTF-8) and
+#    two names differing only in case: errors naming the files, exit 1, the
+#    rest still checked;
+#  - rename round trips (a texture and its variants; a folder of prefabs,
+#    moved sources patched too): byte-identical project after A -> B -> A;
+#    after a rename the levels compile to blobs holding the new path's hash
+#    and not the old one's, and deps reports nothing broken; --dry-run
+#    changes nothing;
+#  - refusals with the project byte-identical: the target exists (the
+#    resource, a variant only, a file half way through the moves), a
+#    read-only file, a source that cannot be read, non-canonical arguments;
+#  - all or nothing: every file-system change of a rename failing in turn
+#    (LEVELC_FAIL_AT=N) leaves the project byte-identical, no temporary
+#    behind;
+#  - the cache: a warm check parses no source; a file edited, deleted,
+#    added or renamed outside the tool is noticed; a corrupt, truncated or
+#    foreign cache is rebuilt with a note and the same findings.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+OUT=${BUILD_DIR_ROOT:-build/tests}/deps
+STB=${STB_INCLUDE:-/usr/include/stb}
+WARN="-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion"
+rm -rf "$OUT" && mkdir -p "$OUT" || exit 2
+fail=0
+check() { # description, command...
+  local what=$1; shift
+  if "$@" >>"$OUT/log" 2>&1; then echo "ok    $what"; else echo "FAIL  $what"; fail=$((fail + 1)); fi
+}
+: >"$OUT/log"
+check "build levelc" gcc -std=c99 -O1 -g $WARN -fsanitize=address,undefined -fno-sanitize-recover=undefined -I. -I"$STB" \
+  examples/levelc.c -o "$OUT/levelc" -lm -ldl
+[ -x "$OUT/levelc" ] || { echo "check_deps: build failed"; cat "$OUT/log"; exit 1; }
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cd "$OUT" || exit 2
+SAMPLE=$(cd - >/dev/null && pwd)/examples/deps_project
+L() { ./levelc --schema "$SAMPLE/game.schema.json" "$@"; }
+fresh() { rm -rf "$1" && cp -r "$SAMPLE" "$1" && rm -f "$1/.ecs-deps"; }
+same() { diff -r -x .ecs-deps "$1" "$2"; }  # every file, hidden ones too (temporaries would show)
+expect() { # expected-file command... : stdout exactly as expected
+  local want=$1; shift
+  "$@" >got.txt 2>got.err
+  diff -u "$want" got.txt
+}
+status_is() { # N command...
+  local want=$1; shift
+  "$@" >/dev/null 2>&1
+  [ $? -eq "$want" ]
+}
+
+# ---- the sample project ---------------------------------------------------------
+fresh s
+printf '5 sources, 16 references, 0 broken\n' >want_clean.txt
+check "sample: clean, exit 0" expect want_clean.txt L deps s
+printf 'models/old_crate: unused\n5 sources, 16 references, 0 broken\n' >want_unused.txt
+check "sample: --unused lists its one orphan" expect want_unused.txt L deps s --unused
+cat >want_refs.txt <<'EOF'
+s/levels/garden.json:16:41: 'textures/flowers/rose'
+s/prefabs/flower_pot.json:15:45: 'textures/flowers/rose'
+2 references in 2 files
+EOF
+check "sample: refs" expect want_refs.txt L refs s textures/flowers/rose
+cat >want_refs_folder.txt <<'EOF'
+s/levels/garden.json:23:39: 'prefabs/flower_pot'
+s/levels/harbor.json:14:43: 'prefabs/crate'
+s/levels/harbor.json:23:39: 'prefabs/ship'
+s/prefabs/ship.json:15:43: 'prefabs/crate'
+4 references in 3 files
+EOF
+check "sample: refs of a folder" expect want_refs_folder.txt L refs s prefabs
+check "sample: the cache file is written" test -s s/.ecs-deps
+
+# ---- known findings -----------------------------------------------------------------
+fresh b
+sed -i 's|"models/dock"|"models/dok"|; s|"prefabs/ship"|"Prefabs/Ship"|' b/levels/harbor.json
+sed -i 's|"textures/flowers/rose", "tint"|"../outside/rose", "tint"|' b/levels/garden.json
+sed -i 's|"models/pot"|"zzz/qqqqqqqqq"|' b/prefabs/flower_pot.json
+sed -i 's|{"type": "mesh", "mesh": "models/crate"},|{"type": "mesh", "mesh": "models/crate"}, {"type": "spawner", "prefab": "prefabs/ship"},|' \
+  b/prefabs/crate.json
+cat >want_broken.txt <<'EOF'
+b/levels/garden.json:16:41: non-canonical path '../outside/rose' (canonical '')
+b/levels/harbor.json:7:34: broken reference 'models/dok' (nearest: 'models/dock', 'models/pot')
+b/levels/harbor.json:23:39: non-canonical path 'Prefabs/Ship' (canonical 'prefabs/ship')
+b/prefabs/flower_pot.json:7:34: broken reference 'zzz/qqqqqqqqq'
+models/dock: unused
+models/old_crate: unused
+models/pot: unused
+cycle: prefabs/crate -> prefabs/ship -> prefabs/crate
+5 sources, 17 references, 4 broken
+EOF
+check "known findings: exactly these lines" expect want_broken.txt L deps b --unused
+check "known findings: exit 1" status_is 1 L deps b
+check "known findings: the same from the cache" expect want_broken.txt L deps b --unused
+grep -v ': unused$' want_broken.txt >want_broken_nounused.txt
+check "known findings: without --unused" expect want_broken_nounused.txt L deps b
+
+fresh e
+printf '{"entities": [' >e/prefabs/bad.json
+printf '{"entities": [{"name": "\xff"}]}' >e/prefabs/latin1.json
+printf 'x\n' >e/models/Crate.mesh
+sed -i 's|"models/dock"|"models/dok"|' e/levels/harbor.json
+L deps e >e.out 2>e.err; st=$?
+check "bad sources: exit 1" test $st -eq 1
+check "bad sources: not JSON, named with line and column" grep -q '^levelc: e/prefabs/bad.json: line 1, column 15: ' e.err
+check "bad sources: not UTF-8, named" grep -q '^levelc: e/prefabs/latin1.json: .*UTF-8' e.err
+check "bad sources: names differing only in case, both named" grep -q "e/models/Crate.mesh and e/models/crate.mesh: names differ only in case" e.err
+check "bad sources: the rest is still checked" sh -c "grep -q \"^e/levels/harbor.json:7:34: broken reference 'models/dok'\" e.out && grep -q '^7 sources, 16 references, 1 broken$' e.out"
+check "bad sources: rename refused, nothing changed" sh -c "cp -r e e_before && ! L_=1 ./levelc --schema '$SAMPLE/game.schema.json' rename e models/hull models/keel 2>e.rename.err && diff -r -x .ecs-deps e e_before && grep -q 'rename refused: the project has errors' e.rename.err"
+check "deps of a missing folder: exit 1, named" sh -c "! ./levelc deps no_such_project 2>m.err && grep -q 'no_such_project: not a project folder' m.err"
+
+# ---- rename round trips ------------------------------------------------------------------
+fresh r && cp -r r r0
+cat >want_dry.txt <<'EOF'
+move r/textures/flowers/rose.dds -> r/textures/flowers/less-sweet-rose.dds
+move r/textures/flowers/rose.fr.dds -> r/textures/flowers/less-sweet-rose.fr.dds
+move r/textures/flowers/rose.ps4.dds -> r/textures/flowers/less-sweet-rose.ps4.dds
+r/levels/garden.json:16:41: 'textures/flowers/rose' -> 'textures/flowers/less-sweet-rose'
+r/prefabs/flower_pot.json:15:45: 'textures/flowers/rose' -> 'textures/flowers/less-sweet-rose'
+3 files to move, 2 references in 2 files to patch (dry run)
+EOF
+check "rename --dry-run: the plan" expect want_dry.txt L rename r textures/flowers/rose textures/flowers/less-sweet-rose --dry-run
+check "rename --dry-run: nothing changed" same r r0
+check "rename a texture and its variants" L rename r textures/flowers/rose textures/flowers/less-sweet-rose
+check "rename: files moved, references patched" sh -c "test -f r/textures/flowers/less-sweet-rose.fr.dds && test ! -e r/textures/flowers/rose.dds && grep -q '\"textures/flowers/less-sweet-rose\", \"tint\"' r/levels/garden.json"
+check "rename: only the reference strings changed" sh -c "sed 's|textures/flowers/less-sweet-rose|textures/flowers/rose|' r/levels/garden.json | cmp -s - r0/levels/garden.json"
+check "rename: deps finds nothing broken" expect want_clean.txt L deps r
+L refs r textures/flowers/rose >refs_old.txt 2>&1
+check "rename: refs of the old path: none" grep -qx '0 references in 0 files' refs_old.txt
+# the compiled level holds the new path's hash, not the old one's
+printf '{"entities": [{"components": [{"type": "material", "texture": "%s"}]}]}\n' textures/flowers/less-sweet-rose >probe_new.json
+printf '{"entities": [{"components": [{"type": "material", "texture": "%s"}]}]}\n' textures/flowers/rose >probe_old.json
+hash_of() { L "$1" "$1.bin" && L --dump "$1.bin" | grep -o '"texture": "#[0-9a-f]*"' | head -1; }
+new_hash=$(hash_of probe_new.json); old_hash=$(hash_of probe_old.json)
+check "rename: the two paths hash differently" test -n "$new_hash" -a -n "$old_hash" -a "$new_hash" != "$old_hash"
+for src in levels/garden levels/harbor prefabs/crate prefabs/flower_pot prefabs/ship; do
+  check "rename: $src compiles" L r/$src.json "$(basename $src).bin"
+done
+check "rename: the flower pot prefab holds the new hash, not the old" sh -c "./levelc --schema '$SAMPLE/game.schema.json' --dump flower_pot.bin > pot.dump && grep -qF '$new_hash' pot.dump && ! grep -qF '$old_hash' pot.dump"
+check "rename: the garden blob holds the new hash, not the old" sh -c "./levelc --schema '$SAMPLE/game.schema.json' --dump garden.bin > garden.dump && grep -qF '$new_hash' garden.dump && ! grep -qF '$old_hash' garden.dump"
+check "rename back: byte-identical project" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename r textures/flowers/less-sweet-rose textures/flowers/rose >/dev/null && diff -r -x .ecs-deps r r0"
+check "rename a folder (moved sources patched too)" L rename r prefabs props/kit
+check "folder rename: deps finds nothing broken" expect want_clean.txt L deps r
+check "folder rename: prefabs/ is gone, props/kit/ship.json patched" sh -c "test ! -e r/prefabs && grep -q '\"props/kit/crate\"' r/props/kit/ship.json"
+check "folder rename back: byte-identical project (empty folders removed)" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename r props/kit prefabs >/dev/null && diff -r -x .ecs-deps r r0 && test ! -e r/props"
+
+# ---- refusals: the project as it was ------------------------------------------------------
+refused() { # what, args... : exit 1 and nothing changed
+  local what=$1; shift
+  check "refused: $what" sh -c "! ./levelc --schema '$SAMPLE/game.schema.json' rename r $* 2>refusal.err && diff -r -x .ecs-deps r r0"
+}
+refused "onto an existing resource" models/crate models/hull
+printf 'x\n' >r/textures/oak.ps4.dds && cp r/textures/oak.ps4.dds r0/textures/
+refused "onto a resource that has a variant only" textures/wood textures/oak
+check "refused: the message names what exists" grep -q "'textures/oak' exists" refusal.err
+printf 'x\n' >r/textures/pine.fr.dds && cp r/textures/pine.fr.dds r0/textures/
+refused "half way: the second move's target exists" textures/wood textures/pine
+printf 'x\n' >r/models/Keel.mesh && cp r/models/Keel.mesh r0/models/
+refused "a target differing only in case from a file" models/hull models/keel
+rm r/models/Keel.mesh r0/models/Keel.mesh
+refused "an old path that is not canonical" Textures/Wood textures/oak2
+refused "a new path outside the project" textures/wood ../wood
+refused "a name nothing has" textures/nothing textures/oak2
+refused "a folder into itself" prefabs prefabs/old
+chmod a-w r/levels/garden.json
+refused "a read-only file to patch" textures/flowers/rose textures/rose2
+check "refused: the read-only file is named" grep -q 'r/levels/garden.json is read-only' refusal.err
+chmod u+w r/levels/garden.json
+
+# ---- all or nothing: every change failing in turn -------------------------------------------
+n=1; failures=0
+while [ $n -lt 400 ]; do
+  if LEVELC_FAIL_AT=$n ./levelc --schema "$SAMPLE/game.schema.json" rename r prefabs props/kit >fail.out 2>fail.err; then break; fi
+  if ! diff -r -x .ecs-deps r r0 >fail.diff 2>&1 || ! grep -q 'nothing changed' fail.err; then
+    echo "FAIL  all or nothing: change $n failing left the project changed:"; cat fail.err fail.diff | head -20
+    fail=$((fail + 1)); break
+  fi
+  failures=$((failures + 1)); n=$((n + 1))
+done
+echo "      ($failures injected failures, each undone)" >>"$OUT/log"
+check "all or nothing: $failures failing changes each left the project byte-identical" test "$failures" -ge 15
+check "all or nothing: past the last change the rename succeeds" sh -c "test -f r/props/kit/ship.json && test ! -e r/prefabs"
+check "all or nothing: and comes back" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename r props/kit prefabs >/dev/null && diff -r -x .ecs-deps r r0"
+
+# ---- the cache -------------------------------------------------------------------------------
+fresh c && sleep 0.1   # older than the cache's racy window
+stats() { LEVELC_DEPS_STATS=1 L deps c "$@" 2>&1 >/dev/null | grep '^levelc: stats:'; }
+check "cache: a cold check parses every source" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '5 sources parsed'"
+check "cache: a warm check parses none and writes nothing" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '0 sources parsed, 0 hashed, 5 from the cache, cache unchanged'"
+sed -i 's|"models/dock"|"models/dok"|' c/levels/harbor.json
+sleep 0.1
+check "cache: an edited file is read again, alone" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '1 sources parsed'"
+check "cache: the edit is noticed" sh -c "$(declare -f L); SAMPLE='$SAMPLE'; L deps c | grep -q \"broken reference 'models/dok'\""
+sleep 0.1 && L deps c >/dev/null 2>&1 && sleep 0.1  # the edit is older than the racy window now
+touch c/prefabs/ship.json && sleep 0.1
+check "cache: a touched file is hashed, not parsed" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '0 sources parsed, 1 hashed'"
+mv c/models/dock.mesh c/models/dok.mesh
+check "cache: a file renamed outside the tool is noticed" expect want_clean.txt L deps c
+rm c/models/crate.mesh
+check "cache: a deleted file is noticed" sh -c "$(declare -f L); SAMPLE='$SAMPLE'; L deps c | grep -q \"prefabs/crate.json:7:34: broken reference 'models/crate'\""
+printf 'mesh\n' >c/models/crate.mesh
+printf '{"entities": [{"components": [{"type": "mesh", "mesh": "models/new"}]}]}\n' >c/prefabs/extra.json
+check "cache: an added file is noticed" sh -c "$(declare -f L); SAMPLE='$SAMPLE'; L deps c | grep -q \"^c/prefabs/extra.json:1:56: broken reference 'models/new'\""
+rm c/prefabs/extra.json
+L deps c >cache_good.txt 2>/dev/null
+cp c/.ecs-deps cache_saved
+corrupt() { # how, then: a note naming the cache, the same findings, a good cache again
+  local how=$1
+  check "cache: $how: rebuilt with a note, same findings, trusted again" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; L deps c >cache_now.txt 2>cache_now.err; diff cache_good.txt cache_now.txt && grep -q 'c/.ecs-deps: .*rebuilding it' cache_now.err && stats | grep -q ' 0 sources parsed'"
+}
+size=$(wc -c <c/.ecs-deps)
+printf '\x5a' | dd of=c/.ecs-deps bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+corrupt "a changed byte"
+head -c $((size - 20)) cache_saved >c/.ecs-deps
+corrupt "a truncated file"
+head -c 2000 /dev/urandom >c/.ecs-deps
+corrupt "foreign bytes"
+{ head -c 8 cache_saved; printf '\x63\x00\x00\x00'; tail -c +13 cache_saved; } >c/.ecs-deps
+corrupt "another version"
+./levelc deps c >/dev/null 2>other.err   # without the schema: other types, another configuration
+check "cache: another --schema set is not trusted" grep -q 'other --schema/--plugin files' other.err
+
+echo "check_deps: $fail failed"
+[ $fail -eq 0 ] && echo "check_deps: every check passed"
+[ $fail -eq 0 ]
