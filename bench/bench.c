@@ -1534,7 +1534,7 @@ static void bs_init(bs_world *b, const ecs_schema_field *schema, uint32_t num_fi
     if (ecs_world_init(&b->w) != ECS_OK || !ecs_world_define_schema(&b->w, "body", schema, num_fields, ECS_LOOKUP_DENSE, &err))
         bs_fail("world", &err);
     ecs_transform_manager_init(&b->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
-    if (with_transform && ecs_transform_world_register(&b->w, "transform", &b->tm, &err) == ECS_WORLD_NO_COMPONENT)
+    if (with_transform && ecs_transform_world_register(&b->w, "transform", &b->tm, &err) != ECS_OK)
         bs_fail("transform", &err);
 }
 
@@ -2371,8 +2371,8 @@ static double bq_row(uint32_t n, int path)
         i = bench_body_create(&c->vel, ids[path == 2 ? perm2[k] : perm[k]]);
         c->vel.velocity[i.i] = one;
     }
-    if (ecs_world_add_manager(&c->w, names[0], &c->pos.core, &err) == ECS_WORLD_NO_COMPONENT ||
-        ecs_world_add_manager(&c->w, names[1], &c->vel.core, &err) == ECS_WORLD_NO_COMPONENT)
+    if (ecs_world_add_manager(&c->w, names[0], &c->pos.core, &err) != ECS_OK ||
+        ecs_world_add_manager(&c->w, names[1], &c->vel.core, &err) != ECS_OK)
         bw_fail("query register", &err);
     if (path == 1 && ecs_world_group(&c->w, names, 2, &err) != ECS_OK) bw_fail("query group", &err);
     memset(&desc, 0, sizeof desc);
