@@ -379,6 +379,8 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.5  ecs_transform_world_register returns an ecs_result (ecs.h's
+        registrations: one convention; the index by ecs_world_find)
    0.4  ecs_transform_snapshot_save_selected (a subtree's or any selection's
         nodes, for snapshots of a subtree); a snapshot load reuses the
         manager's arrays, map and pending list
