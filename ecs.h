@@ -14,7 +14,7 @@
 
 TABLE OF CONTENTS
    QUICK START, ENTITIES, COMPONENT MANAGERS, SCHEMAS, LOOKUP KINDS,
-   COLLECTION, GROUPS, WORLD, QUERIES, CONFIGURATION, ERRORS, MEMORY AND
+   COLLECTION, GROUPS, WORLD, SYSTEMS, QUERIES, CONFIGURATION, ERRORS, MEMORY AND
    POINTER STABILITY, THREADING, DOES NOT, REFERENCE, REVISION HISTORY,
    LICENSE (end of file)
 
@@ -212,19 +212,31 @@ COLLECTION (a dead entity's data is the manager's to drop)
    dead entity's lookup still finds its instances: check
    ecs_entity_alive(em, e) first where that matters.
 
-GROUPS (managers kept co-sorted: EnTT's owning groups)
+GROUPS (managers kept co-sorted: EnTT's owning groups, nested)
    ecs_group_init(&g, members, n, &err) groups 2..ECS_GROUP_MAX_MEMBERS dense
    or hash managers: from then on the entities that own an instance in every
    member are instances 0..g.size-1 of each member, in the same order, so a
    system over them is a loop over plain arrays:
        for (i = 0; i < g.size; ++i) pos.p[i].x += vel.v[i].x * dt; // members pos, vel
-   Every call that adds or removes instances keeps the order (create,
-   create_many, spawn, destroy, destroy_entity, gc, gc_all, collect, the
-   typed wrappers, a plugin's calls): instances swap places, so indices
-   change (look up again). While grouped a member holds one instance per
-   entity (a second create is ECS_ERROR_ALREADY_EXISTS), create_many's first
-   is nil and ecs_manager_move is refused. ecs_group_free releases them;
-   freeing a member ends its group.
+   Groups nest: a manager may be in several groups as long as, of any two
+   groups that share a member, one holds every member of the other (EnTT's
+   rule; else ECS_ERROR_INVALID_ARGUMENT naming both). A member's instances
+   are then ordered [the group with the most members | the next one out
+   only | ... | the fewest-member group only | the rest]: with {p, v} in
+   {p, v, d} in {p, v, d, hp}, p holds the entities of all four first, then
+   those of {p, v, d} only, then {p, v} only, so each group's entities are a
+   prefix of each of its members. Every call that adds or removes instances
+   keeps the order (create, create_many, spawn, destroy, destroy_entity, gc,
+   gc_all, collect, the typed wrappers, a plugin's calls, snapshot load and
+   clone): an entity joins the groups it completes outermost first and
+   leaves them innermost first; instances swap places, so indices change
+   (look up again). While grouped a member holds one instance per entity (a
+   second create is ECS_ERROR_ALREADY_EXISTS), create_many's first is nil and
+   ecs_manager_move is refused. ecs_group_free releases one group; freeing a
+   member ends its groups. Managers connected through groups change
+   together: ecs_group_top(m) names their nest (one thread at a time).
+   ecs_group_sort(g, &err) puts each region of the nest's members in entity
+   index order (after a level load: joins and leaves move instances).
 
 WORLD (an entity manager and every store, each registered once by name)
    An ecs_world holds `entities` (create and destroy with the ecs_entity_*
@@ -236,17 +248,22 @@ WORLD (an entity manager and every store, each registered once by name)
        hp = ecs_world_define(&w, "health", fields, 1, ECS_LOOKUP_DENSE, &err);
        ecs_transform_world_register(&w, "transform", &tm, &err); // ecs_transform.h
    ecs_world_define and ecs_world_define_schema make managers the world owns
-   and frees; the stores you register stay yours (free them after
-   ecs_world_free). A name's identifier is its FNV-1a 32 hash, the resource
-   format's component identifier: a name registered twice, two names with
-   one identifier (ECS_ERROR_NAME_COLLISION), a manager in another world or
-   a store registered twice are refused with an error naming them. Stores
-   that are not ecs_managers register through an ecs_store_interface
-   (lookup, next, count, entity_at, destroy_entity, collect; subtree, spawn,
-   the snapshot calls, parent_of and spawn_record optional).
+   and frees (they return the manager, or NULL); the stores you register
+   stay yours (free them after ecs_world_free). Registrations return an
+   ecs_result (the component's index: ecs_world_find). A name's identifier
+   is its FNV-1a 32 hash, the resource format's component identifier: a
+   name registered twice, two names with one identifier
+   (ECS_ERROR_NAME_COLLISION), a manager in another world, a store
+   registered twice or a manager whose init failed (the message carries its
+   reason) are refused with an error naming them. Stores that are not
+   ecs_managers register through an ecs_store_interface (lookup, next,
+   count, entity_at, destroy_entity, collect; subtree, spawn, the snapshot
+   calls, parent_of and spawn_record optional).
    ecs_world_find / ecs_world_manager by name; ecs_world_remove unregisters
-   (queries made before then refuse to start: make them again). ecs_world_group(&w, names, n, &err) keeps dense
-   and hash managers co-sorted (ecs_group; the world frees it).
+   (queries made before then refuse to start: make them again; systems are
+   made again by the next ecs_world_run_systems). ecs_world_group(&w, names,
+   n, &err) keeps dense and hash managers co-sorted (ecs_group, nested as
+   above; the world frees it).
    Whole entities: ecs_world_components_of(w, e, out, cap) (the components
    e has and their first instances, for tools and consoles);
    ecs_world_destroy_now(w, e) (e's instances in every store, then e: for
@@ -254,72 +271,130 @@ WORLD (an entity manager and every store, each registered once by name)
    stays the default); ecs_world_destroy_tree(w, "transform", e, &err) (e
    and every entity below it with all their instances, all or nothing);
    ecs_world_collect(w, jobs) (every store's exact collection, one call a
-   frame; with jobs one task per store, a group's members in one task).
+   frame; with jobs one task per store, managers connected through groups
+   in one task).
    The world knows entities by id only: an entity of another world is
    seen as a dead or unknown one (0, or an error "not alive"), it cannot
    be told apart. A manager registered in a world refuses to create an
    instance for an entity the world does not have alive (an error naming
    the component and the entity; a standalone manager takes any id). The world keeps no per-entity list: it asks the stores.
 
-QUERIES (systems over several components)
+SYSTEMS (one declaration each; the world runs them)
+   A system names its components once and gives the per-entity code:
+       #define MOVE(X) X(positions, pos, ECS_WRITE) X(velocities, vel, ECS_READ)
+       ECS_WORLD_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
+       ...
+       ecs_world_add_manager(&w, "positions", &ps.core, &err);  // the type's name
+       ecs_world_add_manager(&w, "velocities", &vs.core, &err);
+       ecs_world_add_system(&w, &move_system, &err);            // once
+       ecs_frame frame = {1.0 / 60, 0, NULL};
+       ecs_world_run_systems(&w, &frame, jobs, &err);           // every frame
+   A term is X(type, view, access): type a typed manager registered under
+   the type's own name, view the name the body reads it by, access
+   ECS_READ, ECS_WRITE, ECS_OPTIONAL (read; the entity may lack it) or
+   ECS_OPTIONAL_WRITE. The body runs once per match with frame, k, entity
+   and one type_view per term (generated by ECS_MANAGER_DEFINE: `entity`
+   and each field as a typed pointer): view.field[k] is the match's data.
+   In a contiguous chunk the views point at the chunk's first instances and
+   k counts up, so the body is a loop over plain arrays (it inlines and
+   vectorises); in a scattered chunk the views move to each match and k is
+   0; an optional term's view is NULL for an entity without it
+   (hp.h ? &hp.h[k] : NULL). No struct of managers, no casts, no
+   per-element accessor. flags: 0 or ECS_SERIAL (the body writes something
+   besides its match: a frame buffer, a sum; its chunks then run in order
+   on one task). frame->user is yours (what systems share).
+   ecs_world_run_systems runs the registered systems in registration order,
+   in waves (Our Machinery's rule: two systems conflict when one writes a
+   component the other reads or writes; of two that conflict the one
+   registered first runs entirely first; the others at once), each
+   system's matches cut into ranges of ECS_WORLD_SYSTEM_RANGE positions as
+   tasks. It plans each system's query again every frame (groups added
+   later are used) and makes it again when a store was removed (an error
+   naming the system and the component when one of its terms is gone). A
+   body that writes a component it did not declare is your bug: the world
+   cannot see it, and with jobs it races. Declaration errors (a term over an
+   unregistered component or a type whose fields differ from the registered
+   manager's, a system added twice, no required term) are refused naming
+   the system and the thing. A runtime system (a plugin's) fills an
+   ecs_system_desc by hand: terms by name, a chunk function that reads
+   chunk->first/index (and mask, below) with the managers it is given.
+
+QUERIES (what systems are made of; also usable by hand)
    A query names the components a match must have and those it may have
    (nil when absent). Make it once; walk it each frame in chunks of at most
-   ECS_WORLD_CHUNK matches (but a contiguous chunk of a direct query
-   without optional terms holds its whole run). In a chunk, term t's instances are first[t],
-   first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
+   ECS_WORLD_CHUNK matches (but a contiguous chunk of a group's prefix, of a
+   single store, or of a direct query, without optional terms outside the
+   group, holds its whole run). In a chunk, term t's instances are
+   first[t], first[t] + 1, ... when index[t] is NULL (plain arrays: the loop
    vectorises), else index[t][k]; ecs_world_chunk_instance(&ch, t, k) reads
-   either. A system is a query and a loop over its chunks:
-       // wind and drag: typed managers with a vec3 force and a float k
+   either:
        ecs_world_query_desc d = {{"point_mass", "wind"}, {"drag"}};
        ecs_world_query q;                 // terms: required, then optional
        ecs_world_query_make(&w, &d, &q, &err);  // once
-       static void blow(ecs_world_query *q, point_mass *pm, wind *wd, drag *dr, float dt) {
-           ecs_world_cursor c;            // 9 KB of buffers, no allocation
-           ecs_world_chunk ch;
-           uint32_t k;
-           ecs_world_cursor_start(&c, q, 0, ecs_world_query_span(q));
-           while (ecs_world_cursor_next(&c, &ch))
-               for (k = 0; k < ch.count; ++k) {
-                   uint32_t i = ecs_world_chunk_instance(&ch, 0, k);
-                   uint32_t j = ecs_world_chunk_instance(&ch, 1, k);
-                   uint32_t o = ecs_world_chunk_instance(&ch, 2, k);
-                   float f = o == ECS_INSTANCE_NIL ? 1.0f : 1.0f - dr->k[o];
-                   pm->velocity[i].x += wd->force[j].x * f * dt;
-               }
-       }
-   The world picks the path when the query is made:
+       ecs_world_cursor c;                // 9 KB of buffers, no allocation
+       ecs_world_chunk ch;
+       ecs_world_cursor_start(&c, &q, 0, ecs_world_query_span(&q));
+       while (ecs_world_cursor_next(&c, &ch))
+           for (k = 0; k < ch.count; ++k) {
+               uint32_t i = ecs_world_chunk_instance(&ch, 0, k);
+               uint32_t j = ecs_world_chunk_instance(&ch, 1, k);
+               uint32_t o = ecs_world_chunk_instance(&ch, 2, k);
+               float f = o == ECS_INSTANCE_NIL ? 1.0f : 1.0f - dr->k[o];
+               pm->velocity[i].x += wd->force[j].x * f * dt;
+           }
+   The world picks the path from the required terms (again for every
+   system each frame):
      DIRECT  every required store has the direct kind: a lockstep scan of
              the slots. A run of slots that every store owns for one id is
              a contiguous chunk; scattered matches come as an index list.
-             ecs_world_query_refresh(&q) once a frame, before the walks,
-             remembers the longest runs until a store's slots change, so
-             that the walks yield them without reading the stores' entity
-             arrays (the cost over plain arrays; a walk never trusts runs
-             that a later change made stale).
-     GROUP   the required stores are exactly one group's members: the
-             group's prefix, contiguous in every member.
+             A system's walk (no optional terms) is masked instead: chunks
+             of up to ECS_WORLD_MASKED_CHUNK slots with a match bit each
+             (chunk.mask), found 16 slots per compare; nothing remembered,
+             so the first walk after a change costs what every walk costs.
+             ecs_world_query_refresh(&q) serves walks by hand: once a
+             frame before them, it remembers the longest runs until a
+             store's slots change (a walk never trusts stale runs).
+     GROUP   the required stores are all members of one group: its prefix,
+             contiguous in every term (and in each optional term that is a
+             member); when the group has more members than the query has
+             terms, then the remainder: the smallest term's instances past
+             the prefix, the others looked up (entities owning the terms
+             but not the whole group: few, where the group fits the data).
+     GROUP_PART  a group holds only required stores, and the query more:
+             the group's prefix, contiguous in its members, the other terms
+             looked up a chunk at a time.
      LOOKUP  anything else: the required store with the fewest instances
-             drives, contiguous in it; the others are looked up
-             a chunk at a time (ecs_manager_lookup_many, prefetched) and
-             non-matches dropped. Interface stores (transform) are looked
-             up one entity at a time, and may drive.
+             drives, contiguous in it; the others are looked up a chunk at
+             a time (ecs_manager_lookup_many, prefetched) and non-matches
+             dropped. Interface stores (transform) are looked up one entity
+             at a time, and may drive. One required store walks its own
+             instances.
+   Which group: the one whose members are exactly the required terms; else
+   the group with the fewest members that holds them all (the longest
+   prefix); else the group with the most members that they hold. (A group
+   can only be a prefix: every match of a held query is in the prefix of
+   the smallest group holding it, or in the remainder.)
    Optional terms are index lists, but contiguous (index NULL) in a chunk
-   whose entities own consecutive instances of the store (one instance per
-   entity, filled in the same order or co-sorted by a group): checked
-   against the store's entity array, found without its map. Which to choose
-   (a quick probe, p += v * dt, vec3 fields, ns per match, on a shared
-   2-core machine: the figures moved by up to 2x between runs): plain
-   arrays 0.7-0.9; DIRECT with every entity in both stores 0.9-1.3, with
-   half of them at random 2.9-3.3; GROUP 0.7-1.0; LOOKUP at 2^16 entities
-   4.5 (a dense store looked up) and 6.5-7 (hash), where a lookup per
-   entity written by hand costs 6-7 (hash); at 2^20 entities in random
-   order 35-130, each match a cache miss, as by hand (60-125). So: direct kind for what nearly every
-   entity has; a group for a hot system over sparser components; the
-   lookup path for the rest, where the smallest store drives (chosen again
-   for every walk: a query made before a level loads stays right). A query
-   sees what the stores hold: entities destroyed but not collected yet
-   still match (collect first). An entity with several instances in a
-   store matches once, with its first instance.
+   whose entities own consecutive instances of the store (a group member in
+   the prefix, or stores filled in the same order): checked against the
+   store's entity array, found without its map.
+   Which to choose, measured (bench/RESULTS.md, issue 23; ns per entity, a
+   shared 2-core machine): the suite's seven systems over one dense
+   manager per component with groups {position, velocity} in {position,
+   velocity, data} in all seven run at the cost of an archetype store
+   (0.87-1.06x its tables over three runs; each system gets its group's
+   prefix or a single store); p += v * dt on direct stores with 19% of
+   slots unmatched: a system 1.3-1.6 against a hand loop's 2.4-2.6 (1.1-1.2x
+   the hand loop with no holes: the match bits cost a read of each store's
+   ids); the lookup path at 2^20 entities in random order 9-12 a match (a
+   cache miss each). So: dense managers and nested
+   groups for components systems share (the groups follow the systems:
+   {the terms of the most common system} inside {its terms plus the next
+   system's} ...); the direct kind for what nearly every entity has and
+   systems over it alone; lookups for rare components. A query sees what
+   the stores hold: entities destroyed but not collected yet still match
+   (collect first). An entity with several instances in a store matches
+   once, with its first instance.
    Threads: cursors on distinct ranges [begin, end) of the span run at once
    (a walk only reads); nothing may add or remove instances of the query's
    stores meanwhile.
@@ -343,6 +418,8 @@ CONFIGURATION (define before including; the same value in every file)
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free);
                                    ECS_REALLOC(NULL, n) must allocate
+   ECS_NO_SIMD               (unset) the direct path's match bits in plain C
+                             (default: SSE2 where the target has it)
 
 ERRORS
    Runtime failures (out of memory, exhausted index space, bad input in the
@@ -380,15 +457,16 @@ THREADING
    an ecs_jobs, your parallel-for (NULL: serial on the calling thread;
    ecs_jobs_run runs on the caller whatever your job system did not run).
    Distinct managers may be used from distinct threads; one manager from
-   several threads needs your own synchronisation; the members of a group
-   count as one manager (a call on one member writes them all).
+   several threads needs your own synchronisation; managers connected
+   through groups count as one manager (a call on one member may write them
+   all: ecs_group_top names the nest).
    ecs_entity_alive may run concurrently with other alive calls. A world
    changes (registration, remove, group, the whole-entity calls) on one
    thread; query walks (cursors) may run at once while nothing changes the
    query's stores.
    The calls that take an ecs_jobs: ecs_world_run_systems (a frame's
-   systems: ranges of each query's chunks as tasks, systems whose writes do
-   not conflict at once; the rule is at "systems across threads" below),
+   systems: ranges of each query's walk as tasks, systems whose writes do
+   not conflict at once; the rule is at SYSTEMS and "systems" below),
    ecs_world_collect (stores in parallel), ecs_transform.h's
    ecs_transform_world_pass_jobs, _commit_jobs and _set_local_many_jobs,
    ecs_resource.h's ecs_spawner_spawn_jobs; examples/jobs_pthreads.h is a
@@ -510,16 +588,18 @@ REFERENCE (every public function: signature and what it does; the
                      ecs_result *job_error)       a parallel-for on your task system
   Groups
    ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
-                                                  co-sorts 2..8 dense/hash managers
+                                                  co-sorts 2..8 dense/hash managers (groups nest)
    void ecs_group_free(ecs_group *g)              releases them
+   ecs_result ecs_group_sort(ecs_group *g, ecs_error *err)  entity order inside each group's region
+   const ecs_group *ecs_group_top(const ecs_manager *m)  the nest m's groups belong to, or NULL
   The world
    ecs_result ecs_world_init(ecs_world *w)        void ecs_world_free(ecs_world *w)
-   uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+   ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
    ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
                     uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)  made and owned
    ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
                     uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err)
-   uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store,
+   ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *store,
                     const ecs_store_interface *iface, ecs_error *err)  any other store
    int ecs_entity_selected(const uint32_t *keep, uint32_t num_indices, uint32_t id)
                     whether a store's save_selected keeps id's instances
@@ -541,15 +621,28 @@ REFERENCE (every public function: signature and what it does; the
    void ecs_world_query_refresh(ecs_world_query *q)  direct: remember runs (single-threaded)
    uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
                                                   match k's instance in term t
-  Systems across threads
-   ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
-                                    const char *const *writes, ecs_world_system_fn fn, void *user,
-                                    ecs_error *err)  a query, what it writes, a per-chunk function
-   ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n,
-                                    const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
+   int ecs_world_chunk_contiguous(const ecs_world_chunk *c, uint32_t num_terms)  no index lists
+   uint32_t ecs_bit_lowest(uint64_t x)            the lowest set bit (a masked chunk's next match)
+  Systems
+   ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags) { body }  declares name_system (terms X(type, view, access))
+   ecs_result ecs_world_add_system(ecs_world *w, const ecs_system_desc *desc, ecs_error *err)
+                                                  registers it after the others
+   ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_error *err)
+   ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, const ecs_jobs *jobs,
+                                    ecs_error *err)  every registered system once, in waves
+   (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
-   0.5  an index is never queued twice: destroy, destroy_many,
+   0.5  systems in one declaration (ECS_WORLD_SYSTEM_DEFINE, typed views from
+        ECS_MANAGER_DEFINE's field list, ecs_world_add_system,
+        ecs_world_run_systems(w, frame, jobs, err) over the registered
+        systems; the array-based ecs_world_system_make is gone); nested
+        groups (ecs_group.next, ecs_group_top) and queries that use a group
+        holding their terms (prefix + remainder) or held by them
+        (ECS_WORLD_QUERY_GROUP_PART), ecs_group_sort; masked chunks on the direct path for
+        systems (ECS_NO_SIMD); ecs_world_add_manager and _add_store return
+        an ecs_result and carry a failed init's reason;
+        an index is never queued twice: destroy, destroy_many,
         ecs_world_destroy_now and _destroy_tree refuse the id a queued index
         carries next (a bit per index that only destroy writes;
         ecs_entity_manager_invalidate for code that writes the state);
@@ -1156,7 +1249,8 @@ typedef struct ecs_manager {
     ecs_entity_log_cursor log;    /* ecs_manager_collect's place in the destroy log */
     ecs_error error;              /* the last failure */
     ecs_schema *schema;           /* ecs_manager_set_schema's copy, or NULL */
-    struct ecs_group *group;      /* the group keeping m co-sorted, or NULL */
+    struct ecs_group *group;      /* the outermost group (fewest members) keeping m co-sorted, or NULL;
+                                     the others: group->next, ... (ecs_group) */
     struct ecs_world *world;      /* the world m is registered in, or NULL */
     uint32_t version;             /* direct: counts the changes of which slots are taken, from a value of
                                      its own per init (ecs_world_query_refresh's runs are good while it stays) */
@@ -1429,6 +1523,37 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
 #define ECS__FIELD_ONE_POINTER(type, name) +sizeof(type *)
 #define ECS__FIELD_ZERO(type, name) memset(&m->name[i.i], 0, sizeof(type));
 #define ECS__FIELD_MOVE(type, name) m->name[to] = m->name[from];
+#define ECS__FIELD_VIEW_AT(type, name) v->name = (type *)*f_++ + i;
+#define ECS__FIELD_VIEW_NULL(type, name) v->name = NULL;
+#define ECS__FIELD_SIZE_CHECK(type, name) ok_ &= (uint32_t)(k_ < m->num_fields && m->fields[k_].size == sizeof(type)), ++k_;
+
+/* A typed manager's view: name_view (entity and each field as typed
+   pointers), name_view_at (points them at instance i of m, NULL for nil)
+   and name_layout_matches (whether m's fields have the list's sizes).
+   ECS_WORLD_SYSTEM_DEFINE hands a system one view per term. */
+#define ECS__MANAGER_VIEWS(name, LIST, MEMBER, AT, NULLED, CHECK)                                           \
+    typedef struct name##_view {                                                                            \
+        ecs_entity *entity;                                                                                 \
+        LIST(MEMBER)                                                                                        \
+    } name##_view;                                                                                          \
+    ECS__UNUSED static inline void name##_view_at(name##_view *v, const ecs_manager *m, uint32_t i)         \
+    {                                                                                                       \
+        void *const *f_ = m->field;                                                                         \
+        (void)f_;                                                                                           \
+        if (i == ECS_INSTANCE_NIL) {                                                                        \
+            v->entity = NULL;                                                                               \
+            LIST(NULLED)                                                                                    \
+            return;                                                                                         \
+        }                                                                                                   \
+        v->entity = m->entity + i;                                                                          \
+        LIST(AT)                                                                                            \
+    }                                                                                                       \
+    ECS__UNUSED static inline uint32_t name##_layout_matches(const ecs_manager *m)                          \
+    {                                                                                                       \
+        uint32_t k_ = 0, ok_ = 1;                                                                           \
+        LIST(CHECK)                                                                                         \
+        return ok_ && k_ == m->num_fields;                                                                  \
+    }
 
 /** Declares struct `name`: the runtime core, then `entity` and one typed
     array per field, which the core keeps current (never stale, whatever
@@ -1447,7 +1572,9 @@ static inline int ecs_manager__unlink_dense(ecs_manager *m, ecs_entity e, uint32
                                               sizeof(name) == sizeof(ecs_manager) + sizeof(ecs_entity *)    \
                                                                   FIELDS(ECS__FIELD_ONE_POINTER)            \
                                           ? 1                                                               \
-                                          : -1];
+                                          : -1];                                                            \
+    ECS__MANAGER_VIEWS(name, FIELDS, ECS__FIELD_MEMBER, ECS__FIELD_VIEW_AT, ECS__FIELD_VIEW_NULL,            \
+                       ECS__FIELD_SIZE_CHECK)
 
 /* The wrappers both typed-manager macros generate after their init: LIST is
    the field or schema list, ZERO and MOVE its per-entry zeroing and moving. */
@@ -1594,6 +1721,10 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 #define ECS__SCHEMA_COUNT(kind, name, spec) +1
 #define ECS__SCHEMA_ZERO(kind, name, spec) memset(&m->name[i.i], 0, sizeof *m->name);
 #define ECS__SCHEMA_MOVE(kind, name, spec) m->name[to] = m->name[from];
+#define ECS__SCHEMA_VIEW_AT(kind, name, spec) v->name = (ECS__SCHEMA_TYPE_##kind *)*f_++ + i;
+#define ECS__SCHEMA_VIEW_NULL(kind, name, spec) v->name = NULL;
+#define ECS__SCHEMA_SIZE_CHECK(kind, name, spec)                                                            \
+    ok_ &= (uint32_t)(k_ < m->num_fields && m->fields[k_].size == sizeof(ECS__SCHEMA_TYPE_##kind)), ++k_;
 
 /** Declares struct `name` like ECS_MANAGER_VIEW_DEFINE, from a schema list:
     SCHEMA is an X-macro whose entries are X(kind, field, spec), kind one of
@@ -1612,6 +1743,8 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
                                                                   SCHEMA(ECS__SCHEMA_ONE_POINTER)           \
                                           ? 1                                                               \
                                           : -1];                                                            \
+    ECS__MANAGER_VIEWS(name, SCHEMA, ECS__SCHEMA_MEMBER, ECS__SCHEMA_VIEW_AT, ECS__SCHEMA_VIEW_NULL,         \
+                       ECS__SCHEMA_SIZE_CHECK)                                                              \
     ECS__UNUSED static inline const ecs_schema_field *name##_schema(uint32_t *num_fields)                   \
     {                                                                                                       \
         static const ecs_schema_field table_[] = {SCHEMA(ECS_SCHEMA_FIELD)};                               \
@@ -1744,28 +1877,64 @@ ECS_DEF void ecs_jobs_run(const ecs_jobs *jobs, uint32_t num_tasks, ecs_task_fn 
    call that adds or removes instances (create, create_many, destroy,
    destroy_entity, gc, gc_all, collect, spawn, a plugin's calls). A member
    holds at most one instance per entity while grouped (a second create is
-   ECS_ERROR_ALREADY_EXISTS). A manager belongs to at most one group. */
+   ECS_ERROR_ALREADY_EXISTS). Groups nest (EnTT's nested groups): a manager
+   may be in several groups as long as, of any two groups sharing a member,
+   one holds every member of the other. A member's instances are then
+   ordered [the group with the most members | the next one out only | ... |
+   the group with the fewest members only | the rest], so every group's
+   entities are a prefix of each of its members. */
 #define ECS_GROUP_MAX_MEMBERS 8u
 typedef struct ecs_group {
     ecs_manager *member[ECS_GROUP_MAX_MEMBERS];
     uint32_t num_members;
-    uint32_t size;     /* entities owning every member: instances 0..size-1 */
-    ecs_error error;   /* the last failure */
+    uint32_t size;            /* entities owning every member: instances 0..size-1 */
+    ecs_error error;          /* the last failure */
+    struct ecs_group *next;   /* the smallest group holding every member of this one (more members,
+                                 a prefix inside this one's), or NULL: a member's chain of groups is
+                                 member->group, ->next, ... */
 } ecs_group;
 /** Groups members[0..n-1] (2 <= n <= ECS_GROUP_MAX_MEMBERS; dense or hash
-    kind, initialised, in no other group, at most one instance per entity)
-    and sorts their current instances. ECS_OK, or an error (err set; the
-    message names the member and the problem) and nothing changed: n out of
-    range (ECS_ERROR_INVALID_ARGUMENT), a member NULL, not initialised, of the
-    direct kind, listed twice or with an entity owning two instances
-    (INVALID_ARGUMENT), a member already grouped (ALREADY_EXISTS). Needs no
+    kind, initialised, at most one instance per entity; any group a member
+    is in already must nest with this one) and sorts their current
+    instances. ECS_OK, or an error (err set; the message names the member
+    and the problem) and nothing changed: n out of range
+    (ECS_ERROR_INVALID_ARGUMENT), a member NULL, not initialised, of the
+    direct kind, listed twice, with an entity owning two instances, or in a
+    group that does not nest with this one (INVALID_ARGUMENT), a group of
+    the same members (ALREADY_EXISTS). Needs no
     memory. g must stay at its address until ecs_group_free. While grouped,
     an instance index changes on any create or destroy of any member (look
     up again); ecs_manager_move is refused. Not thread-safe: a call on one
     member writes every member. */
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err);
-/** Releases the members (their order stays as it is); g may then be
-    initialised again or go away. Freeing a member frees its group too. */
+/** Orders the instances of every manager connected to g through groups
+    (g's nest: ecs_group_top) by entity index inside each group's region
+    (the innermost group's prefix, then each next group's part, then the
+    rest): the groups keep their entities, only the order inside a region
+    changes. For after a level load: an entity joining a group takes the
+    place of another, which moves, so regions drift from creation order
+    (and two worlds built in different orders walk in different orders);
+    sorted, systems walk entities in the order of their indices, as an
+    archetype table filled in that order keeps them.
+    ECS_OK; ECS_ERROR_INVALID_ARGUMENT (g NULL or freed) or
+    ECS_ERROR_OUT_OF_MEMORY (a scratch of 16 bytes per instance of the
+    largest member), err set and nothing changed. Instance indices change
+    (look up again). Not while a system or query walk runs. */
+ECS_DEF ecs_result ecs_group_sort(ecs_group *g, ecs_error *err);
+/** The innermost group of m's chain (the one with the most members), or
+    NULL (m NULL or in no group): managers connected through groups (sharing
+    one, or nested) have the same one, and a call on one may move the
+    instances of all of them, so they belong on one thread together
+    (ecs_world_collect, ecs_spawner_spawn_jobs). */
+static inline const ecs_group *ecs_group_top(const ecs_manager *m)
+{
+    const ecs_group *g = m ? m->group : NULL;
+    while (g && g->next) g = g->next;
+    return g;
+}
+/** Releases the members from g (their order stays as it is; their other
+    groups stay); g may then be initialised again or go away. Freeing a
+    member frees its groups too. */
 ECS_DEF void ecs_group_free(ecs_group *g);
 
 /* ---- the world: every store registered once ------------------------------
@@ -1782,6 +1951,7 @@ ECS_DEF void ecs_group_free(ecs_group *g);
                                            with optional terms (a contiguous chunk of a direct query
                                            without them holds a whole run: no buffer is involved) */
 #define ECS_WORLD_NO_COMPONENT 0xFFFFFFFFu
+#define ECS_WORLD_MASKED_CHUNK 4096u    /* slots in a masked chunk (a system's walk on the direct path) */
 
 /** How the world reaches a store that is not an ecs_manager. Every function
     takes the `store` pointer given at registration. Required: lookup, next
@@ -1857,7 +2027,7 @@ typedef struct ecs_world_component {
     void *store;                        /* the store (== manager for managers) */
     const ecs_store_interface *iface;   /* NULL for managers */
     uint32_t owned;                     /* 1: the world created it and frees it */
-    ecs_group *group;                   /* the world's group holding it, or NULL */
+    ecs_group *group;                   /* the outermost group holding it (manager->group), or NULL */
 } ecs_world_component;
 
 /** An entity manager and its stores. Zero-initialised is NOT valid: call
@@ -1871,6 +2041,8 @@ typedef struct ecs_world {
     uint32_t num_groups, groups_capacity;
     uint32_t epoch;                     /* bumps when a store is removed: stale queries fail */
     ecs_error error;                    /* the last failure */
+    struct ecs_world_system *systems;   /* registered systems, in running order */
+    uint32_t num_systems, systems_capacity;
 } ecs_world;
 /* ecs__manager_entities reads a manager's world as its entity manager. */
 typedef char ecs__world_entities_come_first[offsetof(ecs_world, entities) == 0 ? 1 : -1];
@@ -1881,10 +2053,14 @@ ECS_DEF ecs_result ecs_world_init(ecs_world *w);
     yours to free (after this call). */
 ECS_DEF void ecs_world_free(ecs_world *w);
 
-/** Registers m (initialised, in no other world) under name. Returns the
-    component's index, or ECS_WORLD_NO_COMPONENT (err set: name empty or
-    taken, identifier collision, m already in a world, out of memory). */
-ECS_DEF uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err);
+/** Registers m (initialised, in no other world) under name; m stays yours
+    (free it after ecs_world_free). ECS_OK (the component's index:
+    ecs_world_find), or an error naming it, nothing changed (err and
+    w->error set): name empty or taken, identifier collision, m NULL, m
+    already in a world, out of memory, m's init failed (the message carries
+    m's own reason). Every registration call returns an ecs_result; the
+    defines return the manager they made (NULL on failure). */
+ECS_DEF ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err);
 /** Creates, registers and owns a runtime manager (ecs_manager_init). */
 ECS_DEF ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_field_desc *fields,
                                       uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
@@ -1893,9 +2069,11 @@ ECS_DEF ecs_manager *ecs_world_define(ecs_world *w, const char *name, const ecs_
 ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, const ecs_schema_field *schema,
                                              uint32_t num_fields, ecs_lookup_kind lookup, ecs_error *err);
 /** Registers any other store through its interface (the interface struct
-    must outlive the registration). */
-ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
-                                     ecs_error *err);
+    must outlive the registration). ECS_OK, or an error as
+    ecs_world_add_manager's (and INVALID_ARGUMENT for a store or interface
+    missing a required function). */
+ECS_DEF ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
+                                       ecs_error *err);
 /** Unregisters a component (frees it when the world owns it); queries made
     before fail from then on. ECS_OK or ECS_ERROR_NOT_FOUND. */
 ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err);
@@ -1912,8 +2090,10 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
    may have (optional: ECS_INSTANCE_NIL when absent), and yields the matches
    in chunks (of at most ECS_WORLD_CHUNK, but see there). The world picks the path from the
    stores: all required stores direct kind (lockstep by entity index), all
-   required stores one group (the group's prefix), else the smallest
-   required store drives and the others are looked up in batches. */
+   required stores in one group (its prefix, then the remainder when the
+   group has more members), a group of required stores only (its prefix,
+   the others looked up), else the smallest required store drives and the
+   others are looked up in batches (QUERIES in the doc block). */
 
 typedef struct ecs_world_query_desc {
     const char *required[ECS_WORLD_MAX_TERMS + 1]; /* NULL-terminated names */
@@ -1921,9 +2101,11 @@ typedef struct ecs_world_query_desc {
 } ecs_world_query_desc;
 
 typedef enum ecs_world_query_path {
-    ECS_WORLD_QUERY_DIRECT = 0, /* every required store direct: runs of slots */
-    ECS_WORLD_QUERY_GROUP = 1,  /* every required store in one group: the prefix */
-    ECS_WORLD_QUERY_LOOKUP = 2  /* the driver's instances, the others looked up */
+    ECS_WORLD_QUERY_DIRECT = 0,     /* every required store direct: runs of slots */
+    ECS_WORLD_QUERY_GROUP = 1,      /* every required store in one group: its prefix (contiguous in every
+                                       term), then, when the group has more members, the remainder */
+    ECS_WORLD_QUERY_LOOKUP = 2,     /* the driver's instances, the others looked up */
+    ECS_WORLD_QUERY_GROUP_PART = 3  /* a group of required stores only: its prefix, the other terms looked up */
 } ecs_world_query_path;
 
 /** A prepared query (make it once, iterate it every frame). Terms are the
@@ -1934,6 +2116,9 @@ typedef struct ecs_world_query {
     uint32_t term[ECS_WORLD_MAX_TERMS];  /* component index of each term */
     ecs_world_query_path path;
     uint32_t driver;                     /* the term whose instances drive the loop */
+    const struct ecs_group *group;       /* the group paths' group, else NULL */
+    uint32_t group_terms;                /* bit t: term t is one of the group's members */
+    uint32_t group_term;                 /* the first required term in the group */
     uint32_t epoch;                      /* world->epoch when made */
     /* the direct path's remembered runs (ecs_world_query_refresh): slots
        run_begin[r] .. run_end[r] - 1 match, as long as every required
@@ -1952,6 +2137,11 @@ typedef struct ecs_world_chunk {
     const ecs_entity *entity;                    /* the count matched entities */
     uint32_t first[ECS_WORLD_MAX_TERMS];
     const uint32_t *index[ECS_WORLD_MAX_TERMS];
+    /* NULL, except in a masked walk (a system's on the direct path): then
+       the chunk is count slots from first[t] in every term (index NULL),
+       entity[k] the slot's owner in the first term, and slot k is a match
+       exactly when bit k of mask[k / 64] is set */
+    const uint64_t *mask;
 } ecs_world_chunk;
 
 static inline uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32_t t, uint32_t k)
@@ -1965,16 +2155,22 @@ static inline uint32_t ecs_world_chunk_instance(const ecs_world_chunk *c, uint32
 typedef struct ecs_world_cursor {
     const ecs_world_query *query;
     uint32_t next, end;                           /* driver positions left */
+    uint32_t masked;                              /* 1: masked chunks where the path allows (systems) */
     ecs_entity entity_buffer[ECS_WORLD_CHUNK];
     uint32_t index_buffer[ECS_WORLD_MAX_TERMS][ECS_WORLD_CHUNK];
+    uint64_t mask_buffer[ECS_WORLD_MASKED_CHUNK / 64u];
 } ecs_world_cursor;
 
 /** Prepares q from desc. ECS_OK, or an error naming the component
     (unregistered name, more than ECS_WORLD_MAX_TERMS terms, none required,
     a name given twice); *q is written only on success. Allocates nothing.
-    The path is chosen now (see QUERIES); the lookup path's driver, the
-    smallest required store, is chosen again by every span and walk
-    (q->driver: the choice when made). */
+    The path and its group are chosen now (see QUERIES: a group made later
+    is not used by this query; systems are planned again every frame); the
+    lookup path's driver and a group's remainder driver, the smallest
+    required store, are chosen again by every span and walk (q->driver: the
+    choice when made). A group freed outside the world while q lives (not
+    by ecs_world_remove, which q notices) leaves q pointing at it: make q
+    again. */
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
                                         ecs_error *err);
 /** Driver positions to walk (the range ecs_world_cursor_start splits); 0
@@ -2030,67 +2226,204 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     instances were destroyed. */
 ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
 
-/* ---- systems across threads -------------------------------------------------
-   A system is a query, the components it writes (every other term of its
-   query is read) and a function called once per chunk of matches.
-   ecs_world_run_systems runs a frame's systems:
+/* ---- systems ----------------------------------------------------------------
+   A system is a declaration (its terms: the components it reads, writes and
+   may have) and a body run for every match; the world keeps the registered
+   systems in order and runs them each frame (ecs_world_run_systems):
+   - ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags) { body } declares one. TERMS is an
+     X-macro of X(type, view, access): type a typed manager (ECS_MANAGER_DEFINE
+     or _DEFINE_SCHEMA) registered in the world under the type's name, view
+     the name the body reads it by, access ECS_READ, ECS_WRITE, ECS_OPTIONAL
+     (read, may be absent) or ECS_OPTIONAL_WRITE. The body runs with frame
+     (the ecs_frame given to ecs_world_run_systems), k, entity and one
+     type_view per term: view.field[k] is the match's data, so in a
+     contiguous chunk the body is a loop over plain arrays and in a
+     scattered one each match is read through its instance (k = 0, the views
+     moved to it); an optional term's view holds NULL pointers for an entity
+     without it. flags: 0 or ECS_SERIAL (a body that writes anything but its
+     match's instances: a frame buffer, a sum). The macro gives name_system,
+     the const ecs_system_desc to register with ecs_world_add_system.
    - the rule (Our Machinery's): two systems conflict when one writes a
      component the other reads or writes. Systems that do not conflict run
-     at the same time; of two that conflict, the one earlier in the array
-     runs entirely before the later one starts. So the systems run in waves:
-     a system's wave is one more than the latest wave of the earlier
-     systems it conflicts with (0 when none); waves run in order, and a
-     wave's systems run together.
-   - a system's matches are cut into ranges of ECS_WORLD_SYSTEM_RANGE driver
-     positions (ecs_world_query_span, ecs_world_cursor_start), each range a
-     task: so a system's function runs on several chunks at once, and must
-     only write the instances of the chunk it is given (of components it
-     declared). A system that writes anything else (a frame buffer, a sum)
-     sets `serial`: its chunks then run in order on one task (still beside
+     at the same time; of two that conflict, the one registered earlier runs
+     entirely before the later one starts. So the systems run in waves: a
+     system's wave is one more than the latest wave of the earlier systems
+     it conflicts with (0 when none); waves run in order, and a wave's
+     systems run together.
+   - a system's matches are cut into ranges of ECS_WORLD_SYSTEM_RANGE
+     positions of its query's walk (ecs_world_query_span,
+     ecs_world_cursor_start: a group's prefix, then its remainder), each
+     range a task, so a body runs on several chunks at once and must only
+     write the instances of its match (of components it declared as
+     written: writing an undeclared one is your bug, which the world cannot
+     see). A serial system's chunks run in order on one task (still beside
      the systems it does not conflict with).
    - the ranges depend on the stores' sizes only, never on the number of
      workers; with systems that keep to their declarations every result is
-     the serial one (the systems one after another in array order, each
-     over its chunks in order), bit for bit.
+     the serial one (the systems one after another in registration order,
+     each over its chunks in order), bit for bit.
+   - the world plans each system's query again when groups or stores change
+     (a group added after the system is used from the next frame) and
+     refreshes the direct path's runs itself.
    Nothing is allocated per frame. Do not add or remove instances of a
    running system's stores (defer them to after the call). */
 
 /** Driver positions per task of a system (64 chunks). */
 #define ECS_WORLD_SYSTEM_RANGE (64u * ECS_WORLD_CHUNK)
 
-/** What a system does with one chunk of its query's matches. */
-typedef void (*ecs_world_system_fn)(void *user, const ecs_world_chunk *chunk);
+/** A term's access (ecs_system_term.access). */
+#define ECS_READ 0u
+#define ECS_WRITE 1u
+#define ECS_OPTIONAL 2u
+#define ECS_OPTIONAL_WRITE 3u
+/** ecs_system_desc.flags: the chunks run in order on one task. */
+#define ECS_SERIAL 1u
 
-/** A system: made by ecs_world_system_make, then yours (set `serial` and
-    `user` as you like). The wave and range fields are the run's scratch. */
+/** What ecs_world_run_systems hands every body: yours to fill each frame. */
+typedef struct ecs_frame {
+    double dt;          /* seconds since the last frame */
+    uint64_t number;    /* the frame's number */
+    void *user;         /* what your systems share (a frame buffer, a context) */
+} ecs_frame;
+
+/** Runs a system's body over one chunk; term_manager[t] is the manager of
+    term t (the desc's order), chunk's first and index too. */
+typedef void (*ecs_system_chunk_fn)(const ecs_frame *frame, const ecs_world_chunk *chunk,
+                                    ecs_manager *const *term_manager);
+/** One term of a system. */
+typedef struct ecs_system_term {
+    const char *component;                              /* the registered name */
+    uint32_t access;                                    /* ECS_READ ... ECS_OPTIONAL_WRITE */
+    uint32_t (*layout_matches)(const ecs_manager *m);   /* the declared type's check, or NULL */
+} ecs_system_term;
+/** A system's declaration (ECS_WORLD_SYSTEM_DEFINE makes one; a runtime system,
+    a plugin's, may fill one by hand). Must outlive its registration. */
+typedef struct ecs_system_desc {
+    const char *name;
+    const ecs_system_term *terms;
+    uint32_t num_terms;                                 /* 1..ECS_WORLD_MAX_TERMS, one required at least */
+    ecs_system_chunk_fn chunk;
+    uint32_t flags;                                     /* 0 or ECS_SERIAL */
+} ecs_system_desc;
+
+/** A registered system (the world's; read-only). */
 typedef struct ecs_world_system {
-    ecs_world_query query;
-    uint32_t write[ECS_WORLD_MAX_TERMS];  /* components written (indices in w->component) */
+    const ecs_system_desc *desc;
+    ecs_world_query query;                         /* required terms first, then optional */
+    uint32_t query_term[ECS_WORLD_MAX_TERMS];      /* desc term t is query term query_term[t] */
+    ecs_manager *manager[ECS_WORLD_MAX_TERMS];     /* desc term t's manager */
+    uint32_t write[ECS_WORLD_MAX_TERMS];           /* components written (indices in w->component) */
     uint32_t num_writes;
-    ecs_world_system_fn fn;
-    void *user;
-    uint32_t serial;                      /* 1: chunks in order on one task */
-    uint32_t wave;                        /* ecs_world_run_systems: the wave it ran in */
-    uint32_t first_task, num_tasks;       /* ecs_world_run_systems: its tasks in its wave */
+    uint32_t wave;                                 /* the wave it ran in (last run) */
+    uint32_t first_task, num_tasks;                /* the run's scratch */
 } ecs_world_system;
 
-/** Makes *s: the query from desc (ecs_world_query_make), the components it
-    writes (writes: NULL-terminated names, at most ECS_WORLD_MAX_TERMS,
-    registered in w; they need not be terms of the query; NULL: none), fn
-    and user. ECS_OK, or an error naming the component (unregistered, too
-    many, NULL fn: ECS_ERROR_INVALID_ARGUMENT); *s is then unusable. */
-ECS_DEF ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
-                                         const char *const *writes, ecs_world_system_fn fn, void *user,
-                                         ecs_error *err);
-/** Runs systems[0..n) once over their matches, across jobs' workers (NULL
-    or one worker: on the calling thread), by the rule above; returns when
-    all have finished. ECS_OK, or (nothing run) ECS_ERROR_INVALID_ARGUMENT
-    (a system of another world, NULL fn) or ECS_ERROR_NOT_FOUND (a store of
-    a system's query was removed: make it again). A job system that could
-    not start some tasks only costs time: they run on the calling thread.
-    Writes each system's wave. Only this call may use w meanwhile. */
-ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n, const ecs_jobs *jobs,
-                                         ecs_error *err);
+/** The index of the lowest set bit of x (x != 0). */
+static inline uint32_t ecs_bit_lowest(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (uint32_t)__builtin_ctzll(x);
+#else
+    uint32_t n = 0;
+    while (!(x & 1u)) x >>= 1, ++n;
+    return n;
+#endif
+}
+
+/** Whether the first num_terms terms of chunk c are all contiguous (plain
+    arrays from first[t]). */
+static inline int ecs_world_chunk_contiguous(const ecs_world_chunk *c, uint32_t num_terms)
+{
+    uint32_t t;
+    for (t = 0; t < num_terms; ++t)
+        if (c->index[t]) return 0;
+    return 1;
+}
+
+/** Registers a system after the ones registered before (its place in the
+    frame). ECS_OK, or an error naming the system and the thing, nothing
+    changed: desc NULL, no terms, more than ECS_WORLD_MAX_TERMS, no required
+    term, NULL chunk function (INVALID_ARGUMENT); registered already, by
+    pointer or name (ALREADY_EXISTS); a term's component not registered
+    (NOT_FOUND), not an ecs_manager, named twice, or whose manager's fields
+    differ from the declared type's (INVALID_ARGUMENT); out of memory. */
+ECS_DEF ecs_result ecs_world_add_system(ecs_world *w, const ecs_system_desc *desc, ecs_error *err);
+/** Unregisters the system named name. ECS_OK or ECS_ERROR_NOT_FOUND. */
+ECS_DEF ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_error *err);
+/** Runs every registered system once over its matches, in waves (the rule
+    above), across jobs' workers (NULL or one worker: on the calling thread);
+    returns when all have finished. frame is handed to every body. ECS_OK,
+    or (nothing run) ECS_ERROR_NOT_FOUND naming the system and component when
+    a store of a system was removed. A job system that could not start some
+    tasks only costs time: they run on the calling thread. Only this call
+    may use w meanwhile. */
+ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, const ecs_jobs *jobs, ecs_error *err);
+
+/* ECS_WORLD_SYSTEM_DEFINE's pieces: per term X(type, view, access). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__ALWAYS_INLINE __attribute__((always_inline))
+#define ECS__LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define ECS__ALWAYS_INLINE
+#define ECS__LIKELY(x) (x)
+#endif
+#define ECS__SYS_PARAM(type, view, access) , ECS__UNUSED type##_view view
+#define ECS__SYS_ARG(type, view, access) , view
+#define ECS__SYS_DECL(type, view, access) type##_view view;
+#define ECS__SYS_COUNT(type, view, access) +1u
+#define ECS__SYS_AT_FIRST(type, view, access) type##_view_at(&view, m_[t_], c_->first[t_]), ++t_;
+#define ECS__SYS_AT_MATCH(type, view, access) type##_view_at(&view, m_[t_], ecs_world_chunk_instance(c_, t_, k)), ++t_;
+#define ECS__SYS_TERM(type, view, access) {#type, access, type##_layout_matches},
+
+/** Declares system `name` over TERMS (see "systems" above) and gives
+    name_system (const ecs_system_desc); the braces that follow are the
+    body: per match, with frame, k, entity and one view per term. Example:
+        #define MOVE(X) X(position, pos, ECS_WRITE) X(velocity, vel, ECS_READ)
+        ECS_WORLD_SYSTEM_DEFINE(move, MOVE, 0) { pos.p[k].x += vel.v[k].x * frame->dt; }
+        ecs_world_add_system(&w, &move_system, &err);
+    Generates static functions name_each_ (the body, inlined) and
+    name_chunk_ (views at first[t] and a loop over k for a contiguous chunk,
+    views moved to each match otherwise). */
+#define ECS_WORLD_SYSTEM_DEFINE(name, TERMS, flags)                                                         \
+    ECS__ALWAYS_INLINE static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k, \
+                                                       ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM));     \
+    static void name##_chunk_(const ecs_frame *frame_in_, const ecs_world_chunk *c_, ecs_manager *const *m_) \
+    {                                                                                                       \
+        TERMS(ECS__SYS_DECL)                                                                                \
+        uint32_t k, t_ = 0, w_, end_;                                                                       \
+        const ecs_frame frame_copy_ = *frame_in_, *frame_ = &frame_copy_; /* a local: no reload per match */ \
+        /* the common case first: the compiler inlines what the body calls there before anywhere else */  \
+        if (ECS__LIKELY(!c_->mask && ecs_world_chunk_contiguous(c_, 0u TERMS(ECS__SYS_COUNT)))) {           \
+            TERMS(ECS__SYS_AT_FIRST)                                                                        \
+            for (k = 0; k < c_->count; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));     \
+            return;                                                                                         \
+        }                                                                                                   \
+        if (c_->mask) { /* slots from first[t], the matches' bits in mask: a word at a time */               \
+            TERMS(ECS__SYS_AT_FIRST)                                                                        \
+            for (w_ = 0; w_ * 64u < c_->count; ++w_) {                                                      \
+                uint64_t bits_ = c_->mask[w_];                                                              \
+                end_ = c_->count - w_ * 64u < 64u ? c_->count : w_ * 64u + 64u;                             \
+                if (bits_ == ~(uint64_t)0)                                                                  \
+                    for (k = w_ * 64u; k < end_; ++k) name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG)); \
+                else                                                                                        \
+                    for (; bits_; bits_ &= bits_ - 1u) {                                                    \
+                        k = w_ * 64u + ecs_bit_lowest(bits_);                                               \
+                        name##_each_(frame_, k, c_->entity[k] TERMS(ECS__SYS_ARG));                         \
+                    }                                                                                       \
+            }                                                                                               \
+            return;                                                                                         \
+        }                                                                                                   \
+        for (k = 0; k < c_->count; ++k) {                                                                   \
+            t_ = 0;                                                                                         \
+            TERMS(ECS__SYS_AT_MATCH)                                                                        \
+            name##_each_(frame_, 0, c_->entity[k] TERMS(ECS__SYS_ARG));                                     \
+        }                                                                                                   \
+    }                                                                                                       \
+    static const ecs_system_term name##_terms_[] = {TERMS(ECS__SYS_TERM)};                                  \
+    ECS__UNUSED static const ecs_system_desc name##_system = {                                              \
+        #name, name##_terms_, 0u TERMS(ECS__SYS_COUNT), name##_chunk_, flags};                              \
+    static inline void name##_each_(ECS__UNUSED const ecs_frame *frame, ECS__UNUSED uint32_t k,               \
+                                    ECS__UNUSED ecs_entity entity TERMS(ECS__SYS_PARAM))
 
 #ifdef __cplusplus
 }
@@ -2103,6 +2436,13 @@ ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems
 #define ECS__IMPLEMENTATION_DONE
 
 #include <stdarg.h>
+/* SSE2 for the direct path's match bits (ECS_NO_SIMD: plain C everywhere) */
+#if !defined(ECS_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#include <emmintrin.h>
+#define ECS__SIMD 1
+#else
+#define ECS__SIMD 0
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -3023,7 +3363,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 {
     uint32_t view = m->flags & ECS__MANAGER_VIEW, num_fields = m->num_fields;
     ecs_lookup_kind lookup = m->lookup;
-    if (m->group) ecs_group_free(m->group);
+    while (m->group) ecs_group_free(m->group); /* each frees the next group of m's chain */
     ECS__FREE(m->buffer);
     ECS__FREE(m->field);
     ECS__FREE(m->fields);
@@ -3046,7 +3386,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
-static void ecs__group_enter(ecs_group *g, uint32_t id);
+static void ecs__groups_enter(ecs_manager *m, uint32_t id);
 static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
 
 /* The first instance of the entity with key id, or NIL (any kind). */
@@ -3193,7 +3533,7 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
     if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
         ecs__drop_stale_owner(m, id);
         ecs__append(m, id);
-        ecs__group_enter(m->group, id);
+        ecs__groups_enter(m, id);
         return ecs_instance_make(ecs__first(m, id));
     }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
@@ -3685,7 +4025,7 @@ static void ecs__batch_enter_group(ecs_manager *m, uint32_t n, const ecs_entity 
 {
     uint32_t k;
     if (m->group)
-        for (k = 0; k < n; ++k) ecs__group_enter(m->group, ecs_entity_key(ecs__batch_entity(es, index, k)));
+        for (k = 0; k < n; ++k) ecs__groups_enter(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
 }
 
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
@@ -4230,8 +4570,10 @@ static void ecs__swap_instances(ecs_manager *m, uint32_t a, uint32_t b)
     ecs_entity_map_set(&m->map, idb, a);
 }
 
-/* The entity with key id joins the group when it owns every member and is
-   not in yet: its instances move to index size of every member. */
+/* The entity with key id joins group g when it owns every member and is
+   not in yet: its instances move to index size of every member. The groups
+   with fewer members that g nests in hold it already (ecs__groups_enter
+   goes from the outermost group in). */
 static void ecs__group_enter(ecs_group *g, uint32_t id)
 {
     uint32_t at[ECS_GROUP_MAX_MEMBERS] = {0}, k;
@@ -4242,23 +4584,55 @@ static void ecs__group_enter(ecs_group *g, uint32_t id)
     ++g->size;
 }
 
-/* Instance i of grouped m is about to be removed: if its entity is in the
-   group, it leaves (its instances move to index size-1 of every member,
-   which then falls out of the group). Returns i's new index in m. */
-static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
+/* The entity with key id just got an instance of m: it joins every group of
+   m's chain it now completes, outermost (fewest members, longest prefix)
+   first, so that it reaches each prefix from the one around it. Swaps stay
+   inside the regions of the other groups: a member's instances are ordered
+   [innermost group | next group out only | ... | outermost only | rest]. */
+static void ecs__groups_enter(ecs_manager *m, uint32_t id)
 {
-    ecs_group *g = m->group;
-    uint32_t k, last;
-    if (i >= g->size) return i;
-    last = --g->size;
-    for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], i, last);
-    return last;
+    ecs_group *g;
+    for (g = m->group; g; g = g->next) ecs__group_enter(g, id);
 }
 
-/* Why m cannot join a group (an error set in err), or ECS_OK. */
-static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_error *err)
+/* Instance i of grouped m is about to be removed: its entity leaves every
+   group of m's chain it is in, innermost first (its instances move to index
+   size-1 of every member, which then falls out of that group). Returns i's
+   new index in m. */
+static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
+{
+    ecs_group *chain[ECS_GROUP_MAX_MEMBERS], *g;
+    uint32_t depth = 0, k, last;
+    for (g = m->group; g && depth < ECS_GROUP_MAX_MEMBERS; g = g->next) chain[depth++] = g;
+    while (depth-- > 0) {
+        g = chain[depth];
+        if (i >= g->size) continue;
+        last = --g->size;
+        for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], i, last); /* in g: at i in each */
+        i = last;
+    }
+    return i;
+}
+
+/* Whether every member of a is a member of b. */
+static int ecs__group_within(ecs_manager *const *a, uint32_t na, ecs_manager *const *b, uint32_t nb)
+{
+    uint32_t i, j;
+    for (i = 0; i < na; ++i) {
+        for (j = 0; j < nb && b[j] != a[i]; ++j) {
+        }
+        if (j == nb) return 0;
+    }
+    return 1;
+}
+
+/* Why members[k] cannot join a group of members[0..n) (an error set in err),
+   or ECS_OK. Every group it is in already must nest with the new one (hold
+   all of its members, or hold only members of it: EnTT's rule). */
+static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t n, uint32_t k, ecs_error *err)
 {
     ecs_manager *m = members[k];
+    const ecs_group *g;
     uint32_t j;
     if (!m) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is NULL", (unsigned)k);
     if (!(m->flags & ECS__MANAGER_READY))
@@ -4266,12 +4640,22 @@ static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_
     if (m->lookup == ECS_LOOKUP_DIRECT)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: member %u is of the direct kind (dense or hash only)",
                              (unsigned)k);
-    if (m->group)
-        return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "ecs_group_init: member %u is in a group already", (unsigned)k);
     for (j = 0; j < k; ++j)
         if (members[j] == m)
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: members %u and %u are the same manager",
                                  (unsigned)j, (unsigned)k);
+    for (g = m->group; g; g = g->next) {
+        int inside = ecs__group_within(g->member, g->num_members, members, n);
+        int around = ecs__group_within(members, n, g->member, g->num_members);
+        if (inside && around)
+            return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "ecs_group_init: a group of these %u members exists already",
+                                 (unsigned)n);
+        if (!inside && !around)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_group_init: member %u is in a group of %u members that neither holds every member "
+                                 "of the new group nor is held by it (groups that share a member must nest)",
+                                 (unsigned)k, (unsigned)g->num_members);
+    }
     for (j = 0; m->next && j < m->count; ++j)
         if (m->next[j] != ECS__NIL) {
             char who[ECS_ENTITY_TEXT_SIZE];
@@ -4282,6 +4666,22 @@ static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_
     return ECS_OK;
 }
 
+/* Links g into the chain of each member: after the groups it holds, before
+   the groups that hold it (the same ones for every member: a group holding
+   g holds all its members, so those groups nest among themselves). */
+static void ecs__group_link(ecs_group *g)
+{
+    uint32_t k;
+    g->next = NULL;
+    for (k = 0; k < g->num_members; ++k) {
+        ecs_group **at = &g->member[k]->group;
+        while (*at && *at != g && (*at)->num_members < g->num_members) at = &(*at)->next;
+        if (*at == g) continue; /* linked through an earlier member's chain */
+        g->next = *at;
+        *at = g;
+    }
+}
+
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
 {
     uint32_t k, i, smallest = 0;
@@ -4289,27 +4689,93 @@ ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uin
     if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !members)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: %u members (2..%u)", (unsigned)n,
                              (unsigned)ECS_GROUP_MAX_MEMBERS);
-    for (k = 0; k < n && r == ECS_OK; ++k) r = ecs__group_check(members, k, err);
+    for (k = 0; k < n && r == ECS_OK; ++k) r = ecs__group_check(members, n, k, err);
     if (r != ECS_OK) return r;
     memset(g, 0, sizeof *g);
     for (k = 0; k < n; ++k) {
         g->member[k] = members[k];
-        members[k]->group = g;
         if (members[k]->count < members[smallest]->count) smallest = k;
     }
     g->num_members = n;
+    ecs__group_link(g);
     /* every instance of the smallest member, in order: what moves into i
-       comes from index size <= i, already seen */
+       comes from index size <= i, already seen; a group g holds is a prefix
+       of every member, so its entities enter first, where they are */
     for (i = 0; i < members[smallest]->count; ++i) ecs__group_enter(g, members[smallest]->entity[i].id);
+    return ECS_OK;
+}
+
+/* ecs_group_sort's scratch: a region's (entity index, instance) pairs, and
+   where each of its original instances is now / which one is at a place. */
+typedef struct ecs__sort_pair {
+    uint32_t key, at;
+} ecs__sort_pair;
+
+static int ecs__sort_pair_cmp(const void *a, const void *b)
+{
+    const ecs__sort_pair *x = (const ecs__sort_pair *)a, *y = (const ecs__sort_pair *)b;
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->at < y->at ? -1 : x->at > y->at);
+}
+
+/* Sorts m's instances [lo, hi) by entity index with swaps (pairs, where and
+   who: hi - lo entries each). */
+static void ecs__sort_region(ecs_manager *m, uint32_t lo, uint32_t hi, ecs__sort_pair *pair, uint32_t *where,
+                             uint32_t *who)
+{
+    uint32_t n = hi - lo, j;
+    for (j = 0; j < n; ++j) {
+        pair[j].key = m->entity[lo + j].id & ECS_INDEX_MASK;
+        pair[j].at = j;
+        where[j] = who[j] = j;
+    }
+    qsort(pair, n, sizeof *pair, ecs__sort_pair_cmp);
+    for (j = 0; j < n; ++j) { /* place j gets the instance first at pair[j].at */
+        uint32_t from = where[pair[j].at], displaced = who[j];
+        if (from == j) continue;
+        ecs__swap_instances(m, lo + j, lo + from);
+        who[from] = displaced;
+        where[displaced] = from;
+        who[j] = pair[j].at;
+        where[pair[j].at] = j;
+    }
+}
+
+ECS_DEF ecs_result ecs_group_sort(ecs_group *g, ecs_error *err)
+{
+    const ecs_group *top = g && g->num_members ? ecs_group_top(g->member[0]) : NULL;
+    uint32_t k, most = 1, depth, lo;
+    unsigned char *scratch;
+    if (!top) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_sort: no group (NULL or freed)");
+    for (k = 0; k < top->num_members; ++k)
+        if (top->member[k]->count > most) most = top->member[k]->count;
+    scratch = (unsigned char *)ECS__REALLOC(NULL, (size_t)most * (sizeof(ecs__sort_pair) + 8u));
+    if (!scratch)
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_group_sort: out of memory for %u instances",
+                             (unsigned)most);
+    for (k = 0; k < top->num_members; ++k) {
+        ecs_manager *m = top->member[k];
+        const ecs_group *chain[ECS_GROUP_MAX_MEMBERS], *c;
+        uint32_t *where = (uint32_t *)(void *)(scratch + (size_t)most * sizeof(ecs__sort_pair));
+        for (depth = 0, c = m->group; c && depth < ECS_GROUP_MAX_MEMBERS; c = c->next) chain[depth++] = c;
+        for (lo = 0; depth-- > 0; lo = chain[depth]->size) /* innermost region first */
+            ecs__sort_region(m, lo, chain[depth]->size, (ecs__sort_pair *)(void *)scratch, where, where + most);
+        ecs__sort_region(m, lo, m->count, (ecs__sort_pair *)(void *)scratch, where, where + most);
+    }
+    ECS__FREE(scratch);
     return ECS_OK;
 }
 
 ECS_DEF void ecs_group_free(ecs_group *g)
 {
     uint32_t k;
-    for (k = 0; k < g->num_members; ++k) g->member[k]->group = NULL;
+    for (k = 0; k < g->num_members; ++k) {
+        ecs_group **at = &g->member[k]->group;
+        while (*at && *at != g) at = &(*at)->next;
+        if (*at == g) *at = g->next;
+    }
     g->num_members = 0;
     g->size = 0;
+    g->next = NULL;
 }
 
 /* ==== the world, queries, whole entities, jobs ==============================
@@ -4398,6 +4864,7 @@ ECS_DEF void ecs_world_free(ecs_world *w)
     }
     for (k = 0; k < w->num_components; ++k) ecs__world_release(&w->component[k]);
     ECS__FREE(w->groups);
+    ECS__FREE(w->systems);
     ECS__FREE(w->component);
     ecs_entity_manager_free(&w->entities);
     memset(w, 0, sizeof *w);
@@ -4483,29 +4950,34 @@ static uint32_t ecs__world_append(ecs_world *w, const char *what, const char *na
     return w->num_components++;
 }
 
-ECS_DEF uint32_t ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
+ECS_DEF ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_manager *m, ecs_error *err)
 {
     const char *what = "ecs_world_add_manager";
     ecs_result r = ECS_OK;
-    if (!m || !(m->flags & ECS__MANAGER_READY))
-        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is %s", what,
-                          name ? name : "(null)", m ? "not initialised" : "NULL");
+    if (!m)
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is NULL", what,
+                          name ? name : "(null)");
+    else if (!(m->flags & ECS__MANAGER_READY)) /* its init failed: carry its reason */
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is not initialised%s%s", what,
+                          name ? name : "(null)", m->error.code != ECS_OK ? ": " : "",
+                          m->error.code != ECS_OK ? m->error.message : "");
     else if (m->world && m->world != w) /* in this world: ecs__world_check_new names it */
         r = ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
                           "%s: the manager for '%s' is already registered in another world", what,
                           name ? name : "(null)");
     if (r != ECS_OK) {
         if (err) *err = w->error;
-        return ECS_WORLD_NO_COMPONENT;
+        return r;
     }
-    if (ecs__world_check_new(w, what, name, m, err) != ECS_OK) return ECS_WORLD_NO_COMPONENT;
-    return ecs__world_append(w, what, name, m, m, NULL, 0u, err);
+    if ((r = ecs__world_check_new(w, what, name, m, err)) != ECS_OK) return r;
+    return ecs__world_append(w, what, name, m, m, NULL, 0u, err) == ECS_WORLD_NO_COMPONENT ? w->error.code : ECS_OK;
 }
 
-ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
-                                     ecs_error *err)
+ECS_DEF ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
+                                       ecs_error *err)
 {
     const char *what = "ecs_world_add_store";
+    ecs_result r;
     if (!store || !iface || !iface->lookup || !iface->next || !iface->count || !iface->entity_at ||
         !iface->destroy_entity || !iface->collect) {
         ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
@@ -4513,10 +4985,10 @@ ECS_DEF uint32_t ecs_world_add_store(ecs_world *w, const char *name, void *store
                       "destroy_entity and collect",
                       what, name ? name : "(null)");
         if (err) *err = w->error;
-        return ECS_WORLD_NO_COMPONENT;
+        return ECS_ERROR_INVALID_ARGUMENT;
     }
-    if (ecs__world_check_new(w, what, name, store, err) != ECS_OK) return ECS_WORLD_NO_COMPONENT;
-    return ecs__world_append(w, what, name, NULL, store, iface, 0u, err);
+    if ((r = ecs__world_check_new(w, what, name, store, err)) != ECS_OK) return r;
+    return ecs__world_append(w, what, name, NULL, store, iface, 0u, err) == ECS_WORLD_NO_COMPONENT ? w->error.code : ECS_OK;
 }
 
 /* define and define_schema end here: m (allocated by the world, its init
@@ -4566,17 +5038,28 @@ ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, con
              : NULL;
 }
 
-/* Frees the world's group g; its members stay registered, ungrouped (in the
-   order they are in). */
-static void ecs__world_drop_group(ecs_world *w, ecs_group *g)
+/* Mirrors each registered manager's outermost group in its component entry. */
+static void ecs__world_sync_groups(ecs_world *w)
 {
     uint32_t k;
     for (k = 0; k < w->num_components; ++k)
-        if (w->component[k].group == g) w->component[k].group = NULL;
+        w->component[k].group = w->component[k].manager ? w->component[k].manager->group : NULL;
+}
+
+/* Frees the world's group g; its members stay registered (in the order they
+   are in), in their other groups. */
+static void ecs__world_drop_group(ecs_world *w, ecs_group *g)
+{
+    uint32_t k;
     for (k = 0; k < w->num_groups; ++k)
-        if (w->groups[k] == g) w->groups[k] = w->groups[--w->num_groups];
+        if (w->groups[k] == g) {
+            memmove(&w->groups[k], &w->groups[k + 1u], (size_t)(w->num_groups - k - 1u) * sizeof *w->groups);
+            --w->num_groups;
+            break;
+        }
     ecs_group_free(g);
     ECS__FREE(g);
+    ecs__world_sync_groups(w);
 }
 
 ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
@@ -4587,7 +5070,8 @@ ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *e
         if (err) *err = w->error;
         return ECS_ERROR_NOT_FOUND;
     }
-    if (w->component[k].group) ecs__world_drop_group(w, w->component[k].group);
+    while (w->component[k].manager && w->component[k].manager->group) /* every group holding it */
+        ecs__world_drop_group(w, w->component[k].manager->group);
     ecs__world_release(&w->component[k]);
     memmove(&w->component[k], &w->component[k + 1u], (size_t)(w->num_components - k - 1u) * sizeof *w->component);
     --w->num_components;
@@ -4595,12 +5079,28 @@ ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *e
     return ECS_OK;
 }
 
-/* The managers ecs_world_group is asked for, checked (ecs__group_check: the
-   kind, another group, listed twice, two instances of an entity), into m. */
+/* The names of g's members as "a, b, c" into out (cap bytes). */
+static void ecs__world_group_names(const ecs_world *w, const ecs_group *g, char *out, size_t cap)
+{
+    size_t at = 0;
+    uint32_t k, c;
+    out[0] = 0;
+    for (k = 0; k < g->num_members && at + 1u < cap; ++k) {
+        const char *name = "?";
+        for (c = 0; c < w->num_components; ++c)
+            if (w->component[c].manager == g->member[k]) name = w->component[c].name;
+        at += (size_t)snprintf(out + at, cap - at, "%s%s", k ? ", " : "", name);
+    }
+}
+
+/* The managers ecs_world_group is asked for, into m, then checked: the kind,
+   listed twice, two instances of an entity, and nesting with the groups
+   they are in (an error naming both groups). */
 static ecs_result ecs__world_group_members(ecs_world *w, const char *const *names, uint32_t n, ecs_manager **m)
 {
     uint32_t k, c;
     ecs_error why;
+    const ecs_group *g;
     if (n < 2 || n > ECS_GROUP_MAX_MEMBERS || !names)
         return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_group: %u components (2..%u)",
                              (unsigned)n, (unsigned)ECS_GROUP_MAX_MEMBERS);
@@ -4612,9 +5112,23 @@ static ecs_result ecs__world_group_members(ecs_world *w, const char *const *name
             return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                                  "ecs_world_group: '%s' is not an ecs_manager (groups hold dense and hash managers)",
                                  names[k]);
-        if (ecs__group_check(m, k, &why) != ECS_OK)
-            return ecs_error_set(&w->error, why.code, "ecs_world_group: '%s' cannot be grouped: %s", names[k],
-                                 why.message);
+    }
+    for (k = 0; k < n; ++k) {
+        if (ecs__group_check(m, n, k, &why) == ECS_OK) continue;
+        for (g = m[k]->group; g; g = g->next) /* a group the new one cannot nest with: name both */
+            if (!ecs__group_within(g->member, g->num_members, m, n) && !ecs__group_within(m, n, g->member, g->num_members)) {
+                char other[200], mine[200];
+                size_t at = 0;
+                uint32_t j;
+                ecs__world_group_names(w, g, other, sizeof other);
+                for (j = 0, mine[0] = 0; j < n && at + 1u < sizeof mine; ++j)
+                    at += (size_t)snprintf(mine + at, sizeof mine - at, "%s%s", j ? ", " : "", names[j]);
+                return ecs_error_set(&w->error, why.code,
+                                     "ecs_world_group: the group {%s} cannot nest with the group {%s}: they share '%s' "
+                                     "and neither holds every component of the other",
+                                     mine, other, names[k]);
+            }
+        return ecs_error_set(&w->error, why.code, "ecs_world_group: '%s' cannot be grouped: %s", names[k], why.message);
     }
     return ECS_OK;
 }
@@ -4623,7 +5137,6 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
 {
     ecs_manager *m[ECS_GROUP_MAX_MEMBERS];
     ecs_group *g = NULL;
-    uint32_t k;
     ecs_result r = ecs__world_group_members(w, names, n, m);
     if (r == ECS_OK && w->num_groups == w->groups_capacity) {
         uint32_t cap = w->groups_capacity ? w->groups_capacity * 2u : 4u;
@@ -4644,7 +5157,7 @@ ECS_DEF ecs_result ecs_world_group(ecs_world *w, const char *const *names, uint3
         return r;
     }
     w->groups[w->num_groups++] = g;
-    for (k = 0; k < n; ++k) w->component[ecs_world_find(w, names[k])].group = g;
+    ecs__world_sync_groups(w);
     return ECS_OK;
 }
 
@@ -4729,21 +5242,61 @@ static uint32_t ecs__query_driver(const ecs_world_query *q)
     return d;
 }
 
+/* How group g relates to q's required terms: 3 its members are exactly
+   them, 2 it holds them all and more, 1 they hold all its members and more,
+   0 none of these. */
+static uint32_t ecs__query_group_rel(const ecs_world *w, const ecs_world_query *q, const ecs_group *g)
+{
+    uint32_t t, k, held = 0;
+    for (t = 0; t < q->num_required; ++t)
+        for (k = 0; k < g->num_members; ++k) held += g->member[k] == w->component[q->term[t]].manager;
+    if (held == q->num_required) return g->num_members == held ? 3u : 2u;
+    return held == g->num_members ? 1u : 0u;
+}
+
+/* The group q's matches come from (see QUERIES: exact, then the group
+   holding the terms with the fewest members, then the group of terms with
+   the most members), or NULL; *rel as ecs__query_group_rel. */
+static const ecs_group *ecs__query_best_group(const ecs_world *w, const ecs_world_query *q, uint32_t *rel)
+{
+    const ecs_group *best = NULL, *g;
+    uint32_t t, r;
+    *rel = 0;
+    for (t = 0; t < q->num_required; ++t) {
+        const ecs_manager *m = w->component[q->term[t]].manager;
+        for (g = m ? m->group : NULL; g; g = g->next) {
+            if ((r = ecs__query_group_rel(w, q, g)) == 0 || r < *rel) continue;
+            if (r == *rel && (r == 2u ? g->num_members >= best->num_members : g->num_members <= best->num_members))
+                continue;
+            best = g;
+            *rel = r;
+        }
+    }
+    return best;
+}
+
 /* Picks the path of q's required terms. */
 static void ecs__query_plan(const ecs_world *w, ecs_world_query *q)
 {
-    const ecs_manager *m0 = w->component[q->term[0]].manager;
-    const ecs_group *g = m0 ? m0->group : NULL;
-    /* the group's prefix holds the entities owning every member: the
-       required terms must be exactly the members */
-    uint32_t t, direct = 1, grouped = g && g->num_members == q->num_required;
+    uint32_t t, k, direct = 1, rel = 0;
+    const ecs_group *g = NULL;
     for (t = 0; t < q->num_required; ++t) {
         const ecs_world_component *c = &w->component[q->term[t]];
         if (!c->manager || c->manager->lookup != ECS_LOOKUP_DIRECT) direct = 0;
-        if (!c->manager || c->manager->group != g) grouped = 0;
     }
-    q->path = direct ? ECS_WORLD_QUERY_DIRECT : grouped ? ECS_WORLD_QUERY_GROUP : ECS_WORLD_QUERY_LOOKUP;
-    q->driver = grouped ? 0u : ecs__query_driver(q);
+    if (!direct && q->num_required >= 2u) g = ecs__query_best_group(w, q, &rel);
+    q->group = g;
+    q->group_terms = 0;
+    q->group_term = 0;
+    for (t = q->num_terms; g && t-- > 0;)
+        for (k = 0; k < g->num_members; ++k)
+            if (g->member[k] == w->component[q->term[t]].manager) {
+                q->group_terms |= 1u << t;
+                if (t < q->num_required) q->group_term = t; /* the first required member */
+            }
+    q->path = direct ? ECS_WORLD_QUERY_DIRECT : rel >= 2u ? ECS_WORLD_QUERY_GROUP
+                                              : rel == 1u ? ECS_WORLD_QUERY_GROUP_PART : ECS_WORLD_QUERY_LOOKUP;
+    q->driver = g ? q->group_term : ecs__query_driver(q);
 }
 
 ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc *desc, ecs_world_query *q,
@@ -4773,10 +5326,10 @@ ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q)
     const ecs_world *w = q->world;
     uint32_t t, span;
     if (q->epoch != w->epoch) return 0;
-    if (q->path == ECS_WORLD_QUERY_GROUP) { /* a group freed outside the world: nothing */
-        const ecs_group *g = w->component[q->term[0]].manager->group;
-        return g ? g->size : 0u;
-    }
+    /* a group's prefix; a group holding more than the terms: then the
+       smallest term's instances past it (the remainder) */
+    if (q->path == ECS_WORLD_QUERY_GROUP_PART || (q->path == ECS_WORLD_QUERY_GROUP && q->group->num_members == q->num_required))
+        return q->group->size;
     span = ecs__store_count(&w->component[q->term[ecs__query_driver(q)]]);
     /* direct: slots past any required store's count match nothing */
     for (t = 0; q->path == ECS_WORLD_QUERY_DIRECT && t < q->num_required; ++t)
@@ -4797,6 +5350,7 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
     }
     c->end = end < span ? end : span;
     c->next = begin < c->end ? begin : c->end;
+    c->masked = 0;
     return ECS_OK;
 }
 
@@ -4814,14 +5368,16 @@ static uint32_t ecs__store_run(const ecs_world_component *c, uint32_t n, const e
     return same ? first : ECS_INSTANCE_NIL;
 }
 
-/* The optional terms' instances for the chunk's entities: a run (index
-   NULL) where they are in step, else an index list. */
-static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out)
+/* The optional terms' instances for the chunk's entities (but the terms in
+   done, bits: set already): a run (index NULL) where they are in step, else
+   an index list. */
+static void ecs__cursor_optional(ecs_world_cursor *c, ecs_world_chunk *out, uint32_t done)
 {
     const ecs_world_query *q = c->query;
     uint32_t t, first;
     for (t = q->num_required; t < q->num_terms; ++t) {
         const ecs_world_component *comp = &q->world->component[q->term[t]];
+        if (done >> t & 1u) continue;
         if ((first = ecs__store_run(comp, out->count, out->entity)) != ECS_INSTANCE_NIL) {
             out->first[t] = first;
             out->index[t] = NULL;
@@ -4898,6 +5454,89 @@ static uint32_t ecs__query_run_end(const ecs_world_query *q, uint32_t s)
     return 0;
 }
 
+/* The match bits of slots [s, s + 64) (n of them valid, n <= 64): bit j
+   when every required store owns slot s + j for one id. SSE2: 16 slots per
+   compare and movemask; else the matches as bytes (loops the compiler
+   vectorises), then eight bytes of 0/1 to eight bits by one multiply each
+   (the bits land apart: no carries). */
+static uint64_t ecs__direct_bits(const ecs_entity *const *ent, uint32_t nreq, uint32_t s, uint32_t n)
+{
+    const ecs_entity *e0 = ent[0] + s;
+    uint64_t bits = 0;
+    uint32_t j, t;
+#if ECS__SIMD
+    const __m128i zero = _mm_setzero_si128();
+#else
+    uint32_t m[64];
+    uint8_t b[64];
+#endif
+    if (n < 64u) { /* the tail: slot by slot */
+        for (j = 0; j < n; ++j) bits |= (uint64_t)(ecs__direct_match(ent, nreq, s + j) != 0) << j;
+        return bits;
+    }
+#if ECS__SIMD
+    for (j = 0; j < 64u; j += 16u) {
+        __m128i a[4], ok[4];
+        uint32_t q;
+        for (q = 0; q < 4u; ++q) {
+            a[q] = _mm_loadu_si128((const __m128i *)(const void *)(e0 + j + 4u * q));
+            ok[q] = _mm_xor_si128(_mm_cmpeq_epi32(a[q], zero), _mm_set1_epi32(-1)); /* id != 0 */
+        }
+        for (t = 1; t < nreq; ++t)
+            for (q = 0; q < 4u; ++q)
+                ok[q] = _mm_and_si128(ok[q], _mm_cmpeq_epi32(a[q], _mm_loadu_si128((const __m128i *)(const void *)(ent[t] + s + j + 4u * q))));
+        bits |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(ok[0], ok[1]), _mm_packs_epi32(ok[2], ok[3])))
+                << j;
+    }
+#else
+    for (j = 0; j < 64u; ++j) m[j] = e0[j].id;
+    for (t = 1; t < nreq; ++t) {
+        const ecs_entity *et = ent[t] + s;
+        for (j = 0; j < 64u; ++j) m[j] &= 0u - (uint32_t)(et[j].id == e0[j].id);
+    }
+    for (j = 0; j < 64u; ++j) b[j] = (uint8_t)(m[j] != 0);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (j = 0; j < 64u; j += 8u) {
+        uint64_t x;
+        memcpy(&x, b + j, 8);
+        bits |= ((x * 0x0102040810204080ull) >> 56) << j;
+    }
+#else
+    for (j = 0; j < 64u; ++j) bits |= (uint64_t)b[j] << j;
+#endif
+#endif
+    return bits;
+}
+
+/* Direct path, masked (a system's walk without optional terms): up to
+   ECS_WORLD_MASKED_CHUNK slots from c->next with their match bits; chunks
+   with no match are skipped. No remembered runs needed: every walk costs
+   the same, the first after a change too. */
+static int ecs__cursor_direct_masked(ecs_world_cursor *c, ecs_world_chunk *out)
+{
+    const ecs_world_query *q = c->query;
+    const ecs_entity *ent[ECS_WORLD_MAX_TERMS];
+    uint32_t t, nreq = q->num_required;
+    for (t = 0; t < nreq; ++t) ent[t] = q->world->component[q->term[t]].manager->entity;
+    while (c->next < c->end) {
+        uint32_t s = c->next, n = c->end - s < ECS_WORLD_MASKED_CHUNK ? c->end - s : ECS_WORLD_MASKED_CHUNK, w;
+        uint64_t any = 0;
+        for (w = 0; w * 64u < n; ++w)
+            any |= c->mask_buffer[w] = ecs__direct_bits(ent, nreq, s + w * 64u, n - w * 64u < 64u ? n - w * 64u : 64u);
+        c->next = s + n;
+        if (!any) continue;
+        for (t = 0; t < nreq; ++t) {
+            out->first[t] = s;
+            out->index[t] = NULL;
+        }
+        out->count = n;
+        out->entity = ent[0] + s;
+        out->mask = c->mask_buffer;
+        return 1;
+    }
+    return 0;
+}
+
 static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
@@ -4940,23 +5579,34 @@ static int ecs__cursor_direct(ecs_world_cursor *c, ecs_world_chunk *out)
         out->entity = c->entity_buffer;
         c->next = s;
     }
-    ecs__cursor_optional(c, out);
+    ecs__cursor_optional(c, out, 0);
     return 1;
 }
 
+static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out, uint32_t d, uint32_t in_step);
+
+/* Group paths: a chunk of the prefix (contiguous in every member) or, past
+   it, of the remainder (the lookup path's walk from the smallest term). */
 static int ecs__cursor_group(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     const ecs_world_query *q = c->query;
-    uint32_t t, s = c->next, n = c->end - s < ECS_WORLD_CHUNK ? c->end - s : ECS_WORLD_CHUNK;
-    if (n == 0) return 0;
-    for (t = 0; t < q->num_required; ++t) {
-        out->first[t] = s;
-        out->index[t] = NULL;
-    }
+    const ecs_group *g = q->group;
+    uint32_t t, s = c->next, n, stop = c->end < g->size ? c->end : g->size;
+    uint32_t optional_out = 0; /* optional terms outside the group: looked up, a chunk at a time */
+    if (s >= g->size) return ecs__cursor_lookup(c, out, ecs__query_driver(q), 0);
+    if (q->path == ECS_WORLD_QUERY_GROUP_PART) return ecs__cursor_lookup(c, out, q->group_term, q->group_terms);
+    for (t = q->num_required; t < q->num_terms; ++t) optional_out |= !(q->group_terms >> t & 1u);
+    n = stop - s;
+    if (optional_out && n > ECS_WORLD_CHUNK) n = ECS_WORLD_CHUNK;
+    for (t = 0; t < q->num_terms; ++t)
+        if (q->group_terms >> t & 1u) {
+            out->first[t] = s;
+            out->index[t] = NULL;
+        }
     out->count = n;
-    out->entity = q->world->component[q->term[0]].manager->entity + s;
+    out->entity = q->world->component[q->term[q->group_term]].manager->entity + s;
     c->next = s + n;
-    ecs__cursor_optional(c, out);
+    ecs__cursor_optional(c, out, q->group_terms);
     return 1;
 }
 
@@ -5003,18 +5653,24 @@ static uint32_t ecs__lookup_keep(ecs_world_cursor *c, uint32_t d, uint32_t t, co
     return j;
 }
 
-static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
+/* The lookup walk from driver term d over c's positions; the required terms
+   in in_step (bits) sit at the driver's instances (a group's members in its
+   prefix) and are not looked up. */
+static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out, uint32_t d, uint32_t in_step)
 {
     const ecs_world_query *q = c->query;
-    uint32_t t, d = ecs__query_driver(q);
+    uint32_t t;
     const ecs_world_component *comp = q->world->component, *dc = &comp[q->term[d]];
     /* a dense or hash manager with one instance per entity: its entity
        array is the candidates, no copy */
     int in_place = dc->manager && dc->manager->lookup != ECS_LOOKUP_DIRECT && !dc->manager->next;
+    in_step |= 1u << d;
     while (c->next < c->end) {
         uint32_t begin = c->next, w = c->end - begin < ECS_WORLD_CHUNK ? c->end - begin : ECS_WORLD_CHUNK, n;
         uint32_t contiguous;
         const ecs_entity *ents = c->entity_buffer;
+        /* one store and no buffer needed: the whole range is one chunk */
+        if (in_place && q->num_terms == 1u) w = c->end - begin;
         c->next = begin + w;
         if (in_place) {
             ents = dc->manager->entity + begin;
@@ -5025,7 +5681,7 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
         contiguous = in_place || n == w;
         for (t = 0; t < q->num_required && n; ++t) {
             uint32_t kept;
-            if (t == d) continue;
+            if (in_step >> t & 1u) continue;
             ecs__store_lookup_many(&comp[q->term[t]], n, ents, c->index_buffer[t]);
             kept = ecs__lookup_keep(c, d, t, ents, n, begin, &contiguous);
             if (kept != n) ents = c->entity_buffer;
@@ -5040,9 +5696,14 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
             out->first[d] = begin;
             out->index[d] = NULL;
         }
+        for (t = 0; t < q->num_terms; ++t) /* in step: the driver's instances */
+            if ((in_step >> t & 1u) && t != d) {
+                out->first[t] = out->first[d];
+                out->index[t] = out->index[d];
+            }
         out->count = n;
         out->entity = ents;
-        ecs__cursor_optional(c, out);
+        ecs__cursor_optional(c, out, in_step);
         return 1;
     }
     return 0;
@@ -5051,10 +5712,14 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out)
 ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     if (c->next >= c->end) return 0;
+    out->mask = NULL;
     switch (c->query->path) {
-    case ECS_WORLD_QUERY_DIRECT: return ecs__cursor_direct(c, out);
-    case ECS_WORLD_QUERY_GROUP: return ecs__cursor_group(c, out);
-    default: return ecs__cursor_lookup(c, out);
+    case ECS_WORLD_QUERY_DIRECT:
+        return c->masked && c->query->num_terms == c->query->num_required ? ecs__cursor_direct_masked(c, out)
+                                                                          : ecs__cursor_direct(c, out);
+    case ECS_WORLD_QUERY_GROUP:
+    case ECS_WORLD_QUERY_GROUP_PART: return ecs__cursor_group(c, out);
+    default: return ecs__cursor_lookup(c, out, ecs__query_driver(c->query), 0);
     }
 }
 
@@ -5195,13 +5860,13 @@ static void ecs__world_collect_task(void *user, uint32_t task)
     ecs__world_collect_job *job = (ecs__world_collect_job *)user;
     ecs_world *w = job->w;
     uint32_t k = job->first + task, j, n = 0;
-    const ecs_group *g = w->component[k].manager ? w->component[k].manager->group : NULL;
-    for (j = 0; g && j < k; ++j) /* an earlier component's task does the group */
-        if (w->component[j].manager && w->component[j].manager->group == g) break;
+    const ecs_group *g = ecs_group_top(w->component[k].manager);
+    for (j = 0; g && j < k; ++j) /* an earlier component's task does the nest */
+        if (ecs_group_top(w->component[j].manager) == g) break;
     if (!g || j == k) {
         n = ecs__store_collect(w, k);
         for (j = k + 1u; g && j < w->num_components; ++j)
-            if (w->component[j].manager && w->component[j].manager->group == g) n += ecs__store_collect(w, j);
+            if (ecs_group_top(w->component[j].manager) == g) n += ecs__store_collect(w, j);
     }
     job->destroyed[task] = n;
 }
@@ -5220,31 +5885,102 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs)
     return total;
 }
 
-/* ==== systems across threads ================================================
-   (issue 18; after the world, which it runs on) */
+/* ==== systems ================================================================
+   (issues 18, 23; after the world, which they run on) */
 
-ECS_DEF ecs_result ecs_world_system_make(ecs_world *w, ecs_world_system *s, const ecs_world_query_desc *desc,
-                                         const char *const *writes, ecs_world_system_fn fn, void *user,
-                                         ecs_error *err)
+/* Makes s's query from its desc's terms (required first, then optional, each
+   in the desc's order) and the term maps. ECS_OK or an error naming the
+   system and the term (w->error set). */
+static ecs_result ecs__system_build(ecs_world *w, ecs_world_system *s)
 {
+    const ecs_system_desc *d = s->desc;
+    ecs_world_query_desc qd;
+    uint32_t t, nreq = 0, nopt = 0, c;
     ecs_result r;
-    memset(s, 0, sizeof *s);
-    if (!fn) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_system_make: NULL function");
-    if ((r = ecs_world_query_make(w, desc, &s->query, err)) != ECS_OK) return r;
-    for (; writes && *writes; ++writes) {
-        uint32_t c = ecs_world_find(w, *writes);
-        if (c == ECS_WORLD_NO_COMPONENT)
-            return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_system_make: writes '%s', which is not registered",
-                                 *writes);
-        if (s->num_writes == ECS_WORLD_MAX_TERMS)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_world_system_make: more than %u written components ('%s')",
-                                 (unsigned)ECS_WORLD_MAX_TERMS, *writes);
-        s->write[s->num_writes++] = c;
+    memset(&qd, 0, sizeof qd);
+    s->num_writes = 0;
+    for (t = 0; t < d->num_terms; ++t) {
+        const ecs_system_term *term = &d->terms[t];
+        const char *name = term->component ? term->component : "(null)";
+        if ((c = ecs_world_find(w, term->component)) == ECS_WORLD_NO_COMPONENT)
+            return ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "system '%s': no component '%s' in the world", d->name,
+                                 name);
+        if (!(s->manager[t] = w->component[c].manager))
+            return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "system '%s': '%s' is not an ecs_manager (a system's terms are managers)", d->name, name);
+        if (term->layout_matches && !term->layout_matches(s->manager[t]))
+            return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                                 "system '%s': the manager registered as '%s' does not have the fields of the declared "
+                                 "type '%s' (%u fields)",
+                                 d->name, name, name, (unsigned)s->manager[t]->num_fields);
+        if (term->access & ECS_OPTIONAL) qd.optional[nopt++] = term->component;
+        else qd.required[nreq++] = term->component;
+        if (term->access & ECS_WRITE) s->write[s->num_writes++] = c;
     }
-    s->fn = fn;
-    s->user = user;
+    if ((r = ecs_world_query_make(w, &qd, &s->query, NULL)) != ECS_OK)
+        return ecs_error_set(&w->error, r, "system '%s': %s", d->name, w->error.message);
+    for (t = 0, nreq = 0, nopt = s->query.num_required; t < d->num_terms; ++t)
+        s->query_term[t] = d->terms[t].access & ECS_OPTIONAL ? nopt++ : nreq++;
     return ECS_OK;
+}
+
+/* Why desc cannot be registered in w (err set), or ECS_OK. */
+static ecs_result ecs__system_check(ecs_world *w, const ecs_system_desc *d)
+{
+    uint32_t k, required = 0;
+    if (!d || !d->name || !d->chunk || d->num_terms == 0 || d->num_terms > ECS_WORLD_MAX_TERMS || !d->terms)
+        return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_world_add_system: system '%s' needs a name, a chunk function and 1..%u terms",
+                             d && d->name ? d->name : "(null)", (unsigned)ECS_WORLD_MAX_TERMS);
+    for (k = 0; k < d->num_terms; ++k) required += !(d->terms[k].access & ECS_OPTIONAL);
+    if (!required)
+        return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_world_add_system: system '%s' has no required term", d->name);
+    for (k = 0; k < w->num_systems; ++k)
+        if (w->systems[k].desc == d || strcmp(w->systems[k].desc->name, d->name) == 0)
+            return ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
+                                 "ecs_world_add_system: system '%s' is registered already", d->name);
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_add_system(ecs_world *w, const ecs_system_desc *desc, ecs_error *err)
+{
+    ecs_world_system s;
+    ecs_result r = ecs__system_check(w, desc);
+    memset(&s, 0, sizeof s);
+    s.desc = desc;
+    if (r == ECS_OK) r = ecs__system_build(w, &s);
+    if (r == ECS_OK && w->num_systems == w->systems_capacity) {
+        uint32_t cap = w->systems_capacity ? w->systems_capacity * 2u : 8u;
+        ecs_world_system *grown = (ecs_world_system *)ECS__REALLOC(w->systems, (size_t)cap * sizeof *grown);
+        if (grown) {
+            w->systems = grown;
+            w->systems_capacity = cap;
+        } else {
+            r = ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_world_add_system: out of memory adding '%s'",
+                              desc->name);
+        }
+    }
+    if (r != ECS_OK) {
+        if (err) *err = w->error;
+        return r;
+    }
+    w->systems[w->num_systems++] = s;
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_remove_system(ecs_world *w, const char *name, ecs_error *err)
+{
+    uint32_t k;
+    for (k = 0; name && k < w->num_systems; ++k)
+        if (strcmp(w->systems[k].desc->name, name) == 0) {
+            memmove(&w->systems[k], &w->systems[k + 1u], (size_t)(w->num_systems - k - 1u) * sizeof *w->systems);
+            --w->num_systems;
+            return ECS_OK;
+        }
+    ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_remove_system: no system '%s'", name ? name : "(null)");
+    if (err) *err = w->error;
+    return ECS_ERROR_NOT_FOUND;
 }
 
 /* 1 when a writes a component that b reads or writes. */
@@ -5276,8 +6012,29 @@ static uint32_t ecs__systems_waves(ecs_world_system *s, uint32_t n)
 
 typedef struct ecs__systems_job {
     ecs_world_system *s;
+    const ecs_frame *frame;
     uint32_t n, wave, base; /* base: the first task of this ecs_jobs_run */
 } ecs__systems_job;
+
+/* Hands one chunk to s's body, its terms in the desc's order. */
+static void ecs__system_chunk(const ecs_world_system *s, const ecs_frame *frame, const ecs_world_chunk *c)
+{
+    ecs_world_chunk mine;
+    uint32_t t, same = 1;
+    for (t = 0; t < s->desc->num_terms; ++t) same &= s->query_term[t] == t;
+    if (same) {
+        s->desc->chunk(frame, c, s->manager);
+        return;
+    }
+    mine.count = c->count;
+    mine.entity = c->entity;
+    mine.mask = c->mask;
+    for (t = 0; t < s->desc->num_terms; ++t) {
+        mine.first[t] = c->first[s->query_term[t]];
+        mine.index[t] = c->index[s->query_term[t]];
+    }
+    s->desc->chunk(frame, &mine, s->manager);
+}
 
 /* Task k of the wave: one range of one of its systems (all of it when serial). */
 static void ecs__systems_task(void *user, uint32_t k)
@@ -5285,45 +6042,57 @@ static void ecs__systems_task(void *user, uint32_t k)
     const ecs__systems_job *job = (const ecs__systems_job *)user;
     ecs_world_cursor c;
     ecs_world_chunk chunk;
-    uint32_t i, begin, end;
+    uint32_t i, begin, end, serial;
     k += job->base;
     for (i = 0; i < job->n; ++i) {
         const ecs_world_system *s = job->s + i;
         if (s->wave != job->wave || k < s->first_task || k - s->first_task >= s->num_tasks) continue;
-        begin = s->serial ? 0 : (k - s->first_task) * ECS_WORLD_SYSTEM_RANGE;
-        end = s->serial ? 0xFFFFFFFFu : begin + ECS_WORLD_SYSTEM_RANGE;
+        serial = s->desc->flags & ECS_SERIAL;
+        begin = serial ? 0 : (k - s->first_task) * ECS_WORLD_SYSTEM_RANGE;
+        end = serial ? 0xFFFFFFFFu : begin + ECS_WORLD_SYSTEM_RANGE;
         if (ecs_world_cursor_start(&c, &s->query, begin, end) != ECS_OK) return; /* checked before: cannot happen */
-        while (ecs_world_cursor_next(&c, &chunk)) s->fn(s->user, &chunk);
+        c.masked = 1;
+        while (ecs_world_cursor_next(&c, &chunk)) ecs__system_chunk(s, job->frame, &chunk);
         return;
     }
 }
 
-ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, ecs_world_system *systems, uint32_t n, const ecs_jobs *jobs,
-                                         ecs_error *err)
+/* Before a frame: each system's query made again when a store was removed
+   (an error naming it when its component is gone), planned again (groups
+   may have come or gone), direct runs refreshed. */
+static ecs_result ecs__systems_prepare(ecs_world *w, ecs_error *err)
+{
+    uint32_t i;
+    for (i = 0; i < w->num_systems; ++i) {
+        ecs_world_system *s = &w->systems[i];
+        if (s->query.epoch != w->epoch && ecs__system_build(w, s) != ECS_OK) {
+            if (err) *err = w->error;
+            return w->error.code;
+        }
+        ecs__query_plan(w, &s->query);
+        if (s->query.num_terms != s->query.num_required) ecs_world_query_refresh(&s->query); /* masked walks need none */
+    }
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_world_run_systems(ecs_world *w, const ecs_frame *frame, const ecs_jobs *jobs, ecs_error *err)
 {
     ecs__systems_job job;
     uint32_t i, waves;
-    for (i = 0; i < n; ++i) {
-        if (systems[i].query.world != w || !systems[i].fn)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_world_run_systems: system %u is not a system of this world", (unsigned)i);
-        if (systems[i].query.epoch != w->epoch)
-            return ecs_error_set(err, ECS_ERROR_NOT_FOUND,
-                                 "ecs_world_run_systems: system %u: a component of its query was removed from the "
-                                 "world: make the system again",
-                                 (unsigned)i);
-    }
-    waves = ecs__systems_waves(systems, n);
-    job.s = systems;
-    job.n = n;
+    ecs_result r = ecs__systems_prepare(w, err);
+    if (r != ECS_OK) return r;
+    waves = ecs__systems_waves(w->systems, w->num_systems);
+    job.s = w->systems;
+    job.n = w->num_systems;
+    job.frame = frame;
     for (job.wave = 0; job.wave < waves; ++job.wave) {
         uint32_t tasks = 0;
-        for (i = 0; i < n; ++i) {
-            ecs_world_system *s = systems + i;
+        for (i = 0; i < job.n; ++i) {
+            ecs_world_system *s = w->systems + i;
             uint32_t span = ecs_world_query_span(&s->query);
             if (s->wave != job.wave) continue;
             s->first_task = tasks;
-            s->num_tasks = s->serial ? 1u : (span + ECS_WORLD_SYSTEM_RANGE - 1u) / ECS_WORLD_SYSTEM_RANGE;
+            s->num_tasks = (s->desc->flags & ECS_SERIAL) ? 1u : (span + ECS_WORLD_SYSTEM_RANGE - 1u) / ECS_WORLD_SYSTEM_RANGE;
             tasks += s->num_tasks;
         }
         for (job.base = 0; job.base < tasks; job.base += ECS_JOBS_MAX_TASKS)

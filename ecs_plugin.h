@@ -1971,7 +1971,7 @@ static ecs_manager *ecs__plugin_define(ecs_plugin_registry *reg, const char *nam
         ECS__FREE(m);
         return NULL;
     }
-    if (reg->world && ecs_world_add_manager(reg->world, name, m, err) == ECS_WORLD_NO_COMPONENT) {
+    if (reg->world && ecs_world_add_manager(reg->world, name, m, err) != ECS_OK) {
         ecs__plugin_rec_remove(reg, reg->num_recs - 1); /* frees m */
         return NULL;
     }

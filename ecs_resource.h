@@ -437,7 +437,10 @@ THREADING
    a blob's blocks on ecs.h's job interface once the entities exist: the
    blocks of one registration `user` (one store) run in blob order on one
    task, distinct users at once, so a spawn function may touch only its
-   user's store (ecs.h's and ecs_transform.h's do). Every store gets the
+   user's store (ecs.h's and ecs_transform.h's do) and, for an ecs_manager
+   in a group, the managers connected to it through groups (a new instance
+   that completes a group moves the other members' instances): those
+   spawn on one task together. Every store gets the
    serial spawn's calls in the serial order: the same instances, bit for
    bit. All or nothing stays: after a failure every spawned block is
    unspawned, newest first per store, and the error is the first failing
@@ -888,9 +891,11 @@ ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, co
 /** ecs_spawner_spawn_copies with the blocks spawned across jobs' workers
     after the one batch create (NULL or one worker: serially, as
     ecs_spawner_spawn_copies). Blocks whose registrations share a `user`
-    (one store) run on one task in blob order; distinct users run at once,
-    so a spawn function must touch only its user's store (ecs.h's and
-    ecs_transform.h's do). Each store sees exactly the calls of the serial
+    (one store) run on one task in blob order, and so do the blocks of
+    ecs_managers connected through groups (ecs_group_top: a spawn into one
+    member moves the others' instances); distinct users run at once, so a
+    spawn function must touch only its user's store (ecs.h's and
+    ecs_transform.h's do, grouped managers aside). Each store sees exactly the calls of the serial
     spawn, in the same order: the same instances, bit for bit. All or
     nothing as ecs_spawner_spawn: on failure every block that was spawned
     is unspawned (newest first per store), the entities are destroyed, and
@@ -2293,14 +2298,24 @@ static void ecs__spawner_task_run(void *user, uint32_t k)
     }
 }
 
-/* Numbers the stores (the distinct users) in order of their first step:
-   steps[t].store. Returns how many. */
+/* What a step's spawn may write: its user, or for a grouped ecs_manager
+   every manager connected to it through groups (entering a group moves the
+   other members' instances), named by ecs_group_top. */
+static const void *ecs__spawner_step_key(const ecs_spawner *sp, uint32_t t)
+{
+    const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
+    const ecs_group *g = e->spawn == ecs_manager_spawn ? ecs_group_top((const ecs_manager *)e->user) : NULL;
+    return g ? (const void *)g : e->user;
+}
+
+/* Numbers the stores (the distinct users, grouped managers counting as one)
+   in order of their first step: steps[t].store. Returns how many. */
 static uint32_t ecs__spawner_number_stores(ecs_spawner *sp, uint32_t nsteps)
 {
     uint32_t t, u, stores = 0;
     for (t = 0; t < nsteps; ++t) {
-        void *user = sp->entries[sp->steps[t].entry].user;
-        for (u = 0; u < t && sp->entries[sp->steps[u].entry].user != user; ++u) {
+        const void *key = ecs__spawner_step_key(sp, t);
+        for (u = 0; u < t && ecs__spawner_step_key(sp, u) != key; ++u) {
         }
         sp->steps[t].store = u == t ? stores++ : sp->steps[u].store;
     }

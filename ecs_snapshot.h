@@ -1736,6 +1736,27 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
     return r;
 }
 
+/* Every group of w's managers gets its size from the data: the longest run
+   of instances, from 0, that every member holds for the same entities (a
+   manager's record keeps only its outermost group's size; nested groups
+   are prefixes inside it). ecs__snap_check_groups then checks that no
+   entity past it owns every member. */
+static void ecs__snap_group_sizes(ecs_world *w)
+{
+    uint32_t c, k, size;
+    ecs_group *g;
+    for (c = 0; c < w->num_components; ++c)
+        for (g = w->component[c].manager ? w->component[c].manager->group : NULL; g; g = g->next) {
+            const ecs_manager *lead = g->member[0];
+            for (size = 0; size < lead->count; ++size) {
+                for (k = 1; k < g->num_members; ++k)
+                    if (size >= g->member[k]->count || g->member[k]->entity[size].id != lead->entity[size].id) break;
+                if (k < g->num_members) break;
+            }
+            g->size = size;
+        }
+}
+
 /* Every group of w keeps its invariant after a load: the entities owning
    every member are instances 0..size-1 of each, in the same order. (A
    snapshot of other groups, or of some members only, breaks it.) */
@@ -1779,6 +1800,7 @@ ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size
     if ((r = ecs__snap_run(w, blob, size, flags, 0, NULL, err)) != ECS_OK) return r;
     if (flags & ECS_SNAPSHOT_REPLACE) ecs__snap_clear_world(w);
     r = ecs__snap_run(w, blob, size, flags, 1, report, err);
+    if (r == ECS_OK) ecs__snap_group_sizes(w);
     if (r == ECS_OK) r = ecs__snap_check_groups(w, err);
     if (r != ECS_OK) {
         ecs__snap_clear_world(w);
@@ -1907,6 +1929,7 @@ ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_
         }
     }
     ECS__FREE(scratch);
+    if (r == ECS_OK) ecs__snap_group_sizes(dst); /* nested groups: sizes from the data */
     if (r != ECS_OK) ecs__snap_clear_world(dst);
     return r;
 }

@@ -364,8 +364,8 @@ REFERENCE (every public function; the declarations below have the details)
    The world (ecs.h's WORLD):
      const ecs_store_interface *ecs_transform_store_interface(void)
                                                          the manager as an ecs_world store
-     uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
-                                           ecs_error *err)
+     ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
+                                             ecs_error *err)
                                                          registers tm in w (queries, destroy_tree)
    Snapshots (ecs_snapshot.h, through the store interface):
      size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap)
@@ -380,7 +380,9 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
-   0.5  entities in messages as ecs_entity_format writes them (the quick
+   0.5  ecs_transform_world_register returns an ecs_result (ecs.h's
+        registrations: one convention; the index by ecs_world_find);
+        entities in messages as ecs_entity_format writes them (the quick
         start prints one so)
    0.4  ecs_transform_snapshot_save_selected (a subtree's or any selection's
         nodes, for snapshots of a subtree); a snapshot load reuses the
@@ -697,11 +699,11 @@ ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void);
 /** Registers tm in w under name (usually "transform") through
     ecs_transform_store_interface: queries can then name it, and
     ecs_world_destroy_tree(w, name, e) destroys e's subtree. tm stays yours
-    (free it after ecs_world_free or ecs_world_remove). Returns the
-    component's index, or ECS_WORLD_NO_COMPONENT (err set, nothing changed:
-    name empty or taken, tm registered already, out of memory). */
-ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
-                                              ecs_error *err);
+    (free it after ecs_world_free or ecs_world_remove). ECS_OK (the
+    component's index: ecs_world_find), or an error (err set, nothing
+    changed: name empty or taken, tm registered already, out of memory). */
+ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
+                                                ecs_error *err);
 
 /* ---- snapshots: the transform manager's whole state as bytes -------------
    What ecs_snapshot.h's ecs_snapshot_save/_load/_clone use through the
@@ -2669,8 +2671,8 @@ static const ecs_store_interface ecs__tf_store = {
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 
-ECS_DEF uint32_t ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
-                                              ecs_error *err)
+ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
+                                                ecs_error *err)
 {
     return ecs_world_add_store(w, name, tm, &ecs__tf_store, err);
 }

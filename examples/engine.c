@@ -211,11 +211,11 @@ static int setup_worlds(engine *g)
     motion_manager_init(&g->motion, ECS_LOOKUP_HASH);
     /* every store once, by name: the compiler, the spawner, the plugins and
        the queries all take them from here */
-    if (ecs_transform_world_register(&g->world, "transform", &g->game, &err) == ECS_WORLD_NO_COMPONENT ||
-        ecs_transform_world_register(&g->world, "inventory", &g->inventory, &err) == ECS_WORLD_NO_COMPONENT ||
-        ecs_world_add_manager(&g->world, "mesh", &g->meshes.core, &err) == ECS_WORLD_NO_COMPONENT ||
-        ecs_world_add_manager(&g->world, "actor", &g->actors.core, &err) == ECS_WORLD_NO_COMPONENT ||
-        ecs_world_add_manager(&g->world, "motion", &g->motion.core, &err) == ECS_WORLD_NO_COMPONENT)
+    if (ecs_transform_world_register(&g->world, "transform", &g->game, &err) != ECS_OK ||
+        ecs_transform_world_register(&g->world, "inventory", &g->inventory, &err) != ECS_OK ||
+        ecs_world_add_manager(&g->world, "mesh", &g->meshes.core, &err) != ECS_OK ||
+        ecs_world_add_manager(&g->world, "actor", &g->actors.core, &err) != ECS_OK ||
+        ecs_world_add_manager(&g->world, "motion", &g->motion.core, &err) != ECS_OK)
         return fail("registering the components", &err);
     memset(&movers, 0, sizeof movers);
     movers.required[0] = "motion";

@@ -23,6 +23,8 @@ for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns chu
   transform_world_pass_plain_ns transform_world_pass_ratio transform_deferred_frame_us transform_bytes_per_node \
   transform_reorder_ns transform_create_ns spawn_level_10k_us spawn_ns_per_entity spawn_vs_memcpy_ratio compile_mb_per_s \
   systems_2_ns systems_2_plain_ns systems_7_ns systems_7_plain_ns systems_7_mixed_ns systems_7_mixed_plain_ns \
+  systems_7_mixed_2e17_ns systems_7_mixed_2e17_plain_ns systems_7_lines systems_7_component_lines thread_probe_mt2_speedup \
+  query_direct_holes_ns query_direct_holes_changed_ns query_direct_holes_hand_ns \
   query_plain_ns query_direct_ns query_group_ns query_lookup_ns \
   transform_world_pass_mt2_speedup systems_7_mixed_mt2_speedup spawn_level_10k_mt2_speedup \
   snapshot_save_gbs snapshot_memcpy_gbs snapshot_load_gbs world_clone_gbs snapshot_json_save_mb_per_s snapshot_json_load_mb_per_s \

@@ -17,6 +17,7 @@
 #define MAX_IDS 4096
 #define WITH_GROUP 1
 #define WITH_RAW 2 /* a manager without a schema: saved in this machine's order only */
+#define WITH_NESTED 4 /* with WITH_GROUP: {body, health} and {tag, raw} nested in {body, health, tag, raw} */
 typedef struct test_world {
     ecs_world w;
     ecs_entity ids[MAX_IDS]; /* ids handed out (the churn picks from them; copied with the world) */
@@ -29,7 +30,7 @@ typedef struct test_world {
 static int make_world(test_world *t, ecs_transform_mode mode, int flags)
 {
     ecs_error err;
-    static const char *const group[] = {"body", "health"};
+    static const char *const group[] = {"body", "health"}, *const nested[] = {"body", "health", "tag", "raw"};
     int ok = ecs_world_init(&t->w) == ECS_OK;
     ok = ok && ecs_transform_manager_init(&t->tm, ECS_LOOKUP_DENSE, mode) == ECS_OK;
     t->m[0] = ok ? ecs_world_define_schema(&t->w, "body", body_schema, 2, ECS_LOOKUP_DENSE, &err) : NULL;
@@ -39,8 +40,10 @@ static int make_world(test_world *t, ecs_transform_mode mode, int flags)
     t->m[4] = t->m[3] ? ecs_world_define(&t->w, "tag", NULL, 0, ECS_LOOKUP_DENSE, &err) : NULL;
     t->m[5] = t->m[4] ? ecs_world_define(&t->w, "raw", raw_fields, (flags & WITH_RAW) ? 2u : 0u, ECS_LOOKUP_DENSE, &err) : NULL;
     t->num_ids = 0;
-    ok = t->m[5] && ecs_transform_world_register(&t->w, "transform", &t->tm, &err) != ECS_WORLD_NO_COMPONENT;
+    ok = t->m[5] && ecs_transform_world_register(&t->w, "transform", &t->tm, &err) == ECS_OK;
     if (ok && (flags & WITH_GROUP)) ok = ecs_world_group(&t->w, group, 2, &err) == ECS_OK;
+    if (ok && (flags & WITH_NESTED))
+        ok = ecs_world_group(&t->w, nested + 2, 2, &err) == ECS_OK && ecs_world_group(&t->w, nested, 4, &err) == ECS_OK;
     return ok;
 }
 

@@ -4,7 +4,11 @@
    creates, create_many, spawns, unspawns, destroys, destroy_entity, entity
    deaths, collect, gc and gc_all, checked in full against a reference model
    that also checks every instance's field bytes; ecs_group_init's refusals;
-   and every allocation failing in turn changes nothing. */
+   and every allocation failing in turn changes nothing. The same with
+   nested groups (issue 23): {a, b} inside {a, b, c}, made before or after
+   it, both kept packed by every path; ecs_group_sort puts every region in
+   entity order and keeps the groups (its allocation failing: nothing
+   changed). */
 #include "oom_alloc.h"
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
@@ -40,6 +44,8 @@ typedef struct world {
     ecs_manager c;
     ecs_manager *mem[NUM_MEMBERS];
     ecs_group g;
+    ecs_group inner; /* nested mode: {a, b}, holding the entities of g and more */
+    int nested;
     unsigned char *has[NUM_MEMBERS]; /* model: has[k][index << 8 | generation] */
     uint32_t count[NUM_MEMBERS];
     ecs_entity live[MAX_INDEX];
@@ -102,12 +108,32 @@ static void model_remove(world *w, uint32_t k, uint32_t id)
     --w->count[k];
 }
 
-static int owns_all(const world *w, ecs_entity e)
+static int owns_first(const world *w, ecs_entity e, uint32_t n)
 {
     uint32_t k;
-    for (k = 0; k < NUM_MEMBERS; ++k)
+    for (k = 0; k < n; ++k)
         if (ecs_instance_is_nil(ecs_manager_lookup(w->mem[k], e))) return 0;
     return 1;
+}
+static int owns_all(const world *w, ecs_entity e) { return owns_first(w, e, NUM_MEMBERS); }
+
+/* nested mode: {a, b}'s prefix holds exactly the entities owning both, in
+   the same order in a and b, and g's prefix is the start of it */
+static uint32_t check_inner(const world *w)
+{
+    uint32_t k, i, bad = 0;
+    if (!w->nested) return 0;
+    bad += w->inner.size < w->g.size || w->inner.next != &w->g || w->mem[2]->group != &w->g;
+    for (k = 0; k < 2; ++k) {
+        const ecs_manager *m = w->mem[k];
+        bad += m->group != &w->inner;
+        for (i = 0; i < m->count; ++i) {
+            int both = owns_first(w, m->entity[i], 2);
+            if (i < w->inner.size) bad += m->entity[i].id != w->mem[0]->entity[i].id || !both;
+            else bad += (uint32_t)both;
+        }
+    }
+    return bad;
 }
 
 /* The full check: the model, the fields, the lookups and the group's order. */
@@ -116,13 +142,29 @@ static int check_all(const world *w)
     uint32_t k, i, bad = 0;
     for (k = 0; k < NUM_MEMBERS; ++k) {
         const ecs_manager *m = w->mem[k];
-        bad += m->count != w->count[k] || m->num_instances != w->count[k] || m->group != &w->g;
+        bad += m->count != w->count[k] || m->num_instances != w->count[k] || (!w->nested && m->group != &w->g);
         for (i = 0; i < m->count; ++i) {
             ecs_entity e = m->entity[i];
             bad += !w->has[k][slot_of(e.id)] || ecs_manager_lookup(m, e).i != i || !fields_ok(w, k, i, e.id);
             bad += !ecs_instance_is_nil(ecs_manager_next(m, ecs_instance_make(i)));
             if (i < w->g.size) bad += m->entity[i].id != w->mem[0]->entity[i].id || !owns_all(w, e);
             else bad += (uint32_t)owns_all(w, e);
+        }
+    }
+    return bad + check_inner(w) == 0;
+}
+
+/* ecs_group_sort: every region of every member (the inner group's prefix,
+   the outer's part, the rest) in entity index order, the groups intact;
+   with its one allocation failing, nothing changed. */
+static int regions_sorted(const world *w)
+{
+    uint32_t k, i, bad = 0;
+    for (k = 0; k < NUM_MEMBERS; ++k) {
+        const ecs_manager *m = w->mem[k];
+        for (i = 1; i < m->count; ++i) {
+            int starts = i == w->g.size || (w->nested && k < 2 && i == w->inner.size); /* a region starts at i */
+            bad += !starts && (m->entity[i - 1u].id & ECS_INDEX_MASK) > (m->entity[i].id & ECS_INDEX_MASK);
         }
     }
     return bad == 0;
@@ -132,6 +174,15 @@ static int check_all(const world *w)
    expected outcome of an operation. */
 static int oom_mode;
 static int failed_by_oom(ecs_result r) { return oom_mode && r == ECS_ERROR_OUT_OF_MEMORY; }
+
+static void op_sort(world *w)
+{
+    ecs_error err;
+    ecs_result r = ecs_group_sort(w->nested && rnd_below(2) ? &w->inner : &w->g, &err);
+    if (failed_by_oom(r)) return;
+    CHECK_MSG(r == ECS_OK, "%s", err.message);
+    CHECK(regions_sorted(w));
+}
 
 static ecs_entity random_live(world *w) { return w->live[rnd_below(w->num_live)]; }
 
@@ -285,7 +336,7 @@ static void op_collect(world *w, uint32_t k, int how)
     free(dead);
 }
 
-static void world_init(world *w, ecs_lookup_kind ka, ecs_lookup_kind kb, ecs_lookup_kind kc)
+static void world_init_nested(world *w, ecs_lookup_kind ka, ecs_lookup_kind kb, ecs_lookup_kind kc, int nested)
 {
     uint32_t k;
     ecs_error err;
@@ -297,13 +348,17 @@ static void world_init(world *w, ecs_lookup_kind ka, ecs_lookup_kind kb, ecs_loo
     w->mem[1] = &w->b.core;
     w->mem[2] = &w->c;
     for (k = 0; k < NUM_MEMBERS; ++k) w->has[k] = (unsigned char *)calloc(MODEL_SIZE, 1);
+    w->nested = nested;
+    if (nested == 1) CHECK_MSG(ecs_group_init(&w->inner, w->mem, 2, &err) == ECS_OK, "%s", err.message);
     CHECK_MSG(ecs_group_init(&w->g, w->mem, NUM_MEMBERS, &err) == ECS_OK, "%s", err.message);
+    if (nested == 2) CHECK_MSG(ecs_group_init(&w->inner, w->mem, 2, &err) == ECS_OK, "%s", err.message);
 }
 
 static void world_free(world *w)
 {
     uint32_t k;
     ecs_group_free(&w->g);
+    if (w->nested) ecs_group_free(&w->inner);
     grp_a_free(&w->a);
     grp_b_free(&w->b);
     ecs_manager_free(&w->c);
@@ -312,11 +367,12 @@ static void world_free(world *w)
 }
 
 /* Random operations against the model; a full check every 250. */
-static void test_random(ecs_lookup_kind ka, ecs_lookup_kind kb, ecs_lookup_kind kc, uint64_t seed, uint32_t ops)
+static void test_random(ecs_lookup_kind ka, ecs_lookup_kind kb, ecs_lookup_kind kc, uint64_t seed, uint32_t ops,
+                        int nested)
 {
     world *w = (world *)malloc(sizeof *w);
     uint32_t op, bad = 0, max_size = 0;
-    world_init(w, ka, kb, kc);
+    world_init_nested(w, ka, kb, kc, nested);
     rng_state = seed;
     for (op = 0; op < ops; ++op) {
         uint32_t r = rnd_below(100), k = rnd_below(NUM_MEMBERS);
@@ -334,12 +390,14 @@ static void test_random(ecs_lookup_kind ka, ecs_lookup_kind kb, ecs_lookup_kind 
         else if (r < 84) op_destroy_entity(w, k);
         else if (r < 90) op_collect(w, k, 0);
         else if (r < 92) op_collect(w, k, 1);
+        else if (op % 997u == 0u) op_sort(w);
         else op_collect(w, k, 2);
         if (w->g.size > max_size) max_size = w->g.size;
         if (op % 250u == 0u || op + 1u == ops) bad += !check_all(w);
     }
-    CHECK_MSG(bad == 0, "%u failed checks (kinds %d %d %d)", bad, (int)ka, (int)kb, (int)kc);
+    CHECK_MSG(bad == 0, "%u failed checks (kinds %d %d %d, nested %d)", bad, (int)ka, (int)kb, (int)kc, nested);
     CHECK(max_size > 50u); /* the group was exercised */
+    CHECK(!nested || w->inner.size > w->g.size);
     world_free(w);
     free(w);
 }
@@ -396,7 +454,7 @@ static void test_init_and_refusals(void)
     }
     list[0] = &m[2];
     list[1] = &m[3];
-    CHECK(ecs_group_init(&g2, list, 2, &err) == ECS_ERROR_ALREADY_EXISTS && strstr(err.message, "group already"));
+    CHECK(ecs_group_init(&g2, list, 2, &err) == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "must nest"));
     CHECK(ecs_manager_move(&m[0], 0, 1) == 0); /* refused while grouped */
     CHECK(ecs_instance_is_nil(ecs_manager_create(&m[0], es[0])) && m[0].error.code == ECS_ERROR_ALREADY_EXISTS);
     ecs_group_free(&g);
@@ -427,12 +485,12 @@ static void snap_take(snapshot *s, const world *w)
         s->entity[k] = (ecs_entity *)malloc((s->count[k] + 1u) * sizeof(ecs_entity));
         memcpy(s->entity[k], w->mem[k]->entity, s->count[k] * sizeof(ecs_entity));
     }
-    s->size = w->g.size;
+    s->size = w->g.size + (w->nested ? w->inner.size << 16 : 0u);
 }
 
 static int snap_same(snapshot *s, const world *w)
 {
-    uint32_t k, same = s->size == w->g.size;
+    uint32_t k, same = s->size == w->g.size + (w->nested ? w->inner.size << 16 : 0u);
     for (k = 0; k < NUM_MEMBERS; ++k) {
         same = same && s->count[k] == w->mem[k]->count &&
                memcmp(s->entity[k], w->mem[k]->entity, s->count[k] * sizeof(ecs_entity)) == 0;
@@ -443,11 +501,11 @@ static int snap_same(snapshot *s, const world *w)
 
 /* Every allocation of a create, a create_many and a spawn failing in turn:
    each failure leaves the members, the order and the group as they were. */
-static void test_oom(ecs_lookup_kind kind)
+static void test_oom(ecs_lookup_kind kind, int nested)
 {
     world *w = (world *)malloc(sizeof *w);
     uint32_t step, failures = 0, j;
-    world_init(w, kind, ECS_LOOKUP_HASH, kind);
+    world_init_nested(w, kind, ECS_LOOKUP_HASH, kind, nested);
     rng_state = 99;
     for (j = 0; j < 600; ++j) {
         ecs_entity e = ecs_entity_create(&w->em);
@@ -464,7 +522,8 @@ static void test_oom(ecs_lookup_kind kind)
             oom_fail_at = k;
             oom_mode = 1;
             rng_state = 1000u + step; /* the same operation for every k */
-            if (step % 3u == 0u) op_create(w, step % NUM_MEMBERS);
+            if (step % 50u == 49u) op_sort(w);
+            else if (step % 3u == 0u) op_create(w, step % NUM_MEMBERS);
             else if (step % 3u == 1u) op_create_many(w, step % NUM_MEMBERS);
             else op_spawn(w);
             oom_fail_at = 0;
@@ -541,10 +600,14 @@ int main(void)
 {
     test_init_and_refusals();
     test_schema_spawn();
-    test_random(ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_HASH, 11, 120000);
-    test_random(ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, 12, 120000);
-    test_random(ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, 13, 60000);
-    test_oom(ECS_LOOKUP_DENSE);
-    test_oom(ECS_LOOKUP_HASH);
+    test_random(ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_HASH, 11, 120000, 0);
+    test_random(ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, 12, 120000, 0);
+    test_random(ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, ECS_LOOKUP_DENSE, 13, 60000, 0);
+    test_random(ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, 14, 80000, 1);
+    test_random(ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, 15, 80000, 2);
+    test_oom(ECS_LOOKUP_DENSE, 0);
+    test_oom(ECS_LOOKUP_HASH, 0);
+    test_oom(ECS_LOOKUP_DENSE, 1);
+    test_oom(ECS_LOOKUP_HASH, 2);
     return test_report("test_ecs_groups");
 }

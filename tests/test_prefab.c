@@ -36,7 +36,7 @@ static int make_world(prefab_world *t)
     ecs_error err;
     int ok = ecs_world_init(&t->w) == ECS_OK;
     ok = ok && ecs_transform_manager_init(&t->tm, ECS_LOOKUP_DENSE, world_mode) == ECS_OK;
-    ok = ok && ecs_transform_world_register(&t->w, "transform", &t->tm, &err) != ECS_WORLD_NO_COMPONENT;
+    ok = ok && ecs_transform_world_register(&t->w, "transform", &t->tm, &err) == ECS_OK;
     t->health = ok ? ecs_world_define_schema(&t->w, "health", health_schema, 6, ECS_LOOKUP_HASH, &err) : NULL;
     t->items = t->health ? ecs_world_define_schema(&t->w, "items", item_schema, 2, ECS_LOOKUP_HASH, &err) : NULL;
     t->raw = t->items ? ecs_world_define(&t->w, "raw", raw_fields, 1, ECS_LOOKUP_DENSE, &err) : NULL;

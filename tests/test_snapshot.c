@@ -594,9 +594,52 @@ static void test_query_after_load(void)
     free_world(&c);
 }
 
+/* Nested groups (issue 23): a load and a clone give every group its size
+   (a manager's record holds only its outermost group's: the group of all
+   four is none's), the worlds equal and every group's prefix packed. */
+static int nest_packed(const test_world *t)
+{
+    uint32_t g, k, i, bad = 0;
+    for (g = 0; g < t->w.num_groups; ++g) {
+        const ecs_group *grp = t->w.groups[g];
+        for (k = 0; k < grp->num_members; ++k)
+            for (i = 0; i < grp->size; ++i) bad += grp->member[k]->entity[i].id != grp->member[0]->entity[i].id;
+    }
+    return bad == 0 && t->w.num_groups == 3 && t->w.groups[2]->size > 0 && t->w.groups[2]->size < t->w.groups[0]->size;
+}
+static void test_nested_groups(void)
+{
+    test_world a, b, c;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    CHECK(make_world(&a, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_NESTED) && make_world(&b, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_NESTED) &&
+          make_world(&c, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_NESTED));
+    CHECK(a.m[0]->group == a.w.groups[0] && a.w.groups[0]->next == a.w.groups[2] && a.w.groups[1]->next == a.w.groups[2]);
+    rng_state = 77;
+    churn(&a, 8000);
+    CHECK(consistent(&a) && nest_packed(&a));
+    memset(&desc, 0, sizeof desc);
+    CHECK(ecs_snapshot_save(&a.w, &desc, &out, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_load(&b.w, out.data, out.size, 0, NULL, &err) == ECS_OK, "%s", err.message);
+    copy_ids(&b, &a);
+    CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&b.w) && nest_packed(&b));
+    CHECK(b.w.groups[0]->size == a.w.groups[0]->size && b.w.groups[2]->size == a.w.groups[2]->size);
+    CHECK_MSG(ecs_snapshot_clone(&c.w, &a.w, &err) == ECS_OK, "%s", err.message);
+    copy_ids(&c, &a);
+    CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&c.w) && nest_packed(&c));
+    CHECK(c.w.groups[0]->size == a.w.groups[0]->size && c.w.groups[2]->size == a.w.groups[2]->size);
+    CHECK(same_future(&b, &c, 2000, 9) && nest_packed(&b) && nest_packed(&c)); /* copies of one state */
+    ecs_snapshot_output_free(&out);
+    free_world(&a);
+    free_world(&b);
+    free_world(&c);
+}
+
 int main(void)
 {
     test_query_after_load();
+    test_nested_groups();
     test_roundtrip(ECS_TRANSFORM_IMMEDIATE, 0);
     test_roundtrip(ECS_TRANSFORM_DEFERRED, 0);
     test_roundtrip(ECS_TRANSFORM_IMMEDIATE, ECS_SNAPSHOT_BIG_ENDIAN);

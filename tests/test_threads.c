@@ -326,6 +326,7 @@ typedef struct level_stores {
     ecs_transform_manager tm;
     ecs_manager mesh, actor;
     ecs_spawner sp;
+    ecs_group group; /* {mesh, actor} when grouped */
 } level_stores;
 
 /* an actor spawn function that fails once `*armed` reaches 1 */
@@ -338,7 +339,7 @@ static ecs_result actor_bomb(void *user, const ecs_spawn_context *ctx, uint32_t 
     return ecs_manager_spawn(user, ctx, n, index, data, size);
 }
 
-static void level_stores_init(level_stores *ls, int bomb)
+static void level_stores_init(level_stores *ls, int bomb, int grouped)
 {
     static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
     static const ecs_field_desc actor_fields[] = {{"mass", 4, 4}, {"radius", 4, 4}};
@@ -354,6 +355,11 @@ static void level_stores_init(level_stores *ls, int bomb)
                                &ls->mesh, &err) == ECS_OK);
     CHECK(ecs_spawner_register(&ls->sp, "actor", bomb ? actor_bomb : ecs_manager_spawn, ecs_manager_unspawn,
                                ECS_RESOURCE_ACTOR_SIZE, &ls->actor, &err) == ECS_OK);
+    if (grouped) {
+        ecs_manager *members[2];
+        members[0] = &ls->mesh, members[1] = &ls->actor;
+        CHECK(ecs_group_init(&ls->group, members, 2, &err) == ECS_OK);
+    }
 }
 
 static void level_stores_free(level_stores *ls)
@@ -446,6 +452,57 @@ static void test_spawn_shared_store(const ecs_compiler_output *out)
 /* ecs_spawner_spawn_jobs against ecs_spawner_spawn_copies: the same stores,
    bit for bit; with a store that fails in a later copy, the same error and
    nothing left, in both */
+/* A job system on the calling thread that watches which tasks change the
+   mesh and actor managers (their entity arrays and map): a store changed by
+   two tasks was written from two tasks, a race on a real pool. */
+typedef struct touch_watch {
+    const ecs_manager *m[2];
+    uint32_t changed_by[2]; /* 1 + the task that changed it, 0: none */
+    uint32_t shared;        /* stores changed by a second task */
+} touch_watch;
+static uint64_t manager_digest(const ecs_manager *m)
+{
+    uint64_t h = 1469598103934665603ull ^ m->count;
+    uint32_t i;
+    for (i = 0; i < m->count; ++i) h = (h ^ m->entity[i].id) * 1099511628211ull;
+    return h;
+}
+static ecs_result watching_parallel_for(void *context, uint32_t n, ecs_task_fn task, void *user)
+{
+    touch_watch *t = (touch_watch *)context;
+    uint32_t k, s;
+    for (k = 0; k < n; ++k) {
+        uint64_t before[2];
+        for (s = 0; s < 2; ++s) before[s] = manager_digest(t->m[s]);
+        task(user, k);
+        for (s = 0; s < 2; ++s) {
+            if (manager_digest(t->m[s]) == before[s]) continue;
+            t->shared += t->changed_by[s] != 0 && t->changed_by[s] != k + 1u;
+            t->changed_by[s] = k + 1u;
+        }
+    }
+    return ECS_OK;
+}
+
+/* One thread: with {mesh, actor} grouped, a spawn through jobs changes each
+   store from one task only (before issue 24's fix the actor task moved the
+   mesh manager's instances too). */
+static void test_spawn_grouped_one_task(const ecs_compiler_output *out)
+{
+    level_stores ls;
+    touch_watch watch;
+    ecs_jobs jobs;
+    ecs_error err;
+    memset(&watch, 0, sizeof watch);
+    level_stores_init(&ls, 0, 1);
+    watch.m[0] = &ls.mesh, watch.m[1] = &ls.actor;
+    jobs.parallel_for = watching_parallel_for, jobs.context = &watch, jobs.num_workers = 2;
+    CHECK(ecs_spawner_spawn_jobs(&ls.sp, &ls.em, out->blob, out->size, 2, NULL, &jobs, &err) == ECS_OK);
+    CHECK(watch.changed_by[0] != 0 && watch.changed_by[0] == watch.changed_by[1] && watch.shared == 0);
+    CHECK(ls.group.size > 0);
+    level_stores_free(&ls);
+}
+
 static void test_spawn(void)
 {
     ecs_compiler compiler;
@@ -453,20 +510,24 @@ static void test_spawn(void)
     ecs_error err, err2;
     size_t len;
     char *json;
-    uint32_t j, copies, bomb;
+    uint32_t j, copies, bomb, grouped;
     rng_state = 1234;
     json = level_json(300, &len);
     memset(&out, 0, sizeof out);
     ecs_compiler_init(&compiler);
     CHECK(ecs_compiler_register_standard(&compiler, &err) == ECS_OK);
     CHECK_MSG(ecs_compiler_compile(&compiler, json, len, 0, &out, &err) == ECS_OK, "%s", err.message);
+    /* grouped: {mesh, actor} an owning group, so spawning one moves the
+       other's instances: the two must spawn on one task (issue 24; with the
+       "reverse" job system, on one thread, the order differed before) */
+    for (grouped = 0; grouped <= 1; ++grouped)
     for (j = 0; j < NUM_JOBS; ++j)
         for (copies = 1; copies <= 3; copies += 2)
-            for (bomb = 0; bomb <= copies; bomb += copies) { /* 0: no failure; copies: the last copy's actors fail */
+            for (bomb = 0; bomb <= (grouped ? 0 : copies); bomb += copies) { /* 0: no failure; copies: the last copy's actors fail */
                 level_stores ref, par;
                 ecs_result r1, r2;
-                level_stores_init(&ref, bomb != 0);
-                level_stores_init(&par, bomb != 0);
+                level_stores_init(&ref, bomb != 0, (int)grouped);
+                level_stores_init(&par, bomb != 0, (int)grouped);
                 actor_bomb_armed = (int)bomb;
                 r1 = ecs_spawner_spawn_copies(&ref.sp, &ref.em, out.blob, out.size, copies, NULL, &err);
                 actor_bomb_armed = (int)bomb;
@@ -474,14 +535,16 @@ static void test_spawn(void)
                 CHECK(r1 == (bomb ? ECS_ERROR_SPAWN_FAILED : ECS_OK));
                 CHECK_MSG(r1 == r2 && (r1 == ECS_OK || strcmp(err.message, err2.message) == 0), "%s: %s / %s",
                           jobs_name[j], err.message, err2.message);
-                CHECK_MSG(same_levels(&ref, &par), "%s, %u copies, bomb %u", jobs_name[j], (unsigned)copies,
-                          (unsigned)bomb);
+                CHECK_MSG(same_levels(&ref, &par), "%s, %u copies, bomb %u, grouped %u", jobs_name[j], (unsigned)copies,
+                          (unsigned)bomb, (unsigned)grouped);
+                if (grouped) CHECK(par.group.size > 0 && par.group.size == ref.group.size);
                 if (bomb) CHECK(ecs_entity_count(&par.em) == 0 && par.tm.count == 0 && par.mesh.count == 0 && par.actor.count == 0);
                 else CHECK(par.tm.count > 600u * copies && par.mesh.count > 0 && par.actor.count > 0);
                 level_stores_free(&ref);
                 level_stores_free(&par);
             }
     test_spawn_shared_store(&out);
+    test_spawn_grouped_one_task(&out);
     ecs_compiler_output_free(&out);
     ecs_compiler_free(&compiler);
     free(json);
@@ -489,160 +552,156 @@ static void test_spawn(void)
 
 /* ---- systems ---------------------------------------------------------------------- */
 
-/* A world of N_SYS entities: position and velocity (direct), data (dense),
-   health (dense, a third of the entities), each one float field. */
+/* A world of N_SYS entities: position and velocity (direct), data, health
+   and armor (dense, grouped {data, health} inside {data, health, armor}),
+   each one float field; the same values in plain per-entity arrays for the
+   naive reference (entity k is index k + 1). */
 #define N_SYS 70000u
+#define ONE_FLOAT(X) X(float, v)
+ECS_MANAGER_DEFINE(t_position, ONE_FLOAT)
+ECS_MANAGER_DEFINE(t_velocity, ONE_FLOAT)
+ECS_MANAGER_DEFINE(t_data, ONE_FLOAT)
+ECS_MANAGER_DEFINE(t_health, ONE_FLOAT)
+ECS_MANAGER_DEFINE(t_armor, ONE_FLOAT)
 typedef struct sys_world {
     ecs_world w;
-    ecs_manager *pos, *vel, *data, *health;
+    t_position pos;
+    t_velocity vel;
+    t_data data;
+    t_health health;
+    t_armor armor;
     double sum; /* the serial system's reduction */
-    ecs_world_system sys[6];
 } sys_world;
 
-#define FIELD(m, t, k) (((float *)(m)->field[0])[ecs_world_chunk_instance(c, t, k)])
+#define MOVE(X) X(t_position, p, ECS_WRITE) X(t_velocity, v, ECS_READ)
+ECS_WORLD_SYSTEM_DEFINE(sys_move, MOVE, 0) { p.v[k] += v.v[k] / 60.0f; }
+#define STEER(X) X(t_velocity, v, ECS_WRITE) X(t_position, p, ECS_READ)
+ECS_WORLD_SYSTEM_DEFINE(sys_steer, STEER, 0) { v.v[k] = v.v[k] * 0.99f - p.v[k] * 0.001f; }
+#define DATA(X) X(t_data, d, ECS_WRITE)
+ECS_WORLD_SYSTEM_DEFINE(sys_data, DATA, 0) { d.v[k] = d.v[k] * 1.5f + 0.25f; }
+#define HURT(X) X(t_health, h, ECS_WRITE) X(t_position, p, ECS_READ) /* the lookup path */
+ECS_WORLD_SYSTEM_DEFINE(sys_hurt, HURT, 0) { h.v[k] -= p.v[k] * 0.5f; }
+#define SUM(X) X(t_position, p, ECS_READ) /* a reduction: serial */
+ECS_WORLD_SYSTEM_DEFINE(sys_sum, SUM, ECS_SERIAL) { ((sys_world *)frame->user)->sum += (double)p.v[k] * 1.0000001; }
+#define DATA_OPT(X) X(t_health, h, ECS_OPTIONAL) X(t_data, d, ECS_WRITE) /* optional first: reordered */
+ECS_WORLD_SYSTEM_DEFINE(sys_data_opt, DATA_OPT, 0) { d.v[k] -= h.v ? h.v[k] : 1.0f; }
+#define HEAL(X) X(t_health, h, ECS_WRITE) X(t_data, d, ECS_READ) /* exactly the inner group */
+ECS_WORLD_SYSTEM_DEFINE(sys_heal, HEAL, 0) { h.v[k] += d.v[k] * 0.001f; }
+#define WEAR(X) X(t_armor, a, ECS_WRITE) X(t_data, d, ECS_READ) /* held by the outer group: prefix + remainder */
+ECS_WORLD_SYSTEM_DEFINE(sys_wear, WEAR, 0) { a.v[k] = a.v[k] * 0.5f + d.v[k]; }
 
-static void sys_move(void *u, const ecs_world_chunk *c) /* position += velocity / 60 */
+typedef struct sys_ref { /* the naive reference: plain arrays by entity */
+    float pos[N_SYS], vel[N_SYS], data[N_SYS], health[N_SYS], armor[N_SYS];
+    uint8_t has[N_SYS]; /* bits: 1 vel, 2 data, 4 health, 8 armor (every entity has a position) */
+    double sum;
+} sys_ref;
+
+static void sys_ref_frame(sys_ref *r)
 {
-    sys_world *s = (sys_world *)u;
     uint32_t k;
-    for (k = 0; k < c->count; ++k) FIELD(s->pos, 0, k) += FIELD(s->vel, 1, k) / 60.0f;
+    for (k = 0; k < N_SYS; ++k) if (r->has[k] & 1u) r->pos[k] += r->vel[k] / 60.0f;
+    for (k = 0; k < N_SYS; ++k) if (r->has[k] & 1u) r->vel[k] = r->vel[k] * 0.99f - r->pos[k] * 0.001f;
+    for (k = 0; k < N_SYS; ++k) if (r->has[k] & 2u) r->data[k] = r->data[k] * 1.5f + 0.25f;
+    for (k = 0; k < N_SYS; ++k) if (r->has[k] & 4u) r->health[k] -= r->pos[k] * 0.5f;
+    for (k = 0; k < N_SYS; ++k) r->sum += (double)r->pos[k] * 1.0000001;
+    for (k = 0; k < N_SYS; ++k) if (r->has[k] & 2u) r->data[k] -= (r->has[k] & 4u) ? r->health[k] : 1.0f;
+    for (k = 0; k < N_SYS; ++k) if ((r->has[k] & 6u) == 6u) r->health[k] += r->data[k] * 0.001f;
+    for (k = 0; k < N_SYS; ++k) if ((r->has[k] & 10u) == 10u) r->armor[k] = r->armor[k] * 0.5f + r->data[k];
 }
-static void sys_steer(void *u, const ecs_world_chunk *c) /* velocity from position */
+
+/* whether entity k's values in s are the reference's, bit for bit */
+static int sys_same(const sys_world *s, const sys_ref *r)
 {
-    sys_world *s = (sys_world *)u;
-    uint32_t k;
-    for (k = 0; k < c->count; ++k) FIELD(s->vel, 1, k) = FIELD(s->vel, 1, k) * 0.99f - FIELD(s->pos, 0, k) * 0.001f;
-}
-static void sys_data(void *u, const ecs_world_chunk *c) /* data alone */
-{
-    sys_world *s = (sys_world *)u;
-    uint32_t k;
-    for (k = 0; k < c->count; ++k) FIELD(s->data, 0, k) = FIELD(s->data, 0, k) * 1.5f + 0.25f;
-}
-static void sys_hurt(void *u, const ecs_world_chunk *c) /* health from position (the lookup path) */
-{
-    sys_world *s = (sys_world *)u;
-    uint32_t k;
-    for (k = 0; k < c->count; ++k) FIELD(s->health, 1, k) -= FIELD(s->pos, 0, k) * 0.5f;
-}
-static void sys_sum(void *u, const ecs_world_chunk *c) /* a reduction: serial */
-{
-    sys_world *s = (sys_world *)u;
-    uint32_t k;
-    for (k = 0; k < c->count; ++k) s->sum += (double)FIELD(s->pos, 0, k) * 1.0000001;
-}
-static void sys_data_opt(void *u, const ecs_world_chunk *c) /* data written again, health optional */
-{
-    sys_world *s = (sys_world *)u;
-    uint32_t k, h;
-    for (k = 0; k < c->count; ++k) {
-        h = ecs_world_chunk_instance(c, 1, k);
-        FIELD(s->data, 0, k) -= h == ECS_INSTANCE_NIL ? 1.0f : ((float *)s->health->field[0])[h];
+    uint32_t k, bad = 0;
+    for (k = 0; k < N_SYS && !bad; ++k) {
+        ecs_entity e = ecs_entity_make(k + 1u, 0);
+        ecs_instance i;
+        bad += memcmp(&s->pos.v[t_position_lookup(&s->pos, e).i], &r->pos[k], 4) != 0;
+        if (r->has[k] & 1u) bad += memcmp(&s->vel.v[t_velocity_lookup(&s->vel, e).i], &r->vel[k], 4) != 0;
+        if (!ecs_instance_is_nil(i = t_data_lookup(&s->data, e))) bad += !(r->has[k] & 2u) || memcmp(&s->data.v[i.i], &r->data[k], 4);
+        if (!ecs_instance_is_nil(i = t_health_lookup(&s->health, e))) bad += !(r->has[k] & 4u) || memcmp(&s->health.v[i.i], &r->health[k], 4);
+        if (!ecs_instance_is_nil(i = t_armor_lookup(&s->armor, e))) bad += !(r->has[k] & 8u) || memcmp(&s->armor.v[i.i], &r->armor[k], 4);
     }
+    return !bad && s->data.core.num_instances + s->health.core.num_instances > 0 && memcmp(&s->sum, &r->sum, sizeof s->sum) == 0;
 }
 
-/* e gets an instance in m holding v (create first: it may move the arrays) */
+/* e gets value v in m (create first: it may move the arrays; a group may move the instance) */
 static void set_value(ecs_manager *m, ecs_entity e, float v)
 {
-    ecs_instance i = ecs_manager_create(m, e);
-    ((float *)m->field[0])[i.i] = v;
+    ecs_manager_create(m, e);
+    ((float *)m->field[0])[ecs_manager_lookup(m, e).i] = v;
 }
 
-static void sys_world_build(sys_world *s)
+static void sys_world_build(sys_world *s, sys_ref *r)
 {
-    static const ecs_field_desc f[] = {{"value", 4, 4}};
-    static const char *const w_pos[] = {"position", NULL}, *const w_vel[] = {"velocity", NULL},
-                             *const w_data[] = {"data", NULL}, *const w_health[] = {"health", NULL};
-    static const ecs_world_query_desc q[6] = {{{"position", "velocity", NULL}, {NULL}},
-                                              {{"position", "velocity", NULL}, {NULL}},
-                                              {{"data", NULL}, {NULL}},
-                                              {{"position", "health", NULL}, {NULL}},
-                                              {{"position", NULL}, {NULL}},
-                                              {{"data", NULL}, {"health", NULL}}};
+    static const char *const inner[] = {"t_data", "t_health"}, *const outer[] = {"t_data", "t_health", "t_armor"};
+    static const ecs_system_desc *const systems[8] = {&sys_move_system, &sys_steer_system, &sys_data_system,
+                                                      &sys_hurt_system, &sys_sum_system,   &sys_data_opt_system,
+                                                      &sys_heal_system, &sys_wear_system};
     ecs_error err;
     uint32_t k;
     memset(s, 0, sizeof *s);
+    memset(r, 0, sizeof *r);
     CHECK(ecs_world_init(&s->w) == ECS_OK);
-    s->pos = ecs_world_define(&s->w, "position", f, 1, ECS_LOOKUP_DIRECT, &err);
-    s->vel = ecs_world_define(&s->w, "velocity", f, 1, ECS_LOOKUP_DIRECT, &err);
-    s->data = ecs_world_define(&s->w, "data", f, 1, ECS_LOOKUP_DENSE, &err);
-    s->health = ecs_world_define(&s->w, "health", f, 1, ECS_LOOKUP_DENSE, &err);
-    CHECK(s->pos && s->vel && s->data && s->health);
+    CHECK(t_position_init(&s->pos, ECS_LOOKUP_DIRECT) == ECS_OK && t_velocity_init(&s->vel, ECS_LOOKUP_DIRECT) == ECS_OK);
+    CHECK(t_data_init(&s->data, ECS_LOOKUP_DENSE) == ECS_OK && t_health_init(&s->health, ECS_LOOKUP_DENSE) == ECS_OK);
+    CHECK(t_armor_init(&s->armor, ECS_LOOKUP_HASH) == ECS_OK);
+    CHECK(ecs_world_add_manager(&s->w, "t_position", &s->pos.core, &err) == ECS_OK);
+    CHECK(ecs_world_add_manager(&s->w, "t_velocity", &s->vel.core, &err) == ECS_OK);
+    CHECK(ecs_world_add_manager(&s->w, "t_data", &s->data.core, &err) == ECS_OK);
+    CHECK(ecs_world_add_manager(&s->w, "t_health", &s->health.core, &err) == ECS_OK);
+    CHECK(ecs_world_add_manager(&s->w, "t_armor", &s->armor.core, &err) == ECS_OK);
+    CHECK(ecs_world_group(&s->w, outer, 3, &err) == ECS_OK); /* the outer one first: the inner nests after */
     rng_state = 4242;
     for (k = 0; k < N_SYS; ++k) {
         ecs_entity e = ecs_entity_create(&s->w.entities);
-        set_value(s->pos, e, (float)rnd_below(1000) * 0.37f);
-        if (k % 5u != 3u) set_value(s->vel, e, (float)rnd_below(100) * 0.11f);
-        if (k % 2u == 0u) set_value(s->data, e, (float)k * 0.01f);
-        if (k % 3u == 0u) set_value(s->health, e, 100.0f);
+        set_value(&s->pos.core, e, r->pos[k] = (float)rnd_below(1000) * 0.37f);
+        if (k % 5u != 3u) set_value(&s->vel.core, e, r->vel[k] = (float)rnd_below(100) * 0.11f), r->has[k] |= 1u;
+        if (k % 2u == 0u) set_value(&s->data.core, e, r->data[k] = (float)k * 0.01f), r->has[k] |= 2u;
+        if (k % 3u == 0u) set_value(&s->health.core, e, r->health[k] = 100.0f), r->has[k] |= 4u;
+        if (k % 7u < 3u) set_value(&s->armor.core, e, r->armor[k] = (float)(k % 11u)), r->has[k] |= 8u;
     }
-    CHECK(ecs_world_system_make(&s->w, &s->sys[0], &q[0], w_pos, sys_move, s, &err) == ECS_OK);
-    CHECK(ecs_world_system_make(&s->w, &s->sys[1], &q[1], w_vel, sys_steer, s, &err) == ECS_OK);
-    CHECK(ecs_world_system_make(&s->w, &s->sys[2], &q[2], w_data, sys_data, s, &err) == ECS_OK);
-    CHECK(ecs_world_system_make(&s->w, &s->sys[3], &q[3], w_health, sys_hurt, s, &err) == ECS_OK);
-    CHECK(ecs_world_system_make(&s->w, &s->sys[4], &q[4], NULL, sys_sum, s, &err) == ECS_OK);
-    CHECK(ecs_world_system_make(&s->w, &s->sys[5], &q[5], w_data, sys_data_opt, s, &err) == ECS_OK);
-    s->sys[4].serial = 1;
-}
-
-static int same_sys_worlds(const sys_world *a, const sys_world *b)
-{
-    return same_manager_data(a->pos, b->pos) && same_manager_data(a->vel, b->vel) &&
-           same_manager_data(a->data, b->data) && same_manager_data(a->health, b->health) &&
-           memcmp(&a->sum, &b->sum, sizeof a->sum) == 0;
-}
-
-/* the serial meaning: each system in array order over all its chunks */
-static void run_serially(sys_world *s)
-{
-    ecs_world_cursor c;
-    ecs_world_chunk chunk;
-    uint32_t i;
-    for (i = 0; i < 6; ++i) {
-        CHECK(ecs_world_cursor_start(&c, &s->sys[i].query, 0, 0xFFFFFFFFu) == ECS_OK);
-        while (ecs_world_cursor_next(&c, &chunk)) s->sys[i].fn(s->sys[i].user, &chunk);
-    }
+    CHECK(ecs_world_group(&s->w, inner, 2, &err) == ECS_OK);
+    for (k = 0; k < 8; ++k) CHECK_MSG(ecs_world_add_system(&s->w, systems[k], &err) == ECS_OK, "%s", err.message);
 }
 
 static void test_systems(void)
 {
-    static const uint32_t want_wave[6] = {0, 1, 0, 1, 1, 2};
-    uint32_t j, frame, i;
+    static const uint32_t want_wave[8] = {0, 1, 0, 1, 1, 2, 3, 3};
+    static const ecs_world_query_path want_path[8] = {ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_LOOKUP,
+        ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_GROUP, ECS_WORLD_QUERY_GROUP};
+    uint32_t j, i;
+    uint64_t frame;
     ecs_error err;
+    sys_ref *r = (sys_ref *)malloc(sizeof *r);
     for (j = 0; j < NUM_JOBS; ++j) {
-        sys_world *ref = (sys_world *)malloc(sizeof *ref), *par = (sys_world *)malloc(sizeof *par);
-        sys_world_build(ref);
-        sys_world_build(par);
+        sys_world *par = (sys_world *)malloc(sizeof *par);
+        ecs_frame f = {1.0 / 60.0, 0, NULL};
+        sys_world_build(par, r);
+        f.user = par;
         for (frame = 0; frame < 3; ++frame) {
-            run_serially(ref);
-            CHECK(ecs_world_run_systems(&par->w, par->sys, 6, &jobs_list[j], &err) == ECS_OK);
-            CHECK_MSG(same_sys_worlds(ref, par), "%s, frame %u", jobs_name[j], (unsigned)frame);
+            f.number = frame;
+            sys_ref_frame(r);
+            CHECK(ecs_world_run_systems(&par->w, &f, &jobs_list[j], &err) == ECS_OK);
+            CHECK_MSG(sys_same(par, r), "%s, frame %u", jobs_name[j], (unsigned)frame);
         }
-        for (i = 0; i < 6; ++i) CHECK_MSG(par->sys[i].wave == want_wave[i], "system %u wave %u", (unsigned)i, (unsigned)par->sys[i].wave);
-        CHECK(ref->sum != 0.0);
-        /* a removed store: refused, nothing run */
-        CHECK(ecs_world_remove(&par->w, "health", &err) == ECS_OK);
+        for (i = 0; i < 8; ++i) {
+            CHECK_MSG(par->w.systems[i].wave == want_wave[i], "system %u wave %u", (unsigned)i, (unsigned)par->w.systems[i].wave);
+            CHECK_MSG(par->w.systems[i].query.path == want_path[i], "system %u path %u", (unsigned)i,
+                      (unsigned)par->w.systems[i].query.path);
+        }
+        CHECK(r->sum != 0.0);
+        /* a removed store: refused naming the system and the component, nothing run */
+        CHECK(ecs_world_remove(&par->w, "t_health", &err) == ECS_OK);
         par->sum = 0;
-        CHECK(ecs_world_run_systems(&par->w, par->sys, 6, &jobs_list[j], &err) == ECS_ERROR_NOT_FOUND);
-        CHECK(par->sum == 0.0);
-        CHECK(ecs_world_run_systems(&par->w, ref->sys, 1, &jobs_list[j], &err) == ECS_ERROR_INVALID_ARGUMENT);
-        ecs_world_free(&ref->w);
+        CHECK(ecs_world_run_systems(&par->w, &f, &jobs_list[j], &err) == ECS_ERROR_NOT_FOUND);
+        CHECK(strstr(err.message, "'sys_hurt'") && strstr(err.message, "'t_health'") && par->sum == 0.0);
         ecs_world_free(&par->w);
-        free(ref);
+        t_position_free(&par->pos), t_velocity_free(&par->vel), t_data_free(&par->data);
+        t_health_free(&par->health), t_armor_free(&par->armor);
         free(par);
     }
-    { /* making: unknown written component, NULL function */
-        sys_world *s = (sys_world *)malloc(sizeof *s);
-        static const char *const bad[] = {"nope", NULL};
-        static const ecs_world_query_desc q = {{"position", NULL}, {NULL}};
-        ecs_world_system sys;
-        sys_world_build(s);
-        CHECK(ecs_world_system_make(&s->w, &sys, &q, bad, sys_sum, s, &err) == ECS_ERROR_NOT_FOUND);
-        CHECK(strstr(err.message, "nope") != NULL);
-        CHECK(ecs_world_system_make(&s->w, &sys, &q, NULL, NULL, s, &err) == ECS_ERROR_INVALID_ARGUMENT);
-        ecs_world_free(&s->w);
-        free(s);
-    }
+    free(r);
 }
 
 int main(void)

@@ -76,9 +76,9 @@ static void test_registration_errors(void)
     CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'pos'", NULL) && w.num_components == 1);
     CHECK(w.error.code == ECS_ERROR_ALREADY_EXISTS);
     /* the same manager under a second name, and in a second world */
-    CHECK(ecs_world_add_manager(&w, "pos2", &pos.core, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_add_manager(&w, "pos2", &pos.core, &err) != ECS_OK);
     CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'pos2'", "'pos'") && w.num_components == 1);
-    CHECK(ecs_world_add_manager(&w2, "pos", &pos.core, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_add_manager(&w2, "pos", &pos.core, &err) != ECS_OK);
     CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "another world", "'pos'") && w2.num_components == 0);
     CHECK(pos.core.world == &w);
     /* two names with one FNV-1a 32 identifier (a known pair) */
@@ -88,30 +88,35 @@ static void test_registration_errors(void)
     CHECK(err.code == ECS_ERROR_NAME_COLLISION && has_text(&err, "'costarring'", "'liquid'") && w.num_components == 2);
     /* empty and NULL names, a NULL or uninitialised manager, a bad layout */
     CHECK(ecs_world_define(&w, "", one_u32, 1, ECS_LOOKUP_HASH, &err) == NULL && err.code == ECS_ERROR_INVALID_ARGUMENT);
-    CHECK(ecs_world_add_manager(&w, NULL, &loose.core, &err) == ECS_WORLD_NO_COMPONENT);
-    CHECK(ecs_world_add_manager(&w, "loose", NULL, &err) == ECS_WORLD_NO_COMPONENT && has_text(&err, "'loose'", "NULL"));
+    CHECK(ecs_world_add_manager(&w, NULL, &loose.core, &err) != ECS_OK);
+    CHECK(ecs_world_add_manager(&w, "loose", NULL, &err) != ECS_OK && has_text(&err, "'loose'", "NULL"));
     memset(&loose, 0, sizeof loose);
-    CHECK(ecs_world_add_manager(&w, "loose", &loose.core, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_add_manager(&w, "loose", &loose.core, &err) != ECS_OK);
     CHECK(has_text(&err, "'loose'", "not initialised"));
+    /* a manager whose init failed: refused with its own reason (issue 24) */
+    CHECK(ecs_manager_init(&loose.core, bad, 1, ECS_LOOKUP_HASH) != ECS_OK);
+    CHECK(ecs_world_add_manager(&w, "loose", &loose.core, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(has_text(&err, "'loose' is not initialised: ", "size 0") && w.num_components == 2);
+    ecs_manager_free(&loose.core);
     CHECK(ecs_world_define(&w, "bad", bad, 1, ECS_LOOKUP_HASH, &err) == NULL);
     CHECK(err.code == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'bad'", "size 0") && w.num_components == 2);
     CHECK(ecs_world_find(&w, "bad") == ECS_WORLD_NO_COMPONENT);
     /* stores: an interface missing a required function, a store twice */
     partial = *ecs_transform_store_interface();
     partial.collect = NULL;
-    CHECK(ecs_world_add_store(&w, "half", &tm, &partial, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_world_add_store(&w, "half", &tm, &partial, &err) != ECS_OK);
     CHECK(err.code == ECS_ERROR_INVALID_ARGUMENT && has_text(&err, "'half'", "collect"));
     partial.collect = ecs_transform_store_interface()->collect;
     partial.count = dummy_count;
-    CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == 2);
-    CHECK(ecs_world_add_store(&w, "transform2", &tm, &partial, &err) == ECS_WORLD_NO_COMPONENT);
+    CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK && ecs_world_find(&w, "transform") == 2);
+    CHECK(ecs_world_add_store(&w, "transform2", &tm, &partial, &err) != ECS_OK);
     CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'transform2'", "'transform'"));
     CHECK(w.num_components == 3 && ecs_world_manager(&w, "transform") == NULL);
     /* remove: unknown name; a removed manager forgets the world */
     CHECK(ecs_world_remove(&w, "nope", &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'nope'", NULL));
     CHECK(ecs_world_remove(&w, "pos", &err) == ECS_OK && pos.core.world == NULL && w.num_components == 2);
     CHECK(ecs_world_find(&w, "transform") == 1 && w.epoch == 1);
-    CHECK(ecs_world_add_manager(&w2, "pos", &pos.core, &err) == 0 && pos.core.world == &w2);
+    CHECK(ecs_world_add_manager(&w2, "pos", &pos.core, &err) == ECS_OK && pos.core.world == &w2);
     m = ecs_world_manager(&w, "costarring");
     CHECK(m != NULL && ecs_world_remove(&w, "costarring", &err) == ECS_OK && w.num_components == 1);
     ecs_world_free(&w);
@@ -150,7 +155,7 @@ static void rand_world_init(rand_world *r, uint32_t max_ever)
     for (k = 0; k < NUM_STORES; ++k) {
         if (k == S_T) {
             ecs_transform_manager_init(&r->tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
-            CHECK(ecs_transform_world_register(&r->w, "T", &r->tm, NULL) == S_T);
+            CHECK(ecs_transform_world_register(&r->w, "T", &r->tm, NULL) == ECS_OK && ecs_world_find(&r->w, "T") == S_T);
         } else {
             r->m[k] = ecs_world_define(&r->w, store_names[k], one_u32, 1, kinds[k], NULL);
         }
@@ -286,7 +291,7 @@ static const query_case query_cases[] = {
     {{"G1", "G2", NULL}, {NULL}, ECS_WORLD_QUERY_GROUP},
     {{"G2", "G1", NULL}, {"A", "T", "D", NULL}, ECS_WORLD_QUERY_GROUP},
     {{"G1", NULL}, {"G2", NULL}, ECS_WORLD_QUERY_LOOKUP},
-    {{"G1", "G2", "C", NULL}, {NULL}, ECS_WORLD_QUERY_LOOKUP},
+    {{"G1", "G2", "C", NULL}, {NULL}, ECS_WORLD_QUERY_GROUP_PART},
     {{"A", "G2", NULL}, {"G1", NULL}, ECS_WORLD_QUERY_LOOKUP},
 };
 
@@ -499,11 +504,11 @@ static void model_init(model_world *mw, uint32_t n)
     memset(mw, 0, sizeof *mw);
     ecs_world_init(&mw->w);
     t_pos_init(&mw->pos, ECS_LOOKUP_DIRECT);
-    CHECK(ecs_world_add_manager(&mw->w, "pos", &mw->pos.core, NULL) == W_POS);
+    CHECK(ecs_world_add_manager(&mw->w, "pos", &mw->pos.core, NULL) == ECS_OK && ecs_world_find(&mw->w, "pos") == W_POS);
     mw->hp = ecs_world_define(&mw->w, "hp", one_u32, 1, ECS_LOOKUP_DENSE, NULL);
     mw->tag = ecs_world_define(&mw->w, "tag", NULL, 0, ECS_LOOKUP_HASH, NULL);
     ecs_transform_manager_init(&mw->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
-    CHECK(ecs_transform_world_register(&mw->w, "transform", &mw->tm, NULL) == W_TF);
+    CHECK(ecs_transform_world_register(&mw->w, "transform", &mw->tm, NULL) == ECS_OK && ecs_world_find(&mw->w, "transform") == W_TF);
     for (k = 0; k < n; ++k) {
         ecs_entity e = mw->e[k] = ecs_entity_create(&mw->w.entities);
         if ((mw->has[k][W_POS] = (uint8_t)(k % 2 == 0)) != 0) t_pos_create(&mw->pos, e);
@@ -804,8 +809,8 @@ static void test_oom(void)
             switch (step % 4) {
             case 0: r = ecs_world_define(&w, name, one_u32, 1, ECS_LOOKUP_DENSE, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
             case 1: r = ecs_world_define_schema(&w, name, schema, 2, ECS_LOOKUP_HASH, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
-            case 2: r = step == 2 ? ecs_world_add_manager(&w, name, &pos.core, &err) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_DIRECT, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
-            default: r = step == 3 ? ecs_transform_world_register(&w, name, &tm, &err) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_HASH, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            case 2: r = step == 2 ? (ecs_world_add_manager(&w, name, &pos.core, &err) == ECS_OK ? 0u : ECS_WORLD_NO_COMPONENT) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_DIRECT, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
+            default: r = step == 3 ? (ecs_transform_world_register(&w, name, &tm, &err) == ECS_OK ? 0u : ECS_WORLD_NO_COMPONENT) : ecs_world_define(&w, name, NULL, 0, ECS_LOOKUP_HASH, &err) ? 0u : ECS_WORLD_NO_COMPONENT; break;
             }
             oom_fail_at = 0;
             if (oom_calls < k) { /* no call failed: done */
@@ -992,7 +997,11 @@ static void test_groups(void)
     }
     CHECK(k == 3 && mw.w.num_groups == 1 && mw.hp->group == mw.w.groups[0] && extra->group == mw.w.groups[0]);
     CHECK(mw.w.component[W_TAG].group == mw.w.groups[0] && mw.w.groups[0]->size == 4); /* 0, 30, 60, 90 */
-    CHECK(ecs_world_group(&mw.w, pair, 2, &err) == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'extra'", "group"));
+    /* groups sharing a member must nest: refused naming both, nothing changed */
+    CHECK(ecs_world_group(&mw.w, pair, 2, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(has_text(&err, "{extra, twice}", "{hp, tag, extra}") && has_text(&err, "share 'extra'", NULL));
+    CHECK(mw.w.num_groups == 1 && twice->group == NULL && extra->group == mw.w.groups[0]);
+    CHECK(ecs_world_group(&mw.w, ok, 3, &err) == ECS_ERROR_ALREADY_EXISTS && mw.w.num_groups == 1);
     /* the group's query: its prefix, contiguous */
     memset(&desc, 0, sizeof desc);
     desc.required[0] = "tag";

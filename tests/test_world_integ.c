@@ -54,8 +54,8 @@ static int fixture_init(fixture *f)
     if (ecs_world_init(&f->w) != ECS_OK) return 0;
     if (ecs_transform_manager_init(&f->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) != ECS_OK) return 0;
     if (health_init(&f->h, ECS_LOOKUP_HASH) != ECS_OK) return 0;
-    return ecs_transform_world_register(&f->w, "transform", &f->tm, &err) != ECS_WORLD_NO_COMPONENT &&
-           ecs_world_add_manager(&f->w, "health", &f->h.core, &err) != ECS_WORLD_NO_COMPONENT &&
+    return ecs_transform_world_register(&f->w, "transform", &f->tm, &err) == ECS_OK &&
+           ecs_world_add_manager(&f->w, "health", &f->h.core, &err) == ECS_OK &&
            (f->tag = ecs_world_define(&f->w, "tag", tag_fields, 1, ECS_LOOKUP_DENSE, &err)) != NULL;
 }
 
