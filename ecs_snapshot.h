@@ -2753,13 +2753,39 @@ static uint32_t ecs__snap_jkind(const ecs__snap_jin *in, const ecs_json_value *f
     return 0;
 }
 
+/* Field k's array (the field f of the table) from the instances' members. */
+static void ecs__snap_jfield(ecs__snap_jin *in, const ecs_json_value *insts, const ecs_json_value *f, uint32_t k)
+{
+    const ecs_json_value *nm = ecs_json_member(in->doc, f, "name"), *e;
+    uint32_t size = ecs__snap_ju32(in, f, "size"), kind = ecs__snap_jkind(in, f);
+    unsigned char value[64];
+    for (e = ecs_json_first(in->doc, insts); e && in->r == ECS_OK; e = ecs_json_next(in->doc, e)) {
+        /* members in field order after "entity" (names may repeat) */
+        const ecs_json_value *val = e->type == ECS_JSON_OBJECT ? ecs_json_first(in->doc, e) : NULL;
+        uint32_t skip = k + 1u;
+        while (val && skip--) val = ecs_json_next(in->doc, val);
+        if (e->type != ECS_JSON_NULL &&
+            (!val || val->key_length != nm->count || memcmp(ecs_json_key(in->doc, val), ecs_json_string(in->doc, nm), nm->count) != 0))
+            ecs__snap_jfail(in, e, "an instance lacks a field (members follow the fields' order)");
+        if (!val) { /* a direct-kind hole: zeros */
+            ecs__snap_zeros(in->w, size);
+        } else if (kind) {
+            ecs__snap_jvalue_in(in, val, kind, size, value);
+            ecs__snap_put(in->w, value, size);
+        } else { /* straight into the blob (measuring: checked only) */
+            ecs__snap_jraw_in(in, val, size, in->w->p && !in->w->overflow ? in->w->p + in->w->at : NULL);
+            ecs__snap_put(in->w, NULL, size);
+        }
+    }
+    ecs__snap_pad(in->w);
+}
+
 static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
 {
     const ecs_json_value *fields = ecs__snap_jget(in, st, "fields", ECS_JSON_ARRAY), *insts, *f, *lk, *log, *e;
     const ecs_json_value *next = ecs_json_member(in->doc, st, "next");
-    uint32_t lookup = 0, count, names = 0, i, k, flags;
+    uint32_t lookup = 0, count, names = 0, k, flags;
     uint64_t record = 4; /* the entity id */
-    unsigned char value[64];
     const char *lname;
     if (in->r != ECS_OK) return;
     lk = ecs__snap_jget(in, st, "lookup", ECS_JSON_STRING);
@@ -2812,29 +2838,8 @@ static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
     }
     ecs__snap_pad(in->w);
     if (next) ecs__snap_jarray(in, next, count, 4u, 0xFFFFFFFFu);
-    for (f = ecs_json_first(in->doc, fields), k = 0; f && in->r == ECS_OK; f = ecs_json_next(in->doc, f), ++k) {
-        const ecs_json_value *nm = ecs_json_member(in->doc, f, "name");
-        uint32_t size = ecs__snap_ju32(in, f, "size"), kind = ecs__snap_jkind(in, f);
-        for (e = ecs_json_first(in->doc, insts), i = 0; e && in->r == ECS_OK; e = ecs_json_next(in->doc, e), ++i) {
-            /* members in field order after "entity" (names may repeat) */
-            const ecs_json_value *val = e->type == ECS_JSON_OBJECT ? ecs_json_first(in->doc, e) : NULL;
-            uint32_t skip = k + 1u;
-            while (val && skip--) val = ecs_json_next(in->doc, val);
-            if (e->type != ECS_JSON_NULL &&
-                (!val || val->key_length != nm->count || memcmp(ecs_json_key(in->doc, val), ecs_json_string(in->doc, nm), nm->count) != 0))
-                ecs__snap_jfail(in, e, "an instance lacks a field (members follow the fields' order)");
-            if (!val) { /* a direct-kind hole: zeros */
-                ecs__snap_zeros(in->w, size);
-            } else if (kind) {
-                ecs__snap_jvalue_in(in, val, kind, size, value);
-                ecs__snap_put(in->w, value, size);
-            } else { /* straight into the blob (measuring: checked only) */
-                ecs__snap_jraw_in(in, val, size, in->w->p && !in->w->overflow ? in->w->p + in->w->at : NULL);
-                ecs__snap_put(in->w, NULL, size);
-            }
-        }
-        ecs__snap_pad(in->w);
-    }
+    for (f = ecs_json_first(in->doc, fields), k = 0; f && in->r == ECS_OK; f = ecs_json_next(in->doc, f), ++k)
+        ecs__snap_jfield(in, insts, f, k);
 }
 
 /* The whole text into w (measuring when w->p is NULL). */
