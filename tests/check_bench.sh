@@ -26,7 +26,8 @@ for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns chu
   query_plain_ns query_direct_ns query_group_ns query_lookup_ns \
   transform_world_pass_mt2_speedup systems_7_mixed_mt2_speedup spawn_level_10k_mt2_speedup \
   snapshot_save_gbs snapshot_memcpy_gbs snapshot_load_gbs world_clone_gbs snapshot_json_save_mb_per_s snapshot_json_load_mb_per_s \
-  snapshot_bytes_per_entity snapshot_bytes_ratio snapshot_1k_roundtrip_us; do
+  snapshot_bytes_per_entity snapshot_bytes_ratio snapshot_1k_roundtrip_us snapshot_hash_gbs snapshot_delta_bytes_ratio \
+  snapshot_delta_gbs snapshot_delta_compare_gbs snapshot_apply_delta_gbs snapshot_apply_delta_copy_gbs; do
   grep -q "^$m,[0-9.]*," "$out/bench.csv" || missing="$missing $m"
 done
 [ -z "$missing" ] || { echo "metrics missing from --csv:$missing"; cat "$out/bench.csv"; exit 1; }

@@ -2,7 +2,7 @@
 # tests/check_fuzz.sh - the fuzz harnesses of ecs_resource.h and ecs_snapshot.h
 #   as one check: with clang's libFuzzer, each harness (address + undefined
 #   sanitizers) first runs every input of its corpus (tests/corpus/fuzz_resource,
-#   fuzz_json, fuzz_decompile, fuzz_snapshot), then fuzzes for FUZZ_SECONDS
+#   fuzz_json, fuzz_decompile, fuzz_snapshot, fuzz_delta), then fuzzes for FUZZ_SECONDS
 #   (default 10; tests/soak.sh: 300) seconds, all at once. Without libFuzzer
 #   it says so and replays the corpora with plain builds instead
 #   (-DFUZZ_STANDALONE, gcc, the same sanitizers).
@@ -22,7 +22,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 probe="$OUT/probe.c"
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$probe"
 if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe" -o "$OUT/probe" >/dev/null 2>&1; then
-  for h in resource json decompile snapshot; do
+  for h in resource json decompile snapshot delta; do
     if ! gcc -std=c99 -g -O1 $SAN -DFUZZ_STANDALONE -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/replay_$h" -lm; then
       echo "check_fuzz: build of the replay of fuzz_$h failed"; status=1; continue
     fi
@@ -33,7 +33,7 @@ if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe
 fi
 
 pids=()
-for h in resource json decompile snapshot; do
+for h in resource json decompile snapshot delta; do
   if ! "$CLANG" -g -O1 -fsanitize=fuzzer $SAN -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/fuzz_$h" -lm; then
     echo "check_fuzz: libFuzzer build of fuzz_$h failed"; status=1; continue
   fi
