@@ -622,10 +622,11 @@ typedef struct ecs_snapshot_delta_info {
     table (the delta reads no more of them); verify or load next to check
     the rest. ECS_OK; ECS_ERROR_CORRUPT_RESOURCE or
     ECS_ERROR_WRONG_BYTE_ORDER naming base or next and the offset;
-    ECS_ERROR_INVALID_ARGUMENT (out NULL, base and next in different byte
-    orders); ECS_ERROR_OUT_OF_MEMORY. On failure out->size is 0 (its
-    buffer kept with ECS_SNAPSHOT_REUSE_OUTPUT, else freed). Reads base
-    and next only; any thread. */
+    ECS_ERROR_INVALID_ARGUMENT (out NULL, out's buffer holding base or
+    next, base and next in different byte orders); ECS_ERROR_OUT_OF_MEMORY.
+    On failure out->size is 0 (its buffer kept with
+    ECS_SNAPSHOT_REUSE_OUTPUT, else freed), as ecs_snapshot_save leaves it.
+    Reads base and next once, side by side (hashing both); any thread. */
 ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const void *next, size_t next_size, uint32_t flags,
                                       ecs_snapshot_output *out, ecs_error *err);
 /** Checks a delta's bytes completely as far as they go without its base:
@@ -3117,7 +3118,14 @@ ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_s
 #define ECS__DELTA_OP 16u                 /* source (u64), length (u64) */
 #define ECS__DELTA_LITERAL 0xFFFFFFFFFFFFFFFFull
 #define ECS__DELTA_BLOCK 64u              /* bytes compared at once: a changed block travels whole */
-#define ECS__DELTA_CHUNK 16384u           /* bytes hashed before they are compared (still in cache) */
+#define ECS__DELTA_CHUNK 16384u           /* bytes of a copy hashed twice while in cache (apply) */
+#define ECS__DELTA_PROBE 1024u            /* bytes hashed, then compared at once: most of a frame's are equal */
+#define ECS__DELTA_AHEAD 4096u            /* how far ahead of the piece it compares the delta asks for bytes */
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__DELTA_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__DELTA_PREFETCH(p) ((void)(p))
+#endif
 
 static void ecs__delta_put64(unsigned char *p, uint64_t v, int swap)
 {
@@ -3227,22 +3235,40 @@ static int ecs__delta_same(const unsigned char *a, const unsigned char *b, size_
     return d == 0;
 }
 
+/* n (<= ECS__DELTA_PROBE) bytes of base at bo and next at no: one copy
+   when equal (one memcmp), else block by block. */
+static void ecs__delta_compare(ecs__delta_gen *g, size_t bo, size_t no, size_t n)
+{
+    const unsigned char *b = g->base + bo, *q = g->next + no;
+    size_t k;
+    if (memcmp(b, q, n) == 0) {
+        ecs__delta_copy(g, bo, n);
+        return;
+    }
+    for (k = 0; k < n; k += ECS__DELTA_BLOCK) {
+        size_t len = n - k < ECS__DELTA_BLOCK ? n - k : ECS__DELTA_BLOCK;
+        if (ecs__delta_same(b + k, q + k, len)) ecs__delta_copy(g, bo + k, len);
+        else ecs__delta_literal(g, q + k, len);
+    }
+}
+
 /* Base's region [bo, bo + bl) against next's [no, no + nl): their common
-   length block by block (hashed a chunk ahead), next's rest as literal. */
+   length piece by piece (each piece of both hashed, then compared while
+   in cache; the two streams read side by side, a few pieces ahead asked
+   for), next's rest as literal. */
 static void ecs__delta_pair(ecs__delta_gen *g, size_t bo, size_t bl, size_t no, size_t nl)
 {
     size_t common = bl < nl ? bl : nl, x, k;
     ecs__delta_hash_base(g, bo);
-    for (x = 0; x < common && !g->oom; x += ECS__DELTA_CHUNK) {
-        size_t n = common - x < ECS__DELTA_CHUNK ? common - x : ECS__DELTA_CHUNK;
-        const unsigned char *b = g->base + bo + x, *q = g->next + no + x;
-        ecs__hash_feed(&g->hb, b, n);
-        ecs__hash_feed(&g->hn, q, n);
-        for (k = 0; k < n; k += ECS__DELTA_BLOCK) {
-            size_t len = n - k < ECS__DELTA_BLOCK ? n - k : ECS__DELTA_BLOCK;
-            if (ecs__delta_same(b + k, q + k, len)) ecs__delta_copy(g, bo + x + k, len);
-            else ecs__delta_literal(g, q + k, len);
+    for (x = 0; x < common && !g->oom; x += ECS__DELTA_PROBE) {
+        size_t n = common - x < ECS__DELTA_PROBE ? common - x : ECS__DELTA_PROBE;
+        for (k = 0; k < n && x + ECS__DELTA_AHEAD + k < common; k += 64u) {
+            ECS__DELTA_PREFETCH(g->base + bo + x + ECS__DELTA_AHEAD + k);
+            ECS__DELTA_PREFETCH(g->next + no + x + ECS__DELTA_AHEAD + k);
         }
+        ecs__hash_feed(&g->hb, g->base + bo + x, n);
+        ecs__hash_feed(&g->hn, g->next + no + x, n);
+        ecs__delta_compare(g, bo + x, no + x, n);
     }
     if (bo + common > g->hashed) g->hashed = bo + common;
     ecs__hash_feed(&g->hn, g->next + no + common, nl - common);
@@ -3374,6 +3400,8 @@ ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const 
     int reuse = (flags & ECS_SNAPSHOT_REUSE_OUTPUT) != 0;
     size_t had;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out is NULL");
+    if (reuse && out->data && (out->data == base || out->data == next))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out's buffer holds base or next");
     if (!reuse) out->data = NULL;
     had = out->size;
     out->size = 0;

@@ -199,6 +199,12 @@ static void test_format(void)
         ecs_snapshot_output_free(&b1);
         ecs_snapshot_output_free(&o);
     }
+    { /* the output's buffer may not hold base or next */
+        ecs_snapshot_output own = copy_of(&s1);
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, own.data, own.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(own.size == s1.size && same_bytes(&own, &s1));
+        ecs_snapshot_output_free(&own);
+    }
     { /* not snapshots: refused naming which */
         unsigned char junk[64];
         memset(junk, 7, sizeof junk);
