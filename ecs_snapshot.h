@@ -617,8 +617,9 @@ typedef struct ecs_snapshot_delta_info {
     compared array by array and every array block by block (64 bytes), so
     instances appended or removed at the end cost little. flags:
     ECS_SNAPSHOT_REUSE_OUTPUT (out holds an earlier output or is zeroed: its
-    buffer is written and grown, so a delta every frame allocates nothing
-    once it is big enough). Checks base's and next's header and section
+    buffer is written, and grown only for a delta longer than the one it
+    held: a delta every frame allocates nothing once it is big enough).
+    Checks base's and next's header and section
     table (the delta reads no more of them); verify or load next to check
     the rest. ECS_OK; ECS_ERROR_CORRUPT_RESOURCE or
     ECS_ERROR_WRONG_BYTE_ORDER naming base or next and the offset;
@@ -643,7 +644,8 @@ ECS_DEF ecs_result ecs_snapshot_delta_verify(const void *delta, size_t size, ecs
     has the hash the delta names (else ECS_ERROR_CORRUPT_RESOURCE); on any
     failure *out is as it was (data, size and bytes). flags:
     ECS_SNAPSHOT_REUSE_OUTPUT (out holds an earlier output or is zeroed:
-    its buffer is resized and written). With it, base may be out->data:
+    its buffer is written, and grown only for a result longer than the one
+    it held). With it, base may be out->data:
     the delta is applied in place, moving and writing only what changed
     (the frame loop's path: one buffer, nothing allocated while next is no
     longer than the buffer); otherwise out must not overlap base. Reads
@@ -3716,8 +3718,8 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, 
                               "a literal byte is corrupt)", (unsigned long long)hn, (unsigned long long)rd.info.next_hash);
     /* everything checked: now the output */
     need = (size_t)rd.info.next_size;
-    dst = in_place && need <= base_size ? (unsigned char *)out->data
-                                        : (unsigned char *)ECS__REALLOC(reuse ? out->data : NULL, need ? need : 1u);
+    if (reuse && out->data && need <= (in_place ? base_size : out->size)) dst = (unsigned char *)out->data; /* big enough */
+    else dst = (unsigned char *)ECS__REALLOC(reuse ? out->data : NULL, need ? need : 1u);
     if (!dst)
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_apply_delta: out of memory for %lu bytes",
                              (unsigned long)need);

@@ -199,6 +199,20 @@ static void test_format(void)
         ecs_snapshot_output_free(&b1);
         ecs_snapshot_output_free(&o);
     }
+    { /* a frame loop with reused buffers allocates nothing once they are big enough */
+        ecs_snapshot_output dd = {NULL, 0}, held = copy_of(&s0);
+        unsigned long calls = 0;
+        for (k = 0; k < 6; ++k) {
+            const ecs_snapshot_output *from = k % 2u ? &s1 : &s0, *to = k % 2u ? &s0 : &s1;
+            if (k == 2) calls = oom_calls;
+            CHECK(ecs_snapshot_delta(from->data, from->size, to->data, to->size, ECS_SNAPSHOT_REUSE_OUTPUT, &dd, &err) == ECS_OK);
+            CHECK(ecs_snapshot_apply_delta(held.data, held.size, dd.data, dd.size, ECS_SNAPSHOT_REUSE_OUTPUT, &held, &err) == ECS_OK);
+            CHECK(same_bytes(&held, to));
+        }
+        CHECK_MSG(oom_calls == calls, "%lu allocations in 4 frames", oom_calls - calls);
+        ecs_snapshot_output_free(&dd);
+        ecs_snapshot_output_free(&held);
+    }
     { /* the output's buffer may not hold base or next */
         ecs_snapshot_output own = copy_of(&s1);
         CHECK(ecs_snapshot_delta(s0.data, s0.size, own.data, own.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own, &err) == ECS_ERROR_INVALID_ARGUMENT);
