@@ -282,8 +282,12 @@ DELTAS (what turns one snapshot into another: Quake 3's server sends each
    touches the end of the arrays) cost the blocks they change; 1% of 10^6
    entities changing one field cost about 0.5% of the snapshot (bench:
    snapshot_delta_bytes_ratio). A store section (the transform manager's
-   words) is compared as one array: when its node count changes, its later
-   arrays move and most of it travels again.
+   words) is one array of words to this header: of the same length, it is
+   compared the same way; of another (nodes created or destroyed: its
+   arrays moved by different amounts), each block is looked for where the
+   last one was found and, failing that, at the nearest offsets (256 each
+   way, 4 bytes a step): 5 nodes more in a store of 10,000 cost about 5 KB
+   of its 1.5 MB.
    Format (version 1; integers in the byte order of the snapshots, which
    its mark says: deltas of big-endian snapshots are big-endian):
        0   'E' 'C' 'S' 'D', version, byte order mark 0x01020304, num_ops
@@ -3277,6 +3281,56 @@ static void ecs__delta_pair(ecs__delta_gen *g, size_t bo, size_t bl, size_t no, 
     ecs__delta_literal(g, g->next + no + common, nl - common);
 }
 
+#define ECS__DELTA_SEARCH 256u /* offsets tried when a block of a resized opaque region is not where it was */
+
+/* A block of next (len bytes at q) found in base at y = x + d near d (each
+   direction, 4 bytes a step, up to ECS__DELTA_SEARCH tries, inside
+   [lo, hi] and at or after `from`): 1 and *d, or 0. */
+static int ecs__delta_search(const unsigned char *b, size_t bl, const unsigned char *q, size_t x, size_t len, int64_t *d,
+                             int64_t lo, int64_t hi, size_t from)
+{
+    uint32_t k;
+    for (k = 1; k <= ECS__DELTA_SEARCH; ++k) {
+        int side;
+        for (side = 0; side < 2; ++side) {
+            int64_t c = side ? *d + 4 * (int64_t)k : *d - 4 * (int64_t)k, y = (int64_t)x + c;
+            if (c < lo || c > hi || y < (int64_t)from || (uint64_t)y + len > bl) continue;
+            if (ecs__delta_same(b + y, q, len)) {
+                *d = c;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* An opaque region (a store's words) whose length changed: its arrays
+   moved by different amounts. Block by block at the offset the last block
+   was found at, and where that fails (the first block of a change, and
+   every 8th of a run that travels), the nearest offset that holds it. */
+static void ecs__delta_moved(ecs__delta_gen *g, size_t bo, size_t bl, size_t no, size_t nl)
+{
+    const unsigned char *b = g->base + bo, *q = g->next + no;
+    int64_t d = 0, lo = nl > bl ? -(int64_t)(nl - bl) : 0, hi = bl > nl ? (int64_t)(bl - nl) : 0;
+    size_t x, len, from = 0;
+    uint32_t missed = 0;
+    ecs__delta_hash_base(g, bo + bl);
+    ecs__hash_feed(&g->hn, q, nl);
+    for (x = 0; x < nl && !g->oom; x += len) {
+        int64_t y = (int64_t)x + d;
+        len = nl - x < ECS__DELTA_BLOCK ? nl - x : ECS__DELTA_BLOCK;
+        if ((y >= (int64_t)from && (uint64_t)y + len <= bl && ecs__delta_same(b + y, q + x, len)) ||
+            (missed++ % 8u == 0 && ecs__delta_search(b, bl, q + x, x, len, &d, lo, hi, from))) {
+            y = (int64_t)x + d;
+            ecs__delta_copy(g, bo + (size_t)y, len);
+            from = (size_t)y + len;
+            missed = 0;
+        } else {
+            ecs__delta_literal(g, q + x, len);
+        }
+    }
+}
+
 /* The regions of a manager section: its head and field table with the
    names, ids, next links, each field's array. 0 when base's and next's
    layouts differ (another field count, size or kind of links). */
@@ -3334,7 +3388,8 @@ static void ecs__delta_section(ecs__delta_gen *g, const ecs__snap_reader *rb, co
     } else if (bs->kind == ECS__SNAP_MANAGER && ecs__delta_manager(g, rb, bs, rn, ns)) {
         return;
     }
-    ecs__delta_pair(g, bs->body, bend - bs->body, ns->body, nend - ns->body);
+    if (bend - bs->body != nend - ns->body) ecs__delta_moved(g, bs->body, bend - bs->body, ns->body, nend - ns->body);
+    else ecs__delta_pair(g, bs->body, bend - bs->body, ns->body, nend - ns->body);
 }
 
 /* The first section of base, from section index `from` on, with ns's kind

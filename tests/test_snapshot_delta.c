@@ -284,6 +284,49 @@ static void test_in_place(void)
     ecs_world_free(&w);
 }
 
+/* A store section whose length changed (5 transform nodes more, 3 less:
+   its arrays moved by different amounts): the blocks are found where they
+   moved, so the delta stays a small part of the section. */
+static void test_moved_store(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
+    ecs_error err;
+    size_t body = 0, body_size = 0;
+    uint32_t k, round;
+    rng_state = 808;
+    big_world(&a, 10000);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &s0, &err) == ECS_OK);
+    for (round = 0; round < 2; ++round) {
+        ecs__snap_reader rd;
+        ecs__snap_sec sec;
+        for (k = 0; k < (round ? 3u : 5u); ++k) {
+            ecs_entity e = ecs_entity_create(&a.w.entities);
+            if (round) (void)ecs_transform_destroy(&a.tm, ecs_instance_make(rnd_below(a.tm.count)));
+            else (void)ecs_transform_create(&a.tm, e, NULL, ecs_instance_make(rnd_below(a.tm.count)));
+        }
+        CHECK(ecs_snapshot_save(&a.w, NULL, &s1, &err) == ECS_OK);
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &d, &err) == ECS_OK);
+        CHECK(ecs_snapshot_apply_delta(s0.data, s0.size, d.data, d.size, 0, &o, &err) == ECS_OK && same_bytes(&o, &s1));
+        CHECK(ecs__snap_open(&rd, s1.data, s1.size, 0, &err) == ECS_OK);
+        while (ecs__snap_next(&rd, &sec, &err) > 0)
+            if (sec.kind == ECS__SNAP_STORE) {
+                body = sec.body;
+                body_size = sec.body_size;
+            }
+        CHECK_MSG(body && d.size * 10u < body_size, "round %u: delta %lu bytes, the transform section %lu", (unsigned)round,
+                  (unsigned long)d.size, (unsigned long)body_size);
+        ecs_snapshot_output_free(&s0);
+        ecs_snapshot_output_free(&d);
+        ecs_snapshot_output_free(&o);
+        s0 = s1;
+        s1.data = NULL;
+        s1.size = 0;
+    }
+    ecs_snapshot_output_free(&s0);
+    free_world(&a);
+}
+
 /* Two snapshots of a churning world and the delta between them. */
 static void two_frames(test_world *a, ecs_snapshot_output *s0, ecs_snapshot_output *s1, ecs_snapshot_output *d)
 {
@@ -518,6 +561,7 @@ int main(int argc, char **argv)
     test_bad_deltas();
     test_oom();
     test_in_place();
+    test_moved_store();
     test_churn(ECS_TRANSFORM_IMMEDIATE, 0);
     test_churn(ECS_TRANSFORM_DEFERRED, 0);
     test_churn(ECS_TRANSFORM_IMMEDIATE, ECS_SNAPSHOT_BIG_ENDIAN);
