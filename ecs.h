@@ -1,4 +1,4 @@
-/* ecs.h - v0.3 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.6 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -508,10 +508,12 @@ REFERENCE (every public function: signature and what it does; the
                                     const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
 
 REVISION HISTORY
+   0.6  ecs_store_interface gains verify (a snapshot's store section
+        checked completely, offsets the blob's, ids of indices handed out,
+        the target store's settings) and visit_state (the world hash reads
+        a store in place), both optional, at its end
    0.4  ecs_store_interface gains save_selected (snapshots of a subtree),
-        with ecs_entity_selected for its test; verify (a snapshot's store
-        section checked completely, offsets the blob's) and visit_state
-        (the world hash reads a store in place), both optional, at its end
+        with ecs_entity_selected for its test
    0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
         that adds or removes instances); one record size
         (ecs_manager_record_size is the schema's record with a schema, read
@@ -538,7 +540,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 3
+#define ECS_VERSION_MINOR 6
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1480,8 +1480,9 @@ static ecs_result ecs__snap_check_direct(const ecs__snap_sec *s, const ecs__snap
         if (id == 0) continue;
         if ((id & ECS_INDEX_MASK) != i || id > ECS__ID_MASK_RES || i == 0 || i > max_index)
             return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
-                                 "entity[%u]: id 0x%08X in slot %u (slot 0 and the slots past max_index %u are holes)",
-                                 (unsigned)i, (unsigned)id, (unsigned)i, (unsigned)max_index);
+                                 "entity[%u]: entity %u (index %u, generation %u) in slot %u (slot 0 and the slots past "
+                                 "max_index %u are holes)", (unsigned)i, (unsigned)id, (unsigned)(id & ECS_INDEX_MASK),
+                                 (unsigned)(id >> ECS_INDEX_BITS), (unsigned)i, (unsigned)max_index);
         ++used;
     }
     if (used != v->num_instances)
@@ -1511,8 +1512,9 @@ static ecs_result ecs__snap_links(const ecs__snap_sec *s, const ecs__snap_mgr *v
         uint32_t id = ecs__snap_id(v, i), n = ecs__snap_next_of(v, i);
         if ((id & ECS_INDEX_MASK) == 0 || id > ECS__ID_MASK_RES || (id & ECS_INDEX_MASK) > max_index)
             return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
-                                 "entity[%u]: id 0x%08X (not an id of an index handed out, max_index %u)", (unsigned)i,
-                                 (unsigned)id, (unsigned)max_index);
+                                 "entity[%u]: entity %u (index %u, generation %u) is not of an index handed out (max_index %u)",
+                                 (unsigned)i, (unsigned)id, (unsigned)(id & ECS_INDEX_MASK), (unsigned)(id >> ECS_INDEX_BITS),
+                                 (unsigned)max_index);
         if (n != ECS__SNAP_NONE && (n >= v->count || n == i || ecs__snap_id(v, n) != id))
             return ecs__snap_bad(err, v->next_at + (size_t)i * 4u, s->where, "next[%u] is %u (not another instance of its entity)",
                                  (unsigned)i, (unsigned)n);

@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.3 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.6 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -382,7 +382,7 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
-   0.5  ecs_transform_snapshot_verify (the store interface's verify hook:
+   0.6  ecs_transform_snapshot_verify (the store interface's verify hook:
         its offsets the blob's, ids of indices handed out, pending ids), the
         interface's visit_state (the world hash reads the arrays in place);
         the interface's load leaves the link checks to verify; idle_frames
