@@ -1,4 +1,4 @@
-/* ecs.h - v0.5 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.6 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -633,6 +633,10 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
+   0.6  ecs_store_interface gains verify (a snapshot's store section
+        checked completely, offsets the blob's, ids of indices handed out,
+        the target store's settings) and visit_state (the world hash reads
+        a store in place), both optional, at its end
    0.5  systems in one declaration (ECS_WORLD_SYSTEM_DEFINE, typed views from
         ECS_MANAGER_DEFINE's field list, ecs_world_add_system,
         ecs_world_run_systems(w, frame, jobs, err) over the registered
@@ -678,7 +682,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 5
+#define ECS_VERSION_MINOR 6
 
 #include <stddef.h>
 #include <stdint.h>
@@ -1964,6 +1968,9 @@ ECS_DEF void ecs_group_free(ecs_group *g);
 typedef ecs_entity ecs_store_entity_at_fn(const void *store, uint32_t i);
 /** The type of ecs_store_interface's parent_of (a typedef for the same reason). */
 typedef ecs_entity ecs_store_parent_of_fn(const void *store, ecs_entity e);
+/** The type of the function ecs_store_interface's visit_state calls with
+    each span of the store's state (bytes, n of them; n may be 0). */
+typedef void ecs_state_visit_fn(void *ctx, const void *bytes, size_t n);
 typedef struct ecs_store_interface {
     ecs_instance (*lookup)(const void *store, ecs_entity e);            /* e's first instance or nil */
     ecs_instance (*next)(const void *store, ecs_instance i);            /* same entity's next or nil */
@@ -1983,7 +1990,8 @@ typedef struct ecs_store_interface {
     size_t (*save)(const void *store, void *out, size_t cap);
     /* restores save's bytes into the store, which is empty: checks them
        (err names the offset and what is wrong) and changes nothing on
-       failure */
+       failure; a store with verify (below) may leave the checks verify
+       makes to it: the snapshot calls give load only bytes verify passed */
     ecs_result (*load)(void *store, const void *data, size_t size, ecs_error *err);
     /* empties the store (keeps its settings) */
     void (*clear)(void *store);
@@ -2009,6 +2017,21 @@ typedef struct ecs_store_interface {
        returns the size; otherwise writes it (cap >= size) and returns it,
        or 0 when it runs out of scratch memory */
     size_t (*save_selected)(const void *store, const uint32_t *keep, uint32_t num_indices, void *out, size_t cap);
+    /* snapshots, optional (ecs_snapshot_verify_for, ecs_snapshot_load):
+       checks save's bytes completely, so that load accepts whatever passes
+       (but for memory, and an empty store); every entity id's index at
+       most max_index (the entity manager's highest index handed out); a
+       message names offset + the byte's place in data, and the field
+       (ECS_ERROR_CORRUPT_RESOURCE). With store (else NULL) also whether
+       that store's settings take them (ECS_ERROR_INVALID_ARGUMENT). Only
+       reads. */
+    ecs_result (*verify)(const void *store, const void *data, size_t size, uint32_t max_index, size_t offset,
+                         ecs_error *err);
+    /* the world hash (ecs_snapshot_world_hash), optional (else save's
+       bytes are hashed from a copy): calls visit(ctx, bytes, n) for each
+       span of the store's whole state, reading it in place, in a fixed
+       order, so that equal states give the same bytes */
+    void (*visit_state)(const void *store, ecs_state_visit_fn *visit, void *ctx);
 } ecs_store_interface;
 
 /** Whether save_selected's keep (num_indices entries) selects the entity

@@ -3579,13 +3579,28 @@ ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const e
 /* 2^128 - 2^103: every double strictly inside +-this rounds to a finite float. */
 #define ECS__FLOAT_LIMIT 340282356779733661637539395458142568448.0
 
+/* The one rule for a JSON number read into a float (levels, schema values,
+   snapshot JSON): it must round to a finite float. 1 and *out, or 0. */
+static int ecs__json_f32(const ecs_json_value *v, float *out)
+{
+    if (v->type != ECS_JSON_NUMBER || !(v->number > -ECS__FLOAT_LIMIT && v->number < ECS__FLOAT_LIMIT)) return 0;
+    *out = (float)v->number;
+    return 1;
+}
+
+/* The same for a double: finite. */
+static int ecs__json_f64(const ecs_json_value *v, double *out)
+{
+    if (v->type != ECS_JSON_NUMBER || !(v->number >= -DBL_MAX && v->number <= DBL_MAX)) return 0;
+    *out = v->number;
+    return 1;
+}
+
 static ecs_result ecs__compile_f32(ecs_compiler_context *ctx, const ecs_json_value *v, float *out)
 {
     if (v->type != ECS_JSON_NUMBER)
         return ecs_compiler_error(ctx, v, "expected a number, found %s", ecs_json_type_name((ecs_json_type)v->type));
-    if (!(v->number > -ECS__FLOAT_LIMIT && v->number < ECS__FLOAT_LIMIT))
-        return ecs_compiler_error(ctx, v, "number %g does not fit a float", v->number);
-    *out = (float)v->number;
+    if (!ecs__json_f32(v, out)) return ecs_compiler_error(ctx, v, "number %g does not fit a float", v->number);
     return ECS_OK;
 }
 
@@ -3885,18 +3900,18 @@ static const ecs_json_value *ecs__schema_value(const ecs__schema_slot *f, const 
         }
         if (ecs__kind_is_float(f->kind)) {
             float x;
-            if (!(e->number > -ECS__FLOAT_LIMIT && e->number < ECS__FLOAT_LIMIT)) {
+            if (!ecs__json_f32(e, &x)) {
                 snprintf(why, n, "number %g does not fit a float", e->number);
                 return e;
             }
-            x = (float)e->number;
             memcpy(out + 4u * k, &x, 4);
         } else if (f->kind == ECS_FIELD_F64) {
-            if (!(e->number >= -DBL_MAX && e->number <= DBL_MAX)) {
+            double x;
+            if (!ecs__json_f64(e, &x)) {
                 snprintf(why, n, "number %g does not fit a double", e->number);
                 return e;
             }
-            memcpy(out, &e->number, 8);
+            memcpy(out, &x, 8);
         } else if (!ecs__schema_int(f->kind, e, out, why, n)) {
             return e;
         }

@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.5 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.6 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -375,11 +375,19 @@ REFERENCE (every public function; the declarations below have the details)
                                                          the selected entities' nodes only (a subtree)
      ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err)
                                                          checked, bit-exact, into an empty manager
+     ecs_result ecs_transform_snapshot_verify(const void *data, size_t size, uint32_t max_index, size_t offset,
+                                              ecs_error *err)
+                                                         the same checks without a manager (the store's verify)
      void ecs_transform_snapshot_clear(void *tm)         empties tm, keeps its settings
      ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.6  ecs_transform_snapshot_verify (the store interface's verify hook:
+        its offsets the blob's, ids of indices handed out, pending ids), the
+        interface's visit_state (the world hash reads the arrays in place);
+        the interface's load leaves the link checks to verify; idle_frames
+        is state a snapshot carries (ecs_snapshot.h's DOES NOT says so too)
    0.5  ecs_transform_world_register returns an ecs_result (ecs.h's
         registrations: one convention; the index by ecs_world_find);
         entities in messages as ecs_entity_format writes them (the quick
@@ -706,13 +714,15 @@ ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, 
                                                 ecs_error *err);
 
 /* ---- snapshots: the transform manager's whole state as bytes -------------
-   What ecs_snapshot.h's ecs_snapshot_save/_load/_clone use through the
-   store interface (save, load, clear, save_version): every array in
-   instance order (entity, links, age, local and world matrices), the
-   deferred state (dirty range, pending ids, idle frames), the gc and
-   collect state; all 32-bit words in this machine's byte order. A load
-   restores it bit-exactly: the same instances in the same order, the same
-   results from every later call. */
+   What ecs_snapshot.h's ecs_snapshot_save/_load/_clone/_verify_for use
+   through the store interface (save, load, clear, save_version, verify,
+   visit_state): every array in instance order (entity, links, age, local
+   and world matrices), the deferred state (dirty range, pending ids, idle
+   frames: idle_frames travels as state, not as a setting of the target),
+   the gc and collect state; all 32-bit words in this machine's byte order.
+   A load restores it bit-exactly: the same instances in the same order,
+   the same results from every later call. The mode and lookup kind are
+   settings: a load into a manager with others is refused. */
 
 /** Version of ecs_transform_snapshot_save's bytes. */
 #define ECS_TRANSFORM_SNAPSHOT_VERSION 1u
@@ -741,6 +751,21 @@ ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *tm, const uint32
     rollback every frame allocates nothing). The collect cursor is taken
     over by the first entity manager ecs_transform_collect reads. */
 ECS_DEF ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_t size, ecs_error *err);
+/** Checks save's bytes completely, as ecs_transform_snapshot_load does but
+    without a manager: the header (sizes, mode, lookup kind, dirty range),
+    every id an entity id whose index is at most max_index (a snapshot's
+    entity manager's highest index handed out; ECS_INDEX_MASK: any), one
+    transform per entity (dense: per index), the links consistent and
+    acyclic, ages, the pending ids. ECS_OK, or ECS_ERROR_CORRUPT_RESOURCE
+    naming offset + the byte's place in data and the field (offset: where
+    data lies in a bigger blob, or 0), ECS_ERROR_OUT_OF_MEMORY (scratch of
+    a bit per index), ECS_ERROR_INVALID_ARGUMENT (data NULL). Bytes it
+    passes load into an empty manager of the saved mode and lookup kind
+    (the store interface's verify: ecs_snapshot_verify_for and
+    ecs_snapshot_load run it, and the interface's load then checks no link
+    again). Pure; any thread. */
+ECS_DEF ecs_result ecs_transform_snapshot_verify(const void *data, size_t size, uint32_t max_index, size_t offset,
+                                                 ecs_error *err);
 /** Empties tm (keeps its lookup kind, mode, idle frames and allocations). */
 ECS_DEF void ecs_transform_snapshot_clear(void *tm);
 /** Makes dst (an ecs_transform_manager*, any contents) hold src's whole
@@ -2662,12 +2687,18 @@ static uint32_t ecs__tf_store_spawn_record(const void *store, ecs_entity e, int 
     return (uint32_t)sizeof(ecs_mat4);
 }
 
+/* (in SNAPSHOTS below) */
+static ecs_result ecs__tf_store_load(void *store, const void *data, size_t size, ecs_error *err);
+static ecs_result ecs__tf_store_verify(const void *store, const void *data, size_t size, uint32_t max_index, size_t offset,
+                                       ecs_error *err);
+static void ecs__tf_store_visit_state(const void *store, ecs_state_visit_fn *visit, void *ctx);
+
 static const ecs_store_interface ecs__tf_store = {
     ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
     ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
-    ecs_transform_unspawn, ecs_transform_snapshot_save, ecs_transform_snapshot_load, ecs_transform_snapshot_clear,
+    ecs_transform_unspawn, ecs_transform_snapshot_save, ecs__tf_store_load, ecs_transform_snapshot_clear,
     ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record, ecs_transform_snapshot_copy,
-    ecs_transform_snapshot_save_selected};
+    ecs_transform_snapshot_save_selected, ecs__tf_store_verify, ecs__tf_store_visit_state};
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 
@@ -2702,10 +2733,9 @@ static unsigned char *ecs__tf_snap_put(unsigned char *at, const void *src, size_
 }
 
 /* The header words for count instances, first_dirty and num_pending. */
-static unsigned char *ecs__tf_snap_put_head(unsigned char *at, const ecs_transform_manager *tm, uint32_t count,
-                                            uint32_t first_dirty, uint32_t num_pending)
+static void ecs__tf_snap_head_words(uint32_t *head, const ecs_transform_manager *tm, uint32_t count,
+                                    uint32_t first_dirty, uint32_t num_pending)
 {
-    uint32_t head[ECS__TF_SNAP_HEAD];
     head[0] = count;
     head[1] = (uint32_t)tm->mode;
     head[2] = first_dirty;
@@ -2716,7 +2746,34 @@ static unsigned char *ecs__tf_snap_put_head(unsigned char *at, const ecs_transfo
     head[7] = tm->log.next;
     head[8] = tm->log.retired;
     head[9] = (uint32_t)tm->map.kind;
+}
+
+static unsigned char *ecs__tf_snap_put_head(unsigned char *at, const ecs_transform_manager *tm, uint32_t count,
+                                            uint32_t first_dirty, uint32_t num_pending)
+{
+    uint32_t head[ECS__TF_SNAP_HEAD];
+    ecs__tf_snap_head_words(head, tm, count, first_dirty, num_pending);
     return ecs__tf_snap_put(at, head, sizeof head);
+}
+
+/* The store interface's visit_state: the state save writes, in its order,
+   read in place (the ages as bytes) for the world hash. */
+static void ecs__tf_store_visit_state(const void *store, ecs_state_visit_fn *visit, void *ctx)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t head[ECS__TF_SNAP_HEAD];
+    size_t n = tm->count;
+    ecs__tf_snap_head_words(head, tm, tm->count, tm->first_dirty, tm->num_pending);
+    visit(ctx, head, sizeof head);
+    visit(ctx, tm->entity, n * 4u);
+    visit(ctx, tm->parent, n * 4u);
+    visit(ctx, tm->first_child, n * 4u);
+    visit(ctx, tm->next_sibling, n * 4u);
+    visit(ctx, tm->prev_sibling, n * 4u);
+    visit(ctx, tm->age, n);
+    visit(ctx, tm->local, n * sizeof(ecs_mat4));
+    visit(ctx, tm->world, n * sizeof(ecs_mat4));
+    visit(ctx, tm->pending, (size_t)tm->num_pending * 4u);
 }
 
 ECS_DEF size_t ecs_transform_snapshot_save(const void *store, void *out, size_t cap)
@@ -2825,28 +2882,35 @@ static uint32_t ecs__tf_snap_word(const unsigned char *d, uint32_t n, uint32_t a
     return v;
 }
 
-static ecs_result ecs__tf_snap_bad(ecs_error *err, const unsigned char *d, uint32_t n, uint32_t a, uint32_t k,
-                                   const char *why)
+/* Saved bytes being checked: d (n instances) at offset base of a blob (0
+   when they stand alone): messages name the blob's offsets. */
+typedef struct ecs__tf_snap_in {
+    const unsigned char *d;
+    uint32_t n;
+    size_t base;
+} ecs__tf_snap_in;
+
+static ecs_result ecs__tf_snap_bad(ecs_error *err, const ecs__tf_snap_in *in, uint32_t a, uint32_t k, const char *why)
 {
     static const char *const names[6] = {"entity", "parent", "first_child", "next_sibling", "prev_sibling", "age"};
     return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset %lu (%s[%u] = %u): %s",
-                         (unsigned long)(4u * (ECS__TF_SNAP_HEAD + (size_t)a * n + k)), names[a], (unsigned)k,
-                         (unsigned)ecs__tf_snap_word(d, n, a, k), why);
+                         (unsigned long)(in->base + 4u * (ECS__TF_SNAP_HEAD + (size_t)a * in->n + k)), names[a], (unsigned)k,
+                         (unsigned)ecs__tf_snap_word(in->d, in->n, a, k), why);
 }
 
 /* No cycle through parents. state: n bytes of scratch, stack n words. */
-static ecs_result ecs__tf_snap_acyclic(const unsigned char *d, uint32_t n, uint8_t *state, uint32_t *stack, ecs_error *err)
+static ecs_result ecs__tf_snap_acyclic(const ecs__tf_snap_in *in, uint8_t *state, uint32_t *stack, ecs_error *err)
 {
-    uint32_t i;
+    uint32_t i, n = in->n;
     memset(state, 0, n); /* 0 new, 1 on the current walk, 2 known to reach a root */
     for (i = 0; i < n; ++i) {
         uint32_t x = i, depth = 0;
         while (x != ECS__TF_NIL && state[x] == 0) {
             state[x] = 1;
             stack[depth++] = x;
-            x = ecs__tf_snap_word(d, n, 1, x);
+            x = ecs__tf_snap_word(in->d, n, 1, x);
         }
-        if (x != ECS__TF_NIL && state[x] == 1) return ecs__tf_snap_bad(err, d, n, 1, x, "a cycle through parents");
+        if (x != ECS__TF_NIL && state[x] == 1) return ecs__tf_snap_bad(err, in, 1, x, "a cycle through parents");
         while (depth) state[stack[--depth]] = 2;
     }
     return ECS_OK;
@@ -2857,26 +2921,27 @@ static ecs_result ecs__tf_snap_acyclic(const unsigned char *d, uint32_t n, uint8
    rules out what they look for, as a reordered manager's does: no ring of
    siblings can be when every next sibling comes after its node, and no
    cycle through parents when every parent comes before its children. */
-static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, ecs_error *err)
+static ecs_result ecs__tf_snap_links(const ecs__tf_snap_in *in, ecs_error *err)
 {
-    uint32_t i, listed = 0, children = 0, *stack;
+    const unsigned char *d = in->d;
+    uint32_t i, n = in->n, listed = 0, children = 0, *stack;
     int ordered = 1, siblings_ordered = 1;
     uint8_t *state;
     ecs_result r;
     for (i = 0; i < n; ++i) {
         uint32_t p = ecs__tf_snap_word(d, n, 1, i), c = ecs__tf_snap_word(d, n, 2, i);
         uint32_t nx = ecs__tf_snap_word(d, n, 3, i), pr = ecs__tf_snap_word(d, n, 4, i);
-        if (p != ECS__TF_NIL && (p >= n || p == i)) return ecs__tf_snap_bad(err, d, n, 1, i, "not an instance");
-        if (p == ECS__TF_NIL && (nx != ECS__TF_NIL || pr != ECS__TF_NIL)) return ecs__tf_snap_bad(err, d, n, 3, i, "a root with siblings");
+        if (p != ECS__TF_NIL && (p >= n || p == i)) return ecs__tf_snap_bad(err, in, 1, i, "not an instance");
+        if (p == ECS__TF_NIL && (nx != ECS__TF_NIL || pr != ECS__TF_NIL)) return ecs__tf_snap_bad(err, in, 3, i, "a root with siblings");
         if (c != ECS__TF_NIL && (c >= n || ecs__tf_snap_word(d, n, 1, c) != i || ecs__tf_snap_word(d, n, 4, c) != ECS__TF_NIL))
-            return ecs__tf_snap_bad(err, d, n, 2, i, "not a first child of this node");
+            return ecs__tf_snap_bad(err, in, 2, i, "not a first child of this node");
         if (nx != ECS__TF_NIL && (nx >= n || ecs__tf_snap_word(d, n, 4, nx) != i || ecs__tf_snap_word(d, n, 1, nx) != p))
-            return ecs__tf_snap_bad(err, d, n, 3, i, "not a sibling pointing back");
+            return ecs__tf_snap_bad(err, in, 3, i, "not a sibling pointing back");
         if (pr != ECS__TF_NIL && (pr >= n || ecs__tf_snap_word(d, n, 3, pr) != i))
-            return ecs__tf_snap_bad(err, d, n, 4, i, "not a sibling pointing back");
+            return ecs__tf_snap_bad(err, in, 4, i, "not a sibling pointing back");
         if (p != ECS__TF_NIL && pr == ECS__TF_NIL && ecs__tf_snap_word(d, n, 2, p) != i)
-            return ecs__tf_snap_bad(err, d, n, 4, i, "a first sibling its parent does not list first");
-        if (ecs__tf_snap_word(d, n, 5, i) > 255u) return ecs__tf_snap_bad(err, d, n, 5, i, "more than 255");
+            return ecs__tf_snap_bad(err, in, 4, i, "a first sibling its parent does not list first");
+        if (ecs__tf_snap_word(d, n, 5, i) > 255u) return ecs__tf_snap_bad(err, in, 5, i, "more than 255");
         children += p != ECS__TF_NIL;
         ordered &= p == ECS__TF_NIL || p < i;
         siblings_ordered &= nx == ECS__TF_NIL || nx > i;
@@ -2886,50 +2951,166 @@ static ecs_result ecs__tf_snap_links(const unsigned char *d, uint32_t n, ecs_err
         for (c = ecs__tf_snap_word(d, n, 2, i); c != ECS__TF_NIL && listed <= children; c = ecs__tf_snap_word(d, n, 3, c)) ++listed;
     }
     if (!siblings_ordered && listed != children)
-        return ecs__tf_snap_bad(err, d, n, 3, 0, "the sibling lists do not hold every child once");
+        return ecs__tf_snap_bad(err, in, 3, 0, "the sibling lists do not hold every child once");
     if (ordered) return ECS_OK;
     state = (uint8_t *)ECS__REALLOC(NULL, (size_t)n + 1u);
     stack = (uint32_t *)ECS__REALLOC(NULL, ((size_t)n + 1u) * 4u);
-    r = state && stack ? ecs__tf_snap_acyclic(d, n, state, stack, err)
+    r = state && stack ? ecs__tf_snap_acyclic(in, state, stack, err)
                        : ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory");
     ECS__FREE(state);
     ECS__FREE(stack);
     return r;
 }
 
-/* Reads the header words; checks sizes and settings against tm. */
-static ecs_result ecs__tf_snap_head(const ecs_transform_manager *tm, const unsigned char *d, size_t size, uint32_t *h,
-                                    ecs_error *err)
+/* Reads the header words into h and checks them: the sizes, mode, lookup
+   kind, dirty range and collect state (not yet against a manager). */
+static ecs_result ecs__tf_snap_head(const unsigned char *d, size_t size, size_t base, uint32_t *h, ecs_error *err)
 {
     if (size < 4u * ECS__TF_SNAP_HEAD)
-        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: %lu bytes, the header has 40", (unsigned long)size);
+        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset %lu (header): %lu bytes, the header has 40",
+                             (unsigned long)base, (unsigned long)size);
     memcpy(h, d, 4u * ECS__TF_SNAP_HEAD);
     if ((uint64_t)h[0] * ECS__TF_SNAP_WORDS + h[4] > (size - 4u * ECS__TF_SNAP_HEAD) / 4u ||
         ecs__tf_snap_size(h[0], h[4]) != size || h[0] >= 0xFFFFFFFDu)
         return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE,
-                             "transform snapshot: offset 0 (count %u, num_pending %u): %lu bytes do not fit them",
-                             (unsigned)h[0], (unsigned)h[4], (unsigned long)size);
+                             "transform snapshot: offset %lu (count %u, num_pending %u): %lu bytes do not fit them",
+                             (unsigned long)base, (unsigned)h[0], (unsigned)h[4], (unsigned long)size);
+    if (h[1] != (uint32_t)ECS_TRANSFORM_IMMEDIATE && h[1] != (uint32_t)ECS_TRANSFORM_DEFERRED)
+        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset %lu (mode): mode %u",
+                             (unsigned long)(base + 4u), (unsigned)h[1]);
+    if (h[9] != (uint32_t)ECS_LOOKUP_HASH && h[9] != (uint32_t)ECS_LOOKUP_DENSE)
+        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset %lu (lookup): lookup kind %u",
+                             (unsigned long)(base + 36u), (unsigned)h[9]);
+    if (h[2] > h[0] || (h[1] == ECS_TRANSFORM_IMMEDIATE && h[2] != h[0]) || h[6] > 1u)
+        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset %lu (first_dirty %u of %u, log %u)",
+                             (unsigned long)(base + 8u), (unsigned)h[2], (unsigned)h[0], (unsigned)h[6]);
+    return ECS_OK;
+}
+
+/* tm can take bytes with header h: the same mode and lookup kind, empty. */
+static ecs_result ecs__tf_snap_target(const ecs_transform_manager *tm, const uint32_t *h, ecs_error *err)
+{
     if (h[1] != (uint32_t)tm->mode || h[9] != (uint32_t)tm->map.kind)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "transform snapshot: saved with mode %u and lookup %u, this manager has %u and %u",
                              (unsigned)h[1], (unsigned)h[9], (unsigned)tm->mode, (unsigned)tm->map.kind);
-    if (h[2] > h[0] || (h[1] == ECS_TRANSFORM_IMMEDIATE && h[2] != h[0]) || h[6] > 1u)
-        return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "transform snapshot: offset 8 (first_dirty %u of %u, log %u)",
-                             (unsigned)h[2], (unsigned)h[0], (unsigned)h[6]);
     if (tm->count) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: the manager is not empty");
     return ECS_OK;
 }
 
-/* Every id valid and in map once (dense: one per index). */
-static ecs_result ecs__tf_snap_ids(const unsigned char *d, uint32_t n, ecs_entity_map *map, ecs_error *err)
+/* Two transforms of one entity (hash kind) among the saved ids: a scratch
+   map, when the index check met some index twice. */
+static ecs_result ecs__tf_snap_twice(const ecs__tf_snap_in *in, uint32_t top, ecs_error *err)
 {
-    uint32_t i, top = 0;
+    ecs_entity_map map;
+    uint32_t i;
     ecs_result r;
-    for (i = 0; i < n; ++i) {
-        uint32_t id = ecs__tf_snap_word(d, n, 0, i);
-        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__TF_ID_MASK) return ecs__tf_snap_bad(err, d, n, 0, i, "not an entity id");
+    ecs_entity_map_init(&map, ECS_LOOKUP_HASH);
+    r = ecs_entity_map_reserve(&map, in->n, top, err);
+    for (i = 0; i < in->n && r == ECS_OK; ++i) {
+        uint32_t id = ecs__tf_snap_word(in->d, in->n, 0, i);
+        if (ecs_entity_map_find(&map, id) != ECS__TF_NIL) r = ecs__tf_snap_bad(err, in, 0, i, "a second transform of this entity");
+        else ecs_entity_map_set(&map, id, i);
+    }
+    ecs_entity_map_free(&map);
+    return r;
+}
+
+/* Every id an entity id whose index is at most max_index; with unique,
+   one transform per entity too (dense: per index). */
+static ecs_result ecs__tf_snap_check_ids(const ecs__tf_snap_in *in, int dense, uint32_t max_index, int unique, ecs_error *err)
+{
+    uint32_t i, top = 0, *seen, twice = 0;
+    for (i = 0; i < in->n; ++i) {
+        uint32_t id = ecs__tf_snap_word(in->d, in->n, 0, i);
+        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__TF_ID_MASK) return ecs__tf_snap_bad(err, in, 0, i, "not an entity id");
+        if ((id & ECS_INDEX_MASK) > max_index) return ecs__tf_snap_bad(err, in, 0, i, "an index the entity manager never handed out");
         if ((id & ECS_INDEX_MASK) > top) top = id & ECS_INDEX_MASK;
     }
+    if (!unique || in->n < 2u) return ECS_OK;
+    if (!(seen = (uint32_t *)ECS__REALLOC(NULL, ((size_t)top / 32u + 1u) * 4u)))
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "transform snapshot: out of memory checking %u ids", (unsigned)in->n);
+    memset(seen, 0, ((size_t)top / 32u + 1u) * 4u);
+    for (i = 0; i < in->n; ++i) {
+        uint32_t idx = ecs__tf_snap_word(in->d, in->n, 0, i) & ECS_INDEX_MASK;
+        if ((seen[idx / 32u] >> (idx % 32u)) & 1u) {
+            if (dense) {
+                ECS__FREE(seen);
+                return ecs__tf_snap_bad(err, in, 0, i, "a second transform of this index");
+            }
+            twice = 1; /* the hash kind keeps one per id: look closer */
+        }
+        seen[idx / 32u] |= 1u << (idx % 32u);
+    }
+    ECS__FREE(seen);
+    return twice ? ecs__tf_snap_twice(in, top, err) : ECS_OK;
+}
+
+/* The pending ids (deferred: nodes changed since the last commit) are
+   entity ids whose index is at most max_index. */
+static ecs_result ecs__tf_snap_check_pending(const ecs__tf_snap_in *in, uint32_t num_pending, uint32_t max_index,
+                                             ecs_error *err)
+{
+    uint32_t k;
+    for (k = 0; k < num_pending; ++k) {
+        size_t at = 4u * (ECS__TF_SNAP_HEAD + (size_t)in->n * ECS__TF_SNAP_WORDS + k);
+        uint32_t id;
+        memcpy(&id, in->d + at, 4);
+        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__TF_ID_MASK || (id & ECS_INDEX_MASK) > max_index)
+            return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE,
+                                 "transform snapshot: offset %lu (pending[%u] = %u): not an id the entity manager handed out",
+                                 (unsigned long)(in->base + at), (unsigned)k, (unsigned)id);
+    }
+    return ECS_OK;
+}
+
+/* Every check of saved bytes that needs no manager (h: the header words). */
+static ecs_result ecs__tf_snap_check(const unsigned char *d, size_t size, uint32_t max_index, size_t base, int unique,
+                                     uint32_t *h, ecs_error *err)
+{
+    ecs__tf_snap_in in;
+    ecs_result r = ecs__tf_snap_head(d, size, base, h, err);
+    if (r != ECS_OK) return r;
+    in.d = d;
+    in.n = h[0];
+    in.base = base;
+    if ((r = ecs__tf_snap_links(&in, err)) != ECS_OK) return r;
+    if ((r = ecs__tf_snap_check_ids(&in, h[9] == (uint32_t)ECS_LOOKUP_DENSE, max_index, unique, err)) != ECS_OK) return r;
+    return ecs__tf_snap_check_pending(&in, h[4], max_index, err);
+}
+
+ECS_DEF ecs_result ecs_transform_snapshot_verify(const void *data, size_t size, uint32_t max_index, size_t offset,
+                                                 ecs_error *err)
+{
+    uint32_t h[ECS__TF_SNAP_HEAD];
+    if (!data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: data is NULL");
+    return ecs__tf_snap_check((const unsigned char *)data, size, max_index, offset, 1, h, err);
+}
+
+/* The store interface's verify: the bytes, and whether store (if not NULL)
+   has their mode and lookup kind (emptiness is the load's: a REPLACE load
+   empties it first). */
+static ecs_result ecs__tf_store_verify(const void *store, const void *data, size_t size, uint32_t max_index, size_t offset,
+                                       ecs_error *err)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    uint32_t h[ECS__TF_SNAP_HEAD];
+    ecs_result r;
+    if (!data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: data is NULL");
+    r = ecs__tf_snap_check((const unsigned char *)data, size, max_index, offset, 1, h, err);
+    if (r == ECS_OK && tm && (h[1] != (uint32_t)tm->mode || h[9] != (uint32_t)tm->map.kind))
+        r = ecs__tf_snap_target(tm, h, err);
+    return r;
+}
+
+/* Every id into map once (dense: one per index); the ids are valid. */
+static ecs_result ecs__tf_snap_ids(const ecs__tf_snap_in *in, ecs_entity_map *map, ecs_error *err)
+{
+    const unsigned char *d = in->d;
+    uint32_t i, n = in->n, top = 0;
+    ecs_result r;
+    for (i = 0; i < n; ++i)
+        if ((ecs__tf_snap_word(d, n, 0, i) & ECS_INDEX_MASK) > top) top = ecs__tf_snap_word(d, n, 0, i) & ECS_INDEX_MASK;
     if ((r = ecs_entity_map_reserve(map, n, top, err)) != ECS_OK) return r;
     for (i = 0; i < n; ++i) {
         uint32_t id = ecs__tf_snap_word(d, n, 0, i);
@@ -2937,7 +3118,7 @@ static ecs_result ecs__tf_snap_ids(const unsigned char *d, uint32_t n, ecs_entit
         if (map->kind == ECS_LOOKUP_DENSE && i + ECS__TF_SNAP_AHEAD < n)
             ECS__TF_PREFETCH(&map->slots[ecs__tf_snap_word(d, n, 0, i + ECS__TF_SNAP_AHEAD) & ECS_INDEX_MASK]);
         if (map->kind == ECS_LOOKUP_DENSE ? map->slots[id & ECS_INDEX_MASK].id != 0 : ecs_entity_map_find(map, id) != ECS__TF_NIL)
-            return ecs__tf_snap_bad(err, d, n, 0, i, "a second transform of this entity (or index)");
+            return ecs__tf_snap_bad(err, in, 0, i, "a second transform of this entity (or index)");
         ecs_entity_map_set(map, id, i);
     }
     return ECS_OK;
@@ -2955,21 +3136,19 @@ static void ecs__tf_map_clear(ecs_transform_manager *tm)
     tm->map.count = 0;
 }
 
-ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, size_t size, ecs_error *err)
+/* Copies checked bytes (header h) into tm, which can take them. */
+static ecs_result ecs__tf_snap_restore(ecs_transform_manager *tm, const unsigned char *d, const uint32_t *h, ecs_error *err)
 {
-    ecs_transform_manager *tm = (ecs_transform_manager *)store;
-    const unsigned char *d = (const unsigned char *)data;
-    uint32_t h[ECS__TF_SNAP_HEAD], n, k, cap, *pending;
+    uint32_t n = h[0], k, cap = n + 1u < 16u ? 16u : n + 1u, *pending;
+    ecs__tf_snap_in in;
     ecs__tf_arrays a;
     ecs_result r;
-    if (!tm || !data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: NULL argument");
-    if ((r = ecs__tf_snap_head(tm, d, size, h, err)) != ECS_OK) return r;
-    n = h[0];
-    cap = n + 1u < 16u ? 16u : n + 1u;
-    if ((r = ecs__tf_snap_links(d, n, err)) != ECS_OK) return r;
+    in.d = d;
+    in.n = n;
+    in.base = 0;
     /* tm is empty: its map, arrays and pending list take the state where
        they are big enough (a rollback every frame allocates nothing) */
-    if ((r = ecs__tf_snap_ids(d, n, &tm->map, err)) != ECS_OK) {
+    if ((r = ecs__tf_snap_ids(&in, &tm->map, err)) != ECS_OK) {
         ecs__tf_map_clear(tm);
         return r;
     }
@@ -3009,6 +3188,34 @@ ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, si
     tm->log.next = h[7];
     tm->log.retired = h[8];
     return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_transform_snapshot_load(void *store, const void *data, size_t size, ecs_error *err)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)store;
+    uint32_t h[ECS__TF_SNAP_HEAD];
+    ecs_result r;
+    if (!tm || !data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: NULL argument");
+    /* (one transform per entity: checked as the map is built) */
+    if ((r = ecs__tf_snap_check((const unsigned char *)data, size, ECS_INDEX_MASK, 0, 0, h, err)) != ECS_OK ||
+        (r = ecs__tf_snap_target(tm, h, err)) != ECS_OK)
+        return r;
+    return ecs__tf_snap_restore(tm, (const unsigned char *)data, h, err);
+}
+
+/* The store interface's load: the snapshot calls give it only bytes
+   ecs_transform_snapshot_verify passed, so it checks what verify cannot
+   know (the manager: mode, lookup kind, empty) and no link again. */
+static ecs_result ecs__tf_store_load(void *store, const void *data, size_t size, ecs_error *err)
+{
+    ecs_transform_manager *tm = (ecs_transform_manager *)store;
+    uint32_t h[ECS__TF_SNAP_HEAD];
+    ecs_result r;
+    if (!tm || !data) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "transform snapshot: NULL argument");
+    if ((r = ecs__tf_snap_head((const unsigned char *)data, size, 0, h, err)) != ECS_OK ||
+        (r = ecs__tf_snap_target(tm, h, err)) != ECS_OK)
+        return r;
+    return ecs__tf_snap_restore(tm, (const unsigned char *)data, h, err);
 }
 
 ECS_DEF ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_error *err)

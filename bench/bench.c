@@ -1516,7 +1516,20 @@ static void bench_resource_rows(void)
    snapshot's bytes per entity and against the live data (entity ids,
    fields, transform arrays, generations; no maps). snapshot_1k_roundtrip_us:
    the rust ecs_bench_suite's serialize case, 1,000 entities of a mat4 and
-   three vec3, saved and loaded. */
+   three vec3, saved and loaded.
+   snapshot_hash_gbs: ecs_snapshot_world_hash of the same world, the
+   snapshot's bytes per second. Deltas: 1% of the entities (random ones)
+   change one field (the position's x) between two snapshots of that world;
+   snapshot_delta_bytes_ratio is the delta's bytes / the snapshot's;
+   snapshot_delta_gbs the base's bytes per second of ecs_snapshot_delta
+   (into the buffer of the last delta); snapshot_apply_delta_gbs of
+   ecs_snapshot_apply_delta in place (the base in the output's buffer, as a
+   client holding one snapshot does: restored before each repetition,
+   untimed), snapshot_apply_delta_copy_gbs into a buffer of its own (the
+   last result's). Both delta directions hash the whole base.
+   snapshot_delta_compare_gbs: their limit in the same run, a compare of the
+   two snapshots' bytes block by block (no early exit: a delta reads both
+   whole), base bytes per second. */
 
 static const ecs_schema_field bs_body_schema[] = {{"position", ECS_FIELD_VEC3, "[0, 0, 0]"},
                                                  {"velocity", ECS_FIELD_VEC3, "[0, 0, 0]"}};
@@ -1580,6 +1593,7 @@ typedef struct bs_ctx {
     ecs_snapshot_output out, text, back;
     void *copy; /* snapshot_memcpy_gbs's target */
     uint64_t hash;
+    ecs_snapshot_output base, delta, held; /* the delta rows: the first snapshot, the delta, a client's copy */
 } bs_ctx;
 
 /* Into the buffer of the last save (ECS_SNAPSHOT_REUSE_OUTPUT), as a game
@@ -1651,6 +1665,103 @@ static void bs_roundtrip(void *p)
     bs_load(p);
 }
 
+static void bs_hash(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    bench_checksum_add((double)(ecs_snapshot_world_hash(&c->src->w) & 0xFFFFu));
+}
+
+/* base -> out (the second snapshot), into the buffer of the last delta. */
+static void bs_delta(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    if (ecs_snapshot_delta(c->base.data, c->base.size, c->out.data, c->out.size, ECS_SNAPSHOT_REUSE_OUTPUT, &c->delta, &err) != ECS_OK)
+        bs_fail("delta", &err);
+}
+
+/* The client's copy back to the first snapshot (untimed). */
+static void bs_restore(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    memcpy(c->held.data, c->base.data, c->base.size);
+    c->held.size = c->base.size;
+}
+
+static void bs_apply_in_place(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    if (ecs_snapshot_apply_delta(c->held.data, c->held.size, c->delta.data, c->delta.size, ECS_SNAPSHOT_REUSE_OUTPUT, &c->held,
+                                 &err) != ECS_OK)
+        bs_fail("apply in place", &err);
+}
+
+static void bs_apply_copy(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    ecs_error err;
+    if (ecs_snapshot_apply_delta(c->base.data, c->base.size, c->delta.data, c->delta.size, ECS_SNAPSHOT_REUSE_OUTPUT, &c->held,
+                                 &err) != ECS_OK)
+        bs_fail("apply", &err);
+}
+
+/* Every 64-byte block of base against next's (the delta's limit). */
+static void bs_compare(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    const unsigned char *a = (const unsigned char *)c->base.data, *b = (const unsigned char *)c->out.data;
+    size_t k, j, differ = 0, n = c->base.size < c->out.size ? c->base.size : c->out.size;
+    for (k = 0; k + 64u <= n; k += 64u) {
+        uint64_t x[8], y[8], d = 0;
+        memcpy(x, a + k, 64);
+        memcpy(y, b + k, 64);
+        for (j = 0; j < 8u; ++j) d |= x[j] ^ y[j];
+        differ += d != 0;
+    }
+    bench_checksum_add((double)differ);
+}
+
+static void bs_check_applied(void *p)
+{
+    bs_ctx *c = (bs_ctx *)p;
+    if (c->held.size != c->out.size || memcmp(c->held.data, c->out.data, c->out.size) != 0) {
+        fprintf(stderr, "bench: snapshots: the applied delta differs\n");
+        exit(1);
+    }
+}
+
+/* The delta rows over a's world, whose snapshot c->out holds. */
+static void bench_delta_rows(bs_world *a, bs_ctx *c)
+{
+    ecs_manager *m = ecs_world_manager(&a->w, "body");
+    uint64_t seed = 0xDE17A;
+    uint32_t k;
+    double t;
+    c->base.size = c->out.size;
+    c->base.data = bench_alloc(c->out.size);
+    memcpy(c->base.data, c->out.data, c->out.size);
+    for (k = 0; k < m->count / 100u; ++k) ((float *)m->field[0])[3u * (uint32_t)(bench_rand(&seed) % m->count)] += 1.0f;
+    bs_save(c);
+    bs_delta(c);
+    bench_row("snapshot_delta_bytes_ratio", (double)c->delta.size / (double)c->out.size, "x");
+    bench_checksum_add((double)c->delta.size);
+    t = bench__time(NULL, bs_delta, NULL, c);
+    bench_row("snapshot_delta_gbs", (double)c->base.size / t, "GB/s");
+    t = bench__time(NULL, bs_compare, NULL, c);
+    bench_row("snapshot_delta_compare_gbs", (double)c->base.size / t, "GB/s");
+    c->held.data = bench_realloc(NULL, c->base.size > c->out.size ? c->base.size : c->out.size); /* the library grows it */
+    if (!c->held.data) exit(1);
+    t = bench__time(bs_restore, bs_apply_in_place, bs_check_applied, c);
+    bench_row("snapshot_apply_delta_gbs", (double)c->base.size / t, "GB/s");
+    t = bench__time(NULL, bs_apply_copy, bs_check_applied, c);
+    bench_row("snapshot_apply_delta_copy_gbs", (double)c->base.size / t, "GB/s");
+    free(c->base.data);
+    c->base.data = NULL;
+    ecs_snapshot_output_free(&c->delta);
+    ecs_snapshot_output_free(&c->held);
+}
+
 static void bs_free_ctx(bs_ctx *c)
 {
     ecs_snapshot_output_free(&c->out);
@@ -1688,6 +1799,9 @@ static void bench_snapshot_rows(void)
     bench_row("snapshot_bytes_per_entity", (double)c.out.size / n, "bytes");
     bench_row("snapshot_bytes_ratio", (double)c.out.size / live, "x");
     bench_checksum_add((double)c.out.size);
+    t = bench__time(NULL, bs_hash, NULL, &c);
+    bench_row("snapshot_hash_gbs", (double)c.out.size / t, "GB/s");
+    bench_delta_rows(&a, &c);
     bs_free(&a);
     bs_free(&b);
     bs_free_ctx(&c);
@@ -3356,6 +3470,7 @@ static const bench__target bench__targets[] = {
     {"spawn_level_10k_us", 100, NULL},
     {"spawn_vs_memcpy_ratio", 5, NULL},
     {"snapshot_bytes_ratio", 1.1, NULL},
+    {"snapshot_delta_bytes_ratio", 0.05, NULL},
     {"systems_2_ns", 1.05, "systems_2_plain_ns"},
     {"systems_7_ns", 1.1, "systems_7_plain_ns"},
     {"systems_7_mixed_ns", 1.1, "systems_7_mixed_plain_ns"},
@@ -3379,6 +3494,9 @@ static const bench__target bench__floors[] = {
     {"snapshot_save_gbs", 0.5, "memory_bandwidth_gbs"},
     {"snapshot_load_gbs", 0.5, "memory_bandwidth_gbs"},
     {"world_clone_gbs", 0.5, "memory_bandwidth_gbs"},
+    {"snapshot_hash_gbs", 0.5, "memory_bandwidth_gbs"},
+    {"snapshot_delta_gbs", 0.5, "memory_bandwidth_gbs"},
+    {"snapshot_apply_delta_gbs", 0.5, "memory_bandwidth_gbs"},
     {"snapshot_json_save_mb_per_s", 1, "compile_mb_per_s"},
     {"snapshot_json_load_mb_per_s", 1, "compile_mb_per_s"},
     {"transform_world_pass_mt2_speedup", 1.8, NULL},

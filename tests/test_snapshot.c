@@ -636,8 +636,575 @@ static void test_nested_groups(void)
     free_world(&c);
 }
 
-int main(void)
+/* ---- issue 24: a verified snapshot loads; forged counts and ids; groups; JSON ------------- */
+
+/* The blob offset a message names ("... offset N (...") or -1. */
+static long message_offset(const char *message)
 {
+    const char *at = strstr(message, "offset ");
+    return at ? strtol(at + 7, NULL, 10) : -1;
+}
+
+/* The offset and size of section `name` of a native snapshot (0 when none). */
+static size_t find_section(const void *blob, size_t size, const char *name, size_t *body, size_t *body_size)
+{
+    ecs__snap_reader rd;
+    ecs__snap_sec s;
+    ecs_error err;
+    if (ecs__snap_open(&rd, blob, size, 0, &err) != ECS_OK) return 0;
+    while (ecs__snap_next(&rd, &s, &err) > 0)
+        if (s.name_length == strlen(name) && memcmp(s.name, name, s.name_length) == 0) {
+            *body = s.body;
+            *body_size = s.body_size;
+            return s.offset;
+        }
+    return 0;
+}
+
+/* A small deferred world whose transform manager has an odd number of
+   pending changes: nodes that left the dirty range, one of them changed. */
+static void make_odd_pending(test_world *t)
+{
+    uint32_t k;
+    ecs_mat4 local;
+    CHECK(make_world(t, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    rng_state = 404;
+    for (k = 0; k < 12; ++k) {
+        ecs_entity e = ecs_entity_create(&t->w.entities);
+        local = random_local();
+        remember(t, e);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&t->tm, e, &local, k ? ecs_instance_make(rnd_below(k)) : ecs_instance_nil())));
+    }
+    for (k = 0; k < 8; ++k) ecs_transform_commit(&t->tm); /* idle nodes leave the dirty range */
+    local = random_local();
+    CHECK(ecs_transform_set_local(&t->tm, ecs_instance_make(3), &local) == ECS_OK);
+    CHECK(t->tm.num_pending == 1);
+}
+
+/* Defect 2: the writer padded the store's bytes to 8 and the transform
+   load wanted its exact size: such a snapshot verified and did not load
+   (whole, with ECS_SNAPSHOT_REPLACE, or as a subtree). */
+static void test_odd_pending(void)
+{
+    test_world a, b, c;
+    ecs_snapshot_output out = {NULL, 0}, sub = {NULL, 0}, text = {NULL, 0}, back = {NULL, 0};
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    make_odd_pending(&a);
+    CHECK(make_world(&b, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW) && make_world(&c, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_verify_for(&b.w, out.data, out.size, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_snapshot_load(&b.w, out.data, out.size, 0, NULL, &err) == ECS_OK, "%s", err.message);
+    CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&b.w) && b.tm.num_pending == 1);
+    rng_state = 9;
+    churn(&b, 200);
+    CHECK_MSG(ecs_snapshot_load(&b.w, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_OK, "%s", err.message);
+    CHECK(ecs_snapshot_world_hash(&a.w) == ecs_snapshot_world_hash(&b.w));
+    /* JSON gives the same bytes back (the store's words without the padding) */
+    CHECK(ecs_snapshot_to_json(out.data, out.size, &text, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_from_json((const char *)text.data, text.size, &back, &err) == ECS_OK, "%s", err.message);
+    CHECK(back.size == out.size && back.data && memcmp(back.data, out.data, out.size) == 0);
+    /* the subtree of the changed node's root */
+    memset(&desc, 0, sizeof desc);
+    desc.hierarchy = "transform";
+    desc.root = a.tm.entity[0];
+    CHECK(ecs_snapshot_save(&a.w, &desc, &sub, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_load(&c.w, sub.data, sub.size, 0, NULL, &err) == ECS_OK, "%s", err.message);
+    ecs_snapshot_output_free(&out);
+    ecs_snapshot_output_free(&sub);
+    ecs_snapshot_output_free(&text);
+    ecs_snapshot_output_free(&back);
+    free_world(&a);
+    free_world(&b);
+    free_world(&c);
+}
+
+/* Defect 3: verify looked at a store section's size only; 1,209 mutations
+   of the transform section verified and the load then refused them with an
+   offset counted from the store's bytes. Every single-byte change of the
+   section: what verify_for passes loads; what the load refuses names an
+   offset inside the section, counted from the blob's start; a refused
+   ECS_SNAPSHOT_REPLACE load leaves the live world as it was. */
+static void test_verify_store_sections(void)
+{
+    test_world a, t;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    size_t at, body = 0, body_size = 0, k;
+    unsigned char *copy;
+    uint32_t verified_refused = 0, outside = 0, refused = 0, changed = 0, world_less = 0;
+    uint64_t live;
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW) && make_world(&t, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    rng_state = 77;
+    churn(&a, 1200);
+    CHECK(a.tm.count > 4);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    at = find_section(out.data, out.size, "transform", &body, &body_size);
+    CHECK(at != 0 && body_size > 40u + 4u * 38u);
+    copy = at && body_size > 40u + 4u * 38u ? (unsigned char *)malloc(out.size) : NULL;
+    rng_state = 5;
+    churn(&t, 500); /* the live world a REPLACE load must not touch when it refuses */
+    live = ecs_snapshot_world_hash(&t.w);
+    for (k = body; copy && k < body + body_size; ++k) {
+        ecs_result r1, r2, r3;
+        test_world b;
+        memcpy(copy, out.data, out.size);
+        copy[k] ^= (unsigned char)(k % 3u == 0 ? 0x80u : 0x01u);
+        r1 = ecs_snapshot_verify_for(&t.w, copy, out.size, &err);
+        world_less += ecs_snapshot_verify(copy, out.size, &err) == ECS_OK && r1 != ECS_OK;
+        if (!make_world(&b, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW)) break;
+        r2 = ecs_snapshot_load(&b.w, copy, out.size, 0, NULL, &err);
+        if (r1 == ECS_OK && r2 != ECS_OK && r2 != ECS_ERROR_INVALID_ARGUMENT) ++verified_refused;
+        if (r2 == ECS_ERROR_CORRUPT_RESOURCE) {
+            long o = message_offset(err.message);
+            ++refused;
+            outside += o < (long)body || o >= (long)(body + body_size);
+        }
+        free_world(&b);
+        r3 = ecs_snapshot_load(&t.w, copy, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err);
+        if (r3 != ECS_OK) changed += ecs_snapshot_world_hash(&t.w) != live;
+        else { /* loaded: roll the live world back for the next mutation */
+            rng_state = 5;
+            free_world(&t);
+            CHECK(make_world(&t, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+            churn(&t, 500);
+        }
+    }
+    CHECK(refused > 100);
+    CHECK_MSG(verified_refused == 0, "%u mutations verified and were refused by the load", (unsigned)verified_refused);
+    CHECK_MSG(outside == 0, "%u of %u refusals name an offset outside the transform section", (unsigned)outside,
+              (unsigned)refused);
+    CHECK_MSG(changed == 0, "%u refused REPLACE loads changed the live world", (unsigned)changed);
+    CHECK(world_less > 100); /* without the world the store's bytes are words only */
+    { /* the hook alone: offsets counted from where the bytes lie */
+        memcpy(copy, out.data, out.size);
+        copy[body + 40 + 4u * a.tm.count] ^= 0x40u; /* parent[0] */
+        CHECK(ecs_transform_snapshot_verify(copy + body, body_size, a.w.entities.max_index, 1000, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK_MSG(message_offset(err.message) == (long)(1000 + 40 + 4u * a.tm.count), "%s", err.message);
+        CHECK(ecs_transform_snapshot_verify(out.data, 0, 0, 0, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+    }
+    free(copy);
+    ecs_snapshot_output_free(&out);
+    free_world(&a);
+    free_world(&t);
+}
+
+/* Defect 4: num_retired was not bounded (1000 or 0x80000000 with max_index
+   5 loaded, and ecs_entity_count wrapped). */
+static void test_num_retired(void)
+{
+    ecs_world w;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    size_t body = 0, body_size = 0;
+    unsigned char *copy;
+    uint32_t k, bad[3] = {1000u, 0x80000000u, 0};
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    for (k = 0; k < 5; ++k) (void)ecs_entity_create(&w.entities);
+    CHECK(ecs_entity_destroy(&w.entities, ecs_entity_make(2, 0)));
+    CHECK(ecs_snapshot_save(&w, NULL, &out, &err) == ECS_OK);
+    copy = (unsigned char *)malloc(out.size);
+    (void)find_section(out.data, out.size, "", &body, &body_size);
+    body = 32 + 24; /* the entities section comes first and has no name */
+    bad[2] = 5u - 1u + 1u; /* max_index 5, one queued: at most 4 retired */
+    for (k = 0; copy && k < 3; ++k) {
+        ecs_world fresh;
+        memcpy(copy, out.data, out.size);
+        put32(copy, body + 16, bad[k]);
+        CHECK(ecs_snapshot_verify(copy, out.size, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "num_retired"));
+        CHECK(ecs_world_init(&fresh) == ECS_OK);
+        CHECK(ecs_snapshot_load(&fresh, copy, out.size, 0, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(fresh.entities.max_index == 0);
+        ecs_world_free(&fresh);
+    }
+    if (copy) { /* the bound itself loads, and the count stays in range */
+        ecs_world fresh;
+        memcpy(copy, out.data, out.size);
+        put32(copy, body + 16, 4);
+        CHECK(ecs_snapshot_verify(copy, out.size, &err) == ECS_OK);
+        CHECK(ecs_world_init(&fresh) == ECS_OK);
+        CHECK(ecs_snapshot_load(&fresh, copy, out.size, 0, NULL, &err) == ECS_OK && ecs_entity_count(&fresh.entities) == 0);
+        ecs_world_free(&fresh);
+    }
+    free(copy);
+    ecs_snapshot_output_free(&out);
+    ecs_world_free(&w);
+}
+
+/* b's snapshot with a's sections after the entities section: a's
+   instances under b's entity manager (malloc'd, *size bytes). */
+static unsigned char *splice_entities(const ecs_snapshot_output *a, const ecs_snapshot_output *b, size_t *size)
+{
+    uint64_t ea, eb, total;
+    unsigned char *out;
+    memcpy(&ea, (const unsigned char *)a->data + 40, 8);
+    memcpy(&eb, (const unsigned char *)b->data + 40, 8);
+    *size = 32u + (size_t)eb + (a->size - 32u - (size_t)ea);
+    if (!(out = (unsigned char *)malloc(*size))) return NULL;
+    memcpy(out, b->data, 32u + (size_t)eb);
+    memcpy(out + 32u + eb, (const unsigned char *)a->data + 32u + ea, a->size - 32u - (size_t)ea);
+    total = *size;
+    memcpy(out + 16, &total, 8);
+    return out;
+}
+
+/* Defect 5: instances owned by ids never created (an index past max_index)
+   verified, loaded, and the entity later created at that index inherited
+   them. Every kind of store (the instances of index 9 of a world of 10
+   entities under the entity manager of a world of 5), and a direct slot 0
+   (index 0 is never handed out). */
+static void test_unborn_owners(void)
+{
+    uint32_t which;
+    for (which = 0; which < 4; ++which) {
+        test_world a, b, c;
+        ecs_snapshot_output out = {NULL, 0}, few = {NULL, 0};
+        ecs_error err;
+        ecs_entity nine = make_id(0);
+        unsigned char *forged;
+        size_t size = 0;
+        uint32_t k;
+        CHECK(make_world(&a, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_RAW) && make_world(&b, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_RAW));
+        CHECK(make_world(&c, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_RAW));
+        for (k = 0; k < 10; ++k) {
+            ecs_entity e = ecs_entity_create(&a.w.entities);
+            if (ecs_entity_index(e) == 9) nine = e;
+        }
+        for (k = 0; k < 5; ++k) (void)ecs_entity_create(&b.w.entities);
+        CHECK(ecs_entity_index(nine) == 9);
+        if (which == 0) CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[1], nine))); /* hash */
+        if (which == 1) CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[3], nine))); /* hash, several per entity */
+        if (which == 2) CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[2], nine))); /* direct, slot 9 */
+        if (which == 3) CHECK(!ecs_instance_is_nil(ecs_transform_create(&a.tm, nine, NULL, ecs_instance_nil())));
+        CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK && ecs_snapshot_save(&b.w, NULL, &few, &err) == ECS_OK);
+        forged = splice_entities(&out, &few, &size);
+        CHECK(forged && ecs_snapshot_verify_for(&c.w, out.data, out.size, &err) == ECS_OK);
+        CHECK_MSG(forged && ecs_snapshot_verify_for(&c.w, forged, size, &err) == ECS_ERROR_CORRUPT_RESOURCE, "store %u",
+                  (unsigned)which);
+        CHECK(strstr(err.message, "offset ") != NULL);
+        CHECK(forged && ecs_snapshot_load(&c.w, forged, size, 0, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(c.w.entities.max_index == 0 && c.tm.count == 0);
+        free(forged);
+        ecs_snapshot_output_free(&out);
+        ecs_snapshot_output_free(&few);
+        free_world(&a);
+        free_world(&b);
+        free_world(&c);
+    }
+    { /* a direct slot 0 holding an id of index 0 */
+        test_world a;
+        ecs_snapshot_output out = {NULL, 0};
+        ecs_error err;
+        size_t body = 0, body_size = 0;
+        CHECK(make_world(&a, ECS_TRANSFORM_IMMEDIATE, 0));
+        CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[2], ecs_entity_create(&a.w.entities))));
+        CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+        CHECK(find_section(out.data, out.size, "heading", &body, &body_size) != 0);
+        put32(out.data, body + 40 + 16 + 8, ecs_entity_make(0, 3).id); /* after the head, the field and "dir" */
+        CHECK(ecs_snapshot_verify(out.data, out.size, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "slot 0"));
+        ecs_snapshot_output_free(&out);
+        free_world(&a);
+    }
+}
+
+/* Defect 6: a clone into a world whose groups differ from the source's
+   returned OK with a broken group; it runs load's group check now. */
+static void test_clone_groups(void)
+{
+    test_world grouped, plain;
+    ecs_error err;
+    uint32_t k;
+    CHECK(make_world(&grouped, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP) && make_world(&plain, ECS_TRANSFORM_IMMEDIATE, 0));
+    for (k = 0; k < 20; ++k) {
+        ecs_entity e = ecs_entity_create(&plain.w.entities);
+        CHECK(!ecs_instance_is_nil(ecs_manager_create(plain.m[1], e)));
+        if (k % 2u) CHECK(!ecs_instance_is_nil(ecs_manager_create(plain.m[0], e)));
+    }
+    CHECK(ecs_snapshot_clone(&grouped.w, &plain.w, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "group") != NULL && strstr(err.message, "ecs_snapshot_clone") != NULL);
+    CHECK(grouped.w.entities.max_index == 0 && grouped.m[0]->count == 0 && grouped.m[1]->count == 0);
+    CHECK(ecs_snapshot_clone(&plain.w, &grouped.w, &err) == ECS_OK); /* no group in the target: nothing to keep */
+    free_world(&grouped);
+    free_world(&plain);
+}
+
+/* The JSON of a one-instance world (raw: with a field without a kind). */
+static ecs_snapshot_output tiny_json(int raw)
+{
+    ecs_world w;
+    ecs_manager *m;
+    ecs_snapshot_output bin = {NULL, 0}, text = {NULL, 0};
+    ecs_error err;
+    uint32_t n;
+    const ecs_schema_field *schema = health_schema;
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    n = 6;
+    m = raw ? ecs_world_define(&w, "raw", raw_fields, 2, ECS_LOOKUP_DENSE, &err)
+            : ecs_world_define_schema(&w, "health", schema, n, ECS_LOOKUP_HASH, &err);
+    CHECK(m && !ecs_instance_is_nil(ecs_manager_create(m, ecs_entity_create(&w.entities))));
+    CHECK(ecs_snapshot_save(&w, NULL, &bin, &err) == ECS_OK);
+    CHECK(ecs_snapshot_to_json(bin.data, bin.size, &text, &err) == ECS_OK);
+    ecs_snapshot_output_free(&bin);
+    ecs_world_free(&w);
+    return text;
+}
+
+/* text with the first `from` replaced by `to` (malloc'd). */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    size_t n = strlen(text) + strlen(to) + 1u;
+    char *s = (char *)malloc(n);
+    if (!s || !at) {
+        free(s);
+        return NULL;
+    }
+    memcpy(s, text, (size_t)(at - text));
+    strcpy(s + (at - text), to);
+    strcat(s, at + strlen(from));
+    return s;
+}
+
+/* Defects 9 and 10: a field's size is checked before anything is
+   allocated by it (a 4 GiB request came first); a float that does not fit
+   is refused as the level compiler refuses it (1e39 was read as infinity). */
+static void test_json_limits(void)
+{
+    ecs_snapshot_output text = tiny_json(1), bin = {NULL, 0};
+    ecs_error err;
+    char *bad;
+    static const char *const floats[4] = {"1e39", "-3.4028236e38", "3.4028235e38", "1e-50"};
+    uint32_t k;
+    CHECK(text.data && strstr((const char *)text.data, "\"size\": 4, \"align\": 4}") != NULL);
+    bad = text.data ? replaced((const char *)text.data, "\"size\": 4, \"align\": 4}", "\"size\": 4294967295, \"align\": 4}") : NULL;
+    CHECK(bad != NULL);
+    if (bad) {
+        oom_largest = 0;
+        CHECK(ecs_snapshot_from_json(bad, strlen(bad), &bin, &err) == ECS_ERROR_CORRUPT_RESOURCE && bin.data == NULL);
+        CHECK(strstr(err.message, "size") != NULL);
+        CHECK_MSG(oom_largest < (1u << 20), "asked for %lu bytes", (unsigned long)oom_largest);
+        free(bad);
+    }
+    ecs_snapshot_output_free(&text);
+    text = tiny_json(0);
+    for (k = 0; k < 4 && text.data; ++k) {
+        char value[40], level[200];
+        ecs_compiler c;
+        ecs_compiler_output out;
+        ecs_result by_json, by_level;
+        snprintf(value, sizeof value, "\"hp\": %s,", floats[k]);
+        bad = replaced((const char *)text.data, "\"hp\": 0,", value);
+        CHECK(bad != NULL);
+        if (!bad) break;
+        by_json = ecs_snapshot_from_json(bad, strlen(bad), &bin, &err);
+        if (by_json != ECS_OK) CHECK(strstr(err.message, "float") != NULL && strstr(err.message, "hp") != NULL);
+        ecs_snapshot_output_free(&bin);
+        free(bad);
+        snprintf(level, sizeof level, "{\"entities\": [{\"components\": [{\"type\": \"actor\", \"mass\": %s}]}]}", floats[k]);
+        ecs_compiler_init(&c);
+        CHECK(ecs_compiler_register_standard(&c, &err) == ECS_OK);
+        by_level = ecs_compiler_compile(&c, level, strlen(level), 0, &out, &err);
+        if (by_level == ECS_OK) ecs_compiler_output_free(&out);
+        ecs_compiler_free(&c);
+        CHECK_MSG((by_json == ECS_OK) == (by_level == ECS_OK), "%s: snapshot JSON %d, level %d", floats[k], (int)by_json,
+                  (int)by_level);
+        CHECK((by_json == ECS_OK) == (k >= 2u));
+    }
+    ecs_snapshot_output_free(&text);
+}
+
+/* from_json(to_json(blob)) gives the blob's bytes: the direct kind's holes
+   are saved as zeros (a destroyed instance's leftovers used to be saved,
+   and came back zero); padding is zero and verify refuses other bytes. */
+static void test_json_same_bytes(void)
+{
+    test_world a;
+    ecs_snapshot_output bin = {NULL, 0}, text = {NULL, 0}, back = {NULL, 0};
+    ecs_error err;
+    uint32_t k;
+    uint32_t hole = 0;
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP));
+    rng_state = 12;
+    churn(&a, 2000);
+    for (k = 0; k < 41; ++k) {
+        ecs_entity e = ecs_entity_create(&a.w.entities);
+        ecs_instance i = ecs_manager_create(a.m[2], e);
+        CHECK(!ecs_instance_is_nil(i));
+        fill_random(a.m[2], i);
+        if (k % 3u == 0) { /* a hole with bytes left in it */
+            CHECK(ecs_manager_destroy(a.m[2], i));
+            hole = i.i;
+        }
+    }
+    if ((a.w.entities.max_index + 1u) % 8u == 0) (void)ecs_entity_create(&a.w.entities);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &bin, &err) == ECS_OK);
+    CHECK(ecs_snapshot_to_json(bin.data, bin.size, &text, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_from_json((const char *)text.data, text.size, &back, &err) == ECS_OK, "%s", err.message);
+    CHECK(back.size == bin.size && back.data && memcmp(back.data, bin.data, bin.size) == 0);
+    { /* a nonzero byte in a hole, or in padding, is refused */
+        size_t body = 0, body_size = 0;
+        unsigned char *p = (unsigned char *)bin.data;
+        CHECK(find_section(bin.data, bin.size, "heading", &body, &body_size) != 0);
+        size_t at = body + 40 + 16 + 8 + ecs__snap_pad8((size_t)a.m[2]->count * 4u) + (size_t)hole * 16u; /* the hole's quat */
+        CHECK(hole != 0 && a.m[2]->entity[hole].id == 0);
+        p[at] = 1;
+        CHECK(ecs_snapshot_verify(bin.data, bin.size, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "hole"));
+        p[at] = 0;
+        CHECK(ecs_snapshot_verify(bin.data, bin.size, &err) == ECS_OK);
+        p[32 + 24 + 24 + a.w.entities.max_index + 1u] = 7; /* the generations' padding (max_index + 1 is no multiple of 8) */
+        CHECK((a.w.entities.max_index + 1u) % 8u != 0);
+        CHECK(ecs_snapshot_verify(bin.data, bin.size, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "padding"));
+    }
+    ecs_snapshot_output_free(&bin);
+    ecs_snapshot_output_free(&text);
+    ecs_snapshot_output_free(&back);
+    free_world(&a);
+}
+
+/* What a refused load leaves (ecs_snapshot_load's documentation): a target
+   that is not empty, or any refusal of the bytes (the store sections'
+   included) or of the layout: the world as it was; a manager's broken
+   links, found while its map is built, or a group the snapshot does not
+   keep: an empty world, ECS_SNAPSHOT_REPLACE too. The transform store's
+   idle_frames is saved and loaded (it decides the dirty range's future). */
+static void test_load_failures(void)
+{
+    test_world a, t;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    uint64_t live;
+    unsigned char *copy;
+    size_t body = 0, body_size = 0;
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW) && make_world(&t, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    a.tm.idle_frames = 3;
+    rng_state = 31;
+    churn(&a, 800);
+    churn(&t, 800);
+    live = ecs_snapshot_world_hash(&t.w);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    copy = (unsigned char *)malloc(out.size);
+    CHECK(ecs_snapshot_load(&t.w, out.data, out.size, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_snapshot_world_hash(&t.w) == live);
+    if (copy) { /* a transform cycle: refused before the live world is touched */
+        CHECK(find_section(out.data, out.size, "transform", &body, &body_size) != 0 && a.tm.count >= 2);
+        memcpy(copy, out.data, out.size);
+        put32(copy, body + 40 + 4u * a.tm.count, 1); /* parent[0] = 1 */
+        put32(copy, body + 40 + 4u * a.tm.count + 4u, 0); /* parent[1] = 0 */
+        CHECK(ecs_snapshot_load(&t.w, copy, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(ecs_snapshot_world_hash(&t.w) == live);
+    }
+    if (copy) { /* a manager's next link to another entity's instance: found as it loads, the world empty */
+        CHECK(find_section(out.data, out.size, "items", &body, &body_size) != 0 && a.m[3]->next && a.m[3]->count >= 2);
+        memcpy(copy, out.data, out.size);
+        put32(copy, body + 40 + 2u * 16u + ecs__snap_pad8(7) + ecs__snap_pad8((size_t)a.m[3]->count * 4u), 1);
+        CHECK(ecs_snapshot_verify(copy, out.size, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(ecs_snapshot_load(&t.w, copy, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(t.w.entities.max_index == 0 && t.m[0]->count == 0 && t.tm.count == 0);
+    }
+    CHECK(ecs_snapshot_load(&t.w, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_OK);
+    CHECK(t.tm.idle_frames == 3 && ecs_snapshot_world_hash(&t.w) == ecs_snapshot_world_hash(&a.w));
+    free(copy);
+    ecs_snapshot_output_free(&out);
+    free_world(&a);
+    free_world(&t);
+}
+
+/* The hashes: the same for a blob wherever it lies; any one changed byte
+   of a world's data changes the world hash. */
+static void test_hashes(void)
+{
+    test_world a;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    unsigned char *moved;
+    uint64_t h, w;
+    uint32_t k, same = 0;
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    rng_state = 61;
+    churn(&a, 1500);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    h = ecs_snapshot_blob_hash(out.data, out.size);
+    moved = (unsigned char *)malloc(out.size + 8u);
+    for (k = 1; moved && k < 8u; ++k) {
+        memcpy(moved + k, out.data, out.size);
+        CHECK(ecs_snapshot_blob_hash(moved + k, out.size) == h);
+    }
+    CHECK(ecs_snapshot_blob_hash(out.data, out.size - 8u) != h && ecs_snapshot_blob_hash(NULL, 0) == ecs_snapshot_blob_hash("", 0));
+    w = ecs_snapshot_world_hash(&a.w);
+    for (k = 0; k < 200u && a.m[0]->count && a.tm.count; ++k) {
+        unsigned char *p = k % 2u ? (unsigned char *)a.m[0]->field[k % 4u < 2u ? 0 : 1] + rnd_below(a.m[0]->count * 12u)
+                                  : (unsigned char *)&a.tm.world[rnd_below(a.tm.count)] + rnd_below(64);
+        unsigned char old = *p;
+        *p ^= (unsigned char)(1u << rnd_below(8));
+        same += ecs_snapshot_world_hash(&a.w) == w;
+        *p = old;
+    }
+    CHECK_MSG(same == 0, "%u of 200 changed bytes kept the hash", (unsigned)same);
+    CHECK(ecs_snapshot_world_hash(&a.w) == w);
+    free(moved);
+    ecs_snapshot_output_free(&out);
+    free_world(&a);
+}
+
+/* ---- the fuzz corpus's entries for the defects above ----------------------------------- */
+
+static void write_file(const char *dir, const char *name, const void *data, size_t size)
+{
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(data, 1, size, f) == size);
+    if (f) fclose(f);
+}
+
+/* `test_snapshot --corpus DIR` writes tests/corpus/fuzz_snapshot's
+   entries for issue 24's defects (snapshots of the fuzz harness's world):
+   odd_pending.bin (loads), transform_cycle.bin (a cycle through parents in
+   the transform section), num_retired.bin, unborn_owner.bin (refused). */
+static void write_corpus(const char *dir)
+{
+    test_world a, b;
+    ecs_snapshot_output out = {NULL, 0}, few = {NULL, 0};
+    ecs_error err;
+    size_t body = 0, body_size = 0, size = 0;
+    unsigned char *forged;
+    uint32_t k;
+    ecs_entity nine = make_id(0);
+    make_odd_pending(&a);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    write_file(dir, "odd_pending.bin", out.data, out.size);
+    CHECK(find_section(out.data, out.size, "transform", &body, &body_size) != 0);
+    put32(out.data, body + 40 + 4u * a.tm.count, 1); /* parent[0] = 1 */
+    put32(out.data, body + 40 + 4u * a.tm.count + 4u, 0); /* parent[1] = 0 */
+    write_file(dir, "transform_cycle.bin", out.data, out.size);
+    ecs_snapshot_output_free(&out);
+    free_world(&a);
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW) && make_world(&b, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    for (k = 0; k < 10; ++k) {
+        ecs_entity e = ecs_entity_create(&a.w.entities);
+        if (ecs_entity_index(e) == 9) nine = e;
+        if (k < 5) (void)ecs_entity_create(&b.w.entities);
+    }
+    CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[1], nine)));
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&a.tm, nine, NULL, ecs_instance_nil())));
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK && ecs_snapshot_save(&b.w, NULL, &few, &err) == ECS_OK);
+    if ((forged = splice_entities(&out, &few, &size)) != NULL) write_file(dir, "unborn_owner.bin", forged, size);
+    free(forged);
+    put32(few.data, 32 + 24 + 16, 1000); /* num_retired */
+    write_file(dir, "num_retired.bin", few.data, few.size);
+    ecs_snapshot_output_free(&out);
+    ecs_snapshot_output_free(&few);
+    free_world(&a);
+    free_world(&b);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
+        write_corpus(argv[2]);
+        return test_report("test_snapshot --corpus");
+    }
     test_query_after_load();
     test_nested_groups();
     test_roundtrip(ECS_TRANSFORM_IMMEDIATE, 0);
@@ -652,5 +1219,14 @@ int main(void)
     test_schema_evolution();
     test_bad_input();
     test_oom();
+    test_odd_pending();
+    test_verify_store_sections();
+    test_num_retired();
+    test_unborn_owners();
+    test_clone_groups();
+    test_json_limits();
+    test_json_same_bytes();
+    test_load_failures();
+    test_hashes();
     return test_report("test_snapshot");
 }

@@ -1,0 +1,570 @@
+/* tests/test_snapshot_delta.c - snapshot deltas (ecs_snapshot.h, DELTAS):
+   1,000 frames of random churn over the snapshot tests' world (every kind
+   of store, a group, several instances per entity, transforms immediate
+   and deferred, both byte orders, stores left out and back), each frame's
+   delta against the last frame (and sometimes ten frames back) applied
+   into another buffer and in place, byte-identical to the frame's
+   snapshot, and loaded (the same world hash); a frame where 1% of the
+   instances change one field gives a small delta; in place with tens of
+   thousands of copies moving either way; a delta of another base refused;
+   every truncation refused; mutations refused or applied to exactly the
+   snapshot; every allocation failing in turn. */
+#include "oom_alloc.h"
+#define ECS_IMPLEMENTATION
+#include "ecs.h"
+#define ECS_TRANSFORM_IMPLEMENTATION
+#include "ecs_transform.h"
+#define ECS_RESOURCE_IMPLEMENTATION
+#include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION
+#include "ecs_snapshot.h"
+#include "test.h"
+#include "test_rng.h"
+
+#include "snapshot_fixture.h"
+
+static int same_bytes(const ecs_snapshot_output *a, const ecs_snapshot_output *b)
+{
+    return a->size == b->size && (a->size == 0 || memcmp(a->data, b->data, a->size) == 0);
+}
+
+/* A copy of o in a buffer of its own (malloc'd). */
+static ecs_snapshot_output copy_of(const ecs_snapshot_output *o)
+{
+    ecs_snapshot_output c;
+    c.size = o->size;
+    c.data = malloc(o->size ? o->size : 1u);
+    if (c.data && o->size) memcpy(c.data, o->data, o->size);
+    return c;
+}
+
+/* blob, loaded into a fresh world of t's kind (swapped first when it is in
+   the other byte order), hashes as t, and runs on as a copy of t does. */
+static int loads_as(const test_world *t, const ecs_snapshot_output *blob, ecs_transform_mode mode, int flags)
+{
+    test_world b, c2;
+    ecs_snapshot_output c = copy_of(blob);
+    ecs_error err;
+    uint64_t rng = rng_state;
+    uint32_t bom = 0;
+    int ok = c.data != NULL && make_world(&b, mode, flags) && make_world(&c2, mode, flags);
+    if (c.data) memcpy(&bom, (const unsigned char *)c.data + 8, 4);
+    if (ok && bom != 0x01020304u) ok = ecs_snapshot_swap(c.data, c.size, &err) == ECS_OK;
+    ok = ok && ecs_snapshot_load(&b.w, c.data, c.size, 0, NULL, &err) == ECS_OK;
+    ok = ok && ecs_snapshot_world_hash(&b.w) == ecs_snapshot_world_hash(&t->w);
+    ok = ok && ecs_snapshot_clone(&c2.w, &t->w, &err) == ECS_OK;
+    if (ok) {
+        copy_ids(&b, t);
+        copy_ids(&c2, t);
+        ok = same_future(&b, &c2, 200, rng);
+    }
+    rng_state = rng;
+    if (c.data) {
+        free_world(&b);
+        free_world(&c2);
+    }
+    free(c.data);
+    return ok;
+}
+
+#define FRAMES 1000u
+#define HISTORY 10u
+
+/* 1,000 frames: each frame's delta against the last frame (every 7th
+   frame also against the frame ten back) gives the frame's bytes, applied
+   into a buffer of its own and in place. */
+static void test_churn(ecs_transform_mode mode, uint32_t order)
+{
+    static const char *const some[] = {"body", "heading", "transform", NULL};
+    test_world a;
+    ecs_snapshot_output hist[HISTORY], d = {NULL, 0}, o = {NULL, 0}, inplace = {NULL, 0};
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    uint32_t f, k, wrong = 0, wrong_in_place = 0, refused = 0, loads = 0, partial = 0;
+    int flags = order ? WITH_GROUP : WITH_GROUP | WITH_RAW;
+    size_t delta_bytes = 0, snapshot_bytes = 0;
+    memset(hist, 0, sizeof hist);
+    CHECK(make_world(&a, mode, flags));
+    memset(&desc, 0, sizeof desc);
+    rng_state = 1234u + mode + order;
+    for (f = 0; f < FRAMES; ++f) {
+        ecs_snapshot_output *cur = &hist[f % HISTORY], *prev = &hist[(f + HISTORY - 1u) % HISTORY];
+        churn(&a, 1u + rnd_below(40));
+        (void)ecs_world_collect(&a.w, NULL);
+        if (mode == ECS_TRANSFORM_DEFERRED && rnd_below(2)) ecs_transform_commit(&a.tm);
+        desc.flags = order | ECS_SNAPSHOT_REUSE_OUTPUT;
+        desc.stores = f % 50u >= 45u ? some : NULL; /* stores left out, then back */
+        partial += desc.stores != NULL;
+        if (ecs_snapshot_save(&a.w, &desc, cur, &err) != ECS_OK) {
+            ++refused;
+            continue;
+        }
+        snapshot_bytes += cur->size;
+        for (k = 0; k < (f % 7u == 0 && f >= HISTORY ? 2u : 1u) && f; ++k) {
+            const ecs_snapshot_output *base = k ? &hist[(f + 1u) % HISTORY] : prev;
+            if (ecs_snapshot_delta(base->data, base->size, cur->data, cur->size, ECS_SNAPSHOT_REUSE_OUTPUT, &d, &err) != ECS_OK ||
+                ecs_snapshot_apply_delta(base->data, base->size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &o, &err) != ECS_OK) {
+                if (refused++ < 3) fprintf(stderr, "frame %u: %s\n", (unsigned)f, err.message);
+                continue;
+            }
+            wrong += !same_bytes(&o, cur);
+            if (k == 0) delta_bytes += d.size;
+            if (k == 0) { /* in place: inplace holds the last frame */
+                if (ecs_snapshot_apply_delta(inplace.data, inplace.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &inplace, &err) != ECS_OK)
+                    ++refused;
+                wrong_in_place += !same_bytes(&inplace, cur);
+            }
+        }
+        if (f == 0) { /* the in-place buffer starts as the first frame */
+            ecs_snapshot_output_free(&inplace);
+            inplace = copy_of(cur);
+        }
+        if (f % 100u == 20u && !desc.stores) loads += loads_as(&a, &o, mode, flags) ? 1u : 0u;
+    }
+    CHECK_MSG(refused == 0, "%u deltas refused", (unsigned)refused);
+    CHECK_MSG(wrong == 0, "%u deltas gave other bytes", (unsigned)wrong);
+    CHECK_MSG(wrong_in_place == 0, "%u deltas gave other bytes in place", (unsigned)wrong_in_place);
+    CHECK_MSG(loads == FRAMES / 100u, "%u of %u loads", (unsigned)loads, (unsigned)(FRAMES / 100u));
+    CHECK(partial > 0 && delta_bytes < snapshot_bytes / 2u); /* churn of up to 40 steps a frame changes little */
+    for (k = 0; k < HISTORY; ++k) ecs_snapshot_output_free(&hist[k]);
+    ecs_snapshot_output_free(&d);
+    ecs_snapshot_output_free(&o);
+    ecs_snapshot_output_free(&inplace);
+    free_world(&a);
+}
+
+/* A world of n entities with the body (dense) and heading (direct) stores
+   and a transform each; its snapshot into *out. */
+static void big_world(test_world *t, uint32_t n)
+{
+    uint32_t k;
+    CHECK(make_world(t, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP));
+    for (k = 0; k < n; ++k) {
+        ecs_entity e = ecs_entity_create(&t->w.entities);
+        ecs_mat4 local = ecs_mat4_identity();
+        fill_random(t->m[0], ecs_manager_create(t->m[0], e));
+        fill_random(t->m[2], ecs_manager_create(t->m[2], e));
+        local.m[12] = (float)k;
+        (void)ecs_transform_create(&t->tm, e, &local, k % 3u ? ecs_instance_make(rnd_below(k)) : ecs_instance_nil());
+    }
+}
+
+/* The format on the wire: the header names both snapshots by hash; two
+   equal snapshots differ by one copy; 1% of the instances changing one
+   field cost a small fraction of the snapshot; the other byte order. */
+static void test_format(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
+    ecs_snapshot_delta_info info;
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    uint32_t k, n = 20000;
+    rng_state = 88;
+    big_world(&a, n);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &s0, &err) == ECS_OK);
+    CHECK(ecs_snapshot_delta(s0.data, s0.size, s0.data, s0.size, 0, &d, &err) == ECS_OK);
+    CHECK(d.size == 64u + 16u && ecs_snapshot_delta_verify(d.data, d.size, &info, &err) == ECS_OK);
+    CHECK(info.num_ops == 1 && info.literal_bytes == 0 && info.base_size == s0.size && info.next_size == s0.size);
+    CHECK(info.base_hash == ecs_snapshot_blob_hash(s0.data, s0.size) && info.next_hash == info.base_hash);
+    CHECK(memcmp(d.data, "ECSD", 4) == 0);
+    for (k = 0; k < n / 100u; ++k) { /* 1%: one field (position) of random instances */
+        float *p = (float *)a.m[0]->field[0] + 3u * rnd_below(a.m[0]->count);
+        p[0] += 1.0f;
+    }
+    CHECK(ecs_snapshot_save(&a.w, NULL, &s1, &err) == ECS_OK);
+    ecs_snapshot_output_free(&d);
+    CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &d, &err) == ECS_OK);
+    CHECK_MSG(d.size * 20u < s1.size, "delta %lu bytes, snapshot %lu", (unsigned long)d.size, (unsigned long)s1.size);
+    CHECK(ecs_snapshot_apply_delta(s0.data, s0.size, d.data, d.size, 0, &o, &err) == ECS_OK && same_bytes(&o, &s1));
+    ecs_snapshot_output_free(&o);
+    ecs_snapshot_output_free(&d);
+    { /* big-endian (or little, on a big-endian machine) snapshots: a delta in their order */
+        ecs_snapshot_output b0 = {NULL, 0}, b1 = {NULL, 0};
+        uint32_t other = ecs__res_host_big_endian() ? ECS_SNAPSHOT_LITTLE_ENDIAN : ECS_SNAPSHOT_BIG_ENDIAN;
+        memset(&desc, 0, sizeof desc);
+        desc.flags = other;
+        CHECK(ecs_snapshot_save(&a.w, &desc, &b0, &err) == ECS_OK);
+        ((float *)a.m[0]->field[1])[7] += 2.0f;
+        CHECK(ecs_snapshot_save(&a.w, &desc, &b1, &err) == ECS_OK);
+        ecs_snapshot_output_free(&d);
+        CHECK(ecs_snapshot_delta(b0.data, b0.size, b1.data, b1.size, 0, &d, &err) == ECS_OK);
+        CHECK(memcmp((const unsigned char *)d.data + 8, (const unsigned char *)b0.data + 8, 4) == 0); /* its byte order mark */
+        CHECK(ecs_snapshot_delta_verify(d.data, d.size, &info, &err) == ECS_OK && info.next_size == b1.size);
+        CHECK(ecs_snapshot_apply_delta(b0.data, b0.size, d.data, d.size, 0, &o, &err) == ECS_OK && same_bytes(&o, &b1));
+        ecs_snapshot_output_free(&d);
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, b1.data, b1.size, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(err.message, "byte order") != NULL);
+        ecs_snapshot_output_free(&b0);
+        ecs_snapshot_output_free(&b1);
+        ecs_snapshot_output_free(&o);
+    }
+    { /* a frame loop with reused buffers allocates nothing once they are big enough */
+        ecs_snapshot_output dd = {NULL, 0}, held = copy_of(&s0);
+        unsigned long calls = 0;
+        for (k = 0; k < 6; ++k) {
+            const ecs_snapshot_output *from = k % 2u ? &s1 : &s0, *to = k % 2u ? &s0 : &s1;
+            if (k == 2) calls = oom_calls;
+            CHECK(ecs_snapshot_delta(from->data, from->size, to->data, to->size, ECS_SNAPSHOT_REUSE_OUTPUT, &dd, &err) == ECS_OK);
+            CHECK(ecs_snapshot_apply_delta(held.data, held.size, dd.data, dd.size, ECS_SNAPSHOT_REUSE_OUTPUT, &held, &err) == ECS_OK);
+            CHECK(same_bytes(&held, to));
+        }
+        CHECK_MSG(oom_calls == calls, "%lu allocations in 4 frames", oom_calls - calls);
+        ecs_snapshot_output_free(&dd);
+        ecs_snapshot_output_free(&held);
+    }
+    { /* the output's buffer may not hold base or next */
+        ecs_snapshot_output own = copy_of(&s1);
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, own.data, own.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(own.size == s1.size && same_bytes(&own, &s1));
+        ecs_snapshot_output_free(&own);
+    }
+    { /* not snapshots: refused naming which */
+        unsigned char junk[64];
+        memset(junk, 7, sizeof junk);
+        CHECK(ecs_snapshot_delta(junk, sizeof junk, s1.data, s1.size, 0, &d, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(strstr(err.message, "base") != NULL && strstr(err.message, "offset") != NULL && d.data == NULL);
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size - 8u, 0, &d, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(strstr(err.message, "next") != NULL);
+    }
+    ecs_snapshot_output_free(&s0);
+    ecs_snapshot_output_free(&s1);
+    ecs_snapshot_output_free(&d);
+    free_world(&a);
+}
+
+/* In place with many copies moving to higher offsets (the stores grew: every
+   array after the ids moved) and to lower ones (they shrank), between
+   changed blocks (every other 64-byte block of two field arrays; each copy
+   moves farther than the block between it and the next, so a forward walk
+   would overwrite the next copy's source): the same bytes as into a buffer
+   of its own. 150,000 moving copies need three
+   levels of the backward walk (256 copies remembered per level). */
+static void test_in_place(void)
+{
+    ecs_world w;
+    ecs_manager *m;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0}, ip;
+    ecs_snapshot_delta_info info;
+    ecs_error err;
+    uint32_t k, round;
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    m = ecs_world_define_schema(&w, "body", body_schema, 2, ECS_LOOKUP_DENSE, &err);
+    CHECK(m != NULL);
+    if (!m) return;
+    rng_state = 3;
+    for (k = 0; k < 400000u; ++k) fill_random(m, ecs_manager_create(m, ecs_entity_create(&w.entities)));
+    CHECK(ecs_snapshot_save(&w, NULL, &s0, &err) == ECS_OK);
+    for (round = 0; round < 2; ++round) {
+        for (k = 0; k < 20; ++k) { /* grow (round 0) or shrink (round 1): the arrays move farther than a block */
+            if (round) (void)ecs_manager_destroy(m, ecs_instance_make(m->count - 1u));
+            else fill_random(m, ecs_manager_create(m, ecs_entity_create(&w.entities)));
+        }
+        for (k = 0; 128u * k < (size_t)m->count * 12u; ++k) { /* every other block of both fields */
+            ((unsigned char *)m->field[0])[128u * k] ^= 1u;
+            ((unsigned char *)m->field[1])[128u * k] ^= 1u;
+        }
+        CHECK(ecs_snapshot_save(&w, NULL, &s1, &err) == ECS_OK);
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &d, &err) == ECS_OK);
+        CHECK(ecs_snapshot_delta_verify(d.data, d.size, &info, &err) == ECS_OK && info.num_ops > 2u * 65536u);
+        CHECK(ecs_snapshot_apply_delta(s0.data, s0.size, d.data, d.size, 0, &o, &err) == ECS_OK && same_bytes(&o, &s1));
+        ip = copy_of(&s0);
+        CHECK_MSG(ecs_snapshot_apply_delta(ip.data, ip.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &ip, &err) == ECS_OK, "%s",
+                  err.message);
+        CHECK_MSG(same_bytes(&ip, &s1), "round %u", (unsigned)round);
+        ecs_snapshot_output_free(&ip);
+        ecs_snapshot_output_free(&s0);
+        ecs_snapshot_output_free(&d);
+        ecs_snapshot_output_free(&o);
+        s0 = s1;
+        s1.data = NULL;
+        s1.size = 0;
+    }
+    ecs_snapshot_output_free(&s0);
+    ecs_world_free(&w);
+}
+
+/* A store section whose length changed (5 transform nodes more, 3 less:
+   its arrays moved by different amounts): the blocks are found where they
+   moved, so the delta stays a small part of the section. */
+static void test_moved_store(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
+    ecs_error err;
+    size_t body = 0, body_size = 0;
+    uint32_t k, round;
+    rng_state = 808;
+    big_world(&a, 10000);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &s0, &err) == ECS_OK);
+    for (round = 0; round < 2; ++round) {
+        ecs__snap_reader rd;
+        ecs__snap_sec sec;
+        for (k = 0; k < (round ? 3u : 5u); ++k) {
+            ecs_entity e = ecs_entity_create(&a.w.entities);
+            if (round) (void)ecs_transform_destroy(&a.tm, ecs_instance_make(rnd_below(a.tm.count)));
+            else (void)ecs_transform_create(&a.tm, e, NULL, ecs_instance_make(rnd_below(a.tm.count)));
+        }
+        CHECK(ecs_snapshot_save(&a.w, NULL, &s1, &err) == ECS_OK);
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &d, &err) == ECS_OK);
+        CHECK(ecs_snapshot_apply_delta(s0.data, s0.size, d.data, d.size, 0, &o, &err) == ECS_OK && same_bytes(&o, &s1));
+        CHECK(ecs__snap_open(&rd, s1.data, s1.size, 0, &err) == ECS_OK);
+        while (ecs__snap_next(&rd, &sec, &err) > 0)
+            if (sec.kind == ECS__SNAP_STORE) {
+                body = sec.body;
+                body_size = sec.body_size;
+            }
+        CHECK_MSG(body && d.size * 10u < body_size, "round %u: delta %lu bytes, the transform section %lu", (unsigned)round,
+                  (unsigned long)d.size, (unsigned long)body_size);
+        ecs_snapshot_output_free(&s0);
+        ecs_snapshot_output_free(&d);
+        ecs_snapshot_output_free(&o);
+        s0 = s1;
+        s1.data = NULL;
+        s1.size = 0;
+    }
+    ecs_snapshot_output_free(&s0);
+    free_world(&a);
+}
+
+/* Two snapshots of a churning world and the delta between them. */
+static void two_frames(test_world *a, ecs_snapshot_output *s0, ecs_snapshot_output *s1, ecs_snapshot_output *d)
+{
+    ecs_error err;
+    CHECK(make_world(a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    rng_state = 4242;
+    churn(a, 1500);
+    CHECK(ecs_snapshot_save(&a->w, NULL, s0, &err) == ECS_OK);
+    churn(a, 60);
+    CHECK(ecs_snapshot_save(&a->w, NULL, s1, &err) == ECS_OK);
+    CHECK(ecs_snapshot_delta(s0->data, s0->size, s1->data, s1->size, 0, d, &err) == ECS_OK);
+}
+
+/* out (a reused buffer) still holds what it held before a refused apply. */
+static int untouched(const ecs_snapshot_output *out, const void *data, size_t size, const ecs_snapshot_output *was)
+{
+    return out->data == data && out->size == size && same_bytes(out, was);
+}
+
+/* Another base: refused naming both hashes, the output as it was; every
+   truncation of the delta refused with an offset; mutations refused, or
+   the same bytes as the snapshot (the result's hash is checked). */
+static void test_bad_deltas(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, out, was;
+    ecs_error err;
+    unsigned char *copy;
+    size_t n;
+    uint32_t k, bad = 0, applied = 0;
+    void *data;
+    two_frames(&a, &s0, &s1, &d);
+    out = copy_of(&s0); /* a reused output holding bytes of its own */
+    was = copy_of(&s0);
+    data = out.data;
+    CHECK(ecs_snapshot_apply_delta(s1.data, s1.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &out, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "hash") != NULL && untouched(&out, data, was.size, &was));
+    ((unsigned char *)s0.data)[s0.size / 2u] ^= 1u; /* the same size, one bit off */
+    CHECK(ecs_snapshot_apply_delta(s0.data, s0.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &out, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(untouched(&out, data, was.size, &was));
+    ((unsigned char *)s0.data)[s0.size / 2u] ^= 1u;
+    copy = (unsigned char *)malloc(d.size);
+    for (n = 0; copy && n < d.size; ++n) { /* every truncation */
+        memcpy(copy, d.data, n);
+        if (ecs_snapshot_delta_verify(copy, n, NULL, &err) != ECS_ERROR_CORRUPT_RESOURCE || !strstr(err.message, "offset")) ++bad;
+        if (ecs_snapshot_apply_delta(s0.data, s0.size, copy, n, ECS_SNAPSHOT_REUSE_OUTPUT, &out, &err) == ECS_OK) ++bad;
+    }
+    CHECK_MSG(bad == 0, "%u truncations not refused", (unsigned)bad);
+    CHECK(untouched(&out, data, was.size, &was));
+    rng_state = 71;
+    for (k = 0, bad = 0; copy && k < 4000u; ++k) { /* mutations: refused, or the snapshot's bytes */
+        ecs_result r;
+        memcpy(copy, d.data, d.size);
+        copy[rnd_below((uint32_t)d.size)] ^= (unsigned char)(1u << rnd_below(8));
+        if (rnd_below(3) == 0) copy[rnd_below(80)] = (unsigned char)rnd(); /* often in the header and first op */
+        r = ecs_snapshot_apply_delta(s0.data, s0.size, copy, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &out, &err);
+        if (r == ECS_OK) {
+            ++applied;
+            bad += !same_bytes(&out, &s1);
+            ecs_snapshot_output_free(&out);
+            out = copy_of(&s0);
+            data = out.data;
+        } else {
+            bad += !untouched(&out, data, was.size, &was) || !strstr(err.message, r == ECS_ERROR_CORRUPT_RESOURCE ? "offset" : "hash");
+        }
+    }
+    CHECK_MSG(bad == 0, "%u mutations neither refused cleanly nor applied to the snapshot's bytes", (unsigned)bad);
+    CHECK(applied < 4000u);
+    { /* the delta's checks name the field */
+        memcpy(copy, d.data, d.size);
+        memcpy(copy, "ECSX", 4);
+        CHECK(ecs_snapshot_delta_verify(copy, d.size, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "magic"));
+        memcpy(copy, d.data, d.size);
+        copy[4] = 2;
+        CHECK(ecs_snapshot_delta_verify(copy, d.size, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "version"));
+        memcpy(copy, d.data, d.size);
+        copy[64 + 15] = 0x40; /* the first op's length */
+        CHECK(ecs_snapshot_delta_verify(copy, d.size, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "op 0"));
+    }
+    free(copy);
+    ecs_snapshot_output_free(&out);
+    ecs_snapshot_output_free(&was);
+    ecs_snapshot_output_free(&s0);
+    ecs_snapshot_output_free(&s1);
+    ecs_snapshot_output_free(&d);
+    free_world(&a);
+}
+
+/* Every allocation failing in turn: apply leaves the output as it was
+   (buffer, size, bytes), out of place and in place; ecs_snapshot_delta
+   leaves size 0 and its buffer (ECS_SNAPSHOT_REUSE_OUTPUT) or nothing; a
+   later call gives the same bytes. */
+static void test_oom(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, out, was, small = {NULL, 0};
+    ecs_error err;
+    unsigned long k, done_apply = 0, done_delta = 0, done_in_place = 0;
+    two_frames(&a, &s0, &s1, &d);
+    for (k = 1; k < 40u && !(done_apply && done_delta && done_in_place); ++k) {
+        ecs_result r;
+        void *data;
+        out = copy_of(&s0);
+        out.size = 24; /* smaller than the result: the buffer must grow */
+        was = copy_of(&out);
+        data = out.data;
+        oom_calls = 0;
+        oom_fail_at = k;
+        r = ecs_snapshot_apply_delta(s0.data, s0.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &out, &err);
+        oom_fail_at = 0;
+        if (r == ECS_OK) done_apply = k;
+        CHECK(r == ECS_OK ? same_bytes(&out, &s1) : r == ECS_ERROR_OUT_OF_MEMORY && untouched(&out, data, 24, &was));
+        ecs_snapshot_output_free(&out);
+        ecs_snapshot_output_free(&was);
+        out = copy_of(&s1); /* in place, growing: s1 -> s0 is no shorter? either way */
+        was = copy_of(&s1);
+        data = out.data;
+        {
+            ecs_snapshot_output back = {NULL, 0};
+            CHECK(ecs_snapshot_delta(s1.data, s1.size, s0.data, s0.size, 0, &back, &err) == ECS_OK);
+            oom_calls = 0;
+            oom_fail_at = k;
+            r = ecs_snapshot_apply_delta(out.data, out.size, back.data, back.size, ECS_SNAPSHOT_REUSE_OUTPUT, &out, &err);
+            oom_fail_at = 0;
+            if (r == ECS_OK) done_in_place = k;
+            CHECK(r == ECS_OK ? same_bytes(&out, &s0) : r == ECS_ERROR_OUT_OF_MEMORY && untouched(&out, data, was.size, &was));
+            ecs_snapshot_output_free(&back);
+        }
+        ecs_snapshot_output_free(&out);
+        ecs_snapshot_output_free(&was);
+        if (!small.data) small = copy_of(&s0);
+        small.size = 16; /* a reused delta buffer that must grow */
+        data = small.data;
+        oom_calls = 0;
+        oom_fail_at = k;
+        r = ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, ECS_SNAPSHOT_REUSE_OUTPUT, &small, &err);
+        oom_fail_at = 0;
+        if (r == ECS_OK) done_delta = k;
+        CHECK(r == ECS_OK ? same_bytes(&small, &d) : r == ECS_ERROR_OUT_OF_MEMORY && small.size == 0 && small.data != NULL);
+        oom_calls = 0;
+        oom_fail_at = k;
+        out.data = NULL;
+        r = ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &out, &err);
+        oom_fail_at = 0;
+        CHECK(r == ECS_OK ? same_bytes(&out, &d) : out.data == NULL && out.size == 0);
+        ecs_snapshot_output_free(&out);
+    }
+    CHECK(done_apply && done_delta && done_in_place);
+    ecs_snapshot_output_free(&small);
+    ecs_snapshot_output_free(&s0);
+    ecs_snapshot_output_free(&s1);
+    ecs_snapshot_output_free(&d);
+    free_world(&a);
+}
+
+/* ---- tests/corpus/fuzz_delta ------------------------------------------------------------- */
+
+/* DIR/name: a little-endian u32 of a's size, a's bytes, b's bytes. */
+static void write_pair(const char *dir, const char *name, const ecs_snapshot_output *a, const ecs_snapshot_output *b)
+{
+    char path[512];
+    unsigned char len[4];
+    FILE *f;
+    len[0] = (unsigned char)a->size, len[1] = (unsigned char)(a->size >> 8);
+    len[2] = (unsigned char)(a->size >> 16), len[3] = (unsigned char)(a->size >> 24);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(len, 1, 4, f) == 4 && fwrite(a->data, 1, a->size, f) == a->size && fwrite(b->data, 1, b->size, f) == b->size);
+    if (f) fclose(f);
+}
+
+/* `test_snapshot_delta --corpus DIR` writes the fuzz harness's corpus:
+   snapshot pairs of a small churning world with the delta between them
+   (native and big-endian, stores left out, the world growing) and as two
+   snapshots. */
+static void write_corpus(const char *dir)
+{
+    static const char *const some[] = {"body", "transform", NULL};
+    test_world a;
+    ecs_snapshot_output s[4], d = {NULL, 0};
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    uint32_t k;
+    memset(s, 0, sizeof s);
+    memset(&desc, 0, sizeof desc);
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP)); /* (no raw fields: a big-endian pair too) */
+    rng_state = 515;
+    churn(&a, 250);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &s[0], &err) == ECS_OK);
+    churn(&a, 30);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &s[1], &err) == ECS_OK);
+    desc.stores = some;
+    CHECK(ecs_snapshot_save(&a.w, &desc, &s[2], &err) == ECS_OK);
+    for (k = 0; k < 12; ++k) remember(&a, ecs_entity_create(&a.w.entities)); /* growth */
+    churn(&a, 40);
+    CHECK(ecs_snapshot_save(&a.w, NULL, &s[3], &err) == ECS_OK);
+    CHECK(ecs_snapshot_delta(s[0].data, s[0].size, s[1].data, s[1].size, 0, &d, &err) == ECS_OK);
+    write_pair(dir, "delta.bin", &s[0], &d);
+    write_pair(dir, "snapshots.bin", &s[0], &s[1]);
+    ecs_snapshot_output_free(&d);
+    CHECK(ecs_snapshot_delta(s[1].data, s[1].size, s[2].data, s[2].size, 0, &d, &err) == ECS_OK);
+    write_pair(dir, "delta_partial.bin", &s[1], &d);
+    ecs_snapshot_output_free(&d);
+    CHECK(ecs_snapshot_delta(s[1].data, s[1].size, s[3].data, s[3].size, 0, &d, &err) == ECS_OK);
+    write_pair(dir, "delta_grown.bin", &s[1], &d);
+    ecs_snapshot_output_free(&d);
+    CHECK(ecs_snapshot_delta(s[3].data, s[3].size, s[1].data, s[1].size, 0, &d, &err) == ECS_OK);
+    write_pair(dir, "delta_shrunk.bin", &s[3], &d);
+    ecs_snapshot_output_free(&d);
+    for (k = 0; k < 2; ++k) { /* big-endian */
+        ecs_error e2;
+        desc.stores = NULL;
+        desc.flags = ECS_SNAPSHOT_BIG_ENDIAN;
+        ecs_snapshot_output_free(&s[k]);
+        CHECK(ecs_snapshot_save(&a.w, &desc, &s[k], &e2) == ECS_OK);
+        churn(&a, 20);
+    }
+    CHECK(ecs_snapshot_delta(s[0].data, s[0].size, s[1].data, s[1].size, 0, &d, &err) == ECS_OK);
+    write_pair(dir, "delta_be.bin", &s[0], &d);
+    ecs_snapshot_output_free(&d);
+    for (k = 0; k < 4; ++k) ecs_snapshot_output_free(&s[k]);
+    free_world(&a);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
+        write_corpus(argv[2]);
+        return test_report("test_snapshot_delta --corpus");
+    }
+    test_format();
+    test_bad_deltas();
+    test_oom();
+    test_in_place();
+    test_moved_store();
+    test_churn(ECS_TRANSFORM_IMMEDIATE, 0);
+    test_churn(ECS_TRANSFORM_DEFERRED, 0);
+    test_churn(ECS_TRANSFORM_IMMEDIATE, ECS_SNAPSHOT_BIG_ENDIAN);
+    test_churn(ECS_TRANSFORM_DEFERRED, ECS_SNAPSHOT_LITTLE_ENDIAN);
+    return test_report("test_snapshot_delta");
+}
