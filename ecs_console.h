@@ -1,4 +1,4 @@
-/* ecs_console.h - v0.1 - the development console: framed JSON over TCP,
+/* ecs_console.h - v0.2 - the development console: framed JSON over TCP,
    commands, a world's built-in commands, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -256,7 +256,9 @@ CONFIGURATION
    port, ecs_console_port tells it; -1: no socket, ecs_console_feed only),
    world (NULL: only help), max_message, max_clients, max_pending,
    max_commands (256), requests_per_poll, read_per_poll, accept_every
-   (16), timeouts, clock and clock_user.
+   (16), timeouts, clock and clock_user, on_request and request_user (each
+   framed request of a socket connection, before it is answered: a traffic
+   log; examples/engine.c's --log-traffic).
    ECS_DEF / ECS_STATIC as in ecs.h. Implementation file only: ECS_REALLOC
    / ECS_FREE as in ecs.h. Under strict C99 (no _POSIX_C_SOURCE) the
    default clock is gettimeofday, which is not monotonic; define
@@ -358,6 +360,8 @@ REVISION HISTORY
    0.1  the console: framing, commands and scripts, the world commands,
         plugin commands through the registry, the in-process connection,
         HTTP detected (501 until the inspector)
+   0.2  desc.on_request: each framed request of a socket connection, for a
+        traffic log that a replay feeds back
 */
 #ifndef ECS_CONSOLE_H_INCLUDED
 #define ECS_CONSOLE_H_INCLUDED
@@ -422,6 +426,12 @@ typedef struct ecs_console_timeouts {
 
 /** A clock in milliseconds (any origin, never going backwards). */
 typedef uint64_t (*ecs_console_clock_fn)(void *user);
+/** Sees one framed request (its 8-byte header and body, as the client sent
+    it) that a socket connection sent, just before it is answered, on the
+    polling thread: a traffic log keeps them so that a replay can hand the
+    same bytes to ecs_console_feed (requests given to ecs_console_feed and
+    HTTP requests are not passed). bytes live until it returns. */
+typedef void (*ecs_console_request_fn)(void *user, const void *bytes, size_t size);
 
 /** Console settings; zero-initialised means every default. */
 typedef struct ecs_console_desc {
@@ -438,6 +448,8 @@ typedef struct ecs_console_desc {
     ecs_console_timeouts timeouts;
     ecs_console_clock_fn clock; /* NULL: a monotonic clock */
     void *clock_user;
+    ecs_console_request_fn on_request; /* NULL: none; sees each socket request before it is answered */
+    void *request_user;
 } ecs_console_desc;
 
 /** What ecs_console_get_stats reports (counts since create). */
@@ -1154,6 +1166,8 @@ struct ecs_console {
     ecs_console_timeouts timeouts; /* resolved: milliseconds, ECS_CONSOLE_NEVER for none */
     ecs_console_clock_fn clock;
     void *clock_user;
+    ecs_console_request_fn on_request;
+    void *request_user;
     uint64_t now, frame;
     ecs__console_cmd *cmds;       /* max_commands slots */
     uint32_t *order;              /* help's scratch: command slots by name */
@@ -2036,6 +2050,7 @@ static int ecs__console_handle_one(ecs_console *c, ecs__console_conn *k)
         ecs__console_reply_error(c, k, &none, "%s", why);
         ecs__console_close_later(k, &c->stats.closed_bad_input);
     } else {
+        if (c->on_request && !k->local) c->on_request(c->request_user, p, f.size);
         ecs__console_answer(c, k, &f);
         if (k->state == ECS__CONSOLE_FRAMED) k->in_start += f.size;
     }
@@ -3000,6 +3015,8 @@ ECS_DEF ecs_console *ecs_console_create(const ecs_console_desc *desc, ecs_error 
     c->timeouts = ecs__console_resolve_timeouts(&d.timeouts);
     c->clock = d.clock;
     c->clock_user = d.clock_user;
+    c->on_request = d.on_request;
+    c->request_user = d.request_user;
     c->num_conns = d.max_clients + 1u;
     c->now = c->clock(c->clock_user);
     if (!ecs__console_tables(c)) {

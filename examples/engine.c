@@ -69,13 +69,26 @@
 #include "ecs_plugin.h" /* in any order: with the two above it publishes their APIs */
 #include "ecs_console.h" /* after ecs_plugin.h: plugins add console commands */
 #include "examples/jobs_pthreads.h" /* --threads: a small pool behind ecs.h's job interface */
+#include "examples/node.h" /* the nodes' framing, traffic log and fault rule */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <stdarg.h>
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+#endif
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
 #endif
 
 /* ---- the engine's own components ------------------------------------------ */
@@ -105,10 +118,138 @@ typedef struct options {
     int console_port;         /* --console PORT, -1: no console */
     const char *console_address;
     uint32_t fps, max_seconds;
+    int frames_given;        /* --frames with a console or a node: stop there */
+    int serve_port;          /* --serve PORT, -1: not a server */
+    const char *join;        /* --join HOST:PORT */
+    const char *node_name;   /* --name (a client's, in the server's notes) */
+    int no_timeouts;         /* --no-timeouts */
+    const char *log_traffic; /* --log-traffic FILE */
+    const char *replay;      /* --replay FILE */
+    const char *fault;       /* --fault drop=P,dup=P,reorder=P,delay=N */
+    uint64_t fault_seed;     /* --fault-seed N */
+    char join_host[64];      /* --join's parts */
+    int join_port;
 } options;
 
 enum { SYS_SIMULATE, SYS_TRANSFORMS, SYS_PLUGINS, SYS_CHURN, SYS_GC, SYS_COUNT };
 static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "plugins", "churn", "collect"};
+
+/* ---- nodes (--serve, --join, --log-traffic, --replay, --fault) -------------------------
+
+   NODES. --serve PORT makes this engine the authoritative node: it runs the
+   frames, and after each one sends every joined client the world's state.
+   --join HOST:PORT makes it a client: it runs no frames of its own; its
+   world is the server's state of the newest frame it has applied (a client
+   and the server at the same frame have the same world hash), and the
+   commands that change the world (spawn, world.set, world.destroy) typed at
+   its console are forwarded to the server as inputs, applied there between
+   two frames, and come back to every client in the states. The node port
+   is its own, not the console's: the console stays the development port
+   (scripts, people, the HTTP inspector) and the node port carries the
+   game's traffic, which the fault rule, the traffic log and the node
+   timeouts apply to. Messages: examples/node.h.
+
+   Quake 3's model: the server keeps a ring of the last NODE_RING states it
+   sent (snapshots, saved once a frame when a client needs one); a client
+   acknowledges each state it applies; the next state it gets is a delta
+   (ecs_snapshot_delta) against the newest state it acknowledged that the
+   ring still holds, or a full snapshot when there is none (a join, an ack
+   too old or missing, a resync). A state not acknowledged within
+   NODE_RESEND_MS is sent again (a lost state or ack costs that much). The
+   client keeps the last NODE_RING states it applied; a delta against a
+   base it does not hold, or one that does not apply (wrong base hash,
+   corrupt), makes it ask for a full snapshot (resync). A state older than
+   the client's is ignored (reordered, duplicated) and acknowledged again.
+   Every state names the server's world hash after that frame: a client
+   whose world hash differs after loading it reports a divergence (stderr,
+   a console error line, a NOTE in its traffic log, net.status). Inputs
+   carry a sequence number per connection, are resent until a state says
+   the server applied them, and are applied once, in order.
+
+   TIMEOUTS (one place: node_set_timeouts; --no-timeouts, net.timeouts
+   on/off): the console's (idle, stalled, linger) and the nodes' (a client
+   that says nothing for NODE_IDLE_MS is dropped by the server; a server that
+   says nothing for NODE_IDLE_MS is left by the client). Keep-alives every
+   NODE_ALIVE_MS and the resends of hellos, states and inputs are no
+   timeouts: they go on with timeouts off. */
+
+#define NODE_MAX_PEERS 16u
+#define NODE_RING 32u
+#define NODE_HISTORY 4096u
+#define NODE_DELTAS 4u
+#define NODE_RESEND_MS 100.0
+#define NODE_HELLO_MS 500.0
+#define NODE_INPUT_MS 200.0
+#define NODE_ALIVE_MS 1000.0
+#define NODE_IDLE_MS 10000.0
+#define NODE_MAX_OUT ((size_t)64 << 20) /* a client's unsent bytes before states wait */
+
+enum { ROLE_NONE = 0, ROLE_SERVER, ROLE_CLIENT };
+
+typedef struct node_peer {
+    int used, sock;    /* sock -1: a replayed peer (no socket) */
+    uint32_t id;       /* the server's name for a client; the client's for its server: 0 */
+    node_buf in, out;
+    int joined, closing;
+    int64_t acked, sent; /* state ids; -1: none */
+    double sent_ms, heard_ms, said_ms;
+    uint32_t inputs; /* the last input seq applied */
+    char name[64];
+} node_peer;
+
+typedef struct node_held { /* a message the fault rule holds back */
+    unsigned char *bytes;
+    size_t size;
+    uint32_t peer;
+    double due_ms;
+    uint64_t order;
+} node_held;
+
+typedef struct node_snap {
+    int64_t id;    /* the state's number (-1: empty) */
+    uint32_t frame;
+    ecs_snapshot_output blob;
+} node_snap;
+
+typedef struct node_input { /* a client's forwarded command, until applied */
+    uint32_t seq;
+    char *text; /* "\"command\": ..., \"args\": {...}" */
+} node_input;
+
+typedef struct node_state {
+    int role, replaying, timeouts_off;
+    int listener, port;  /* the server's */
+    node_peer peers[NODE_MAX_PEERS];
+    uint32_t next_id;
+    node_snap ring[NODE_RING];
+    int64_t state_id; /* the server's current state; a client's applied one (-1: none) */
+    struct { int64_t base, next; ecs_snapshot_output out; } deltas[NODE_DELTAS];
+    uint32_t next_delta;
+    ecs_snapshot_output scratch;
+    int64_t hist_frame[NODE_HISTORY];
+    uint64_t hist_hash[NODE_HISTORY];
+    /* the client */
+    char host[64];
+    int server_port, welcomed;
+    uint32_t client_id;
+    double hello_ms, inputs_ms;
+    node_input *inputs;
+    uint32_t num_inputs, inputs_cap, next_seq;
+    char refused[300];
+    /* the log, the faults */
+    FILE *log;
+    node_buf logbuf;
+    node_faults faults;
+    node_held *held;
+    uint32_t num_held, held_cap;
+    uint64_t held_order;
+    ecs_json_doc doc;
+    node_buf msg; /* a message being built */
+    /* what happened */
+    uint64_t divergences, resyncs, applied_full, applied_delta, refused_joins, bad_messages;
+    uint64_t states_sent, full_sent, bytes_in, bytes_out;
+    double net_ns; /* server: saving, deltas, hashing, sending */
+} node_state;
 
 typedef struct engine {
     options opt;
@@ -145,6 +286,9 @@ typedef struct engine {
     uint64_t check_rng, *check_hash;
     ecs_entity *check_crates;
     uint32_t check_head, check_count, check_capacity, check_spawned, check_destroyed;
+    node_state net; /* --serve, --join, --log-traffic, --replay */
+    uint32_t stat_frames; /* frame.stats: since its last reset */
+    double stat_frame_ns, stat_node_ns;
 } engine;
 
 static double now_ns(void)
@@ -275,6 +419,1193 @@ static int setup_plugins(engine *g)
     return 0;
 }
 
+static int run_frame(engine *g, uint32_t frame);
+static double now_ms(void) { return now_ns() / 1e6; }
+
+static void node_set_timeouts(engine *g, int off)
+{
+    ecs_console_timeouts t;
+    memset(&t, 0, sizeof t);
+    t.disabled = off ? 1u : 0u;
+    g->net.timeouts_off = off;
+    if (g->console) ecs_console_set_timeouts(g->console, &t);
+}
+
+/* ---- the traffic log ------------------------------------------------------------------ */
+
+static void node_log(engine *g, uint32_t kind, uint32_t peer, const void *body, size_t n)
+{
+    node_state *s = &g->net;
+    if (!s->log) return;
+    s->logbuf.len = 0;
+    node_log_record(&s->logbuf, kind, g->frame, peer, body, n);
+    if (s->logbuf.oom || fwrite(s->logbuf.p, 1, s->logbuf.len, s->log) != s->logbuf.len) {
+        fprintf(stderr, "engine: --log-traffic: writing failed; the log stops here\n");
+        fclose(s->log);
+        s->log = NULL;
+    }
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void node_note(engine *g, const char *format, ...)
+{
+    char text[600];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(text, sizeof text, format, ap);
+    va_end(ap);
+    if (!g->opt.quiet || strstr(text, "divergence") || strstr(text, "refused")) printf("node: %s\n", text);
+    fflush(stdout);
+    if (g->console && !g->net.replaying) ecs_console_log(g->console, strstr(text, "divergence") ? ECS_CONSOLE_ERROR : ECS_CONSOLE_INFO, "%s", text);
+    node_log(g, NODE_LOG_NOTE, 0, text, strlen(text));
+}
+
+/* The console's hook: every request of a socket connection, before it runs. */
+static void node_console_request(void *user, const void *bytes, size_t size)
+{
+    engine *g = (engine *)user;
+    node_log(g, NODE_LOG_CONSOLE_IN, 0, bytes, size);
+}
+
+/* A new state of the world: after a frame ran (kind 0), or when a command
+   or an input changed the world between two frames (kind 1: the server
+   sees it after its console's poll and after inputs). Its world hash is
+   kept for net.hash and written to the log as a FRAME record (peer: the
+   kind), and the server numbers the state and sends it to the clients. */
+static void node_send_states(engine *g);
+static void node_state_done(engine *g, uint32_t kind, uint64_t h)
+{
+    node_state *s = &g->net;
+    unsigned char b[8];
+    uint32_t k;
+    s->hist_frame[g->frame % NODE_HISTORY] = g->frame;
+    s->hist_hash[g->frame % NODE_HISTORY] = h;
+    for (k = 0; k < 8; ++k) b[k] = (unsigned char)(h >> (56 - 8 * k));
+    node_log(g, NODE_LOG_FRAME, kind, b, 8);
+    if (s->log) fflush(s->log);
+    if (g->console) ecs_console_set_frame(g->console, g->frame);
+    if (s->role == ROLE_SERVER) {
+        s->state_id++;
+        if (!s->replaying) node_send_states(g);
+    }
+}
+
+/* After run_frame (the frame counter moved on). */
+static void node_frame_done(engine *g)
+{
+    if (!g->net.role && !g->net.log) return;
+    node_state_done(g, 0, ecs_snapshot_world_hash(&g->world));
+}
+
+/* The server, between frames: a new state when the world's hash moved. */
+static void node_check_change(engine *g)
+{
+    uint64_t h;
+    if (g->net.role != ROLE_SERVER && !g->net.log) return;
+    h = ecs_snapshot_world_hash(&g->world);
+    if (g->net.hist_frame[g->frame % NODE_HISTORY] != (int64_t)g->frame || g->net.hist_hash[g->frame % NODE_HISTORY] != h)
+        node_state_done(g, 1, h);
+}
+
+/* The hash kept for frame f: 1 and *h, or 0. */
+static int node_hash_at(const engine *g, uint32_t f, uint64_t *h)
+{
+    if (g->net.hist_frame[f % NODE_HISTORY] != (int64_t)f) return 0;
+    *h = g->net.hist_hash[f % NODE_HISTORY];
+    return 1;
+}
+
+/* ---- sockets (POSIX) ---------------------------------------------------------------------- */
+
+static int node_nonblocking(int fd)
+{
+    int one = 1, flags = fcntl(fd, F_GETFL, 0);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, (const char *)&one, sizeof one);
+    return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+/* Listens on 127.0.0.1:port (0: a free one): the socket, or -1 with why. */
+static int node_listen(int port, int *bound, char *why, size_t why_size)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int one = 1, fd = (int)socket(AF_INET, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0) {
+        snprintf(why, why_size, "socket: %s", strerror(errno));
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, (const char *)&one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 16) != 0 || !node_nonblocking(fd) ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        snprintf(why, why_size, "127.0.0.1:%d: %s", port, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    *bound = ntohs(a.sin_port);
+    return fd;
+}
+
+/* Connects to host (IPv4 dotted quad or localhost):port: the socket, or -1. */
+static int node_connect(const char *host, int port, char *why, size_t why_size)
+{
+    struct sockaddr_in a;
+    int fd;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    if (strcmp(host, "localhost") == 0) a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    else if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        snprintf(why, why_size, "'%s' is not an IPv4 address (a.b.c.d or localhost)", host);
+        return -1;
+    }
+    if ((fd = (int)socket(AF_INET, SOCK_STREAM, 0)) < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        !node_nonblocking(fd)) {
+        snprintf(why, why_size, "connecting to %s:%d: %s", host, port, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static node_peer *node_peer_by_id(engine *g, uint32_t id)
+{
+    uint32_t k;
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (g->net.peers[k].used && g->net.peers[k].id == id) return &g->net.peers[k];
+    return NULL;
+}
+
+static node_peer *node_peer_open(engine *g, int sock, uint32_t id)
+{
+    uint32_t k;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        node_peer *p = &g->net.peers[k];
+        if (p->used) continue;
+        node_buf_free(&p->in);
+        node_buf_free(&p->out);
+        memset(p, 0, sizeof *p);
+        p->used = 1;
+        p->sock = sock;
+        p->id = id;
+        p->acked = p->sent = -1;
+        p->heard_ms = p->said_ms = now_ms();
+        return p;
+    }
+    return NULL;
+}
+
+static void node_peer_close(engine *g, node_peer *p, const char *why)
+{
+    if (!p->used) return;
+    if (!why) {
+    } else if (g->net.role == ROLE_SERVER) node_note(g, "client %u (%s) left: %s", (unsigned)p->id, p->name, why);
+    else node_note(g, "left the server %s:%d: %s", g->net.host, g->net.server_port, why);
+    if (p->sock >= 0) close(p->sock);
+    node_buf_free(&p->in);
+    node_buf_free(&p->out);
+    memset(p, 0, sizeof *p);
+    p->sock = -1;
+    if (g->net.role == ROLE_CLIENT) g->net.welcomed = 0;
+}
+
+/* Sends a message to p (queued; written as the socket takes it), logged. */
+static void node_send(engine *g, node_peer *p, const char *json, size_t json_len, const void *payload, size_t n)
+{
+    size_t before = p->out.len;
+    if (p->sock < 0 || g->net.replaying || p->closing) return;
+    node_msg_write(&p->out, json, json_len, payload, n);
+    if (p->out.oom) {
+        p->out.oom = 0;
+        p->out.len = before;
+        node_peer_close(g, p, "out of memory queueing a message");
+        return;
+    }
+    node_log(g, NODE_LOG_NET_OUT, p->id, p->out.p + before, p->out.len - before);
+    p->said_ms = now_ms();
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void node_sendf(engine *g, node_peer *p, const char *format, ...)
+{
+    char text[1024];
+    va_list ap;
+    int n;
+    va_start(ap, format);
+    n = vsnprintf(text, sizeof text, format, ap);
+    va_end(ap);
+    if (n > 0 && (size_t)n < sizeof text) node_send(g, p, text, (size_t)n, NULL, 0);
+}
+
+/* Writes what p has queued, as far as the socket takes it. */
+static void node_flush(engine *g, node_peer *p)
+{
+    size_t done = 0;
+    while (p->used && p->sock >= 0 && done < p->out.len) {
+        ssize_t n = send(p->sock, p->out.p + done, p->out.len - done, MSG_NOSIGNAL);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+        if (n <= 0) {
+            node_peer_close(g, p, "the connection broke while sending");
+            return;
+        }
+        done += (size_t)n;
+        g->net.bytes_out += (uint64_t)n;
+    }
+    node_buf_consume(&p->out, done);
+    if (p->used && p->closing && p->out.len == 0) node_peer_close(g, p, NULL); /* a refused join: noted then */
+}
+
+/* ---- receiving: the fault rule, then the log, then the handler ----------------------------- */
+
+static void node_server_handle(engine *g, node_peer *p, const node_msg *m);
+static void node_client_handle(engine *g, node_peer *p, const node_msg *m);
+
+/* Hands one whole message from peer id to its handler, logged first (after
+   the fault rule: the log holds what the node saw). */
+static void node_deliver(engine *g, uint32_t id, const unsigned char *bytes, size_t size)
+{
+    node_peer *p = node_peer_by_id(g, id);
+    node_msg m;
+    char why[200];
+    if (!p && g->net.replaying) p = node_peer_open(g, -1, id); /* a replay's peers have no socket */
+    if (!p || node_msg_parse(bytes, size, NODE_MAX_MESSAGE, &m, why, sizeof why) != 1) return;
+    node_log(g, NODE_LOG_NET_IN, id, bytes, size);
+    p->heard_ms = now_ms();
+    if (g->net.role == ROLE_SERVER) node_server_handle(g, p, &m);
+    else node_client_handle(g, p, &m);
+}
+
+/* The fault rule on one arriving message: dropped, or held (copied) for
+   its frame periods, once or twice; without faults delivered now. */
+static void node_arrive(engine *g, node_peer *p, const unsigned char *bytes, size_t size)
+{
+    node_state *s = &g->net;
+    uint32_t hold, copies = node_faults_decide(&s->faults, &hold), c;
+    double frame_ms = 1000.0 / (double)g->opt.fps;
+    if (!s->faults.on) {
+        node_deliver(g, p->id, bytes, size);
+        return;
+    }
+    for (c = 0; c < copies; ++c) {
+        node_held *h;
+        if (s->num_held == s->held_cap) {
+            uint32_t cap = s->held_cap ? s->held_cap * 2u : 16u;
+            node_held *q = (node_held *)realloc(s->held, cap * sizeof *q);
+            if (!q) return; /* out of memory: as dropped */
+            s->held = q;
+            s->held_cap = cap;
+        }
+        h = &s->held[s->num_held];
+        if (!(h->bytes = (unsigned char *)malloc(size))) return;
+        memcpy(h->bytes, bytes, size);
+        h->size = size;
+        h->peer = p->id;
+        h->due_ms = now_ms() + (double)hold * frame_ms + (double)c * 0.001;
+        h->order = s->held_order++;
+        s->num_held++;
+    }
+}
+
+/* Delivers the held messages that are due, earliest first. */
+static void node_release_held(engine *g)
+{
+    node_state *s = &g->net;
+    double now = now_ms();
+    for (;;) {
+        uint32_t k, best = UINT32_MAX;
+        node_held h;
+        for (k = 0; k < s->num_held; ++k)
+            if (s->held[k].due_ms <= now && (best == UINT32_MAX || s->held[k].due_ms < s->held[best].due_ms ||
+                                             (s->held[k].due_ms == s->held[best].due_ms && s->held[k].order < s->held[best].order)))
+                best = k;
+        if (best == UINT32_MAX) return;
+        h = s->held[best];
+        s->held[best] = s->held[--s->num_held];
+        node_deliver(g, h.peer, h.bytes, h.size);
+        free(h.bytes);
+    }
+}
+
+/* Reads what p's socket has, and passes every whole message on. */
+static void node_read(engine *g, node_peer *p)
+{
+    unsigned char chunk[65536];
+    size_t at = 0;
+    char why[200];
+    for (;;) {
+        ssize_t n = recv(p->sock, chunk, sizeof chunk, 0);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
+        if (n <= 0) {
+            node_peer_close(g, p, n == 0 ? "the other side closed the connection" : strerror(errno));
+            return;
+        }
+        node_buf_put(&p->in, chunk, (size_t)n);
+        g->net.bytes_in += (uint64_t)n;
+        if (p->in.oom) {
+            node_peer_close(g, p, "out of memory reading a message");
+            return;
+        }
+    }
+    while (p->used && !p->closing) {
+        node_msg m;
+        int got = node_msg_parse(p->in.p + at, p->in.len - at, NODE_MAX_MESSAGE, &m, why, sizeof why);
+        if (got == 0) break;
+        if (got < 0) {
+            g->net.bad_messages++;
+            node_peer_close(g, p, why); /* a stream that lost its framing cannot go on */
+            return;
+        }
+        node_arrive(g, p, p->in.p + at, m.size);
+        at += m.size;
+    }
+    if (p->used) node_buf_consume(&p->in, at);
+}
+
+/* Parses a message's JSON into s->doc: its root object, or NULL (noted). */
+static const ecs_json_value *node_parse_json(engine *g, node_peer *p, const node_msg *m, const char **type)
+{
+    ecs_error err;
+    const ecs_json_value *root;
+    if (ecs_json_parse(&g->net.doc, m->json, m->json_len, &err) != ECS_OK) {
+        g->net.bad_messages++;
+        node_note(g, "peer %u: a message that is not JSON, ignored: %s", (unsigned)p->id, err.message);
+        return NULL;
+    }
+    root = ecs_json_root(&g->net.doc);
+    if (!root || root->type != ECS_JSON_OBJECT || !(*type = node_json_str(&g->net.doc, root, "type"))) {
+        g->net.bad_messages++;
+        node_note(g, "peer %u: a message without a \"type\", ignored", (unsigned)p->id);
+        return NULL;
+    }
+    return root;
+}
+
+/* ---- the server ---------------------------------------------------------------------------- */
+
+static const char *node_byte_order(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one ? "little" : "big";
+}
+
+/* A hello: the protocol version and byte order must be ours, else refused
+   (named) and closed once the refusal is sent. */
+static void node_server_hello(engine *g, node_peer *p, const ecs_json_value *root)
+{
+    const ecs_json_doc *d = &g->net.doc;
+    const char *order = node_json_str(d, root, "byte_order"), *name = node_json_str(d, root, "name");
+    double protocol = -1;
+    char why[300];
+    why[0] = 0;
+    if (!node_json_int(d, root, "protocol", 0, 4294967295.0, &protocol))
+        snprintf(why, sizeof why, "a hello without a protocol version (this server speaks %u)", NODE_PROTOCOL);
+    else if (protocol != (double)NODE_PROTOCOL)
+        snprintf(why, sizeof why, "protocol version %.0f: this server speaks %u", protocol, NODE_PROTOCOL);
+    else if (!order || strcmp(order, node_byte_order()) != 0)
+        snprintf(why, sizeof why, "byte order '%.20s': this server's snapshots are %s-endian", order ? order : "(none)",
+                 node_byte_order());
+    if (why[0]) {
+        node_buf *b = &g->net.msg;
+        b->len = 0;
+        node_buf_printf(b, "{\"type\": \"refused\", \"error\": ");
+        node_json_string(b, why, strlen(why));
+        node_buf_put(b, "}", 1);
+        node_send(g, p, (const char *)b->p, b->len, NULL, 0);
+        p->closing = 1;
+        g->net.refused_joins++;
+        node_note(g, "client %u: join refused: %s", (unsigned)p->id, why);
+        return;
+    }
+    if (!p->joined) {
+        snprintf(p->name, sizeof p->name, "%.60s", name ? name : "?");
+        p->joined = 1;
+        node_note(g, "client %u (%s) joined at frame %u", (unsigned)p->id, p->name, (unsigned)g->frame);
+    }
+    p->acked = p->sent = -1; /* a repeated hello (the welcome was lost): from a full snapshot again */
+    node_sendf(g, p, "{\"type\": \"welcome\", \"protocol\": %u, \"client\": %u, \"frame\": %u}", NODE_PROTOCOL,
+               (unsigned)p->id, (unsigned)g->frame);
+}
+
+/* An input: applied once, in order, through the console's in-process
+   connection (the same command the server's console runs); the reply goes
+   back as input_result. */
+static void node_server_input(engine *g, node_peer *p, const ecs_json_value *root)
+{
+    const ecs_json_doc *d = &g->net.doc;
+    const char *cmd = node_json_str(d, root, "command");
+    const ecs_json_value *args = ecs_json_member(d, root, "args");
+    node_buf *b = &g->net.msg;
+    const unsigned char *out;
+    size_t n, at = 0;
+    double seq;
+    if (!node_json_int(d, root, "seq", 1, 4294967295.0, &seq) || (uint32_t)seq != p->inputs + 1u) return; /* seen, or early */
+    p->inputs = (uint32_t)seq;
+    b->len = 0;
+    if (!cmd || (strcmp(cmd, "spawn") != 0 && strcmp(cmd, "world.set") != 0 && strcmp(cmd, "world.destroy") != 0)) {
+        node_buf_printf(b, "{\"type\": \"input_result\", \"seq\": %u, \"frame\": %u, \"reply\": {\"ok\": false, \"error\": "
+                           "\"input %u: '%.60s' is no input (spawn, world.set, world.destroy)\"}}",
+                        (unsigned)seq, (unsigned)g->frame, (unsigned)seq, cmd ? cmd : "(no command)");
+        node_send(g, p, (const char *)b->p, b->len, NULL, 0);
+        return;
+    }
+    node_buf_printf(b, "{\"type\": \"command\", \"id\": %u, \"command\": \"%s\", \"args\": ", (unsigned)seq, cmd);
+    if (args && args->type == ECS_JSON_OBJECT) node_json_value(b, d, args);
+    else node_buf_put(b, "{}", 2);
+    node_buf_put(b, "}", 1);
+    {
+        unsigned char head[8];
+        node_set32(head, 0);
+        node_set32(head + 4, (uint32_t)b->len);
+        ecs_console_feed(g->console, head, 8);
+        ecs_console_feed(g->console, b->p, b->len);
+    }
+    out = ecs_console_feed_output(g->console, &n);
+    while (at + 8 <= n) { /* the reply (log lines may come with it) */
+        node_msg m;
+        char why[100];
+        if (node_msg_parse(out + at, n - at, NODE_MAX_MESSAGE, &m, why, sizeof why) != 1) break;
+        if (m.json_len > 17 && memcmp(m.json, "{\"type\": \"reply\"", 16) == 0) {
+            b->len = 0;
+            node_buf_printf(b, "{\"type\": \"input_result\", \"seq\": %u, \"frame\": %u, \"reply\": %.*s}",
+                            (unsigned)seq, (unsigned)g->frame, (int)m.json_len, m.json);
+            node_send(g, p, (const char *)b->p, b->len, NULL, 0);
+        }
+        at += m.size;
+    }
+}
+
+static void node_server_handle(engine *g, node_peer *p, const node_msg *m)
+{
+    const char *type = NULL;
+    const ecs_json_value *root = node_parse_json(g, p, m, &type);
+    double f;
+    if (!root) return;
+    if (strcmp(type, "hello") == 0) node_server_hello(g, p, root);
+    else if (!p->joined) node_note(g, "client %u: '%.30s' before its hello, ignored", (unsigned)p->id, type);
+    else if (strcmp(type, "ack") == 0) {
+        if (node_json_int(&g->net.doc, root, "state", 0, (double)g->net.state_id, &f) && (int64_t)f > p->acked) p->acked = (int64_t)f;
+    } else if (strcmp(type, "resync") == 0) {
+        const char *why = node_json_str(&g->net.doc, root, "reason");
+        g->net.resyncs++;
+        node_note(g, "client %u asks for a full snapshot: %s", (unsigned)p->id, why ? why : "(no reason)");
+        p->acked = p->sent = -1;
+    } else if (strcmp(type, "input") == 0) node_server_input(g, p, root);
+    else if (strcmp(type, "bye") == 0) node_peer_close(g, p, "it said bye");
+    else if (strcmp(type, "alive") != 0) node_note(g, "client %u: message type '%.30s' unknown, ignored", (unsigned)p->id, type);
+}
+
+/* The ring's copy of the current state, saved now if it is not there:
+   NULL when the save failed (noted). */
+static node_snap *node_current_state(engine *g)
+{
+    node_state *s = &g->net;
+    node_snap *r = &s->ring[(uint64_t)s->state_id % NODE_RING];
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    if (r->id == s->state_id) return r;
+    memset(&desc, 0, sizeof desc);
+    desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
+    r->id = -1;
+    if (ecs_snapshot_save(&g->world, &desc, &r->blob, &err) != ECS_OK) {
+        node_note(g, "saving state %ld (frame %u) failed: %s", (long)s->state_id, (unsigned)g->frame, err.message);
+        return NULL;
+    }
+    r->id = s->state_id;
+    r->frame = g->frame;
+    return r;
+}
+
+/* A delta from the ring's state base to cur, made once for every base the
+   clients share: NULL when it failed (noted). */
+static const ecs_snapshot_output *node_delta_from(engine *g, int64_t base, const node_snap *cur)
+{
+    node_state *s = &g->net;
+    const node_snap *b = &s->ring[(uint64_t)base % NODE_RING];
+    ecs_error err;
+    uint32_t k;
+    for (k = 0; k < NODE_DELTAS; ++k)
+        if (s->deltas[k].base == base && s->deltas[k].next == cur->id) return &s->deltas[k].out;
+    k = s->next_delta++ % NODE_DELTAS;
+    s->deltas[k].base = s->deltas[k].next = -1;
+    if (ecs_snapshot_delta(b->blob.data, b->blob.size, cur->blob.data, cur->blob.size, ECS_SNAPSHOT_REUSE_OUTPUT,
+                           &s->deltas[k].out, &err) != ECS_OK) {
+        node_note(g, "the delta from state %ld to %ld failed: %s", (long)base, (long)cur->id, err.message);
+        return NULL;
+    }
+    s->deltas[k].base = base;
+    s->deltas[k].next = cur->id;
+    return &s->deltas[k].out;
+}
+
+/* Sends p the current state: a delta against the newest state it
+   acknowledged that the ring holds, else the snapshot. */
+static void node_send_state(engine *g, node_peer *p, const node_snap *cur)
+{
+    node_state *s = &g->net;
+    int64_t base = p->acked;
+    const ecs_snapshot_output *payload = &cur->blob;
+    uint64_t h = 0;
+    char json[256];
+    int n;
+    if (base >= 0 && (base >= cur->id || s->ring[(uint64_t)base % NODE_RING].id != base)) base = -1;
+    if (base >= 0 && !(payload = node_delta_from(g, base, cur))) base = -1, payload = &cur->blob;
+    node_hash_at(g, g->frame, &h);
+    n = snprintf(json, sizeof json,
+                 "{\"type\": \"state\", \"state\": %ld, \"frame\": %u, \"base\": %ld, \"hash\": \"%016llx\", \"inputs\": %u}",
+                 (long)cur->id, (unsigned)cur->frame, (long)base, (unsigned long long)h, (unsigned)p->inputs);
+    node_send(g, p, json, (size_t)n, payload->data, payload->size);
+    p->sent = cur->id;
+    p->sent_ms = now_ms();
+    s->states_sent++;
+    s->full_sent += base < 0;
+}
+
+/* After a new state, and from the loop: every joined client that has not
+   acknowledged the current state gets it (again after NODE_RESEND_MS). */
+static void node_send_states(engine *g)
+{
+    node_state *s = &g->net;
+    double t0 = now_ns(), now = t0 / 1e6;
+    node_snap *cur = NULL;
+    uint32_t k;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        node_peer *p = &s->peers[k];
+        if (!p->used || !p->joined || p->closing || p->acked == s->state_id || p->out.len > NODE_MAX_OUT) continue;
+        if (p->sent == s->state_id && now - p->sent_ms < NODE_RESEND_MS) continue;
+        if (!cur && !(cur = node_current_state(g))) return;
+        node_send_state(g, p, cur);
+        node_flush(g, p);
+    }
+    s->net_ns += now_ns() - t0;
+}
+
+/* ---- the client ------------------------------------------------------------------------------ */
+
+static void node_client_resync(engine *g, node_peer *p, int64_t id, const char *why)
+{
+    node_buf *b = &g->net.msg;
+    g->net.resyncs++;
+    node_note(g, "state %ld: %s: asking for a full snapshot", (long)id, why);
+    b->len = 0;
+    node_buf_printf(b, "{\"type\": \"resync\", \"state\": %ld, \"reason\": ", (long)id);
+    node_json_string(b, why, strlen(why));
+    node_buf_put(b, "}", 1);
+    node_send(g, p, (const char *)b->p, b->len, NULL, 0);
+}
+
+/* Makes the ring slot of state id hold the state of the message: the
+   snapshot itself, or the delta applied to the base it names. 1, or 0 and
+   a resync asked (the reason noted). */
+static int node_client_rebuild(engine *g, node_peer *p, int64_t id, int64_t base, const node_msg *m)
+{
+    node_state *s = &g->net;
+    node_snap *slot = &s->ring[(uint64_t)id % NODE_RING];
+    const node_snap *b = base >= 0 ? &s->ring[(uint64_t)base % NODE_RING] : NULL;
+    ecs_error err;
+    char why[400];
+    slot->id = -1;
+    if (base < 0) { /* a copy: 16-byte aligned for the load */
+        void *q = realloc(slot->blob.data, m->payload_len ? m->payload_len : 1u);
+        if (!q) return node_client_resync(g, p, id, "out of memory"), 0;
+        memcpy(q, m->payload, m->payload_len);
+        slot->blob.data = q;
+        slot->blob.size = m->payload_len;
+        return 1;
+    }
+    if (b->id != base || b == slot) {
+        snprintf(why, sizeof why, "a delta against state %ld, which this client does not hold", (long)base);
+        return node_client_resync(g, p, id, why), 0;
+    }
+    if (!(s->scratch.data = realloc(s->scratch.data, m->payload_len ? m->payload_len : 1u)))
+        return node_client_resync(g, p, id, "out of memory"), 0;
+    memcpy(s->scratch.data, m->payload, m->payload_len); /* aligned */
+    if (ecs_snapshot_apply_delta(b->blob.data, b->blob.size, s->scratch.data, m->payload_len, ECS_SNAPSHOT_REUSE_OUTPUT,
+                                 &slot->blob, &err) != ECS_OK) {
+        snprintf(why, sizeof why, "its delta does not apply to state %ld: %s", (long)base, err.message);
+        return node_client_resync(g, p, id, why), 0;
+    }
+    return 1;
+}
+
+/* A state: rebuilt (snapshot or delta), loaded over the world, its world
+   hash compared with the server's, acknowledged. */
+static void node_client_state(engine *g, node_peer *p, const ecs_json_value *root, const node_msg *m)
+{
+    node_state *s = &g->net;
+    const ecs_json_doc *d = &s->doc;
+    double id, frame, base, inputs;
+    uint64_t want, got;
+    ecs_error err;
+    node_snap *slot;
+    if (!m->payload || !node_json_int(d, root, "state", 0, 9007199254740991.0, &id) ||
+        !node_json_int(d, root, "frame", 0, 4294967295.0, &frame) || !node_json_int(d, root, "base", -1, id - 1, &base) ||
+        !node_json_int(d, root, "inputs", 0, 4294967295.0, &inputs) || !node_parse_hash(node_json_str(d, root, "hash"), &want)) {
+        s->bad_messages++;
+        node_note(g, "a state message without a payload, or without a whole state, frame, base (-1 or an earlier "
+                     "state), inputs or a 16-digit hash: ignored");
+        return;
+    }
+    if ((int64_t)id <= s->state_id) { /* old, or seen: acknowledge the newest again */
+        node_sendf(g, p, "{\"type\": \"ack\", \"state\": %ld}", (long)s->state_id);
+        return;
+    }
+    if (!node_client_rebuild(g, p, (int64_t)id, (int64_t)base, m)) return;
+    slot = &s->ring[(uint64_t)id % NODE_RING];
+    if (ecs_snapshot_load(&g->world, slot->blob.data, slot->blob.size, ECS_SNAPSHOT_REPLACE, NULL, &err) != ECS_OK) {
+        char why[400];
+        snprintf(why, sizeof why, "its snapshot does not load: %s", err.message);
+        node_client_resync(g, p, (int64_t)id, why);
+        return;
+    }
+    slot->id = (int64_t)id;
+    slot->frame = (uint32_t)frame;
+    s->state_id = (int64_t)id;
+    g->frame = (uint32_t)frame;
+    if (base < 0) s->applied_full++;
+    else s->applied_delta++;
+    got = ecs_snapshot_world_hash(&g->world);
+    node_state_done(g, 0, got);
+    if (got != want) {
+        s->divergences++;
+        node_note(g, "divergence at frame %u (state %ld): the server's world hash %016llx, this client's %016llx",
+                  (unsigned)frame, (long)id, (unsigned long long)want, (unsigned long long)got);
+    }
+    node_sendf(g, p, "{\"type\": \"ack\", \"state\": %ld}", (long)id);
+    while (s->num_inputs && s->inputs[0].seq <= (uint32_t)inputs) { /* applied: forget them */
+        free(s->inputs[0].text);
+        memmove(s->inputs, s->inputs + 1, (s->num_inputs - 1u) * sizeof *s->inputs);
+        s->num_inputs--;
+    }
+}
+
+/* Sends every input not yet applied (after a welcome, and each NODE_INPUT_MS). */
+static void node_client_send_inputs(engine *g, node_peer *p)
+{
+    uint32_t k;
+    for (k = 0; k < g->net.num_inputs; ++k)
+        node_sendf(g, p, "{\"type\": \"input\", \"seq\": %u, %s}", (unsigned)g->net.inputs[k].seq, g->net.inputs[k].text);
+    g->net.inputs_ms = now_ms();
+}
+
+static void node_client_handle(engine *g, node_peer *p, const node_msg *m)
+{
+    node_state *s = &g->net;
+    const char *type = NULL;
+    const ecs_json_value *root = node_parse_json(g, p, m, &type);
+    double id;
+    uint32_t k;
+    if (!root) return;
+    if (strcmp(type, "state") == 0) node_client_state(g, p, root, m);
+    else if (strcmp(type, "welcome") == 0) {
+        if (s->welcomed || !node_json_int(&s->doc, root, "client", 0, 4294967295.0, &id)) return;
+        s->welcomed = 1;
+        s->client_id = (uint32_t)id;
+        s->state_id = -1; /* a full snapshot comes first */
+        for (k = 0; k < s->num_inputs; ++k) s->inputs[k].seq = k + 1u; /* numbered again on this connection */
+        s->next_seq = s->num_inputs + 1u;
+        node_note(g, "joined %s:%d as client %u", s->host, s->server_port, (unsigned)s->client_id);
+        node_client_send_inputs(g, p);
+    } else if (strcmp(type, "refused") == 0) {
+        const char *why = node_json_str(&s->doc, root, "error");
+        snprintf(s->refused, sizeof s->refused, "%s", why ? why : "(no reason given)");
+        node_note(g, "the server refused the join: %s", s->refused);
+        node_peer_close(g, p, "refused");
+    } else if (strcmp(type, "input_result") == 0) {
+        const ecs_json_value *reply = ecs_json_member(&s->doc, root, "reply");
+        const ecs_json_value *ok = reply ? ecs_json_member(&s->doc, reply, "ok") : NULL;
+        const char *err = reply ? node_json_str(&s->doc, reply, "error") : NULL;
+        if (g->console)
+            ecs_console_log(g->console, ok && ok->type == ECS_JSON_TRUE ? ECS_CONSOLE_INFO : ECS_CONSOLE_WARNING,
+                            "input applied by the server: %s", err ? err : "ok");
+    } else if (strcmp(type, "alive") != 0) {
+        node_note(g, "the server sent message type '%.30s', unknown: ignored", type);
+    }
+}
+
+/* Connects to the server and says hello (again each NODE_HELLO_MS until
+   welcomed). 1, or 0 with why. */
+static int node_client_join(engine *g, char *why, size_t why_size)
+{
+    node_state *s = &g->net;
+    node_peer *p;
+    int fd;
+    if (node_peer_by_id(g, 0)) return 1;
+    s->refused[0] = 0;
+    s->welcomed = 0;
+    if ((fd = node_connect(s->host, s->server_port, why, why_size)) < 0) return 0;
+    p = node_peer_open(g, fd, 0);
+    s->hello_ms = -1e18;
+    return p != NULL;
+}
+
+static void node_client_tick(engine *g, node_peer *p, double now)
+{
+    node_state *s = &g->net;
+    if (!s->welcomed && now - s->hello_ms >= NODE_HELLO_MS) {
+        node_sendf(g, p, "{\"type\": \"hello\", \"protocol\": %u, \"byte_order\": \"%s\", \"name\": \"%s\"}",
+                   NODE_PROTOCOL, node_byte_order(), g->opt.node_name);
+        s->hello_ms = now;
+    }
+    if (s->welcomed && s->num_inputs && now - s->inputs_ms >= NODE_INPUT_MS) node_client_send_inputs(g, p);
+}
+
+/* ---- the loop's part ---------------------------------------------------------------------------- */
+
+/* The server takes new clients (over NODE_MAX_PEERS: refused and closed). */
+static void node_accept(engine *g)
+{
+    for (;;) {
+        int fd = (int)accept(g->net.listener, NULL, NULL);
+        node_peer *p;
+        if (fd < 0) return;
+        if (!node_nonblocking(fd) || !(p = node_peer_open(g, fd, ++g->net.next_id))) {
+            static const char full[] = "{\"type\": \"refused\", \"error\": \"the server is full (16 clients)\"}";
+            unsigned char head[8];
+            node_set32(head, 0);
+            node_set32(head + 4, (uint32_t)(sizeof full - 1u));
+            if (send(fd, head, 8, MSG_NOSIGNAL) == 8) (void)!send(fd, full, sizeof full - 1u, MSG_NOSIGNAL);
+            close(fd);
+            continue;
+        }
+    }
+}
+
+/* Keep-alives, and the node timeouts (none with timeouts off). */
+static void node_keep(engine *g, node_peer *p, double now)
+{
+    if (!p->used || p->sock < 0) return;
+    if (now - p->said_ms >= NODE_ALIVE_MS && !p->closing) node_sendf(g, p, "{\"type\": \"alive\"}");
+    if (!g->net.timeouts_off && now - p->heard_ms >= NODE_IDLE_MS)
+        node_peer_close(g, p, "nothing heard for 10 s (a node timeout: --no-timeouts or net.timeouts off turns it off)");
+}
+
+/* Once a loop: reads and handles what came, releases held messages, sends
+   what is due, writes what is queued. Never blocks. */
+static void node_poll(engine *g)
+{
+    node_state *s = &g->net;
+    double now = now_ms();
+    uint32_t k;
+    if (!s->role || s->replaying) return;
+    if (s->role == ROLE_SERVER) node_accept(g);
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (s->peers[k].used && s->peers[k].sock >= 0) node_read(g, &s->peers[k]);
+    node_release_held(g);
+    if (s->role == ROLE_SERVER) {
+        node_check_change(g); /* inputs applied */
+        node_send_states(g);
+    }
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        node_peer *p = &s->peers[k];
+        if (!p->used || p->sock < 0) continue;
+        if (s->role == ROLE_CLIENT) node_client_tick(g, p, now);
+        node_keep(g, p, now);
+        node_flush(g, p);
+    }
+}
+
+/* Sleeps until a node socket has something or ms passed (the console is
+   polled on the loop's next turn). */
+static void node_wait(engine *g, uint32_t ms)
+{
+    struct pollfd fds[NODE_MAX_PEERS + 1];
+    nfds_t n = 0;
+    uint32_t k;
+    if (g->net.role == ROLE_SERVER) fds[n].fd = g->net.listener, fds[n].events = POLLIN, ++n;
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (g->net.peers[k].used && g->net.peers[k].sock >= 0) {
+            fds[n].fd = g->net.peers[k].sock;
+            fds[n].events = (short)(POLLIN | (g->net.peers[k].out.len ? POLLOUT : 0));
+            ++n;
+        }
+    if (g->net.num_held && ms > 1u) ms = 1u;
+    (void)poll(fds, n, (int)ms);
+}
+
+/* ---- node commands ------------------------------------------------------------------------------- */
+
+static void node_status_clients(engine *g, ecs_console_call *call)
+{
+    uint32_t k, n = 0;
+    ecs_console_result_json(call, "[", 1);
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        const node_peer *p = &g->net.peers[k];
+        if (!p->used || !p->joined) continue;
+        ecs_console_result_printf(call, "%s{\"id\": %u, \"name\": ", n++ ? ", " : "", (unsigned)p->id);
+        ecs_console_result_string(call, p->name, strlen(p->name));
+        ecs_console_result_printf(call, ", \"acked\": %ld, \"inputs\": %u}", (long)p->acked, (unsigned)p->inputs);
+    }
+    ecs_console_result_json(call, "]", 1);
+}
+
+/* net.status: the node's role, frame, state and counters. */
+static ecs_result cmd_net_status(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    node_state *s = &g->net;
+    static const char *const roles[] = {"none", "server", "client"};
+    ecs_console_result_printf(call, "{\"role\": \"%s\", \"frame\": %u, \"state\": %ld, \"port\": %d, ", roles[s->role],
+                              (unsigned)g->frame, (long)s->state_id, s->role == ROLE_SERVER ? s->port : -1);
+    ecs_console_result_printf(call, "\"joined\": %s, \"client\": %u, \"clients\": ",
+                              s->role == ROLE_CLIENT && s->welcomed ? "true" : "false", (unsigned)s->client_id);
+    node_status_clients(g, call);
+    ecs_console_result_printf(call,
+                              ", \"divergences\": %llu, \"resyncs\": %llu, \"applied_full\": %llu, \"applied_delta\": %llu, "
+                              "\"states_sent\": %llu, \"full_sent\": %llu, \"bad_messages\": %llu, \"refused_joins\": %llu, "
+                              "\"pending_inputs\": %u, \"timeouts\": \"%s\", \"refused\": ",
+                              (unsigned long long)s->divergences, (unsigned long long)s->resyncs,
+                              (unsigned long long)s->applied_full, (unsigned long long)s->applied_delta,
+                              (unsigned long long)s->states_sent, (unsigned long long)s->full_sent,
+                              (unsigned long long)s->bad_messages, (unsigned long long)s->refused_joins,
+                              (unsigned)s->num_inputs, s->timeouts_off ? "off" : "on");
+    ecs_console_result_string(call, s->refused, strlen(s->refused));
+    return ecs_console_result_printf(call,
+                                     ", \"faults\": {\"dropped\": %llu, \"duplicated\": %llu, \"delayed\": %llu, "
+                                     "\"reordered\": %llu, \"held\": %u}}",
+                                     (unsigned long long)s->faults.dropped, (unsigned long long)s->faults.duplicated,
+                                     (unsigned long long)s->faults.delayed, (unsigned long long)s->faults.reordered,
+                                     (unsigned)s->num_held);
+}
+
+/* net.hash frame: the world hash this node had at that frame (its last
+   state of that frame). */
+static ecs_result cmd_net_hash(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    uint32_t f;
+    uint64_t h;
+    ecs_result r = ecs_console_arg_u32(call, "frame", &g->frame, &f);
+    if (r != ECS_OK) return r;
+    if (!node_hash_at(g, f, &h))
+        return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "no hash kept for frame %u (this node is at frame %u; it keeps "
+                                "the last %u frames it reached)", (unsigned)f, (unsigned)g->frame, NODE_HISTORY);
+    return ecs_console_result_printf(call, "{\"frame\": %u, \"hash\": \"%016llx\"}", (unsigned)f, (unsigned long long)h);
+}
+
+/* net.timeouts [on|off]: every timeout of the console and the nodes. */
+static ecs_result cmd_net_timeouts(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    const char *want;
+    ecs_result r = ecs_console_arg_string(call, "state", g->net.timeouts_off ? "off" : "on", &want);
+    if (r != ECS_OK) return r;
+    if (strcmp(want, "on") != 0 && strcmp(want, "off") != 0)
+        return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument 'state': '%.20s' (on or off)", want);
+    node_set_timeouts(g, strcmp(want, "off") == 0);
+    return ecs_console_result_printf(call, "{\"timeouts\": \"%s\"}", g->net.timeouts_off ? "off" : "on");
+}
+
+/* frame.stats [reset]: mean microseconds per frame since the last reset:
+   the whole frame and its node part (world hash, states, deltas, sends). */
+static ecs_result cmd_frame_stats(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    uint32_t reset, zero = 0, n = g->stat_frames ? g->stat_frames : 1u;
+    ecs_result r = ecs_console_arg_u32(call, "reset", &zero, &reset);
+    if (r != ECS_OK) return r;
+    ecs_console_result_printf(call, "{\"frames\": %u, \"frame_us\": %.3f, \"node_us\": %.3f}", (unsigned)g->stat_frames,
+                              g->stat_frame_ns / n / 1e3, g->stat_node_ns / n / 1e3);
+    if (reset) g->stat_frames = 0, g->stat_frame_ns = g->stat_node_ns = 0;
+    return ECS_OK;
+}
+
+/* net.leave, net.join: a client leaves its server, joins it again. */
+static ecs_result cmd_net_leave(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    node_peer *p = node_peer_by_id(g, 0);
+    if (!p) return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "not joined to a server");
+    node_sendf(g, p, "{\"type\": \"bye\"}");
+    node_flush(g, p);
+    node_peer_close(g, p, "net.leave");
+    return ecs_console_result_printf(call, "{\"left\": true, \"frame\": %u}", (unsigned)g->frame);
+}
+
+static ecs_result cmd_net_join(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    char why[300];
+    if (node_peer_by_id(g, 0)) return ecs_console_fail(call, ECS_ERROR_ALREADY_EXISTS, "joined already (net.leave first)");
+    if (!node_client_join(g, why, sizeof why)) return ecs_console_fail(call, ECS_ERROR_IO, "%s", why);
+    return ecs_console_result_printf(call, "{\"joining\": \"%s:%d\"}", g->net.host, g->net.server_port);
+}
+
+/* A client's spawn, world.set, world.destroy: forwarded to the server as an
+   input (its arguments as given), applied there, back in the states. */
+static ecs_result cmd_forward(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    node_state *s = &g->net;
+    const char *name = ecs_console_call_name(call);
+    static const char *const args[] = {"prefab", "position", "entity", "component", "field", "value", "instance", "tree"};
+    node_buf b;
+    node_peer *p;
+    uint32_t k, n = 0;
+    memset(&b, 0, sizeof b);
+    node_buf_printf(&b, "\"command\": \"%s\", \"args\": {", name);
+    for (k = 0; k < sizeof args / sizeof args[0]; ++k) {
+        const ecs_json_value *v = ecs_console_arg(call, args[k]);
+        if (!v) continue;
+        node_buf_printf(&b, "%s\"%s\": ", n++ ? ", " : "", args[k]);
+        node_json_value(&b, ecs_console_call_doc(call), v);
+    }
+    node_buf_put(&b, "}\0", 2);
+    if (!b.oom && s->num_inputs == s->inputs_cap) {
+        node_input *q = (node_input *)realloc(s->inputs, (s->inputs_cap * 2u + 8u) * sizeof *q);
+        if (q) s->inputs = q, s->inputs_cap = s->inputs_cap * 2u + 8u;
+    }
+    if (b.oom || s->num_inputs == s->inputs_cap) {
+        node_buf_free(&b);
+        return ecs_console_fail(call, ECS_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    s->inputs[s->num_inputs].seq = s->next_seq++;
+    s->inputs[s->num_inputs++].text = (char *)b.p;
+    if ((p = node_peer_by_id(g, 0)) != NULL && s->welcomed)
+        node_sendf(g, p, "{\"type\": \"input\", \"seq\": %u, %s}", (unsigned)s->inputs[s->num_inputs - 1u].seq, (char *)b.p);
+    return ecs_console_result_printf(call, "{\"forwarded\": true, \"input\": %u, \"frame\": %u, \"joined\": %s}",
+                                     (unsigned)s->inputs[s->num_inputs - 1u].seq, (unsigned)g->frame,
+                                     s->welcomed ? "true" : "false");
+}
+
+static ecs_result cmd_client_refuses(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT,
+                            "this node is a client of %s:%d: its world and frames come from the server (run %s there)",
+                            g->net.host, g->net.server_port, ecs_console_call_name(call));
+}
+
+/* The node commands; on a client, the world-changing ones forward. */
+static int node_commands(engine *g)
+{
+    ecs_console_command_desc cmds[] = {
+        {"net.status", "the node: role, frame, state, clients, divergences, resyncs, faults", NULL, cmd_net_status, NULL},
+        {"net.hash", "the world hash this node had at a frame (default: now)", "frame", cmd_net_hash, NULL},
+        {"net.timeouts", "every timeout of the console and the nodes: on or off (no argument: tells)", "state",
+         cmd_net_timeouts, NULL},
+        {"frame.stats", "mean us per frame since the last reset: the whole frame and its node part", "reset",
+         cmd_frame_stats, NULL},
+        {"net.leave", "a client leaves its server", NULL, cmd_net_leave, NULL},
+        {"net.join", "a client joins its server again", NULL, cmd_net_join, NULL}};
+    ecs_console_command_desc fwd[] = {
+        {"spawn", "forwarded to the server as an input: a prefab at position [x, y, z]", "prefab position", cmd_forward, NULL},
+        {"world.set", "forwarded to the server as an input", "entity component field value instance", cmd_forward, NULL},
+        {"world.destroy", "forwarded to the server as an input", "entity tree", cmd_forward, NULL},
+        {"world.load", "refused: a client's world comes from the server", "strict", cmd_client_refuses, NULL},
+        {"frame.step", "refused: a client's frames come from the server", "frames", cmd_client_refuses, NULL},
+        {"frame.pause", "refused: a client's frames come from the server", NULL, cmd_client_refuses, NULL},
+        {"frame.resume", "refused: a client's frames come from the server", NULL, cmd_client_refuses, NULL}};
+    ecs_error err;
+    uint32_t k, n = g->net.role == ROLE_CLIENT ? 6u : 4u;
+    for (k = 0; k < n; ++k) {
+        cmds[k].user = g;
+        if (ecs_console_add_command(g->console, &cmds[k], &err) != ECS_OK) return fail("node commands", &err);
+    }
+    for (k = 0; g->net.role == ROLE_CLIENT && k < sizeof fwd / sizeof fwd[0]; ++k) {
+        fwd[k].user = g;
+        ecs_console_remove_command(g->console, fwd[k].name);
+        if (ecs_console_add_command(g->console, &fwd[k], &err) != ECS_OK) return fail("node commands", &err);
+    }
+    return 0;
+}
+
+/* ---- start, replay, stop ------------------------------------------------------------------------- */
+
+/* Writes the log's header and its START record (role and command line). */
+static int node_open_log(engine *g, int argc, char **argv)
+{
+    node_buf b;
+    int a;
+    if (!(g->net.log = fopen(g->opt.log_traffic, "wb"))) {
+        fprintf(stderr, "engine: --log-traffic %s: cannot write it: %s\n", g->opt.log_traffic, strerror(errno));
+        return 1;
+    }
+    memset(&b, 0, sizeof b);
+    node_log_header(&b);
+    if (b.oom || fwrite(b.p, 1, b.len, g->net.log) != b.len) return node_buf_free(&b), 1;
+    b.len = 0;
+    node_buf_printf(&b, "{\"role\": \"%s\", \"protocol\": %u, \"byte_order\": \"%s\", \"args\": [",
+                    g->net.role == ROLE_SERVER ? "server" : g->net.role == ROLE_CLIENT ? "client" : "none", NODE_PROTOCOL,
+                    node_byte_order());
+    for (a = 1; a < argc; ++a) {
+        if (a > 1) node_buf_put(&b, ", ", 2);
+        node_json_string(&b, argv[a], strlen(argv[a]));
+    }
+    node_buf_put(&b, "]}", 2);
+    node_log(g, NODE_LOG_START, 0, b.p, b.len);
+    node_buf_free(&b);
+    return g->net.log ? 0 : 1;
+}
+
+/* Before the level: the role, the fault rule, the log, the listener (a port
+   in use ends the start-up with a message), the node commands. */
+static int node_open(engine *g, int argc, char **argv)
+{
+    node_state *s = &g->net;
+    uint32_t k;
+    char why[300];
+    s->role = g->opt.serve_port >= 0 ? ROLE_SERVER : g->opt.join ? ROLE_CLIENT : s->role;
+    snprintf(s->host, sizeof s->host, "%s", g->opt.join_host);
+    s->server_port = g->opt.join_port;
+    s->listener = -1;
+    s->state_id = -1;
+    for (k = 0; k < NODE_HISTORY; ++k) s->hist_frame[k] = -1;
+    for (k = 0; k < NODE_RING; ++k) s->ring[k].id = -1;
+    for (k = 0; k < NODE_DELTAS; ++k) s->deltas[k].base = s->deltas[k].next = -1;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) s->peers[k].sock = -1;
+    s->faults.rng = g->opt.fault_seed * 2654435761ull + 0x9E3779B97F4A7C15ull;
+    if (g->opt.fault && !node_faults_parse(g->opt.fault, &s->faults, why, sizeof why)) {
+        fprintf(stderr, "engine: %s\n", why);
+        return 1;
+    }
+    if (g->opt.log_traffic && node_open_log(g, argc, argv)) return 1;
+    if (s->role == ROLE_SERVER && !s->replaying) {
+        if ((s->listener = node_listen(g->opt.serve_port, &s->port, why, sizeof why)) < 0) {
+            fprintf(stderr, "engine: --serve: cannot listen on %s\n", why);
+            return 1;
+        }
+    }
+    if (g->console && (s->role || s->replaying) && node_commands(g)) return 1;
+    if (g->opt.no_timeouts) node_set_timeouts(g, 1);
+    return 0;
+}
+
+/* After the level: the first state (the world as loaded), and the client's join. */
+static int node_start(engine *g)
+{
+    node_state *s = &g->net;
+    char why[300];
+    if (!s->role && !s->log) return 0;
+    if (s->role != ROLE_CLIENT) node_frame_done(g); /* the server's state 0 */
+    if (s->role == ROLE_SERVER && !s->replaying) printf("node: serving on 127.0.0.1:%d\n", s->port);
+    if (s->role == ROLE_CLIENT && !s->replaying) {
+        if (!node_client_join(g, why, sizeof why)) {
+            fprintf(stderr, "engine: --join %s:%d: %s\n", s->host, s->server_port, why);
+            return 1;
+        }
+        printf("node: joining %s:%d\n", s->host, s->server_port);
+    }
+    fflush(stdout);
+    return 0;
+}
+
+static void node_stop(engine *g)
+{
+    node_state *s = &g->net;
+    uint32_t k;
+    node_peer *p = s->role == ROLE_CLIENT ? node_peer_by_id(g, 0) : NULL;
+    if (p && !s->replaying) {
+        node_sendf(g, p, "{\"type\": \"bye\"}");
+        node_flush(g, p);
+    }
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (s->peers[k].used) node_peer_close(g, &s->peers[k], NULL);
+    if (s->listener >= 0) close(s->listener);
+    for (k = 0; k < NODE_RING; ++k) ecs_snapshot_output_free(&s->ring[k].blob);
+    for (k = 0; k < NODE_DELTAS; ++k) ecs_snapshot_output_free(&s->deltas[k].out);
+    ecs_snapshot_output_free(&s->scratch);
+    for (k = 0; k < s->num_held; ++k) free(s->held[k].bytes);
+    free(s->held);
+    for (k = 0; k < s->num_inputs; ++k) free(s->inputs[k].text);
+    free(s->inputs);
+    if (s->log) fclose(s->log);
+    node_buf_free(&s->logbuf);
+    node_buf_free(&s->msg);
+    ecs_json_doc_free(&s->doc);
+}
+
+/* --replay FILE: the node again from its log alone: its console requests
+   fed to the in-process connection and its network messages to the
+   handlers at the frames they came in, the frames run where the log ran
+   them; at each FRAME record the world hash is compared. Returns the exit
+   status: 0 every hash equal and the log whole, 3 equal up to a cut, 1 a
+   difference. */
+static int node_replay(engine *g, const unsigned char *log, size_t n)
+{
+    size_t at = NODE_LOG_HEADER, out;
+    node_log_rec r;
+    char why[400] = "";
+    uint32_t frames = 0, equal = 0, records = 0;
+    long first = -1;
+    int got;
+    while ((got = node_log_next(log, n, &at, &r, why, sizeof why)) == 1) {
+        uint64_t want = 0, have = 0;
+        uint32_t k;
+        ++records;
+        while (g->net.role != ROLE_CLIENT && r.kind != NODE_LOG_START && g->frame < r.frame && r.kind != NODE_LOG_NOTE &&
+               r.kind != NODE_LOG_NET_OUT)
+            if (run_frame(g, g->frame++)) return 1;
+        if (r.kind == NODE_LOG_NET_IN) node_deliver(g, r.peer, r.body, r.body_len);
+        else if (r.kind == NODE_LOG_CONSOLE_IN) {
+            ecs_console_feed(g->console, r.body, r.body_len);
+            (void)ecs_console_feed_output(g->console, &out);
+        }
+        if (r.kind != NODE_LOG_FRAME) continue;
+        for (k = 0; k < 8; ++k) want = want << 8 | r.body[k];
+        if (r.peer == 1) { /* a change between frames: the world now */
+            have = ecs_snapshot_world_hash(&g->world);
+            g->net.hist_frame[r.frame % NODE_HISTORY] = r.frame;
+            g->net.hist_hash[r.frame % NODE_HISTORY] = have;
+        } else if (!node_hash_at(g, r.frame, &have)) have = ~want;
+        ++frames;
+        if (have == want) ++equal;
+        else if (first < 0) first = (long)r.frame;
+        if (!g->opt.quiet || have != want)
+            printf("replay: frame %u hash %016llx %s\n", (unsigned)r.frame, (unsigned long long)have,
+                   have == want ? "equal" : "DIFFERENT from the log's");
+    }
+    printf("report: replay records=%u frames=%u equal=%u first_difference=", (unsigned)records, (unsigned)frames,
+           (unsigned)equal);
+    if (first < 0) printf("none");
+    else printf("%ld", first);
+    printf(" end=%s\n", got == 0 ? "complete" : why);
+    return equal != frames ? 1 : got == 0 ? 0 : 3;
+}
+
+/* Reads a traffic log and its START record: the role and the command line
+   it ran with (less the network, console and log switches). 0, or 1 with a
+   message. *argv's strings point into the doc. */
+static int node_replay_open(const char *path, unsigned char **log, size_t *n, int *role, ecs_json_doc *doc,
+                            const char **argv, int *argc, int max_args)
+{
+    static const char *const dropped[] = {"--serve", "--join", "--console", "--console-address", "--log-traffic",
+                                          "--fault", "--fault-seed", "--max-seconds", "--fps", "--frames", "--name"};
+    node_log_rec r;
+    char why[400];
+    size_t at = NODE_LOG_HEADER;
+    const ecs_json_value *root, *args, *v;
+    ecs_error err;
+    const char *rs;
+    if (!(*log = (unsigned char *)read_file(path, n))) return fprintf(stderr, "engine: --replay %s: cannot read it\n", path), 1;
+    if (!node_log_open(*log, *n, why, sizeof why) || node_log_next(*log, *n, &at, &r, why, sizeof why) != 1 ||
+        r.kind != NODE_LOG_START || ecs_json_parse(doc, (const char *)r.body, r.body_len, &err) != ECS_OK ||
+        !(root = ecs_json_root(doc)) || !(rs = node_json_str(doc, root, "role")) ||
+        !(args = ecs_json_member(doc, root, "args")) || args->type != ECS_JSON_ARRAY) {
+        fprintf(stderr, "engine: --replay %s: %s\n", path, why[0] && r.kind != NODE_LOG_START ? why
+                : "its first record is not a START record with a role and args");
+        return 1;
+    }
+    *role = strcmp(rs, "server") == 0 ? ROLE_SERVER : strcmp(rs, "client") == 0 ? ROLE_CLIENT : ROLE_NONE;
+    *argc = 1;
+    for (v = ecs_json_first(doc, args); v && *argc < max_args; v = ecs_json_next(doc, v)) {
+        const char *a = ecs_json_string(doc, v);
+        uint32_t k, skip = 0;
+        if (!a) continue;
+        for (k = 0; k < sizeof dropped / sizeof dropped[0]; ++k) skip |= strcmp(a, dropped[k]) == 0;
+        if (skip) v = ecs_json_next(doc, v);
+        else if (strcmp(a, "--no-timeouts") != 0) argv[(*argc)++] = a;
+        if (!v) break;
+    }
+    return 0;
+}
+
 /* ---- the console (--console) ------------------------------------------------------- */
 
 static int run_frame(engine *g, uint32_t frame);
@@ -395,18 +1726,22 @@ static int setup_console(engine *g)
     ecs_console_desc desc;
     ecs_error err;
     uint32_t k;
-    if (g->opt.console_port < 0) return 0;
+    int node = g->opt.serve_port >= 0 || g->opt.join || g->opt.replay || g->opt.log_traffic;
+    if (g->opt.console_port < 0 && !node) return 0;
     memset(&desc, 0, sizeof desc);
     desc.address = g->opt.console_address; /* NULL: 127.0.0.1 */
-    desc.port = g->opt.console_port;
+    desc.port = g->opt.replay ? -1 : g->opt.console_port; /* a node without --console: in-process only */
     desc.world = &g->world;
+    desc.on_request = node_console_request; /* --log-traffic keeps them */
+    desc.request_user = g;
     if (!(g->console = ecs_console_create(&desc, &err))) return fail("console", &err);
     for (k = 0; k < 5; ++k) {
         cmds[k].user = g;
         if (ecs_console_add_command(g->console, &cmds[k], &err) != ECS_OK) return fail("console commands", &err);
     }
-    printf("console: listening on %s:%d\n", g->opt.console_address ? g->opt.console_address : "127.0.0.1",
-           ecs_console_port(g->console));
+    if (ecs_console_port(g->console) >= 0)
+        printf("console: listening on %s:%d\n", g->opt.console_address ? g->opt.console_address : "127.0.0.1",
+               ecs_console_port(g->console));
     fflush(stdout);
     return 0;
 }
@@ -420,22 +1755,26 @@ static int run_console(engine *g)
     while (!g->quit) {
         ecs_console_set_frame(g->console, g->frame);
         t0 = now_ns();
-        ecs_console_poll(g->console);
+        if (ecs_console_poll(g->console) && g->net.role == ROLE_SERVER) node_check_change(g);
         g->console_ns += now_ns() - t0;
         g->console_polls++;
-        if (g->quit) break;
+        node_poll(g);
+        if (g->quit || (g->opt.frames_given && g->frame >= g->opt.frames)) break;
         if (g->opt.max_seconds && now_ns() - started > (double)g->opt.max_seconds * 1e9) {
             printf("engine: --max-seconds %u passed, quitting\n", (unsigned)g->opt.max_seconds);
             ecs_console_log(g->console, ECS_CONSOLE_WARNING, "--max-seconds %u passed, quitting", (unsigned)g->opt.max_seconds);
             break;
         }
-        if (!g->paused && now_ns() >= next) {
+        if (!g->paused && g->net.role != ROLE_CLIENT && now_ns() >= next) {
             if (run_frame(g, g->frame++)) return 1;
             next += frame_ns;
             if (next < now_ns()) next = now_ns(); /* behind: no burst to catch up */
         }
-        wait = g->paused ? 100.0 : (next - now_ns()) / 1e6 + 0.999; /* whole ms, rounded up: no spinning */
-        ecs_console_wait(g->console, wait < 0 ? 0u : wait > 100.0 ? 100u : (uint32_t)wait);
+        wait = g->paused || g->net.role == ROLE_CLIENT ? 100.0 : (next - now_ns()) / 1e6 + 0.999; /* whole ms: no spinning */
+        if (g->net.role) /* the node's sockets; the console is polled on the next turn */
+            node_wait(g, wait < 0 ? 0u : wait > 2.0 ? 2u : (uint32_t)wait);
+        else
+            ecs_console_wait(g->console, wait < 0 ? 0u : wait > 100.0 ? 100u : (uint32_t)wait);
     }
     ecs_console_log(g->console, ECS_CONSOLE_INFO, "the engine quits after frame %u", (unsigned)g->frame);
     ecs_console_flush(g->console, 2000); /* the reply to quit, and that line */
@@ -620,6 +1959,10 @@ static int run_frame(engine *g, uint32_t frame)
         g->system_ns[s] += d;
         if (d > g->system_max_ns[s]) g->system_max_ns[s] = d;
     }
+    node_frame_done(g); /* nodes: the world hash, the log, the server's states */
+    g->stat_node_ns += now_ns() - t[5];
+    g->stat_frame_ns += now_ns() - t[0];
+    g->stat_frames++;
     if (!g->console && (!g->opt.quiet || frame % (g->opt.frames / 10u + 1u) == 0 || frame + 1u == g->opt.frames))
         printf("frame %4u/%u: %6u entities, %3u moved, %7.1f us\n", (unsigned)frame + 1u, (unsigned)g->opt.frames,
                (unsigned)ecs_entity_count(&g->world.entities), (unsigned)moved, (t[5] - t[0]) / 1e3);
@@ -731,6 +2074,7 @@ static void report_world_hash(engine *g)
 
 static void shutdown_engine(engine *g)
 {
+    node_stop(g);
     ecs_plugin_registry_destroy(g->registry); /* the plugins first: they use the rest */
     ecs_console_destroy(g->console);          /* after the registry: plugins' commands are gone */
     if (g->jobs.parallel_for) ecs_jobs_pool_destroy(&g->pool);
@@ -775,6 +2119,16 @@ static void usage(FILE *to)
             "  --console-address A the address the console binds instead of 127.0.0.1 (IPv4)\n"
             "  --fps N             frames a second with --console while not paused (default 60)\n"
             "  --max-seconds N     with --console: quit after N seconds anyway (default 0: never)\n"
+            "  --serve PORT        an authoritative node on 127.0.0.1:PORT (0: a free one; a line says\n"
+            "                      \"node: serving on ADDRESS:PORT\"); clients get its states\n"
+            "  --join HOST:PORT    a client of the server there: its world is the server's\n"
+            "  --name NAME         the client's name in the server's notes (default: client)\n"
+            "  --no-timeouts       no timeout of the console or the nodes (a debugger may stop it)\n"
+            "  --log-traffic FILE  every message received (and sent) and each frame's world hash\n"
+            "  --replay FILE       runs the node of FILE (a traffic log) again, no network: the same\n"
+            "                      world hash at every frame (report: replay ...)\n"
+            "  --fault SPEC        drop=P,dup=P,reorder=P,delay=N on incoming node messages\n"
+            "  --fault-seed N      the fault rule's seed (default 1)\n"
             "  --help              this text\n");
 }
 
@@ -784,6 +2138,22 @@ static int parse_number(const char *s, uint32_t *out)
     unsigned long v = strtoul(s, &end, 10);
     if (*s == '\0' || *end != '\0' || v > 100000000ul) return 0;
     *out = (uint32_t)v;
+    return 1;
+}
+
+/* --join HOST:PORT into join_host and join_port. */
+static int parse_join(options *o)
+{
+    const char *colon = strrchr(o->join, ':');
+    uint32_t port;
+    if (!colon || colon == o->join || (size_t)(colon - o->join) >= sizeof o->join_host || !parse_number(colon + 1, &port) ||
+        port == 0 || port > 65535u) {
+        fprintf(stderr, "engine: --join '%s': not HOST:PORT (e.g. 127.0.0.1:4000)\n", o->join);
+        return 0;
+    }
+    memcpy(o->join_host, o->join, (size_t)(colon - o->join));
+    o->join_host[colon - o->join] = '\0';
+    o->join_port = (int)port;
     return 1;
 }
 
@@ -800,7 +2170,10 @@ static int parse_args(int argc, char **argv, options *o)
     o->moving_percent = 2;
     o->threads = 1;
     o->console_port = -1;
+    o->serve_port = -1;
     o->fps = 60;
+    o->fault_seed = 1;
+    o->node_name = "client";
     for (a = 1; a < argc; ++a) {
         const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
         int ok = 1;
@@ -809,11 +2182,24 @@ static int parse_args(int argc, char **argv, options *o)
             exit(0);
         } else if (strcmp(arg, "--reload") == 0) o->reload = 1;
         else if (strcmp(arg, "--quiet") == 0) o->quiet = 1;
+        else if (strcmp(arg, "--no-timeouts") == 0) o->no_timeouts = 1;
         else if (!val) ok = 0;
         else if (strcmp(arg, "--level") == 0) o->level = val, ++a;
         else if (strcmp(arg, "--spin-level") == 0) o->spin_level = val, ++a;
         else if (strcmp(arg, "--plugins") == 0) o->plugins = val, ++a;
-        else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames), ++a;
+        else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames), o->frames_given = 1, ++a;
+        else if (strcmp(arg, "--join") == 0) o->join = val, ++a;
+        else if (strcmp(arg, "--name") == 0) o->node_name = val, ++a;
+        else if (strcmp(arg, "--log-traffic") == 0) o->log_traffic = val, ++a;
+        else if (strcmp(arg, "--replay") == 0) o->replay = val, ++a;
+        else if (strcmp(arg, "--fault") == 0) o->fault = val, ++a;
+        else if (strcmp(arg, "--fault-seed") == 0) {
+            uint32_t seed;
+            ok = parse_number(val, &seed), o->fault_seed = seed, ++a;
+        } else if (strcmp(arg, "--serve") == 0) {
+            uint32_t port;
+            ok = parse_number(val, &port) && port <= 65535u, o->serve_port = (int)port, ++a;
+        }
         else if (strcmp(arg, "--spawn") == 0) ok = parse_number(val, &o->spawn), ++a;
         else if (strcmp(arg, "--destroy") == 0) ok = parse_number(val, &o->destroy), ++a;
         else if (strcmp(arg, "--check-snapshot") == 0) ok = parse_number(val, &o->check_at), o->check = 1, ++a;
@@ -839,6 +2225,15 @@ static int parse_args(int argc, char **argv, options *o)
         return 0;
     }
     if (o->check) --o->check_at; /* frames count from 1 on the command line */
+    if (o->join && !parse_join(o)) return 0;
+    if (o->serve_port >= 0 && o->join) {
+        fprintf(stderr, "engine: --serve and --join: a node is a server or a client, not both\n");
+        return 0;
+    }
+    if (o->check && (o->console_port >= 0 || o->serve_port >= 0 || o->join || o->replay || o->log_traffic)) {
+        fprintf(stderr, "engine: --check-snapshot runs a fixed number of frames: not with a console or a node\n");
+        return 0;
+    }
     if (o->check && o->console_port >= 0) {
         fprintf(stderr, "engine: --check-snapshot runs a fixed number of frames: not with --console\n");
         return 0;
@@ -846,22 +2241,62 @@ static int parse_args(int argc, char **argv, options *o)
     return 1;
 }
 
+/* --replay: the options come from the log's START record (--quiet from
+   the command line too). 0, or the exit status. */
+static int replay_options(engine *g, int argc, char **argv, unsigned char **log, size_t *n, ecs_json_doc *doc)
+{
+    const char *args[128];
+    int nargs = 0, role = ROLE_NONE, quiet = g->opt.quiet, a;
+    const char *path = g->opt.replay;
+    for (a = 1; a < argc; ++a)
+        if (strcmp(argv[a], "--quiet") != 0 && strcmp(argv[a], "--replay") != 0 && (a == 1 || strcmp(argv[a - 1], "--replay") != 0)) {
+            fprintf(stderr, "engine: --replay takes its options from the log (and --quiet): not '%s'\n", argv[a]);
+            return 2;
+        }
+    if (node_replay_open(path, log, n, &role, doc, args, &nargs, 127)) return 1;
+    args[0] = argv[0];
+    if (!parse_args(nargs, (char **)args, &g->opt)) return 2;
+    g->opt.replay = path;
+    g->opt.quiet |= quiet;
+    g->opt.log_traffic = NULL;
+    g->net.role = role;
+    g->net.replaying = 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static engine g; /* zero-initialised */
     uint32_t frame;
+    unsigned char *log = NULL;
+    size_t log_size = 0;
+    ecs_json_doc start;
     int rc = 1;
+    memset(&start, 0, sizeof start);
     if (!parse_args(argc, argv, &g.opt)) return 2;
+    if (g.opt.replay && (rc = replay_options(&g, argc, argv, &log, &log_size, &start)) != 0) {
+        free(log);
+        ecs_json_doc_free(&start);
+        return rc;
+    }
+    rc = 1;
     g.rng = 0x5EED5EED1234ull;
     if (ecs_jobs_pool_create(&g.pool, g.opt.threads) != ECS_OK) {
         fprintf(stderr, "engine: could not start %u threads\n", (unsigned)g.opt.threads);
         return 1;
     }
     g.jobs = ecs_jobs_pool_jobs(&g.pool);
-    if (setup_worlds(&g) || setup_console(&g) || setup_resources(&g) || setup_plugins(&g)) goto done;
+    if (setup_worlds(&g) || setup_console(&g) || node_open(&g, argc, argv) || setup_resources(&g) || setup_plugins(&g))
+        goto done;
     if (spawn_level_file(&g, g.opt.level) < 0 || spawn_level_file(&g, g.opt.spin_level) < 0) goto done;
     pick_movers(&g);
     report(&g, "start");
+    if (node_start(&g)) goto done;
+    if (g.opt.replay) {
+        rc = node_replay(&g, log, log_size);
+        report(&g, "end");
+        goto done;
+    }
     if (g.console) {
         if (run_console(&g)) goto done;
         g.opt.frames = g.frame ? g.frame : 1u; /* the report's means */
@@ -875,5 +2310,7 @@ int main(int argc, char **argv)
     rc = 0;
 done:
     shutdown_engine(&g);
+    free(log);
+    ecs_json_doc_free(&start);
     return rc;
 }
