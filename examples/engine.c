@@ -739,12 +739,13 @@ static void node_read(engine *g, node_peer *p)
     unsigned char chunk[65536];
     size_t at = 0;
     char why[200];
+    const char *gone = NULL; /* closed: after the whole messages it sent (a bye) */
     for (;;) {
         ssize_t n = recv(p->sock, chunk, sizeof chunk, 0);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
         if (n <= 0) {
-            node_peer_close(g, p, n == 0 ? "the other side closed the connection" : strerror(errno));
-            return;
+            gone = n == 0 ? "the other side closed the connection" : strerror(errno);
+            break;
         }
         node_buf_put(&p->in, chunk, (size_t)n);
         g->net.bytes_in += (uint64_t)n;
@@ -766,6 +767,7 @@ static void node_read(engine *g, node_peer *p)
         at += m.size;
     }
     if (p->used) node_buf_consume(&p->in, at);
+    if (p->used && gone) node_peer_close(g, p, gone);
 }
 
 /* Parses a message's JSON into s->doc: its root object, or NULL (noted). */
@@ -1106,8 +1108,7 @@ static void node_client_handle(engine *g, node_peer *p, const node_msg *m)
     else if (strcmp(type, "welcome") == 0) {
         if (s->welcomed || !node_json_int(&s->doc, root, "client", 0, 4294967295.0, &id)) return;
         s->welcomed = 1;
-        s->client_id = (uint32_t)id;
-        s->state_id = -1; /* a full snapshot comes first */
+        s->client_id = (uint32_t)id; /* (a state may come before the welcome: reordered) */
         for (k = 0; k < s->num_inputs; ++k) s->inputs[k].seq = k + 1u; /* numbered again on this connection */
         s->next_seq = s->num_inputs + 1u;
         node_note(g, "joined %s:%d as client %u", s->host, s->server_port, (unsigned)s->client_id);
@@ -1139,6 +1140,7 @@ static int node_client_join(engine *g, char *why, size_t why_size)
     if (node_peer_by_id(g, 0)) return 1;
     s->refused[0] = 0;
     s->welcomed = 0;
+    s->state_id = -1; /* a new connection: its first state is a full snapshot, whatever its number */
     if ((fd = node_connect(s->host, s->server_port, why, why_size)) < 0) return 0;
     p = node_peer_open(g, fd, 0);
     s->hello_ms = -1e18;
@@ -1374,6 +1376,20 @@ static ecs_result cmd_forward(void *user, ecs_console_call *call)
                                      s->welcomed ? "true" : "false");
 }
 
+/* net.tamper (a client's; a test aid): moves the first node of the game
+   world by one unit behind the server's back, as a client bug would, so
+   that tools/scenarios/boxes.py --tamper shows a divergence being caught. */
+static ecs_result cmd_net_tamper(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    ecs_mat4 m;
+    if (!ecs_transform_count(&g->game)) return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "the game world is empty");
+    m = *ecs_transform_local(&g->game, ecs_instance_make(0));
+    m.m[12] += 1.0f;
+    ecs_transform_set_local(&g->game, ecs_instance_make(0), &m);
+    return ecs_console_result_printf(call, "{\"tampered\": true, \"frame\": %u}", (unsigned)g->frame);
+}
+
 static ecs_result cmd_client_refuses(void *user, ecs_console_call *call)
 {
     engine *g = (engine *)user;
@@ -1393,7 +1409,8 @@ static int node_commands(engine *g)
         {"frame.stats", "mean us per frame since the last reset: the whole frame and its node part", "reset",
          cmd_frame_stats, NULL},
         {"net.leave", "a client leaves its server", NULL, cmd_net_leave, NULL},
-        {"net.join", "a client joins its server again", NULL, cmd_net_join, NULL}};
+        {"net.join", "a client joins its server again", NULL, cmd_net_join, NULL},
+        {"net.tamper", "a test aid: changes this client's world behind the server's back", NULL, cmd_net_tamper, NULL}};
     ecs_console_command_desc fwd[] = {
         {"spawn", "forwarded to the server as an input: a prefab at position [x, y, z]", "prefab position", cmd_forward, NULL},
         {"world.set", "forwarded to the server as an input", "entity component field value instance", cmd_forward, NULL},
@@ -1403,7 +1420,7 @@ static int node_commands(engine *g)
         {"frame.pause", "refused: a client's frames come from the server", NULL, cmd_client_refuses, NULL},
         {"frame.resume", "refused: a client's frames come from the server", NULL, cmd_client_refuses, NULL}};
     ecs_error err;
-    uint32_t k, n = g->net.role == ROLE_CLIENT ? 6u : 4u;
+    uint32_t k, n = g->net.role == ROLE_CLIENT ? 7u : 4u;
     for (k = 0; k < n; ++k) {
         cmds[k].user = g;
         if (ecs_console_add_command(g->console, &cmds[k], &err) != ECS_OK) return fail("node commands", &err);
@@ -1456,6 +1473,7 @@ static int node_open(engine *g, int argc, char **argv)
     s->server_port = g->opt.join_port;
     s->listener = -1;
     s->state_id = -1;
+    s->next_seq = 1; /* inputs count from 1 on each connection */
     for (k = 0; k < NODE_HISTORY; ++k) s->hist_frame[k] = -1;
     for (k = 0; k < NODE_RING; ++k) s->ring[k].id = -1;
     for (k = 0; k < NODE_DELTAS; ++k) s->deltas[k].base = s->deltas[k].next = -1;
@@ -2257,7 +2275,7 @@ static int replay_options(engine *g, int argc, char **argv, unsigned char **log,
     args[0] = argv[0];
     if (!parse_args(nargs, (char **)args, &g->opt)) return 2;
     g->opt.replay = path;
-    g->opt.quiet |= quiet;
+    g->opt.quiet = quiet; /* the replay's own: the hash lines unless --quiet */
     g->opt.log_traffic = NULL;
     g->net.role = role;
     g->net.replaying = 1;

@@ -59,6 +59,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* every function static; those a file does not call are no warning */
+#if defined(__GNUC__) || defined(__clang__)
+#define NODE_FN static __attribute__((unused))
+#else
+#define NODE_FN static
+#endif
+
 #define NODE_PROTOCOL 1u
 #define NODE_MAX_MESSAGE (256u << 20)
 #define NODE_LOG_VERSION 1u
@@ -75,18 +82,18 @@ typedef struct node_buf {
     int oom; /* a put failed: the contents are incomplete */
 } node_buf;
 
-static uint32_t node_get32(const unsigned char *p)
+NODE_FN uint32_t node_get32(const unsigned char *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-static void node_set32(unsigned char *p, uint32_t v)
+NODE_FN void node_set32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8);
     p[3] = (unsigned char)v;
 }
 
-static int node_buf_reserve(node_buf *b, size_t extra)
+NODE_FN int node_buf_reserve(node_buf *b, size_t extra)
 {
     size_t cap;
     unsigned char *p;
@@ -103,14 +110,14 @@ static int node_buf_reserve(node_buf *b, size_t extra)
     return 1;
 }
 
-static void node_buf_put(node_buf *b, const void *d, size_t n)
+NODE_FN void node_buf_put(node_buf *b, const void *d, size_t n)
 {
     if (!n || !node_buf_reserve(b, n)) return;
     memcpy(b->p + b->len, d, n);
     b->len += n;
 }
 
-static void node_buf_put32(node_buf *b, uint32_t v)
+NODE_FN void node_buf_put32(node_buf *b, uint32_t v)
 {
     unsigned char q[4];
     node_set32(q, v);
@@ -120,7 +127,7 @@ static void node_buf_put32(node_buf *b, uint32_t v)
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void node_buf_printf(node_buf *b, const char *format, ...)
+NODE_FN void node_buf_printf(node_buf *b, const char *format, ...)
 {
     va_list ap;
     int n;
@@ -134,14 +141,14 @@ static void node_buf_printf(node_buf *b, const char *format, ...)
     b->len += (size_t)n;
 }
 
-static void node_buf_free(node_buf *b)
+NODE_FN void node_buf_free(node_buf *b)
 {
     free(b->p);
     memset(b, 0, sizeof *b);
 }
 
 /* Drops the first n bytes. */
-static void node_buf_consume(node_buf *b, size_t n)
+NODE_FN void node_buf_consume(node_buf *b, size_t n)
 {
     if (n >= b->len) {
         b->len = 0;
@@ -165,7 +172,7 @@ typedef struct node_msg {
 /* Reads the message at p (n bytes there): 1 and *m when it is whole, 0 when
    more bytes are needed, -1 when it is bad (why says what: a type other
    than 0 and 1, a length over max, a json_length past its end). */
-static int node_msg_parse(const unsigned char *p, size_t n, uint32_t max, node_msg *m, char *why, size_t why_size)
+NODE_FN int node_msg_parse(const unsigned char *p, size_t n, uint32_t max, node_msg *m, char *why, size_t why_size)
 {
     uint32_t type, len, jl;
     memset(m, 0, sizeof *m);
@@ -205,7 +212,7 @@ static int node_msg_parse(const unsigned char *p, size_t n, uint32_t max, node_m
 }
 
 /* Appends one framed message: type 0 without a payload, else type 1. */
-static void node_msg_write(node_buf *b, const char *json, size_t json_len, const void *payload, size_t payload_len)
+NODE_FN void node_msg_write(node_buf *b, const char *json, size_t json_len, const void *payload, size_t payload_len)
 {
     if (!payload) {
         node_buf_put32(b, 0u);
@@ -221,7 +228,7 @@ static void node_msg_write(node_buf *b, const char *json, size_t json_len, const
 
 /* ---- JSON text ---------------------------------------------------------------------- */
 
-static void node_json_string(node_buf *b, const char *s, size_t n)
+NODE_FN void node_json_string(node_buf *b, const char *s, size_t n)
 {
     size_t k;
     node_buf_put(b, "\"", 1);
@@ -241,7 +248,7 @@ static void node_json_string(node_buf *b, const char *s, size_t n)
 
 /* Writes a parsed value back as JSON text (numbers: whole ones exactly, the
    others with 17 digits, which read back to the same double). */
-static void node_json_value(node_buf *b, const ecs_json_doc *doc, const ecs_json_value *v)
+NODE_FN void node_json_value(node_buf *b, const ecs_json_doc *doc, const ecs_json_value *v)
 {
     const ecs_json_value *c;
     int first = 1;
@@ -253,6 +260,8 @@ static void node_json_value(node_buf *b, const ecs_json_doc *doc, const ecs_json
     case ECS_JSON_NUMBER:
         if ((v->flags & ECS_JSON_WHOLE) && v->integer <= 9007199254740992ull)
             node_buf_printf(b, "%s%llu", (v->flags & ECS_JSON_NEGATIVE) ? "-" : "", (unsigned long long)v->integer);
+        else if (v->number > 1.7976931348623157e308 || v->number < -1.7976931348623157e308)
+            node_buf_put(b, v->number > 0 ? "1e999" : "-1e999", v->number > 0 ? 5u : 6u); /* read back as inf */
         else
             node_buf_printf(b, "%.17g", v->number);
         return;
@@ -271,7 +280,7 @@ static void node_json_value(node_buf *b, const ecs_json_doc *doc, const ecs_json
 }
 
 /* A member that must be a whole number in [lo, hi]: 1 and *out, else 0. */
-static int node_json_int(const ecs_json_doc *doc, const ecs_json_value *obj, const char *key, double lo, double hi,
+NODE_FN int node_json_int(const ecs_json_doc *doc, const ecs_json_value *obj, const char *key, double lo, double hi,
                          double *out)
 {
     const ecs_json_value *v = ecs_json_member(doc, obj, key);
@@ -281,14 +290,14 @@ static int node_json_int(const ecs_json_doc *doc, const ecs_json_value *obj, con
 }
 
 /* A string member, or NULL. */
-static const char *node_json_str(const ecs_json_doc *doc, const ecs_json_value *obj, const char *key)
+NODE_FN const char *node_json_str(const ecs_json_doc *doc, const ecs_json_value *obj, const char *key)
 {
     const ecs_json_value *v = ecs_json_member(doc, obj, key);
     return v && v->type == ECS_JSON_STRING ? ecs_json_string(doc, v) : NULL;
 }
 
 /* "0123456789abcdef" -> value; 1 when s is exactly 16 hex digits. */
-static int node_parse_hash(const char *s, uint64_t *out)
+NODE_FN int node_parse_hash(const char *s, uint64_t *out)
 {
     uint64_t h = 0;
     int k;
@@ -315,14 +324,14 @@ typedef struct node_log_rec {
     size_t offset; /* of the record in the log */
 } node_log_rec;
 
-static const char *node_log_kind_name(uint32_t kind)
+NODE_FN const char *node_log_kind_name(uint32_t kind)
 {
     static const char *const names[] = {"?", "start", "net-in", "console-in", "net-out", "frame", "note"};
     return kind >= 1u && kind <= 6u ? names[kind] : "?";
 }
 
 /* Writes the log's header. */
-static void node_log_header(node_buf *b)
+NODE_FN void node_log_header(node_buf *b)
 {
     node_buf_put(b, "ECSTRAFF", 8);
     node_buf_put32(b, NODE_LOG_VERSION);
@@ -330,7 +339,7 @@ static void node_log_header(node_buf *b)
 }
 
 /* Appends one record (head and body). */
-static void node_log_record(node_buf *b, uint32_t kind, uint32_t frame, uint32_t peer, const void *body, size_t n)
+NODE_FN void node_log_record(node_buf *b, uint32_t kind, uint32_t frame, uint32_t peer, const void *body, size_t n)
 {
     unsigned char head[NODE_LOG_RECORD];
     node_set32(head, (uint32_t)(NODE_LOG_RECORD + n));
@@ -343,7 +352,7 @@ static void node_log_record(node_buf *b, uint32_t kind, uint32_t frame, uint32_t
 }
 
 /* Checks the header of a log of n bytes: 1, or 0 with why. */
-static int node_log_open(const unsigned char *p, size_t n, char *why, size_t why_size)
+NODE_FN int node_log_open(const unsigned char *p, size_t n, char *why, size_t why_size)
 {
     if (n < NODE_LOG_HEADER || memcmp(p, "ECSTRAFF", 8) != 0) {
         snprintf(why, why_size, "not a traffic log: %s", n < NODE_LOG_HEADER ? "shorter than its 16-byte header"
@@ -359,7 +368,7 @@ static int node_log_open(const unsigned char *p, size_t n, char *why, size_t why
 }
 
 /* Checks a record's body by its kind: 1, or 0 with why. */
-static int node_log_body_ok(const node_log_rec *r, char *why, size_t why_size)
+NODE_FN int node_log_body_ok(const node_log_rec *r, char *why, size_t why_size)
 {
     node_msg m;
     char inner[160];
@@ -387,7 +396,7 @@ static int node_log_body_ok(const node_log_rec *r, char *why, size_t why_size)
 /* The record at *offset of a log of n bytes: 1 and *r (offset moves past
    it), 0 at the clean end, -1 when the log is cut inside a record or the
    record is bad: why names the offset, the frame and what was wrong. */
-static int node_log_next(const unsigned char *p, size_t n, size_t *offset, node_log_rec *r, char *why, size_t why_size)
+NODE_FN int node_log_next(const unsigned char *p, size_t n, size_t *offset, node_log_rec *r, char *why, size_t why_size)
 {
     size_t at = *offset, left = n - at;
     uint32_t size;
@@ -435,7 +444,7 @@ typedef struct node_faults {
     uint64_t dropped, duplicated, delayed, reordered;
 } node_faults;
 
-static double node_faults_uniform(node_faults *f) /* [0, 1) */
+NODE_FN double node_faults_uniform(node_faults *f) /* [0, 1) */
 {
     uint64_t x = f->rng;
     x ^= x >> 12;
@@ -446,7 +455,7 @@ static double node_faults_uniform(node_faults *f) /* [0, 1) */
 }
 
 /* Parses "drop=0.05,delay=3,..." into f: 1, or 0 with why. */
-static int node_faults_parse(const char *spec, node_faults *f, char *why, size_t why_size)
+NODE_FN int node_faults_parse(const char *spec, node_faults *f, char *why, size_t why_size)
 {
     const char *s = spec;
     while (*s) {
@@ -457,12 +466,12 @@ static int node_faults_parse(const char *spec, node_faults *f, char *why, size_t
         while (*s && *s != '=' && k + 1 < sizeof key) key[k++] = *s++;
         key[k] = 0;
         if (*s != '=') {
-            snprintf(why, why_size, "--fault '%s': '%s' has no '=VALUE'", spec, key);
+            snprintf(why, why_size, "--fault '%.60s': '%s' has no '=VALUE'", spec, key);
             return 0;
         }
         v = strtod(++s, &end);
         if (end == s || (*end && *end != ',') || v < 0 || (strcmp(key, "delay") != 0 && v > 1.0) || v > 1000.0) {
-            snprintf(why, why_size, "--fault '%s': %s needs %s", spec, key,
+            snprintf(why, why_size, "--fault '%.60s': %s needs %s", spec, key,
                      strcmp(key, "delay") == 0 ? "frames 0..1000" : "a probability 0..1");
             return 0;
         }
@@ -471,7 +480,7 @@ static int node_faults_parse(const char *spec, node_faults *f, char *why, size_t
         else if (strcmp(key, "reorder") == 0) f->reorder = v;
         else if (strcmp(key, "delay") == 0) f->delay = (uint32_t)v;
         else {
-            snprintf(why, why_size, "--fault '%s': unknown '%s' (drop, dup, reorder, delay)", spec, key);
+            snprintf(why, why_size, "--fault '%.60s': unknown '%s' (drop, dup, reorder, delay)", spec, key);
             return 0;
         }
         s = *end ? end + 1 : end;
@@ -482,7 +491,7 @@ static int node_faults_parse(const char *spec, node_faults *f, char *why, size_t
 
 /* The fault rule for one arriving message: the number of copies to
    deliver (0, 1 or 2) and the frame periods each waits. */
-static uint32_t node_faults_decide(node_faults *f, uint32_t *hold)
+NODE_FN uint32_t node_faults_decide(node_faults *f, uint32_t *hold)
 {
     uint32_t copies = 1;
     *hold = 0;

@@ -4,7 +4,8 @@
 #   check: with clang's libFuzzer, each harness (address + undefined
 #   sanitizers) first runs every input of its corpus (tests/corpus/fuzz_resource,
 #   fuzz_json, fuzz_decompile, fuzz_snapshot, fuzz_references, fuzz_deps_cache,
-#   fuzz_console, fuzz_delta), then fuzzes for FUZZ_SECONDS
+#   fuzz_console, fuzz_delta, fuzz_node: examples/node.h's message and traffic
+#   log readers), then fuzzes for FUZZ_SECONDS
 #   (default 10; tests/soak.sh: 300) seconds, all at once. Without libFuzzer
 #   it says so and replays the corpora with plain builds instead
 #   (-DFUZZ_STANDALONE, gcc, the same sanitizers).
@@ -24,7 +25,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 probe="$OUT/probe.c"
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$probe"
 if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe" -o "$OUT/probe" >/dev/null 2>&1; then
-  for h in resource json decompile snapshot references deps_cache console delta; do
+  for h in resource json decompile snapshot references deps_cache console delta node; do
     if ! gcc -std=c99 -g -O1 $SAN -DFUZZ_STANDALONE -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/replay_$h" -lm; then
       echo "check_fuzz: build of the replay of fuzz_$h failed"; status=1; continue
     fi
@@ -35,7 +36,7 @@ if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe
 fi
 
 pids=()
-for h in resource json decompile snapshot references deps_cache console delta; do
+for h in resource json decompile snapshot references deps_cache console delta node; do
   if ! "$CLANG" -g -O1 -fsanitize=fuzzer $SAN -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/fuzz_$h" -lm; then
     echo "check_fuzz: libFuzzer build of fuzz_$h failed"; status=1; continue
   fi

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tests/check_nodes.sh - examples/engine.c's nodes through real sockets:
+# builds the engine (AddressSanitizer + UBSan), its spin plugin and a small
+# level, then runs tests/test_nodes.py (three nodes frame by frame, joins,
+# leave and rejoin, forwarded spawns, replays of every log, a cut and a
+# corrupt log, refused joins, a fake server's bad states, a port in use,
+# and tools/scenarios/boxes.py for a few iterations with and without
+# faults, and with a divergence it must report). Then the probe of the
+# issue's target (never asserted): a -O2 server on the standard level,
+# its mean frame alone and with 3 clients joined (frame.stats), printed.
+# Bounded: every socket call and wait times out, each engine quits after
+# --max-seconds, boxes.py kills every node it started, and the whole test
+# is killed after 420 s.
+set -eu
+cd "$(dirname "$0")/.."
+out=${BUILD_DIR_ROOT:-/tmp}/nodes
+rm -rf "$out"
+mkdir -p "$out/plugins" "$out/levels"
+STB=${STB_INCLUDE:-/usr/include/stb}
+command -v python3 >/dev/null 2>&1 || { echo "check_nodes: python3 is missing (Debian: apt-get install python3)"; exit 1; }
+gcc -std=c99 -O1 -g -fsanitize=address,undefined -Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -I. -I"$STB" \
+  examples/engine.c -o "$out/engine" -lm -ldl -lpthread
+gcc -std=c99 -O1 -g -fsanitize=address,undefined -shared -fPIC -I. examples/plugins/spin.c -o "$out/plugins/spin.so"
+gcc -O2 examples/gen_level.c -o "$out/gen_level" -lm
+"$out/gen_level" 2000 3 >"$out/levels/small.json"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+timeout -k 5 420 python3 tests/test_nodes.py "$out/engine" --level "$out/levels/small.json" --plugins "$out/plugins" \
+  --out "$out/run" >"$out/test.log" 2>&1 || { cat "$out/test.log"; echo "check_nodes: tests/test_nodes.py failed"; exit 1; }
+result=$(tail -1 "$out/test.log")
+
+# the probe: -O2, the standard level (about 10k entities), not asserted
+mkdir -p "$out/o2/plugins"
+gcc -std=c99 -O2 -I. -I"$STB" examples/engine.c -o "$out/o2/engine" -lm -ldl -lpthread
+gcc -std=c99 -O2 -shared -fPIC -I. examples/plugins/spin.c -o "$out/o2/plugins/spin.so"
+"$out/gen_level" >"$out/levels/standard.json"
+probe=$(timeout -k 5 120 python3 tests/probe_nodes.py "$out/o2/engine" --level "$out/levels/standard.json" \
+  --plugins "$out/o2/plugins" 2>&1) || probe="probe failed: $probe"
+echo "check_nodes: $result; $probe"

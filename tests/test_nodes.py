@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""tests/test_nodes.py - examples/engine.c's nodes through real sockets (run
+by tests/check_nodes.sh, which builds the engine, its plugin and a level).
+
+    python3 tests/test_nodes.py ENGINE --level LEVEL --plugins DIR --out DIR
+
+Checks (each can fail):
+  - three nodes (a server, two clients) stay equal frame by frame: clients
+    join at frames 3 and 9, console spawns on every node (the clients'
+    forwarded as inputs), client 1 leaves and joins again; net.hash of
+    every frame that two nodes both reached is equal;
+  - each node's traffic log replays (engine --replay) with the same world
+    hash at every frame, and the replay's hashes are the live net.hash;
+  - a client's log cut short replays up to the cut and says where it
+    ended (exit status 3); a corrupt record is named; a file that is not a
+    log is refused; tools/ecs_traffic.py prints a log and names a cut;
+  - bad input: a hello of another protocol version or byte order is
+    refused naming it (the server goes on); a fake server's delta against
+    a base the client lacks, a corrupt snapshot and a message of a bad
+    type: the client asks for a full snapshot or closes the connection,
+    says why, and goes on; --serve on a port in use exits with a message;
+  - net.timeouts off/on and --no-timeouts;
+  - tools/scenarios/boxes.py agrees with and without faults, and reports
+    a divergence (net.tamper) with every log and snapshot saved and a
+    replay command that reproduces the faulty run.
+Bounded: every socket call times out (10 s), every wait has a deadline,
+every engine quits by itself after --max-seconds and is killed at the end."""
+
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+import json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "scenarios"))
+from ecs_console import ConsoleError, Node  # noqa: E402
+import boxes  # noqa: E402
+
+failures = 0
+passes = 0
+
+
+def check(cond, what):
+    global failures, passes
+    if cond:
+        passes += 1
+    else:
+        failures += 1
+        frame = sys._getframe(1)
+        print("%s:%d: CHECK failed: %s" % (os.path.basename(frame.f_code.co_filename), frame.f_lineno, what))
+    return cond
+
+
+def frame_msg(obj, payload=None):
+    text = json.dumps(obj).encode()
+    if payload is None:
+        return struct.pack(">II", 0, len(text)) + text
+    return struct.pack(">III", 1, 4 + len(text) + len(payload), len(text)) + text + payload
+
+
+def read_msg(sock, timeout=10.0):
+    sock.settimeout(timeout)
+    buf = b""
+    while len(buf) < 8:
+        chunk = sock.recv(8 - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    kind, length = struct.unpack(">II", buf)
+    body = b""
+    while len(body) < length:
+        chunk = sock.recv(min(1 << 16, length - len(body)))
+        if not chunk:
+            return None
+        body += chunk
+    if kind == 1:
+        (jl,) = struct.unpack(">I", body[:4])
+        return json.loads(body[4:4 + jl].decode())
+    return json.loads(body.decode())
+
+
+def read_until(sock, want, limit=200):
+    for _ in range(limit):
+        m = read_msg(sock)
+        if m is None or m.get("type") == want:
+            return m
+    return None
+
+
+class Session:
+    def __init__(self, a):
+        self.a, self.nodes = a, []
+
+    def start(self, name, extra, log=True):
+        args = ["--level", a.level, "--plugins", a.plugins, "--quiet", "--spawn", "3", "--destroy", "2", "--name", name]
+        if log:
+            args += ["--log-traffic", os.path.join(a.out, name + ".log")]
+        n = Node(a.engine, args + extra, timeout=10.0, max_seconds=90, cwd=ROOT)
+        self.nodes.append(n)
+        n.start()
+        return n
+
+    def stop(self):
+        for n in self.nodes:
+            try:
+                n.stop(timeout=5.0)
+            except Exception:  # noqa: BLE001
+                n.kill()
+
+
+def hashes_by_frame(c, first, last):
+    out = {}
+    for f in range(first, last + 1):
+        try:
+            out[f] = c.command("net.hash", frame=f)["hash"]
+        except ConsoleError:
+            pass
+    return out
+
+
+def test_three_nodes(a, sess):
+    srv = sess.start("server", ["--serve", "0"])
+    s = srv.console
+    s.command("frame.pause")
+    port = boxes.node_port(srv)
+    join = ["--join", "127.0.0.1:%d" % port]
+    s.command("frame.step", frames=3)
+    c1 = sess.start("client1", join).console
+    boxes.wait_synced(s, [c1])
+    s.command("frame.step", frames=6)
+    c2 = sess.start("client2", join).console
+    clients = [c1, c2]
+    boxes.wait_synced(s, clients)
+    check(s.command("net.status")["frame"] == 9, "the server is at frame 9")
+    sent = {"client1": 0, "client2": 0}
+    for rnd in range(4):
+        s.script("spawn crate [%d, 1, 0]" % rnd)
+        r = c1.script("spawn crate [%d, 2, 0]\nspawn crate [%d, 3, 0]" % (rnd, rnd))
+        check(r[0]["forwarded"] is True, "a client's spawn is forwarded: %r" % r[0])
+        c2.command("spawn", prefab="crate", position=[rnd, 4, 0])
+        sent["client1"] += 2
+        sent["client2"] += 1
+        boxes.wait_inputs(s, sent)
+        boxes.wait_synced(s, clients)  # the state after the inputs, before the next frame
+        s.command("frame.step", frames=3)
+        boxes.wait_synced(s, clients)
+        if rnd == 1:
+            c1.command("net.leave")
+            s.command("frame.step", frames=2)
+            check(len(s.command("net.status")["clients"]) == 1, "client 1 left")
+            c1.command("net.join")
+            sent["client1"] = 0
+            boxes.wait_synced(s, clients)
+    last = s.command("net.status")["frame"]
+    hs = hashes_by_frame(s, 0, last)
+    h1, h2 = hashes_by_frame(c1, 0, last), hashes_by_frame(c2, 0, last)
+    check(len(hs) == last + 1, "the server kept a hash for every frame 0..%d (%d)" % (last, len(hs)))
+    check(min(h1) == 3 and min(h2) == 9, "the clients' first frames are their joins (%d, %d)" % (min(h1), min(h2)))
+    check(len(h1) >= last - 3 - 3 and len(h2) == last - 9 + 1, "the clients reached every frame they were joined for")
+    for name, h in (("client1", h1), ("client2", h2)):
+        diff = [f for f in h if h[f] != hs[f]]
+        check(not diff, "%s equals the server at every frame (differs at %s)" % (name, diff[:5]))
+    total = s.command("world.stats")["entities"]
+    check(c1.command("world.stats")["entities"] == total == c2.command("world.stats")["entities"], "the same entities")
+    for c in clients:
+        st = c.command("net.status")
+        check(st["divergences"] == 0 and st["applied_delta"] > 0, "deltas applied, no divergence: %r" % st)
+    err = None
+    try:
+        c1.command("frame.step")
+    except ConsoleError as e:
+        err = str(e)
+    check(err and "client of 127.0.0.1" in err, "a client refuses frame.step: %r" % err)
+    check(s.command("net.timeouts", state="off")["timeouts"] == "off", "net.timeouts off")
+    check(s.command("net.status")["timeouts"] == "off", "net.status says timeouts off")
+    check(s.command("net.timeouts", state="on")["timeouts"] == "on", "net.timeouts on")
+    try:
+        s.command("net.timeouts", state="maybe")
+        check(False, "net.timeouts maybe is refused")
+    except ConsoleError as e:
+        check("on or off" in str(e), "net.timeouts names the choices: %s" % e)
+    return {"server": hs, "client1": h1, "client2": h2}
+
+
+def run_engine(args, timeout=60):
+    p = subprocess.run([a.engine] + args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def test_replay(a, live):
+    for name, hashes in live.items():
+        log = os.path.join(a.out, name + ".log")
+        rc, out = run_engine(["--replay", log])
+        check(rc == 0, "%s's log replays (exit %d): %s" % (name, rc, out[-300:]))
+        lines = [ln.split() for ln in out.splitlines() if ln.startswith("replay: frame ")]
+        replayed = {}
+        for ln in lines:
+            replayed[int(ln[2])] = ln[4]
+        check(lines and all(ln[5] == "equal" for ln in lines), "%s: every frame's hash equal in the replay" % name)
+        diff = [f for f in hashes if f in replayed and replayed[f] != hashes[f]]
+        check(not diff and len(set(hashes) & set(replayed)) >= len(hashes) - 1,
+              "%s: the replay's hashes are the live ones frame by frame (differ at %s)" % (name, diff[:5]))
+    # a log cut short
+    data = open(os.path.join(a.out, "client2.log"), "rb").read()
+    cut = os.path.join(a.out, "cut.log")
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) * 2 // 3])
+    rc, out = run_engine(["--replay", cut, "--quiet"])
+    check(rc == 3, "a cut log replays up to the cut: exit 3, got %d" % rc)
+    check("end=the log ends inside a record at offset" in out, "the replay says where the log ended: %s" % out[-300:])
+    check("first_difference=none" in out, "equal up to the cut")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "ecs_traffic.py"), cut], stdout=subprocess.PIPE,
+                       timeout=30)
+    text = p.stdout.decode()
+    check(p.returncode == 3 and "ends inside a record at offset" in text, "ecs_traffic.py names the cut")
+    check(" net-in " in text and " state " in text and " frame " in text, "ecs_traffic.py prints records")
+    # a corrupt record: the kind byte of the second record
+    second = 16 + struct.unpack(">I", data[16:20])[0]
+    bad = bytearray(data)
+    bad[second + 8] = 99
+    with open(cut, "wb") as f:
+        f.write(bytes(bad))
+    rc, out = run_engine(["--replay", cut, "--quiet"])
+    check(rc == 3 and "record at offset %d: kind 99 unknown" % second in out, "a corrupt record is named: %s" % out[-200:])
+    with open(cut, "wb") as f:
+        f.write(b"not a log at all")
+    rc, out = run_engine(["--replay", cut])
+    check(rc == 1 and "not a traffic log" in out, "a file that is no log is refused: %s" % out[-200:])
+
+
+def test_bad_joins(a, sess):
+    srv = sess.start("bad-server", ["--serve", "0"], log=False)
+    s = srv.console
+    port = boxes.node_port(srv)
+    for hello, want in (({"type": "hello", "protocol": 99, "byte_order": "little"}, "protocol version 99"),
+                        ({"type": "hello", "protocol": 1, "byte_order": "big" if sys.byteorder == "little" else "little"},
+                         "byte order")):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as k:
+            k.sendall(frame_msg(hello))
+            m = read_until(k, "refused")
+            check(m is not None and want in m.get("error", ""), "refused naming %s: %r" % (want, m))
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as k:  # garbage: closed, server goes on
+        k.sendall(struct.pack(">II", 9, 4) + b"abcd")
+        k.settimeout(10)
+        got = k.recv(100)
+        check(got == b"", "a message of type 9 closes that connection")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as k:  # not JSON: ignored
+        k.sendall(struct.pack(">II", 0, 5) + b"{nope" + frame_msg({"type": "hello", "protocol": 1,
+                                                                 "byte_order": sys.byteorder}))
+        check(read_until(k, "welcome") is not None, "after a message that is not JSON the join goes on")
+    st = s.command("net.status")
+    check(st["refused_joins"] == 2 and st["bad_messages"] >= 2, "the server counted them: %r" % st)
+    f0 = s.command("frame.step", frames=2)["frame"]
+    check(f0 >= 2, "the server goes on")
+    # a port in use
+    rc, out = run_engine(["--level", a.level, "--plugins", a.plugins, "--serve", str(port), "--max-seconds", "5"])
+    check(rc != 0 and "cannot listen on 127.0.0.1:%d" % port in out and "in use" in out,
+          "--serve on a port in use exits naming it: %s" % out[-200:])
+
+
+def test_fake_server(a, sess):
+    """The client against a fake server: unknown base, corrupt payload, bad type."""
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    lst.settimeout(10)
+    port = lst.getsockname()[1]
+    cl = sess.start("fake-client", ["--join", "127.0.0.1:%d" % port, "--no-timeouts"], log=False)
+    c = cl.console
+    check(c.command("net.status")["timeouts"] == "off", "--no-timeouts: net.status says off")
+    k, _ = lst.accept()
+    with k:
+        hello = read_until(k, "hello")
+        check(hello and hello["protocol"] == 1 and hello["byte_order"] == sys.byteorder, "the client says hello: %r" % hello)
+        k.sendall(frame_msg({"type": "welcome", "protocol": 1, "client": 7, "frame": 0}))
+        k.sendall(frame_msg({"type": "state", "state": 5, "frame": 5, "base": 4, "hash": "0" * 16, "inputs": 0}, b"x" * 64))
+        m = read_until(k, "resync")
+        check(m and "does not hold" in m.get("reason", ""), "a delta for an unknown base: resync, named: %r" % m)
+        k.sendall(frame_msg({"type": "state", "state": 6, "frame": 6, "base": -1, "hash": "0" * 16, "inputs": 0},
+                            b"\0" * 100))
+        m = read_until(k, "resync")
+        check(m and "does not load" in m.get("reason", ""), "a corrupt snapshot: resync, named: %r" % m)
+        st = c.command("net.status")
+        check(st["resyncs"] == 2 and st["state"] == -1 and st["joined"], "nothing applied: %r" % st)
+        before = c.command("world.hash")["hash"]
+        k.sendall(struct.pack(">II", 7, 0))
+        k.settimeout(10)
+        gone = False
+        try:
+            while k.recv(4096):
+                pass
+            gone = True
+        except OSError:
+            gone = True
+        check(gone, "a message of type 7: the client closes the connection")
+    time.sleep(0.2)
+    st = c.command("net.status")
+    check(not st["joined"] and st["bad_messages"] >= 1, "the client left and counted it: %r" % st)
+    check(c.command("world.hash")["hash"] == before, "the client's world is untouched")
+    lst.close()
+
+
+def test_scenarios(a):
+    common = ["--engine", a.engine, "--level", a.level, "--plugins", a.plugins, "--cwd", ROOT, "--max-seconds", "90"]
+    for extra in ([], ["--faults"]):
+        out = os.path.join(a.out, "scenario" + ("-faults" if extra else ""))
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "scenarios", "boxes.py"), "--iterations", "2",
+                            "--out", out] + common + extra, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=240)
+        text = p.stdout.decode()
+        check(p.returncode == 0 and "2 iterations, every node's world hash agreed" in text,
+              "boxes.py %s agrees: %s" % (" ".join(extra), text[-400:]))
+    out = os.path.join(a.out, "scenario-tamper")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "scenarios", "boxes.py"), "--iterations", "3",
+                        "--tamper", "1", "--faults", "--out", out] + common, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=240)
+    text = p.stdout.decode()
+    check(p.returncode == 1 and "DIVERGENCE in iteration 1" in text and "client2" in text, "a divergence is reported: %s"
+          % text[-400:])
+    saved = os.path.join(out, "iteration-1")
+    for n in ("server", "client1", "client2"):
+        for ext in (".log", ".snapshot"):
+            f = os.path.join(saved, n + ext)
+            check(os.path.exists(f) and os.path.getsize(f) > 0, "saved %s" % f)
+    cmd = [ln for ln in text.splitlines() if "replay the failing node: " in ln]
+    check(cmd and cmd[0].endswith("client2.log"), "the replay command names client2's log")
+    if cmd:
+        args = cmd[0].split("replay the failing node: ", 1)[1].split()
+        r = subprocess.run(args + ["--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        rt = r.stdout.decode()
+        check(r.returncode == 0 and "first_difference=none end=complete" in rt, "the faulty run replays: %s" % rt[-300:])
+    for n in ("server", "client1"):
+        r = subprocess.run([a.engine, "--replay", os.path.join(saved, n + ".log"), "--quiet"], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        check(r.returncode == 0, "%s's faulty run replays equal: %s" % (n, r.stdout.decode()[-200:]))
+
+
+if __name__ == "__main__":
+    import argparse
+    p = argparse.ArgumentParser()
+    p.add_argument("engine")
+    p.add_argument("--level", required=True)
+    p.add_argument("--plugins", required=True)
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    a.engine = os.path.abspath(a.engine)
+    os.makedirs(a.out, exist_ok=True)
+    sess = Session(a)
+    try:
+        live = test_three_nodes(a, sess)
+    finally:
+        sess.stop()
+    test_replay(a, live)
+    sess = Session(a)
+    try:
+        test_bad_joins(a, sess)
+        test_fake_server(a, sess)
+    finally:
+        sess.stop()
+    test_scenarios(a)
+    print("%d passed, %d failed" % (passes, failures))
+    sys.exit(1 if failures else 0)
