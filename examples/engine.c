@@ -50,6 +50,16 @@
         frame.resume, spawn (prefab, position), quit. It then runs until
         quit (or --max-seconds), --fps frames a second while not paused,
         polling the console once a frame and sleeping in ecs_console_wait.
+     9. nodes (see NODES below and README's Nodes): --serve PORT (an
+        authoritative node, its node port on 127.0.0.1) and --join
+        HOST:PORT (a client: its world is the server's states, its
+        world-changing commands go to the server as inputs); --no-timeouts;
+        --log-traffic FILE and --replay FILE (the node again from its log,
+        the world hash compared at every frame); --fault SPEC and
+        --fault-seed N (incoming node messages dropped, held, duplicated,
+        reordered); the console commands net.status, net.hash, net.timeouts,
+        net.leave, net.join, frame.stats. tools/scenarios/boxes.py drives
+        three of them; tests/check_nodes.sh tests them.
    The report's lines start with "report:" and are key=value, for scripts
    (tests/check_engine.sh checks them; tests/check_console.sh drives the
    console with tools/ecs_console.py). */
