@@ -1,4 +1,4 @@
-/* ecs.h - v0.3 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.5 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -47,7 +47,7 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
         ecs_instance i;
         ecs_entity_manager_init(&em);      // or = {0} in C
         e = ecs_entity_create(&em);
-        point_mass_init(&pm, ECS_LOOKUP_HASH);
+        if (point_mass_init(&pm, ECS_LOOKUP_HASH) != ECS_OK) return 1; // pm.core.error says why
         i = point_mass_create(&pm, e);
         pm.mass[i.i] = 1.0f;
         pm.velocity[i.i].x = 2.0f;
@@ -71,6 +71,24 @@ ENTITIES
    later: with the defaults, after 255 and 256 laps of at least 1025 destroys
    each through the queue. That wrap is the seed's accepted trade-off: hold
    an id across some 260,000 destroys and it may look alive again.
+   Forged ids and queued indices: while an index waits in the queue its
+   byte already holds the generation it will be handed out with, so one id
+   of it, the one it carries next (never handed out yet), tests alive. One
+   byte per index cannot do better (all 2^8 values are generations, and
+   alive stays one byte compare), so the rule is: alive is exact for every
+   id create handed out; for that one never-handed-out id per queued index
+   it says yes, and every call that would act on it refuses it as dead:
+   destroy, destroy_many, ecs_world_destroy_now and _destroy_tree (0 or an
+   error; an index is never queued twice, whatever id destroy is given).
+   They ask a bit per index (set while the index is queued; 1/8 byte per
+   index) that create never touches: the destroy that meets a set bit
+   clears the bits of the indices popped since the last time, so create and
+   alive cost what they did and destroy pays a bit test and set, plus the
+   clearing of what create popped (bench/RESULTS.md, issue 24: about 15
+   instructions and 0.7 ns a destroy, 1.2x; 2.6 ns a create+destroy in
+   random-order churn, 1.27x).
+   Code that writes a manager's generations or queue itself (a snapshot
+   load) calls ecs_entity_manager_invalidate(em) after it.
    ecs_entity_create / _create_many / _alive / _destroy / _destroy_many /
    _count, ecs_entity_index / _generation / _make / _is_nil. When every index
    is alive, create takes a queued index even below the threshold (a free
@@ -119,13 +137,22 @@ SCHEMAS (what the fields hold, for resources)
    declares turret with float *range, ecs_entity *ship, uint64_t *model and
    float *heat, ECS_MANAGER_DEFINE's wrappers, and turret_schema(&n) (the
    ecs_schema_field table); turret_init gives the manager its schema. An
-   entry is X(kind, field, spec). Kinds and their C types: f32 f64 i32 u32
-   u64, bool (uint8_t), vec2 vec3 vec4 quat mat4 (ecs_vec2 .. ecs_mat4), path
-   (uint64_t: ecs_path_hash of a resource path), entity (ecs_entity: another
-   entity of the same resource). spec is JSON text: the default a resource
-   that omits the member gets, or {"default": v, "min": a, "max": b};
-   ECS_FIELD_REQUIRED ("{}") makes the member required; ECS_FIELD_RUNTIME
-   (NULL) marks runtime state, which resources never hold.
+   entry is X(kind, field, spec). Kinds and their C types: f32 f64 (float,
+   double), i8 u8 i16 u16 i32 u32 u64 (int8_t .. uint64_t), bool (uint8_t),
+   vec2 vec3 vec4 quat mat4 (ecs_vec2 .. ecs_mat4), path (uint64_t:
+   ecs_path_hash of a resource path), entity (ecs_entity: another entity of
+   the same resource). spec is JSON text: the default a resource that omits
+   the member gets, or {"default": v, "min": a, "max": b} (each member
+   once); ECS_FIELD_REQUIRED ("{}") makes the member required;
+   ECS_FIELD_RUNTIME (NULL) marks runtime state, which resources never hold.
+   A char or a small enum is a u8 (i8, u16 for more values) whose min and
+   max bound it: X(u8, glyph, "64"), X(u8, mode, "{\"default\": 0,
+   \"min\": 0, \"max\": 3}") (levels write the number; a value outside
+   is a compile error with its line and column).
+   Field names: any but "type", which level JSON uses to name the
+   component ({"type": "turret", "range": 12}); a schema with a field
+   called "type" is refused (ECS_ERROR_INVALID_ARGUMENT; the manager's
+   error, or err, says "field 0 needs a name other than \"type\"").
    Runtime managers: ecs_manager_init_schema(m, table, n, lookup) takes the
    field table from the kinds. A manager made any other way (ECS_MANAGER_
    DEFINE with your own types, a plugin's engine-owned one):
@@ -230,7 +257,9 @@ WORLD (an entity manager and every store, each registered once by name)
    frame; with jobs one task per store, a group's members in one task).
    The world knows entities by id only: an entity of another world is
    seen as a dead or unknown one (0, or an error "not alive"), it cannot
-   be told apart. The world keeps no per-entity list: it asks the stores.
+   be told apart. A manager registered in a world refuses to create an
+   instance for an entity the world does not have alive (an error naming
+   the component and the entity; a standalone manager takes any id). The world keeps no per-entity list: it asks the stores.
 
 QUERIES (systems over several components)
    A query names the components a match must have and those it may have
@@ -307,6 +336,10 @@ CONFIGURATION (define before including; the same value in every file)
                              undefined behaviour, and the direct kind's
                              ownership check (default assert(); off with
                              NDEBUG)
+   ECS_ASSERT_MSG(x, msg)    the checks that say in words what went wrong
+                             (name_slot's): by default, when x fails,
+                             ECS_ASSERT(ecs__misuse(msg)), so the message
+                             is what assert prints
    Implementation file only:
    ECS_REALLOC(p, n), ECS_FREE(p)  allocator, both or neither (realloc/free);
                                    ECS_REALLOC(NULL, n) must allocate
@@ -326,6 +359,11 @@ ERRORS
    too. Sizes that overflow (a reserve whose bytes exceed size_t, a batch
    larger than the index space) fail before anything is allocated or
    written.
+   Entities in messages: every message of these headers shows an entity
+   one way, as ecs_entity_format writes it: "entity 4194315 (index 11,
+   generation 1)", the id in decimal (as JSON and the console write ids)
+   and its index and generation; an entity of a resource (its position in
+   a blob or a level, before spawning) is "resource entity 3".
 
 MEMORY AND POINTER STABILITY
    One allocation holds the entity array and the field arrays (each aligned
@@ -388,6 +426,7 @@ REFERENCE (every public function: signature and what it does; the
    int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)      1, or 0 if not alive
    uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
                                                   how many were alive and destroyed
+   void ecs_entity_manager_invalidate(ecs_entity_manager *em)  after writing em's state yourself
    ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
    ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user)
                                                   add / remove a destroy callback
@@ -397,6 +436,8 @@ REFERENCE (every public function: signature and what it does; the
    ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)  an id (unchecked)
    int ecs_entity_is_nil(ecs_entity e)            index 0
    uint32_t ecs_entity_key(ecs_entity e)          the id without the user's top bits
+   const char *ecs_entity_format(char *buf, size_t size, ecs_entity e)
+                                                  "entity 11 (index 11, generation 0)"
   The destroy log (for component headers with arrays of their own)
    uint32_t ecs_entity_log_pending(const ecs_entity_manager *em, const ecs_entity_log_cursor *c)
                                                   destroys since c's read, or ECS_ENTITY_LOG_LOST
@@ -508,6 +549,14 @@ REFERENCE (every public function: signature and what it does; the
                                     const ecs_jobs *jobs, ecs_error *err)  a frame's systems, in waves
 
 REVISION HISTORY
+   0.5  an index is never queued twice: destroy, destroy_many,
+        ecs_world_destroy_now and _destroy_tree refuse the id a queued index
+        carries next (a bit per index that only destroy writes;
+        ecs_entity_manager_invalidate for code that writes the state);
+        schema kinds i8 u8 i16 u16; a manager in a world refuses instances
+        for entities not alive there; ECS_ASSERT_MSG, and name_slot's
+        asserts say in words what went wrong; ecs_entity_format, one form
+        for an entity in every message; the quick start checks init
    0.4  ecs_store_interface gains save_selected (snapshots of a subtree),
         with ecs_entity_selected for its test
    0.3  groups (ecs_group_init: owning groups, kept co-sorted by every call
@@ -536,7 +585,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 3
+#define ECS_VERSION_MINOR 5
 
 #include <stddef.h>
 #include <stdint.h>
@@ -589,6 +638,24 @@ REVISION HISTORY
 #else
 #include <assert.h>
 #define ECS__HEADER_ASSERT(x) assert(x)
+#endif
+/* A debug check whose failure says in words what went wrong: when x fails,
+   ECS_ASSERT (or assert()) is handed ecs__misuse("the message"), which is
+   false, so what it prints is the message ("Assertion
+   `ecs__misuse("name_slot: the nil entity has no slot")' failed"), not the
+   raw expression. Off with NDEBUG unless you define ECS_ASSERT; define
+   ECS_ASSERT_MSG(x, msg) yourself (in every file) to route it elsewhere. */
+static inline int ecs__misuse(const char *what)
+{
+    (void)what;
+    return 0;
+}
+#ifndef ECS_ASSERT_MSG
+#if defined(ECS_ASSERT) || !defined(NDEBUG)
+#define ECS_ASSERT_MSG(x, msg) ((x) ? (void)0 : ECS__HEADER_ASSERT(ecs__misuse(msg)))
+#else
+#define ECS_ASSERT_MSG(x, msg) ((void)0)
+#endif
 #endif
 #define ECS_ENTITY_GENERATION_MASK ((1u << ECS_GENERATION_BITS) - 1u)
 #define ECS_INSTANCE_NIL 0xFFFFFFFFu
@@ -682,6 +749,18 @@ typedef struct ecs_entity_manager {
                                   belongs to: a stamp taken at the first allocation
                                   (0 before), so a destroy-log cursor of an earlier
                                   life (freed, initialised again) reads LOST */
+    uint32_t *queued;          /* one bit per index, set while it waits in the queue
+                                  (or was retired), so that no id queues it twice;
+                                  pops leave their bits to the next destroy, which
+                                  clears them (create stays as it was) */
+    uint32_t queued_limit;     /* indices the bits cover; 0: none (rebuilt from
+                                  the ring by the next destroy) */
+    uint32_t queued_synced;    /* running count up to which popped indices have
+                                  had their bits cleared (<= free_head) */
+    uint32_t queued_room;      /* destroys the inline path may still queue: ring
+                                  slots free of unsynced pops while the bits cover
+                                  every index and no callback is registered; 0
+                                  sends destroy to the general path */
     ecs_entity__callback *callbacks;
     uint32_t num_callbacks, callbacks_capacity;
     ecs_entity *destroying;    /* entities whose callbacks are running */
@@ -707,10 +786,22 @@ ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ec
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
 /** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
     generation and queues the index. Returns 1, or 0 (a no-op) when e is nil,
-    dead or already being destroyed. Callbacks may destroy other entities. */
+    dead, already being destroyed, or the id a queued index carries next
+    (alive by its byte, never handed out: see ENTITIES). Callbacks may
+    destroy other entities. A destroy may allocate or grow the bits that
+    mark queued indices (1/8 byte per index); out of memory, it scans the
+    queue instead and says so in em->error, and still destroys e. */
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
-/** Destroys each of es[0..n-1]; returns how many were alive and destroyed. */
+/** Destroys each of es[0..n-1] as ecs_entity_destroy does (duplicates and
+    the next ids of queued indices are no-ops); returns how many were alive
+    and destroyed. */
 ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
+/** Tells em that its generations, free queue or counters were written by
+    code other than these calls (ecs_resource.h's snapshot load and clone
+    do): the bits that mark queued indices are rebuilt from the queue at the
+    next destroy. Cannot fail. Call it after such a write and before the next
+    destroy; a manager written that way without it may queue an index twice. */
+ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em);
 /** Registers fn(user, e) to run for every destroyed entity, in registration
     order. Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_destroy_fn fn, void *user);
@@ -733,6 +824,23 @@ static inline ecs_entity ecs_entity_make(uint32_t index, uint32_t generation)
 }
 /** True for the nil entity (index 0). */
 static inline int ecs_entity_is_nil(ecs_entity e) { return (e.id & ECS_INDEX_MASK) == 0; }
+
+/* A raw id (a stored key, a blob's word) as an entity, for messages. */
+static inline ecs_entity ecs__as_entity(uint32_t id)
+{
+    ecs_entity e;
+    e.id = id;
+    return e;
+}
+
+/** Room for any ecs_entity_format text, NUL included. */
+#define ECS_ENTITY_TEXT_SIZE 64
+/** Writes e as every message of these headers shows an entity: "entity
+    4194315 (index 11, generation 1)", its id in decimal (as JSON and the
+    console write ids) and then its parts (the user's top bits, if set, show
+    in the id only). buf: size bytes (ECS_ENTITY_TEXT_SIZE hold any entity;
+    less is cut, always NUL-terminated when size > 0). Returns buf. */
+ECS_DEF const char *ecs_entity_format(char *buf, size_t size, ecs_entity e);
 
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
 {
@@ -765,13 +873,23 @@ static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)
 {
-    uint32_t idx = e.id & ECS_INDEX_MASK, gen;
-    if (em->num_callbacks || em->num_free == em->free_capacity) return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
-    if (!ecs_entity_alive(em, e)) return 0;
+    /* locals: the stores below may alias any member of *em */
+    uint32_t idx = e.id & ECS_INDEX_MASK, gen, bit = 1u << (idx & 31u), word, room = em->queued_room;
+    uint32_t *queued = em->queued;
+    /* no room: callbacks, a full ring (counting the popped entries whose
+       bits are not cleared yet), bits missing or not covering every index */
+    if (room == 0) return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
+    if (!ecs_entity_alive(em, e)) return 0; /* alive: idx is below the capacity the bits cover */
+    /* set: queued (e is the id it carries next), or popped since the last
+       sync: the slow path clears the popped bits and tells them apart */
+    word = queued[idx >> 5];
+    if (word & bit) return ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(em, e);
     gen = (em->generation[idx] + 1u) & ECS_ENTITY_GENERATION_MASK;
+    queued[idx >> 5] = word | bit;
     em->generation[idx] = (uint8_t)gen;
     em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = idx | (gen << ECS_INDEX_BITS);
     ++em->num_free;
+    em->queued_room = room - 1u;
     return 1;
 }
 
@@ -888,12 +1006,18 @@ typedef enum ecs_field_kind {
     ECS_FIELD_QUAT,    /* ecs_quat     16  [x, y, z, w], not all zero */
     ECS_FIELD_MAT4,    /* ecs_mat4     64  16 numbers, row-major */
     ECS_FIELD_PATH,    /* uint64_t      8  a resource path, stored as its ecs_path_hash */
-    ECS_FIELD_ENTITY   /* ecs_entity    4  the name of an entity of the same resource, or
+    ECS_FIELD_ENTITY,  /* ecs_entity    4  the name of an entity of the same resource, or
                                            null; a record holds its resource index
                                            (ECS_SPAWN_ROOT for null), spawning turns
                                            it into the spawned entity (ecs_spawn_resolve) */
+    ECS_FIELD_I8,      /* int8_t        1  an integer -128..127 */
+    ECS_FIELD_U8,      /* uint8_t       1  an integer 0..255 (a char, a small enum) */
+    ECS_FIELD_I16,     /* int16_t       2  an integer -32768..32767 */
+    ECS_FIELD_U16      /* uint16_t      2  an integer 0..65535 */
 } ecs_field_kind;
-#define ECS_FIELD_KIND_COUNT 14 /* one past the last kind */
+/* (The values are stored in snapshots and plugins' tables: new kinds are
+   appended, never renumbered.) */
+#define ECS_FIELD_KIND_COUNT 18 /* one past the last kind */
 
 /** spec of a member that a resource must give (no default). */
 #define ECS_FIELD_REQUIRED "{}"
@@ -906,7 +1030,9 @@ typedef enum ecs_field_kind {
     "[0, 1, 0]", "\"models/box\"", "null"); or an object with "default",
     "min" and "max" (numbers; vectors bound each element), e.g.
     "{\"default\": 1, \"min\": 0}"; without "default" the member is required
-    (ECS_FIELD_REQUIRED is "{}"); NULL (ECS_FIELD_RUNTIME): runtime state. */
+    (ECS_FIELD_REQUIRED is "{}"); NULL (ECS_FIELD_RUNTIME): runtime state.
+    Each member at most once: ecs_resource.h refuses a spec that repeats
+    one, naming it, as it refuses level JSON that does. */
 typedef struct ecs_schema_field {
     const char *name;
     ecs_field_kind kind;
@@ -1068,8 +1194,13 @@ ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     (ECS_ERROR_ALREADY_EXISTS); a slot held by a stale id of the same index
     is taken over. Returns nil for a nil entity (ECS_ERROR_INVALID_ARGUMENT)
     or when memory runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which,
-    nothing changed. The manager does not know which entities are alive:
-    creating for a dead entity is a mistake that gc/collect later undo. */
+    nothing changed. A manager registered in a world refuses an entity that
+    world does not have alive (destroyed, or never created there): nil,
+    ECS_ERROR_INVALID_ARGUMENT, and m->error names the component and the
+    entity ("component manager 'hp': create for entity 11 (index 11,
+    generation 0), which is not alive in its world ..."). A standalone
+    manager does not know which entities are alive: creating for a dead
+    entity is a mistake that gc/collect later undo. */
 ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 /** ecs_manager_create without zero-filling the fields (the caller writes
     every field: the typed wrappers and ecs_manager_spawn use it). */
@@ -1084,7 +1215,8 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     kind: nil (entity k's instance is its index); a group member: nil (the
     group may have moved them: look each up). All or nothing: on failure
     (nil entity, out of memory, direct kind: an id listed twice or already
-    present) nothing changed and the error is returned and set in m->error. */
+    present; in a world, an entity not alive there, as ecs_manager_create)
+    nothing changed and the error is returned and set in m->error. */
 ECS_DEF ecs_result ecs_manager_create_many(ecs_manager *m, uint32_t n, const ecs_entity *entities, const void *records,
                                    ecs_instance *first);
 /** e's first instance, or nil (also for nil, stale, forged and unknown
@@ -1157,13 +1289,23 @@ ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m);
    linker error about them means. */
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e);
 
+/* The entity manager of the world m is registered in (a world's first
+   member, checked where ecs_world is defined), or NULL. */
+static inline const ecs_entity_manager *ecs__manager_entities(const ecs_manager *m)
+{
+    return (const ecs_entity_manager *)(const void *)m->world;
+}
+
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e), idx = id & ECS_INDEX_MASK, i = m->count;
     ecs_entity_map_slot *s = m->map.slots + idx;
+    /* in a world, only for an entity alive there (the slow path says why not) */
+    int in_world = !m->world || ecs_entity_alive(ecs__manager_entities(m), e);
     /* dense fast path: room, an index the map covers (not 0), and no id of
        this index owns an instance */
-    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group) {
+    if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group &&
+        in_world) {
         ++m->map.count;
         s->id = id;
         s->first = i;
@@ -1175,7 +1317,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     }
     /* hash fast path: room in the arrays and the table (at most 3/4 full
        after), and the probe meets an empty slot before the key */
-    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group &&
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group && in_world &&
         (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
         uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
         s = m->map.slots;
@@ -1218,10 +1360,13 @@ static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e
 static inline ecs_instance ecs_manager_slot(const ecs_manager *m, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
-    /* idx != 0: nil's key (0) equals the id an empty slot 0 stores;
-       idx < capacity: false for a manager whose init failed (no slots) */
-    ECS__HEADER_ASSERT(m->lookup == ECS_LOOKUP_DIRECT && (m->flags & ECS__MANAGER_READY) && idx != 0 && idx < m->capacity &&
-                       m->entity[idx].id == ecs_entity_key(e));
+    ECS_ASSERT_MSG(m->lookup == ECS_LOOKUP_DIRECT, "name_slot: the manager is not of the direct kind (use name_lookup)");
+    ECS_ASSERT_MSG(m->flags & ECS__MANAGER_READY, "name_slot: the manager's init failed, it has no slots to read");
+    /* idx != 0: nil's key (0) equals the id an empty slot 0 stores */
+    ECS_ASSERT_MSG(idx != 0, "name_slot: the nil entity has no slot");
+    /* idx < capacity: false for a manager whose init failed (no slots) */
+    ECS_ASSERT_MSG(idx < m->capacity && m->entity[idx].id == ecs_entity_key(e),
+                   "name_slot: the entity does not own the slot of its index: it is dead (destroyed), stale, or never given an instance here; name_lookup answers nil for such ids");
     return ecs_instance_make(idx & m->slot_mask);
 }
 
@@ -1416,6 +1561,10 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 #define ECS__SCHEMA_TYPE_mat4 ecs_mat4
 #define ECS__SCHEMA_TYPE_path uint64_t
 #define ECS__SCHEMA_TYPE_entity ecs_entity
+#define ECS__SCHEMA_TYPE_i8 int8_t
+#define ECS__SCHEMA_TYPE_u8 uint8_t
+#define ECS__SCHEMA_TYPE_i16 int16_t
+#define ECS__SCHEMA_TYPE_u16 uint16_t
 #define ECS__SCHEMA_KIND_f32 ECS_FIELD_F32
 #define ECS__SCHEMA_KIND_f64 ECS_FIELD_F64
 #define ECS__SCHEMA_KIND_i32 ECS_FIELD_I32
@@ -1429,6 +1578,10 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 #define ECS__SCHEMA_KIND_mat4 ECS_FIELD_MAT4
 #define ECS__SCHEMA_KIND_path ECS_FIELD_PATH
 #define ECS__SCHEMA_KIND_entity ECS_FIELD_ENTITY
+#define ECS__SCHEMA_KIND_i8 ECS_FIELD_I8
+#define ECS__SCHEMA_KIND_u8 ECS_FIELD_U8
+#define ECS__SCHEMA_KIND_i16 ECS_FIELD_I16
+#define ECS__SCHEMA_KIND_u16 ECS_FIELD_U16
 
 /* The kind argument is only ever pasted, so a kind named like a macro
    (bool under <stdbool.h>) is not expanded first. */
@@ -1444,8 +1597,8 @@ ECS_DEF const char *ecs_field_kind_name(ecs_field_kind kind);
 
 /** Declares struct `name` like ECS_MANAGER_VIEW_DEFINE, from a schema list:
     SCHEMA is an X-macro whose entries are X(kind, field, spec), kind one of
-    f32 f64 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path entity (the C types
-    of ecs_field_kind), spec as in ecs_schema_field. A plugin uses it to view
+    f32 f64 i8 u8 i16 u16 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path
+    entity (the C types of ecs_field_kind), spec as in ecs_schema_field. A plugin uses it to view
     an engine-owned manager defined with the same list. Also declares
     name_schema(&n): the schema table (static, n entries). */
 #define ECS_MANAGER_VIEW_DEFINE_SCHEMA(name, SCHEMA)                                                        \
@@ -1719,6 +1872,8 @@ typedef struct ecs_world {
     uint32_t epoch;                     /* bumps when a store is removed: stale queries fail */
     ecs_error error;                    /* the last failure */
 } ecs_world;
+/* ecs__manager_entities reads a manager's world as its entity manager. */
+typedef char ecs__world_entities_come_first[offsetof(ecs_world, entities) == 0 ? 1 : -1];
 
 ECS_DEF ecs_result ecs_world_init(ecs_world *w);
 /** Frees the world's tables, its groups, the stores it created
@@ -2041,6 +2196,7 @@ ECS_DEF void ecs_entity_manager_free(ecs_entity_manager *em)
 {
     ECS__FREE(em->generation);
     ECS__FREE(em->free_ring);
+    ECS__FREE(em->queued);
     ECS__FREE(em->callbacks);
     ECS__FREE(em->destroying);
     memset(em, 0, sizeof *em);
@@ -2085,6 +2241,7 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
     if (em->capacity == 0) em->life = ecs__next_life();
     em->generation = g;
     em->capacity = cap;
+    if (em->queued_limit < cap) em->queued_room = 0; /* the next destroy grows the bits */
     return ECS_OK;
 }
 
@@ -2117,10 +2274,128 @@ static int ecs__free_grow(ecs_entity_manager *em)
     return 1;
 }
 
-/* Queues idx (whose generation was just bumped); on out of memory the index
-   is retired (never reused). */
+/* ---- the queued bits: no index queued twice -------------------------------
+   One generation byte per index cannot mark a queued index: all 2^8 values
+   are generations, so the id it carries next always tests alive. destroy
+   therefore asks a bit per index, set when the index is queued (or
+   retired). Pops (create) do not touch it: the next destroy that meets a
+   set bit, or that would reuse a ring slot whose pop is not cleared yet,
+   clears the bits of everything popped since queued_synced. The bits are a
+   cache of the ring: dropped (queued_limit 0) when memory runs out or when
+   ecs_entity_manager_invalidate says the state was written from outside,
+   and then rebuilt from the ring's queued entries. */
+
+/* Sets (value 1) or clears (0) the bit of each index in ring[from, to). */
+static void ecs__queued_mark(ecs_entity_manager *em, uint32_t from, uint32_t to, int value)
+{
+    /* locals: the stores below may alias any member of *em */
+    const uint32_t *ring = em->free_ring;
+    uint32_t *bits = em->queued, s, mask = em->free_capacity - 1u, limit = em->queued_limit;
+    if (value) {
+        for (s = from; s != to; ++s) {
+            uint32_t idx = ring[s & mask] & ECS_INDEX_MASK;
+            if (idx < limit) bits[idx >> 5] |= 1u << (idx & 31u);
+        }
+    } else { /* one word in a register while the pops stay in it (creation order) */
+        uint32_t at = 0, word = bits[0];
+        for (s = from; s != to; ++s) {
+            uint32_t idx = ring[s & mask] & ECS_INDEX_MASK;
+            if (idx >= limit) continue;
+            if (idx >> 5 != at) {
+                bits[at] = word;
+                at = idx >> 5;
+                word = bits[at];
+            }
+            word &= ~(1u << (idx & 31u));
+        }
+        bits[at] = word;
+    }
+}
+
+/* What the inline destroy may queue before it must come back here: every
+   free slot of the ring (nothing popped is left unsynced), while the bits
+   cover every index the manager has room for and no callback runs. */
+static void ecs__queued_room_update(ecs_entity_manager *em)
+{
+    int fast = em->queued_limit > 0 && em->queued_limit >= em->capacity && em->num_callbacks == 0 &&
+               em->queued_synced == em->free_head;
+    em->queued_room = fast ? em->free_capacity - em->num_free : 0u;
+}
+
+/* Brings the bits up to date for index idx: builds them when there are none
+   (or after an invalidation), grows them to cover idx and every index the
+   manager has room for, and clears the bits of the indices popped since the
+   last sync. Returns 0 when out of memory (the bits are dropped then). */
+static int ecs__queued_sync(ecs_entity_manager *em, uint32_t idx)
+{
+    uint32_t cover = (em->capacity > idx ? em->capacity : idx + 1u), words = cover / 32u + 1u;
+    int rebuild = em->queued_limit == 0 || em->free_head - em->queued_synced > em->free_capacity;
+    if (rebuild || cover > em->queued_limit) { /* (cover: idx and every index the manager has room for) */
+        uint32_t old = rebuild ? 0u : em->queued_limit / 32u;
+        uint32_t *bits = (uint32_t *)ECS__REALLOC(em->queued, (size_t)words * sizeof *bits);
+        if (!bits) { /* destroy goes on, scanning the queue; said in em->error */
+            ECS__FREE(em->queued);
+            em->queued = NULL;
+            em->queued_limit = em->queued_room = 0;
+            ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY,
+                          "entity manager: out of memory for the bits of queued indices (destroy scans the queue)");
+            return 0;
+        }
+        memset(bits + old, 0, (size_t)(words - old) * sizeof *bits);
+        em->queued = bits;
+        em->queued_limit = words * 32u;
+        if (rebuild) {
+            em->queued_synced = em->free_head;
+            if (em->free_capacity) ecs__queued_mark(em, em->free_head, em->free_head + em->num_free, 1);
+        }
+    }
+    if (em->queued_synced != em->free_head) ecs__queued_mark(em, em->queued_synced, em->free_head, 0);
+    em->queued_synced = em->free_head;
+    ecs__queued_room_update(em);
+    return 1;
+}
+
+/* Whether idx waits in the queue (or was retired): its next id tests alive,
+   but destroy must not queue it again. Without memory for the bits, a scan
+   of the queue answers (the retired are then not known). */
+static int ecs__entity_queued(ecs_entity_manager *em, uint32_t idx)
+{
+    uint32_t s, end = em->free_head + em->num_free;
+    if (ecs__queued_sync(em, idx)) return (int)((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
+    for (s = em->free_head; s != end; ++s)
+        if ((em->free_ring[s & (em->free_capacity - 1u)] & ECS_INDEX_MASK) == idx) return 1;
+    return 0;
+}
+
+ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em)
+{
+    em->queued_limit = em->queued_room = 0;
+}
+
+/* Alive and not the next id of a queued index: an entity create handed out.
+   Allocates nothing (the bits when they are built and cover e, else a scan
+   of the queue). */
+static int ecs__entity_live(ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t idx = e.id & ECS_INDEX_MASK, s, end = em->free_head + em->num_free;
+    if (!ecs_entity_alive(em, e)) return 0;
+    if (idx < em->queued_limit && em->free_head - em->queued_synced <= em->free_capacity) {
+        if (em->queued_synced != em->free_head) ecs__queued_mark(em, em->queued_synced, em->free_head, 0);
+        em->queued_synced = em->free_head;
+        ecs__queued_room_update(em);
+        return !((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
+    }
+    for (s = em->free_head; s != end; ++s)
+        if ((em->free_ring[s & (em->free_capacity - 1u)] & ECS_INDEX_MASK) == idx) return 0;
+    return 1;
+}
+
+/* Queues idx (whose generation was just bumped) and sets its bit; on out of
+   memory for the ring the index is retired (never reused). */
 static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
 {
+    int marked = ecs__queued_sync(em, idx); /* no unsynced pop left in a slot the push may reuse */
+    if (marked) em->queued[idx >> 5] |= 1u << (idx & 31u);
     if (em->num_free == em->free_capacity && !ecs__free_grow(em)) {
         ++em->num_retired;
         ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory queueing index %u; it is retired", (unsigned)idx);
@@ -2128,6 +2403,7 @@ static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
     }
     em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = ecs_entity_make(idx, em->generation[idx]).id;
     ++em->num_free;
+    if (marked) ecs__queued_room_update(em); /* the ring may have grown */
 }
 
 ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em)
@@ -2216,6 +2492,7 @@ ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_en
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
+    if (ecs__entity_queued(em, idx)) return 0; /* the id a queued index carries next: never handed out */
     if (em->num_callbacks) {
         if (!ecs__entity_run_callbacks(em, e)) return 0;
         if (!ecs_entity_alive(em, e)) return 0; /* a callback destroyed it */
@@ -2229,21 +2506,25 @@ ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, con
 {
     uint32_t k, destroyed = 0;
     if (!es) return 0;
-    if (em->num_callbacks == 0 && em->free_capacity - em->num_free >= n) {
-        /* fast path: no callbacks, the queue has room */
+    if (em->num_callbacks == 0 && em->free_capacity - em->num_free >= n && ecs__queued_sync(em, em->max_index)) {
+        /* fast path: no callbacks, the queue has room, the bits cover every
+           index and are synced (no pop pending: every free slot is free) */
         /* locals: the byte stores below may alias any member of *em */
         uint32_t mask = em->free_capacity - 1u, tail = em->free_head + em->num_free, limit = em->max_index;
         uint8_t *generation = em->generation;
-        uint32_t *ring = em->free_ring;
+        uint32_t *ring = em->free_ring, *queued = em->queued;
         for (k = 0; k < n; ++k) {
             uint32_t idx = es[k].id & ECS_INDEX_MASK, gen = (es[k].id >> ECS_INDEX_BITS) & ECS_ENTITY_GENERATION_MASK;
             if (idx - 1u >= limit || generation[idx] != gen) continue; /* not alive */
+            if ((queued[idx >> 5] >> (idx & 31u)) & 1u) continue;       /* a queued index's next id */
+            queued[idx >> 5] |= 1u << (idx & 31u);
             gen = (gen + 1u) & ECS_ENTITY_GENERATION_MASK;
             generation[idx] = (uint8_t)gen;
             ring[(tail + destroyed) & mask] = idx | (gen << ECS_INDEX_BITS);
             ++destroyed;
         }
         em->num_free += destroyed;
+        ecs__queued_room_update(em);
         return destroyed;
     }
     for (k = 0; k < n; ++k) destroyed += (uint32_t)ecs_entity_destroy(em, es[k]);
@@ -2268,6 +2549,7 @@ ECS_DEF ecs_result ecs_entity_on_destroy(ecs_entity_manager *em, ecs_entity_dest
     em->callbacks[em->num_callbacks].fn = fn;
     em->callbacks[em->num_callbacks].user = user;
     ++em->num_callbacks;
+    em->queued_room = 0; /* destroys run the callbacks: the general path */
     return ECS_OK;
 }
 
@@ -2281,6 +2563,13 @@ ECS_DEF ecs_result ecs_entity_on_destroy_remove(ecs_entity_manager *em, ecs_enti
             return ECS_OK;
         }
     return ecs_error_set(&em->error, ECS_ERROR_NOT_FOUND, "ecs_entity_on_destroy_remove: no such callback");
+}
+
+ECS_DEF const char *ecs_entity_format(char *buf, size_t size, ecs_entity e)
+{
+    if (size) snprintf(buf, size, "entity %u (index %u, generation %u)", (unsigned)e.id, (unsigned)ecs_entity_index(e),
+                       (unsigned)ecs_entity_generation(e));
+    return buf;
 }
 
 ECS_DEF uint32_t ecs_entity_count(const ecs_entity_manager *em)
@@ -2815,6 +3104,25 @@ static uint32_t ecs__append(ecs_manager *m, uint32_t id)
     return i;
 }
 
+/* m's name in its world ("?" when not found). */
+static const char *ecs__manager_name(const ecs_manager *m)
+{
+    uint32_t k;
+    for (k = 0; m->world && k < m->world->num_components; ++k)
+        if (m->world->component[k].manager == m) return m->world->component[k].name;
+    return "?";
+}
+
+/* A create for an entity its world does not have alive: the error, naming
+   both. */
+static ecs_result ecs__not_alive_in_world(ecs_manager *m, ecs_entity e, const char *call)
+{
+    char who[ECS_ENTITY_TEXT_SIZE];
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "component manager '%s': %s for %s, which is not alive in its world (destroyed, or "
+                         "never created there)", ecs__manager_name(m), call, ecs_entity_format(who, sizeof who, e));
+}
+
 /* Hash: one probe finds either id (a further instance, chained) or the
    empty slot it goes into. Room for the instance and the key is reserved. */
 static ecs_instance ecs__create_hash(ecs_manager *m, uint32_t id)
@@ -2842,9 +3150,10 @@ static ecs_instance ecs__create_hash(ecs_manager *m, uint32_t id)
 static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
 {
     uint32_t idx = id & ECS_INDEX_MASK;
+    char who[ECS_ENTITY_TEXT_SIZE];
     if (idx < m->capacity && m->entity[idx].id == id) {
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (direct): entity %u already has an instance",
-                      (unsigned)id);
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (direct): %s already has an instance",
+                      ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
         return ecs_instance_nil();
     }
     if (ecs__grow_for(m, idx + 1u) != ECS_OK) return ecs_instance_nil();
@@ -2863,10 +3172,15 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
         return ecs_instance_nil();
     }
+    if (m->world && !ecs_entity_alive(ecs__manager_entities(m), e)) {
+        ecs__not_alive_in_world(m, e, "create");
+        return ecs_instance_nil();
+    }
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
     if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
-        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): entity %u already has an instance",
-                      (unsigned)id);
+        char who[ECS_ENTITY_TEXT_SIZE];
+        ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "component manager (grouped): %s already has an instance",
+                      ecs_entity_format(who, sizeof who, e));
         return ecs_instance_nil();
     }
     if (m->count == 0xFFFFFFFEu) {
@@ -2956,13 +3270,14 @@ static ecs_result ecs__batch_check(ecs_manager *m, uint32_t n, const ecs_entity 
 
 static ecs_result ecs__batch_nil(ecs_manager *m, uint32_t k)
 {
-    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: entity %u of the batch is nil", (unsigned)k);
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "create_many: batch entry %u is the nil entity", (unsigned)k);
 }
 
 static ecs_result ecs__batch_grouped_twice(ecs_manager *m, uint32_t id)
 {
-    return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
-                         "create_many (grouped): entity %u would own two instances", (unsigned)id);
+    char who[ECS_ENTITY_TEXT_SIZE];
+    return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS, "create_many (grouped): %s would own two instances",
+                         ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
 }
 
 #define ECS__BATCH_MARK 0x80000000u /* never set in a stored id (the top bits are masked off) */
@@ -2982,11 +3297,12 @@ static ecs_result ecs__batch_direct(ecs_manager *m, uint32_t n, const ecs_entity
     for (k = 0; k < n; ++k) {
         uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), *slot = &m->entity[id & ECS_INDEX_MASK].id;
         if (*slot == id || (*slot & ECS__BATCH_MARK)) {
+            char who[ECS_ENTITY_TEXT_SIZE];
             for (j = 0; j < k; ++j) m->entity[ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK].id &= ~ECS__BATCH_MARK;
             return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
-                                 *slot == id ? "create_many (direct): entity %u already has an instance"
-                                             : "create_many (direct): entity %u's index is listed twice",
-                                 (unsigned)id);
+                                 *slot == id ? "create_many (direct): %s already has an instance"
+                                             : "create_many (direct): the index of %s is listed twice",
+                                 ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
         }
         *slot |= ECS__BATCH_MARK;
     }
@@ -3048,7 +3364,7 @@ static uint32_t ecs__batch_max_index(uint32_t n, const ecs_entity *es, const uin
 static ecs_result ecs__batch_two_ids(ecs_manager *m, uint32_t idx)
 {
     return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
-                         "create_many: two ids of entity index %u in one batch (at most one is alive)", (unsigned)idx);
+                         "create_many: two ids of index %u in one batch (at most one is alive)", (unsigned)idx);
 }
 
 /* Dense, a batch that met an older id's slot: checks everything the append
@@ -3332,6 +3648,11 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     ecs_result r = ecs__batch_check(m, n, es);
     if (first) *first = ecs_instance_nil();
     if (r != ECS_OK || n == 0) return r;
+    for (k = 0; m->world && k < n; ++k) { /* in a world: every entity alive there (nil: refused below) */
+        ecs_entity e = ecs__batch_entity(es, index, k);
+        if (!ecs_entity_is_nil(e) && !ecs_entity_alive(ecs__manager_entities(m), e))
+            return ecs__not_alive_in_world(m, e, "create_many");
+    }
     if (m->lookup == ECS_LOOKUP_DIRECT) {
         if ((r = ecs__batch_direct(m, n, es, index)) != ECS_OK) return r;
         at = 0;
@@ -3674,10 +3995,11 @@ ECS_DEF uint32_t ecs_manager_record_size(const ecs_manager *m)
 
 /* ---- schemas ------------------------------------------------------------------ */
 
-static const uint8_t ecs__kind_sizes[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 8, 12, 16, 16, 64, 8, 4};
-static const uint8_t ecs__kind_aligns[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 4, 4, 4, 4, 4, 8, 4};
+static const uint8_t ecs__kind_sizes[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 8, 12, 16, 16, 64, 8, 4, 1, 1, 2, 2};
+static const uint8_t ecs__kind_aligns[ECS_FIELD_KIND_COUNT] = {0, 4, 8, 4, 4, 8, 1, 4, 4, 4, 4, 4, 8, 4, 1, 1, 2, 2};
 static const char *const ecs__kind_names[ECS_FIELD_KIND_COUNT] = {
-    "?", "f32", "f64", "i32", "u32", "u64", "bool", "vec2", "vec3", "vec4", "quat", "mat4", "path", "entity"};
+    "?", "f32", "f64", "i32", "u32", "u64", "bool", "vec2", "vec3", "vec4", "quat", "mat4", "path", "entity",
+    "i8", "u8", "i16", "u16"};
 
 ECS_DEF uint32_t ecs_field_kind_size(ecs_field_kind kind)
 {
@@ -3814,7 +4136,7 @@ static ecs_result ecs__schema_spawn(ecs_manager *m, const ecs_spawn_context *ctx
             memcpy(&ref, data + (size_t)j * rec + at, 4);
             if (ref != ECS_SPAWN_ROOT && ref >= ctx->num_entities)
                 return ecs_error_set(ctx->error, ECS_ERROR_CORRUPT_RESOURCE,
-                                     "spawn: instance %u's %s refers to entity %u, the resource has %u", (unsigned)j,
+                                     "spawn: instance %u's %s refers to resource entity %u, the resource has %u", (unsigned)j,
                                      s->fields[k].name, (unsigned)ref, (unsigned)ctx->num_entities);
         }
         at += m->fields[k].size;
@@ -3951,10 +4273,12 @@ static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t k, ecs_
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_group_init: members %u and %u are the same manager",
                                  (unsigned)j, (unsigned)k);
     for (j = 0; m->next && j < m->count; ++j)
-        if (m->next[j] != ECS__NIL)
+        if (m->next[j] != ECS__NIL) {
+            char who[ECS_ENTITY_TEXT_SIZE];
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_group_init: member %u: entity %u owns two instances (a member holds one per entity)",
-                                 (unsigned)k, (unsigned)m->entity[j].id);
+                                 "ecs_group_init: member %u: %s owns two instances (a member holds one per entity)",
+                                 (unsigned)k, ecs_entity_format(who, sizeof who, m->entity[j]));
+        }
     return ECS_OK;
 }
 
@@ -4805,7 +5129,7 @@ static void ecs__world_destroy_one(ecs_world *w, ecs_entity e)
 
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e)
 {
-    if (!ecs_entity_alive(&w->entities, e)) return 0;
+    if (!ecs__entity_live(&w->entities, e)) return 0;
     ecs__world_destroy_one(w, e);
     return 1;
 }
@@ -4815,6 +5139,7 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     ecs_entity small[64], *list = small;
     uint32_t k = ecs_world_find(w, hierarchy), n;
     const ecs_world_component *h = k == ECS_WORLD_NO_COMPONENT ? NULL : &w->component[k];
+    char who[ECS_ENTITY_TEXT_SIZE];
     ecs_result r = ECS_OK;
     if (!h)
         r = ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_destroy_tree: no component '%s'",
@@ -4822,9 +5147,9 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     else if (!h->iface || !h->iface->subtree)
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                           "ecs_world_destroy_tree: component '%s' is not a hierarchy (no subtree)", hierarchy);
-    else if (!ecs_entity_alive(&w->entities, e))
-        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
-                          "ecs_world_destroy_tree: entity 0x%08x is not alive in this world", (unsigned)e.id);
+    else if (!ecs__entity_live(&w->entities, e))
+        r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_destroy_tree: %s is not alive in this world",
+                          ecs_entity_format(who, sizeof who, e));
     if (r != ECS_OK) {
         if (err) *err = w->error;
         return r;
@@ -4834,8 +5159,8 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
         list = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *list);
         if (!list) {
             ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY,
-                          "ecs_world_destroy_tree: out of memory listing %u entities under 0x%08x", (unsigned)n,
-                          (unsigned)e.id);
+                          "ecs_world_destroy_tree: out of memory listing %u entities under %s", (unsigned)n,
+                          ecs_entity_format(who, sizeof who, e));
             if (err) *err = w->error;
             return ECS_ERROR_OUT_OF_MEMORY;
         }

@@ -197,10 +197,12 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    byte order, so that a manager with the same schema spawns it with
    ecs_manager_spawn. The JSON of each kind:
      f32 f64          a number (an f32 must round to a finite float)
-     i32 u32 u64      an integer in range, exactly, in any form of a whole
-                      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
+     i8 u8 i16 u16    an integer in range, exactly, in any form of a whole
+     i32 u32 u64      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
                       1.0000000000000000001 are not; nothing is rounded
-                      through a double)
+                      through a double); i8 -128..127, u8 0..255, i16
+                      -32768..32767, u16 0..65535 (a small enum: u8 with
+                      "min" and "max")
      bool             true or false (one byte: 1 or 0)
      vec2 vec3 vec4   [x, y], [x, y, z], [x, y, z, w]
      quat             [x, y, z, w], not all zero, stored as written
@@ -239,8 +241,12 @@ ONE REGISTRATION (ecs_spawner_register_world, ecs_compiler_register_world)
    Spawn orders: "transform", "mesh" and "actor" keep the standard ones (the
    same bytes as ecs_compiler_register_standard), the rest follow
    registration order from ECS_RESOURCE_WORLD_ORDER. Either call is all or
-   nothing. The separate calls (ecs_spawner_register,
-   ecs_compiler_register_manager, ...) keep working beside them.
+   nothing. What a call leaves out (a manager without a schema for the
+   compiler, a store without spawn functions for the spawner) it says: on
+   ECS_OK, err's message lists those components and why (empty when none):
+       if (err.message[0]) printf("%s\n", err.message);  // left out 'sprite' (...)
+   The separate calls (ecs_spawner_register, ecs_compiler_register_manager,
+   ...) keep working beside them.
 
 ENTITY REFERENCES
    A component may refer to another entity of the same resource by that
@@ -349,7 +355,9 @@ SAVE SUBTREE (a live subtree as an entity resource: "save selection as
    left out, entity fields as resource indices; a reference to an entity
    outside the subtree is written null, counted in report.dropped and
    named in report.text). Managers without a schema and stores without
-   spawn_record are left out (report.skipped, named). Path fields keep
+   spawn_record are left out; the report counts (report.skipped) and names
+   only those that hold instances of the subtree's entities (a store that
+   holds none of them loses nothing, so it is not mentioned). Path fields keep
    their hashes; names (the ecs_resource_names of the level the entities
    came from, or NULL) gives the paths it knows for them: they become
    out.dependency and a names block, which also names every referenced
@@ -677,7 +685,12 @@ REVISION HISTORY
         fills it too); ecs_resource_save_subtree has a section of its own;
         REFERENCES: ecs_compiler_references, ecs_source_patch,
         ecs_path_renamed, ecs_path_distance (the dependency checker's pure
-        half; levelc deps, refs and rename use them)
+        half; levelc deps, refs and rename use them); issue 24: a spec
+        member given twice is refused, naming it; the integer kinds i8 u8
+        i16 u16 (compile, decompile, bounds, swap);
+        ecs_compiler_register_world and ecs_spawner_register_world say in
+        err what they leave out; positions in a resource are "resource
+        entity N" in messages; save_subtree's report documented as it is
    0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
         root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;
         loads about 1.3x faster (stores loaded into their own memory);
@@ -1435,8 +1448,12 @@ ECS_DEF uint32_t ecs_path_distance(const char *a, const char *b, uint32_t limit)
     define), any other store with its interface's spawn and unspawn (user =
     the store; ECS_RESOURCE_TRANSFORM_SIZE for "transform", else
     ECS_SPAWNER_VARIABLE_SIZE); a store whose interface has no spawn function
-    is left out. All or nothing: ECS_OK, or the first failure (as
-    ecs_spawner_register; err names the component) with sp as it was. w must
+    is left out, and said so: on ECS_OK err (if not NULL) has code ECS_OK
+    and a message listing what was left out and why
+    ("ecs_spawner_register_world: left out 'physics' (its store interface
+    has no spawn and unspawn)"), or an empty message when nothing was. All
+    or nothing: ECS_OK, or the first failure (as ecs_spawner_register; err
+    names the component) with sp as it was. w must
     outlive the registrations (the spawner keeps the managers' pointers). Not
     thread-safe for sp; reads w. */
 ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err);
@@ -1445,7 +1462,11 @@ ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *
     ecs_compiler_register_manager (compile and decompile from the schema),
     and the store registered as "transform" with ecs_resource_compile_transform
     and ecs_resource_decompile_transform. Managers without a schema and other
-    stores are left out. Spawn orders: see above. All or nothing: ECS_OK, or
+    stores are left out, and said so: on ECS_OK err (if not NULL) has code
+    ECS_OK and a message listing them and why ("ecs_compiler_register_world:
+    left out 'sprite' (a manager without a schema: give it one with
+    ecs_manager_set_schema)"), or an empty message when nothing was. Spawn
+    orders: see above. All or nothing: ECS_OK, or
     the first failure (as ecs_compiler_register_manager; err names the
     component) with c as it was. The compiler copies the schemas: w may go
     first. Not thread-safe for c; reads w. */
@@ -1483,8 +1504,10 @@ typedef struct ecs_snapshot_report {
     hashes become out's dependency list and a names block (which also names
     each referenced entity "#k", as the decompiler does). flags: 0 or
     ECS_COMPILER_BIG_ENDIAN. report (may be NULL): skipped counts the stores
-    left out, dropped the references outside the subtree written as null,
-    one line each in text. The blob verifies, decompiles with a compiler
+    left out that hold instances of the subtree's entities (a store without
+    any of them is not counted or named: nothing of the subtree is lost),
+    dropped the references outside the subtree written as null, one line
+    each in text ("motion: left out (a manager without a schema)"). The blob verifies, decompiles with a compiler
     that registered the world, compiles back to the same bytes, and spawns
     with a spawner that registered it. ECS_OK; ECS_ERROR_INVALID_ARGUMENT
     (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
@@ -1888,7 +1911,7 @@ static ecs_result ecs__verify_entity_indices(const uint32_t *index, uint32_t ni,
     for (j = 0; bad && j < ni; ++j) {
         uint32_t e = swap ? ecs__res_bswap32(index[j]) : index[j];
         if (e >= ne)
-            return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): entity %u, the resource has %u "
+            return ECS__RES_CORRUPT("offset %u (block %u entity_index[%u]): resource entity %u, the resource has %u "
                                     "entities",
                                     (unsigned)(off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j), (unsigned)t,
                                     (unsigned)j, (unsigned)e, (unsigned)ne);
@@ -2739,6 +2762,24 @@ static int ecs__json_whole(const unsigned char *s, const unsigned char *e, uint6
     return 1;
 }
 
+/* Reads an exponent's sign and digits at *pp (just past the 'e'), adding
+   its value (magnitude capped at 10^8) to *exp10. 0, with *pp where a digit
+   was expected, when there is none. */
+static int ecs__json_exponent(const unsigned char **pp, const unsigned char *end, int64_t *exp10)
+{
+    const unsigned char *s = *pp;
+    int eneg = 0;
+    int64_t e = 0;
+    if (s < end && (*s == '+' || *s == '-')) eneg = *s++ == '-';
+    *pp = s;
+    if (s == end || !ECS__JSON_DIGIT(*s)) return 0;
+    for (; s < end && ECS__JSON_DIGIT(*s); ++s)
+        if (e < 100000000) e = e * 10 + (*s - '0');
+    *exp10 += eneg ? -e : e;
+    *pp = s;
+    return 1;
+}
+
 static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **pp, ecs_json_value *v)
 {
     const unsigned char *s = *pp, *start = s, *end = ps->end;
@@ -2789,20 +2830,9 @@ static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **p
         }
     }
     if (s < end && (*s == 'e' || *s == 'E')) {
-        int eneg = 0;
-        int64_t e = 0;
         is_int = 0;
         ++s;
-        if (s < end && (*s == '+' || *s == '-')) {
-            eneg = *s == '-';
-            ++s;
-        }
-        if (s == end || !ECS__JSON_DIGIT(*s)) return ecs__json_fail(ps, s, "expected a digit in the exponent");
-        while (s < end && ECS__JSON_DIGIT(*s)) {
-            if (e < 100000000) e = e * 10 + (*s - '0');
-            ++s;
-        }
-        exp10 += eneg ? -e : e;
+        if (!ecs__json_exponent(&s, end, &exp10)) return ecs__json_fail(ps, s, "expected a digit in the exponent");
     }
     if (m == 0) {
         val = 0.0;
@@ -3623,9 +3653,35 @@ static uint32_t ecs__kind_elements(ecs_field_kind kind)
     }
 }
 
+/* An integer kind's bytes, whether it is signed and its largest value (a
+   signed kind also reaches -(max + 1)); 0 for any other kind. */
+static uint32_t ecs__int_kind(ecs_field_kind kind, int *is_signed, uint64_t *max)
+{
+    switch (kind) {
+    case ECS_FIELD_I8: *is_signed = 1, *max = 0x7Fu; return 1;
+    case ECS_FIELD_U8: *is_signed = 0, *max = 0xFFu; return 1;
+    case ECS_FIELD_I16: *is_signed = 1, *max = 0x7FFFu; return 2;
+    case ECS_FIELD_U16: *is_signed = 0, *max = 0xFFFFu; return 2;
+    case ECS_FIELD_I32: *is_signed = 1, *max = 0x7FFFFFFFu; return 4;
+    case ECS_FIELD_U32: *is_signed = 0, *max = 0xFFFFFFFFu; return 4;
+    case ECS_FIELD_U64: *is_signed = 0, *max = UINT64_MAX; return 8;
+    default: *is_signed = 0, *max = 0; return 0;
+    }
+}
+
+static int ecs__kind_is_int(ecs_field_kind kind)
+{
+    int is_signed;
+    uint64_t max;
+    return ecs__int_kind(kind, &is_signed, &max) != 0;
+}
+
 static uint32_t ecs__kind_element_size(ecs_field_kind kind)
 {
-    return kind == ECS_FIELD_BOOL ? 1u : (kind == ECS_FIELD_F64 || kind == ECS_FIELD_U64 || kind == ECS_FIELD_PATH) ? 8u : 4u;
+    if (kind == ECS_FIELD_F64 || kind == ECS_FIELD_U64 || kind == ECS_FIELD_PATH) return 8u;
+    return kind == ECS_FIELD_BOOL || kind == ECS_FIELD_I8 || kind == ECS_FIELD_U8 ? 1u
+           : kind == ECS_FIELD_I16 || kind == ECS_FIELD_U16                      ? 2u
+                                                                                 : 4u;
 }
 
 static int ecs__kind_is_float(ecs_field_kind kind)
@@ -3635,7 +3691,7 @@ static int ecs__kind_is_float(ecs_field_kind kind)
 
 static int ecs__kind_is_number(ecs_field_kind kind)
 {
-    return ecs__kind_is_float(kind) || (kind >= ECS_FIELD_F64 && kind <= ECS_FIELD_U64);
+    return ecs__kind_is_float(kind) || kind == ECS_FIELD_F64 || ecs__kind_is_int(kind);
 }
 
 /* Copies a record field between this machine's order and the target order
@@ -3648,7 +3704,10 @@ static void ecs__schema_order(ecs_field_kind kind, unsigned char *to, const unsi
         return;
     }
     for (k = 0; k < n; k += e) {
-        if (e == 4) {
+        if (e == 2) {
+            to[k] = from[k + 1];
+            to[k + 1] = from[k];
+        } else if (e == 4) {
             uint32_t v;
             memcpy(&v, from + k, 4);
             v = ecs__res_bswap32(v);
@@ -3662,34 +3721,36 @@ static void ecs__schema_order(ecs_field_kind kind, unsigned char *to, const unsi
     }
 }
 
-static int ecs__kind_is_int(ecs_field_kind kind)
-{
-    return kind == ECS_FIELD_I32 || kind == ECS_FIELD_U32 || kind == ECS_FIELD_U64;
-}
-
 /* Reads number v as an integer of kind into out (native bytes): exactly, in
-   any form JSON writes a whole number (ECS_JSON_WHOLE). 0 with why. */
+   any form JSON writes a whole number (ECS_JSON_WHOLE). 0 with why, which
+   gives the kind's range. */
 static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigned char *out, char *why, size_t n)
 {
-    const char *range = kind == ECS_FIELD_I32 ? "-2147483648..2147483647"
-                        : kind == ECS_FIELD_U32 ? "0..4294967295" : "0..18446744073709551615";
-    int neg = (v->flags & ECS_JSON_NEGATIVE) && v->integer != 0; /* -0 is 0 */
-    uint64_t mag = v->integer;
-    uint64_t top = kind == ECS_FIELD_I32 ? (neg ? 2147483648u : 2147483647u)
-                   : kind == ECS_FIELD_U32 ? 0xFFFFFFFFu : UINT64_MAX;
+    int is_signed, neg = (v->flags & ECS_JSON_NEGATIVE) && v->integer != 0; /* -0 is 0 */
+    uint64_t max, mag = v->integer;
+    uint32_t size = ecs__int_kind(kind, &is_signed, &max);
+    char range[48];
+    if (is_signed) snprintf(range, sizeof range, "-%llu..%llu", (unsigned long long)max + 1u, (unsigned long long)max);
+    else snprintf(range, sizeof range, "0..%llu", (unsigned long long)max);
     if (!(v->flags & ECS_JSON_WHOLE)) {
         snprintf(why, n, "expected an integer %s, found %.17g", range, v->number);
         return 0;
     }
-    if ((neg && kind != ECS_FIELD_I32) || mag > top) {
+    if ((neg && !is_signed) || mag > max + (uint64_t)(neg != 0)) {
         snprintf(why, n, "expected an integer %s, found %s%llu", range, neg ? "-" : "", (unsigned long long)mag);
         return 0;
     }
-    if (kind == ECS_FIELD_U64) {
+    if (neg) mag = 0u - mag; /* two's complement, cut to size below */
+    if (size == 8) {
         memcpy(out, &mag, 8);
-    } else {
-        uint32_t w = neg ? (uint32_t)(0u - (uint32_t)mag) : (uint32_t)mag;
+    } else if (size == 4) {
+        uint32_t w = (uint32_t)mag;
         memcpy(out, &w, 4);
+    } else if (size == 2) {
+        uint16_t h = (uint16_t)mag;
+        memcpy(out, &h, 2);
+    } else {
+        out[0] = (unsigned char)mag;
     }
     return 1;
 }
@@ -3697,21 +3758,27 @@ static int ecs__schema_int(ecs_field_kind kind, const ecs_json_value *v, unsigne
 /* The value of an integer kind's native bytes as a sign and a magnitude. */
 static uint64_t ecs__schema_int_at(ecs_field_kind kind, const unsigned char *bytes, int *neg)
 {
-    int32_t iv;
-    uint32_t uv;
-    uint64_t lv;
+    int is_signed;
+    uint64_t max, bits = 0, top;
+    uint32_t size = ecs__int_kind(kind, &is_signed, &max);
+    if (size == 8) {
+        memcpy(&bits, bytes, 8);
+    } else if (size == 4) {
+        uint32_t w;
+        memcpy(&w, bytes, 4);
+        bits = w;
+    } else if (size == 2) {
+        uint16_t h;
+        memcpy(&h, bytes, 2);
+        bits = h;
+    } else {
+        bits = bytes[0];
+    }
     *neg = 0;
-    if (kind == ECS_FIELD_U64) {
-        memcpy(&lv, bytes, 8);
-        return lv;
-    }
-    if (kind == ECS_FIELD_U32) {
-        memcpy(&uv, bytes, 4);
-        return uv;
-    }
-    memcpy(&iv, bytes, 4);
-    *neg = iv < 0;
-    return iv < 0 ? 0u - (uint64_t)(int64_t)iv : (uint64_t)iv;
+    if (!is_signed) return bits;
+    top = (uint64_t)1 << (8u * size - 1u); /* the sign bit (signed kinds have at most 4 bytes) */
+    *neg = (bits & top) != 0;
+    return *neg ? (0u - bits) & ((top << 1) - 1u) : bits;
 }
 
 /* 1 when the integer (a_neg, a) is below (b_neg, b) (signs and magnitudes,
@@ -3797,8 +3864,8 @@ static const ecs_json_value *ecs__schema_value(const ecs__schema_slot *f, const 
     }
     for (k = 0, e = count > 1 ? v + 1 : v; k < count; ++k, e = doc->values + e->next) {
         if (e->type != ECS_JSON_NUMBER) {
-            snprintf(why, n, "expected %s, found %s", f->kind == ECS_FIELD_I32 || f->kind == ECS_FIELD_U32 ||
-                     f->kind == ECS_FIELD_U64 ? "an integer" : "a number", ecs_json_type_name((ecs_json_type)e->type));
+            snprintf(why, n, "expected %s, found %s", ecs__kind_is_int(f->kind) ? "an integer" : "a number",
+                     ecs_json_type_name((ecs_json_type)e->type));
             return e;
         }
         if (ecs__kind_is_float(f->kind)) {
@@ -3959,6 +4026,10 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
         for (i = 0, m = root + 1; i < root->count; ++i, m = doc->values + m->next) {
             const char *key = doc->pool + m->key;
             int is_min = strcmp(key, "min") == 0, is_max = strcmp(key, "max") == 0;
+            if (ecs__json_duplicate(doc, root, m)) { /* as level JSON: one value per member */
+                snprintf(why, n, "spec member '%.32s' appears twice", key);
+                return 0;
+            }
             if (strcmp(key, "default") == 0) {
                 initial = m;
             } else if ((is_min || is_max) && m->type == ECS_JSON_NUMBER && ecs__kind_is_number(f->kind)) {
@@ -5250,7 +5321,7 @@ ECS_DEF ecs_result ecs_decompile_error(ecs_decompile_context *ctx, const char *f
     va_start(ap, format);
     vsnprintf(what, sizeof what, format, ap);
     va_end(ap);
-    return ecs_error_set(ctx->error, ECS_ERROR_DECOMPILE, "offset %u (block '%s', entity %u): %s", (unsigned)ctx->offset,
+    return ecs_error_set(ctx->error, ECS_ERROR_DECOMPILE, "offset %u (block '%s', resource entity %u): %s", (unsigned)ctx->offset,
                          ctx->type_name ? ctx->type_name : "?", (unsigned)ctx->entity, what);
 }
 
@@ -5360,14 +5431,14 @@ ECS_DEF ecs_result ecs_decompile_entity(ecs_decompile_context *ctx, uint32_t ind
         return ECS_OK;
     }
     if (index >= ctx->num_entities && !ctx->lenient)
-        return ecs_decompile_error(ctx, "a reference to entity %u, the resource has %u", (unsigned)index,
+        return ecs_decompile_error(ctx, "a reference to resource entity %u, the resource has %u", (unsigned)index,
                                    (unsigned)ctx->num_entities);
     if (index < nm->num_entities && nm->entity[index] && (ctx->lenient || ctx->unique[index])) {
         ecs__jout_string(ctx->out, nm->entity[index], nm->entity_length[index]);
         return ECS_OK;
     }
     if (nm->present && !ctx->lenient)
-        return ecs_decompile_error(ctx, "entity %u is referred to, but its name is %s", (unsigned)index,
+        return ecs_decompile_error(ctx, "resource entity %u is referred to, but its name is %s", (unsigned)index,
                                    nm->entity[index] ? "not unique" : "missing from the names block");
     if (ctx->referenced) ctx->referenced[index] = 1;
     snprintf(buf, sizeof buf, "#%u", (unsigned)index);
@@ -5397,6 +5468,11 @@ static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs_
     case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return ecs_decompile_int(ctx, iv);
     case ECS_FIELD_U32: memcpy(&uv, bytes, 4); return ecs_decompile_uint(ctx, uv);
     case ECS_FIELD_U64: memcpy(&lv, bytes, 8); return ecs_decompile_uint(ctx, lv);
+    case ECS_FIELD_I8: case ECS_FIELD_U8: case ECS_FIELD_I16: case ECS_FIELD_U16: {
+        int neg;
+        lv = ecs__schema_int_at(f->kind, bytes, &neg);
+        return neg ? ecs_decompile_int(ctx, -(int64_t)lv) : ecs_decompile_uint(ctx, lv);
+    }
     case ECS_FIELD_BOOL:
         if (bytes[0] > 1) return ecs_decompile_error(ctx, "%s: a bool byte of %u (only 0 and 1 exist)", f->name, bytes[0]);
         return ecs_decompile_bool(ctx, bytes[0]);
@@ -5785,8 +5861,8 @@ static ecs_result ecs__decompile_tree(ecs_decompile_context *ctx, const unsigned
         while (sp && stack[sp - 1u] != p) ecs__decompile_close(ctx, open, --sp);
         ctx->entity = k, ctx->type_name = "(entities)", ctx->offset = ECS_RESOURCE_HEADER_SIZE + 4u * k;
         if (p != ECS_RESOURCE_ROOT && sp == 0)
-            return ecs_decompile_error(ctx, "entities are not in depth-first order (parent %u is not an ancestor of "
-                                            "entity %u)", (unsigned)p, (unsigned)(k - 1u));
+            return ecs_decompile_error(ctx, "entities are not in depth-first order (resource entity %u is not an "
+                                            "ancestor of resource entity %u)", (unsigned)p, (unsigned)(k - 1u));
         if (sp >= max_levels)
             return ecs_decompile_error(ctx, "entities nest deeper than JSON of depth %d can hold", ECS_JSON_MAX_DEPTH);
         if (sp) {
@@ -6257,11 +6333,38 @@ static int ecs__world_spawn_order(const ecs_world *w, uint32_t k)
     return ECS_RESOURCE_WORLD_ORDER + (int)k;
 }
 
+/* The note a world registration leaves in err when it succeeds: which
+   components it left out and why ("call: left out 'a' (why), 'b' (why)"),
+   cut with "..." when it does not fit; an empty message when none was.
+   Collected here (the registrations in between may write err). */
+typedef struct ecs__left_out {
+    char text[sizeof(((ecs_error *)0)->message)];
+    const char *call;
+    uint32_t count;
+} ecs__left_out;
+
+static void ecs__left_out_add(ecs__left_out *l, const char *name, const char *why)
+{
+    size_t used = l->count++ ? strlen(l->text) : (size_t)snprintf(l->text, sizeof l->text, "%s: left out", l->call);
+    size_t room = sizeof l->text;
+    if (used + 5u >= room) return; /* cut already */
+    if ((size_t)snprintf(l->text + used, room - used, "%s '%s' (%s)", l->count > 1 ? "," : "", name, why) >= room - used)
+        memcpy(l->text + room - 5u, " ...", 5);
+}
+
+static void ecs__left_out_done(const ecs__left_out *l, ecs_error *err)
+{
+    ecs_error_clear(err);
+    if (err && l->count) memcpy(err->message, l->text, sizeof err->message);
+}
+
 ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *w, ecs_error *err)
 {
+    ecs__left_out note;
     ecs_result r = ECS_OK;
     uint32_t k, done;
     if (!sp || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "spawner_register_world: NULL argument");
+    note.call = "ecs_spawner_register_world", note.count = 0;
     for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
         const ecs_world_component *wc = w->component + k;
         if (wc->manager)
@@ -6272,8 +6375,13 @@ ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *
                                      strcmp(wc->name, "transform") == 0 ? ECS_RESOURCE_TRANSFORM_SIZE
                                                                         : ECS_SPAWNER_VARIABLE_SIZE,
                                      wc->store, err);
+        else
+            ecs__left_out_add(&note, wc->name, "its store interface has no spawn and unspawn");
     }
-    if (r == ECS_OK) return ECS_OK;
+    if (r == ECS_OK) {
+        ecs__left_out_done(&note, err);
+        return ECS_OK;
+    }
     for (done = 0; done + 1 < k; ++done) {
         const ecs_world_component *wc = w->component + done;
         if (wc->manager || (wc->iface && wc->iface->spawn && wc->iface->unspawn))
@@ -6284,9 +6392,11 @@ ECS_DEF ecs_result ecs_spawner_register_world(ecs_spawner *sp, const ecs_world *
 
 ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world *w, ecs_error *err)
 {
+    ecs__left_out note;
     ecs_result r = ECS_OK;
     uint32_t k, done;
     if (!c || !w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "compiler_register_world: NULL argument");
+    note.call = "ecs_compiler_register_world", note.count = 0;
     for (k = 0; k < w->num_components && r == ECS_OK; ++k) {
         const ecs_world_component *wc = w->component + k;
         if (wc->manager && wc->manager->schema) {
@@ -6296,9 +6406,16 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
                                       err);
             if (r == ECS_OK) r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL, err);
             if (r != ECS_OK) ecs_compiler_unregister(c, wc->name); /* NOT_FOUND when register failed */
+        } else {
+            ecs__left_out_add(&note, wc->name,
+                              wc->manager ? "a manager without a schema: give it one with ecs_manager_set_schema"
+                                          : "a store JSON cannot describe: ecs_compiler_register its functions");
         }
     }
-    if (r == ECS_OK) return ECS_OK;
+    if (r == ECS_OK) {
+        ecs__left_out_done(&note, err);
+        return ECS_OK;
+    }
     for (done = 0; done + 1 < k; ++done) {
         const ecs_world_component *wc = w->component + done;
         if ((wc->manager && wc->manager->schema) || (!wc->manager && strcmp(wc->name, "transform") == 0))
@@ -6385,9 +6502,11 @@ static void ecs__sub_record(ecs__sub_state *st, const ecs_world_component *c, ui
             } else if (ref != ECS_RESOURCE_ROOT) {
                 st->referenced[ref] = 1;
             } else if (!ecs_entity_is_nil(e)) {
+                char who[ECS_ENTITY_TEXT_SIZE], whom[ECS_ENTITY_TEXT_SIZE];
                 ++st->report->dropped;
-                ecs__snap_note(st->report, "%s.%s of entity 0x%08X refers to 0x%08X outside the subtree: null\n",
-                               c->name, s->fields[f].name, (unsigned)m->entity[i].id, (unsigned)e.id);
+                ecs__snap_note(st->report, "%s.%s of %s refers to %s outside the subtree: null\n", c->name,
+                               s->fields[f].name, ecs_entity_format(who, sizeof who, m->entity[i]),
+                               ecs_entity_format(whom, sizeof whom, e));
             }
         } else if (p) {
             ecs__schema_order(kind, p, from, st->swap);
@@ -6579,6 +6698,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
     ecs__sub_block *blocks;
     const ecs_world_component *h;
     void *mem;
+    char who[ECS_ENTITY_TEXT_SIZE];
     uint32_t k, e, nb, named = 0;
     uint64_t total, names_size = 0;
     ecs_result r = ECS_OK;
@@ -6599,16 +6719,16 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
                              "ecs_resource_save_subtree: component '%s' is not a hierarchy (subtree, parent_of, "
                              "spawn_record)", hierarchy);
     if (!ecs_entity_alive(&w->entities, root))
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_resource_save_subtree: entity 0x%08X is not alive in this world", (unsigned)root.id);
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_resource_save_subtree: %s is not alive in this world",
+                             ecs_entity_format(who, sizeof who, root));
     memset(&st, 0, sizeof st);
     st.w = w;
     st.report = report;
     st.swap = ((flags & ECS_COMPILER_BIG_ENDIAN) != 0) != ecs__res_host_big_endian();
     st.n = h->iface->subtree(h->store, root, NULL, 0);
     if (!st.n)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_resource_save_subtree: entity 0x%08X has no '%s'",
-                             (unsigned)root.id, hierarchy);
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_resource_save_subtree: %s has no '%s'",
+                             ecs_entity_format(who, sizeof who, root), hierarchy);
     /* one allocation: sorted ids, blocks, the subtree, the reference marks */
     mem = ECS__REALLOC(NULL, (size_t)st.n * 13u + (size_t)w->num_components * sizeof *blocks);
     if (!mem) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_resource_save_subtree: out of memory");

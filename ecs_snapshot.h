@@ -290,7 +290,11 @@ REFERENCE (every public function; the declarations below say more:
 REVISION HISTORY
    0.5  a header of its own: snapshots move out of ecs_resource.h (v0.4)
         with their names, format (version 1) and behaviour unchanged; the
-        implementation goes in ecs_resource.h's implementation file, after it
+        implementation goes in ecs_resource.h's implementation file, after it;
+        issue 24: the kinds i8 u8 i16 u16 in the JSON form and the byte
+        swap; load and clone rebuild the entity manager's queued marks
+        (ecs_entity_manager_invalidate); entities in messages as
+        ecs_entity_format writes them
    Before, in ecs_resource.h:
    0.4  snapshots of a transform subtree (ecs_snapshot_desc.hierarchy and
         root; the store interface's save_selected); ECS_SNAPSHOT_REUSE_OUTPUT;
@@ -776,9 +780,11 @@ static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' is no hierarchy (no subtree function)",
                              c->name);
     n = desc->root.id ? c->iface->subtree(c->store, desc->root, NULL, 0) : 0u;
-    if (n == 0)
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: root 0x%08X has no node in '%s'",
-                             (unsigned)desc->root.id, c->name);
+    if (n == 0) {
+        char who[ECS_ENTITY_TEXT_SIZE];
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_snapshot_save: root %s has no node in '%s'",
+                             ecs_entity_format(who, sizeof who, desc->root), c->name);
+    }
     if (!(ids = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *ids)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %u ids", (unsigned)n);
     (void)c->iface->subtree(c->store, desc->root, ids, n);
@@ -1035,6 +1041,7 @@ static ecs_result ecs__snap_check_entities(const ecs__snap_sec *s, const ecs__sn
     size_t ring_at = s->body + (size_t)(e->ring - (e->generation - ECS__SNAP_ENTITIES_HEAD));
     uint32_t k, *seen;
     ecs_result r = ECS_OK;
+    char who[ECS_ENTITY_TEXT_SIZE];
     if (e->generation[0] != 0) return ecs__snap_bad(err, s->body + ECS__SNAP_ENTITIES_HEAD, s->where, "generation[0] is not 0");
     for (k = 1; k <= e->max_index && ECS_ENTITY_GENERATION_MASK < 0xFFu; ++k) /* (fewer than 8 bits) */
         if ((uint32_t)e->generation[k] & ~(uint32_t)ECS_ENTITY_GENERATION_MASK)
@@ -1051,11 +1058,12 @@ static ecs_result ecs__snap_check_entities(const ecs__snap_sec *s, const ecs__sn
         if (k < e->num_free) {
             if (idx == 0 || idx > e->max_index || (id >> ECS_INDEX_BITS) != e->generation[idx] || (seen[idx / 32u] >> (idx % 32u)) & 1u)
                 r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where,
-                                  "free queue entry %u: id 0x%08X is not a queued index's next id (once)", (unsigned)k,
-                                  (unsigned)id);
+                                  "free queue entry %u: %s is not a queued index's next id (once)", (unsigned)k,
+                                  ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
             else seen[idx / 32u] |= 1u << (idx % 32u);
         } else if (idx > e->max_index || (id >> ECS_INDEX_BITS) > ECS_ENTITY_GENERATION_MASK) {
-            r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where, "destroy log entry: id 0x%08X", (unsigned)id);
+            r = ecs__snap_bad(err, ring_at + (size_t)slot * 4u, s->where, "destroy log entry: %s",
+                              ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
         }
     }
     ECS__FREE(seen);
@@ -1183,9 +1191,11 @@ static ecs_result ecs__snap_check_direct(const ecs__snap_sec *s, const ecs__snap
     for (i = 0; i < v->count; ++i) {
         uint32_t id = ecs__snap_id(v, i);
         if (id == 0) continue;
-        if ((id & ECS_INDEX_MASK) != i || id > ECS__ID_MASK_RES)
-            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: id 0x%08X in slot %u",
-                                 (unsigned)i, (unsigned)id, (unsigned)i);
+        if ((id & ECS_INDEX_MASK) != i || id > ECS__ID_MASK_RES) {
+            char who[ECS_ENTITY_TEXT_SIZE];
+            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: %s in slot %u", (unsigned)i,
+                                 ecs_entity_format(who, sizeof who, ecs__as_entity(id)), (unsigned)i);
+        }
         ++used;
     }
     if (used != v->num_instances)
@@ -1203,9 +1213,11 @@ static ecs_result ecs__snap_links(const ecs__snap_sec *s, const ecs__snap_mgr *v
     ecs_result r = ECS_OK;
     for (i = 0; i < v->count; ++i) {
         uint32_t id = ecs__snap_id(v, i), n = ecs__snap_next_of(v, i);
-        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__ID_MASK_RES)
-            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: id 0x%08X", (unsigned)i,
-                                 (unsigned)id);
+        if ((id & ECS_INDEX_MASK) == 0 || id > ECS__ID_MASK_RES) {
+            char who[ECS_ENTITY_TEXT_SIZE];
+            return ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where, "entity[%u]: %s", (unsigned)i,
+                                 ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
+        }
         if (n != ECS__SNAP_NONE && (n >= v->count || n == i || ecs__snap_id(v, n) != id))
             return ecs__snap_bad(err, v->next_at + (size_t)i * 4u, s->where, "next[%u] is %u (not another instance of its entity)",
                                  (unsigned)i, (unsigned)n);
@@ -1246,10 +1258,14 @@ static ecs_result ecs__snap_links(const ecs__snap_sec *s, const ecs__snap_mgr *v
         uint32_t id = ecs__snap_id(v, i), n;
         if (pred && ((pred[i / 32u] >> (i % 32u)) & 1u)) continue;
         if (map->kind == ECS_LOOKUP_DENSE ? map->slots[id & ECS_INDEX_MASK].id != 0 : ecs_entity_map_find(map, id) != ECS_INSTANCE_NIL) {
-            r = ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
-                              map->kind == ECS_LOOKUP_DENSE ? "entity[%u]: a second chain of instances for index %u"
-                                                            : "entity[%u]: a second chain of instances for id %u",
-                              (unsigned)i, (unsigned)(map->kind == ECS_LOOKUP_DENSE ? id & ECS_INDEX_MASK : id));
+            char who[ECS_ENTITY_TEXT_SIZE];
+            r = map->kind == ECS_LOOKUP_DENSE
+                    ? ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
+                                    "entity[%u]: a second chain of instances for index %u", (unsigned)i,
+                                    (unsigned)(id & ECS_INDEX_MASK))
+                    : ecs__snap_bad(err, v->entity_at + (size_t)i * 4u, s->where,
+                                    "entity[%u]: a second chain of instances for %s", (unsigned)i,
+                                    ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
             break;
         }
         ecs_entity_map_set(map, id, i);
@@ -1328,6 +1344,17 @@ static void ecs__snap_swap_u64(unsigned char *p, size_t n)
     }
 }
 
+/* Swaps n 16-bit values in place (the i16 and u16 kinds). */
+static void ecs__snap_swap_u16(unsigned char *p, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; ++k) {
+        unsigned char t = p[2u * k];
+        p[2u * k] = p[2u * k + 1u];
+        p[2u * k + 1u] = t;
+    }
+}
+
 /* Swaps one manager body in place (parsed in the blob's order). */
 static void ecs__snap_swap_manager(unsigned char *b, const ecs__snap_sec *s, const ecs__snap_mgr *v, int swap)
 {
@@ -1336,7 +1363,9 @@ static void ecs__snap_swap_manager(unsigned char *b, const ecs__snap_sec *s, con
     for (k = 0; k < v->num_fields; ++k) {
         ecs__snap_field_at(v, k, swap, &f, k ? &prev : NULL);
         prev = f;
-        if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 4u)
+        if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 2u)
+            ecs__snap_swap_u16(b + (f.data - b), (size_t)f.size / 2u * v->count);
+        else if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 4u)
             ecs__snap_swap_words(b + (f.data - b), (size_t)f.size / 4u * v->count);
         else if (f.kind && ecs__kind_element_size((ecs_field_kind)f.kind) == 8u)
             ecs__snap_swap_u64(b + (f.data - b), (size_t)f.size / 8u * v->count);
@@ -1463,6 +1492,7 @@ static void ecs__snap_clear_entities(ecs_entity_manager *em)
     em->generation = NULL;
     em->free_ring = NULL;
     em->max_index = em->capacity = em->free_head = em->num_free = em->free_capacity = em->num_retired = 0;
+    ecs_entity_manager_invalidate(em);
 }
 
 /* Empties the world (its registrations stay). */
@@ -1515,6 +1545,7 @@ static ecs_result ecs__snap_load_entities(ecs_entity_manager *em, const ecs__sna
     em->free_head = e->free_head;
     em->num_free = e->num_free;
     em->num_retired = e->num_retired;
+    ecs_entity_manager_invalidate(em); /* its queued bits come from the new ring */
     return ECS_OK;
 }
 
@@ -1783,6 +1814,7 @@ static ecs_result ecs__snap_copy_entities(ecs_entity_manager *d, const ecs_entit
     d->free_head = s->free_head;
     d->num_free = s->num_free;
     d->num_retired = s->num_retired;
+    ecs_entity_manager_invalidate(d); /* its queued bits come from the copied ring */
     return ECS_OK;
 }
 
@@ -2084,6 +2116,13 @@ static void ecs__snap_jvalue(ecs__jout *o, uint32_t kind, const unsigned char *p
         if (p[0] <= 1u) ecs__jout_text(o, p[0] ? "true" : "false");
         else ecs__snap_juint(o, p[0]);
         return;
+    case ECS_FIELD_I8: case ECS_FIELD_U8: case ECS_FIELD_I16: case ECS_FIELD_U16: {
+        int neg;
+        q = ecs__schema_int_at((ecs_field_kind)kind, p, &neg);
+        snprintf(buf, sizeof buf, "%s%llu", neg ? "-" : "", (unsigned long long)q);
+        ecs__jout_text(o, buf);
+        return;
+    }
     default:
         ecs__jout_add(o, "\"", 1);
         for (k = 0; k < size; ++k) {
@@ -2371,6 +2410,12 @@ static void ecs__snap_jvalue_in(ecs__snap_jin *in, const ecs_json_value *v, uint
     case ECS_FIELD_BOOL:
         p[0] = v->type == ECS_JSON_TRUE ? 1u : v->type == ECS_JSON_FALSE ? 0u : (uint8_t)ecs__snap_jint(in, v, 255u);
         return;
+    case ECS_FIELD_I8: case ECS_FIELD_U8: case ECS_FIELD_I16: case ECS_FIELD_U16: {
+        char why[96];
+        if (v->type != ECS_JSON_NUMBER) ecs__snap_jfail(in, v, "not an integer");
+        else if (!ecs__schema_int((ecs_field_kind)kind, v, p, why, sizeof why)) ecs__snap_jfail(in, v, why);
+        return;
+    }
     default: {
         const char *s = ecs_json_string(in->doc, v);
         if (!s || v->count != 2u * size) {
@@ -2568,8 +2613,11 @@ ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_s
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_entity_json: out is NULL");
     out->data = NULL;
     out->size = 0;
-    if (!w || !ecs_entity_alive(&w->entities, e))
-        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_entity_json: entity 0x%08X is not alive", (unsigned)e.id);
+    if (!w || !ecs_entity_alive(&w->entities, e)) {
+        char who[ECS_ENTITY_TEXT_SIZE];
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_entity_json: %s is not alive",
+                             ecs_entity_format(who, sizeof who, e));
+    }
     memset(&o, 0, sizeof o);
     ecs__jout_text(&o, "{\"entity\": ");
     ecs__snap_juint(&o, ecs_entity_key(e));

@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.3 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.5 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -35,6 +35,7 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
         ecs_mat4 m = ecs_mat4_translation(right);
         ecs_instance c, w;
         const ecs_mat4 *at;
+        char text[ECS_ENTITY_TEXT_SIZE];
 
         ecs_entity_manager_init(&em);
         car = ecs_entity_create(&em);
@@ -49,7 +50,7 @@ QUICK START (compiled and run by tests/check_quickstart.sh)
         printf("wheel at %g %g %g\n", at->m[12], at->m[13], at->m[14]); // 1 2 0
         for (w = ecs_transform_first_child(&world, c); !ecs_instance_is_nil(w);
              w = ecs_transform_next_sibling(&world, w))
-            printf("child of the car: entity %u\n", (unsigned)ecs_transform_entity(&world, w).id);
+            printf("child of the car: %s\n", ecs_entity_format(text, sizeof text, ecs_transform_entity(&world, w)));
         ecs_entity_destroy(&em, car);  // its transform goes; the wheel stays where it was
         at = ecs_transform_world(&world, ecs_transform_lookup(&world, wheel));
         printf("wheel at %g %g %g\n", at->m[12], at->m[13], at->m[14]); // 1 2 0
@@ -379,6 +380,8 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.5  entities in messages as ecs_entity_format writes them (the quick
+        start prints one so)
    0.4  ecs_transform_snapshot_save_selected (a subtree's or any selection's
         nodes, for snapshots of a subtree); a snapshot load reuses the
         manager's arrays, map and pending list
@@ -1545,6 +1548,7 @@ ECS_DEF size_t ecs_transform_memory(const ecs_transform_manager *tm)
 /* create's checks that need no memory: ECS_OK, or the error (tm->error set). */
 static ecs_result ecs__tf_create_check(ecs_transform_manager *tm, uint32_t key, uint32_t p, uint32_t stale)
 {
+    char who[ECS_ENTITY_TEXT_SIZE], whose[ECS_ENTITY_TEXT_SIZE];
     if ((key & ECS_INDEX_MASK) == 0)
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_transform_create: nil entity");
     if (p != ECS__TF_NIL && p >= tm->count)
@@ -1552,11 +1556,13 @@ static ecs_result ecs__tf_create_check(ecs_transform_manager *tm, uint32_t key, 
                              (unsigned)p, (unsigned)tm->count);
     if (ecs__tf_find(tm, key) != ECS__TF_NIL)
         return ecs_error_set(&tm->error, ECS_ERROR_ALREADY_EXISTS,
-                             "ecs_transform_create: entity %u already has a transform here", (unsigned)key);
+                             "ecs_transform_create: %s already has a transform here",
+                             ecs_entity_format(who, sizeof who, ecs__as_entity(key)));
     if (stale && p != ECS__TF_NIL && tm->entity[p].id == stale)
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_transform_create: the parent belongs to entity %u, a dead id of entity %u's index",
-                             (unsigned)stale, (unsigned)key);
+                             "ecs_transform_create: the parent belongs to %s, a dead id of the index of %s",
+                             ecs_entity_format(whose, sizeof whose, ecs__as_entity(stale)),
+                             ecs_entity_format(who, sizeof who, ecs__as_entity(key)));
     if (tm->count >= 0xFFFFFFFDu)
         return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_create: too many instances");
     return ECS_OK;

@@ -236,9 +236,12 @@ static int setup_resources(engine *g)
     ecs_error err;
     ecs_compiler_init(&g->compiler);
     ecs_spawner_init(&g->spawner);
-    if (ecs_compiler_register_world(&g->compiler, &g->world, &err) ||
-        ecs_spawner_register_world(&g->spawner, &g->world, &err))
+    if (ecs_compiler_register_world(&g->compiler, &g->world, &err))
         return fail("registering the world's components", &err);
+    if (err.message[0]) printf("engine: %s\n", err.message); /* what levels cannot hold, and why */
+    if (ecs_spawner_register_world(&g->spawner, &g->world, &err))
+        return fail("registering the world's components", &err);
+    if (err.message[0]) printf("engine: %s\n", err.message);
     if (ecs_compiler_compile(&g->compiler, crate_prefab, sizeof crate_prefab - 1, ECS_COMPILER_PREFAB, &g->crate, &err) ||
         ecs_resource_verify(g->crate.blob, g->crate.size, &err))
         return fail("compiling the crate prefab", &err);

@@ -7,7 +7,8 @@
    parallel_for arrives, then they and the calling thread take task numbers
    from one atomic counter until none are left. Used by the tests, the bench
    and examples/engine.c (--threads N). Include it after ecs.h in one file
-   (its functions are static); link with -lpthread. Needs gcc or clang (the
+   (its functions are static inline: a file that calls only some of them
+   compiles warning-free); link with -lpthread. Needs gcc or clang (the
    __atomic builtins) and POSIX threads.
 
        ecs_jobs_pool pool;
@@ -55,7 +56,7 @@ typedef struct ecs_jobs_pool {
 
 #define ECS__JOBS_POOL_SPIN 256 /* polls before sleeping (a few microseconds) */
 
-static void ecs__jobs_pool_pause(void)
+static inline void ecs__jobs_pool_pause(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -64,7 +65,7 @@ static void ecs__jobs_pool_pause(void)
 
 /* Takes the next task of job `gen`, or returns 0 when that job has none left
    or is over (a thread that woke late must not take tasks of the next job). */
-static int ecs__jobs_pool_take(ecs_jobs_pool *p, uint32_t gen, uint32_t n, uint32_t *k)
+static inline int ecs__jobs_pool_take(ecs_jobs_pool *p, uint32_t gen, uint32_t n, uint32_t *k)
 {
     uint64_t v = __atomic_load_n(&p->claim, __ATOMIC_ACQUIRE);
     for (;;) {
@@ -77,7 +78,7 @@ static int ecs__jobs_pool_take(ecs_jobs_pool *p, uint32_t gen, uint32_t n, uint3
 
 /* Runs tasks of job `gen` until none are left; the thread finishing the last
    one wakes the caller. */
-static void ecs__jobs_pool_work(ecs_jobs_pool *p, uint32_t gen, ecs_task_fn task, void *user, uint32_t n)
+static inline void ecs__jobs_pool_work(ecs_jobs_pool *p, uint32_t gen, ecs_task_fn task, void *user, uint32_t n)
 {
     uint32_t k;
     while (ecs__jobs_pool_take(p, gen, n, &k)) {
@@ -90,7 +91,7 @@ static void ecs__jobs_pool_work(ecs_jobs_pool *p, uint32_t gen, ecs_task_fn task
     }
 }
 
-static void *ecs__jobs_pool_main(void *arg)
+static inline void *ecs__jobs_pool_main(void *arg)
 {
     ecs_jobs_pool *p = (ecs_jobs_pool *)arg;
     uint32_t seen = 0, gen, n;
@@ -117,7 +118,7 @@ static void *ecs__jobs_pool_main(void *arg)
 
 /** Stops and joins the pool's threads; the pool can be created again. Call
     it when no parallel_for is running. */
-static void ecs_jobs_pool_destroy(ecs_jobs_pool *p)
+static inline void ecs_jobs_pool_destroy(ecs_jobs_pool *p)
 {
     uint32_t t;
     pthread_mutex_lock(&p->lock);
@@ -137,7 +138,7 @@ static void ecs_jobs_pool_destroy(ecs_jobs_pool *p)
     ECS_ERROR_INVALID_ARGUMENT (more than ECS_JOBS_POOL_MAX_THREADS) or
     ECS_ERROR_OUT_OF_MEMORY (a thread could not start; none is left
     running). */
-static ecs_result ecs_jobs_pool_create(ecs_jobs_pool *p, uint32_t threads)
+static inline ecs_result ecs_jobs_pool_create(ecs_jobs_pool *p, uint32_t threads)
 {
     uint32_t t;
     memset(p, 0, sizeof *p);
@@ -163,7 +164,7 @@ static ecs_result ecs_jobs_pool_create(ecs_jobs_pool *p, uint32_t threads)
 /** ecs_parallel_for_fn: runs task(user, k) for every k < num_tasks on the
     pool's threads and the calling one; returns ECS_OK when all have
     finished (it never fails: the calling thread can always run them). */
-static ecs_result ecs_jobs_pool_parallel_for(void *context, uint32_t num_tasks, ecs_task_fn task, void *user)
+static inline ecs_result ecs_jobs_pool_parallel_for(void *context, uint32_t num_tasks, ecs_task_fn task, void *user)
 {
     ecs_jobs_pool *p = (ecs_jobs_pool *)context;
     uint32_t gen;
@@ -190,7 +191,7 @@ static ecs_result ecs_jobs_pool_parallel_for(void *context, uint32_t num_tasks, 
 
 /** The ecs_jobs to hand to the library: parallel_for on this pool, with as
     many workers as it has threads (the caller included). */
-static ecs_jobs ecs_jobs_pool_jobs(ecs_jobs_pool *p)
+static inline ecs_jobs ecs_jobs_pool_jobs(ecs_jobs_pool *p)
 {
     ecs_jobs j;
     j.parallel_for = ecs_jobs_pool_parallel_for;

@@ -39,8 +39,9 @@
    above load_schemas): each becomes a schema manager of an ecs_world, and
    ecs_compiler_register_world gives the compiler the world's types. A bad
    schema file (malformed JSON, an unknown kind, two fields of one name, a
-   default out of its bounds) is an error (1) naming the file, component and
-   field.
+   member twice in an object, a default out of its bounds) is an error (1)
+   naming the file, line and column, component and field; a spec is quoted
+   as the file writes it.
    Output files (the blob, the decompiled JSON) are written to OUT.tmp and
    renamed to OUT only when everything succeeded, so a failure never leaves a
    half-written file behind (an old OUT stays as it was). Errors go to stderr
@@ -322,8 +323,9 @@ static int run_decompile(const ecs_compiler *c, const char *in, const char *out,
    {"components": [{"name": "health", "fields": [
        {"name": "hp", "kind": "i32", "default": 10, "min": 0, "max": 1000},
        {"name": "regen", "kind": "f32", "runtime": true}]}]}
-   Each field: a name, a kind (ecs.h's kinds: f32 f64 i32 u32 u64 bool vec2
-   vec3 vec4 quat mat4 path entity) and its spec as members: "default" (none:
+   Each field: a name, a kind (ecs.h's kinds: f32 f64 i8 u8 i16 u16 i32 u32
+   u64 bool vec2 vec3 vec4 quat mat4 path entity) and its spec as members:
+   "default" (none:
    the member is required in levels), "min" and "max" (numeric kinds), or
    "runtime": true (runtime state, not in levels). Every component becomes a
    schema manager of a world (ecs_world_define_schema), and the world's
@@ -352,52 +354,84 @@ static void text_add(text_buffer *t, const char *s, size_t n)
     t->bytes[t->length] = 0;
 }
 
-/* Writes v back as JSON text (numbers exactly as parsed). */
-static void text_value(text_buffer *t, const ecs_json_doc *doc, const ecs_json_value *v)
+/* The schema file being read: its text, so that a spec quotes the file and
+   a message gives a line and column. */
+static const char *schema_source;
+static size_t schema_source_length;
+
+/* How many bytes of the schema file the JSON value starting at `at` spans
+   (a number, string, literal or bracketed array/object, as written). */
+static size_t source_span(size_t at)
 {
-    char num[40];
-    const ecs_json_value *e;
-    uint32_t i;
-    switch ((ecs_json_type)v->type) {
-    case ECS_JSON_NUMBER:
-        if (v->flags & ECS_JSON_INTEGER)
-            snprintf(num, sizeof num, "%s%llu", (v->flags & ECS_JSON_NEGATIVE) ? "-" : "", (unsigned long long)v->integer);
-        else
-            snprintf(num, sizeof num, "%.17g", v->number);
-        text_add(t, num, strlen(num));
-        break;
-    case ECS_JSON_STRING:
-        text_add(t, "\"", 1);
-        for (i = 0; i < v->count; ++i) {
-            unsigned char c = (unsigned char)ecs_json_string(doc, v)[i];
-            if (c < 0x20 || c == '"' || c == '\\') snprintf(num, sizeof num, "\\u%04x", (unsigned)c);
-            else num[0] = (char)c, num[1] = 0;
-            text_add(t, num, strlen(num));
+    const char *t = schema_source;
+    size_t i;
+    int depth = 0, in_string = 0;
+    for (i = at; i < schema_source_length; ++i) {
+        char c = t[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"' && (in_string = 0, depth == 0)) return i + 1 - at;
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ']' || c == '}') {
+            if (depth == 0) return i - at;       /* the enclosing container ends a scalar */
+            if (--depth == 0) return i + 1 - at; /* the value's own bracket */
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+            return i - at;
         }
-        text_add(t, "\"", 1);
-        break;
-    case ECS_JSON_ARRAY:
-        text_add(t, "[", 1);
-        for (e = ecs_json_first(doc, v), i = 0; e; e = ecs_json_next(doc, e), ++i) {
-            if (i) text_add(t, ", ", 2);
-            text_value(t, doc, e);
-        }
-        text_add(t, "]", 1);
-        break;
-    default: /* null, false, true; objects are no field value */
-        text_add(t, ecs_json_type_name((ecs_json_type)v->type), strlen(ecs_json_type_name((ecs_json_type)v->type)));
-        break;
+    }
+    return i - at;
+}
+
+/* Writes v as the schema file writes it. */
+static void text_value(text_buffer *t, const ecs_json_value *v)
+{
+    text_add(t, schema_source + v->offset, source_span(v->offset));
+}
+
+/* Line and column (characters, from 1) of a byte offset in the schema file. */
+static void source_position(size_t offset, unsigned *line, unsigned *column)
+{
+    size_t i;
+    *line = 1, *column = 1;
+    for (i = 0; i < offset && i < schema_source_length; ++i) {
+        unsigned char c = (unsigned char)schema_source[i];
+        if (c == '\n') *line += 1, *column = 1;
+        else if ((c & 0xC0) != 0x80) *column += 1; /* UTF-8 continuation bytes add no column */
     }
 }
 
-/* Prints "levelc: FILE: PATH: what" for value v (0 returned). */
+/* Prints "levelc: FILE:LINE:COLUMN: PATH: what 'name'" for value v (0 returned). */
 static int schema_error(const char *file, const ecs_json_doc *doc, const ecs_json_value *v, const char *what,
                         const char *name)
 {
     char path[200];
+    unsigned line, column;
     ecs_json_path(doc, v, path, sizeof path);
-    fprintf(stderr, "levelc: %s: %s%s%s '%s'\n", file, path, path[0] ? ": " : "", what, name);
+    source_position(v->offset, &line, &column);
+    fprintf(stderr, "levelc: %s:%u:%u: %s%s%s '%s'\n", file, line, column, path, path[0] ? ": " : "", what, name);
     return 0;
+}
+
+/* The first member of object obj whose name an earlier member has, or NULL. */
+static const ecs_json_value *duplicate_member(const ecs_json_doc *doc, const ecs_json_value *obj)
+{
+    const ecs_json_value *m, *e;
+    if (obj->type != ECS_JSON_OBJECT) return NULL;
+    for (m = ecs_json_first(doc, obj); m; m = ecs_json_next(doc, m))
+        for (e = ecs_json_first(doc, obj); e != m; e = ecs_json_next(doc, e))
+            if (m->key_length == e->key_length && memcmp(ecs_json_key(doc, m), ecs_json_key(doc, e), m->key_length) == 0)
+                return m;
+    return NULL;
+}
+
+/* Refuses an object with a member twice, as level JSON does (0 returned). */
+static int schema_unique(const char *file, const ecs_json_doc *doc, const ecs_json_value *obj)
+{
+    const ecs_json_value *d = duplicate_member(doc, obj);
+    return d ? schema_error(file, doc, d, "a member appears twice:", ecs_json_key(doc, d)) : 1;
 }
 
 static int kind_by_name(const char *name, ecs_field_kind *kind)
@@ -411,18 +445,31 @@ static int kind_by_name(const char *name, ecs_field_kind *kind)
     return 0;
 }
 
-/* Field object f into *out; its spec text (or none: runtime) into spec. */
+/* "unknown kind (f32 f64 ... entity), found": every kind ecs.h has. */
+static const char *unknown_kind_text(char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "unknown kind (");
+    int k;
+    for (k = 1; k < ECS_FIELD_KIND_COUNT && used < size; ++k)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", k > 1 ? " " : "", ecs_field_kind_name((ecs_field_kind)k));
+    if (used < size) snprintf(buf + used, size - used, "), found");
+    return buf;
+}
+
+/* Field object f into *out; its spec text (or none: runtime) into spec,
+   each value as the file writes it. */
 static int schema_field(const char *file, const ecs_json_doc *doc, const ecs_json_value *f, ecs_schema_field *out,
                         text_buffer *spec)
 {
     const ecs_json_value *m, *name = ecs_json_member(doc, f, "name"), *kind = ecs_json_member(doc, f, "kind");
+    char kinds[200];
     int runtime = 0, members = 0;
     if (f->type != ECS_JSON_OBJECT) return schema_error(file, doc, f, "a field is an object, not", "this");
+    if (!schema_unique(file, doc, f)) return 0;
     if (!name || name->type != ECS_JSON_STRING) return schema_error(file, doc, f, "a field needs a string", "name");
     if (!kind || kind->type != ECS_JSON_STRING) return schema_error(file, doc, f, "a field needs a string", "kind");
     if (!kind_by_name(ecs_json_string(doc, kind), &out->kind))
-        return schema_error(file, doc, kind, "unknown kind (f32 f64 i32 u32 u64 bool vec2 vec3 vec4 quat mat4 path entity), found",
-                            ecs_json_string(doc, kind));
+        return schema_error(file, doc, kind, unknown_kind_text(kinds, sizeof kinds), ecs_json_string(doc, kind));
     out->name = ecs_json_string(doc, name);
     text_add(spec, "{", 1);
     for (m = ecs_json_first(doc, f); m; m = ecs_json_next(doc, m)) {
@@ -438,7 +485,7 @@ static int schema_field(const char *file, const ecs_json_doc *doc, const ecs_jso
         text_add(spec, "\"", 1);
         text_add(spec, key, strlen(key));
         text_add(spec, "\": ", 3);
-        text_value(spec, doc, m);
+        text_value(spec, m);
     }
     text_add(spec, "}", 1);
     if (runtime && members) return schema_error(file, doc, f, "a runtime field has no default, min or max:", out->name);
@@ -458,6 +505,7 @@ static int schema_component(const char *file, const ecs_json_doc *doc, const ecs
     int ok = 1;
     if (c->type != ECS_JSON_OBJECT || !name || name->type != ECS_JSON_STRING || !fields || fields->type != ECS_JSON_ARRAY)
         return schema_error(file, doc, c, "a component is {\"name\": ..., \"fields\": [...]}:", "not this");
+    if (!schema_unique(file, doc, c)) return 0;
     n = fields->count;
     table = (ecs_schema_field *)calloc(n ? n : 1, sizeof *table);
     specs = (text_buffer *)calloc(n ? n : 1, sizeof *specs);
@@ -465,12 +513,24 @@ static int schema_component(const char *file, const ecs_json_doc *doc, const ecs
         ok = schema_field(file, doc, f, table + k, specs + k);
     for (k = 0; ok && table && specs && k < n; ++k) table[k].spec = specs[k].length ? specs[k].bytes : NULL;
     if (ok && (!table || !specs)) ok = schema_error(file, doc, c, "out of memory at component", ecs_json_string(doc, name));
-    if (ok && !ecs_world_define_schema(w, ecs_json_string(doc, name), table, n, ECS_LOOKUP_HASH, &err))
-        ok = 0, fprintf(stderr, "levelc: %s: component '%s': %s\n", file, ecs_json_string(doc, name), err.message);
+    if (ok) { /* the specs' checks (the compiler's), here where the file's position is known */
+        ecs_compiler check;
+        ecs_compiler_init(&check);
+        if (ecs_compiler_register_schema(&check, ecs_json_string(doc, name), table, n, 0, &err) == ECS_OK &&
+            ecs_world_define_schema(w, ecs_json_string(doc, name), table, n, ECS_LOOKUP_HASH, &err))
+            ok = 2;
+        ecs_compiler_free(&check);
+    }
+    if (ok == 1) {
+        unsigned line, column;
+        source_position(c->offset, &line, &column);
+        ok = 0, fprintf(stderr, "levelc: %s:%u:%u: component '%s': %s\n", file, line, column, ecs_json_string(doc, name),
+                        err.message);
+    }
     for (k = 0; specs && k < n; ++k) free(specs[k].bytes);
     free(specs);
     free(table);
-    return ok;
+    return ok == 2;
 }
 
 /* Reads every --schema file into w. 0 after an error (printed). */
@@ -489,12 +549,14 @@ static int load_schemas(const char *const *files, uint32_t num_files, ecs_world 
             return 0;
         }
         memset(&doc, 0, sizeof doc);
+        schema_source = text;
+        schema_source_length = len;
         if (ecs_json_parse(&doc, text, len, &err) != ECS_OK) {
             fprintf(stderr, "levelc: %s: %s\n", files[i], err.message);
             ok = 0;
         } else if (!(list = ecs_json_member(&doc, ecs_json_root(&doc), "components")) || list->type != ECS_JSON_ARRAY) {
             ok = schema_error(files[i], &doc, ecs_json_root(&doc), "a schema file is {\"components\": [...]}:", "no array");
-        } else {
+        } else if (schema_unique(files[i], &doc, ecs_json_root(&doc))) {
             for (c = ecs_json_first(&doc, list); ok && c; c = ecs_json_next(&doc, c)) ok = schema_component(files[i], &doc, c, w);
         }
         ecs_json_doc_free(&doc);

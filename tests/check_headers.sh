@@ -7,7 +7,9 @@
 # the user file (ecs_plugin.h first, then last), so ecs_plugin.h's transform
 # and resource APIs are declared and defined in either order. Then one file
 # with every implementation under ECS_STATIC (all functions static), in both
-# orders, as C and C++. ecs_snapshot.h always follows ecs_resource.h (it
+# orders, as C and C++. And examples/jobs_pthreads.h in a file that calls only
+# one of its functions, warning-free.
+# ecs_snapshot.h always follows ecs_resource.h (it
 # needs it first, and its implementation runs after ecs_resource.h's in the
 # same file); the include order and same-file mistakes must be #errors that
 # say so. ecs_console.h comes last in both orders (its plugin part needs
@@ -224,4 +226,23 @@ if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
   x86_64-w64-mingw32-gcc -x c -std=c99 $WARN -I. "$out/impl.c" "$out/user.c" -o "$out/prog.exe" -lws2_32
   windows="built for Windows with MinGW"
 fi
-echo "check_headers:$headers link as C, C++ and mixed, in both orders, and under ECS_STATIC; ecs_snapshot.h's order mistakes are #errors; $windows"
+# examples/jobs_pthreads.h in a file that calls only one of its functions
+# (it warned -Wunused-function): gcc and clang, C99 and C++11, -Werror
+cat >"$out/jobs_some.c" <<'SRC'
+#define ECS_IMPLEMENTATION
+#include "ecs.h"
+#include "examples/jobs_pthreads.h"
+int main(void)
+{
+    ecs_jobs_pool pool;
+    return ecs_jobs_pool_create(&pool, 1) == ECS_OK ? 0 : 1; /* (a pool of one thread starts none) */
+}
+SRC
+for cc_lang in "gcc|-x c -std=c99" "clang|-x c -std=c99" "g++|-x c++ -std=c++11" "clang++|-x c++ -std=c++11"; do
+  # shellcheck disable=SC2086
+  if ! ${cc_lang%%|*} ${cc_lang#*|} $WARN -Wunused-function -I. "$out/jobs_some.c" -o "$out/jobs_some" -lpthread >"$out/jobs_some.log" 2>&1; then
+    echo "check_headers: examples/jobs_pthreads.h with one function called: ${cc_lang%%|*} ${cc_lang#*|} fails:"
+    head -5 "$out/jobs_some.log"; exit 1
+  fi
+done
+echo "check_headers:$headers link as C, C++ and mixed, in both orders, and under ECS_STATIC; ecs_snapshot.h's order mistakes are #errors; examples/jobs_pthreads.h builds with only some functions used; $windows"

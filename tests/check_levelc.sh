@@ -12,7 +12,8 @@
 # the game's component types from examples/levels/game.schema.json so that
 # its demo level compiles, dumps and decompiles (byte-identical round trip,
 # both byte orders), and bad schema files are refused with a message naming
-# what is wrong.
+# what is wrong, where (file:line:column) and quoting the file (a member
+# twice, as in levels, too).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${BUILD_DIR_ROOT:-build/tests}/levelc
@@ -95,7 +96,15 @@ bad_schema "a duplicate field" '{"components": [{"name": "health", "fields": [{"
 bad_schema "a default out of bounds" '{"components": [{"name": "health", "fields": [{"name": "hp", "kind": "i32", "default": 50, "max": 10}]}]}' "health.*field 'hp'"
 bad_schema "malformed JSON" '{"components": [{"name": "health", "fields": [}]}' "bad.schema.json: line 1, column"
 bad_schema "an unknown field member" '{"components": [{"name": "health", "fields": [{"name": "hp", "kind": "i32", "dflt": 1}]}]}' "unknown field member.*'dflt'"
+bad_schema "a field member twice" '{"components": [{"name": "prop", "fields": [{"name": "model", "kind": "path", "default": "models/a", "default": "models/b"}]}]}' "bad.schema.json:1:113: components\[0\].fields\[0\].default: a member appears twice: 'default'"
+bad_schema "a component member twice" '{"components": [{"name": "prop", "name": "other", "fields": []}]}' "components\[0\].name: a member appears twice: 'name'"
+bad_schema "a float default out of range (quoted as written)" '{"components": [{"name": "heat", "fields": [{"name": "t", "kind": "f32", "default": 1e39, "max": 2E+40}]}]}' "bad.schema.json:1:17: component 'heat'.*spec '{.default.: 1e39, .max.: 2E+40}'"
 bad_schema "a standard component's name" '{"components": [{"name": "mesh", "fields": [{"name": "hp", "kind": "i32"}]}]}' "'mesh'"
+printf '%s' '{"components": [{"name": "sprite", "fields": [{"name": "glyph", "kind": "u8", "default": 64}, {"name": "mode", "kind": "u8", "default": 0, "min": 0, "max": 3}, {"name": "dx", "kind": "i16", "default": 0}]}]}' >"$OUT/sprite.schema.json"
+printf '%s' '{"entities": [{"components": [{"type": "sprite", "glyph": 255, "mode": 3, "dx": -32768}]}]}' >"$OUT/sprite.json"
+printf '%s' '{"entities": [{"components": [{"type": "sprite", "mode": 4}]}]}' >"$OUT/sprite_bad.json"
+check "schema: u8 and i16 kinds compile and decompile" sh -c "'$L' --schema '$OUT/sprite.schema.json' '$OUT/sprite.json' '$OUT/sprite.bin' && '$L' --schema '$OUT/sprite.schema.json' --decompile '$OUT/sprite.bin' 2>/dev/null | grep -q '\"glyph\": 255, \"mode\": 3, \"dx\": -32768'"
+check "schema: a u8 enum out of its max is refused where it is" sh -c "! '$L' --schema '$OUT/sprite.schema.json' '$OUT/sprite_bad.json' '$OUT/x.bin' 2> '$OUT/sprite_err.txt' && grep -q 'mode (line 1, column 58): mode must be <= 3 (found 4)' '$OUT/sprite_err.txt'"
 check "schema: a missing file fails with a message" sh -c "'$L' --schema '$OUT/nothere.json' '$GD' '$OUT/x.bin' 2> '$OUT/noschema.txt'; [ \$? -eq 1 ] && grep -q 'cannot read' '$OUT/noschema.txt'"
 check "schema: --schema needs an argument" sh -c "'$L' '$GD' --schema 2>/dev/null; [ \$? -eq 2 ]"
 SN=tests/corpus/fuzz_snapshot

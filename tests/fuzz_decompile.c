@@ -9,7 +9,8 @@
    An input starting with 'E' is a blob (either byte order); anything else is
    level JSON, compiled first (flags from the input's length). The compiler
    knows transform, mesh, actor, a schema with every kind and references,
-   and "label" (hand-written compile and decompile functions).
+   "small" (the 8- and 16-bit kinds, a bounded u8 enum) and "label"
+   (hand-written compile and decompile functions).
    Checks, beyond "no crash, no sanitizer report, no leak":
    - a blob either decompiles to JSON that compiles back to the same bytes
      (with out.compile_flags; also with every member written), or is refused
@@ -29,6 +30,10 @@
 static const ecs_schema_field gadget_schema[] = {GADGET_SCHEMA(ECS_SCHEMA_FIELD)};
 static const ecs_schema_field joint_schema[] = {
     {"a", ECS_FIELD_ENTITY, ECS_FIELD_REQUIRED}, {"b", ECS_FIELD_ENTITY, "null"}, {"stiffness", ECS_FIELD_F32, "1"}};
+static const ecs_schema_field small_schema[] = {{"a", ECS_FIELD_I8, "0"},
+                                                {"mode", ECS_FIELD_U8, "{\"default\": 1, \"min\": 1, \"max\": 3}"},
+                                                {"c", ECS_FIELD_I16, "-2"},
+                                                {"d", ECS_FIELD_U16, "7"}};
 
 static int ready;
 static ecs_compiler compiler;
@@ -40,6 +45,7 @@ static void setup(void)
     FUZZ_CHECK(ecs_compiler_register_standard(&compiler, &err) == ECS_OK);
     FUZZ_CHECK(ecs_compiler_register_schema(&compiler, "gadget", gadget_schema, 14, 150, &err) == ECS_OK);
     FUZZ_CHECK(ecs_compiler_register_schema(&compiler, "joint", joint_schema, 3, 300, &err) == ECS_OK);
+    FUZZ_CHECK(ecs_compiler_register_schema(&compiler, "small", small_schema, 4, 170, &err) == ECS_OK);
     FUZZ_CHECK(ecs_compiler_register(&compiler, "label", label_compile, NULL, 160, &err) == ECS_OK);
     FUZZ_CHECK(ecs_compiler_set_decompile(&compiler, "label", label_decompile, NULL, &err) == ECS_OK);
     ready = 1;

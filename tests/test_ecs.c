@@ -186,6 +186,114 @@ static void test_random_churn(void)
     }
 }
 
+/* Issue 24, defect 7: a queued index's generation byte already holds the
+   generation it is handed out with, so the id it carries next (never handed
+   out) tests alive while it waits: one byte cannot hold a value no id
+   matches. destroy, destroy_many and the callback path must refuse that id:
+   before the fix each queued the index a second time (num_free 2, count
+   off by one, and a later create handed out an index twice). */
+static int destroy_counted;
+static void count_destroy(void *user, ecs_entity e)
+{
+    (void)user;
+    (void)e;
+    ++destroy_counted;
+}
+static void test_forged_next_id(void)
+{
+    ecs_entity_manager em;
+    ecs_entity es[2200], forged;
+    uint32_t k, handed = 0;
+    ecs_entity_manager_init(&em);
+    for (k = 0; k < 2200; ++k) es[k] = ecs_entity_create(&em);
+    CHECK(ecs_entity_destroy(&em, es[5]) == 1);
+    forged = ecs_entity_make(ecs_entity_index(es[5]), 1u);
+    CHECK(ecs_entity_alive(&em, forged)); /* documented: the one id a queued index matches */
+    CHECK(ecs_entity_destroy(&em, forged) == 0);
+    CHECK(ecs_entity_destroy_many(&em, 1, &forged) == 0u);
+    CHECK_MSG(em.num_free == 1u && ecs_entity_count(&em) == 2199u, "num_free %u, count %u", (unsigned)em.num_free,
+              (unsigned)ecs_entity_count(&em));
+    CHECK(ecs_entity_on_destroy(&em, count_destroy, NULL) == ECS_OK); /* the callback path */
+    destroy_counted = 0;
+    CHECK(ecs_entity_destroy(&em, forged) == 0);
+    CHECK(destroy_counted == 0 && em.num_free == 1u);
+    CHECK(ecs_entity_on_destroy_remove(&em, count_destroy, NULL) == ECS_OK);
+    for (k = 100; k < 1200; ++k) CHECK(ecs_entity_destroy(&em, es[k]) == 1); /* the queue passes the minimum */
+    for (k = 0; k < 1101u - ECS_MINIMUM_FREE_INDICES; ++k) { /* drain it down to the minimum */
+        ecs_entity e = ecs_entity_create(&em);
+        handed += ecs_entity_index(e) == ecs_entity_index(es[5]);
+        if (k == 0) CHECK(e.id == forged.id); /* the front: es[5]'s index, once */
+    }
+    CHECK_MSG(handed == 1u, "index %u handed out %u times", (unsigned)ecs_entity_index(es[5]), (unsigned)handed);
+    CHECK(ecs_entity_destroy(&em, forged) == 1); /* now it is a real id */
+    ecs_entity_manager_free(&em);
+}
+
+/* The same against a reference queue, at random: live ids, dead ids and the
+   next ids of queued indices, one at a time and in batches (with
+   duplicates), with and without callbacks; every create must match the
+   reference and the counts stay exact. */
+static void test_forged_next_id_model(void)
+{
+    enum { MAX_LIVE = 2500, OPS = 40000 };
+    uint32_t seed;
+    for (seed = 1; seed <= 6; ++seed) {
+        ecs_entity_manager em;
+        ecs_entity *live = (ecs_entity *)malloc(MAX_LIVE * sizeof *live);
+        uint32_t *ref_queue = (uint32_t *)malloc((OPS + 1) * sizeof *ref_queue);
+        uint8_t *ref_gen = (uint8_t *)calloc(OPS + 2, 1);
+        uint32_t n_live = 0, q_head = 0, q_tail = 0, ref_next = 1, op, mismatch = 0, wrong = 0;
+        ecs_entity_manager_init(&em);
+        rng_state = seed * 0x2545F4914F6CDD1Dull;
+        for (op = 0; op < OPS; ++op) {
+            uint32_t r = rnd_below(100);
+            if (r < 2) { /* callbacks on or off: the slow path or the inline one */
+                if (em.num_callbacks) ecs_entity_on_destroy_remove(&em, count_destroy, NULL);
+                else ecs_entity_on_destroy(&em, count_destroy, NULL);
+            } else if (n_live == 0 || (n_live < MAX_LIVE && r < 50)) {
+                ecs_entity e = ecs_entity_create(&em);
+                uint32_t idx = q_tail - q_head > ECS_MINIMUM_FREE_INDICES ? ref_queue[q_head++] : ref_next++;
+                mismatch += e.id != ecs_entity_make(idx, ref_gen[idx]).id;
+                live[n_live++] = e;
+            } else if (r < 85 || q_tail == q_head) { /* a live one, sometimes with forged ids in a batch */
+                uint32_t at = rnd_below(n_live), idx = ecs_entity_index(live[at]);
+                ecs_entity batch[3];
+                batch[0] = live[at];
+                batch[1] = live[at];
+                batch[2] = q_tail != q_head ? ecs_entity_make(ref_queue[q_head + rnd_below(q_tail - q_head)], 0) : live[at];
+                batch[2] = ecs_entity_make(ecs_entity_index(batch[2]), ref_gen[ecs_entity_index(batch[2])]);
+                if (r & 1u) wrong += ecs_entity_destroy(&em, live[at]) != 1;
+                else wrong += ecs_entity_destroy_many(&em, 3, batch) != 1u;
+                live[at] = live[--n_live];
+                ref_gen[idx] = (uint8_t)((ref_gen[idx] + 1u) & ECS_ENTITY_GENERATION_MASK);
+                ref_queue[q_tail++] = idx;
+            } else { /* the next id of a queued index: alive by its byte, never destroyed */
+                uint32_t idx = ref_queue[q_head + rnd_below(q_tail - q_head)];
+                wrong += ecs_entity_destroy(&em, ecs_entity_make(idx, ref_gen[idx])) != 0;
+            }
+            wrong += em.num_free != q_tail - q_head || ecs_entity_count(&em) != n_live;
+        }
+        CHECK_MSG(mismatch == 0u && wrong == 0u, "seed %u: %u creates differ from the reference, %u wrong results or counts",
+                  (unsigned)seed, (unsigned)mismatch, (unsigned)wrong);
+        free(live);
+        free(ref_queue);
+        free(ref_gen);
+        ecs_entity_manager_free(&em);
+    }
+}
+
+/* Issue 24: one form for an entity in every message. */
+static void test_entity_format(void)
+{
+    char buf[ECS_ENTITY_TEXT_SIZE], tiny[12];
+    ecs_entity e = ecs_entity_make(11, 1);
+    CHECK(strcmp(ecs_entity_format(buf, sizeof buf, e), "entity 4194315 (index 11, generation 1)") == 0 ||
+          ECS_INDEX_BITS != 22);
+    CHECK(strcmp(ecs_entity_format(buf, sizeof buf, make_id(0)), "entity 0 (index 0, generation 0)") == 0);
+    CHECK(ecs_entity_format(tiny, sizeof tiny, e) == tiny && strcmp(tiny, "entity 4194") == 0); /* cut, terminated */
+    CHECK(ecs_entity_format(buf, sizeof buf, make_id(0xFFFFFFFFu)) == buf && strlen(buf) < sizeof buf);
+}
+
 static void test_create_many(void)
 {
     ecs_entity_manager em;
@@ -752,6 +860,9 @@ int main(void)
     test_fifo_threshold();
     test_exact_wrap_lap();
     test_random_churn();
+    test_forged_next_id();
+    test_forged_next_id_model();
+    test_entity_format();
     test_create_many();
     test_callbacks();
     run_component_model(ECS_LOOKUP_HASH, TEST_COMPONENT_OPS);

@@ -38,6 +38,33 @@ ECS_MANAGER_DEFINE_SCHEMA(turret, TURRET_SCHEMA)
 #define TURRET_RECORD (4 + 8 + 4 + 4 + 8 + 1 + 8 + 12 + 16 + 16 + 64 + 8 + 4 + 4)
 #define TURRET_SHIP_AT (4 + 8 + 4 + 4 + 8 + 1 + 8 + 12 + 16 + 16 + 64 + 8)
 
+/* The small integer kinds (issue 24): a sprite's char and a small enum. */
+#define SPRITE_SCHEMA(X)                                        \
+    X(u8, glyph, "{\"default\": 64, \"min\": 32, \"max\": 126}") \
+    X(i8, layer, "-1")                                           \
+    X(u16, frame, "0")                                           \
+    X(i16, offset, "-300")
+ECS_MANAGER_DEFINE_SCHEMA(sprite, SPRITE_SCHEMA)
+
+static void test_small_kinds(void)
+{
+    sprite s;
+    uint32_t n;
+    const ecs_schema_field *table = sprite_schema(&n);
+    ecs_instance i;
+    CHECK(sizeof *s.glyph == 1 && sizeof *s.layer == 1 && sizeof *s.frame == 2 && sizeof *s.offset == 2);
+    CHECK(n == 4 && table[0].kind == ECS_FIELD_U8 && table[1].kind == ECS_FIELD_I8 && table[2].kind == ECS_FIELD_U16 &&
+          table[3].kind == ECS_FIELD_I16);
+    CHECK(strcmp(ecs_field_kind_name(ECS_FIELD_I8), "i8") == 0 && strcmp(ecs_field_kind_name(ECS_FIELD_U16), "u16") == 0);
+    CHECK(ecs_field_kind_size(ECS_FIELD_U8) == 1 && ecs_field_kind_size(ECS_FIELD_I16) == 2);
+    CHECK(sprite_init(&s, ECS_LOOKUP_DENSE) == ECS_OK && ecs_manager_record_size(&s.core) == 6u);
+    i = sprite_create(&s, ecs_entity_make(3, 0));
+    s.layer[i.i] = -1;
+    s.offset[i.i] = -300;
+    CHECK(s.layer[i.i] < 0 && s.offset[i.i] == -300); /* signed C types */
+    sprite_free(&s);
+}
+
 typedef struct v3 {
     float x, y, z;
 } v3;
@@ -60,7 +87,7 @@ static void test_typed(void)
     CHECK(sizeof *t.turn == sizeof(ecs_quat) && sizeof *t.mount == 64 && sizeof *t.model == 8);
     CHECK(sizeof *t.ship == sizeof(ecs_entity));
     for (k = 0; k < n; ++k) CHECK(ecs_field_kind_size(table[k].kind) > 0);
-    CHECK(strcmp(ecs_field_kind_name(ECS_FIELD_VEC3), "vec3") == 0 && strcmp(ecs_field_kind_name((ecs_field_kind)15), "?") == 0);
+    CHECK(strcmp(ecs_field_kind_name(ECS_FIELD_VEC3), "vec3") == 0 && strcmp(ecs_field_kind_name((ecs_field_kind)ECS_FIELD_KIND_COUNT), "?") == 0);
     CHECK(ecs_field_kind_size((ecs_field_kind)0) == 0 && ecs_field_kind_size(ECS_FIELD_MAT4) == 64);
 
     ecs_entity_manager_init(&em);
@@ -168,7 +195,7 @@ static void spawn_copies(turret *t, ecs_entity_manager *em)
     turret_record(data + TURRET_RECORD, 6.0f, 4, ECS_SPAWN_ROOT);
     ctx.entity = ents;
     CHECK(ecs_manager_spawn(&t->core, &ctx, 3, index, data, sizeof data) == ECS_ERROR_CORRUPT_RESOURCE);
-    CHECK(strstr(err.message, "instance 1's ship refers to entity 4") != NULL && turret_num_instances(t) == 0);
+    CHECK(strstr(err.message, "instance 1's ship refers to resource entity 4") != NULL && turret_num_instances(t) == 0);
     CHECK(ecs_manager_spawn(&t->core, &ctx, 3, index, data, sizeof data - 1) == ECS_ERROR_SPAWN_FAILED);
     ecs_entity_destroy_many(em, 12, ents);
 }
@@ -253,6 +280,7 @@ static void test_out_of_memory(void)
 int main(void)
 {
     test_typed();
+    test_small_kinds();
     test_set_schema();
     test_spawn();
     test_record_size();

@@ -791,7 +791,7 @@ static void test_verify_messages(void)
                  {36, 4, ECS_ERROR_CORRUPT_RESOURCE, "offset 36 (block 0 num_instances)"},
                  {40, 9, ECS_ERROR_CORRUPT_RESOURCE, "offset 40 (block 0 size)"},
                  {40, 7, ECS_ERROR_CORRUPT_RESOURCE, "offset 55 (block 0 padding): byte 0x3E"},
-                 {44, 2, ECS_ERROR_CORRUPT_RESOURCE, "offset 44 (block 0 entity_index[0]): entity 2, the resource has 2"}};
+                 {44, 2, ECS_ERROR_CORRUPT_RESOURCE, "offset 44 (block 0 entity_index[0]): resource entity 2, the resource has 2"}};
     unsigned char *b;
     ecs_error err;
     unsigned i;

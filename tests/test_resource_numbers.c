@@ -9,11 +9,17 @@
      number (1e19, 2.50e1, 1.8446744073709551615e19), and i32/u32/u64 schema
      fields and their "min"/"max" compared exactly in the whole range (a u64
      of 1e19 used to be refused; a max of 2^53 let 2^53 + 1 through), and
-     ecs_compiler_member_u32 the same. */
+     ecs_compiler_member_u32 the same;
+   - the small integer kinds i8 u8 i16 u16 (issue 24): each bound compiles
+     and decompiles, one past it is refused with the range, line and column,
+     in both byte orders; a u8 enum bounded by min/max; the same values
+     through a snapshot, its JSON, its byte swap and ecs_world_entity_json. */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION
+#include "ecs_snapshot.h" /* the small kinds through a snapshot */
 #include "test.h"
 #include "test_rng.h"
 
@@ -286,11 +292,161 @@ static void test_integer_fields(void)
     ecs_compiler_free(&c);
 }
 
+/* ---- the small integer kinds ---------------------------------------------------- */
+
+#define SMALL_SCHEMA(X)                                      \
+    X(i8, a, "0")                                            \
+    X(u8, b, "0")                                            \
+    X(i16, c, "0")                                           \
+    X(u16, d, "0")                                           \
+    X(u8, mode, "{\"default\": 1, \"min\": 1, \"max\": 3}")
+ECS_MANAGER_DEFINE_SCHEMA(small, SMALL_SCHEMA)
+#define SMALL_RECORD 7u
+
+/* Compiles one "small" component with the given members (flags: byte
+   order); its record's bytes in rec when it compiles. */
+static ecs_result compile_small(const ecs_compiler *c, const char *members, uint32_t flags, unsigned char *rec,
+                                ecs_error *err, char *json, size_t size)
+{
+    ecs_compiler_output out;
+    ecs_result r;
+    snprintf(json, size, "{\"entities\": [{\"components\": [{\"type\": \"small\", %s}]}]}", members);
+    r = ecs_compiler_compile(c, json, strlen(json), flags, &out, err);
+    if (r == ECS_OK) memcpy(rec, (const unsigned char *)out.blob + out.size - 8u, SMALL_RECORD); /* 1 byte of padding */
+    ecs_compiler_output_free(&out);
+    return r;
+}
+
+static void test_small_kinds_compile(void)
+{
+    static const struct {
+        const char *members;
+        unsigned char le[SMALL_RECORD], be[SMALL_RECORD];
+    } good[] = {
+        {"\"a\": -128, \"b\": 0, \"c\": -32768, \"d\": 0, \"mode\": 1", {0x80, 0, 0x00, 0x80, 0, 0, 1}, {0x80, 0, 0x80, 0x00, 0, 0, 1}},
+        {"\"a\": 127, \"b\": 255, \"c\": 32767, \"d\": 65535, \"mode\": 3",
+         {0x7F, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 3}, {0x7F, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF, 3}},
+        {"\"a\": -1, \"b\": 2.55e2, \"c\": -300, \"d\": 258.0", {0xFF, 0xFF, 0xD4, 0xFE, 0x02, 0x01, 1}, {0xFF, 0xFF, 0xFE, 0xD4, 0x01, 0x02, 1}},
+    };
+    static const struct {
+        const char *members, *value, *message;
+    } bad[] = {
+        {"\"a\": -129", "-129", "expected an integer -128..127, found -129"},
+        {"\"a\": 128", "128", "expected an integer -128..127, found 128"},
+        {"\"b\": -1", "-1", "expected an integer 0..255, found -1"},
+        {"\"b\": 256", "256", "expected an integer 0..255, found 256"},
+        {"\"c\": -32769", "-32769", "expected an integer -32768..32767, found -32769"},
+        {"\"c\": 32768", "32768", "expected an integer -32768..32767, found 32768"},
+        {"\"d\": 65536", "65536", "expected an integer 0..65535, found 65536"},
+        {"\"d\": -1", "-1", "expected an integer 0..65535, found -1"},
+        {"\"d\": 1.5", "1.5", "expected an integer 0..65535, found 1.5"},
+        {"\"b\": true", "true", "expected an integer, found true"},
+        {"\"mode\": 4", "4", "mode must be <= 3 (found 4)"},
+        {"\"mode\": 0", "0", "mode must be >= 1 (found 0)"},
+    };
+    ecs_compiler c;
+    ecs_error err;
+    uint32_t n, k, o;
+    const ecs_schema_field *schema = small_schema(&n);
+    unsigned char rec[SMALL_RECORD];
+    char json[300];
+    ecs_compiler_init(&c);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "small", schema, n, 0, &err) == ECS_OK, "%s", err.message);
+    for (k = 0; k < sizeof good / sizeof good[0]; ++k)
+        for (o = 0; o < 2; ++o) {
+            ecs_compiler_output out, again;
+            ecs_decompile_output text;
+            CHECK_MSG(compile_small(&c, good[k].members, o ? ECS_COMPILER_BIG_ENDIAN : 0u, rec, &err, json, sizeof json) == ECS_OK,
+                      "%s: %s", good[k].members, err.message);
+            CHECK_MSG(memcmp(rec, o ? good[k].be : good[k].le, SMALL_RECORD) == 0, "%s: bytes (%s)", good[k].members, o ? "big" : "little");
+            memset(&again, 0, sizeof again);
+            memset(&text, 0, sizeof text);
+            if (ecs_compiler_compile(&c, json, strlen(json), o ? ECS_COMPILER_BIG_ENDIAN : 0u, &out, &err) != ECS_OK) continue;
+            CHECK_MSG(ecs_compiler_decompile(&c, out.blob, out.size, ECS_DECOMPILE_CHECK | ECS_DECOMPILE_ALL_MEMBERS, &text,
+                                             &err) == ECS_OK, "%s", err.message);
+            CHECK(text.json && ecs_compiler_compile(&c, text.json, text.length, o ? ECS_COMPILER_BIG_ENDIAN : 0u, &again, &err) == ECS_OK &&
+                  again.size == out.size && memcmp(again.blob, out.blob, out.size) == 0);
+            if (k == 0) CHECK(text.json && strstr(text.json, "\"a\": -128, \"b\": 0, \"c\": -32768, \"d\": 0, \"mode\": 1") != NULL);
+            ecs_decompile_output_free(&text);
+            ecs_compiler_output_free(&again);
+            ecs_compiler_output_free(&out);
+        }
+    for (k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        char where[40];
+        CHECK(compile_small(&c, bad[k].members, 0, rec, &err, json, sizeof json) == ECS_ERROR_COMPILE);
+        snprintf(where, sizeof where, "(line 1, column %u)", (unsigned)(strstr(json, bad[k].value) - json) + 1u);
+        CHECK_MSG(strstr(err.message, bad[k].message) && strstr(err.message, where), "%s: '%s' lacks '%s' or '%s'",
+                  bad[k].members, err.message, bad[k].message, where);
+    }
+    ecs_compiler_free(&c);
+}
+
+/* The same bounds in a world saved as a snapshot: JSON and back, the other
+   byte order and back, and an entity's JSON. */
+static void test_small_kinds_snapshot(void)
+{
+    ecs_world w;
+    ecs_error err;
+    small m;
+    ecs_entity e[2];
+    ecs_snapshot_output snap = {NULL, 0}, json = {NULL, 0}, back = {NULL, 0}, ent = {NULL, 0};
+    uint32_t k;
+    CHECK(ecs_world_init(&w) == ECS_OK && small_init(&m, ECS_LOOKUP_DENSE) == ECS_OK);
+    CHECK(ecs_world_add_manager(&w, "small", &m.core, &err) != ECS_WORLD_NO_COMPONENT);
+    for (k = 0; k < 2; ++k) {
+        ecs_instance i;
+        e[k] = ecs_entity_create(&w.entities);
+        i = small_create(&m, e[k]);
+        m.a[i.i] = k ? 127 : -128;
+        m.b[i.i] = k ? 255 : 0;
+        m.c[i.i] = k ? 32767 : -32768;
+        m.d[i.i] = k ? 65535 : 0;
+        m.mode[i.i] = 3;
+    }
+    CHECK(ecs_snapshot_save(&w, NULL, &snap, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_to_json(snap.data, snap.size, &json, &err) == ECS_OK, "%s", err.message);
+    CHECK(json.data && strstr((const char *)json.data, "-128") && strstr((const char *)json.data, "-32768") &&
+          strstr((const char *)json.data, "65535"));
+    CHECK_MSG(json.data && ecs_snapshot_from_json((const char *)json.data, json.size, &back, &err) == ECS_OK, "%s", err.message);
+    CHECK(back.size == snap.size && back.data && memcmp(back.data, snap.data, snap.size) == 0);
+    ecs_snapshot_output_free(&back);
+    { /* the other byte order and back: the 16-bit fields swap */
+        ecs_snapshot_desc desc;
+        memset(&desc, 0, sizeof desc);
+        desc.flags = ecs__res_host_big_endian() ? ECS_SNAPSHOT_LITTLE_ENDIAN : ECS_SNAPSHOT_BIG_ENDIAN;
+        CHECK(ecs_snapshot_save(&w, &desc, &back, &err) == ECS_OK);
+        CHECK(back.size == snap.size && back.data && memcmp(back.data, snap.data, snap.size) != 0);
+        CHECK_MSG(ecs_snapshot_swap(back.data, back.size, &err) == ECS_OK, "%s", err.message);
+        CHECK(back.data && memcmp(back.data, snap.data, snap.size) == 0);
+    }
+    CHECK(ecs_world_entity_json(&w, e[0], &ent, &err) == ECS_OK);
+    CHECK_MSG(ent.data && strstr((const char *)ent.data, "-128") && strstr((const char *)ent.data, "-32768"), "%s",
+              ent.data ? (const char *)ent.data : err.message);
+    ecs_snapshot_output_free(&ent);
+    { /* out of range in snapshot JSON: refused with the range */
+        char *text = (char *)malloc(json.size + 1u), *at;
+        if (text) memcpy(text, json.data, json.size + 1u);
+        at = text ? strstr(text, "65535") : NULL;
+        if (at) memcpy(at, "65536", 5);
+        CHECK(at && ecs_snapshot_from_json(text, json.size, &ent, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+              strstr(err.message, "0..65535") != NULL);
+        free(text);
+    }
+    ecs_snapshot_output_free(&snap);
+    ecs_snapshot_output_free(&json);
+    ecs_snapshot_output_free(&back);
+    ecs_snapshot_output_free(&ent);
+    ecs_world_free(&w);
+    small_free(&m);
+}
+
 int main(void)
 {
     (void)make_id; /* test_rng.h's forged ids: not needed here */
     test_correct_rounding();
     test_whole_numbers();
     test_integer_fields();
+    test_small_kinds_compile();
+    test_small_kinds_snapshot();
     return test_report("test_resource_numbers");
 }

@@ -415,6 +415,36 @@ static void test_registration(void)
     }
 }
 
+/* Issue 24, defect 8: a spec with a member twice (two "default"s of a path
+   field: the record took the last one's hash, the names block and the
+   dependencies the first) is refused with a message naming the member, as
+   level JSON refuses it; before the fix it registered. Through a world
+   (ecs_compiler_register_world) too. */
+static void test_duplicate_spec_members(void)
+{
+    static const ecs_schema_field two_defaults[] = {
+        {"model", ECS_FIELD_PATH, "{\"default\": \"Models/A\", \"default\": \"models/b\"}"}};
+    static const ecs_schema_field two_mins[] = {{"hp", ECS_FIELD_U32, "{\"default\": 5, \"min\": 0, \"min\": 9}"}};
+    ecs_compiler c;
+    ecs_world w;
+    ecs_error err;
+    ecs_compiler_init(&c);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "a", two_defaults, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "field 'model' (path)") && has(err.message, "spec member 'default' appears twice"),
+              "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "b", two_mins, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "spec member 'min' appears twice"),
+              "%s", err.message);
+    CHECK(c.num_types == 0);
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    CHECK(ecs_world_define_schema(&w, "prop", two_defaults, 1, ECS_LOOKUP_HASH, &err) != NULL);
+    CHECK_MSG(ecs_compiler_register_world(&c, &w, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "'default' appears twice") && c.num_types == 0,
+              "%s", err.message);
+    ecs_world_free(&w);
+    ecs_compiler_free(&c);
+}
+
 /* ---- the decompiler's refusals and unregistered blocks ----------------------- */
 
 static ecs_resource_block find_block(const void *blob, uint32_t id)
@@ -503,7 +533,7 @@ static void test_refusals(void)
     const char *gadget_json = ONE("{\"type\": \"gadget\", \"target\": \"a\"}");
     refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 29, &nan_value, 4, "not finite");
     refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 28, &two, 1, "a bool byte of 2");
-    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), GADGET_RECORD - 4, &far, 4, "entity 99");
+    refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), GADGET_RECORD - 4, &far, 4, "resource entity 99");
     nan_value = 200.0f;
     refuse_changed(gadget_json, 0, ecs_resource_identifier("gadget"), 0, &nan_value, 4, "power must be <= 100");
     /* entities must be numbered depth-first, instances in entity order */
@@ -565,7 +595,7 @@ static void test_refusals(void)
         CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES, &out, &err) == ECS_OK);
         blk = find_block(out.blob, ecs_resource_identifier("joint"));
         memcpy((unsigned char *)(uintptr_t)blk.data + 2 * 12 + 4, &twin, 4); /* cafe's joint: b = twin */
-        expect_refusal(&compiler, out.blob, out.size, "entity 6 is referred to, but its name is not unique");
+        expect_refusal(&compiler, out.blob, out.size, "resource entity 6 is referred to, but its name is not unique");
         twin = 5; /* the unnamed one */
         memcpy((unsigned char *)(uintptr_t)blk.data + 2 * 12 + 4, &twin, 4);
         expect_refusal(&compiler, out.blob, out.size, "missing from the names block");
@@ -883,6 +913,7 @@ int main(void)
     test_spawn_references();
     test_compile_errors();
     test_registration();
+    test_duplicate_spec_members();
     test_refusals();
     test_deepest_chain();
     test_empty_names_block();

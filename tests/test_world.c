@@ -11,6 +11,8 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_SNAPSHOT_IMPLEMENTATION
+#include "ecs_snapshot.h" /* the forged-id test's clone and load */
 #include "test.h"
 #include "test_rng.h"
 
@@ -1106,6 +1108,107 @@ static void test_optional_in_step(void)
     }
 }
 
+/* Issue 24: in a world, an instance for a dead entity (destroyed, or never
+   created there) is refused with an error naming the component and the
+   entity, in every kind, one at a time and in a batch (all or nothing);
+   before, name_create succeeded silently. A standalone manager keeps
+   taking any id (documented). */
+static void test_create_for_dead_entity(void)
+{
+    static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_DENSE, ECS_LOOKUP_HASH, ECS_LOOKUP_DIRECT};
+    uint32_t k;
+    for (k = 0; k < 3; ++k) {
+        ecs_world w;
+        ecs_error err;
+        t_pos pos, alone;
+        ecs_entity a, dead, batch[2];
+        ecs_instance first;
+        char want[160];
+        CHECK(ecs_world_init(&w) == ECS_OK && t_pos_init(&pos, kinds[k]) == ECS_OK && t_pos_init(&alone, kinds[k]) == ECS_OK);
+        CHECK(ecs_world_add_manager(&w, "pos", &pos.core, &err) != ECS_WORLD_NO_COMPONENT);
+        a = ecs_entity_create(&w.entities);
+        dead = ecs_entity_create(&w.entities);
+        CHECK(ecs_entity_destroy(&w.entities, dead) == 1);
+        CHECK(!ecs_instance_is_nil(t_pos_create(&pos, a)));
+        CHECK(ecs_instance_is_nil(t_pos_create(&pos, dead)) && pos.core.error.code == ECS_ERROR_INVALID_ARGUMENT);
+        snprintf(want, sizeof want, "component manager 'pos': create for entity %u (index %u, generation 0), which is not alive in its world",
+                 (unsigned)dead.id, (unsigned)ecs_entity_index(dead));
+        CHECK_MSG(strstr(pos.core.error.message, want) != NULL, "kind %u: %s", (unsigned)k, pos.core.error.message);
+        CHECK(ecs_instance_is_nil(t_pos_create(&pos, ecs_entity_make(999, 0)))); /* never created there */
+        CHECK(t_pos_num_instances(&pos) == 1u && ecs_instance_is_nil(t_pos_lookup(&pos, dead)));
+        batch[0] = ecs_entity_create(&w.entities);
+        batch[1] = dead;
+        CHECK(t_pos_create_many(&pos, 2, batch, &first) == ECS_ERROR_INVALID_ARGUMENT && t_pos_num_instances(&pos) == 1u);
+        CHECK(strstr(pos.core.error.message, "create_many for entity") != NULL);
+        batch[1] = ecs_entity_create(&w.entities);
+        CHECK(t_pos_create_many(&pos, 2, batch, &first) == ECS_OK && t_pos_num_instances(&pos) == 3u);
+        CHECK(!ecs_instance_is_nil(t_pos_create(&alone, dead))); /* standalone: any id */
+        ecs_world_free(&w);
+        t_pos_free(&pos);
+        t_pos_free(&alone);
+    }
+    { /* the world's own managers too */
+        ecs_world w;
+        ecs_error err;
+        ecs_manager *hp;
+        ecs_entity e;
+        CHECK(ecs_world_init(&w) == ECS_OK);
+        hp = ecs_world_define(&w, "hp", one_u32, 1, ECS_LOOKUP_HASH, &err);
+        e = ecs_entity_create(&w.entities);
+        ecs_entity_destroy(&w.entities, e);
+        CHECK(hp && ecs_instance_is_nil(ecs_manager_create(hp, e)) && strstr(hp->error.message, "'hp': create for entity"));
+        ecs_world_free(&w);
+    }
+}
+
+/* Issue 24, defect 7 in a world: the id a queued index carries next tests
+   alive, but ecs_world_destroy_now refuses it (before the fix it queued the
+   index twice and the world's own save failed verify). A world whose
+   entity manager is replaced by a clone or a load marks its queued indices
+   from the new queue: index k queued in the source (even k) refuses its
+   next id, index k alive in the source but queued in the target's old
+   state (odd k) is destroyed once. */
+static void forged_check_world(ecs_world *w, const ecs_entity *ids, const char *how)
+{
+    uint32_t k, wrong = 0, before = ecs_entity_count(&w->entities);
+    for (k = 0; k < 1200; k += 2) {
+        uint32_t idx = ecs_entity_index(ids[k]);
+        wrong += ecs_world_destroy_now(w, ecs_entity_make(idx, w->entities.generation[idx])) != 0;
+        wrong += ecs_entity_destroy(&w->entities, ids[k + 1]) != 1;
+    }
+    CHECK_MSG(wrong == 0u && ecs_entity_count(&w->entities) == before - 600u, "%s: %u wrong results, count %u of %u",
+              how, (unsigned)wrong, (unsigned)ecs_entity_count(&w->entities), (unsigned)(before - 600u));
+}
+static void test_forged_next_id(void)
+{
+    ecs_world a, b;
+    ecs_error err;
+    ecs_entity ids[1500], other[1500];
+    ecs_snapshot_output out = {NULL, 0};
+    uint32_t k;
+    CHECK(ecs_world_init(&a) == ECS_OK && ecs_world_init(&b) == ECS_OK);
+    CHECK(ecs_entity_create_many(&a.entities, 1500, ids) == ECS_OK);
+    CHECK(ecs_entity_create_many(&b.entities, 1500, other) == ECS_OK);
+    for (k = 0; k < 1200; k += 2) CHECK(ecs_entity_destroy(&a.entities, ids[k]) == 1);
+    for (k = 1; k < 1200; k += 2) CHECK(ecs_entity_destroy(&b.entities, other[k]) == 1);
+    { /* a's next id of index ids[0]: alive by its byte, refused by destroy_now */
+        uint32_t idx = ecs_entity_index(ids[0]);
+        ecs_entity next = ecs_entity_make(idx, a.entities.generation[idx]);
+        CHECK(ecs_entity_alive(&a.entities, next) && ecs_world_destroy_now(&a, next) == 0);
+        CHECK(a.entities.num_free == 600u && ecs_entity_count(&a.entities) == 900u);
+    }
+    CHECK(ecs_snapshot_save(&a, NULL, &out, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_verify(out.data, out.size, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_snapshot_clone(&b, &a, &err) == ECS_OK, "%s", err.message);
+    forged_check_world(&b, ids, "clone");
+    for (k = 1; k < 1200; k += 2) CHECK(ecs_entity_destroy(&b.entities, ids[k]) == 0); /* destroyed above */
+    CHECK_MSG(ecs_snapshot_load(&b, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_OK, "%s", err.message);
+    forged_check_world(&b, ids, "load");
+    ecs_snapshot_output_free(&out);
+    ecs_world_free(&a);
+    ecs_world_free(&b);
+}
+
 int main(void)
 {
     test_identifiers();
@@ -1122,5 +1225,7 @@ int main(void)
     test_driver_follows_sizes();
     test_optional_in_step();
     test_queries_random();
+    test_forged_next_id();
+    test_create_for_dead_entity();
     return test_report("test_world");
 }

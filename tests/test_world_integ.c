@@ -270,10 +270,53 @@ static void test_plugin_reload(void)
     fixture_free(&f);
 }
 
+/* Issue 24: a registration that leaves a store out says so. The compiler
+   leaves out a manager without a schema and a store JSON cannot describe,
+   the spawner a store without spawn functions: each on ECS_OK, in err,
+   naming the store and why (before: silently). */
+static void test_left_out_is_said(void)
+{
+    fixture f;
+    ecs_transform_manager other;
+    ecs_store_interface no_spawn;
+    ecs_spawner sp;
+    ecs_compiler c;
+    ecs_error err;
+    CHECK(fixture_init(&f));
+    ecs_spawner_init(&sp);
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register_world(&c, &f.w, &err) == ECS_OK && err.code == ECS_OK);
+    CHECK_MSG(strcmp(err.message, "ecs_compiler_register_world: left out 'tag' (a manager without a schema: give it one "
+                                  "with ecs_manager_set_schema)") == 0, "%s", err.message);
+    CHECK(ecs_spawner_register_world(&sp, &f.w, &err) == ECS_OK && err.code == ECS_OK && err.message[0] == 0);
+    ecs_compiler_free(&c);
+    ecs_spawner_free(&sp);
+    /* a second hierarchy store whose interface cannot spawn */
+    no_spawn = *ecs_transform_store_interface();
+    no_spawn.spawn = NULL;
+    no_spawn.unspawn = NULL;
+    CHECK(ecs_transform_manager_init(&other, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
+    CHECK(ecs_world_add_store(&f.w, "bones", &other, &no_spawn, &err) != ECS_WORLD_NO_COMPONENT);
+    ecs_spawner_init(&sp);
+    ecs_compiler_init(&c);
+    CHECK(ecs_spawner_register_world(&sp, &f.w, &err) == ECS_OK && sp.num_entries == 3);
+    CHECK_MSG(strcmp(err.message, "ecs_spawner_register_world: left out 'bones' (its store interface has no spawn and "
+                                  "unspawn)") == 0, "%s", err.message);
+    CHECK(ecs_compiler_register_world(&c, &f.w, &err) == ECS_OK);
+    CHECK_MSG(strstr(err.message, "left out 'tag' (a manager without a schema") &&
+                  strstr(err.message, ", 'bones' (a store JSON cannot describe: ecs_compiler_register its functions)"),
+              "%s", err.message);
+    ecs_compiler_free(&c);
+    ecs_spawner_free(&sp);
+    fixture_free(&f);
+    ecs_transform_manager_free(&other);
+}
+
 int main(void)
 {
     env_init();
     test_round_trip();
+    test_left_out_is_said();
     test_same_bytes_as_by_hand();
     test_all_or_nothing();
     test_out_of_memory();
