@@ -52,7 +52,7 @@ static int make_fixture(fixture *f, int port, uint32_t max_clients, int with_pag
         ecs_transform_manager_init(&f->tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) != ECS_OK)
         return 0;
     f->health = ecs_world_define_schema(&f->w, "health", health_schema, 3, ECS_LOOKUP_HASH, &err);
-    if (!f->health || ecs_transform_world_register(&f->w, "transform", &f->tm, &err) == ECS_WORLD_NO_COMPONENT) return 0;
+    if (!f->health || ecs_transform_world_register(&f->w, "transform", &f->tm, &err) != ECS_OK) return 0;
     for (k = 0; k < 8; ++k) {
         f->e[k] = ecs_entity_create(&f->w.entities);
         ecs_manager_create(f->health, f->e[k]);
