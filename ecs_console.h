@@ -1,5 +1,6 @@
-/* ecs_console.h - v0.2 - the development console: framed JSON over TCP,
-   commands, a world's built-in commands, for ecs.h
+/* ecs_console.h - v0.3 - the development console: framed JSON over TCP,
+   commands, a world's built-in commands, HTTP for an inspector page, for
+   ecs.h
    Public domain or MIT (see end of file).
 
    A running engine opens a port that scripts, tools and people talk to, as
@@ -27,8 +28,9 @@
 TABLE OF CONTENTS
    QUICK START, PROTOCOL (framing, requests, replies, log lines), COMMANDS
    (registering, handlers, the script form), BUILT-IN WORLD COMMANDS,
-   PLUGINS, CONNECTIONS (one state machine, HTTP, limits, back-pressure,
-   timeouts), CONFIGURATION, ERRORS, MEMORY, THREADING, DOES NOT,
+   PLUGINS, CONNECTIONS (one state machine, limits, back-pressure,
+   timeouts), HTTP (the inspector page, /api/NAME, status codes, who may
+   call), CONFIGURATION, ERRORS, MEMORY, THREADING, DOES NOT,
    REFERENCE, REVISION HISTORY, LICENSE (end of file)
 
 QUICK START (compiled and run by tests/check_quickstart.sh)
@@ -172,6 +174,13 @@ BUILT-IN WORLD COMMANDS (desc.world set; names and shapes in DESIGN.md 11)
                             "instance"}
    world.destroy            entity (tree: a hierarchy store's name to take
                             its subtree too): ecs_world_destroy_now
+   world.tree               entity (omitted or null: the roots), store (a
+                            hierarchy store: one with parent_of, default
+                            the first such), offset (0), limit (100):
+                            {"store", "entity", "parent", "children":
+                            [{"entity", "descendants"}], "total",
+                            "offset"}: one pass over the store's instances
+                            (an inspector's lazy tree: children on expand)
    world.hash               {"hash": "16 hex digits", "frame": N}
                             (ecs_snapshot_world_hash; frame:
                             ecs_console_set_frame)
@@ -213,17 +222,20 @@ CONNECTIONS
    in-process connection: tests, fuzzing, an editor linked into the engine)
    shares with sockets. The first bytes decide the protocol in one place: a
    request line starting with an HTTP method ("GET ", "POST ", ...) goes to
-   the HTTP path, which answers "HTTP/1.1 501 Not Implemented" and closes
-   for now (the inspector's requests, DESIGN.md 11, go there); anything else
-   is read as framed messages.
+   the HTTP path (HTTP below); anything else is read as framed messages.
    A message whose length is over desc.max_message (16 MiB), of a type
    other than 0 and 1, with a json_length past its end, or whose JSON is
    not valid UTF-8 JSON gets an error reply and the connection is closed
    (after the reply is sent: its unread input is drained, not reset); the
    engine goes on. A well-formed request the console cannot run (unknown
    "type" or command, bad arguments) gets an error reply and the connection
-   stays. A client over desc.max_clients (8) gets an error reply and is
-   closed at once.
+   stays. A client over desc.max_clients (8) takes the slot of the
+   keep-alive HTTP connection idle longest if there is one (closed: a
+   browser opens another when it needs one); else it waits in one of two
+   refusing slots until its first bytes arrive (at most 4 polls): HTTP gets
+   "503 Service Unavailable", anything else the framed error reply; then it
+   is closed. With both refusing slots taken it gets the framed error reply
+   at once.
    Back-pressure: a connection's requests are handled only while its
    unsent output is below desc.max_pending (2 x max_message); a log line
    that would take it over closes it. So pending output never exceeds
@@ -250,15 +262,64 @@ CONNECTIONS
    examples/engine.c's report: console_poll_us). A client connecting to a
    loop that never waits is taken within accept_every frames.
 
+HTTP (DESIGN.md 11: the inspector page; curl and scripts see the same data)
+   A connection whose first bytes are an HTTP method speaks HTTP/1.1, GET
+   only, within the same limits and budget as the framed protocol (a
+   request counts as one of requests_per_poll; its response waits while the
+   connection's output is over max_pending; the same timeouts):
+     GET /  (or /index.html)  the page desc.page holds (text/html), e.g.
+                              examples/inspector.html; without one a short
+                              page saying where the inspector is
+     GET /api/NAME?ARG=VALUE&...
+                              runs command NAME through the same table as
+                              the framed protocol; each VALUE (percent-
+                              decoded; '+' is a plus, write %20 for a space)
+                              is JSON, or a bare word taken as a string as
+                              in the script form: /api/world.entities?
+                              offset=100&limit=50&with=["mesh"],
+                              /api/spawn?prefab=crate&position=[1,0,2]. The
+                              body is the command's result as JSON
+                              (200, application/json); a failure is
+                              {"error": "NAME: message"} with the status
+                              below
+   Status codes: 400 a malformed request line or header, a bad percent-
+   encoding (a '%' without two hex digits, or %00), an argument without a
+   value, arguments that are not JSON, a GET with a body, a command's
+   argument error, a command that answers with a binary payload
+   (world.save: use the framed protocol); 403 a Host header naming another
+   machine (DNS rebinding), or an /api request from another site's page
+   (below); 404 another path, an unknown command, a command's "not found"
+   (a dead entity); 405 a method other than GET (with Allow: GET); 409 a
+   command's "already exists"; 413 a request line and headers over
+   ECS_CONSOLE_HTTP_MAX_HEAD (8 KiB); 500 out of memory, a result over
+   max_message; 503 too many connections. After 400 for a malformed
+   request, 405, 413 and 503 the connection closes (its unread input
+   drained); otherwise HTTP/1.1 keeps it open (keep-alive) unless the
+   request says "Connection: close" or is HTTP/1.0. Requests sent back to
+   back (pipelined) are answered in order.
+   Who may call /api: the console still has no authentication (FOR
+   DEVELOPMENT BUILDS), but a browser visits other sites too, and any page
+   can make it send a GET to 127.0.0.1. So a request whose Origin header is
+   neither "null" (a page opened from disk: examples/inspector.html?port=N)
+   nor http://localhost, 127.0.0.1, [::1] or the bound address (any port),
+   or that has no Origin but says "Sec-Fetch-Site: cross-site" or
+   "same-site" (an <img> or link on another site), gets 403; an allowed
+   Origin is echoed in Access-Control-Allow-Origin. Clients that are not
+   browsers (curl, scripts) send neither header. A sandboxed frame also
+   sends Origin "null": on a machine where you browse untrusted sites while
+   an engine's console is open, that page could drive it.
+
 CONFIGURATION
    At run time, ecs_console_desc (zero means default): address
    ("127.0.0.1"; "0.0.0.0" for every interface, IPv4 only), port (0: a free
    port, ecs_console_port tells it; -1: no socket, ecs_console_feed only),
    world (NULL: only help), max_message, max_clients, max_pending,
    max_commands (256), requests_per_poll, read_per_poll, accept_every
-   (16), timeouts, clock and clock_user, on_request and request_user (each
-   framed request of a socket connection, before it is answered: a traffic
-   log; examples/engine.c's --log-traffic).
+   (16), timeouts, clock and clock_user, page and page_size (GET /),
+   on_request and request_user (each framed request of a socket connection,
+   before it is answered: a traffic log; examples/engine.c's --log-traffic).
+   ECS_CONSOLE_HTTP_MAX_HEAD (8192; implementation file only): bytes of an
+   HTTP request line and its headers.
    ECS_DEF / ECS_STATIC as in ecs.h. Implementation file only: ECS_REALLOC
    / ECS_FREE as in ecs.h. Under strict C99 (no _POSIX_C_SOURCE) the
    default clock is gettimeofday, which is not monotonic; define
@@ -282,9 +343,11 @@ MEMORY
    slots; a connection's buffers grow to the largest message it sent or was
    answered and are kept for the next client of that slot (those up to 64
    KiB; bigger ones are freed when the connection closes). world.save and
-   world.load keep a snapshot-sized buffer each for their next call. A call (ecs_console_call) and the
-   pointers it hands out (arguments, payload) live until the handler
-   returns. ecs_console_feed_output's bytes stay until the next feed,
+   world.load keep a snapshot-sized buffer each for their next call; the
+   HTTP path one as big as its largest request's path and arguments. The
+   page (desc.page) is the caller's, read where it is. A call
+   (ecs_console_call) and the pointers it hands out (arguments, payload)
+   live until the handler returns. ecs_console_feed_output's bytes stay until the next feed,
    poll or destroy. Strings of a command desc are copied (a plugin's may go
    away with its library).
 
@@ -297,6 +360,8 @@ THREADING
 
 DOES NOT
    authenticate or encrypt (development builds, loopback), speak IPv6,
+   answer HTTP methods other than GET, read HTTP request bodies, chunk or
+   compress responses, serve files other than the one page,
    run handlers on other threads, time out a handler (a long command holds
    the frame), stream a reply bigger than max_message, or keep a request
    waiting across frames (a command answers when it returns: frame.step in
@@ -357,11 +422,16 @@ REFERENCE (every public function; the declarations below have the details)
          ecs_console_api_v0 as (ECS_API_CONSOLE, 0); commands follow their plugin
 
 REVISION HISTORY
+   0.3  desc.on_request: each framed request of a socket connection, for a
+        traffic log that a replay feeds back
+   0.2  HTTP on the console port: GET / serves desc.page (the inspector),
+        GET /api/NAME?ARG=JSON runs a command; keep-alive; 400, 403, 404,
+        405, 413, 503; a client over max_clients that speaks HTTP gets 503,
+        an idle keep-alive HTTP connection gives its slot to a new client;
+        world.tree (a hierarchy's children or roots, paged)
    0.1  the console: framing, commands and scripts, the world commands,
         plugin commands through the registry, the in-process connection,
         HTTP detected (501 until the inspector)
-   0.2  desc.on_request: each framed request of a socket connection, for a
-        traffic log that a replay feeds back
 */
 #ifndef ECS_CONSOLE_H_INCLUDED
 #define ECS_CONSOLE_H_INCLUDED
@@ -448,6 +518,9 @@ typedef struct ecs_console_desc {
     ecs_console_timeouts timeouts;
     ecs_console_clock_fn clock; /* NULL: a monotonic clock */
     void *clock_user;
+    const void *page;           /* what GET / serves (text/html, UTF-8), kept by pointer: must outlive the console;
+                                   NULL: a short page that says where the inspector is (HTTP) */
+    size_t page_size;           /* bytes of page */
     ecs_console_request_fn on_request; /* NULL: none; sees each socket request before it is answered */
     void *request_user;
 } ecs_console_desc;
@@ -463,7 +536,8 @@ typedef struct ecs_console_stats {
     uint64_t closed_bad_input;  /* garbage: bad framing, JSON, type, size */
     uint64_t closed_pending;    /* back-pressure: output over max_pending */
     uint64_t closed_timeout;    /* idle or stalled */
-    uint64_t closed_http;       /* HTTP requests answered and closed */
+    uint64_t closed_http;       /* HTTP connections the console closed (Connection: close, an error, a
+                                   keep-alive one idle when a new client needed its slot) */
     uint64_t closed_memory;     /* out of memory answering */
     uint64_t bytes_in, bytes_out;
 } ecs_console_stats;
@@ -584,8 +658,8 @@ ECS_DEF ecs_result ecs_console_fail(ecs_console_call *call, ecs_result code, con
     through a socket: the same state machine (protocol detection, framing,
     limits, scripts, replies in order), every complete request answered at
     once (no budget). Returns 1 while that connection is open, 0 once it
-    closed (bad input, a limit, HTTP); the next call then starts a new
-    one. It receives log lines too, and counts for nothing in max_clients. */
+    closed (bad input, a limit, an HTTP response that closes); the next
+    call starts a new one. It receives log lines too, and counts for nothing in max_clients. */
 ECS_DEF int ecs_console_feed(ecs_console *c, const void *bytes, size_t n);
 /** What the in-process connection was sent since the last call (framed
     replies and log lines, or an HTTP response), and empties it. Valid until
@@ -1098,6 +1172,25 @@ static int ecs__console_detect(const unsigned char *p, size_t n)
     return maybe ? ECS__CONSOLE_PROTO_MORE : ECS__CONSOLE_PROTO_FRAMED;
 }
 
+#ifndef ECS_CONSOLE_HTTP_MAX_HEAD
+#define ECS_CONSOLE_HTTP_MAX_HEAD 8192u /* bytes of a request line and its headers (413 over it) */
+#endif
+#define ECS__CONSOLE_REFUSE_POLLS 4u /* polls a refused client's first bytes are awaited */
+
+/* Bytes of the head at p (request line and headers, up to and including the
+   empty line), 0 while it has not all arrived within
+   ECS_CONSOLE_HTTP_MAX_HEAD bytes. */
+static size_t ecs__console_http_head(const unsigned char *p, size_t n)
+{
+    size_t k, max = n < ECS_CONSOLE_HTTP_MAX_HEAD ? n : ECS_CONSOLE_HTTP_MAX_HEAD;
+    for (k = 0; k + 1 < max; ++k) {
+        if (p[k] != '\n') continue;
+        if (p[k + 1] == '\n') return k + 2;
+        if (p[k + 1] == '\r' && k + 2 < max && p[k + 2] == '\n') return k + 3;
+    }
+    return 0;
+}
+
 /* ---- the console's state ------------------------------------------------------ */
 
 /* One registered command. */
@@ -1117,6 +1210,8 @@ typedef struct ecs__console_cmd {
 #define ECS__CONSOLE_FRAMED 2   /* the framed protocol */
 #define ECS__CONSOLE_CLOSING 3  /* sends what is pending, reads nothing more, then drains */
 #define ECS__CONSOLE_DRAINING 4 /* everything sent and sending shut down: input discarded until EOF or linger */
+#define ECS__CONSOLE_REFUSERS 2u /* socket slots beyond max_clients where a refused client says which protocol it speaks */
+#define ECS__CONSOLE_HTTP 5     /* HTTP/1.1 requests (the inspector's), one after another (keep-alive) */
 
 /* One connection: a socket client, or the in-process one (local). */
 typedef struct ecs__console_conn {
@@ -1132,6 +1227,7 @@ typedef struct ecs__console_conn {
     uint64_t closing_since; /* when it started draining */
     int peer_closed;        /* the client shut down its sending side */
     int discard;            /* closing for back-pressure: drop what is pending, at once */
+    uint32_t refusing;      /* over max_clients: polls its first bytes were awaited (0: a regular connection) */
     uint64_t *close_count;  /* the stats counter its closing counts in */
 } ecs__console_conn;
 
@@ -1171,8 +1267,9 @@ struct ecs_console {
     uint64_t now, frame;
     ecs__console_cmd *cmds;       /* max_commands slots */
     uint32_t *order;              /* help's scratch: command slots by name */
-    ecs__console_conn *conns;     /* max_clients sockets, then the in-process connection */
-    uint32_t num_conns;           /* max_clients + 1 */
+    ecs__console_conn *conns;     /* max_clients sockets, ECS__CONSOLE_REFUSERS refusing ones, the in-process one */
+    uint32_t num_socks;           /* socket slots: max_clients + ECS__CONSOLE_REFUSERS; conns[num_socks] is local */
+    uint32_t num_conns;           /* num_socks + 1 */
     uint32_t next_conn;           /* where the next poll's round starts (fairness) */
     int busy;                     /* a poll or feed runs: a handler's own poll, feed or flush does nothing */
     int waited;                   /* ecs_console_wait ran since the last poll ... */
@@ -1180,7 +1277,7 @@ struct ecs_console {
     uint32_t accept_every;        /* polls without a wait between two looks for new clients */
     uint32_t polls_unaccepted;    /* polls since the last look */
 #ifndef _WIN32
-    struct pollfd *fds;           /* ecs_console_wait's set: max_clients + 1 */
+    struct pollfd *fds;           /* ecs_console_wait's set: the listener and num_socks */
 #endif
     ecs_json_doc doc;             /* the request being answered */
     ecs_json_doc args_doc;        /* a script line's arguments */
@@ -1189,6 +1286,10 @@ struct ecs_console {
     ecs__console_buf script;      /* a script's results */
     ecs__console_buf line;        /* a script line's arguments as JSON */
     ecs__console_buf log;         /* a log line's message */
+    ecs__console_buf http;        /* an HTTP request's decoded path and arguments */
+    const void *page;             /* GET / (desc.page) */
+    size_t page_size;
+    char address[64];             /* the address bound: a Host an HTTP request may name */
     unsigned char *aligned;       /* a payload's aligned copy */
     size_t aligned_cap;
     ecs_snapshot_output save;     /* world.save's buffer (reused) */
@@ -1826,6 +1927,11 @@ static void ecs__console_answer(ecs_console *c, ecs__console_conn *k, const ecs_
 #define ECS__CONSOLE_KEEP_BYTES 65536u /* a closed connection's buffers up to this size are kept for the next */
 
 static size_t ecs__console_pending(const ecs__console_conn *k) { return k->out.len - k->out_start; }
+/* Whether k reads requests (not closing or closed). */
+static int ecs__console_reading(const ecs__console_conn *k)
+{
+    return k->state == ECS__CONSOLE_DETECT || k->state == ECS__CONSOLE_FRAMED || k->state == ECS__CONSOLE_HTTP;
+}
 /* k's unanswered input (a valid pointer even before anything arrived). */
 static const unsigned char *ecs__console_input(const ecs__console_conn *k)
 {
@@ -1871,6 +1977,7 @@ static void ecs__console_drop(ecs_console *c, ecs__console_conn *k, uint64_t *co
     k->in_start = 0;
     k->peer_closed = 0;
     k->discard = 0;
+    k->refusing = 0;
     k->close_count = NULL;
 }
 
@@ -1886,29 +1993,63 @@ static void ecs__console_open(ecs_console *c, ecs__console_conn *k, ecs__console
     k->close_count = NULL;
 }
 
-/* Turns away a client over max_clients: an error reply (best effort: the
-   socket is fresh, its buffer empty) and a close. */
-static void ecs__console_refuse(ecs_console *c, ecs__console_sock s)
+/* The framed error reply a client over max_clients gets, in msg (208
+   bytes); its size, or 0. */
+static size_t ecs__console_refusal_message(const ecs_console *c, unsigned char *msg)
 {
     char json[200];
-    unsigned char msg[208];
     int n = snprintf(json, sizeof json,
                      "{\"type\": \"reply\", \"id\": null, \"ok\": false, \"error\": \"console: too many clients (%u; "
                      "ecs_console_desc.max_clients)\"}",
                      (unsigned)c->max_clients);
-    if (n > 0 && (size_t)n < sizeof json && ecs__console_nonblocking(s)) {
-        ecs__console_set_u32be(msg, ECS_CONSOLE_JSON);
-        ecs__console_set_u32be(msg + 4, (uint32_t)n);
-        memcpy(msg + 8, json, (size_t)n);
-        (void)ecs__console_send(s, msg, 8u + (size_t)n);
-    }
+    if (n <= 0 || (size_t)n >= sizeof json) return 0;
+    ecs__console_set_u32be(msg, ECS_CONSOLE_JSON);
+    ecs__console_set_u32be(msg + 4, (uint32_t)n);
+    memcpy(msg + 8, json, (size_t)n);
+    return 8u + (size_t)n;
+}
+
+/* Turns away a client over max_clients when no refusing slot is free: the
+   framed error reply (best effort: the socket is fresh, its buffer empty)
+   and a close. */
+static void ecs__console_refuse(ecs_console *c, ecs__console_sock s)
+{
+    unsigned char msg[208];
+    size_t n = ecs__console_refusal_message(c, msg);
+    if (n && ecs__console_nonblocking(s)) (void)ecs__console_send(s, msg, n);
     ecs__console_close(s);
     c->stats.refused++;
 }
 
+/* The slot a new client takes: a free one of the max_clients, else that of
+   the keep-alive HTTP connection idle longest (closed: browsers open a new
+   one when they need it), else a free refusing slot (*refusing = 1: its
+   first bytes pick 503 or the framed error reply), else NULL. */
+static ecs__console_conn *ecs__console_slot_for(ecs_console *c, int *refusing)
+{
+    ecs__console_conn *idle = NULL;
+    uint32_t i;
+    *refusing = 0;
+    for (i = 0; i < c->max_clients; ++i) {
+        ecs__console_conn *k = &c->conns[i];
+        if (k->state == ECS__CONSOLE_FREE) return k;
+        if (k->state == ECS__CONSOLE_HTTP && k->in.len == k->in_start && ecs__console_pending(k) == 0 &&
+            (!idle || k->last_in < idle->last_in))
+            idle = k;
+    }
+    if (idle) {
+        ecs__console_drop(c, idle, &c->stats.closed_http);
+        return idle;
+    }
+    *refusing = 1;
+    for (i = c->max_clients; i < c->num_socks; ++i)
+        if (c->conns[i].state == ECS__CONSOLE_FREE) return &c->conns[i];
+    return NULL;
+}
+
 static void ecs__console_accept(ecs_console *c)
 {
-    uint32_t tries, i;
+    uint32_t tries;
     if (c->listener == ECS__CONSOLE_NO_SOCK) return;
     /* a look costs a system call (accept), the most an idle console does:
        made when the last wait saw a client knock, else every accept_every polls */
@@ -1916,16 +2057,18 @@ static void ecs__console_accept(ecs_console *c)
     c->polls_unaccepted = 0;
     for (tries = 0; tries < c->max_clients + 4u; ++tries) {
         ecs__console_sock s = accept(c->listener, NULL, NULL);
-        ecs__console_conn *k = NULL;
+        ecs__console_conn *k;
+        int refusing;
         if (s == ECS__CONSOLE_NO_SOCK) return; /* none waiting (or a failed accept: the next poll tries again) */
-        for (i = 0; i < c->max_clients && !k; ++i)
-            if (c->conns[i].state == ECS__CONSOLE_FREE) k = &c->conns[i];
+        k = ecs__console_slot_for(c, &refusing);
         if (!k || !ecs__console_setup_client(s)) {
             ecs__console_refuse(c, s);
             continue;
         }
         ecs__console_open(c, k, s);
-        c->stats.accepted++;
+        k->refusing = (uint32_t)refusing; /* counted as refused, answered by ecs__console_refusal */
+        if (refusing) c->stats.refused++;
+        else c->stats.accepted++;
         c->stats.clients++;
     }
 }
@@ -1937,7 +2080,11 @@ static int ecs__console_ready(const ecs_console *c, const ecs__console_conn *k)
     size_t n = k->in.len - k->in_start;
     ecs__console_frame f;
     char why[8];
-    if (k->state == ECS__CONSOLE_DETECT) return ecs__console_detect(p, n) != ECS__CONSOLE_PROTO_MORE;
+    if (k->state == ECS__CONSOLE_DETECT)
+        return ecs__console_detect(p, n) != ECS__CONSOLE_PROTO_MORE || k->refusing > ECS__CONSOLE_REFUSE_POLLS;
+    if (k->state == ECS__CONSOLE_HTTP)
+        return ecs__console_pending(k) < c->max_pending &&
+               (n >= ECS_CONSOLE_HTTP_MAX_HEAD || ecs__console_http_head(p, n) != 0);
     if (k->state != ECS__CONSOLE_FRAMED || ecs__console_pending(k) >= c->max_pending) return 0;
     return ecs__console_frame_parse(p, n, c->max_message, &f, NULL, why, sizeof why) != ECS__CONSOLE_MORE;
 }
@@ -1948,6 +2095,7 @@ static size_t ecs__console_in_want(const ecs_console *c, const ecs__console_conn
     size_t want = 4096u, need = 0;
     ecs__console_frame f;
     char why[8];
+    if (k->state == ECS__CONSOLE_HTTP) return ECS_CONSOLE_HTTP_MAX_HEAD + 1u; /* a whole head, or enough to refuse it */
     if (k->state == ECS__CONSOLE_FRAMED &&
         ecs__console_frame_parse(ecs__console_input(k), k->in.len - k->in_start, c->max_message, &f, &need, why,
                                  sizeof why) == ECS__CONSOLE_MORE &&
@@ -2012,24 +2160,354 @@ static void ecs__console_read(ecs_console *c, ecs__console_conn *k)
     }
 }
 
-/* The HTTP path (issue 27's inspector goes here): for now 501 and close. */
-static void ecs__console_http(ecs_console *c, ecs__console_conn *k)
+/* ---- HTTP: the inspector's requests on the console port ------------------------------ */
+
+
+/* What a request's head says (pointers into the connection's input). */
+typedef struct ecs__console_http_req {
+    const char *target;      /* "/api/world.stats?limit=5", not NUL-terminated */
+    size_t target_n;
+    int is_get;              /* the method is GET */
+    int keep_alive;          /* HTTP/1.1 without "Connection: close" */
+    int body;                /* Content-Length other than 0, or Transfer-Encoding */
+    int host_ok;             /* no Host, or one naming this machine or the bound address */
+    int foreign;             /* from another site's page: Origin not allowed, or Sec-Fetch-Site cross/same-site without one */
+    const char *origin;      /* the Origin header's value when allowed (echoed for CORS), else NULL */
+    size_t origin_n;
+} ecs__console_http_req;
+
+static int ecs__console_lower_eq(const char *s, size_t n, const char *lower)
 {
-    static const char body[] = "This port speaks the framed console protocol of ecs_console.h; "
-                               "the HTTP inspector is not built yet.\n";
-    if (ecs__console_pending(k) == 0) k->last_progress = c->now;
-    ecs__console_printf(&k->out,
-                        "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                        "Content-Length: %u\r\nConnection: close\r\n\r\n%s",
-                        (unsigned)(sizeof body - 1u), body);
-    ecs__console_close_later(k, &c->stats.closed_http);
+    size_t k;
+    for (k = 0; k < n && lower[k]; ++k)
+        if ((s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]) != lower[k]) return 0;
+    return k == n && lower[k] == 0;
 }
 
-/* Answers k's next complete request; 1 when it answered (or refused) one. */
-static int ecs__console_handle_one(ecs_console *c, ecs__console_conn *k)
+/* Whether host[0..n) (a Host header, or an origin's host part, with an
+   optional ":port") names this machine or the bound address. */
+static int ecs__console_host_ok(const ecs_console *c, const char *host, size_t n)
+{
+    size_t end = n;
+    if (n > 0 && host[0] == '[') { /* [::1]:port */
+        for (end = 0; end < n && host[end] != ']'; ++end) continue;
+        return end == 4 && memcmp(host, "[::1", 4) == 0;
+    }
+    for (end = 0; end < n && host[end] != ':'; ++end) continue;
+    if (strcmp(c->address, "0.0.0.0") == 0) return 1; /* every interface: any name may reach it */
+    return ecs__console_lower_eq(host, end, "localhost") || (end == 9 && memcmp(host, "127.0.0.1", 9) == 0) ||
+           (end == strlen(c->address) && memcmp(host, c->address, end) == 0);
+}
+
+/* One header line into r. */
+static void ecs__console_http_header(const ecs_console *c, const char *name, size_t nn, const char *v, size_t vn,
+                                     ecs__console_http_req *r)
+{
+    if (ecs__console_lower_eq(name, nn, "connection")) {
+        if (ecs__console_lower_eq(v, vn, "close")) r->keep_alive = 0;
+    } else if (ecs__console_lower_eq(name, nn, "content-length")) {
+        r->body |= !(vn == 1 && v[0] == '0');
+    } else if (ecs__console_lower_eq(name, nn, "transfer-encoding")) {
+        r->body = 1;
+    } else if (ecs__console_lower_eq(name, nn, "host")) {
+        r->host_ok = ecs__console_host_ok(c, v, vn);
+    } else if (ecs__console_lower_eq(name, nn, "origin")) {
+        /* "null": a page opened from disk (file://); else http://HOST[:PORT] */
+        if ((vn == 4 && memcmp(v, "null", 4) == 0) ||
+            (vn > 7 && memcmp(v, "http://", 7) == 0 && ecs__console_host_ok(c, v + 7, vn - 7))) {
+            r->origin = v;
+            r->origin_n = vn;
+        } else {
+            r->foreign = 1;
+        }
+    } else if (ecs__console_lower_eq(name, nn, "sec-fetch-site")) {
+        if (ecs__console_lower_eq(v, vn, "cross-site") || ecs__console_lower_eq(v, vn, "same-site")) r->foreign |= 2;
+    }
+}
+
+/* Parses the head (n bytes at p) into r; 0 with why when it is malformed. */
+static int ecs__console_http_parse(const ecs_console *c, const char *p, size_t n, ecs__console_http_req *r,
+                                   const char **why)
+{
+    size_t at, end, sp1, sp2, colon, vb, ve;
+    memset(r, 0, sizeof *r);
+    r->host_ok = 1;
+    for (end = 0; end < n && p[end] != '\n'; ++end) continue;
+    ve = end > 0 && p[end - 1] == '\r' ? end - 1 : end;
+    for (sp1 = 0; sp1 < ve && p[sp1] != ' '; ++sp1) continue;
+    for (sp2 = sp1 + 1; sp2 < ve && p[sp2] != ' '; ++sp2) continue;
+    if (sp1 >= ve || sp2 >= ve || sp2 == sp1 + 1 || ve - sp2 != 9 || memcmp(p + sp2 + 1, "HTTP/1.", 7) != 0 ||
+        (p[ve - 1] != '0' && p[ve - 1] != '1')) {
+        *why = "the request line is not METHOD TARGET HTTP/1.x";
+        return 0;
+    }
+    r->is_get = sp1 == 3 && memcmp(p, "GET", 3) == 0;
+    r->target = p + sp1 + 1;
+    r->target_n = sp2 - sp1 - 1;
+    r->keep_alive = p[ve - 1] == '1';
+    for (at = end + 1; at < n; at = end + 1) {
+        for (end = at; end < n && p[end] != '\n'; ++end) continue;
+        ve = end > at && p[end - 1] == '\r' ? end - 1 : end;
+        if (ve == at) break; /* the empty line */
+        for (colon = at; colon < ve && p[colon] != ':'; ++colon) continue;
+        if (colon == ve || colon == at || p[at] == ' ' || p[at] == '\t') {
+            *why = "a header line is not NAME: VALUE";
+            return 0;
+        }
+        for (vb = colon + 1; vb < ve && (p[vb] == ' ' || p[vb] == '\t'); ++vb) continue;
+        while (ve > vb && (p[ve - 1] == ' ' || p[ve - 1] == '\t')) --ve;
+        ecs__console_http_header(c, p + at, colon - at, p + vb, ve - vb, r);
+    }
+    if (r->origin) r->foreign &= 1; /* an allowed Origin settles it */
+    return 1;
+}
+
+static const char *ecs__console_http_reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Content Too Large";
+    case 503: return "Service Unavailable";
+    default: return "Internal Server Error";
+    }
+}
+
+/* Queues one response on k (r NULL: closes after it); a status of 400 and
+   over counts as an error. */
+static void ecs__console_http_respond(ecs_console *c, ecs__console_conn *k, const ecs__console_http_req *r, int status,
+                                      const char *type, const void *body, size_t n)
+{
+    int keep = r && r->keep_alive && status != 405 && status != 413;
+    if (ecs__console_pending(k) == 0) k->last_progress = c->now;
+    ecs__console_printf(&k->out,
+                        "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %lu\r\nCache-Control: no-store\r\n"
+                        "X-Content-Type-Options: nosniff\r\nConnection: %s\r\n%s",
+                        status, ecs__console_http_reason(status), type, (unsigned long)n, keep ? "keep-alive" : "close",
+                        status == 405 ? "Allow: GET\r\n" : "");
+    if (r && r->origin) {
+        ecs__console_puts(&k->out, "Access-Control-Allow-Origin: ");
+        ecs__console_put(&k->out, r->origin, r->origin_n);
+        ecs__console_puts(&k->out, "\r\nVary: Origin\r\n");
+    }
+    ecs__console_put(&k->out, "\r\n", 2);
+    ecs__console_put(&k->out, body, n);
+    c->stats.requests++;
+    c->stats.errors += status >= 400;
+    if (!keep) ecs__console_close_later(k, &c->stats.closed_http);
+}
+
+/* An error response: {"error": message} (r NULL: and close). */
+static void ecs__console_http_error(ecs_console *c, ecs__console_conn *k, const ecs__console_http_req *r, int status,
+                                    const char *format, ...) ECS__CONSOLE_PRINTF(5, 6);
+static void ecs__console_http_error(ecs_console *c, ecs__console_conn *k, const ecs__console_http_req *r, int status,
+                                    const char *format, ...)
+{
+    char msg[800];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(msg, sizeof msg, format, ap);
+    va_end(ap);
+    c->http.len = 0;
+    c->http.oom = 0;
+    ecs__console_puts(&c->http, "{\"error\": ");
+    ecs__console_put_string(&c->http, msg, strlen(msg));
+    ecs__console_puts(&c->http, "}");
+    if (c->http.oom) k->out.oom = 1; /* the caller closes k */
+    else ecs__console_http_respond(c, k, r, status, "application/json", c->http.p, c->http.len);
+}
+
+static int ecs__console_hex(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* Appends s[0..n) percent-decoded to b ('+' stays '+'); 0 on a '%' not
+   followed by two hex digits or one that decodes to a NUL byte. */
+static int ecs__console_decode(ecs__console_buf *b, const char *s, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; ++k) {
+        unsigned char ch = (unsigned char)s[k];
+        if (ch == '%') {
+            int hi = k + 2 < n ? ecs__console_hex(s[k + 1]) : -1, lo = hi >= 0 ? ecs__console_hex(s[k + 2]) : -1;
+            if (hi < 0 || lo < 0 || (hi | lo) == 0) return 0;
+            ch = (unsigned char)(hi * 16 + lo);
+            k += 2;
+        }
+        ecs__console_put(b, &ch, 1);
+    }
+    return 1;
+}
+
+/* The arguments of an /api request (the query q: NAME=VALUE&..., each
+   percent-decoded; a VALUE is read as a script word is: JSON, else a
+   string) as one JSON object in c->line. 0 with why on bad input. */
+static int ecs__console_http_args(ecs_console *c, const char *q, size_t n, char *why, size_t why_size)
+{
+    size_t at, end, eq, start;
+    int first = 1;
+    c->line.len = 0;
+    c->line.oom = 0;
+    ecs__console_puts(&c->line, "{");
+    for (at = 0; at < n; at = end + 1) {
+        for (end = at; end < n && q[end] != '&'; ++end) continue;
+        if (end == at) continue;
+        for (eq = at; eq < end && q[eq] != '='; ++eq) continue;
+        c->http.len = 0;
+        c->http.oom = 0;
+        if (!ecs__console_decode(&c->http, q + at, eq - at) || eq == at) {
+            snprintf(why, why_size, "argument name '%.*s' is empty or its percent-encoding is bad", (int)(eq - at < 64 ? eq - at : 64),
+                     q + at);
+            return 0;
+        }
+        start = c->http.len;
+        if (eq == end || !ecs__console_decode(&c->http, q + eq + 1, end - eq - 1)) {
+            snprintf(why, why_size, "argument '%.*s': %s", (int)(start < 64 ? start : 64), (const char *)c->http.p,
+                     eq == end ? "no value (write NAME=JSON)" : "bad percent-encoding (a '%' needs two hex digits, not 00)");
+            return 0;
+        }
+        if (!first) ecs__console_puts(&c->line, ", ");
+        first = 0;
+        ecs__console_put_string(&c->line, (const char *)c->http.p, start);
+        ecs__console_puts(&c->line, ": ");
+        ecs__console_word_value(c, (const char *)c->http.p + start, c->http.len - start);
+        if (c->http.oom) c->line.oom = 1;
+    }
+    ecs__console_puts(&c->line, "}");
+    return 1;
+}
+
+/* An error code's HTTP status. */
+static int ecs__console_http_status(ecs_result r)
+{
+    return r == ECS_ERROR_NOT_FOUND ? 404 : r == ECS_ERROR_ALREADY_EXISTS ? 409 : r == ECS_ERROR_OUT_OF_MEMORY ? 500 : 400;
+}
+
+/* GET /api/NAME?ARGS: runs command NAME (path: NAME as sent, n bytes) with
+   the arguments as the framed protocol would; its result is the body. */
+static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ecs__console_http_req *r, const char *path,
+                                  size_t n, const char *query, size_t qn)
+{
+    ecs__console_cmd *cmd;
+    ecs_console_call call;
+    ecs_error perr;
+    ecs_result res;
+    char msg[800];
+    c->http.len = 0;
+    c->http.oom = 0;
+    if (!ecs__console_decode(&c->http, path, n)) {
+        ecs__console_http_error(c, k, r, 400, "the path's percent-encoding is bad (a '%%' needs two hex digits, not 00)");
+        return;
+    }
+    if (!(cmd = ecs__console_find(c, (const char *)c->http.p, c->http.len))) {
+        ecs__console_http_error(c, k, r, 404, "unknown command '%.*s' (GET /api/help lists the commands)",
+                                (int)(c->http.len < 64 ? c->http.len : 64), (const char *)c->http.p);
+        return;
+    }
+    if (!ecs__console_http_args(c, query, qn, msg, sizeof msg)) {
+        ecs__console_http_error(c, k, r, 400, "%s: %s", cmd->name, msg);
+        return;
+    }
+    if (c->line.oom || ecs_json_parse(&c->args_doc, (const char *)c->line.p, c->line.len, &perr) != ECS_OK) {
+        ecs__console_http_error(c, k, r, c->line.oom ? 500 : 400, "%s: the arguments are not JSON (%s)", cmd->name,
+                                c->line.oom ? "out of memory" : perr.message);
+        return;
+    }
+    if ((res = ecs__console_run(c, cmd, &c->args_doc, ecs_json_root(&c->args_doc), NULL, 0, &call, msg, sizeof msg)) != ECS_OK) {
+        ecs__console_http_error(c, k, r, ecs__console_http_status(res), "%s", msg);
+        return;
+    }
+    if (call.has_payload) {
+        ecs__console_http_error(c, k, r, 400, "%s answers with a binary payload: use the framed protocol", call.name);
+        return;
+    }
+    if (c->result.len > c->max_message) {
+        ecs__console_http_error(c, k, r, 500, "%s: the result of %lu bytes is over the message limit of %lu bytes",
+                                call.name, (unsigned long)c->result.len, (unsigned long)c->max_message);
+        return;
+    }
+    ecs__console_http_respond(c, k, r, 200, "application/json", c->result.p, c->result.len);
+}
+
+/* GET / without a page of the engine's (desc.page). */
+static const char ecs__console_no_page[] =
+    "<!doctype html><meta charset=\"utf-8\"><title>ecs_console</title><p>This is the port of an ecs_console.h console. "
+    "GET /api/help lists its commands (GET /api/NAME?ARG=JSON runs one). The engine gave no inspector page "
+    "(ecs_console_desc.page); open examples/inspector.html?port=PORT from disk instead.</p>\n";
+
+/* Answers the HTTP request at the front of k's input: 1 when it answered
+   one, 0 while its head has not all arrived. */
+static int ecs__console_http_one(ecs_console *c, ecs__console_conn *k)
+{
+    const char *p = (const char *)ecs__console_input(k), *why = "";
+    size_t n = k->in.len - k->in_start, head = ecs__console_http_head((const unsigned char *)p, n), path;
+    ecs__console_http_req r;
+    if (head == 0 && n < ECS_CONSOLE_HTTP_MAX_HEAD) return 0;
+    if (head == 0) {
+        ecs__console_http_error(c, k, NULL, 413, "the request line and headers are over %u bytes", (unsigned)ECS_CONSOLE_HTTP_MAX_HEAD);
+        return 1;
+    }
+    k->in_start += head; /* p stays valid: nothing moves the input while it is answered */
+    if (!ecs__console_http_parse(c, p, head, &r, &why)) {
+        ecs__console_http_error(c, k, NULL, 400, "%s", why);
+    } else if (!r.is_get) {
+        ecs__console_http_error(c, k, &r, 405, "only GET is answered on this port (ecs_console.h)");
+    } else if (r.body) {
+        ecs__console_http_error(c, k, NULL, 400, "a GET request with a body (Content-Length or Transfer-Encoding)");
+    } else {
+        for (path = 0; path < r.target_n && r.target[path] != '?'; ++path) continue;
+        if (!r.host_ok)
+            ecs__console_http_error(c, k, &r, 403, "the Host header names another machine (DNS rebinding?)");
+        else if ((path == 1 && r.target[0] == '/') || (path == 11 && memcmp(r.target, "/index.html", 11) == 0))
+            ecs__console_http_respond(c, k, &r, 200, "text/html; charset=utf-8", c->page ? c->page : ecs__console_no_page,
+                                      c->page ? c->page_size : sizeof ecs__console_no_page - 1u);
+        else if (path < 5 || memcmp(r.target, "/api/", 5) != 0)
+            ecs__console_http_error(c, k, &r, 404, "nothing at '%.*s' (GET / is the inspector, GET /api/NAME?ARG=JSON runs a command)",
+                                    (int)(path < 100 ? path : 100), r.target);
+        else if (r.foreign)
+            ecs__console_http_error(c, k, &r, 403, "a request from another site's page (Origin or Sec-Fetch-Site): refused");
+        else
+            ecs__console_http_api(c, k, &r, r.target + 5, path - 5, r.target + path + (path < r.target_n),
+                                  r.target_n - path - (path < r.target_n));
+    }
+    return 1;
+}
+
+/* A client over max_clients in a refusing slot, answered by its first
+   bytes: HTTP gets 503, the framed protocol (or nothing within
+   ECS__CONSOLE_REFUSE_POLLS polls) the framed error reply; then it closes.
+   1 when it was answered. */
+static int ecs__console_refusal(ecs_console *c, ecs__console_conn *k)
+{
+    unsigned char msg[208];
+    size_t n;
+    int got = ecs__console_detect(ecs__console_input(k), k->in.len - k->in_start);
+    if (k->state != ECS__CONSOLE_DETECT) return 0;
+    if (got == ECS__CONSOLE_PROTO_MORE && k->refusing <= ECS__CONSOLE_REFUSE_POLLS && !k->peer_closed) return 0;
+    if (got == ECS__CONSOLE_PROTO_HTTP) {
+        ecs__console_http_error(c, k, NULL, 503, "too many connections (%u, ecs_console_desc.max_clients): try again later",
+                                (unsigned)c->max_clients);
+        return 1;
+    }
+    if ((n = ecs__console_refusal_message(c, msg)) != 0) {
+        if (ecs__console_pending(k) == 0) k->last_progress = c->now;
+        ecs__console_put(&k->out, msg, n);
+    }
+    ecs__console_close_later(k, NULL);
+    return 1;
+}
+
+/* Answers k's next complete request (framed or HTTP); 1 when it answered
+   (or refused) one. */
+static int ecs__console_request(ecs_console *c, ecs__console_conn *k)
 {
     const unsigned char *p = ecs__console_input(k);
-    size_t n = k->in.len - k->in_start, before = k->out.len, want;
+    size_t n = k->in.len - k->in_start, want;
     ecs__console_frame f;
     ecs__console_id none = {0, 0};
     char why[200];
@@ -2037,16 +2515,15 @@ static int ecs__console_handle_one(ecs_console *c, ecs__console_conn *k)
     if (k->state == ECS__CONSOLE_DETECT) {
         got = ecs__console_detect(p, n);
         if (got == ECS__CONSOLE_PROTO_MORE) return 0;
-        if (got == ECS__CONSOLE_PROTO_HTTP) {
-            ecs__console_http(c, k);
-            return 1;
-        }
-        k->state = ECS__CONSOLE_FRAMED;
+        k->state = got == ECS__CONSOLE_PROTO_HTTP ? ECS__CONSOLE_HTTP : ECS__CONSOLE_FRAMED;
     }
-    if (k->state != ECS__CONSOLE_FRAMED || ecs__console_pending(k) >= c->max_pending) return 0;
-    got = ecs__console_frame_parse(p, n, c->max_message, &f, &want, why, sizeof why);
-    if (got == ECS__CONSOLE_MORE) return 0;
-    if (got == ECS__CONSOLE_BAD) {
+    if ((k->state != ECS__CONSOLE_FRAMED && k->state != ECS__CONSOLE_HTTP) || ecs__console_pending(k) >= c->max_pending)
+        return 0;
+    if (k->state == ECS__CONSOLE_HTTP) {
+        if (!ecs__console_http_one(c, k)) return 0;
+    } else if ((got = ecs__console_frame_parse(p, n, c->max_message, &f, &want, why, sizeof why)) == ECS__CONSOLE_MORE) {
+        return 0;
+    } else if (got == ECS__CONSOLE_BAD) {
         ecs__console_reply_error(c, k, &none, "%s", why);
         ecs__console_close_later(k, &c->stats.closed_bad_input);
     } else {
@@ -2054,12 +2531,20 @@ static int ecs__console_handle_one(ecs_console *c, ecs__console_conn *k)
         ecs__console_answer(c, k, &f);
         if (k->state == ECS__CONSOLE_FRAMED) k->in_start += f.size;
     }
-    if (k->out.oom) { /* nothing half-written goes out: the stream ends at a message */
+    return 1;
+}
+
+/* Answers k's next request, or refuses k (over max_clients); 1 when it did. */
+static int ecs__console_handle_one(ecs_console *c, ecs__console_conn *k)
+{
+    size_t before = k->out.len;
+    int answered = k->refusing ? ecs__console_refusal(c, k) : ecs__console_request(c, k);
+    if (answered && k->out.oom) { /* nothing half-written goes out: the stream ends at a message */
         k->out.len = before;
         k->out.oom = 0;
         ecs__console_close_later(k, &c->stats.closed_memory);
     }
-    return 1;
+    return answered;
 }
 
 /* Sends what k has pending, as far as the socket takes it. */
@@ -2101,14 +2586,13 @@ static void ecs__console_settle(ecs_console *c, ecs__console_conn *k)
         k->state = ECS__CONSOLE_DRAINING;
         k->closing_since = c->now;
     }
-    if ((k->state == ECS__CONSOLE_DETECT || k->state == ECS__CONSOLE_FRAMED) && k->peer_closed && pending == 0 &&
-        !ecs__console_ready(c, k)) {
+    if (k->refusing && k->state == ECS__CONSOLE_DETECT) ++k->refusing; /* polls its first bytes were awaited */
+    if (ecs__console_reading(k) && k->peer_closed && pending == 0 && !ecs__console_ready(c, k)) {
         ecs__console_drop(c, k, &c->stats.closed_by_peer); /* what is left is half a message */
         return;
     }
     if (t->disabled) return;
-    if ((k->state == ECS__CONSOLE_DETECT || k->state == ECS__CONSOLE_FRAMED) && pending == 0 &&
-        t->idle_ms != ECS_CONSOLE_NEVER && quiet >= t->idle_ms)
+    if (ecs__console_reading(k) && pending == 0 && t->idle_ms != ECS_CONSOLE_NEVER && quiet >= t->idle_ms)
         ecs__console_drop(c, k, &c->stats.closed_timeout);
     else if (pending > 0 && t->stalled_ms != ECS_CONSOLE_NEVER && c->now - k->last_progress >= t->stalled_ms)
         ecs__console_drop(c, k, &c->stats.closed_timeout);
@@ -2122,7 +2606,7 @@ ECS_DEF uint32_t ecs_console_poll(ecs_console *c)
     uint32_t handled = 0, i, n, any;
     if (!c || c->busy) return 0;
     c->busy = 1;
-    n = c->max_clients;
+    n = c->num_socks;
     c->now = c->clock(c->clock_user);
     ecs__console_accept(c);
     c->waited = 0;
@@ -2166,7 +2650,7 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
         FD_SET(c->listener, &rd);
         any = 1;
     }
-    for (i = 0; i < c->max_clients; ++i) {
+    for (i = 0; i < c->num_socks; ++i) {
         const ecs__console_conn *k = &c->conns[i];
         if (k->state == ECS__CONSOLE_FREE) continue;
         if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed) {
@@ -2196,7 +2680,7 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
         c->fds[n].fd = c->listener;
         c->fds[n++].events = POLLIN;
     }
-    for (i = 0; i < c->max_clients; ++i) {
+    for (i = 0; i < c->num_socks; ++i) {
         const ecs__console_conn *k = &c->conns[i];
         short events = 0;
         if (k->state == ECS__CONSOLE_FREE) continue;
@@ -2220,7 +2704,7 @@ ECS_DEF int ecs_console_wait(ecs_console *c, uint32_t max_ms)
 {
     uint32_t i;
     if (!c || c->busy) return 0;
-    for (i = 0; i < c->max_clients; ++i)
+    for (i = 0; i < c->num_socks; ++i)
         if (c->conns[i].state != ECS__CONSOLE_FREE && ecs__console_ready(c, &c->conns[i])) return 1;
     return ecs__console_block(c, max_ms, 1);
 }
@@ -2234,7 +2718,7 @@ ECS_DEF ecs_result ecs_console_flush(ecs_console *c, uint32_t max_ms)
     start = c->clock(c->clock_user);
     for (;;) {
         c->now = now = c->clock(c->clock_user);
-        for (i = 0, pending = 0; i < c->max_clients; ++i) {
+        for (i = 0, pending = 0; i < c->num_socks; ++i) {
             ecs__console_send_pending(c, &c->conns[i]);
             if (c->conns[i].state != ECS__CONSOLE_FREE) pending += ecs__console_pending(&c->conns[i]);
         }
@@ -2250,7 +2734,7 @@ ECS_DEF int ecs_console_feed(ecs_console *c, const void *bytes, size_t n)
     int open;
     if (!c || c->busy) return 0;
     c->busy = 1;
-    k = &c->conns[c->max_clients];
+    k = &c->conns[c->num_socks];
     c->now = c->clock(c->clock_user);
     if (k->out_start == k->out.len) k->out_start = k->out.len = 0; /* the last output was taken */
     if (k->state == ECS__CONSOLE_FREE) ecs__console_open(c, k, ECS__CONSOLE_NO_SOCK);
@@ -2259,7 +2743,7 @@ ECS_DEF int ecs_console_feed(ecs_console *c, const void *bytes, size_t n)
         k->in.len -= k->in_start;
         k->in_start = 0;
     }
-    if (k->state == ECS__CONSOLE_DETECT || k->state == ECS__CONSOLE_FRAMED) {
+    if (ecs__console_reading(k)) {
         ecs__console_put(&k->in, bytes, n);
         if (k->in.oom) ecs__console_close_later(k, &c->stats.closed_memory);
         c->stats.bytes_in += n;
@@ -2278,7 +2762,7 @@ ECS_DEF const unsigned char *ecs_console_feed_output(ecs_console *c, size_t *siz
     const unsigned char *p;
     *size = 0;
     if (!c) return nothing;
-    k = &c->conns[c->max_clients];
+    k = &c->conns[c->num_socks];
     *size = ecs__console_pending(k);
     p = *size ? k->out.p + k->out_start : nothing;
     k->out_start = k->out.len;
@@ -2703,6 +3187,66 @@ static ecs_result ecs__console_cmd_destroy(void *user, ecs_console_call *call)
     return ecs_console_result_printf(call, "{\"destroyed\": %lu}", (unsigned long)e.id);
 }
 
+/* The hierarchy store world.tree walks, in *k: the `store` argument, or
+   the first store with parent_of. ECS_OK, or the call failed. */
+static ecs_result ecs__console_hierarchy(ecs_console_call *call, uint32_t *k)
+{
+    const ecs_world *w = call->console->world;
+    const ecs_store_interface *iface;
+    const char *name;
+    ecs_result r;
+    if ((r = ecs_console_arg_string(call, "store", "", &name)) != ECS_OK) return r;
+    if (name[0] && (*k = ecs__console_component_named(call, "store", name)) == ECS_WORLD_NO_COMPONENT)
+        return ECS_ERROR_NOT_FOUND;
+    if (!name[0])
+        for (*k = 0; *k < w->num_components && !(w->component[*k].iface && w->component[*k].iface->parent_of); ++*k) continue;
+    if (*k == w->num_components)
+        return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "argument 'store': the world has no hierarchy store");
+    iface = w->component[*k].iface;
+    if (!iface || !iface->parent_of || !iface->subtree)
+        return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument 'store': '%.64s' is not a hierarchy (no parent_of)",
+                                name);
+    return ECS_OK;
+}
+
+/* world.tree: a node's children (or the roots) in a hierarchy store, a page
+   at a time, each with its number of descendants; one pass over the store. */
+static ecs_result ecs__console_cmd_tree(void *user, ecs_console_call *call)
+{
+    const ecs_world *w = ((ecs_console *)user)->world;
+    const ecs_world_component *wc;
+    ecs_entity node = {0}, parent = {0};
+    uint32_t k = 0, i, n, offset, limit, zero = 0, hundred = 100, total = 0, listed = 0;
+    ecs_result r;
+    if ((r = ecs__console_hierarchy(call, &k)) != ECS_OK ||
+        (r = ecs_console_arg_u32(call, "offset", &zero, &offset)) != ECS_OK ||
+        (r = ecs_console_arg_u32(call, "limit", &hundred, &limit)) != ECS_OK)
+        return r;
+    wc = &w->component[k];
+    if (ecs_console_arg(call, "entity") && ecs_console_arg(call, "entity")->type != ECS_JSON_NULL) {
+        if ((r = ecs_console_arg_entity(call, "entity", &node)) != ECS_OK) return r;
+        if (ecs_instance_is_nil(wc->iface->lookup(wc->store, node)))
+            return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "entity %lu has no instance of '%s'", (unsigned long)node.id,
+                                    wc->name);
+        parent = wc->iface->parent_of(wc->store, node);
+    }
+    ecs__console_text(call, "{\"store\": ");
+    ecs_console_result_string(call, wc->name, strlen(wc->name));
+    ecs_console_result_printf(call, node.id ? ", \"entity\": %lu, \"parent\": " : ", \"entity\": null, \"parent\": ",
+                              (unsigned long)node.id);
+    ecs_console_result_printf(call, parent.id ? "%lu, \"children\": [" : "null, \"children\": [", (unsigned long)parent.id);
+    for (i = 0, n = wc->iface->count(wc->store); i < n; ++i) {
+        ecs_entity e = wc->iface->entity_at(wc->store, i);
+        if (ecs_entity_is_nil(e) || !ecs_entity_alive(&w->entities, e) || wc->iface->parent_of(wc->store, e).id != node.id)
+            continue;
+        if (total++ < offset || listed >= limit) continue;
+        ecs_console_result_printf(call, "%s{\"entity\": %lu, \"descendants\": %lu}", listed++ ? ", " : "",
+                                  (unsigned long)e.id, (unsigned long)(wc->iface->subtree(wc->store, e, NULL, 0) - 1u));
+    }
+    return ecs_console_result_printf(call, "], \"total\": %lu, \"offset\": %lu}", (unsigned long)total,
+                                     (unsigned long)offset);
+}
+
 static ecs_result ecs__console_cmd_hash(void *user, ecs_console_call *call)
 {
     ecs_console *c = (ecs_console *)user;
@@ -2788,6 +3332,8 @@ static ecs_result ecs__console_builtins(ecs_console *c, ecs_error *err)
          ecs__console_cmd_set},
         {"world.destroy", "destroys an entity and its instances now (tree: and its subtree in that hierarchy)",
          "entity tree", ecs__console_cmd_destroy},
+        {"world.tree", "a node's children in a hierarchy store (no entity: its roots), a page at a time",
+         "entity store offset limit", ecs__console_cmd_tree},
         {"world.hash", "the world's hash (16 hex digits) and the frame number", NULL, ecs__console_cmd_hash},
         {"world.save", "a snapshot of the world (or of `stores`) as the reply's binary payload", "stores",
          ecs__console_cmd_save},
@@ -2937,6 +3483,7 @@ ECS_DEF void ecs_console_destroy(ecs_console *c)
     ECS__FREE(c->script.p);
     ECS__FREE(c->line.p);
     ECS__FREE(c->log.p);
+    ECS__FREE(c->http.p);
     ECS__FREE(c->aligned);
     ecs_snapshot_output_free(&c->save);
     ecs_snapshot_output_free(&c->backup);
@@ -2983,7 +3530,7 @@ static int ecs__console_tables(ecs_console *c)
     if (!(c->conns = (ecs__console_conn *)ECS__REALLOC(NULL, (size_t)c->num_conns * sizeof *c->conns))) return 0;
     memset(c->conns, 0, (size_t)c->num_conns * sizeof *c->conns);
     for (k = 0; k < c->num_conns; ++k) c->conns[k].sock = ECS__CONSOLE_NO_SOCK;
-    c->conns[c->max_clients].local = 1;
+    c->conns[c->num_socks].local = 1;
     if (!(c->order = (uint32_t *)ECS__REALLOC(NULL, (size_t)c->max_commands * sizeof *c->order))) return 0;
 #ifndef _WIN32
     if (!(c->fds = (struct pollfd *)ECS__REALLOC(NULL, (size_t)c->num_conns * sizeof *c->fds))) return 0;
@@ -3015,9 +3562,13 @@ ECS_DEF ecs_console *ecs_console_create(const ecs_console_desc *desc, ecs_error 
     c->timeouts = ecs__console_resolve_timeouts(&d.timeouts);
     c->clock = d.clock;
     c->clock_user = d.clock_user;
+    c->page = d.page;
+    c->page_size = d.page ? d.page_size : 0u;
+    snprintf(c->address, sizeof c->address, "%s", d.address);
+    c->num_socks = d.max_clients + ECS__CONSOLE_REFUSERS;
+    c->num_conns = c->num_socks + 1u;
     c->on_request = d.on_request;
     c->request_user = d.request_user;
-    c->num_conns = d.max_clients + 1u;
     c->now = c->clock(c->clock_user);
     if (!ecs__console_tables(c)) {
         ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_console_create: out of memory");

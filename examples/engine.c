@@ -47,7 +47,9 @@
         first output line "console: listening on ADDRESS:PORT"; the world
         commands, the plugins' commands (the API is published in the
         registry) and the engine's: frame.step (frames), frame.pause,
-        frame.resume, spawn (prefab, position), quit. It then runs until
+        frame.resume, frame.stats (since), spawn (prefab, position), quit;
+        http://ADDRESS:PORT/ is the inspector page (examples/inspector.html,
+        embedded by tools/embed_page.py). It then runs until
         quit (or --max-seconds), --fps frames a second while not paused,
         polling the console once a frame and sleeping in ecs_console_wait.
      9. nodes (see NODES below and README's Nodes): --serve PORT (an
@@ -58,7 +60,7 @@
         the world hash compared at every frame); --fault SPEC and
         --fault-seed N (incoming node messages dropped, held, duplicated,
         reordered); the console commands net.status, net.hash, net.timeouts,
-        net.leave, net.join, frame.stats. tools/scenarios/boxes.py drives
+        net.leave, net.join, net.stats. tools/scenarios/boxes.py drives
         three of them; tests/check_nodes.sh tests them.
    The report's lines start with "report:" and are key=value, for scripts
    (tests/check_engine.sh checks them; tests/check_console.sh drives the
@@ -80,6 +82,7 @@
 #include "ecs_console.h" /* after ecs_plugin.h: plugins add console commands */
 #include "examples/jobs_pthreads.h" /* --threads: a small pool behind ecs.h's job interface */
 #include "examples/node.h" /* the nodes' framing, traffic log and fault rule */
+#include "examples/inspector_html.h" /* the inspector page GET / serves (tools/embed_page.py makes it) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +283,9 @@ typedef struct engine {
     int paused, quit;     /* frame.pause, quit */
     double console_ns;    /* time in ecs_console_poll, for the report */
     uint32_t console_polls;
+    struct frame_stat { uint32_t frame, entities; float us; } frame_stats[256]; /* frame.stats: a ring of the last frames */
+    uint32_t frame_stats_count;
+    char *page; /* the inspector page, joined from inspector_html_lines */
     ecs_plugin spin_plugin;
     int have_spin;
     ecs_compiler_output crate;
@@ -297,7 +303,7 @@ typedef struct engine {
     ecs_entity *check_crates;
     uint32_t check_head, check_count, check_capacity, check_spawned, check_destroyed;
     node_state net; /* --serve, --join, --log-traffic, --replay */
-    uint32_t stat_frames; /* frame.stats: since its last reset */
+    uint32_t stat_frames; /* net.stats: since its last reset */
     double stat_frame_ns, stat_node_ns;
 } engine;
 
@@ -1314,9 +1320,9 @@ static ecs_result cmd_net_timeouts(void *user, ecs_console_call *call)
     return ecs_console_result_printf(call, "{\"timeouts\": \"%s\"}", g->net.timeouts_off ? "off" : "on");
 }
 
-/* frame.stats [reset]: mean microseconds per frame since the last reset:
+/* net.stats [reset]: mean microseconds per frame since the last reset:
    the whole frame and its node part (world hash, states, deltas, sends). */
-static ecs_result cmd_frame_stats(void *user, ecs_console_call *call)
+static ecs_result cmd_net_stats(void *user, ecs_console_call *call)
 {
     engine *g = (engine *)user;
     uint32_t reset, zero = 0, n = g->stat_frames ? g->stat_frames : 1u;
@@ -1416,8 +1422,8 @@ static int node_commands(engine *g)
         {"net.hash", "the world hash this node had at a frame (default: now)", "frame", cmd_net_hash, NULL},
         {"net.timeouts", "every timeout of the console and the nodes: on or off (no argument: tells)", "state",
          cmd_net_timeouts, NULL},
-        {"frame.stats", "mean us per frame since the last reset: the whole frame and its node part", "reset",
-         cmd_frame_stats, NULL},
+        {"net.stats", "mean us per frame since the last reset: the whole frame and its node part", "reset",
+         cmd_net_stats, NULL},
         {"net.leave", "a client leaves its server", NULL, cmd_net_leave, NULL},
         {"net.join", "a client joins its server again", NULL, cmd_net_join, NULL},
         {"net.tamper", "a test aid: changes this client's world behind the server's back", NULL, cmd_net_tamper, NULL}};
@@ -1638,6 +1644,52 @@ static int node_replay_open(const char *path, unsigned char **log, size_t *n, in
 
 static int run_frame(engine *g, uint32_t frame);
 
+/* frame.stats' ring: frame number, its time, entities alive after it */
+static void record_frame_stat(engine *g, uint32_t frame, double ns)
+{
+    struct frame_stat *f = &g->frame_stats[g->frame_stats_count++ % 256u];
+    f->frame = frame + 1u; /* frames done, as world.hash's frame counts them */
+    f->entities = ecs_entity_count(&g->world.entities);
+    f->us = (float)(ns / 1e3);
+}
+
+/* frame.stats: the frames recorded after `since` (at most the last 256),
+   oldest first, for the inspector's plot */
+static ecs_result cmd_frame_stats(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    uint32_t since, zero = 0, k, n = g->frame_stats_count < 256u ? g->frame_stats_count : 256u, listed = 0;
+    ecs_result r = ecs_console_arg_u32(call, "since", &zero, &since);
+    if (r != ECS_OK) return r;
+    ecs_console_result_printf(call, "{\"frame\": %u, \"paused\": %s, \"fps\": %u, \"frames\": [", (unsigned)g->frame,
+                              g->paused ? "true" : "false", (unsigned)g->opt.fps);
+    for (k = g->frame_stats_count - n; k < g->frame_stats_count; ++k) {
+        const struct frame_stat *f = &g->frame_stats[k % 256u];
+        if (f->frame <= since) continue;
+        ecs_console_result_printf(call, "%s[%u, %.1f, %u]", listed++ ? ", " : "", (unsigned)f->frame, (double)f->us,
+                                  (unsigned)f->entities);
+    }
+    return ecs_console_result_json(call, "]}", 2);
+}
+
+/* The inspector page (examples/inspector.html, embedded line by line in
+   examples/inspector_html.h) as one string for ecs_console_desc.page. */
+static char *join_page(size_t *size)
+{
+    size_t k, n = 0, at = 0, count = sizeof inspector_html_lines / sizeof inspector_html_lines[0];
+    char *page;
+    for (k = 0; k < count; ++k) n += strlen(inspector_html_lines[k]);
+    if (!(page = (char *)malloc(n + 1u))) return NULL;
+    for (k = 0; k < count; ++k) {
+        size_t len = strlen(inspector_html_lines[k]);
+        memcpy(page + at, inspector_html_lines[k], len);
+        at += len;
+    }
+    page[n] = 0;
+    *size = n;
+    return page;
+}
+
 /* frame.step: runs the frames now, inside the command, so that the reply
    (and every request after it) sees the world after them */
 static ecs_result cmd_step(void *user, ecs_console_call *call)
@@ -1744,13 +1796,15 @@ static ecs_result cmd_spawn(void *user, ecs_console_call *call)
    output line, which tools read the port from. */
 static int setup_console(engine *g)
 {
-    ecs_console_command_desc cmds[5] = {
+    ecs_console_command_desc cmds[6] = {
         {"frame.step", "runs frames now (default 1), paused or not", "frames", cmd_step, NULL},
         {"frame.pause", "stops running frames (the console still answers)", NULL, cmd_pause, NULL},
         {"frame.resume", "runs frames again", NULL, cmd_resume, NULL},
         {"spawn", "spawns a prefab (crate, or a prefab's JSON) with its root at position [x, y, z]", "prefab position",
          cmd_spawn, NULL},
-        {"quit", "ends the engine after this reply", NULL, cmd_quit, NULL}};
+        {"quit", "ends the engine after this reply", NULL, cmd_quit, NULL},
+        {"frame.stats", "the last frames' [frame, microseconds, entities] after `since` (at most 256)", "since",
+         cmd_frame_stats, NULL}};
     ecs_console_desc desc;
     ecs_error err;
     uint32_t k;
@@ -1760,10 +1814,11 @@ static int setup_console(engine *g)
     desc.address = g->opt.console_address; /* NULL: 127.0.0.1 */
     desc.port = g->opt.replay ? -1 : g->opt.console_port; /* a node without --console: in-process only */
     desc.world = &g->world;
+    desc.page = g->page = join_page(&desc.page_size); /* GET /: the inspector (NULL: the console's note) */
     desc.on_request = node_console_request; /* --log-traffic keeps them */
     desc.request_user = g;
     if (!(g->console = ecs_console_create(&desc, &err))) return fail("console", &err);
-    for (k = 0; k < 5; ++k) {
+    for (k = 0; k < 6; ++k) {
         cmds[k].user = g;
         if (ecs_console_add_command(g->console, &cmds[k], &err) != ECS_OK) return fail("console commands", &err);
     }
@@ -1987,6 +2042,7 @@ static int run_frame(engine *g, uint32_t frame)
         g->system_ns[s] += d;
         if (d > g->system_max_ns[s]) g->system_max_ns[s] = d;
     }
+    record_frame_stat(g, frame, t[5] - t[0]);
     node_frame_done(g); /* nodes: the world hash, the log, the server's states */
     g->stat_node_ns += now_ns() - t[5];
     g->stat_frame_ns += now_ns() - t[0];
@@ -2105,6 +2161,7 @@ static void shutdown_engine(engine *g)
     node_stop(g);
     ecs_plugin_registry_destroy(g->registry); /* the plugins first: they use the rest */
     ecs_console_destroy(g->console);          /* after the registry: plugins' commands are gone */
+    free(g->page);
     if (g->jobs.parallel_for) ecs_jobs_pool_destroy(&g->pool);
     ecs_compiler_output_free(&g->crate);
     ecs_compiler_free(&g->compiler);

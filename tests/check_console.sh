@@ -12,6 +12,7 @@ out=${BUILD_DIR_ROOT:-/tmp}/console
 mkdir -p "$out/plugins" "$out/levels"
 STB=${STB_INCLUDE:-/usr/include/stb}
 command -v python3 >/dev/null 2>&1 || { echo "check_console: python3 is missing (Debian: apt-get install python3)"; exit 1; }
+python3 tools/embed_page.py --check # the page the engine serves is examples/inspector.html as it stands
 gcc -std=c99 -O1 -g -fsanitize=address,undefined -Wall -Wextra -Wpedantic -Werror -I. -I"$STB" \
   examples/engine.c -o "$out/engine" -lm -ldl -lpthread
 gcc -std=c99 -O1 -g -fsanitize=address,undefined -shared -fPIC -I. examples/plugins/spin.c -o "$out/plugins/spin.so"

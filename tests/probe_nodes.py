@@ -10,7 +10,7 @@ The server runs at --fps 30, as a game would (its loop reads the clients'
 acknowledgements between frames, so each delta is against a recent
 state), alone for SECONDS, then with three clients joined for SECONDS
 (each frame then saves a snapshot and sends each client a delta; every
-node frame also hashes the world); frame.stats gives the mean frame and
+node frame also hashes the world); net.stats gives the mean frame and
 its node part. Rounds alternate alone / joined three times; the medians
 are printed. A shared machine's figures (the clients run on the same 2
 cores): read the ratio."""
@@ -29,9 +29,9 @@ import boxes  # noqa: E402
 
 
 def measure(s, seconds):
-    s.command("frame.stats", reset=1)
+    s.command("net.stats", reset=1)
     time.sleep(seconds)
-    return s.command("frame.stats")
+    return s.command("net.stats")
 
 
 def main():

@@ -46,11 +46,12 @@
 # and run in the same pool.
 # Each result is printed as soon as its job finishes (jobs run in parallel,
 # so in the order they finish), with a running count: a result line starts
-# with "ok", "FAIL" or "built" (built, not run: never counted as passed),
-# then "[k/N]", the configuration and the test; a failure's log tail follows
-# its line. The last line is "N passed, N failed", followed by ", N built
-# (not run)" when some were built only; the exit status is non-zero on any
-# failure.
+# with "ok", "FAIL", "skip" (a check script that could not run here, exit
+# status 77: never counted as passed) or "built" (built, not run: never
+# counted as passed either), then "[k/N]", the configuration and the test; a
+# failure's log tail follows its line. The last line is "N passed, N
+# failed", followed by ", N skipped" and ", N built (not run)" when there
+# are some; the exit status is non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
@@ -233,12 +234,18 @@ run_one() { # config-line test-file
 }
 export -f run_one
 
-# A check script as a job of the pool: "ok"/"FAIL", "check", the script.
+# A check script as a job of the pool: "ok"/"skip"/"FAIL", "check", the script.
+# Exit status 77 means the script could not run here (tests/check_browser.sh
+# without a browser): counted as skipped, never as passed.
 run_check() { # script
-  local s=$1 out; out="$BUILD_DIR_ROOT/results/check__$(basename "$1")"
+  local s=$1 out rc; out="$BUILD_DIR_ROOT/results/check__$(basename "$1")"
   local started=$SECONDS
-  if bash "$s" >"$out.log" 2>&1; then
+  bash "$s" >"$out.log" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then
     echo $((SECONDS - started)) >"$out.secs"; touch "$out.ok"; printf 'ok\tcheck\t%s\n' "$(basename "$s")"
+  elif [ $rc -eq 77 ]; then
+    touch "$out.skip"; printf 'skip\tcheck\t%s\n' "$(basename "$s")"
   else
     touch "$out.fail"; printf 'FAIL\tcheck\t%s\n' "$(basename "$s")"
   fi
@@ -270,7 +277,7 @@ done
 total=${#jobs_list[@]}
 echo "== $((total - num_checks)) builds (${#CONFIGS[@]} configurations) and $num_checks check scripts, $JOBS at a time"
 
-passed=0; failed=0; built=0; done_count=0; failures=()
+passed=0; failed=0; built=0; skipped=0; done_count=0; failures=()
 # One line per job, printed by the job as it ends ("status<TAB>config<TAB>test";
 # a line this short is written in one piece); counted and shown here.
 while IFS=$'\t' read -r status name t; do
@@ -283,6 +290,7 @@ while IFS=$'\t' read -r status name t; do
         echo "ok    [$done_count/$total] $name $t  ($(grep -E 'passed, [0-9]+ failed' "$r.log" | tail -1); $(cat "$r.secs") s)"
       fi ;;
     built) built=$((built + 1)); echo "built [$done_count/$total] $name $t  (not run: $(cat "$r.built"))" ;;
+    skip) skipped=$((skipped + 1)); echo "skip  [$done_count/$total] tests/$t  ($(tail -1 "$r.log"))" ;;
     *) failed=$((failed + 1)); failures+=("$name $t")
       echo "FAIL  [$done_count/$total] $name $t"; tail -n 30 "$r.log" | sed 's/^/      /' ;;
   esac
@@ -297,9 +305,8 @@ fi
 [ -n "$M32_NOTE" ] && echo "skip  $M32_NOTE"
 
 [ "$failed" -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
-if [ "$built" -gt 0 ]; then
-  echo "$passed passed, $failed failed, $built built (not run)"
-else
-  echo "$passed passed, $failed failed"
-fi
+summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary="$summary, $skipped skipped"
+[ "$built" -gt 0 ] && summary="$summary, $built built (not run)"
+echo "$summary"
 [ "$failed" -eq 0 ]

@@ -10,8 +10,11 @@ world.stats, world.entities, world.query and world.entity; world.set then
 world.entity shows the value; refusals name the thing and leave the hash),
 the engine's commands (frame.pause, frame.step, frame.resume, spawn,
 quit), world.save then world.load into a fresh engine gives the same
-world.hash, scripts, Consoles over two engines, log lines, garbage and HTTP
-on the port, and the command line and prompt of tools/ecs_console.py.
+world.hash, scripts, Consoles over two engines, log lines, garbage on the
+port, HTTP on the same port through a plain socket (the page, /api equal to
+the framed answers, 400/403/404/405/413 for bad requests, 503 for a client
+over the connection limit, keep-alive; the engine goes on), and the command
+line and prompt of tools/ecs_console.py.
 
 Bounded: every socket call times out (10 s), each engine quits by itself
 after --max-seconds, and the whole run stays well under a minute. A failed
@@ -177,11 +180,103 @@ def test_wire(port):
     data = s.recv(65536)
     check(b"over the limit" in data, "a length over the limit: an error reply")
     s.close()
+
+
+def http_response(s, buf=b""):
+    """One HTTP response read off socket s: (status, headers, body, rest)."""
+    deadline = time.monotonic() + 10
+    while b"\r\n\r\n" not in buf and time.monotonic() < deadline:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (x.partition(":") for x in lines[1:])}
+    size = int(headers.get("content-length", "0"))
+    while len(rest) < size and time.monotonic() < deadline:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return int(lines[0].split()[1]), headers, rest[:size], rest[size:]
+
+
+def http(port, raw):
+    """Sends raw bytes on a fresh connection: (status, headers, body, closed after it)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(b"GET /api/world.hash HTTP/1.1\r\nHost: localhost\r\n\r\n")
-    data = s.recv(65536)
-    check(data.startswith(b"HTTP/1.1 501"), "HTTP on the same port: 501 for now")
+    try:
+        s.sendall(raw)
+        status, headers, body, _ = http_response(s)
+        closed = False
+        try:
+            s.settimeout(2)
+            closed = s.recv(1) == b""
+        except socket.timeout:
+            pass
+        except OSError:
+            closed = True
+        return status, headers, body, closed
+    finally:
+        s.close()
+
+
+def test_http(c, port):
+    """The inspector's HTTP path through a plain socket: the page, /api equal to the framed answers, every
+    bad request's status, too many connections; the engine goes on."""
+    get = lambda target, extra="": ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n" % (target, port, extra)).encode()
+    status, headers, body, _ = http(port, get("/"))
+    check(status == 200 and headers["content-type"].startswith("text/html") and b"ecs inspector" in body,
+          "GET / serves the inspector page")
+    status, _, body, closed = http(port, get("/api/world.stats"))
+    check(status == 200 and json.loads(body) == c.command("world.stats") and not closed,
+          "GET /api/world.stats equals the framed answer, and keeps the connection")
+    e = c.command("world.entities", limit=1, **{"with": ["actor"]})["entities"][0]
+    status, _, body, _ = http(port, get("/api/world.entity?entity=%d" % e))
+    check(status == 200 and json.loads(body) == c.command("world.entity", entity=e), "GET /api/world.entity")
+    status, _, body, _ = http(port, get("/api/frame.stats?since=0"))
+    check(status == 200 and "frames" in json.loads(body), "the engine's frame.stats")
+    for raw, want, closes, text in [
+            (b"POST /api/quit HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 405, True, "only GET"),
+            (get("/?" + "a" * 9000), 413, True, "over 8192 bytes"),
+            (get("/api/world.entity?entity=%G1"), 400, False, "bad percent-encoding"),
+            (get("/api/world.entity?entity=%4"), 400, False, "bad percent-encoding"),
+            (get("/nothing"), 404, False, "nothing at '/nothing'"),
+            (get("/api/nope"), 404, False, "unknown command 'nope'"),
+            (get("/api/world.entity?entity=0"), 404, False, "is not alive"),
+            (get("/api/world.set?entity=%d&component=actor&field=mass&value=-1" % e), 400, False, "mass must be >= 0"),
+            (b"GET / HTTP/9\r\n\r\n", 400, True, "HTTP/1.x"),
+            (get("/api/world.hash", "Origin: http://evil.example\r\n"), 403, False, "another site")]:
+        status, headers, body, closed = http(port, raw)
+        msg = json.loads(body).get("error", "") if body.startswith(b"{") else ""
+        check(status == want and closed == closes and (text is None or text in msg),
+              "%r: %d %r closed=%r" % (raw[:60], status, msg, closed))
+        if want == 405:
+            check(headers.get("allow") == "GET", "405 says Allow: GET")
+    # too many connections: 7 framed clients beside c fill the 8 slots; HTTP gets 503, the engine goes on
+    extra = []
+    for k in range(7):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        msg = json.dumps({"type": "command", "id": k, "command": "help"}).encode()
+        s.sendall(struct.pack(">II", 0, len(msg)) + msg)
+        kind, length = struct.unpack(">II", s.recv(8, socket.MSG_WAITALL))
+        s.recv(length, socket.MSG_WAITALL)
+        extra.append(s)
+    status, _, body, closed = http(port, get("/api/world.hash"))
+    check(status == 503 and closed and b"too many connections" in body, "a connection over the limit: 503 (%d)" % status)
+    for s in extra:
+        s.close()
+    time.sleep(0.3)
+    status, _, body, _ = http(port, get("/api/world.hash"))
+    check(status == 200 and json.loads(body)["hash"] == c.command("world.hash")["hash"], "the engine goes on")
+    # keep-alive: two requests on one connection
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(get("/api/world.hash") + get("/api/help"))
+    a = http_response(s)
+    b = http_response(s, a[3])
     s.close()
+    check(a[0] == 200 and b[0] == 200 and "hash" in json.loads(a[2]) and isinstance(json.loads(b[2]), list),
+          "two requests on one connection (pipelined), answered in order")
 
 
 def test_cli(port):
@@ -209,6 +304,7 @@ def main():
         test_world(c)
         test_save_load(engine, args, c)
         test_wire(c.port)
+        test_http(c, c.port)
         test_cli(c.port)
         check(c.command("help") is not None, "the engine answers after all that")
         c.command("frame.resume")
