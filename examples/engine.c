@@ -2310,6 +2310,7 @@ static int parse_args(int argc, char **argv, options *o)
         return 0;
     }
     if (o->check) --o->check_at; /* frames count from 1 on the command line */
+    if (o->log_traffic && o->console_port < 0 && o->serve_port < 0 && !o->join) o->frames_given = 1; /* --frames frames */
     if (o->join && !parse_join(o)) return 0;
     if (o->serve_port >= 0 && o->join) {
         fprintf(stderr, "engine: --serve and --join: a node is a server or a client, not both\n");
