@@ -230,7 +230,7 @@ typedef struct node_input { /* a client's forwarded command, until applied */
 } node_input;
 
 typedef struct node_state {
-    int role, replaying, timeouts_off;
+    int role, replaying, timeouts_off, inputs_applied;
     int listener, port;  /* the server's */
     node_peer peers[NODE_MAX_PEERS];
     uint32_t next_id;
@@ -865,6 +865,7 @@ static void node_server_input(engine *g, node_peer *p, const ecs_json_value *roo
     double seq;
     if (!node_json_int(d, root, "seq", 1, 4294967295.0, &seq) || (uint32_t)seq != p->inputs + 1u) return; /* seen, or early */
     p->inputs = (uint32_t)seq;
+    g->net.inputs_applied = 1;
     b->len = 0;
     if (!cmd || (strcmp(cmd, "spawn") != 0 && strcmp(cmd, "world.set") != 0 && strcmp(cmd, "world.destroy") != 0)) {
         node_buf_printf(b, "{\"type\": \"input_result\", \"seq\": %u, \"frame\": %u, \"reply\": {\"ok\": false, \"error\": "
@@ -1217,7 +1218,8 @@ static void node_poll(engine *g)
         if (s->peers[k].used && s->peers[k].sock >= 0) node_read(g, &s->peers[k]);
     node_release_held(g);
     if (s->role == ROLE_SERVER) {
-        node_check_change(g); /* inputs applied */
+        if (s->inputs_applied) node_check_change(g); /* a new state when they changed the world */
+        s->inputs_applied = 0;
         node_send_states(g);
     }
     for (k = 0; k < NODE_MAX_PEERS; ++k) {

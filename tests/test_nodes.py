@@ -101,6 +101,7 @@ class Session:
         if log:
             args += ["--log-traffic", os.path.join(a.out, name + ".log")]
         n = Node(a.engine, args + extra, timeout=10.0, max_seconds=90, cwd=ROOT)
+        n.label = name
         self.nodes.append(n)
         n.start()
         return n
@@ -108,9 +109,11 @@ class Session:
     def stop(self):
         for n in self.nodes:
             try:
-                n.stop(timeout=5.0)
+                rc = n.stop(timeout=5.0)
             except Exception:  # noqa: BLE001
-                n.kill()
+                rc = n.kill()
+            check(rc == 0, "%s quits cleanly, no sanitizer report (exit %s): %s" % (n.label, rc,
+                                                                                   "\n".join(n.output[-5:])))
 
 
 def hashes_by_frame(c, first, last):
