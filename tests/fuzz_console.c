@@ -61,7 +61,7 @@ static void fz_side_init(fz_side *s)
     FUZZ_CHECK(ecs_world_init(&s->w) == ECS_OK);
     FUZZ_CHECK(ecs_transform_manager_init(&s->tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
     FUZZ_CHECK((health = ecs_world_define_schema(&s->w, "health", health_schema, 5, ECS_LOOKUP_DENSE, &err)) != NULL);
-    FUZZ_CHECK(ecs_transform_world_register(&s->w, "transform", &s->tm, &err) != ECS_WORLD_NO_COMPONENT);
+    FUZZ_CHECK(ecs_transform_world_register(&s->w, "transform", &s->tm, &err) == ECS_OK);
     for (k = 0; k < 8; ++k) { /* ids 1..8; 1..3 with transforms (2, 3 under 1), even ones with health */
         ecs_entity e = ecs_entity_create(&s->w.entities);
         if (k % 2 == 0) ecs_manager_create(health, e);

@@ -48,7 +48,7 @@ static int make_world(fixture *f)
     f->body = ecs_world_define_schema(&f->w, "body", body_schema, 2, ECS_LOOKUP_DIRECT, &err);
     f->motion = ecs_world_define(&f->w, "motion", motion_fields, 1, ECS_LOOKUP_DENSE, &err);
     return f->health && f->body && f->motion &&
-           ecs_transform_world_register(&f->w, "transform", &f->tm, &err) != ECS_WORLD_NO_COMPONENT;
+           ecs_transform_world_register(&f->w, "transform", &f->tm, &err) == ECS_OK;
 }
 
 static ecs_console *make_console(ecs_world *w, int port)
