@@ -318,6 +318,15 @@ SYSTEMS (one declaration each; the world runs them)
    the system and the thing. A runtime system (a plugin's) fills an
    ecs_system_desc by hand: terms by name, a chunk function that reads
    chunk->first/index (and mask, below) with the managers it is given.
+   A system's terms are ecs_managers: a view is typed pointers into field
+   arrays, which a store registered through an ecs_store_interface
+   (ecs_transform.h's transforms) does not have, and ecs_world_add_system
+   refuses such a term, naming it. A system over one is a query you walk
+   (QUERIES; examples/engine.c's frame_simulate), e.g. motion and transform:
+       ecs_world_cursor_start(&c, &q, 0, ecs_world_query_span(&q)); // q: {{"motion", "transform"}}
+       while (ecs_world_cursor_next(&c, &ch)) for (k = 0; k < ch.count; ++k) { ... }
+   where the body reads ecs_world_chunk_instance(&ch, t, k) of each term
+   (the transform's through ecs_transform_local and the rest of its API).
 
 QUERIES (what systems are made of; also usable by hand)
    A query names the components a match must have and those it may have
@@ -5930,7 +5939,9 @@ static ecs_result ecs__system_build(ecs_world *w, ecs_world_system *s)
                                  name);
         if (!(s->manager[t] = w->component[c].manager))
             return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
-                                 "system '%s': '%s' is not an ecs_manager (a system's terms are managers)", d->name, name);
+                                 "system '%s': '%s' is not an ecs_manager (a system's terms are managers; walk a "
+                                 "query over it by hand: ecs.h SYSTEMS)",
+                                 d->name, name);
         if (term->layout_matches && !term->layout_matches(s->manager[t]))
             return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                                  "system '%s': the manager registered as '%s' does not have the fields of the declared "

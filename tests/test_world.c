@@ -53,6 +53,10 @@ static void test_identifiers(void)
 }
 
 static uint32_t dummy_count(const void *s) { (void)s; return 0; }
+static void dummy_chunk(const ecs_frame *f, const ecs_world_chunk *c, ecs_manager *const *m)
+{
+    (void)f, (void)c, (void)m;
+}
 
 static void test_registration_errors(void)
 {
@@ -112,6 +116,12 @@ static void test_registration_errors(void)
     CHECK(ecs_world_add_store(&w, "transform2", &tm, &partial, &err) != ECS_OK);
     CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'transform2'", "'transform'"));
     CHECK(w.num_components == 3 && ecs_world_manager(&w, "transform") == NULL);
+    { /* a system over an interface store: refused naming it (walk a query by hand: ecs.h SYSTEMS) */
+        static const ecs_system_term terms[2] = {{"pos", ECS_WRITE, NULL}, {"transform", ECS_READ, NULL}};
+        ecs_system_desc d = {"follow", terms, 2, dummy_chunk, 0};
+        CHECK(ecs_world_add_system(&w, &d, &err) == ECS_ERROR_INVALID_ARGUMENT && w.num_systems == 0);
+        CHECK(has_text(&err, "'follow'", "'transform' is not an ecs_manager") && has_text(&err, "query", NULL));
+    }
     /* remove: unknown name; a removed manager forgets the world */
     CHECK(ecs_world_remove(&w, "nope", &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'nope'", NULL));
     CHECK(ecs_world_remove(&w, "pos", &err) == ECS_OK && pos.core.world == NULL && w.num_components == 2);
