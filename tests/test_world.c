@@ -1178,6 +1178,31 @@ static void test_create_for_dead_entity(void)
         CHECK(hp && ecs_instance_is_nil(ecs_manager_create(hp, e)) && strstr(hp->error.message, "'hp': create for entity"));
         ecs_world_free(&w);
     }
+    { /* the transform store: refuses while registered, takes any id before and after */
+        ecs_world w;
+        ecs_error err;
+        ecs_transform_manager tm;
+        ecs_entity a, dead;
+        char want[160];
+        CHECK(ecs_world_init(&w) == ECS_OK && ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
+        a = ecs_entity_create(&w.entities);
+        dead = ecs_entity_create(&w.entities);
+        ecs_entity_destroy(&w.entities, dead);
+        CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK && tm.entities == &w.entities);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, a, NULL, ecs_instance_nil())));
+        CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, dead, NULL, ecs_instance_nil())) &&
+              tm.error.code == ECS_ERROR_INVALID_ARGUMENT && tm.count == 1u);
+        snprintf(want, sizeof want, "ecs_transform_create: entity %u (index %u, generation 0) is not alive in the manager's world",
+                 (unsigned)dead.id, (unsigned)ecs_entity_index(dead));
+        CHECK_MSG(strstr(tm.error.message, want) != NULL, "%s", tm.error.message);
+        CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, ecs_entity_make(999, 0), NULL, ecs_instance_nil())));
+        CHECK(ecs_world_remove(&w, "transform", &err) == ECS_OK && tm.entities == NULL); /* standalone again */
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, dead, NULL, ecs_instance_nil())) && tm.count == 2u);
+        CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK && tm.entities == &w.entities);
+        ecs_world_free(&w);
+        CHECK(tm.entities == NULL); /* the world's free detaches it */
+        ecs_transform_manager_free(&tm);
+    }
 }
 
 /* Issue 24, defect 7 in a world: the id a queued index carries next tests
