@@ -258,7 +258,7 @@ WORLD (an entity manager and every store, each registered once by name)
    reason) are refused with an error naming them. Stores that are not
    ecs_managers register through an ecs_store_interface (lookup, next,
    count, entity_at, destroy_entity, collect; subtree, spawn, the snapshot
-   calls, parent_of and spawn_record optional).
+   calls, parent_of, spawn_record and attach optional).
    ecs_world_find / ecs_world_manager by name; ecs_world_remove unregisters
    (queries made before then refuse to start: make them again; systems are
    made again by the next ecs_world_run_systems). ecs_world_group(&w, names,
@@ -318,6 +318,15 @@ SYSTEMS (one declaration each; the world runs them)
    the system and the thing. A runtime system (a plugin's) fills an
    ecs_system_desc by hand: terms by name, a chunk function that reads
    chunk->first/index (and mask, below) with the managers it is given.
+   A system's terms are ecs_managers: a view is typed pointers into field
+   arrays, which a store registered through an ecs_store_interface
+   (ecs_transform.h's transforms) does not have, and ecs_world_add_system
+   refuses such a term, naming it. A system over one is a query you walk
+   (QUERIES; examples/engine.c's frame_simulate), e.g. motion and transform:
+       ecs_world_cursor_start(&c, &q, 0, ecs_world_query_span(&q)); // q: {{"motion", "transform"}}
+       while (ecs_world_cursor_next(&c, &ch)) for (k = 0; k < ch.count; ++k) { ... }
+   where the body reads ecs_world_chunk_instance(&ch, t, k) of each term
+   (the transform's through ecs_transform_local and the rest of its API).
 
 QUERIES (what systems are made of; also usable by hand)
    A query names the components a match must have and those it may have
@@ -633,7 +642,9 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
-   0.6  ecs_store_interface gains verify (a snapshot's store section
+   0.6  ecs_store_interface gains attach (the world's entity manager while
+        a store is registered: the transform store refuses dead entities as
+        registered managers do), verify (a snapshot's store section
         checked completely, offsets the blob's, ids of indices handed out,
         the target store's settings) and visit_state (the world hash reads
         a store in place), both optional, at its end
@@ -2032,6 +2043,11 @@ typedef struct ecs_store_interface {
        span of the store's whole state, reading it in place, in a fixed
        order, so that equal states give the same bytes */
     void (*visit_state)(const void *store, ecs_state_visit_fn *visit, void *ctx);
+    /* worlds, optional: called with the world's entity manager when the
+       store is registered, and with NULL when it leaves the world (removed,
+       or the world freed); a store keeps it to refuse instances for
+       entities not alive in its world, as a registered manager does */
+    void (*attach)(void *store, const ecs_entity_manager *em);
 } ecs_store_interface;
 
 /** Whether save_selected's keep (num_indices entries) selects the entity
@@ -4871,6 +4887,7 @@ ECS_DEF ecs_result ecs_world_init(ecs_world *w)
 static void ecs__world_release(ecs_world_component *c)
 {
     if (c->manager) c->manager->world = NULL;
+    if (c->iface && c->iface->attach) c->iface->attach(c->store, NULL);
     if (c->owned) {
         ecs_manager_free(c->manager);
         ECS__FREE(c->manager);
@@ -5011,7 +5028,9 @@ ECS_DEF ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *sto
         return ECS_ERROR_INVALID_ARGUMENT;
     }
     if ((r = ecs__world_check_new(w, what, name, store, err)) != ECS_OK) return r;
-    return ecs__world_append(w, what, name, NULL, store, iface, 0u, err) == ECS_WORLD_NO_COMPONENT ? w->error.code : ECS_OK;
+    if (ecs__world_append(w, what, name, NULL, store, iface, 0u, err) == ECS_WORLD_NO_COMPONENT) return w->error.code;
+    if (iface->attach) iface->attach(store, &w->entities);
+    return ECS_OK;
 }
 
 /* define and define_schema end here: m (allocated by the world, its init
@@ -5930,7 +5949,9 @@ static ecs_result ecs__system_build(ecs_world *w, ecs_world_system *s)
                                  name);
         if (!(s->manager[t] = w->component[c].manager))
             return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
-                                 "system '%s': '%s' is not an ecs_manager (a system's terms are managers)", d->name, name);
+                                 "system '%s': '%s' is not an ecs_manager (a system's terms are managers; walk a "
+                                 "query over it by hand: ecs.h SYSTEMS)",
+                                 d->name, name);
         if (term->layout_matches && !term->layout_matches(s->manager[t]))
             return ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                                  "system '%s': the manager registered as '%s' does not have the fields of the declared "

@@ -96,7 +96,8 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
    ecs_transform_world_register(w, "transform", tm, &err)  makes tm a store
        of an ecs_world (ecs.h) through ecs_transform_store_interface():
-       queries can name it, ecs_world_collect collects it, and
+       queries can name it, ecs_world_collect collects it, create refuses
+       entities not alive in w (until ecs_world_remove or _free), and
        ecs_world_destroy_tree(w, "transform", e, &err) destroys e and every
        entity below it with all their instances
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
@@ -383,7 +384,9 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
-   0.6  ecs_transform_snapshot_verify (the store interface's verify hook:
+   0.6  registered in a world, ecs_transform_create refuses entities not
+        alive there (the store interface's attach hook; tm->entities);
+        ecs_transform_snapshot_verify (the store interface's verify hook:
         its offsets the blob's, ids of indices handed out, pending ids), the
         interface's visit_state (the world hash reads the arrays in place);
         the interface's load leaves the link checks to verify; idle_frames
@@ -473,6 +476,8 @@ typedef struct ecs_transform_manager {
     uint32_t rng;            /* gc's random state */
     ecs_entity_log_cursor log; /* ecs_transform_collect's place in the destroy log */
     ecs_error error;         /* the last failure */
+    const ecs_entity_manager *entities; /* its world's, while registered in one (else NULL):
+                                           create refuses entities not alive there */
 } ecs_transform_manager;
 
 /* ---- matrices ------------------------------------------------------------ */
@@ -537,8 +542,10 @@ ECS_DEF size_t ecs_transform_memory(const ecs_transform_manager *tm);
     (growth). Dense lookup: a transform still held by a dead id of e's index
     is destroyed first (see LOOKUP; instances move, `parent` is followed),
     and when that transform is `parent` itself the call is refused
-    (ECS_ERROR_INVALID_ARGUMENT). The manager does not check that e is
-    alive: gc and collect do. */
+    (ECS_ERROR_INVALID_ARGUMENT). Registered in a world
+    (ecs_transform_world_register), tm refuses an e that is not alive in
+    that world (ECS_ERROR_INVALID_ARGUMENT, naming e); a standalone manager
+    takes any id and leaves dead ones to gc and collect. */
 ECS_DEF ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
                                           ecs_instance parent);
 /** e's transform in this manager, or nil (also for nil and unknown or stale
@@ -1590,6 +1597,10 @@ static ecs_result ecs__tf_create_check(ecs_transform_manager *tm, uint32_t key, 
                              "ecs_transform_create: the parent belongs to %s, a dead id of the index of %s",
                              ecs_entity_format(whose, sizeof whose, ecs__as_entity(stale)),
                              ecs_entity_format(who, sizeof who, ecs__as_entity(key)));
+    if (tm->entities && !ecs_entity_alive(tm->entities, ecs__as_entity(key)))
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_transform_create: %s is not alive in the manager's world (destroyed, or never "
+                             "created there)", ecs_entity_format(who, sizeof who, ecs__as_entity(key)));
     if (tm->count >= 0xFFFFFFFDu)
         return ecs_error_set(&tm->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_transform_create: too many instances");
     return ECS_OK;
@@ -2692,13 +2703,17 @@ static ecs_result ecs__tf_store_load(void *store, const void *data, size_t size,
 static ecs_result ecs__tf_store_verify(const void *store, const void *data, size_t size, uint32_t max_index, size_t offset,
                                        ecs_error *err);
 static void ecs__tf_store_visit_state(const void *store, ecs_state_visit_fn *visit, void *ctx);
+static void ecs__tf_store_attach(void *store, const ecs_entity_manager *em)
+{
+    ((ecs_transform_manager *)store)->entities = em;
+}
 
 static const ecs_store_interface ecs__tf_store = {
     ecs__tf_store_lookup, ecs__tf_store_next, ecs__tf_store_count, ecs__tf_store_entity_at,
     ecs__tf_store_destroy_entity, ecs__tf_store_collect, ecs__tf_store_subtree, ecs_transform_spawn,
     ecs_transform_unspawn, ecs_transform_snapshot_save, ecs__tf_store_load, ecs_transform_snapshot_clear,
     ECS_TRANSFORM_SNAPSHOT_VERSION, ecs__tf_store_parent_of, ecs__tf_store_spawn_record, ecs_transform_snapshot_copy,
-    ecs_transform_snapshot_save_selected, ecs__tf_store_verify, ecs__tf_store_visit_state};
+    ecs_transform_snapshot_save_selected, ecs__tf_store_verify, ecs__tf_store_visit_state, ecs__tf_store_attach};
 
 ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return &ecs__tf_store; }
 

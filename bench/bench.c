@@ -2688,14 +2688,17 @@ static void bth_transform_rows(void)
     static const struct { shape_kind kind; uint32_t size; const char *name; } bevy[4] = {
         {SHAPE_WIDE, 500, "bevy_wide_pass"}, {SHAPE_HUMANOIDS, 4000, "bevy_humanoids_pass"},
         {SHAPE_LARGE, 18, "bevy_large_pass"}, {SHAPE_CHAIN, 2500, "bevy_chain_pass"}};
-    uint32_t n = bench_n / BT_LEVEL * BT_LEVEL, k, b;
+    uint32_t n = bench_n / BT_LEVEL * BT_LEVEL, k, b, num_es = n;
     uint32_t *parent = bt_levels(n / BT_LEVEL, 0x1234u);
-    ecs_entity *es = (ecs_entity *)bench_alloc((size_t)n * sizeof *es);
+    ecs_entity *es;
     ecs_entity_manager em;
     ecs_transform_manager tm;
     double med[3];
+    for (b = 0; b < 4; ++b) /* the Bevy shapes' entities too (--quick's n is smaller than large's 262,143) */
+        if (shape_count(bevy[b].kind, bevy[b].size) > num_es) num_es = shape_count(bevy[b].kind, bevy[b].size);
+    es = (ecs_entity *)bench_alloc((size_t)num_es * sizeof *es);
     ecs_entity_manager_init(&em);
-    for (k = 0; k < n; ++k) es[k] = ecs_entity_create(&em);
+    for (k = 0; k < num_es; ++k) es[k] = ecs_entity_create(&em);
     bt_build(&tm, &em, es, parent, n, ECS_TRANSFORM_IMMEDIATE, 0xABCDu);
     if (ecs_transform_reorder(&tm) != ECS_OK) exit(1);
     bth_probe_row("transform_world_pass_probe_mt2_speedup");
@@ -2709,7 +2712,7 @@ static void bth_transform_rows(void)
         parent = (uint32_t *)bench_alloc((size_t)count * sizeof *parent);
         shape_build(bevy[b].kind, bevy[b].size, parent, 0x5EEDu);
         ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
-        for (k = 0; k < count; ++k) { /* entity k: es[k] (n >= count) */
+        for (k = 0; k < count; ++k) { /* entity k: es[k] (num_es >= count) */
             ecs_mat4 m = bt_local(&rng);
             ecs_transform_create(&tm, es[k], &m, ecs_instance_make(parent[k]));
         }

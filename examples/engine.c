@@ -1917,9 +1917,14 @@ static void pick_movers(engine *g)
 
 /* ---- one frame ------------------------------------------------------------------ */
 
-/* pos += velocity * dt for every entity with a motion and a transform (a
-   query: the world looks the transforms up in batches), written with one
-   set_local_many (its subtree updates across the pool) */
+/* pos += velocity * dt for every entity with a motion and a transform,
+   written with one set_local_many (its subtree updates across the pool).
+   A query walked by hand, not a declared system (ECS_WORLD_SYSTEM_DEFINE):
+   the transform store is an ecs_store_interface with no field arrays for a
+   typed view, so ecs_world_add_system refuses it (ecs.h SYSTEMS); the
+   world drives from motion and looks the transforms up. Every other frame
+   step is a store's own call (set_local_many, the plugins' tick, spawn,
+   collect): no system here is over managers alone. */
 static void frame_simulate(engine *g, float dt, uint32_t *moved)
 {
     uint32_t k, n = motion_manager_count(&g->motion), count = 0;

@@ -673,6 +673,7 @@ static void ldeps_scan_file(ldeps_scan *s, const char *rel, const char *full, co
    folders and of files that need none (assets) where the system gives it. */
 static int ldeps_entry_kind(int dfd, const struct dirent *e, int need_stat, struct stat *st)
 {
+    (void)need_stat; /* read only where the system gives entry types */
 #if defined(DT_DIR) && defined(DT_REG)
     if (e->d_type == DT_DIR) return 'd';
     if (e->d_type == DT_REG && !need_stat) return 'f';

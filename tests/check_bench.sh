@@ -2,6 +2,7 @@
 # tests/check_bench.sh - bench/bench.c builds warning-free (gcc and clang,
 # C99 and C++11), runs in --quick mode, and prints every metric of the
 # README's Benchmark section in --csv form; no stale id may be alive after the churn.
+# Then --quick again under ASan+UBSan (every section but deps: see below).
 set -eu
 cd "$(dirname "$0")/.."
 out=${BUILD_DIR_ROOT:-/tmp}/check_bench
@@ -39,4 +40,16 @@ for gone in component_lookup_hash_ns component_lookup_dense_ns; do
   ! grep -q "^$gone," "$out/bench.csv" || { echo "dropped metric $gone still printed"; exit 1; }
 done
 grep -q "^churn_stale_alive,0.0000," "$out/bench.csv" || { echo "stale ids alive after churn"; exit 1; }
-echo "check_bench: builds as C99 (gcc, clang) and C++11; --quick --csv has all $(wc -l <"$out/bench.csv") rows"
+# --quick once more under ASan+UBSan (gcc -O1): every section but deps, one
+# process each. The deps rows wait on the disk (fsync of every renamed file:
+# 40-60 s of wall time for about 1.5 s of CPU in --quick), so that section
+# runs in the plain build above only; the code it times (examples/levelc_deps.h)
+# runs under the same sanitizers in tests/check_deps.sh and tests/fuzz_deps_cache.c.
+gcc -std=c99 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined $WARN \
+  -I. -I"$STB" bench/bench.c -o "$out/bench_asan" -lm -lpthread
+for section in entities components transforms resources systems threads snapshots console; do
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$out/bench_asan" --quick --csv --only "$section" >"$out/bench_asan_$section.csv" 2>"$out/bench_asan_$section.log" ||
+    { echo "bench --quick --only $section fails under ASan+UBSan:"; tail -n 30 "$out/bench_asan_$section.log"; exit 1; }
+done
+echo "check_bench: builds as C99 (gcc, clang) and C++11; --quick --csv has all $(wc -l <"$out/bench.csv") rows; --quick under ASan+UBSan clean (all sections but deps)"

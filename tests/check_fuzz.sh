@@ -8,7 +8,10 @@
 #   log readers), then fuzzes for FUZZ_SECONDS
 #   (default 10; tests/soak.sh: 300) seconds, all at once. Without libFuzzer
 #   it says so and replays the corpora with plain builds instead
-#   (-DFUZZ_STANDALONE, gcc, the same sanitizers).
+#   (-DFUZZ_STANDALONE, gcc, the same sanitizers). Before that, every
+#   harness must compile warning-free in both forms (with and without
+#   -DFUZZ_STANDALONE) under -Wall -Wextra -Wpedantic -Werror -Wshadow
+#   -Wconversion, with gcc and clang.
 # New inputs go to the build folder, never into the repository's corpus; a
 # crash leaves its input there too (crash-*): add it to tests/corpus/<name>/.
 set -u
@@ -22,10 +25,28 @@ mkdir -p "$OUT" || exit 2
 status=0
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# Every harness compiles warning-free first, in both forms (the libFuzzer
+# entry alone and the replay's main), with the project's warnings: gcc and,
+# where it exists, clang (clang reports unused static functions even with
+# -fsyntax-only; gcc's unused-parameter and the rest).
+WARN="-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion"
+HARNESSES="resource json decompile snapshot references deps_cache console delta node"
+for h in $HARNESSES; do
+  for form in "" -DFUZZ_STANDALONE; do
+    for cc in gcc "$CLANG"; do
+      command -v "$cc" >/dev/null 2>&1 || continue
+      # shellcheck disable=SC2086
+      if ! "$cc" -std=c99 -fsyntax-only $WARN $form -I. -I"$STB" "tests/fuzz_$h.c" >"$OUT/warn_$h.log" 2>&1; then
+        echo "check_fuzz: fuzz_$h.c ${form:+($form) }has warnings with $cc $WARN:"; head -n 20 "$OUT/warn_$h.log"; status=1
+      fi
+    done
+  done
+done
+
 probe="$OUT/probe.c"
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$probe"
 if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe" -o "$OUT/probe" >/dev/null 2>&1; then
-  for h in resource json decompile snapshot references deps_cache console delta node; do
+  for h in $HARNESSES; do
     if ! gcc -std=c99 -g -O1 $SAN -DFUZZ_STANDALONE -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/replay_$h" -lm; then
       echo "check_fuzz: build of the replay of fuzz_$h failed"; status=1; continue
     fi
@@ -36,7 +57,7 @@ if ! command -v "$CLANG" >/dev/null 2>&1 || ! "$CLANG" -fsanitize=fuzzer "$probe
 fi
 
 pids=()
-for h in resource json decompile snapshot references deps_cache console delta node; do
+for h in $HARNESSES; do
   if ! "$CLANG" -g -O1 -fsanitize=fuzzer $SAN -I. -I"$STB" "tests/fuzz_$h.c" -o "$OUT/fuzz_$h" -lm; then
     echo "check_fuzz: libFuzzer build of fuzz_$h failed"; status=1; continue
   fi

@@ -5,7 +5,9 @@
      aborts, so that libFuzzer keeps the input;
    - with ecs_transform.h, fuzz_world: the world a harness spawns into
      (entities, transforms, the standard "mesh" and "actor" managers and
-     resource_fixture.h's "label" component, all registered in one spawner);
+     resource_fixture.h's "label" component, all registered in one spawner;
+     its functions are static inline, so a harness that includes
+     ecs_transform.h for other reasons compiles warning-free);
    - with FUZZ_STANDALONE, the plain main of a harness: it replays the files
      and folders named on the command line through LLVMFuzzerTestOneInput,
      then calls the harness's fuzz_cleanup(). A folder that cannot be read
@@ -39,7 +41,7 @@ typedef struct fuzz_world {
 } fuzz_world;
 
 /* Each lookup kind as given: the harnesses differ there on purpose. */
-static void fuzz_world_init(fuzz_world *w, ecs_lookup_kind tm_kind, ecs_lookup_kind mesh_kind,
+static inline void fuzz_world_init(fuzz_world *w, ecs_lookup_kind tm_kind, ecs_lookup_kind mesh_kind,
                             ecs_lookup_kind actor_kind)
 {
     static const ecs_field_desc mesh_fields[] = {{"mesh", 8, 8}, {"flags", 4, 4}};
@@ -62,13 +64,13 @@ static void fuzz_world_init(fuzz_world *w, ecs_lookup_kind tm_kind, ecs_lookup_k
 }
 
 /* Component instances alive in the world, of every type. */
-static uint32_t fuzz_world_instances(const fuzz_world *w)
+static inline uint32_t fuzz_world_instances(const fuzz_world *w)
 {
     return ecs_transform_count(&w->tm) + w->mesh.count + w->actor.count + w->labels.live;
 }
 
 #ifdef FUZZ_STANDALONE /* only the replay's main frees (a libFuzzer run ends in exit) */
-static void fuzz_world_free(fuzz_world *w)
+static inline void fuzz_world_free(fuzz_world *w)
 {
     ecs_spawner_free(&w->sp);
     ecs_manager_free(&w->mesh);

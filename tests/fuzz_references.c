@@ -188,7 +188,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
+#ifdef FUZZ_STANDALONE
 static void fuzz_cleanup(void)
 {
     ecs_compiler_free(&compiler);
 }
+#endif

@@ -53,6 +53,10 @@ static void test_identifiers(void)
 }
 
 static uint32_t dummy_count(const void *s) { (void)s; return 0; }
+static void dummy_chunk(const ecs_frame *f, const ecs_world_chunk *c, ecs_manager *const *m)
+{
+    (void)f, (void)c, (void)m;
+}
 
 static void test_registration_errors(void)
 {
@@ -112,6 +116,12 @@ static void test_registration_errors(void)
     CHECK(ecs_world_add_store(&w, "transform2", &tm, &partial, &err) != ECS_OK);
     CHECK(err.code == ECS_ERROR_ALREADY_EXISTS && has_text(&err, "'transform2'", "'transform'"));
     CHECK(w.num_components == 3 && ecs_world_manager(&w, "transform") == NULL);
+    { /* a system over an interface store: refused naming it (walk a query by hand: ecs.h SYSTEMS) */
+        static const ecs_system_term terms[2] = {{"pos", ECS_WRITE, NULL}, {"transform", ECS_READ, NULL}};
+        ecs_system_desc d = {"follow", terms, 2, dummy_chunk, 0};
+        CHECK(ecs_world_add_system(&w, &d, &err) == ECS_ERROR_INVALID_ARGUMENT && w.num_systems == 0);
+        CHECK(has_text(&err, "'follow'", "'transform' is not an ecs_manager") && has_text(&err, "query", NULL));
+    }
     /* remove: unknown name; a removed manager forgets the world */
     CHECK(ecs_world_remove(&w, "nope", &err) == ECS_ERROR_NOT_FOUND && has_text(&err, "'nope'", NULL));
     CHECK(ecs_world_remove(&w, "pos", &err) == ECS_OK && pos.core.world == NULL && w.num_components == 2);
@@ -1167,6 +1177,31 @@ static void test_create_for_dead_entity(void)
         ecs_entity_destroy(&w.entities, e);
         CHECK(hp && ecs_instance_is_nil(ecs_manager_create(hp, e)) && strstr(hp->error.message, "'hp': create for entity"));
         ecs_world_free(&w);
+    }
+    { /* the transform store: refuses while registered, takes any id before and after */
+        ecs_world w;
+        ecs_error err;
+        ecs_transform_manager tm;
+        ecs_entity a, dead;
+        char want[160];
+        CHECK(ecs_world_init(&w) == ECS_OK && ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
+        a = ecs_entity_create(&w.entities);
+        dead = ecs_entity_create(&w.entities);
+        ecs_entity_destroy(&w.entities, dead);
+        CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK && tm.entities == &w.entities);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, a, NULL, ecs_instance_nil())));
+        CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, dead, NULL, ecs_instance_nil())) &&
+              tm.error.code == ECS_ERROR_INVALID_ARGUMENT && tm.count == 1u);
+        snprintf(want, sizeof want, "ecs_transform_create: entity %u (index %u, generation 0) is not alive in the manager's world",
+                 (unsigned)dead.id, (unsigned)ecs_entity_index(dead));
+        CHECK_MSG(strstr(tm.error.message, want) != NULL, "%s", tm.error.message);
+        CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, ecs_entity_make(999, 0), NULL, ecs_instance_nil())));
+        CHECK(ecs_world_remove(&w, "transform", &err) == ECS_OK && tm.entities == NULL); /* standalone again */
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, dead, NULL, ecs_instance_nil())) && tm.count == 2u);
+        CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK && tm.entities == &w.entities);
+        ecs_world_free(&w);
+        CHECK(tm.entities == NULL); /* the world's free detaches it */
+        ecs_transform_manager_free(&tm);
     }
 }
 
