@@ -4994,6 +4994,7 @@ ECS_DEF ecs_result ecs_world_add_manager(ecs_world *w, const char *name, ecs_man
 {
     const char *what = "ecs_world_add_manager";
     ecs_result r = ECS_OK;
+    if (!name || !name[0]) return ecs__world_check_new(w, what, name, m, err); /* before reading m */
     if (!m)
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "%s: the manager for '%s' is NULL", what,
                           name ? name : "(null)");

@@ -67,16 +67,30 @@ def node_port(node, timeout=10.0):
 
 def wait_synced(server, clients, timeout=20.0):
     """Waits until every client applied the server's newest state; the
-    server's status then."""
+    server's status then. The server's state is read again on every turn:
+    a late or resent input may still make it a newer one while we wait."""
     deadline = time.monotonic() + timeout
-    want = server.command("net.status")
     while True:
+        want = server.command("net.status")
         states = [c.command("net.status") for c in clients]
         if all(s["state"] == want["state"] for s in states):
             return want
         if time.monotonic() > deadline:
             raise Divergence("clients at states %s never reached the server's state %d (frame %d) within %.0f s"
                              % ([s["state"] for s in states], want["state"], want["frame"], timeout))
+        time.sleep(0.02)
+
+
+def wait_applied(clients, timeout=20.0):
+    """Waits until no client has an input the server has not applied yet
+    (a dropped or reordered one is resent until a state says it was)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = [c.command("net.status").get("pending_inputs", 0) for c in clients]
+        if not any(pending):
+            return
+        if time.monotonic() > deadline:
+            raise Divergence("clients still hold inputs the server never applied (%s) after %.0f s" % (pending, timeout))
         time.sleep(0.02)
 
 
@@ -151,6 +165,7 @@ def run_iteration(a, k, out):
             for name, n in boxes([s] + clients, names, k, step).items():
                 sent[name] = sent.get(name, 0) + n
             wait_inputs(s, sent)
+            wait_applied(clients)
             s.command("frame.step", frames=4)
             if step == 1:  # client 1 leaves and joins again (its inputs count again from 1)
                 c1.command("net.leave")
