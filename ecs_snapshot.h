@@ -1150,6 +1150,20 @@ ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out)
     out->size = 0;
 }
 
+/* A buffer for need bytes that will all be written: out's own when it
+   holds them (shrunk to need), else a new one and out's freed once it is
+   there (its bytes are not copied: a growing snapshot saved every frame
+   moves nothing). NULL when out of memory, out's buffer as it was. had:
+   the bytes out's buffer holds (0: out has none of its own). */
+static unsigned char *ecs__snap_buffer(void *data, size_t had, size_t need)
+{
+    unsigned char *p;
+    if (!need) need = 1u;
+    if (data && need <= had) return (unsigned char *)ECS__REALLOC(data, need);
+    if ((p = (unsigned char *)ECS__REALLOC(NULL, need)) != NULL) ECS__FREE(data);
+    return p;
+}
+
 ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_snapshot_output *out,
                                      ecs_error *err)
 {
@@ -1157,8 +1171,10 @@ ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc
     ecs__snap_sel sel;
     ecs_result r;
     int big = ecs__res_host_big_endian(), reuse = desc && (desc->flags & ECS_SNAPSHOT_REUSE_OUTPUT);
+    size_t had;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: out is NULL");
     if (!reuse) out->data = NULL;
+    had = out->data ? out->size : 0u;
     out->size = 0;
     if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: world is NULL");
     if ((r = ecs__snap_check_save(w, desc, err)) != ECS_OK || (r = ecs__snap_select(w, desc, &sel, err)) != ECS_OK) return r;
@@ -1168,7 +1184,7 @@ ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc
                           measure.odd);
     else if (measure.overflow)
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: the snapshot does not fit in memory");
-    else if (!(write.p = (unsigned char *)ECS__REALLOC(out->data, measure.at ? measure.at : 1u)))
+    else if (!(write.p = ecs__snap_buffer(out->data, had, measure.at)))
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %lu bytes",
                           (unsigned long)measure.at);
     else out->data = write.p; /* (reused: the old pointer is gone) */
@@ -3996,7 +4012,8 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base
     /* everything checked: now the output */
     need = (size_t)rd.info.next_size;
     if (reuse && out->data && need <= (in_place ? base_size : out->size)) dst = (unsigned char *)out->data; /* big enough */
-    else dst = (unsigned char *)ECS__REALLOC(reuse ? out->data : NULL, need ? need : 1u);
+    else if (in_place) dst = (unsigned char *)ECS__REALLOC(out->data, need ? need : 1u); /* grown, base's bytes kept */
+    else dst = ecs__snap_buffer(reuse ? out->data : NULL, reuse ? out->size : 0u, need); /* nothing copied */
     if (!dst)
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_apply_delta: out of memory for %lu bytes",
                              (unsigned long)need);
