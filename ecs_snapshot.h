@@ -488,10 +488,11 @@ extern "C" {
 /** ecs_snapshot_desc.flags: write big-endian. */
 #define ECS_SNAPSHOT_BIG_ENDIAN 2u
 /** ecs_snapshot_desc.flags: *out holds an earlier snapshot call's output (or
-    is zeroed): its buffer is resized (ECS_REALLOC) and written instead of a
-    new one, so a save every frame (rollback) faults in no new memory. On
-    failure out->size is 0 and out->data stays for the next call (free it
-    with ecs_snapshot_output_free). */
+    is zeroed): its buffer is written instead of a new one (shrunk to the
+    snapshot's size; one too small is replaced by a new buffer, freed once
+    that is there, its bytes not copied), so a save every frame (rollback)
+    faults in no new memory. On failure out->size is 0 and out->data stays
+    for the next call (free it with ecs_snapshot_output_free). */
 #define ECS_SNAPSHOT_REUSE_OUTPUT 4u
 /** ecs_snapshot_load flags: a section naming a store the world lacks is an
     error (default: skipped and reported). */
