@@ -285,9 +285,26 @@ DELTAS (what turns one snapshot into another: Quake 3's server sends each
    words) is one array of words to this header: of the same length, it is
    compared the same way; of another (nodes created or destroyed: its
    arrays moved by different amounts), each block is looked for where the
-   last one was found and, failing that, at the nearest offsets (256 each
-   way, 4 bytes a step): 5 nodes more in a store of 10,000 cost about 5 KB
-   of its 1.5 MB.
+   last one was found and, failing that (and when none of the next 4
+   blocks is there either: a block changed where it lies costs no search),
+   at the nearest offsets (256 each way, 4 bytes a step): 5 nodes more in
+   a store of 10,000 cost about 5 KB of its 1.5 MB.
+   Hashes already known: both directions read every byte of base to hash
+   it, and the delta hashes next too. A caller that holds them (a server
+   that saves each state once and makes deltas to it and then from it; a
+   client that holds the state the last delta gave it, whose hash that
+   delta named) passes them in an ecs_snapshot_delta_hashes to
+   ecs_snapshot_delta_hashed and ecs_snapshot_apply_delta_hashed, and gets
+   the others back: a delta then compares without hashing what it knows,
+   and apply hashes only the result, which it always checks (so a wrong
+   hash given is refused by apply, never turned into other bytes):
+       ecs_snapshot_delta_hashes h = {0};
+       h.known = ECS_SNAPSHOT_BASE_HASH;
+       h.base_hash = acked_hash;   // from the delta that made acked
+       ecs_snapshot_delta_hashed(acked->data, acked->size, now->data,
+                                 now->size, ECS_SNAPSHOT_REUSE_OUTPUT, &h,
+                                 &d, &err);
+       now_hash = h.next_hash;     // the base hash of the next frame's
    Format (version 1; integers in the byte order of the snapshots, which
    its mark says: deltas of big-endian snapshots are big-endian):
        0   'E' 'C' 'S' 'D', version, byte order mark 0x01020304, num_ops
@@ -471,10 +488,11 @@ extern "C" {
 /** ecs_snapshot_desc.flags: write big-endian. */
 #define ECS_SNAPSHOT_BIG_ENDIAN 2u
 /** ecs_snapshot_desc.flags: *out holds an earlier snapshot call's output (or
-    is zeroed): its buffer is resized (ECS_REALLOC) and written instead of a
-    new one, so a save every frame (rollback) faults in no new memory. On
-    failure out->size is 0 and out->data stays for the next call (free it
-    with ecs_snapshot_output_free). */
+    is zeroed): its buffer is written instead of a new one (shrunk to the
+    snapshot's size; one too small is replaced by a new buffer, freed once
+    that is there, its bytes not copied), so a save every frame (rollback)
+    faults in no new memory. On failure out->size is 0 and out->data stays
+    for the next call (free it with ecs_snapshot_output_free). */
 #define ECS_SNAPSHOT_REUSE_OUTPUT 4u
 /** ecs_snapshot_load flags: a section naming a store the world lacks is an
     error (default: skipped and reported). */
@@ -662,6 +680,51 @@ ECS_DEF ecs_result ecs_snapshot_delta_verify(const void *delta, size_t size, ecs
     ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, const void *delta, size_t delta_size,
                                             uint32_t flags, ecs_snapshot_output *out, ecs_error *err);
+
+/** ecs_snapshot_delta_hashes.known's bits: the hashes the caller gives. */
+#define ECS_SNAPSHOT_BASE_HASH 1u
+#define ECS_SNAPSHOT_NEXT_HASH 2u
+
+/** The ecs_snapshot_blob_hash of a delta's base and of its next, as the
+    caller of ecs_snapshot_delta_hashed or ecs_snapshot_apply_delta_hashed
+    knows them already (a server that saves a state once and sends deltas
+    to it and from it; a client that holds the state a delta gave it).
+    known says which of the two it gives; on ECS_OK both are filled and
+    known has both bits. */
+typedef struct ecs_snapshot_delta_hashes {
+    uint64_t base_hash; /* ecs_snapshot_blob_hash(base): given when known has ECS_SNAPSHOT_BASE_HASH */
+    uint64_t next_hash; /* ecs_snapshot_blob_hash(next): given when known has ECS_SNAPSHOT_NEXT_HASH */
+    uint32_t known;     /* ECS_SNAPSHOT_BASE_HASH | ECS_SNAPSHOT_NEXT_HASH, or 0 */
+} ecs_snapshot_delta_hashes;
+
+/** ecs_snapshot_delta with the hashes the caller knows: a hash given is
+    written into the delta as it is, and those bytes are not read to hash
+    them (the delta then only compares base and next: a server that made a
+    delta to a state and later makes deltas from it hashes it once). A
+    wrong hash given makes a delta that every apply refuses (another base
+    hash: ECS_ERROR_INVALID_ARGUMENT; another next hash: the result's hash
+    differs, ECS_ERROR_CORRUPT_RESOURCE); nothing else goes wrong. hashes
+    NULL: ecs_snapshot_delta. On ECS_OK *hashes holds the two hashes the
+    delta names (the ones computed and the ones given); on failure it is
+    as it was. Everything else (flags, out, errors, threads): as
+    ecs_snapshot_delta. */
+ECS_DEF ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size, const void *next, size_t next_size,
+                                             uint32_t flags, ecs_snapshot_delta_hashes *hashes, ecs_snapshot_output *out,
+                                             ecs_error *err);
+/** ecs_snapshot_apply_delta with base's hash given (hashes->known has
+    ECS_SNAPSHOT_BASE_HASH): it is compared with the hash the delta names
+    (another: ECS_ERROR_INVALID_ARGUMENT before base is read) and base is
+    not hashed; the result's hash is computed and checked always, so a
+    base that is not the snapshot of the hash given is still refused
+    (ECS_ERROR_CORRUPT_RESOURCE, saying so) unless the delta gives the
+    right bytes from it anyway. A next_hash given is ignored. hashes NULL
+    or known 0: ecs_snapshot_apply_delta. On ECS_OK *hashes holds base's
+    hash and the result's (the next_hash to give for it as the next base);
+    on failure it and *out are as they were. Everything else: as
+    ecs_snapshot_apply_delta. */
+ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base_size, const void *delta, size_t delta_size,
+                                                   uint32_t flags, ecs_snapshot_delta_hashes *hashes, ecs_snapshot_output *out,
+                                                   ecs_error *err);
 
 #ifdef __cplusplus
 }
@@ -1088,6 +1151,20 @@ ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out)
     out->size = 0;
 }
 
+/* A buffer for need bytes that will all be written: out's own when it
+   holds them (shrunk to need), else a new one and out's freed once it is
+   there (its bytes are not copied: a growing snapshot saved every frame
+   moves nothing). NULL when out of memory, out's buffer as it was. had:
+   the bytes out's buffer holds (0: out has none of its own). */
+static unsigned char *ecs__snap_buffer(void *data, size_t had, size_t need)
+{
+    unsigned char *p;
+    if (!need) need = 1u;
+    if (data && need <= had) return (unsigned char *)ECS__REALLOC(data, need);
+    if ((p = (unsigned char *)ECS__REALLOC(NULL, need)) != NULL) ECS__FREE(data);
+    return p;
+}
+
 ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_snapshot_output *out,
                                      ecs_error *err)
 {
@@ -1095,8 +1172,10 @@ ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc
     ecs__snap_sel sel;
     ecs_result r;
     int big = ecs__res_host_big_endian(), reuse = desc && (desc->flags & ECS_SNAPSHOT_REUSE_OUTPUT);
+    size_t had;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: out is NULL");
     if (!reuse) out->data = NULL;
+    had = out->data ? out->size : 0u;
     out->size = 0;
     if (!w) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: world is NULL");
     if ((r = ecs__snap_check_save(w, desc, err)) != ECS_OK || (r = ecs__snap_select(w, desc, &sel, err)) != ECS_OK) return r;
@@ -1106,7 +1185,7 @@ ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc
                           measure.odd);
     else if (measure.overflow)
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: the snapshot does not fit in memory");
-    else if (!(write.p = (unsigned char *)ECS__REALLOC(out->data, measure.at ? measure.at : 1u)))
+    else if (!(write.p = ecs__snap_buffer(out->data, had, measure.at)))
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %lu bytes",
                           (unsigned long)measure.at);
     else out->data = write.p; /* (reused: the old pointer is gone) */
@@ -3223,6 +3302,7 @@ typedef struct ecs__delta_gen {
     const unsigned char *base, *next;
     size_t base_size, next_size;
     ecs__hash hb, hn;                     /* base's bytes in base's order, next's in next's */
+    int hash_base, hash_next;             /* 0: the caller gave that hash (nothing fed) */
     size_t hashed;                        /* base bytes fed to hb so far */
     unsigned char *p;                     /* the delta being written (out->data), cap bytes */
     size_t at, cap;
@@ -3297,8 +3377,14 @@ static void ecs__delta_literal(ecs__delta_gen *g, const unsigned char *bytes, si
 /* Feeds base's bytes up to `to` to its hash (bytes no region copies). */
 static void ecs__delta_hash_base(ecs__delta_gen *g, size_t to)
 {
-    if (to > g->hashed) ecs__hash_feed(&g->hb, g->base + g->hashed, to - g->hashed);
+    if (to > g->hashed && g->hash_base) ecs__hash_feed(&g->hb, g->base + g->hashed, to - g->hashed);
     if (to > g->hashed) g->hashed = to;
+}
+
+/* Feeds n bytes of next at offset o to its hash (unless the caller gave it). */
+static void ecs__delta_hash_next(ecs__delta_gen *g, size_t o, size_t n)
+{
+    if (g->hash_next) ecs__hash_feed(&g->hn, g->next + o, n);
 }
 
 /* 1 when the n (<= 64) bytes at a and b are equal. */
@@ -3344,12 +3430,12 @@ static void ecs__delta_pair(ecs__delta_gen *g, size_t bo, size_t bl, size_t no, 
             ECS__DELTA_PREFETCH(g->base + bo + x + ECS__DELTA_AHEAD + k);
             ECS__DELTA_PREFETCH(g->next + no + x + ECS__DELTA_AHEAD + k);
         }
-        ecs__hash_feed(&g->hb, g->base + bo + x, n);
-        ecs__hash_feed(&g->hn, g->next + no + x, n);
+        if (g->hash_base) ecs__hash_feed(&g->hb, g->base + bo + x, n);
+        ecs__delta_hash_next(g, no + x, n);
         ecs__delta_compare(g, bo + x, no + x, n);
     }
     if (bo + common > g->hashed) g->hashed = bo + common;
-    ecs__hash_feed(&g->hn, g->next + no + common, nl - common);
+    ecs__delta_hash_next(g, no + common, nl - common);
     ecs__delta_literal(g, g->next + no + common, nl - common);
 }
 
@@ -3376,10 +3462,36 @@ static int ecs__delta_search(const unsigned char *b, size_t bl, const unsigned c
     return 0;
 }
 
+#define ECS__DELTA_LOOK 4u /* blocks after a changed one tried at its offset before a search */
+
+/* 1 when next's block at x (len bytes) is base's at x + d (inside base,
+   at or after `from`). */
+static int ecs__delta_at(const unsigned char *b, size_t bl, const unsigned char *q, size_t x, size_t len, int64_t d,
+                         size_t from)
+{
+    int64_t y = (int64_t)x + d;
+    return y >= (int64_t)from && (uint64_t)y + len <= bl && ecs__delta_same(b + y, q + x, len);
+}
+
+/* 1 when one of the ECS__DELTA_LOOK whole blocks after x (of nl bytes) is
+   still at offset d: the block at x changed where it lies, nothing moved. */
+static int ecs__delta_changed_here(const unsigned char *b, size_t bl, const unsigned char *q, size_t nl, size_t x, int64_t d,
+                                   size_t from)
+{
+    uint32_t k;
+    for (k = 1; k <= ECS__DELTA_LOOK && x + (k + 1u) * ECS__DELTA_BLOCK <= nl; ++k)
+        if (ecs__delta_at(b, bl, q, x + k * ECS__DELTA_BLOCK, ECS__DELTA_BLOCK, d, from)) return 1;
+    return 0;
+}
+
 /* An opaque region (a store's words) whose length changed: its arrays
    moved by different amounts. Block by block at the offset the last block
-   was found at, and where that fails (the first block of a change, and
-   every 8th of a run that travels), the nearest offset that holds it. */
+   was found at; where that fails and none of the next few blocks is there
+   either (the start of an array that moved by another amount, and every
+   8th block of a run that travels), the nearest offset that holds it. A
+   block changed in place (the blocks after it still at the offset) costs
+   no search; a piece of ECS__DELTA_PROBE bytes still at the offset is one
+   memcmp. */
 static void ecs__delta_moved(ecs__delta_gen *g, size_t bo, size_t bl, size_t no, size_t nl)
 {
     const unsigned char *b = g->base + bo, *q = g->next + no;
@@ -3387,12 +3499,21 @@ static void ecs__delta_moved(ecs__delta_gen *g, size_t bo, size_t bl, size_t no,
     size_t x, len, from = 0;
     uint32_t missed = 0;
     ecs__delta_hash_base(g, bo + bl);
-    ecs__hash_feed(&g->hn, q, nl);
+    ecs__delta_hash_next(g, no, nl);
     for (x = 0; x < nl && !g->oom; x += len) {
         int64_t y = (int64_t)x + d;
+        if (x % ECS__DELTA_PROBE == 0 && nl - x >= ECS__DELTA_PROBE && y >= (int64_t)from &&
+            (uint64_t)y + ECS__DELTA_PROBE <= bl && memcmp(b + y, q + x, ECS__DELTA_PROBE) == 0) { /* most are */
+            len = ECS__DELTA_PROBE;
+            ecs__delta_copy(g, bo + (size_t)y, len);
+            from = (size_t)y + len;
+            missed = 0;
+            continue;
+        }
         len = nl - x < ECS__DELTA_BLOCK ? nl - x : ECS__DELTA_BLOCK;
-        if ((y >= (int64_t)from && (uint64_t)y + len <= bl && ecs__delta_same(b + y, q + x, len)) ||
-            (missed++ % 8u == 0 && ecs__delta_search(b, bl, q + x, x, len, &d, lo, hi, from))) {
+        if (ecs__delta_at(b, bl, q, x, len, d, from) ||
+            (!ecs__delta_changed_here(b, bl, q, nl, x, d, from) && missed++ % 8u == 0 &&
+             ecs__delta_search(b, bl, q + x, x, len, &d, lo, hi, from))) {
             y = (int64_t)x + d;
             ecs__delta_copy(g, bo + (size_t)y, len);
             from = (size_t)y + len;
@@ -3492,7 +3613,7 @@ static void ecs__delta_sections(ecs__delta_gen *g, const ecs__snap_reader *rb0, 
             ecs__delta_section(g, rb0, &bs, rn, &ns);
             from = bs.index + 1u;
         } else {
-            ecs__hash_feed(&g->hn, g->next + ns.offset, ns.size);
+            ecs__delta_hash_next(g, ns.offset, ns.size);
             ecs__delta_literal(g, g->next + ns.offset, ns.size);
         }
     }
@@ -3520,13 +3641,31 @@ static ecs_result ecs__delta_shape(const void *blob, size_t size, const char *wh
     return r;
 }
 
-ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const void *next, size_t next_size, uint32_t flags,
-                                      ecs_snapshot_output *out, ecs_error *err)
+/* Writes the delta's header once its ops are written. */
+static void ecs__delta_head(ecs__delta_gen *g, uint64_t base_hash, uint64_t next_hash)
+{
+    memcpy(g->p, "ECSD", 4);
+    ecs__delta_put32(g->p + 4, ECS_SNAPSHOT_DELTA_VERSION, g->swap);
+    ecs__delta_put32(g->p + 8, ECS__SNAP_BOM, g->swap);
+    ecs__delta_put32(g->p + 12, g->num_ops, g->swap);
+    ecs__delta_put64(g->p + 16, g->at, g->swap);
+    ecs__delta_put64(g->p + 24, g->base_size, g->swap);
+    ecs__delta_put64(g->p + 32, base_hash, g->swap);
+    ecs__delta_put64(g->p + 40, g->next_size, g->swap);
+    ecs__delta_put64(g->p + 48, next_hash, g->swap);
+    ecs__delta_put64(g->p + 56, 0, g->swap);
+}
+
+ECS_DEF ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size, const void *next, size_t next_size,
+                                             uint32_t flags, ecs_snapshot_delta_hashes *hashes, ecs_snapshot_output *out,
+                                             ecs_error *err)
 {
     ecs__snap_reader rb, rn;
     ecs__delta_gen g;
     ecs_result r;
     int reuse = (flags & ECS_SNAPSHOT_REUSE_OUTPUT) != 0;
+    uint32_t known = hashes ? hashes->known : 0u;
+    uint64_t hb, hn;
     size_t had;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out is NULL");
     if (reuse && out->data && (out->data == base || out->data == next))
@@ -3545,6 +3684,8 @@ ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const 
     g.base_size = base_size;
     g.next_size = next_size;
     g.swap = rb.swap;
+    g.hash_base = !(known & ECS_SNAPSHOT_BASE_HASH);
+    g.hash_next = !(known & ECS_SNAPSHOT_NEXT_HASH);
     g.p = (unsigned char *)out->data;
     g.cap = reuse && out->data ? had : 0; /* (the buffer holds at least what it held last) */
     ecs__hash_init(&g.hb, 0);
@@ -3556,19 +3697,23 @@ ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const 
         out->data = reuse ? g.p : NULL;
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_delta: out of memory for %lu bytes", (unsigned long)g.at);
     }
-    memcpy(g.p, "ECSD", 4);
-    ecs__delta_put32(g.p + 4, ECS_SNAPSHOT_DELTA_VERSION, g.swap);
-    ecs__delta_put32(g.p + 8, ECS__SNAP_BOM, g.swap);
-    ecs__delta_put32(g.p + 12, g.num_ops, g.swap);
-    ecs__delta_put64(g.p + 16, g.at, g.swap);
-    ecs__delta_put64(g.p + 24, base_size, g.swap);
-    ecs__delta_put64(g.p + 32, ecs__hash_final(&g.hb), g.swap);
-    ecs__delta_put64(g.p + 40, next_size, g.swap);
-    ecs__delta_put64(g.p + 48, ecs__hash_final(&g.hn), g.swap);
-    ecs__delta_put64(g.p + 56, 0, g.swap);
+    hb = g.hash_base ? ecs__hash_final(&g.hb) : hashes->base_hash;
+    hn = g.hash_next ? ecs__hash_final(&g.hn) : hashes->next_hash;
+    ecs__delta_head(&g, hb, hn);
+    if (hashes) {
+        hashes->base_hash = hb;
+        hashes->next_hash = hn;
+        hashes->known = ECS_SNAPSHOT_BASE_HASH | ECS_SNAPSHOT_NEXT_HASH;
+    }
     out->data = g.p;
     out->size = g.at;
     return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const void *next, size_t next_size, uint32_t flags,
+                                      ecs_snapshot_output *out, ecs_error *err)
+{
+    return ecs_snapshot_delta_hashed(base, base_size, next, next_size, flags, NULL, out, err);
 }
 
 /* -- reading a delta -- */
@@ -3708,8 +3853,9 @@ ECS_DEF ecs_result ecs_snapshot_delta_verify(const void *delta, size_t size, ecs
 
 /* -- applying a delta -- */
 
-/* Hashes base and the result the delta gives from it (base read once, in
-   order: copies go forward), without writing anything. */
+/* Hashes base (unless hb_out is NULL: the caller knows it) and the result
+   the delta gives from it (base read once, in order: copies go forward),
+   without writing anything. */
 static void ecs__delta_hashes(const ecs__delta_rd *rd, const unsigned char *base, uint64_t *hb_out, uint64_t *hn_out)
 {
     ecs__hash hb, hn;
@@ -3724,18 +3870,20 @@ static void ecs__delta_hashes(const ecs__delta_rd *rd, const unsigned char *base
             ecs__hash_feed(&hn, rd->d + at + ECS__DELTA_OP, (size_t)op.len);
         } else {
             size_t x, src = (size_t)op.src, len = (size_t)op.len;
-            ecs__hash_feed(&hb, base + read, src - read);
+            if (hb_out) ecs__hash_feed(&hb, base + read, src - read);
             for (x = 0; x < len; x += ECS__DELTA_CHUNK) { /* each chunk twice while it is in cache */
                 size_t n = len - x < ECS__DELTA_CHUNK ? len - x : ECS__DELTA_CHUNK;
-                ecs__hash_feed(&hb, base + src + x, n);
+                if (hb_out) ecs__hash_feed(&hb, base + src + x, n);
                 ecs__hash_feed(&hn, base + src + x, n);
             }
             read = src + len;
         }
         at = op.next;
     }
-    ecs__hash_feed(&hb, base + read, (size_t)rd->info.base_size - read);
-    *hb_out = ecs__hash_final(&hb);
+    if (hb_out) {
+        ecs__hash_feed(&hb, base + read, (size_t)rd->info.base_size - read);
+        *hb_out = ecs__hash_final(&hb);
+    }
     *hn_out = ecs__hash_final(&hn);
 }
 
@@ -3818,35 +3966,55 @@ static void ecs__delta_in_place(const ecs__delta_rd *rd, unsigned char *buf)
     }
 }
 
-ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, const void *delta, size_t delta_size,
-                                            uint32_t flags, ecs_snapshot_output *out, ecs_error *err)
+/* The checks of apply that read base: its size and hash (hashes->base_hash
+   when the caller knows it, else computed) against the delta's, and the
+   hash of the bytes the delta gives from it (always computed). */
+static ecs_result ecs__delta_check_base(const ecs__delta_rd *rd, const void *base, size_t base_size,
+                                        const ecs_snapshot_delta_hashes *hashes, uint64_t *hb, uint64_t *hn, ecs_error *err)
+{
+    int known = hashes && (hashes->known & ECS_SNAPSHOT_BASE_HASH);
+    if (rd->info.base_size != (uint64_t)base_size)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_apply_delta: the delta applies to the snapshot of %llu bytes with hash %016llx; "
+                             "this base has %lu bytes", (unsigned long long)rd->info.base_size,
+                             (unsigned long long)rd->info.base_hash, (unsigned long)base_size);
+    if (known) *hb = hashes->base_hash;
+    if (known && *hb != rd->info.base_hash) /* refused before base is read */
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_apply_delta: the delta applies to the snapshot with hash %016llx; this base's hash "
+                             "is %016llx (as the caller gave it)", (unsigned long long)rd->info.base_hash,
+                             (unsigned long long)*hb);
+    ecs__delta_hashes(rd, (const unsigned char *)base, known ? NULL : hb, hn);
+    if (*hb != rd->info.base_hash)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_apply_delta: the delta applies to the snapshot with hash %016llx; this base's hash "
+                             "is %016llx", (unsigned long long)rd->info.base_hash, (unsigned long long)*hb);
+    if (*hn != rd->info.next_hash)
+        return ecs__delta_bad(err, 48, "next_hash", "the ops give bytes of hash %016llx, the delta names %016llx (a copy or "
+                              "a literal byte is corrupt%s)", (unsigned long long)*hn, (unsigned long long)rd->info.next_hash,
+                              known ? ", or base is not the snapshot of the hash given for it" : "");
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base_size, const void *delta, size_t delta_size,
+                                                   uint32_t flags, ecs_snapshot_delta_hashes *hashes, ecs_snapshot_output *out,
+                                                   ecs_error *err)
 {
     ecs__delta_rd rd;
     ecs_result r;
-    uint64_t hb, hn;
+    uint64_t hb = 0, hn = 0;
     int reuse = (flags & ECS_SNAPSHOT_REUSE_OUTPUT) != 0, in_place;
     unsigned char *dst;
     size_t need;
     if (!out || !base) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_apply_delta: base or out is NULL");
     in_place = reuse && out->data == base;
     if ((r = ecs__delta_open(&rd, delta, delta_size, err)) != ECS_OK) return r;
-    if (rd.info.base_size != (uint64_t)base_size)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_snapshot_apply_delta: the delta applies to the snapshot of %llu bytes with hash %016llx; "
-                             "this base has %lu bytes", (unsigned long long)rd.info.base_size,
-                             (unsigned long long)rd.info.base_hash, (unsigned long)base_size);
-    ecs__delta_hashes(&rd, (const unsigned char *)base, &hb, &hn);
-    if (hb != rd.info.base_hash)
-        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                             "ecs_snapshot_apply_delta: the delta applies to the snapshot with hash %016llx; this base's hash "
-                             "is %016llx", (unsigned long long)rd.info.base_hash, (unsigned long long)hb);
-    if (hn != rd.info.next_hash)
-        return ecs__delta_bad(err, 48, "next_hash", "the ops give bytes of hash %016llx, the delta names %016llx (a copy or "
-                              "a literal byte is corrupt)", (unsigned long long)hn, (unsigned long long)rd.info.next_hash);
+    if ((r = ecs__delta_check_base(&rd, base, base_size, hashes, &hb, &hn, err)) != ECS_OK) return r;
     /* everything checked: now the output */
     need = (size_t)rd.info.next_size;
     if (reuse && out->data && need <= (in_place ? base_size : out->size)) dst = (unsigned char *)out->data; /* big enough */
-    else dst = (unsigned char *)ECS__REALLOC(reuse ? out->data : NULL, need ? need : 1u);
+    else if (in_place) dst = (unsigned char *)ECS__REALLOC(out->data, need ? need : 1u); /* grown, base's bytes kept */
+    else dst = ecs__snap_buffer(reuse ? out->data : NULL, reuse ? out->size : 0u, need); /* nothing copied */
     if (!dst)
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_apply_delta: out of memory for %lu bytes",
                              (unsigned long)need);
@@ -3854,7 +4022,18 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, 
     else ecs__delta_write(&rd, (const unsigned char *)base, dst);
     out->data = dst;
     out->size = (size_t)rd.info.next_size;
+    if (hashes) {
+        hashes->base_hash = hb;
+        hashes->next_hash = hn;
+        hashes->known = ECS_SNAPSHOT_BASE_HASH | ECS_SNAPSHOT_NEXT_HASH;
+    }
     return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, const void *delta, size_t delta_size,
+                                            uint32_t flags, ecs_snapshot_output *out, ecs_error *err)
+{
+    return ecs_snapshot_apply_delta_hashed(base, base_size, delta, delta_size, flags, NULL, out, err);
 }
 
 #endif /* ECS__SNAPSHOT_IMPLEMENTATION_DONE */

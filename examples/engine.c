@@ -168,7 +168,14 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    (ecs_snapshot_delta) against the newest state it acknowledged that the
    ring still holds, or a full snapshot when there is none (a join, an ack
    too old or missing, a resync). A state not acknowledged within
-   NODE_RESEND_MS is sent again (a lost state or ack costs that much). The
+   NODE_RESEND_MS is sent again (a lost state or ack costs that much).
+   What a frame costs the server with clients: the state saved once, one
+   delta for all the clients that acknowledged the same base (the common
+   case: all caught up), its bytes queued to each, then written to all
+   (ecs_snapshot_delta_hashed: each state's blob hash is computed once, by
+   the delta to it, and given when it is the base; a client gives its
+   base's hash to ecs_snapshot_apply_delta_hashed, which still checks the
+   result's). net.stats splits it; tests/probe_nodes.py measures it. The
    client keeps the last NODE_RING states it applied; a delta against a
    base it does not hold, or one that does not apply (wrong base hash,
    corrupt), makes it ask for a full snapshot (resync). A state older than
@@ -221,6 +228,8 @@ typedef struct node_held { /* a message the fault rule holds back */
 typedef struct node_snap {
     int64_t id;    /* the state's number (-1: empty) */
     uint32_t frame;
+    int hashed;    /* hash is the blob's ecs_snapshot_blob_hash (a delta to it or from it computed it) */
+    uint64_t hash;
     ecs_snapshot_output blob;
 } node_snap;
 
@@ -303,8 +312,12 @@ typedef struct engine {
     ecs_entity *check_crates;
     uint32_t check_head, check_count, check_capacity, check_spawned, check_destroyed;
     node_state net; /* --serve, --join, --log-traffic, --replay */
-    uint32_t stat_frames; /* net.stats: since its last reset */
-    double stat_frame_ns, stat_node_ns;
+    struct net_stats { /* net.stats: since its last reset */
+        uint32_t frames;
+        double frame_ns, frame_cpu_ns, node_ns, node_cpu_ns; /* frames: wall and this thread's CPU time */
+        double hash_ns, save_ns, delta_ns, send_ns;        /* node steps (CPU), in frames and between them */
+        uint64_t saves, deltas, state_bytes;
+    } stat;
 } engine;
 
 static double now_ns(void)
@@ -312,6 +325,18 @@ static double now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The calling thread's CPU time: what a step costs this node, without the
+   time other processes had its core (a probe's clients run on the same
+   machine). The wall clock where there is no such clock. */
+static double cpu_ns(void)
+{
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+#endif
+    return now_ns();
 }
 
 static uint32_t random_below(engine *g, uint32_t n)
@@ -511,16 +536,24 @@ static void node_state_done(engine *g, uint32_t kind, uint64_t h)
 /* After run_frame (the frame counter moved on). */
 static void node_frame_done(engine *g)
 {
+    double t0;
+    uint64_t h;
     if (!g->net.role && !g->net.log) return;
-    node_state_done(g, 0, ecs_snapshot_world_hash(&g->world));
+    t0 = cpu_ns();
+    h = ecs_snapshot_world_hash(&g->world);
+    g->stat.hash_ns += cpu_ns() - t0;
+    node_state_done(g, 0, h);
 }
 
 /* The server, between frames: a new state when the world's hash moved. */
 static void node_check_change(engine *g)
 {
     uint64_t h;
+    double t0;
     if (g->net.role != ROLE_SERVER && !g->net.log) return;
+    t0 = cpu_ns();
     h = ecs_snapshot_world_hash(&g->world);
+    g->stat.hash_ns += cpu_ns() - t0;
     if (g->net.hist_frame[g->frame % NODE_HISTORY] != (int64_t)g->frame || g->net.hist_hash[g->frame % NODE_HISTORY] != h)
         node_state_done(g, 1, h);
 }
@@ -928,44 +961,65 @@ static node_snap *node_current_state(engine *g)
     node_snap *r = &s->ring[(uint64_t)s->state_id % NODE_RING];
     ecs_snapshot_desc desc;
     ecs_error err;
+    double t0;
+    int ok;
     if (r->id == s->state_id) return r;
     memset(&desc, 0, sizeof desc);
     desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
     r->id = -1;
-    if (ecs_snapshot_save(&g->world, &desc, &r->blob, &err) != ECS_OK) {
+    t0 = cpu_ns();
+    ok = ecs_snapshot_save(&g->world, &desc, &r->blob, &err) == ECS_OK;
+    g->stat.save_ns += cpu_ns() - t0;
+    g->stat.saves++;
+    if (!ok) {
         node_note(g, "saving state %ld (frame %u) failed: %s", (long)s->state_id, (unsigned)g->frame, err.message);
         return NULL;
     }
     r->id = s->state_id;
     r->frame = g->frame;
+    r->hashed = 0;
     return r;
 }
 
 /* A delta from the ring's state base to cur, made once for every base the
-   clients share: NULL when it failed (noted). */
-static const ecs_snapshot_output *node_delta_from(engine *g, int64_t base, const node_snap *cur)
+   clients share, with the states' blob hashes known so far (each state is
+   hashed once: by the delta to it, or the first from it): NULL when it
+   failed (noted). */
+static const ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_snap *cur)
 {
     node_state *s = &g->net;
-    const node_snap *b = &s->ring[(uint64_t)base % NODE_RING];
+    node_snap *b = &s->ring[(uint64_t)base % NODE_RING];
+    ecs_snapshot_delta_hashes h;
     ecs_error err;
     uint32_t k;
+    double t0;
+    int ok;
     for (k = 0; k < NODE_DELTAS; ++k)
         if (s->deltas[k].base == base && s->deltas[k].next == cur->id) return &s->deltas[k].out;
     k = s->next_delta++ % NODE_DELTAS;
     s->deltas[k].base = s->deltas[k].next = -1;
-    if (ecs_snapshot_delta(b->blob.data, b->blob.size, cur->blob.data, cur->blob.size, ECS_SNAPSHOT_REUSE_OUTPUT,
-                           &s->deltas[k].out, &err) != ECS_OK) {
+    t0 = cpu_ns();
+    h.known = (b->hashed ? ECS_SNAPSHOT_BASE_HASH : 0u) | (cur->hashed ? ECS_SNAPSHOT_NEXT_HASH : 0u);
+    h.base_hash = b->hash;
+    h.next_hash = cur->hash;
+    ok = ecs_snapshot_delta_hashed(b->blob.data, b->blob.size, cur->blob.data, cur->blob.size, ECS_SNAPSHOT_REUSE_OUTPUT, &h,
+                                   &s->deltas[k].out, &err) == ECS_OK;
+    g->stat.delta_ns += cpu_ns() - t0;
+    g->stat.deltas++;
+    if (!ok) {
         node_note(g, "the delta from state %ld to %ld failed: %s", (long)base, (long)cur->id, err.message);
         return NULL;
     }
     s->deltas[k].base = base;
     s->deltas[k].next = cur->id;
+    b->hash = h.base_hash, b->hashed = 1;
+    cur->hash = h.next_hash, cur->hashed = 1;
     return &s->deltas[k].out;
 }
 
 /* Sends p the current state: a delta against the newest state it
    acknowledged that the ring holds, else the snapshot. */
-static void node_send_state(engine *g, node_peer *p, const node_snap *cur)
+static void node_send_state(engine *g, node_peer *p, node_snap *cur)
 {
     node_state *s = &g->net;
     int64_t base = p->acked;
@@ -980,6 +1034,7 @@ static void node_send_state(engine *g, node_peer *p, const node_snap *cur)
                  "{\"type\": \"state\", \"state\": %ld, \"frame\": %u, \"base\": %ld, \"hash\": \"%016llx\", \"inputs\": %u}",
                  (long)cur->id, (unsigned)cur->frame, (long)base, (unsigned long long)h, (unsigned)p->inputs);
     node_send(g, p, json, (size_t)n, payload->data, payload->size);
+    g->stat.state_bytes += payload->size;
     p->sent = cur->id;
     p->sent_ms = now_ms();
     s->states_sent++;
@@ -991,7 +1046,7 @@ static void node_send_state(engine *g, node_peer *p, const node_snap *cur)
 static void node_send_states(engine *g)
 {
     node_state *s = &g->net;
-    double t0 = now_ns(), now = t0 / 1e6;
+    double t0 = now_ns(), now = t0 / 1e6, c0, d0;
     node_snap *cur = NULL;
     uint32_t k;
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
@@ -999,9 +1054,15 @@ static void node_send_states(engine *g)
         if (!p->used || !p->joined || p->closing || p->acked == s->state_id || p->out.len > NODE_MAX_OUT) continue;
         if (p->sent == s->state_id && now - p->sent_ms < NODE_RESEND_MS) continue;
         if (!cur && !(cur = node_current_state(g))) return;
-        node_send_state(g, p, cur);
-        node_flush(g, p);
+        c0 = cpu_ns();
+        d0 = g->stat.delta_ns;
+        node_send_state(g, p, cur); /* the delta (timed as such), the message queued */
+        g->stat.send_ns += cpu_ns() - c0 - (g->stat.delta_ns - d0);
     }
+    c0 = cpu_ns(); /* then written, every client's: a client woken by its state waits for the last delta */
+    for (k = 0; cur && k < NODE_MAX_PEERS; ++k)
+        if (s->peers[k].used && s->peers[k].sent == s->state_id && s->peers[k].out.len) node_flush(g, &s->peers[k]);
+    g->stat.send_ns += cpu_ns() - c0;
     s->net_ns += now_ns() - t0;
 }
 
@@ -1027,6 +1088,7 @@ static int node_client_rebuild(engine *g, node_peer *p, int64_t id, int64_t base
     node_state *s = &g->net;
     node_snap *slot = &s->ring[(uint64_t)id % NODE_RING];
     const node_snap *b = base >= 0 ? &s->ring[(uint64_t)base % NODE_RING] : NULL;
+    ecs_snapshot_delta_hashes h;
     ecs_error err;
     char why[400];
     slot->id = -1;
@@ -1036,6 +1098,7 @@ static int node_client_rebuild(engine *g, node_peer *p, int64_t id, int64_t base
         memcpy(q, m->payload, m->payload_len);
         slot->blob.data = q;
         slot->blob.size = m->payload_len;
+        slot->hashed = 0;
         return 1;
     }
     if (b->id != base || b == slot) {
@@ -1045,11 +1108,15 @@ static int node_client_rebuild(engine *g, node_peer *p, int64_t id, int64_t base
     if (!(s->scratch.data = realloc(s->scratch.data, m->payload_len ? m->payload_len : 1u)))
         return node_client_resync(g, p, id, "out of memory"), 0;
     memcpy(s->scratch.data, m->payload, m->payload_len); /* aligned */
-    if (ecs_snapshot_apply_delta(b->blob.data, b->blob.size, s->scratch.data, m->payload_len, ECS_SNAPSHOT_REUSE_OUTPUT,
-                                 &slot->blob, &err) != ECS_OK) {
+    h.known = b->hashed ? ECS_SNAPSHOT_BASE_HASH : 0u; /* the delta that gave it named it (apply checked) */
+    h.base_hash = b->hash;
+    if (ecs_snapshot_apply_delta_hashed(b->blob.data, b->blob.size, s->scratch.data, m->payload_len,
+                                        ECS_SNAPSHOT_REUSE_OUTPUT, &h, &slot->blob, &err) != ECS_OK) {
         snprintf(why, sizeof why, "its delta does not apply to state %ld: %s", (long)base, err.message);
         return node_client_resync(g, p, id, why), 0;
     }
+    slot->hash = h.next_hash;
+    slot->hashed = 1;
     return 1;
 }
 
@@ -1322,17 +1389,27 @@ static ecs_result cmd_net_timeouts(void *user, ecs_console_call *call)
     return ecs_console_result_printf(call, "{\"timeouts\": \"%s\"}", g->net.timeouts_off ? "off" : "on");
 }
 
-/* net.stats [reset]: mean microseconds per frame since the last reset:
-   the whole frame and its node part (world hash, states, deltas, sends). */
+/* net.stats [reset]: since the last reset, per frame (means, in us): the
+   whole frame and its node part (world hash, states, deltas, sends), in
+   wall time and in this thread's CPU time; the node's steps in CPU time,
+   wherever they ran (in frames, and between them: a changed world's
+   hash, resends, a joining client's snapshot); the snapshots saved, the
+   deltas made and the state bytes queued in all. */
 static ecs_result cmd_net_stats(void *user, ecs_console_call *call)
 {
     engine *g = (engine *)user;
-    uint32_t reset, zero = 0, n = g->stat_frames ? g->stat_frames : 1u;
+    const struct net_stats *t = &g->stat;
+    uint32_t reset, zero = 0;
+    double n = t->frames ? (double)t->frames * 1e3 : 1e3;
     ecs_result r = ecs_console_arg_u32(call, "reset", &zero, &reset);
     if (r != ECS_OK) return r;
-    ecs_console_result_printf(call, "{\"frames\": %u, \"frame_us\": %.3f, \"node_us\": %.3f}", (unsigned)g->stat_frames,
-                              g->stat_frame_ns / n / 1e3, g->stat_node_ns / n / 1e3);
-    if (reset) g->stat_frames = 0, g->stat_frame_ns = g->stat_node_ns = 0;
+    ecs_console_result_printf(call, "{\"frames\": %u, \"frame_us\": %.3f, \"node_us\": %.3f, \"frame_cpu_us\": %.3f, "
+                              "\"node_cpu_us\": %.3f, \"hash_us\": %.3f, \"save_us\": %.3f, \"delta_us\": %.3f, "
+                              "\"send_us\": %.3f, \"saves\": %llu, \"deltas\": %llu, \"state_bytes\": %llu}",
+                              (unsigned)t->frames, t->frame_ns / n, t->node_ns / n, t->frame_cpu_ns / n, t->node_cpu_ns / n,
+                              t->hash_ns / n, t->save_ns / n, t->delta_ns / n, t->send_ns / n, (unsigned long long)t->saves,
+                              (unsigned long long)t->deltas, (unsigned long long)t->state_bytes);
+    if (reset) memset(&g->stat, 0, sizeof g->stat);
     return ECS_OK;
 }
 
@@ -1424,7 +1501,8 @@ static int node_commands(engine *g)
         {"net.hash", "the world hash this node had at a frame (default: now)", "frame", cmd_net_hash, NULL},
         {"net.timeouts", "every timeout of the console and the nodes: on or off (no argument: tells)", "state",
          cmd_net_timeouts, NULL},
-        {"net.stats", "mean us per frame since the last reset: the whole frame and its node part", "reset",
+        {"net.stats", "mean us per frame since the last reset: the frame and its node part (wall, CPU), the node steps",
+         "reset",
          cmd_net_stats, NULL},
         {"net.leave", "a client leaves its server", NULL, cmd_net_leave, NULL},
         {"net.join", "a client joins its server again", NULL, cmd_net_join, NULL},
@@ -2014,9 +2092,10 @@ static void frame_collect(engine *g) { ecs_world_collect(&g->world, &g->jobs); }
 static int run_frame(engine *g, uint32_t frame)
 {
     const float dt = 1.0f / 60.0f;
-    double t[SYS_COUNT + 1];
+    double t[SYS_COUNT + 1], cpu_start, cpu_steps, end, cpu_end;
     uint32_t moved = 0, s;
     ecs_error err;
+    cpu_start = cpu_ns();
     t[0] = now_ns();
     frame_simulate(g, dt, &moved);
     t[1] = now_ns();
@@ -2050,10 +2129,14 @@ static int run_frame(engine *g, uint32_t frame)
         if (d > g->system_max_ns[s]) g->system_max_ns[s] = d;
     }
     record_frame_stat(g, frame, t[5] - t[0]);
+    cpu_steps = cpu_ns();
     node_frame_done(g); /* nodes: the world hash, the log, the server's states */
-    g->stat_node_ns += now_ns() - t[5];
-    g->stat_frame_ns += now_ns() - t[0];
-    g->stat_frames++;
+    end = now_ns(), cpu_end = cpu_ns();
+    g->stat.node_ns += end - t[5];
+    g->stat.frame_ns += end - t[0];
+    g->stat.node_cpu_ns += cpu_end - cpu_steps;
+    g->stat.frame_cpu_ns += cpu_end - cpu_start;
+    g->stat.frames++;
     if (!g->console && (!g->opt.quiet || frame % (g->opt.frames / 10u + 1u) == 0 || frame + 1u == g->opt.frames))
         printf("frame %4u/%u: %6u entities, %3u moved, %7.1f us\n", (unsigned)frame + 1u, (unsigned)g->opt.frames,
                (unsigned)ecs_entity_count(&g->world.entities), (unsigned)moved, (t[5] - t[0]) / 1e3);

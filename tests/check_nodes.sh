@@ -7,7 +7,8 @@
 # and tools/scenarios/boxes.py for a few iterations with and without
 # faults, and with a divergence it must report). Then the probe of the
 # issue's target (never asserted): a -O2 server on the standard level,
-# its mean frame alone and with 3 clients joined (frame.stats), printed.
+# its mean frame alone and with 3 clients joined (net.stats: wall and CPU
+# time, the node steps), printed as bench rows (tests/probe_nodes.py).
 # Bounded: every socket call and wait times out, each engine quits after
 # --max-seconds, boxes.py kills every node it started, and the whole test
 # is killed after 420 s.
@@ -35,4 +36,5 @@ gcc -std=c99 -O2 -shared -fPIC -I. examples/plugins/spin.c -o "$out/o2/plugins/s
 "$out/gen_level" >"$out/levels/standard.json"
 probe=$(timeout -k 5 120 python3 tests/probe_nodes.py "$out/o2/engine" --level "$out/levels/standard.json" \
   --plugins "$out/o2/plugins" 2>&1) || probe="probe failed: $probe"
-echo "check_nodes: $result; $probe"
+echo "$probe" | grep '^|' || true
+echo "check_nodes: $result; $(echo "$probe" | grep -v '^|' | tail -1)"

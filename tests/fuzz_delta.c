@@ -15,6 +15,12 @@
      size, bytes); or the bytes of the size and hash the delta names;
    - apply in place (base in the output's buffer) gives the same bytes, or
      the same refusal with the buffer as it was;
+   - apply with base's hash given (ecs_snapshot_apply_delta_hashed): the
+     same result as without; with the hash the delta names given instead
+     (a lie when base is another snapshot), refused or the bytes of the
+     hash the delta names;
+   - a delta made with both hashes given has the bytes of one made
+     without;
    - when base and the result are snapshots, the delta made from them
      applies to the same bytes; when the rest is a snapshot, the delta from
      base to it applies to exactly it. */
@@ -50,9 +56,54 @@ static void check_round_trip(const unsigned char *base, size_t base_size, const 
     ip.size = base_size;
     FUZZ_CHECK(ecs_snapshot_apply_delta(ip.data, ip.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &ip, &err) == ECS_OK);
     FUZZ_CHECK(same_output(&ip, next, next_size));
+    {
+        ecs_snapshot_output d2 = {NULL, 0};
+        ecs_snapshot_delta_hashes h;
+        h.known = ECS_SNAPSHOT_BASE_HASH | ECS_SNAPSHOT_NEXT_HASH;
+        h.base_hash = ecs_snapshot_blob_hash(base, base_size);
+        h.next_hash = ecs_snapshot_blob_hash(next, next_size);
+        FUZZ_CHECK(ecs_snapshot_delta_hashed(base, base_size, next, next_size, 0, &h, &d2, &err) == ECS_OK);
+        FUZZ_CHECK(same_output(&d2, d.data, d.size));
+        ecs_snapshot_output_free(&d2);
+    }
     ecs_snapshot_output_free(&d);
     ecs_snapshot_output_free(&o);
     ecs_snapshot_output_free(&ip);
+}
+
+/* Apply with base's hash given: r2's result (out's bytes); with `named`
+   (the hash the delta names) given instead: refused, or the bytes of the
+   hash it names. The output buffer as it was on refusal. */
+static void check_hashed(const unsigned char *base, size_t n, const unsigned char *delta, size_t size, ecs_result r2,
+                         const ecs_snapshot_output *out, uint64_t named)
+{
+    static const unsigned char mark[8] = {8, 7, 6, 5, 4, 3, 2, 1};
+    ecs_snapshot_delta_hashes h;
+    ecs_snapshot_delta_info info;
+    ecs_snapshot_output o;
+    ecs_error e;
+    ecs_result r;
+    uint32_t pass;
+    for (pass = 0; pass < 2u; ++pass) {
+        o.data = malloc(sizeof mark);
+        FUZZ_CHECK(o.data != NULL);
+        memcpy(o.data, mark, sizeof mark);
+        o.size = sizeof mark;
+        h.known = ECS_SNAPSHOT_BASE_HASH;
+        h.base_hash = pass ? named : ecs_snapshot_blob_hash(base, n);
+        h.next_hash = 0;
+        r = ecs_snapshot_apply_delta_hashed(base, n, delta, size, ECS_SNAPSHOT_REUSE_OUTPUT, &h, &o, &e);
+        if (pass == 0) FUZZ_CHECK(r == r2);
+        if (r != ECS_OK) {
+            FUZZ_CHECK(same_output(&o, mark, sizeof mark) && h.next_hash == 0);
+        } else if (pass == 0) {
+            FUZZ_CHECK(same_output(&o, out->data, out->size) && h.next_hash == ecs_snapshot_blob_hash(o.data, o.size));
+        } else {
+            FUZZ_CHECK(ecs_snapshot_delta_verify(delta, size, &info, &e) == ECS_OK);
+            FUZZ_CHECK(o.size == info.next_size && ecs_snapshot_blob_hash(o.data, o.size) == info.next_hash);
+        }
+        ecs_snapshot_output_free(&o);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -98,6 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(r3 == r2);
     if (r3 == ECS_OK) FUZZ_CHECK(same_output(&ip, out.data, out.size));
     else FUZZ_CHECK(same_output(&ip, base, n));
+    check_hashed(base, n, rest, rest_size, r2, &out, r1 == ECS_OK ? info.base_hash : 0);
     if (r2 == ECS_OK) check_round_trip(base, n, (const unsigned char *)out.data, out.size);
     else check_round_trip(base, n, rest, rest_size);
     ecs_snapshot_output_free(&out);

@@ -327,6 +327,113 @@ static void test_moved_store(void)
     free_world(&a);
 }
 
+/* Hashes the caller knows (ecs_snapshot_delta_hashed, _apply_delta_hashed):
+   the same delta bytes whichever hashes are given; the hashes handed back;
+   a frame loop passing each result's hash on as the next base's; a wrong
+   base or next hash given refused by apply, and a base that is not the
+   snapshot of the hash given for it refused by the result's hash, the
+   output and the hashes as they were. */
+static void test_known_hashes(void)
+{
+    test_world a;
+    ecs_snapshot_output s[4], d = {NULL, 0}, ref = {NULL, 0}, o = {NULL, 0}, held = {NULL, 0};
+    ecs_snapshot_delta_hashes h;
+    ecs_error err;
+    uint64_t hs[4];
+    uint32_t k, known;
+    memset(s, 0, sizeof s);
+    rng_state = 4242;
+    big_world(&a, 3000);
+    for (k = 0; k < 4; ++k) {
+        CHECK(ecs_snapshot_save(&a.w, NULL, &s[k], &err) == ECS_OK);
+        hs[k] = ecs_snapshot_blob_hash(s[k].data, s[k].size);
+        churn(&a, 30); /* instances and transform nodes created and destroyed: the store moves */
+        (void)ecs_world_collect(&a.w, NULL);
+    }
+    CHECK(ecs_snapshot_delta(s[0].data, s[0].size, s[1].data, s[1].size, 0, &ref, &err) == ECS_OK);
+    for (known = 0; known < 4u; ++known) { /* none, base, next, both given: the same bytes */
+        h.known = known;
+        h.base_hash = hs[0];
+        h.next_hash = hs[1];
+        CHECK(ecs_snapshot_delta_hashed(s[0].data, s[0].size, s[1].data, s[1].size, ECS_SNAPSHOT_REUSE_OUTPUT, &h, &d,
+                                        &err) == ECS_OK);
+        CHECK_MSG(same_bytes(&d, &ref), "known %u: other bytes", (unsigned)known);
+        CHECK(h.known == (ECS_SNAPSHOT_BASE_HASH | ECS_SNAPSHOT_NEXT_HASH) && h.base_hash == hs[0] && h.next_hash == hs[1]);
+    }
+    /* the frame loop: a server gives both hashes it knows, a client its base's */
+    held = copy_of(&s[0]);
+    for (k = 1; k < 4u; ++k) {
+        ecs_snapshot_delta_hashes sh, ch;
+        sh.known = ECS_SNAPSHOT_BASE_HASH;
+        sh.base_hash = hs[k - 1u];
+        sh.next_hash = 0;
+        CHECK(ecs_snapshot_delta_hashed(s[k - 1u].data, s[k - 1u].size, s[k].data, s[k].size, ECS_SNAPSHOT_REUSE_OUTPUT, &sh,
+                                        &d, &err) == ECS_OK && sh.next_hash == hs[k]);
+        ch.known = ECS_SNAPSHOT_BASE_HASH;
+        ch.base_hash = hs[k - 1u];
+        ch.next_hash = 0;
+        CHECK(ecs_snapshot_apply_delta_hashed(held.data, held.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &ch, &held,
+                                              &err) == ECS_OK);
+        CHECK(same_bytes(&held, &s[k]) && ch.next_hash == hs[k] && ch.base_hash == hs[k - 1u]);
+    }
+    /* a wrong base hash given: the delta names it, and apply refuses it */
+    h.known = ECS_SNAPSHOT_BASE_HASH;
+    h.base_hash = hs[0] ^ 1u;
+    CHECK(ecs_snapshot_delta_hashed(s[0].data, s[0].size, s[1].data, s[1].size, ECS_SNAPSHOT_REUSE_OUTPUT, &h, &d, &err) ==
+          ECS_OK);
+    CHECK(ecs_snapshot_apply_delta(s[0].data, s[0].size, d.data, d.size, 0, &o, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "hash") != NULL && o.data == NULL);
+    h.known = ECS_SNAPSHOT_BASE_HASH;
+    h.base_hash = hs[0];
+    CHECK(ecs_snapshot_apply_delta_hashed(s[0].data, s[0].size, d.data, d.size, 0, &h, &o, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "as the caller gave it") != NULL && o.data == NULL && h.base_hash == hs[0]);
+    /* a wrong next hash given: the result's hash refuses it */
+    h.known = ECS_SNAPSHOT_NEXT_HASH;
+    h.next_hash = hs[1] + 1u;
+    CHECK(ecs_snapshot_delta_hashed(s[0].data, s[0].size, s[1].data, s[1].size, ECS_SNAPSHOT_REUSE_OUTPUT, &h, &d, &err) ==
+          ECS_OK);
+    CHECK(ecs_snapshot_apply_delta(s[0].data, s[0].size, d.data, d.size, 0, &o, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+    CHECK(strstr(err.message, "next_hash") != NULL && o.data == NULL);
+    /* a base that is not the snapshot of the hash given (a byte the delta
+       copies changed): the result's hash differs, refused, nothing written */
+    CHECK(ecs_snapshot_delta(s[0].data, s[0].size, s[1].data, s[1].size, ECS_SNAPSHOT_REUSE_OUTPUT, &d, &err) == ECS_OK);
+    {
+        ecs_snapshot_output liar = copy_of(&s[0]), before;
+        size_t at = 64, src = 0;
+        for (k = 0; k < 1000u && at + 16u <= d.size; ++k) { /* the first copy op's source */
+            uint64_t op[2];
+            memcpy(op, (const unsigned char *)d.data + at, 16);
+            if (op[0] != ~(uint64_t)0) {
+                src = (size_t)op[0];
+                break;
+            }
+            at += 16u + (size_t)((op[1] + 7u) & ~(uint64_t)7u);
+        }
+        CHECK(ecs_snapshot_apply_delta(s[0].data, s[0].size, d.data, d.size, 0, &o, &err) == ECS_OK);
+        before = copy_of(&o);
+        ((unsigned char *)liar.data)[src] ^= 0x5a;
+        h.known = ECS_SNAPSHOT_BASE_HASH;
+        h.base_hash = hs[0];
+        h.next_hash = 77;
+        CHECK(ecs_snapshot_apply_delta_hashed(liar.data, liar.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &h, &o, &err) ==
+              ECS_ERROR_CORRUPT_RESOURCE);
+        CHECK(strstr(err.message, "not the snapshot of the hash given") != NULL);
+        CHECK(same_bytes(&o, &before) && h.next_hash == 77u && h.known == ECS_SNAPSHOT_BASE_HASH);
+        CHECK(ecs_snapshot_apply_delta_hashed(liar.data, liar.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &h, &liar, &err) ==
+              ECS_ERROR_CORRUPT_RESOURCE); /* in place: refused before it writes */
+        ((unsigned char *)liar.data)[src] ^= 0x5a;
+        CHECK(same_bytes(&liar, &s[0]));
+        ecs_snapshot_output_free(&liar);
+        ecs_snapshot_output_free(&before);
+    }
+    for (k = 0; k < 4u; ++k) ecs_snapshot_output_free(&s[k]);
+    ecs_snapshot_output_free(&d);
+    ecs_snapshot_output_free(&ref);
+    ecs_snapshot_output_free(&o);
+    ecs_snapshot_output_free(&held);
+    free_world(&a);
+}
+
 /* Two snapshots of a churning world and the delta between them. */
 static void two_frames(test_world *a, ecs_snapshot_output *s0, ecs_snapshot_output *s1, ecs_snapshot_output *d)
 {
@@ -562,6 +669,7 @@ int main(int argc, char **argv)
     test_oom();
     test_in_place();
     test_moved_store();
+    test_known_hashes();
     test_churn(ECS_TRANSFORM_IMMEDIATE, 0);
     test_churn(ECS_TRANSFORM_DEFERRED, 0);
     test_churn(ECS_TRANSFORM_IMMEDIATE, ECS_SNAPSHOT_BIG_ENDIAN);
