@@ -2413,11 +2413,22 @@ static uint64_t ecs__hash_word_any(const unsigned char *p)
 }
 #endif
 
+/* How far ahead of the block it hashes the hash asks for bytes (a hint: a
+   prefetch never faults, past the end included). Without it a hash of a
+   big blob ran at two thirds of the speed a plain sum reads memory at. */
+#define ECS__HASH_AHEAD 2048u
+#if defined(__GNUC__) || defined(__clang__)
+#define ECS__HASH_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ECS__HASH_PREFETCH(p) ((void)(p))
+#endif
+
 /* n whole 64-byte blocks at p. */
 static void ecs__hash_blocks(uint64_t *lane, const unsigned char *p, size_t n)
 {
     uint64_t a = lane[0], b = lane[1], c = lane[2], d = lane[3], e = lane[4], f = lane[5], g = lane[6], h = lane[7];
     for (; n; --n, p += 64) {
+        ECS__HASH_PREFETCH(p + ECS__HASH_AHEAD);
         a = ecs__hash_rotl((a ^ ECS__HASH_WORD(p)) * ECS__HASH_P1, 29);
         b = ecs__hash_rotl((b ^ ECS__HASH_WORD(p + 8)) * ECS__HASH_P1, 29);
         c = ecs__hash_rotl((c ^ ECS__HASH_WORD(p + 16)) * ECS__HASH_P1, 29);
