@@ -21,7 +21,9 @@
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf under -std=c99 */
 #define _DEFAULT_SOURCE         /* the deps rows: directory entry types (d_type), as levelc */
+#ifndef _GNU_SOURCE /* g++ defines it */
 #define _GNU_SOURCE             /* and syncfs (levelc_deps.h: a rename flushes once) */
+#endif
 #endif
 #define ECS_IMPLEMENTATION
 #define ECS_TRANSFORM_IMPLEMENTATION

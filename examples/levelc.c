@@ -73,7 +73,9 @@
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L /* the dependency checker walks folders (levelc_deps.h) */
 #define _DEFAULT_SOURCE         /* and reads the entries' types (d_type) where the system has them */
+#ifndef _GNU_SOURCE /* g++ defines it */
 #define _GNU_SOURCE             /* and syncfs on Linux: a rename flushes its new files once */
+#endif
 #endif
 #ifndef _FILE_OFFSET_BITS
 #define _FILE_OFFSET_BITS 64 /* 32-bit systems: stat and readdir of any file */
