@@ -3,7 +3,7 @@
 # CSV and SVG plot next to each other in build/bench/), then build and run the
 # example engine loop with its defaults.
 #
-#   bench/run.sh            full run: measured 56 s on 2 cores, plot included,
+#   bench/run.sh            full run: measured 88 s on 2 idle cores (2026-11-27), plot included,
 #                           then a few seconds for the engine
 #   bench/run.sh --quick    smaller N, fewer repetitions, no plot (smoke test)
 set -eu

@@ -595,6 +595,7 @@ static void test_sockets(void)
         for (k = 0; k < 50; ++k) ecs_console_poll(c);
         ecs_console_get_stats(c, &s);
         CHECK(s.clients == 2 && s.refused == 1 && s.closed_by_peer == 1);
+        CHECK(c->num_open == 2);
     }
     /* a sends garbage: an error reply, then closed; b goes on */
     in.n = 0;
@@ -700,6 +701,8 @@ static void test_socket_timeouts(void)
     ecs_console_poll(c); /* good sent its last request 1000 ms ago too */
     ecs_console_get_stats(c, &s);
     CHECK(s.clients == 0 && s.closed_timeout == 3);
+    CHECK_MSG(c->num_open == 0, "open connections counted %u after every client closed",
+              (unsigned)c->num_open); /* the count an idle poll skips its loops on */
     CHECK(client_sees_close(c, idle, &in));
     close(idle);
     close(good);
