@@ -4612,15 +4612,17 @@ static void ecs__swap_instances(ecs_manager *m, uint32_t a, uint32_t b)
 /* The entity with key id joins group g when it owns every member and is
    not in yet: its instances move to index size of every member. The groups
    with fewer members that g nests in hold it already (ecs__groups_enter
-   goes from the outermost group in). */
-static void ecs__group_enter(ecs_group *g, uint32_t id)
+   goes from the outermost group in). 0 when it lacks a member of g (then
+   it lacks one of every group nested in g too). */
+static int ecs__group_enter(ecs_group *g, uint32_t id)
 {
     uint32_t at[ECS_GROUP_MAX_MEMBERS] = {0}, k;
     for (k = 0; k < g->num_members; ++k)
-        if ((at[k] = ecs_entity_map_find(&g->member[k]->map, id)) == ECS__NIL) return;
-    if (g->num_members == 0 || at[0] < g->size) return;
+        if ((at[k] = ecs_entity_map_find(&g->member[k]->map, id)) == ECS__NIL) return 0;
+    if (g->num_members == 0 || at[0] < g->size) return 1;
     for (k = 0; k < g->num_members; ++k) ecs__swap_instances(g->member[k], at[k], g->size);
     ++g->size;
+    return 1;
 }
 
 /* The entity with key id just got an instance of m: it joins every group of
@@ -4631,7 +4633,7 @@ static void ecs__group_enter(ecs_group *g, uint32_t id)
 static void ecs__groups_enter(ecs_manager *m, uint32_t id)
 {
     ecs_group *g;
-    for (g = m->group; g; g = g->next) ecs__group_enter(g, id);
+    for (g = m->group; g && ecs__group_enter(g, id);) g = g->next;
 }
 
 /* Instance i of grouped m is about to be removed: its entity leaves every
@@ -4642,6 +4644,7 @@ static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i)
 {
     ecs_group *chain[ECS_GROUP_MAX_MEMBERS], *g;
     uint32_t depth = 0, k, last;
+    if (i >= m->group->size) return i; /* outside the outermost prefix: in no group */
     for (g = m->group; g && depth < ECS_GROUP_MAX_MEMBERS; g = g->next) chain[depth++] = g;
     while (depth-- > 0) {
         g = chain[depth];

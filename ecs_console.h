@@ -2129,6 +2129,15 @@ static void ecs__console_drain(ecs_console *c, ecs__console_conn *k)
     }
 }
 
+/* Moves k's unhandled input to the front of its buffer. */
+static void ecs__console_compact_input(ecs__console_conn *k)
+{
+    if (!k->in_start) return;
+    memmove(k->in.p, k->in.p + k->in_start, k->in.len - k->in_start);
+    k->in.len -= k->in_start;
+    k->in_start = 0;
+}
+
 /* Reads what k sent, at most read_per_poll bytes. */
 static void ecs__console_read(ecs_console *c, ecs__console_conn *k)
 {
@@ -2139,11 +2148,7 @@ static void ecs__console_read(ecs_console *c, ecs__console_conn *k)
         return;
     }
     if (k->state == ECS__CONSOLE_CLOSING || k->peer_closed) return;
-    if (k->in_start) {
-        memmove(k->in.p, k->in.p + k->in_start, k->in.len - k->in_start);
-        k->in.len -= k->in_start;
-        k->in_start = 0;
-    }
+    ecs__console_compact_input(k);
     while (budget > 0) {
         want = ecs__console_in_want(c, k);
         if (k->in.len >= want && k->in.len == k->in.cap) return; /* full: answer first */
@@ -2758,11 +2763,7 @@ ECS_DEF int ecs_console_feed(ecs_console *c, const void *bytes, size_t n)
     c->now = c->clock(c->clock_user);
     if (k->out_start == k->out.len) k->out_start = k->out.len = 0; /* the last output was taken */
     if (k->state == ECS__CONSOLE_FREE) ecs__console_open(c, k, ECS__CONSOLE_NO_SOCK);
-    if (k->in_start) {
-        memmove(k->in.p, k->in.p + k->in_start, k->in.len - k->in_start);
-        k->in.len -= k->in_start;
-        k->in_start = 0;
-    }
+    ecs__console_compact_input(k);
     if (ecs__console_reading(k)) {
         ecs__console_put(&k->in, bytes, n);
         if (k->in.oom) ecs__console_close_later(k, &c->stats.closed_memory);

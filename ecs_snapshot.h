@@ -791,18 +791,27 @@ static uint64_t ecs__snap_rd64(const unsigned char *p, int swap)
     return swap ? ecs__res_bswap64(v) : v;
 }
 
-/* "offset N (where): why" as ECS_ERROR_CORRUPT_RESOURCE. */
+/* "WHAT: offset N (where): why" as ECS_ERROR_CORRUPT_RESOURCE (what: a
+   snapshot or a delta). */
+static ecs_result ecs__snap_bad_va(ecs_error *err, const char *what, size_t offset, const char *where, const char *format,
+                                   va_list ap)
+{
+    char why[200];
+    vsnprintf(why, sizeof why, format, ap);
+    return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "%s: offset %lu (%s): %s", what, (unsigned long)offset, where, why);
+}
+
+/* "snapshot: offset N (where): why" as ECS_ERROR_CORRUPT_RESOURCE. */
 static ecs_result ecs__snap_bad(ecs_error *err, size_t offset, const char *where, const char *format, ...)
     ECS__RES_PRINTF(4, 5);
 static ecs_result ecs__snap_bad(ecs_error *err, size_t offset, const char *where, const char *format, ...)
 {
-    char why[200];
+    ecs_result r;
     va_list ap;
     va_start(ap, format);
-    vsnprintf(why, sizeof why, format, ap);
+    r = ecs__snap_bad_va(err, "snapshot", offset, where, format, ap);
     va_end(ap);
-    return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "snapshot: offset %lu (%s): %s", (unsigned long)offset, where,
-                         why);
+    return r;
 }
 
 /* -- writing: one pass measures (p NULL), the second writes -- */
@@ -2418,9 +2427,9 @@ static uint64_t ecs__hash_word_any(const unsigned char *p)
    big blob ran at two thirds of the speed a plain sum reads memory at. */
 #define ECS__HASH_AHEAD 2048u
 #if defined(__GNUC__) || defined(__clang__)
-#define ECS__HASH_PREFETCH(p) __builtin_prefetch(p)
+#define ECS__SNAP_PREFETCH(p) __builtin_prefetch(p)
 #else
-#define ECS__HASH_PREFETCH(p) ((void)(p))
+#define ECS__SNAP_PREFETCH(p) ((void)(p))
 #endif
 
 /* n whole 64-byte blocks at p. */
@@ -2428,7 +2437,7 @@ static void ecs__hash_blocks(uint64_t *lane, const unsigned char *p, size_t n)
 {
     uint64_t a = lane[0], b = lane[1], c = lane[2], d = lane[3], e = lane[4], f = lane[5], g = lane[6], h = lane[7];
     for (; n; --n, p += 64) {
-        ECS__HASH_PREFETCH(p + ECS__HASH_AHEAD);
+        ECS__SNAP_PREFETCH(p + ECS__HASH_AHEAD);
         a = ecs__hash_rotl((a ^ ECS__HASH_WORD(p)) * ECS__HASH_P1, 29);
         b = ecs__hash_rotl((b ^ ECS__HASH_WORD(p + 8)) * ECS__HASH_P1, 29);
         c = ecs__hash_rotl((c ^ ECS__HASH_WORD(p + 16)) * ECS__HASH_P1, 29);
@@ -3289,22 +3298,11 @@ ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_s
 #define ECS__DELTA_CHUNK 16384u           /* bytes of a copy hashed twice while in cache (apply) */
 #define ECS__DELTA_PROBE 1024u            /* bytes hashed, then compared at once: most of a frame's are equal */
 #define ECS__DELTA_AHEAD 4096u            /* how far ahead of the piece it compares the delta asks for bytes */
-#if defined(__GNUC__) || defined(__clang__)
-#define ECS__DELTA_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define ECS__DELTA_PREFETCH(p) ((void)(p))
-#endif
 
 static void ecs__delta_put64(unsigned char *p, uint64_t v, int swap)
 {
     if (swap) v = ecs__res_bswap64(v);
     memcpy(p, &v, 8);
-}
-
-static void ecs__delta_put32(unsigned char *p, uint32_t v, int swap)
-{
-    if (swap) v = ecs__res_bswap32(v);
-    memcpy(p, &v, 4);
 }
 
 /* -- making a delta: matched regions of base and next compared in blocks -- */
@@ -3438,8 +3436,8 @@ static void ecs__delta_pair(ecs__delta_gen *g, size_t bo, size_t bl, size_t no, 
     for (x = 0; x < common && !g->oom; x += ECS__DELTA_PROBE) {
         size_t n = common - x < ECS__DELTA_PROBE ? common - x : ECS__DELTA_PROBE;
         for (k = 0; k < n && x + ECS__DELTA_AHEAD + k < common; k += 64u) {
-            ECS__DELTA_PREFETCH(g->base + bo + x + ECS__DELTA_AHEAD + k);
-            ECS__DELTA_PREFETCH(g->next + no + x + ECS__DELTA_AHEAD + k);
+            ECS__SNAP_PREFETCH(g->base + bo + x + ECS__DELTA_AHEAD + k);
+            ECS__SNAP_PREFETCH(g->next + no + x + ECS__DELTA_AHEAD + k);
         }
         if (g->hash_base) ecs__hash_feed(&g->hb, g->base + bo + x, n);
         ecs__delta_hash_next(g, no + x, n);
@@ -3656,9 +3654,9 @@ static ecs_result ecs__delta_shape(const void *blob, size_t size, const char *wh
 static void ecs__delta_head(ecs__delta_gen *g, uint64_t base_hash, uint64_t next_hash)
 {
     memcpy(g->p, "ECSD", 4);
-    ecs__delta_put32(g->p + 4, ECS_SNAPSHOT_DELTA_VERSION, g->swap);
-    ecs__delta_put32(g->p + 8, ECS__SNAP_BOM, g->swap);
-    ecs__delta_put32(g->p + 12, g->num_ops, g->swap);
+    ecs__res_wr32(g->p + 4, ECS_SNAPSHOT_DELTA_VERSION, g->swap);
+    ecs__res_wr32(g->p + 8, ECS__SNAP_BOM, g->swap);
+    ecs__res_wr32(g->p + 12, g->num_ops, g->swap);
     ecs__delta_put64(g->p + 16, g->at, g->swap);
     ecs__delta_put64(g->p + 24, g->base_size, g->swap);
     ecs__delta_put64(g->p + 32, base_hash, g->swap);
@@ -3734,13 +3732,12 @@ static ecs_result ecs__delta_bad(ecs_error *err, size_t offset, const char *wher
     ECS__RES_PRINTF(4, 5);
 static ecs_result ecs__delta_bad(ecs_error *err, size_t offset, const char *where, const char *format, ...)
 {
-    char why[200];
+    ecs_result r;
     va_list ap;
     va_start(ap, format);
-    vsnprintf(why, sizeof why, format, ap);
+    r = ecs__snap_bad_va(err, "snapshot delta", offset, where, format, ap);
     va_end(ap);
-    return ecs_error_set(err, ECS_ERROR_CORRUPT_RESOURCE, "snapshot delta: offset %lu (%s): %s", (unsigned long)offset, where,
-                         why);
+    return r;
 }
 
 typedef struct ecs__delta_rd {

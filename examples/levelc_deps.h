@@ -100,7 +100,6 @@ typedef struct ldeps_project {
     int oom;
     /* what the last scan did (the bench and the tests read these) */
     uint32_t sources_read, files_hashed, sources_from_cache, errors;
-    uint64_t bytes_read;
 } ldeps_project;
 
 /* ---- small containers ---------------------------------------------------- */
@@ -139,11 +138,6 @@ static uint32_t ldeps_intern(ldeps_project *p, const char *s, size_t n)
     p->arena[off + n] = 0;
     p->arena_length = off + n + 1;
     return (uint32_t)off;
-}
-
-static const char *ldeps_str(const ldeps_project *p, uint32_t off)
-{
-    return off == LDEPS_NONE ? "" : p->arena + off;
 }
 
 static void ldeps_project_free(ldeps_project *p)
@@ -506,43 +500,6 @@ static int ldeps_cache_save(const char *dir, ldeps_project *p, uint64_t config)
     return ok;
 }
 
-/* Reads DIR/.ecs-deps into old (empty when there is none or it is not to
-   be trusted: a note on stderr then). */
-static void ldeps_cache_load(const char *dir, uint64_t config, ldeps_project *old)
-{
-    char path[LDEPS_MAX_PATH + 32], why[96];
-    unsigned char *data = NULL;
-    long size = -1;
-    FILE *f;
-    memset(old, 0, sizeof *old);
-    snprintf(path, sizeof path, "%s/%s", dir, LDEPS_CACHE_NAME);
-    if (!(f = fopen(path, "rb"))) return; /* no cache yet: a cold check */
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (data = (unsigned char *)malloc((size_t)size + 1)) != NULL && fread(data, 1, (size_t)size, f) == (size_t)size) {
-        if (!ldeps_cache_parse(data, (size_t)size, config, old, why, sizeof why))
-            fprintf(stderr, "levelc: note: %s: %s; rebuilding it\n", path, why);
-    } else {
-        fprintf(stderr, "levelc: note: cannot read %s; rebuilding it\n", path);
-    }
-    free(data);
-    fclose(f);
-}
-
-/* ---- the scan: walk the folder, reuse the cache, read what changed ------- */
-
-/* The cache, read back, is the project the walk updates in place: a file
-   that is as the cache knew it costs a lookup and nothing else. */
-typedef struct ldeps_scan {
-    const char *dir;
-    const ecs_compiler *compiler;
-    ldeps_project *p;     /* the cache's records first, then new files */
-    ldeps_map index;      /* hash of a cached file's name -> its record */
-    unsigned char *seen;  /* per cached record: the walk found the file */
-    uint32_t num_cached;
-    int dirty;            /* the cache must be written again */
-    int appended;         /* new records: sort again */
-} ldeps_scan;
-
 /* Reads a whole file (malloc'd; *len its size). NULL with errno set. */
 static char *ldeps_read_file(const char *path, size_t *len)
 {
@@ -567,6 +524,40 @@ static char *ldeps_read_file(const char *path, size_t *len)
     *len = got;
     return buf;
 }
+
+/* Reads DIR/.ecs-deps into old (empty when there is none or it is not to
+   be trusted: a note on stderr then). */
+static void ldeps_cache_load(const char *dir, uint64_t config, ldeps_project *old)
+{
+    char path[LDEPS_MAX_PATH + 32], why[96];
+    unsigned char *data;
+    size_t size = 0;
+    memset(old, 0, sizeof *old);
+    snprintf(path, sizeof path, "%s/%s", dir, LDEPS_CACHE_NAME);
+    errno = 0;
+    data = (unsigned char *)ldeps_read_file(path, &size);
+    if (!data) {
+        if (errno != ENOENT) fprintf(stderr, "levelc: note: cannot read %s; rebuilding it\n", path);
+        return; /* no cache yet: a cold check */
+    }
+    if (!ldeps_cache_parse(data, size, config, old, why, sizeof why))
+        fprintf(stderr, "levelc: note: %s: %s; rebuilding it\n", path, why);
+    free(data);
+}
+
+/* ---- the scan: walk the folder, reuse the cache, read what changed ------- */
+
+/* The cache, read back, is the project the walk updates in place: a file
+   that is as the cache knew it costs a lookup and nothing else. */
+typedef struct ldeps_scan {
+    const char *dir;
+    const ecs_compiler *compiler;
+    ldeps_project *p;     /* the cache's records first, then new files */
+    ldeps_map index;      /* hash of a cached file's name -> its record */
+    unsigned char *seen;  /* per cached record: the walk found the file */
+    uint32_t num_cached;
+    int dirty;            /* the cache must be written again */
+} ldeps_scan;
 
 /* Reads source text into record f's references (or its error); the old
    ones, if any, are left behind in the arrays (the cache drops them). */
@@ -619,7 +610,6 @@ static void ldeps_scan_source(ldeps_scan *s, const char *full, uint32_t f, int k
     } else {
         p->files[f].hash = hash, p->files[f].size = len;
         ++p->sources_read;
-        p->bytes_read += len;
         ldeps_read_refs(s, f, text, len);
     }
     free(text);
@@ -638,7 +628,6 @@ static uint32_t ldeps_new_record(ldeps_scan *s, const char *rel, uint32_t kind)
     f->kind = kind;
     f->error = LDEPS_NONE;
     f->first_ref = p->num_refs;
-    s->appended = 1;
     return p->num_files++;
 }
 
@@ -784,6 +773,7 @@ static int ldeps_scan_project(const char *dir, const ecs_compiler *c, uint64_t c
     ldeps_scan s;
     struct stat st;
     uint32_t i, kept = 0;
+    int appended;
     memset(p, 0, sizeof *p);
     errno = 0;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -802,11 +792,12 @@ static int ldeps_scan_project(const char *dir, const ecs_compiler *c, uint64_t c
         ldeps_map_put(&s.index, ldeps_hash_str(name, strlen(name)), i);
     }
     if (!p->oom && !s.index.oom) ldeps_walk(&s);
+    appended = p->num_files > s.num_cached; /* new records: sort again */
     for (i = 0; i < p->num_files; ++i) /* drop the files that went away */
         if (i >= s.num_cached || (s.seen && s.seen[i])) p->files[kept++] = p->files[i];
     s.dirty |= kept != p->num_files;
     p->num_files = kept;
-    if (s.appended && p->num_files > 1 && !p->oom) { /* (out of memory: names may be missing) */
+    if (appended && p->num_files > 1 && !p->oom) { /* (out of memory: names may be missing) */
         ldeps__sorting = p;
         qsort(p->files, p->num_files, sizeof *p->files, ldeps_file_cmp);
     }
@@ -1157,7 +1148,6 @@ typedef struct ldeps_op {
     char *tmp, *backup;     /* beside dst (or src): the new text; the old file until the end */
     unsigned mode;          /* the old file's permissions (the new text gets them) */
     ecs_source_output text; /* the patched text (NULL: moved as it is) */
-    uint32_t edits;
     int tmp_written;
 } ldeps_op;
 
@@ -1293,7 +1283,6 @@ static int ldeps_plan_text(ldeps_plan *pl, uint32_t i, const ecs_source_edit *ed
     else
         ok = 1;
     free(text);
-    op->edits = n;
     pl->patched_refs += n;
     ++pl->patched_files;
     return ok;
