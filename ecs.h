@@ -2113,7 +2113,10 @@ ECS_DEF ecs_manager *ecs_world_define_schema(ecs_world *w, const char *name, con
     missing a required function). */
 ECS_DEF ecs_result ecs_world_add_store(ecs_world *w, const char *name, void *store, const ecs_store_interface *iface,
                                        ecs_error *err);
-/** Unregisters a component (frees it when the world owns it); queries made
+/** Unregisters a component (frees it when the world owns it) and frees the
+    groups the world made (ecs_world_group) that hold it; a group you made
+    with ecs_group_init stays yours to free (a member the world frees
+    leaves it dissolved, as ecs_manager_free does). Queries made
     before fail from then on. ECS_OK or ECS_ERROR_NOT_FOUND. */
 ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err);
 /** The index of the component registered as name, or ECS_WORLD_NO_COMPONENT. */
@@ -5108,16 +5111,29 @@ static void ecs__world_drop_group(ecs_world *w, ecs_group *g)
     ecs__world_sync_groups(w);
 }
 
+/* The first group of m's chain that the world made (ecs_world_group), or
+   NULL: a group made with ecs_group_init is its maker's to free. */
+static ecs_group *ecs__world_own_group(const ecs_world *w, const ecs_manager *m)
+{
+    const ecs_group *g;
+    uint32_t k;
+    for (g = m ? m->group : NULL; g; g = g->next)
+        for (k = 0; k < w->num_groups; ++k)
+            if (w->groups[k] == g) return w->groups[k];
+    return NULL;
+}
+
 ECS_DEF ecs_result ecs_world_remove(ecs_world *w, const char *name, ecs_error *err)
 {
     uint32_t k = ecs_world_find(w, name);
+    ecs_group *g;
     if (k == ECS_WORLD_NO_COMPONENT) {
         ecs_error_set(&w->error, ECS_ERROR_NOT_FOUND, "ecs_world_remove: no component '%s'", name ? name : "(null)");
         if (err) *err = w->error;
         return ECS_ERROR_NOT_FOUND;
     }
-    while (w->component[k].manager && w->component[k].manager->group) /* every group holding it */
-        ecs__world_drop_group(w, w->component[k].manager->group);
+    while ((g = ecs__world_own_group(w, w->component[k].manager)) != NULL) /* every group of the world's holding it */
+        ecs__world_drop_group(w, g);
     ecs__world_release(&w->component[k]);
     memmove(&w->component[k], &w->component[k + 1u], (size_t)(w->num_components - k - 1u) * sizeof *w->component);
     --w->num_components;

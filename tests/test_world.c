@@ -129,6 +129,16 @@ static void test_registration_errors(void)
     CHECK(ecs_world_add_manager(&w2, "pos", &pos.core, &err) == ECS_OK && pos.core.world == &w2);
     m = ecs_world_manager(&w, "costarring");
     CHECK(m != NULL && ecs_world_remove(&w, "costarring", &err) == ECS_OK && w.num_components == 1);
+    { /* a group made with ecs_group_init is its maker's: remove does not free it (it used to: a stack object) */
+        ecs_group mine;
+        ecs_manager *pair[2];
+        pair[0] = ecs_world_define(&w, "left", one_u32, 1, ECS_LOOKUP_DENSE, &err);
+        pair[1] = ecs_world_define(&w, "right", one_u32, 1, ECS_LOOKUP_DENSE, &err);
+        CHECK(pair[0] && pair[1] && ecs_group_init(&mine, pair, 2, &err) == ECS_OK && w.num_groups == 0);
+        CHECK(ecs_world_remove(&w, "right", &err) == ECS_OK && w.num_components == 2);
+        CHECK(pair[0]->group == NULL && mine.num_members == 0); /* dissolved as its freed member left it */
+        ecs_group_free(&mine);                                   /* the maker's call, still harmless */
+    }
     ecs_world_free(&w);
     ecs_world_free(&w2);
     CHECK(pos.core.world == NULL);
