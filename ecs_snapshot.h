@@ -3594,18 +3594,20 @@ static void ecs__delta_section(ecs__delta_gen *g, const ecs__snap_reader *rb, co
     else ecs__delta_pair(g, bs->body, bend - bs->body, ns->body, nend - ns->body);
 }
 
-/* The first section of base, from section index `from` on, with ns's kind
-   and name (and a store's version): 1 and *bs, or 0. */
-static int ecs__delta_find(const ecs__snap_reader *rb0, uint32_t from, const ecs__snap_sec *ns, ecs__snap_sec *bs)
+/* The first section of base after the reader `from` stands at, with ns's
+   kind and name (and a store's version): 1, *bs and *after (the reader past
+   it), or 0. Matched sections move `from` on, so base is walked once
+   whatever the order, unless next has sections base lacks. */
+static int ecs__delta_find(const ecs__snap_reader *from, const ecs__snap_sec *ns, ecs__snap_sec *bs, ecs__snap_reader *after)
 {
-    ecs__snap_reader rb = *rb0;
+    ecs__snap_reader rb = *from;
     ecs_error e;
-    rb.at = ECS__SNAP_HEADER;
-    rb.next = 0;
     while (ecs__snap_next(&rb, bs, &e) > 0)
-        if (bs->index >= from && bs->kind == ns->kind && bs->name_length == ns->name_length &&
-            memcmp(bs->name, ns->name, ns->name_length) == 0 && (bs->kind != ECS__SNAP_STORE || bs->version == ns->version))
+        if (bs->kind == ns->kind && bs->name_length == ns->name_length && memcmp(bs->name, ns->name, ns->name_length) == 0 &&
+            (bs->kind != ECS__SNAP_STORE || bs->version == ns->version)) {
+            *after = rb;
             return 1;
+        }
     return 0;
 }
 
@@ -3614,13 +3616,14 @@ static int ecs__delta_find(const ecs__snap_reader *rb0, uint32_t from, const ecs
 static void ecs__delta_sections(ecs__delta_gen *g, const ecs__snap_reader *rb0, ecs__snap_reader *rn)
 {
     ecs__snap_sec ns, bs;
+    ecs__snap_reader from = *rb0;
     ecs_error e;
-    uint32_t from = 0;
+    from.at = ECS__SNAP_HEADER;
+    from.next = 0;
     ecs__delta_pair(g, 0, ECS__SNAP_HEADER, 0, ECS__SNAP_HEADER);
     while (!g->oom && ecs__snap_next(rn, &ns, &e) > 0) {
-        if (ecs__delta_find(rb0, from, &ns, &bs)) {
+        if (ecs__delta_find(&from, &ns, &bs, &from)) {
             ecs__delta_section(g, rb0, &bs, rn, &ns);
-            from = bs.index + 1u;
         } else {
             ecs__delta_hash_next(g, ns.offset, ns.size);
             ecs__delta_literal(g, g->next + ns.offset, ns.size);

@@ -1532,7 +1532,8 @@ static void bench_resource_rows(void)
    last result's). Both delta directions hash the whole base.
    snapshot_delta_compare_gbs: their limit in the same run, a compare of the
    two snapshots' bytes block by block (no early exit: a delta reads both
-   whole), base bytes per second. */
+   whole), both asked for ahead as the delta asks, base bytes per second:
+   two streams read at once, so it sits near half of what one stream gets. */
 
 static const ecs_schema_field bs_body_schema[] = {{"position", ECS_FIELD_VEC3, "[0, 0, 0]"},
                                                  {"velocity", ECS_FIELD_VEC3, "[0, 0, 0]"}};
@@ -1709,7 +1710,15 @@ static void bs_apply_copy(void *p)
         bs_fail("apply", &err);
 }
 
-/* Every 64-byte block of base against next's (the delta's limit). */
+#if defined(__GNUC__) || defined(__clang__)
+#define BS_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define BS_PREFETCH(p) ((void)(p))
+#endif
+
+/* Every 64-byte block of base against next's, both streams asked for 4 KB
+   ahead as the delta asks for them (the delta's limit: it reads the same
+   two streams, and hashes them too). */
 static void bs_compare(void *p)
 {
     bs_ctx *c = (bs_ctx *)p;
@@ -1717,6 +1726,8 @@ static void bs_compare(void *p)
     size_t k, j, differ = 0, n = c->base.size < c->out.size ? c->base.size : c->out.size;
     for (k = 0; k + 64u <= n; k += 64u) {
         uint64_t x[8], y[8], d = 0;
+        BS_PREFETCH(a + k + 4096u);
+        BS_PREFETCH(b + k + 4096u);
         memcpy(x, a + k, 64);
         memcpy(y, b + k, 64);
         for (j = 0; j < 8u; ++j) d |= x[j] ^ y[j];

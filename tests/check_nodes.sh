@@ -8,7 +8,9 @@
 # faults, and with a divergence it must report). Then the probe of the
 # issue's target (never asserted): a -O2 server on the standard level,
 # its mean frame alone and with 3 clients joined (net.stats: wall and CPU
-# time, the node steps), printed as bench rows (tests/probe_nodes.py).
+# time, the node steps), printed as bench rows (tests/probe_nodes.py),
+# and the floor under it: what writing the same bytes to 3 loopback
+# clients costs a bare program (tests/probe_sends.c).
 # Bounded: every socket call and wait times out, each engine quits after
 # --max-seconds, boxes.py kills every node it started, and the whole test
 # is killed after 420 s.
@@ -37,4 +39,8 @@ gcc -std=c99 -O2 -shared -fPIC -I. examples/plugins/spin.c -o "$out/o2/plugins/s
 probe=$(timeout -k 5 120 python3 tests/probe_nodes.py "$out/o2/engine" --level "$out/levels/standard.json" \
   --plugins "$out/o2/plugins" 2>&1) || probe="probe failed: $probe"
 echo "$probe" | grep '^|' || true
+# the floor under it: the same bytes written to 3 loopback clients by a bare program (tests/probe_sends.c)
+bytes=$(echo "$probe" | awk -F'|' '/node_state_bytes_per_client/ {printf "%d", $3}')
+gcc -std=c99 -O2 tests/probe_sends.c -o "$out/o2/probe_sends"
+timeout -k 5 60 "$out/o2/probe_sends" ${bytes:-75000} 100 || echo "probe_sends failed"
 echo "check_nodes: $result; $(echo "$probe" | grep -v '^|' | tail -1)"
