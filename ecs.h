@@ -1,4 +1,4 @@
-/* ecs.h - v0.6 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.7 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -79,14 +79,17 @@ ENTITIES
    id create handed out; for that one never-handed-out id per queued index
    it says yes, and every call that would act on it refuses it as dead:
    destroy, destroy_many, ecs_world_destroy_now and _destroy_tree (0 or an
-   error; an index is never queued twice, whatever id destroy is given).
-   They ask a bit per index (set while the index is queued; 1/8 byte per
-   index) that create never touches: the destroy that meets a set bit
-   clears the bits of the indices popped since the last time, so create and
-   alive cost what they did and destroy pays a bit test and set, plus the
-   clearing of what create popped (bench/RESULTS.md, issue 24: about 15
-   instructions and 0.7 ns a destroy, 1.2x; 2.6 ns a create+destroy in
-   random-order churn, 1.27x).
+   error; an index is never queued twice, whatever id destroy is given),
+   and a create in a manager registered in a world or in the transform
+   store (an error: it used to be taken, and the next entity create handed
+   the id out with that instance already there). ecs_entity_live(em, e)
+   is that exact question, for any code that takes ids from outside. They
+   ask a bit per index (set while the index is queued; 1/8 byte per index):
+   destroy sets it, and a create that takes an index from the queue clears
+   it, so alive stays one byte compare, live costs a bit read once anything
+   was destroyed, and a create from the queue pays a bit clear (the bits
+   of code that writes the state itself are rebuilt by
+   ecs_entity_manager_invalidate).
    Code that writes a manager's generations or queue itself (a snapshot
    load) calls ecs_entity_manager_invalidate(em) after it.
    ecs_entity_create / _create_many / _alive / _destroy / _destroy_many /
@@ -266,9 +269,9 @@ WORLD (an entity manager and every store, each registered once by name)
    above; the world frees it).
    Whole entities: ecs_world_components_of(w, e, out, cap) (the components
    e has and their first instances, for tools and consoles);
-   ecs_world_destroy_now(w, e) (e's instances in every store, then e: for
-   when they must go at once; ecs_entity_destroy plus a collect per frame
-   stays the default); ecs_world_destroy_tree(w, "transform", e, &err) (e
+   ecs_world_destroy_now(w, e) (e, its destroy callbacks seeing every
+   instance, then its instances in every store: for when they must go at
+   once; ecs_entity_destroy plus a collect per frame stays the default); ecs_world_destroy_tree(w, "transform", e, &err) (e
    and every entity below it with all their instances, all or nothing);
    ecs_world_collect(w, jobs) (every store's exact collection, one call a
    frame; with jobs one task per store, managers connected through groups
@@ -510,6 +513,7 @@ REFERENCE (every public function: signature and what it does; the
    ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out)
                                                   n entities, all or nothing
    int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)  safe on any value
+   int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e)   alive, and handed out
    int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e)      1, or 0 if not alive
    uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es)
                                                   how many were alive and destroyed
@@ -642,6 +646,12 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
+   0.7  ecs_entity_live (alive, and not the id a queued index carries
+        next); a manager registered in a world and the transform store
+        refuse that id on create (they took it); a create from the queue
+        clears its queued bit, ecs_entity_manager_invalidate rebuilds the
+        bits at once; ecs_world_destroy_now runs e's destroy callbacks
+        before its instances go (they found them gone)
    0.6  ecs_store_interface gains attach (the world's entity manager while
         a store is registered: the transform store refuses dead entities as
         registered managers do), verify (a snapshot's store section
@@ -858,9 +868,9 @@ typedef struct ecs_entity_manager {
                                   (0 before), so a destroy-log cursor of an earlier
                                   life (freed, initialised again) reads LOST */
     uint32_t *queued;          /* one bit per index, set while it waits in the queue
-                                  (or was retired), so that no id queues it twice;
-                                  pops leave their bits to the next destroy, which
-                                  clears them (create stays as it was) */
+                                  (or was retired), so that no id queues it twice
+                                  and ecs_entity_live is exact; a pop clears its
+                                  bit while the bits are synced (the usual case) */
     uint32_t queued_limit;     /* indices the bits cover; 0: none (rebuilt from
                                   the ring by the next destroy) */
     uint32_t queued_synced;    /* running count up to which popped indices have
@@ -892,6 +902,14 @@ static inline ecs_entity ecs_entity_create(ecs_entity_manager *em);
 ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ecs_entity *out);
 /** True when e is alive. Safe on any value: nil, stale, forged, out of range. */
 static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
+/** True when e is alive and is an id create handed out: ecs_entity_alive,
+    and false for the id a queued index carries next (see ENTITIES). Reads
+    only (any number of threads may ask while nobody creates or destroys):
+    num_free == 0 answers at once, else one bit of the queued indices; a
+    scan of the queue when the bits are missing (out of memory). What a
+    manager registered in a world, the transform store and the world's
+    calls ask before they act on an entity. */
+static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e);
 /** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
     generation and queues the index. Returns 1, or 0 (a no-op) when e is nil,
     dead, already being destroyed, or the id a queued index carries next
@@ -905,10 +923,12 @@ static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
     and destroyed. */
 ECS_DEF uint32_t ecs_entity_destroy_many(ecs_entity_manager *em, uint32_t n, const ecs_entity *es);
 /** Tells em that its generations, free queue or counters were written by
-    code other than these calls (ecs_resource.h's snapshot load and clone
-    do): the bits that mark queued indices are rebuilt from the queue at the
-    next destroy. Cannot fail. Call it after such a write and before the next
-    destroy; a manager written that way without it may queue an index twice. */
+    code other than these calls (ecs_snapshot.h's load and clone do): the
+    bits that mark queued indices are rebuilt from the queue now (out of
+    memory: they are dropped, ecs_entity_live scans the queue and the next
+    destroy builds them; said in em->error). Cannot fail otherwise. Call it
+    after such a write and before the next create or destroy; a manager
+    written that way without it may queue an index twice. */
 ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em);
 /** Registers fn(user, e) to run for every destroyed entity, in registration
     order. Returns ECS_OK or ECS_ERROR_OUT_OF_MEMORY. */
@@ -958,18 +978,43 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e)
            em->generation[idx] == (uint8_t)((e.id >> ECS_INDEX_BITS) & ECS_ENTITY_GENERATION_MASK);
 }
 
-/* The general paths (growth, exhaustion, callbacks, queue growth). */
+/* The general paths (growth, exhaustion, callbacks, queue growth; a scan
+   of the queue when its bits are missing). */
 ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em);
 ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_entity_manager *em, ecs_entity e);
+ECS_DEF int ecs_entity_queued_scan__needs_ECS_IMPLEMENTATION_in_one_file(const ecs_entity_manager *em, uint32_t idx);
+
+/* The queue's front (num_free > 0): the id its index carries next. While
+   the queued bits are in step with the queue (synced to its front), the
+   popped index's bit is cleared here, so a set bit always means queued. */
+static inline uint32_t ecs__entity_pop_front(ecs_entity_manager *em)
+{
+    uint32_t id = em->free_ring[em->free_head & (em->free_capacity - 1u)], idx = id & ECS_INDEX_MASK;
+    if (em->queued_synced == em->free_head) {
+        if (idx < em->queued_limit) em->queued[idx >> 5] &= ~(1u << (idx & 31u));
+        ++em->queued_synced;
+    }
+    ++em->free_head;
+    --em->num_free;
+    return id;
+}
+
+static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e)
+{
+    uint32_t idx = e.id & ECS_INDEX_MASK;
+    if (!ecs_entity_alive(em, e)) return 0;
+    if (em->num_free == 0) return 1;
+    if (em->queued_limit && em->queued_synced == em->free_head) /* every queued index below the limit, its bit set */
+        return idx >= em->queued_limit || !((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
+    return !ecs_entity_queued_scan__needs_ECS_IMPLEMENTATION_in_one_file(em, idx);
+}
 
 static inline ecs_entity ecs_entity_create(ecs_entity_manager *em)
 {
     ecs_entity e;
     uint32_t n = em->max_index + 1u;
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) { /* the queue's front */
-        e.id = em->free_ring[em->free_head & (em->free_capacity - 1u)];
-        ++em->free_head;
-        --em->num_free;
+        e.id = ecs__entity_pop_front(em);
     } else if (n < em->capacity) {                 /* a fresh index (generation 0) */
         em->max_index = n;
         e.id = n;
@@ -1410,7 +1455,7 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     uint32_t id = ecs_entity_key(e), idx = id & ECS_INDEX_MASK, i = m->count;
     ecs_entity_map_slot *s = m->map.slots + idx;
     /* in a world, only for an entity alive there (the slow path says why not) */
-    int in_world = !m->world || ecs_entity_alive(ecs__manager_entities(m), e);
+    int in_world = !m->world || ecs_entity_live(ecs__manager_entities(m), e);
     /* dense fast path: room, an index the map covers (not 0), and no id of
        this index owns an instance */
     if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group &&
@@ -2628,13 +2673,7 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
 }
 
 /* The queue's front: the id its index carries next. */
-static uint32_t ecs__free_pop(ecs_entity_manager *em)
-{
-    uint32_t id = em->free_ring[em->free_head & (em->free_capacity - 1u)];
-    ++em->free_head;
-    --em->num_free;
-    return id;
-}
+static uint32_t ecs__free_pop(ecs_entity_manager *em) { return ecs__entity_pop_front(em); }
 
 /* Grows the ring (full) to twice its size, keeping every entry at the slot
    its running count names, so the destroy log stays readable; slots the old
@@ -2659,13 +2698,15 @@ static int ecs__free_grow(ecs_entity_manager *em)
 /* ---- the queued bits: no index queued twice -------------------------------
    One generation byte per index cannot mark a queued index: all 2^8 values
    are generations, so the id it carries next always tests alive. destroy
-   therefore asks a bit per index, set when the index is queued (or
-   retired). Pops (create) do not touch it: the next destroy that meets a
-   set bit, or that would reuse a ring slot whose pop is not cleared yet,
-   clears the bits of everything popped since queued_synced. The bits are a
-   cache of the ring: dropped (queued_limit 0) when memory runs out or when
-   ecs_entity_manager_invalidate says the state was written from outside,
-   and then rebuilt from the ring's queued entries. */
+   and ecs_entity_live therefore ask a bit per index, set when the index is
+   queued (or retired). A pop (create) clears its bit while the bits are
+   synced to the queue's front (queued_synced == free_head), which keeps
+   them synced; when they are not (built after pops, out of memory), the
+   next destroy that meets a set bit, or that would reuse a ring slot whose
+   pop is not cleared yet, clears the bits of everything popped since
+   queued_synced. The bits are a cache of the ring: dropped (queued_limit
+   0) when memory runs out, and rebuilt from the ring's queued entries by
+   ecs_entity_manager_invalidate and by the next destroy. */
 
 /* Sets (value 1) or clears (0) the bit of each index in ring[from, to). */
 static void ecs__queued_mark(ecs_entity_manager *em, uint32_t from, uint32_t to, int value)
@@ -2752,24 +2793,16 @@ static int ecs__entity_queued(ecs_entity_manager *em, uint32_t idx)
 ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em)
 {
     em->queued_limit = em->queued_room = 0;
+    if (em->num_free) (void)ecs__queued_sync(em, 0); /* rebuilt now: ecs_entity_live reads them */
 }
 
-/* Alive and not the next id of a queued index: an entity create handed out.
-   Allocates nothing (the bits when they are built and cover e, else a scan
-   of the queue). */
-static int ecs__entity_live(ecs_entity_manager *em, ecs_entity e)
+/* ecs_entity_live's answer without the bits: whether idx waits in the queue. */
+ECS_DEF int ecs_entity_queued_scan__needs_ECS_IMPLEMENTATION_in_one_file(const ecs_entity_manager *em, uint32_t idx)
 {
-    uint32_t idx = e.id & ECS_INDEX_MASK, s, end = em->free_head + em->num_free;
-    if (!ecs_entity_alive(em, e)) return 0;
-    if (idx < em->queued_limit && em->free_head - em->queued_synced <= em->free_capacity) {
-        if (em->queued_synced != em->free_head) ecs__queued_mark(em, em->queued_synced, em->free_head, 0);
-        em->queued_synced = em->free_head;
-        ecs__queued_room_update(em);
-        return !((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
-    }
+    uint32_t s, end = em->free_head + em->num_free;
     for (s = em->free_head; s != end; ++s)
-        if ((em->free_ring[s & (em->free_capacity - 1u)] & ECS_INDEX_MASK) == idx) return 0;
-    return 1;
+        if ((em->free_ring[s & (em->free_capacity - 1u)] & ECS_INDEX_MASK) == idx) return 1;
+    return 0;
 }
 
 /* Queues idx (whose generation was just bumped) and sets its bit; on out of
@@ -3554,7 +3587,7 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
         return ecs_instance_nil();
     }
-    if (m->world && !ecs_entity_alive(ecs__manager_entities(m), e)) {
+    if (m->world && !ecs_entity_live(ecs__manager_entities(m), e)) {
         ecs__not_alive_in_world(m, e, "create");
         return ecs_instance_nil();
     }
@@ -4032,7 +4065,7 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     if (r != ECS_OK || n == 0) return r;
     for (k = 0; m->world && k < n; ++k) { /* in a world: every entity alive there (nil: refused below) */
         ecs_entity e = ecs__batch_entity(es, index, k);
-        if (!ecs_entity_is_nil(e) && !ecs_entity_alive(ecs__manager_entities(m), e))
+        if (!ecs_entity_is_nil(e) && !ecs_entity_live(ecs__manager_entities(m), e))
             return ecs__not_alive_in_world(m, e, "create_many");
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) {
@@ -5846,17 +5879,19 @@ ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_w
     return n;
 }
 
-/* e's instances in every store, then e (dead already: its instances only). */
+/* e, then its instances in every store (the stores find them by id): the
+   destroy callbacks see e with every instance, as after ecs_entity_destroy.
+   Dead already: its instances only. */
 static void ecs__world_destroy_one(ecs_world *w, ecs_entity e)
 {
     uint32_t k;
-    for (k = 0; k < w->num_components; ++k) (void)ecs__store_destroy_entity(&w->component[k], e);
     (void)ecs_entity_destroy(&w->entities, e);
+    for (k = 0; k < w->num_components; ++k) (void)ecs__store_destroy_entity(&w->component[k], e);
 }
 
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e)
 {
-    if (!ecs__entity_live(&w->entities, e)) return 0;
+    if (!ecs_entity_live(&w->entities, e)) return 0;
     ecs__world_destroy_one(w, e);
     return 1;
 }
@@ -5874,7 +5909,7 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     else if (!h->iface || !h->iface->subtree)
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT,
                           "ecs_world_destroy_tree: component '%s' is not a hierarchy (no subtree)", hierarchy);
-    else if (!ecs__entity_live(&w->entities, e))
+    else if (!ecs_entity_live(&w->entities, e))
         r = ecs_error_set(&w->error, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_destroy_tree: %s is not alive in this world",
                           ecs_entity_format(who, sizeof who, e));
     if (r != ECS_OK) {

@@ -165,8 +165,9 @@ VERIFY AND LOAD
    bytes (tests/fuzz_snapshot.c checks it), or loads as a consistent world;
    what a load checks beyond it is the TARGET: empty (without
    ECS_SNAPSHOT_REPLACE), a store of another kind, lookup kind, layout or
-   save version, and the world's groups (a snapshot saved without a group
-   the world has, or with some members only, is refused).
+   save version, and the world's groups, those it made and those made with
+   ecs_group_init over its managers (a snapshot saved without a group the
+   world has, or with some members only, is refused).
    What a refused load leaves: everything found before the load starts
    leaves w as it was, ECS_SNAPSHOT_REPLACE too: the verify errors (store
    sections through their hooks included), a non-empty target, a section w
@@ -2080,8 +2081,7 @@ static ecs_result ecs__snap_load_manager(ecs_world *w, ecs_manager *m, const cha
         m->log.em = (v->flags & ECS__SNAP_LOG_WORLD) ? &w->entities : NULL;
         m->log.life = (v->flags & ECS__SNAP_LOG_WORLD) ? w->entities.life : 0u;
         m->log.next = v->log_next;
-        m->log.retired = v->log_retired;
-        if (m->group) m->group->size = v->group_size;
+        m->log.retired = v->log_retired; /* (group sizes: ecs__snap_group_sizes, from the data) */
     }
     ECS__FREE(si);
     ECS__FREE(sf);
@@ -2166,6 +2166,21 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
     return r;
 }
 
+/* The groups of w's managers (those the world made and those made with
+   ecs_group_init over its managers), each once, at its lead member: start
+   with *c = 0 and g = NULL, pass the last one back; NULL after the last. */
+static ecs_group *ecs__snap_next_group(const ecs_world *w, uint32_t *c, ecs_group *g)
+{
+    while (*c < w->num_components) {
+        const ecs_manager *m = w->component[*c].manager;
+        g = g ? g->next : (m ? m->group : NULL);
+        while (g && g->member[0] != m) g = g->next;
+        if (g) return g;
+        ++*c;
+    }
+    return NULL;
+}
+
 /* Every group of w's managers gets its size from the data: the longest run
    of instances, from 0, that every member holds for the same entities (a
    manager's record keeps only its outermost group's size; nested groups
@@ -2173,36 +2188,31 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
    entity past it owns every member. */
 static void ecs__snap_group_sizes(ecs_world *w)
 {
-    uint32_t c, k, size;
-    ecs_group *g;
-    for (c = 0; c < w->num_components; ++c)
-        for (g = w->component[c].manager ? w->component[c].manager->group : NULL; g; g = g->next) {
-            const ecs_manager *lead = g->member[0];
-            for (size = 0; size < lead->count; ++size) {
-                for (k = 1; k < g->num_members; ++k)
-                    if (size >= g->member[k]->count || g->member[k]->entity[size].id != lead->entity[size].id) break;
-                if (k < g->num_members) break;
-            }
-            g->size = size;
+    uint32_t c = 0, k, size;
+    ecs_group *g = NULL;
+    while ((g = ecs__snap_next_group(w, &c, g)) != NULL) {
+        const ecs_manager *lead = g->member[0];
+        for (size = 0; size < lead->count; ++size) {
+            for (k = 1; k < g->num_members; ++k)
+                if (size >= g->member[k]->count || g->member[k]->entity[size].id != lead->entity[size].id) break;
+            if (k < g->num_members) break;
         }
+        g->size = size;
+    }
 }
 
 /* Every group of w keeps its invariant after a load or a clone (what: the
-   caller's name, source: what it copied from): the entities owning every member are instances
-   0..size-1 of each, in the same order. (A snapshot or a world of other
-   groups, or of some members only, breaks it.) */
+   caller's name, source: what it copied from), its size set by
+   ecs__snap_group_sizes (so instances 0..size-1 of every member belong to
+   the same entities): no entity past it owns every member. (A snapshot or
+   a world of other groups, or of some members only, breaks it.) */
 static ecs_result ecs__snap_check_groups(const ecs_world *w, const char *what, const char *source, ecs_error *err)
 {
-    uint32_t g, k, i;
-    for (g = 0; g < w->num_groups; ++g) {
-        const ecs_group *grp = w->groups[g];
+    uint32_t c = 0, k, i;
+    ecs_group *grp = NULL;
+    while ((grp = ecs__snap_next_group(w, &c, grp)) != NULL) {
         const ecs_manager *lead = grp->member[0];
         int ok = 1;
-        for (k = 0; k < grp->num_members && ok; ++k) {
-            const ecs_manager *m = grp->member[k];
-            ok = grp->size <= m->count;
-            for (i = 0; i < grp->size && ok; ++i) ok = m->entity[i].id == lead->entity[i].id;
-        }
         for (i = grp->size; i < lead->count && ok; ++i) {
             for (k = 1; k < grp->num_members && !ecs_instance_is_nil(ecs_manager_lookup(grp->member[k], lead->entity[i])); ++k) continue;
             ok = k < grp->num_members;
@@ -2296,8 +2306,7 @@ static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, e
     d->log.em = s->log.em == sem ? dem : NULL;
     d->log.life = s->log.em == sem ? dem->life : 0u;
     d->log.next = s->log.next;
-    d->log.retired = s->log.retired;
-    if (d->group) d->group->size = s->group ? s->group->size : 0u;
+    d->log.retired = s->log.retired; /* (group sizes: ecs__snap_group_sizes, from the data) */
     return ECS_OK;
 }
 

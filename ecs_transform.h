@@ -1597,7 +1597,7 @@ static ecs_result ecs__tf_create_check(ecs_transform_manager *tm, uint32_t key, 
                              "ecs_transform_create: the parent belongs to %s, a dead id of the index of %s",
                              ecs_entity_format(whose, sizeof whose, ecs__as_entity(stale)),
                              ecs_entity_format(who, sizeof who, ecs__as_entity(key)));
-    if (tm->entities && !ecs_entity_alive(tm->entities, ecs__as_entity(key)))
+    if (tm->entities && !ecs_entity_live(tm->entities, ecs__as_entity(key)))
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_transform_create: %s is not alive in the manager's world (destroyed, or never "
                              "created there)", ecs_entity_format(who, sizeof who, ecs__as_entity(key)));

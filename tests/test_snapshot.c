@@ -907,6 +907,51 @@ static void test_unborn_owners(void)
     }
 }
 
+/* A group made with ecs_group_init over a world's managers is the world's
+   too for a load: a snapshot that would leave it unpacked is refused (the
+   check used to read only the groups the world made), and one that keeps
+   it loads with its size. */
+static void check_own_group_load(int packed)
+{
+    ecs_world src, dst;
+    ecs_manager *s[2], *d[2];
+    ecs_group gs, gd;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    uint32_t k;
+    CHECK(ecs_world_init(&src) == ECS_OK && ecs_world_init(&dst) == ECS_OK);
+    s[0] = ecs_world_define(&src, "left", raw_fields, 2, ECS_LOOKUP_DENSE, &err);
+    s[1] = ecs_world_define(&src, "right", raw_fields, 2, ECS_LOOKUP_DENSE, &err);
+    d[0] = ecs_world_define(&dst, "left", raw_fields, 2, ECS_LOOKUP_DENSE, &err);
+    d[1] = ecs_world_define(&dst, "right", raw_fields, 2, ECS_LOOKUP_DENSE, &err);
+    CHECK(s[0] && s[1] && d[0] && d[1] && ecs_group_init(&gd, d, 2, &err) == ECS_OK && dst.num_groups == 0);
+    if (packed) CHECK(ecs_group_init(&gs, s, 2, &err) == ECS_OK);
+    for (k = 0; k < 12; ++k) { /* every other entity owns both: past the first, unpacked without a group */
+        ecs_entity e = ecs_entity_create(&src.entities);
+        CHECK(!ecs_instance_is_nil(ecs_manager_create(s[1], e)));
+        if (k % 2u) CHECK(!ecs_instance_is_nil(ecs_manager_create(s[0], e)));
+    }
+    CHECK(ecs_snapshot_save(&src, NULL, &out, &err) == ECS_OK);
+    if (packed) {
+        CHECK_MSG(ecs_snapshot_load(&dst, out.data, out.size, 0, NULL, &err) == ECS_OK, "%s", err.message);
+        CHECK(gd.size == 6u && gd.size == gs.size && d[0]->count == 6u && d[1]->count == 12u);
+        ecs_group_free(&gs);
+    } else {
+        CHECK(ecs_snapshot_load(&dst, out.data, out.size, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(err.message, "group of 'left'") != NULL && d[0]->count == 0 && d[1]->count == 0);
+    }
+    ecs_snapshot_output_free(&out);
+    ecs_group_free(&gd);
+    ecs_world_free(&src);
+    ecs_world_free(&dst);
+}
+
+static void test_own_group_load(void)
+{
+    check_own_group_load(0);
+    check_own_group_load(1);
+}
+
 /* Defect 6: a clone into a world whose groups differ from the source's
    returned OK with a broken group; it runs load's group check now. */
 static void test_clone_groups(void)
@@ -1224,6 +1269,7 @@ int main(int argc, char **argv)
     test_num_retired();
     test_unborn_owners();
     test_clone_groups();
+    test_own_group_load();
     test_json_limits();
     test_json_same_bytes();
     test_load_failures();

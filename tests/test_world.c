@@ -1164,6 +1164,14 @@ static void test_create_for_dead_entity(void)
                  (unsigned)dead.id, (unsigned)ecs_entity_index(dead));
         CHECK_MSG(strstr(pos.core.error.message, want) != NULL, "kind %u: %s", (unsigned)k, pos.core.error.message);
         CHECK(ecs_instance_is_nil(t_pos_create(&pos, ecs_entity_make(999, 0)))); /* never created there */
+        { /* the id dead's queued index carries next: alive by its byte, never handed out (it used to be taken,
+             and the entity create later handed it out with that instance already there) */
+            ecs_entity next = ecs_entity_make(ecs_entity_index(dead), w.entities.generation[ecs_entity_index(dead)]);
+            CHECK(ecs_entity_alive(&w.entities, next) && !ecs_entity_live(&w.entities, next) && ecs_entity_live(&w.entities, a));
+            CHECK(ecs_instance_is_nil(t_pos_create(&pos, next)) && strstr(pos.core.error.message, "not alive in its world"));
+            batch[0] = next;
+            CHECK(t_pos_create_many(&pos, 1, batch, &first) == ECS_ERROR_INVALID_ARGUMENT);
+        }
         CHECK(t_pos_num_instances(&pos) == 1u && ecs_instance_is_nil(t_pos_lookup(&pos, dead)));
         batch[0] = ecs_entity_create(&w.entities);
         batch[1] = dead;
@@ -1206,6 +1214,8 @@ static void test_create_for_dead_entity(void)
                  (unsigned)dead.id, (unsigned)ecs_entity_index(dead));
         CHECK_MSG(strstr(tm.error.message, want) != NULL, "%s", tm.error.message);
         CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, ecs_entity_make(999, 0), NULL, ecs_instance_nil())));
+        CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, ecs_entity_make(ecs_entity_index(dead), 1), NULL,
+                                                       ecs_instance_nil())) && tm.count == 1u); /* dead's next id */
         CHECK(ecs_world_remove(&w, "transform", &err) == ECS_OK && tm.entities == NULL); /* standalone again */
         CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, dead, NULL, ecs_instance_nil())) && tm.count == 2u);
         CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK && tm.entities == &w.entities);
@@ -1233,6 +1243,35 @@ static void forged_check_world(ecs_world *w, const ecs_entity *ids, const char *
     CHECK_MSG(wrong == 0u && ecs_entity_count(&w->entities) == before - 600u, "%s: %u wrong results, count %u of %u",
               how, (unsigned)wrong, (unsigned)ecs_entity_count(&w->entities), (unsigned)(before - 600u));
 }
+/* ecs_world_destroy_now runs e's destroy callbacks while its instances are
+   there, as ecs_entity_destroy does (it used to remove them first: a
+   callback freeing a handle kept in a component found nothing). */
+static ecs_manager *seen_store;
+static uint32_t seen_with, seen_without;
+static void count_instances_seen(void *user, ecs_entity e)
+{
+    (void)user;
+    if (ecs_instance_is_nil(ecs_manager_lookup(seen_store, e))) ++seen_without;
+    else ++seen_with;
+}
+static void test_destroy_now_callbacks(void)
+{
+    ecs_world w;
+    ecs_error err;
+    ecs_entity a, b;
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    seen_store = ecs_world_define(&w, "handle", one_u32, 1, ECS_LOOKUP_DENSE, &err);
+    a = ecs_entity_create(&w.entities);
+    b = ecs_entity_create(&w.entities);
+    CHECK(seen_store && !ecs_instance_is_nil(ecs_manager_create(seen_store, a)) &&
+          !ecs_instance_is_nil(ecs_manager_create(seen_store, b)));
+    CHECK(ecs_entity_on_destroy(&w.entities, count_instances_seen, NULL) == ECS_OK);
+    CHECK(ecs_entity_destroy(&w.entities, a) == 1 && ecs_world_destroy_now(&w, b) == 1);
+    CHECK(seen_with == 2u && seen_without == 0u && seen_store->count == 1u); /* a's waits for a collect */
+    CHECK(ecs_instance_is_nil(ecs_manager_lookup(seen_store, b)));
+    ecs_world_free(&w);
+}
+
 static void test_forged_next_id(void)
 {
     ecs_world a, b;
@@ -1280,6 +1319,7 @@ int main(void)
     test_optional_in_step();
     test_queries_random();
     test_forged_next_id();
+    test_destroy_now_callbacks();
     test_create_for_dead_entity();
     return test_report("test_world");
 }
