@@ -1,4 +1,4 @@
-/* ecs_snapshot.h - v0.6 - snapshots of a live world: save, verify, load,
+/* ecs_snapshot.h - v0.7 - snapshots of a live world: save, verify, load,
    clone, byte swap, JSON, subtree selections, the world hash, deltas, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -148,7 +148,8 @@ FORMAT (version 1; every integer in the saver's byte order; sections
 
 VERIFY AND LOAD
    ecs_snapshot_verify checks every section the format defines with the
-   resource verifier's promise: the header and section table, the entity
+   resource verifier's promise: the header and section table (one section
+   per store: a second one of a name is refused), the entity
    manager (the free queue naming queued indices once with their next ids,
    num_free + num_retired <= max_index), every manager's ids (each of an
    index handed out: 0 < index <= max_index, so no entity created later
@@ -435,6 +436,14 @@ REFERENCE (every public function; the declarations below say more:
    ecs_resource.h (ecs_resource_save_subtree fills it too).
 
 REVISION HISTORY
+   0.7  fixes: verify refuses a second section for one store (the load
+        did, after verify had passed it); a load verifies direct managers'
+        holes before it changes anything (a REPLACE load refused for one
+        emptied the world); the world hash of a world where no entity was
+        ever created equals its load's and clone's; apply refuses an
+        output buffer holding the delta (it read freed ops); a load or
+        clone checks groups made with ecs_group_init over the world's
+        managers too; a delta walks base's sections once
    0.6  a verified snapshot loads: ecs_snapshot_verify_for checks store
         sections through the store interface's new verify hook (the
         transform store's; offsets the blob's), and a load runs it before
@@ -675,9 +684,11 @@ ECS_DEF ecs_result ecs_snapshot_delta_verify(const void *delta, size_t size, ecs
     it held). With it, base may be out->data:
     the delta is applied in place, moving and writing only what changed
     (the frame loop's path: one buffer, nothing allocated while next is no
-    longer than the buffer); otherwise out must not overlap base. Reads
-    base (and the delta) once to hash it. Errors: the verify errors,
-    ECS_ERROR_INVALID_ARGUMENT (NULL arguments, another base),
+    longer than the buffer); otherwise out must not overlap base. out's
+    buffer never holds the delta (ECS_ERROR_INVALID_ARGUMENT: the result
+    would overwrite the ops it is made from). Reads base (and the delta)
+    once to hash it. Errors: the verify errors, ECS_ERROR_INVALID_ARGUMENT
+    (NULL arguments, another base, out's buffer holding the delta),
     ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, const void *delta, size_t delta_size,
                                             uint32_t flags, ecs_snapshot_output *out, ecs_error *err);
@@ -1705,33 +1716,92 @@ static ecs_result ecs__snap_verify_store(const ecs_world *w, const ecs__snap_rea
     return r;
 }
 
+/* The names of a blob's manager and store sections, to find a second
+   section for one store: sorted once at the end (a blob may hold many). */
+typedef struct ecs__snap_name {
+    const char *name;
+    uint32_t length, index;
+    size_t offset;
+} ecs__snap_name;
+
+typedef struct ecs__snap_names {
+    ecs__snap_name *at;
+    uint32_t n, cap;
+} ecs__snap_names;
+
+static ecs_result ecs__snap_note_name(ecs__snap_names *ns, const ecs__snap_sec *s, ecs_error *err)
+{
+    if (ns->n == ns->cap) {
+        uint32_t cap = ns->cap ? ns->cap * 2u : 16u;
+        ecs__snap_name *at = cap > ns->cap ? (ecs__snap_name *)ECS__REALLOC(ns->at, (size_t)cap * sizeof *at) : NULL;
+        if (!at) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "snapshot: out of memory for %u section names", (unsigned)cap);
+        ns->at = at;
+        ns->cap = cap;
+    }
+    ns->at[ns->n].name = s->name;
+    ns->at[ns->n].length = s->name_length;
+    ns->at[ns->n].index = s->index;
+    ns->at[ns->n].offset = s->offset;
+    ++ns->n;
+    return ECS_OK;
+}
+
+static int ecs__snap_name_order(const void *a, const void *b)
+{
+    const ecs__snap_name *x = (const ecs__snap_name *)a, *y = (const ecs__snap_name *)b;
+    int c = x->length != y->length ? (x->length < y->length ? -1 : 1) : memcmp(x->name, y->name, x->length);
+    return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+/* One section per store: the first second section of a name is refused. */
+static ecs_result ecs__snap_check_names(ecs__snap_names *ns, ecs_error *err)
+{
+    uint32_t k, bad = ns->n;
+    if (ns->n > 1u) qsort(ns->at, ns->n, sizeof *ns->at, ecs__snap_name_order);
+    for (k = 1; k < ns->n; ++k)
+        if (ns->at[k].length == ns->at[k - 1u].length && memcmp(ns->at[k].name, ns->at[k - 1u].name, ns->at[k].length) == 0 &&
+            (bad == ns->n || ns->at[k].index < ns->at[bad].index))
+            bad = k;
+    if (bad == ns->n) return ECS_OK;
+    return ecs__snap_bad(err, ns->at[bad].offset, "section names", "section %u is a second section for '%.*s' (one per store)",
+                         (unsigned)ns->at[bad].index, (int)ns->at[bad].length, ns->at[bad].name);
+}
+
 /* The whole blob (native order); deep 1: the instance checks too; deep 2:
-   the entity manager's only (a load checks the managers' as it builds).
-   w (or NULL): its stores' verify hooks check their sections. */
+   the entity manager's and direct managers' only (a load checks the other
+   managers' as it builds their maps). w (or NULL): its stores' verify
+   hooks check their sections. */
 static ecs_result ecs__snap_verify(const ecs_world *w, const void *blob, size_t size, int deep, ecs_error *err)
 {
     ecs__snap_reader rd;
     ecs__snap_sec s;
+    ecs__snap_names names = {NULL, 0, 0};
     ecs_result r = ecs__snap_open(&rd, blob, size, 0, err);
     uint32_t max_index = 0;
-    int more;
-    while (r == ECS_OK && (more = ecs__snap_next(&rd, &s, err)) != 0) {
-        if (more < 0) return err ? err->code : ECS_ERROR_CORRUPT_RESOURCE;
+    int more = 1;
+    while (r == ECS_OK && (more = ecs__snap_next(&rd, &s, err)) > 0) {
         if (s.kind == ECS__SNAP_ENTITIES) {
             ecs__snap_ents e;
             r = ecs__snap_parse_entities(&rd, &s, &e, err);
             if (r == ECS_OK && deep) r = ecs__snap_check_entities(&s, &e, err);
             max_index = r == ECS_OK ? e.max_index : 0u;
-        } else if (s.kind == ECS__SNAP_MANAGER) {
+            continue;
+        }
+        if (s.kind == ECS__SNAP_MANAGER) {
             ecs__snap_mgr v;
             r = ecs__snap_parse_manager(&rd, &s, &v, err);
-            if (r == ECS_OK && deep == 1) r = ecs__snap_check_manager(&s, &v, max_index, err);
+            if (r == ECS_OK && (deep == 1 || (deep == 2 && v.lookup == ECS_LOOKUP_DIRECT))) /* direct: no map to build */
+                r = ecs__snap_check_manager(&s, &v, max_index, err);
         } else if ((s.body_size & 3u) != 0) {
             r = ecs__snap_bad(err, s.body, s.where, "a store's bytes are 32-bit words");
         } else if (w) {
             r = ecs__snap_verify_store(w, &rd, &s, max_index, err);
         }
+        if (r == ECS_OK) r = ecs__snap_note_name(&names, &s, err);
     }
+    if (more < 0) r = err ? err->code : ECS_ERROR_CORRUPT_RESOURCE;
+    if (r == ECS_OK) r = ecs__snap_check_names(&names, err);
+    ECS__FREE(names.at);
     return r;
 }
 
@@ -2066,7 +2136,7 @@ static ecs_result ecs__snap_load_manager(ecs_world *w, ecs_manager *m, const cha
     if (r == ECS_OK && v->next && !m->next && !(m->next = (uint32_t *)ECS__REALLOC(NULL, (size_t)(m->capacity ? m->capacity : 1u) * 4u)))
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory");
     if (r == ECS_OK)
-        r = v->lookup == ECS_LOOKUP_DIRECT ? ecs__snap_check_direct(s, v, max_index, err) : ecs__snap_links(s, v, max_index, &m->map, err);
+        r = v->lookup == ECS_LOOKUP_DIRECT ? ECS_OK : ecs__snap_links(s, v, max_index, &m->map, err); /* direct: verify did */
     if (r == ECS_OK) {
         if (v->count) memcpy(m->entity, v->entity, (size_t)v->count * 4u);
         if (v->next) memcpy(m->next, v->next, (size_t)v->count * 4u);
@@ -2568,6 +2638,7 @@ ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w)
     ecs__hash_init(&h, 0x45435357u); /* "ECSW" */
     ecs__hash_u32(&h, em->max_index);
     if (em->generation) ecs__hash_feed(&h, em->generation, (size_t)em->max_index + 1u);
+    else ecs__hash_feed(&h, "", 1u); /* index 0's byte, as a save writes it (a loaded world has the array) */
     ecs__hash_u32(&h, em->free_head);
     ecs__hash_u32(&h, em->num_free);
     ecs__hash_u32(&h, em->num_retired);
@@ -4027,6 +4098,9 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base
     unsigned char *dst;
     size_t need;
     if (!out || !base) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_apply_delta: base or out is NULL");
+    if (reuse && out->data && delta && (uintptr_t)out->data < (uintptr_t)delta + delta_size &&
+        (uintptr_t)delta < (uintptr_t)out->data + (out->size ? out->size : 1u))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_apply_delta: out's buffer holds the delta");
     in_place = reuse && out->data == base;
     if ((r = ecs__delta_open(&rd, delta, delta_size, err)) != ECS_OK) return r;
     if ((r = ecs__delta_check_base(&rd, base, base_size, hashes, &hb, &hn, err)) != ECS_OK) return r;

@@ -1244,6 +1244,61 @@ static void write_corpus(const char *dir)
     free_world(&b);
 }
 
+/* Review defects (2026-11-27), each failed before its fix: a world where
+   no entity was ever created hashed differently from its own load and
+   clone (its missing generation array fed no byte); verify accepted a
+   second section for one store (the load then refused it: what verify
+   accepts must load); a REPLACE load refused for a nonzero byte in a
+   direct manager's hole emptied the live world (that check ran only in
+   the load's pass, after the clear: verify's errors leave the world). */
+static void test_review_defects(void)
+{
+    test_world a, b;
+    ecs_snapshot_output out = {NULL, 0}, dup = {NULL, 0};
+    ecs_error err;
+    ecs_entity e[3];
+    size_t at, body = 0, body_size = 0;
+    uint64_t before;
+    uint32_t k, sections;
+    CHECK(make_world(&a, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP) && make_world(&b, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP));
+    CHECK(a.w.entities.generation == NULL && ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    CHECK(ecs_snapshot_load(&b.w, out.data, out.size, 0, NULL, &err) == ECS_OK);
+    CHECK(ecs_snapshot_world_hash(&b.w) == ecs_snapshot_world_hash(&a.w));
+    CHECK(ecs_snapshot_clone(&b.w, &a.w, &err) == ECS_OK && ecs_snapshot_world_hash(&b.w) == ecs_snapshot_world_hash(&a.w));
+    ecs_snapshot_output_free(&out);
+    for (k = 0; k < 3; ++k) e[k] = ecs_entity_create(&a.w.entities);
+    CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[2], e[0])) && !ecs_instance_is_nil(ecs_manager_create(a.m[2], e[2])));
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    { /* "heading" twice */
+        at = find_section(out.data, out.size, "heading", &body, &body_size);
+        CHECK(at != 0 && (dup.data = malloc(out.size + (body + body_size - at) + 8u)) != NULL);
+        memcpy(dup.data, out.data, out.size);
+        memcpy((unsigned char *)dup.data + out.size, (unsigned char *)out.data + at, ecs__snap_pad8(body + body_size) - at);
+        dup.size = out.size + ecs__snap_pad8(body + body_size) - at;
+        memcpy(&sections, (unsigned char *)dup.data + 12, 4);
+        ++sections;
+        memcpy((unsigned char *)dup.data + 12, &sections, 4);
+        { uint64_t total = dup.size; memcpy((unsigned char *)dup.data + 16, &total, 8); }
+        CHECK(ecs_snapshot_verify(dup.data, dup.size, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+              strstr(err.message, "second section for 'heading'"));
+        CHECK(ecs_snapshot_verify_for(&b.w, dup.data, dup.size, &err) == ECS_ERROR_CORRUPT_RESOURCE);
+        free(dup.data);
+    }
+    rng_state = 3;
+    churn(&b, 300);
+    before = ecs_snapshot_world_hash(&b.w);
+    k = ecs_entity_index(e[1]); /* direct: e[1]'s slot is a hole */
+    at = body + 40 + 16 + 8 + ecs__snap_pad8((size_t)a.m[2]->count * 4u) + (size_t)k * 16u;
+    CHECK(a.m[2]->count == 4u && a.m[2]->entity[k].id == 0);
+    ((unsigned char *)out.data)[at] = 1;
+    CHECK(ecs_snapshot_load(&b.w, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+          strstr(err.message, "hole"));
+    CHECK(ecs_snapshot_world_hash(&b.w) == before && b.w.entities.max_index > 0);
+    ecs_snapshot_output_free(&out);
+    free_world(&a);
+    free_world(&b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
@@ -1274,5 +1329,6 @@ int main(int argc, char **argv)
     test_json_same_bytes();
     test_load_failures();
     test_hashes();
+    test_review_defects();
     return test_report("test_snapshot");
 }

@@ -219,6 +219,16 @@ static void test_format(void)
         CHECK(own.size == s1.size && same_bytes(&own, &s1));
         ecs_snapshot_output_free(&own);
     }
+    { /* nor, for an apply, the delta (it was freed, or written over, while its ops were read) */
+        ecs_snapshot_output own = {NULL, 0}, was;
+        CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &own, &err) == ECS_OK && own.size > 64u);
+        was = copy_of(&own);
+        CHECK(ecs_snapshot_apply_delta(s0.data, s0.size, own.data, own.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own, &err) ==
+              ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "holds the delta"));
+        CHECK(own.size == was.size && same_bytes(&own, &was));
+        ecs_snapshot_output_free(&own);
+        ecs_snapshot_output_free(&was);
+    }
     { /* not snapshots: refused naming which */
         unsigned char junk[64];
         memset(junk, 7, sizeof junk);
