@@ -304,7 +304,8 @@ HTTP (DESIGN.md 11: the inspector page; curl and scripts see the same data)
    DEVELOPMENT BUILDS), but a browser visits other sites too, and any page
    can make it send a GET to 127.0.0.1. So a request whose Origin header is
    neither "null" (a page opened from disk: examples/inspector.html?port=N)
-   nor http://localhost, 127.0.0.1, [::1] or the bound address (any port),
+   nor http://localhost, 127.0.0.1, [::1] or the bound address (any port,
+   nothing else after the name),
    or that has no Origin but says "Sec-Fetch-Site: cross-site" or
    "same-site" (an <img> or link on another site), gets 403; an allowed
    Origin is echoed in Access-Control-Allow-Origin. Clients that are not
@@ -2225,16 +2226,26 @@ static int ecs__console_lower_eq(const char *s, size_t n, const char *lower)
     return k == n && lower[k] == 0;
 }
 
+/* Whether s[0..n) is nothing or ":" and 1..5 digits (a port). */
+static int ecs__console_port_ok(const char *s, size_t n)
+{
+    size_t k;
+    if (n == 0) return 1;
+    if (s[0] != ':' || n < 2 || n > 6) return 0;
+    for (k = 1; k < n && s[k] >= '0' && s[k] <= '9'; ++k) continue;
+    return k == n;
+}
+
 /* Whether host[0..n) (a Host header, or an origin's host part, with an
-   optional ":port") names this machine or the bound address. */
+   optional ":port": nothing else may follow the name) names this machine
+   or the bound address. */
 static int ecs__console_host_ok(const ecs_console *c, const char *host, size_t n)
 {
     size_t end = n;
-    if (n > 0 && host[0] == '[') { /* [::1]:port */
-        for (end = 0; end < n && host[end] != ']'; ++end) continue;
-        return end == 4 && memcmp(host, "[::1", 4) == 0;
-    }
+    if (n > 0 && host[0] == '[') /* [::1]:port */
+        return n >= 5 && memcmp(host, "[::1]", 5) == 0 && ecs__console_port_ok(host + 5, n - 5);
     for (end = 0; end < n && host[end] != ':'; ++end) continue;
+    if (!ecs__console_port_ok(host + end, n - end)) return 0;
     if (strcmp(c->address, "0.0.0.0") == 0) return 1; /* every interface: any name may reach it */
     return ecs__console_lower_eq(host, end, "localhost") || (end == 9 && memcmp(host, "127.0.0.1", 9) == 0) ||
            (end == strlen(c->address) && memcmp(host, c->address, end) == 0);
