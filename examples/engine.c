@@ -901,9 +901,17 @@ static void node_server_input(engine *g, node_peer *p, const ecs_json_value *roo
     g->net.inputs_applied = 1;
     b->len = 0;
     if (!cmd || (strcmp(cmd, "spawn") != 0 && strcmp(cmd, "world.set") != 0 && strcmp(cmd, "world.destroy") != 0)) {
-        node_buf_printf(b, "{\"type\": \"input_result\", \"seq\": %u, \"frame\": %u, \"reply\": {\"ok\": false, \"error\": "
-                           "\"input %u: '%.60s' is no input (spawn, world.set, world.destroy)\"}}",
-                        (unsigned)seq, (unsigned)g->frame, (unsigned)seq, cmd ? cmd : "(no command)");
+        const char *name = cmd ? cmd : "(no command)";
+        char text[160];
+        size_t cut = strlen(name);
+        if (cut > 60) /* at most 60 bytes of the name, not cutting a UTF-8 sequence */
+            for (cut = 60; cut > 0 && ((unsigned char)name[cut] & 0xC0u) == 0x80u; --cut) continue;
+        snprintf(text, sizeof text, "input %u: '%.*s' is no input (spawn, world.set, world.destroy)", (unsigned)seq,
+                 (int)cut, name);
+        node_buf_printf(b, "{\"type\": \"input_result\", \"seq\": %u, \"frame\": %u, \"reply\": {\"ok\": false, \"error\": ",
+                        (unsigned)seq, (unsigned)g->frame);
+        node_json_string(b, text, strlen(text)); /* the name may hold quotes, backslashes, control bytes */
+        node_buf_put(b, "}}", 2);
         node_send(g, p, (const char *)b->p, b->len, NULL, 0);
         return;
     }

@@ -256,6 +256,19 @@ def test_bad_joins(a, sess):
         k.sendall(struct.pack(">II", 0, 5) + b"{nope" + frame_msg({"type": "hello", "protocol": 1,
                                                                  "byte_order": sys.byteorder}))
         check(read_until(k, "welcome") is not None, "after a message that is not JSON the join goes on")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as k:  # inputs naming no input command
+        k.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "odd-inputs"}))
+        check(read_until(k, "welcome") is not None, "a fake client joins")
+        odd = ['a"b\\c\x01d', "x" + "\u00e9" * 40]  # JSON's own characters; 81 bytes of UTF-8, cut at 60
+        for seq, name in enumerate(odd, 1):
+            k.sendall(frame_msg({"type": "input", "seq": seq, "command": name}))
+            try:
+                m = read_until(k, "input_result")
+            except ValueError as e:  # json.loads, or the UTF-8 decode before it
+                m = {"not JSON": str(e)}
+            err = m.get("reply", {}).get("error", "") if m else ""
+            check(m and m.get("seq") == seq and err.startswith("input %d: '%s" % (seq, name[:30])) and
+                  "is no input" in err, "an unknown input's result is JSON naming it: %r" % m)
     st = s.command("net.status")
     check(st["refused_joins"] == 2 and st["bad_messages"] >= 2, "the server counted them: %r" % st)
     f0 = s.command("frame.step", frames=2)["frame"]
