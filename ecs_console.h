@@ -304,7 +304,8 @@ HTTP (DESIGN.md 11: the inspector page; curl and scripts see the same data)
    DEVELOPMENT BUILDS), but a browser visits other sites too, and any page
    can make it send a GET to 127.0.0.1. So a request whose Origin header is
    neither "null" (a page opened from disk: examples/inspector.html?port=N)
-   nor http://localhost, 127.0.0.1, [::1] or the bound address (any port),
+   nor http://localhost, 127.0.0.1, [::1] or the bound address (any port,
+   nothing else after the name),
    or that has no Origin but says "Sec-Fetch-Site: cross-site" or
    "same-site" (an <img> or link on another site), gets 403; an allowed
    Origin is echoed in Access-Control-Allow-Origin. Clients that are not
@@ -316,7 +317,8 @@ CONFIGURATION
    At run time, ecs_console_desc (zero means default): address
    ("127.0.0.1"; "0.0.0.0" for every interface, IPv4 only), port (0: a free
    port, ecs_console_port tells it; -1: no socket, ecs_console_feed only),
-   world (NULL: only help), max_message, max_clients, max_pending,
+   world (NULL: only help), max_message (at least 4861 bytes, so that any
+   error reply fits whole), max_clients, max_pending,
    max_commands (256), requests_per_poll, read_per_poll, accept_every
    (16), timeouts, clock and clock_user, page and page_size (GET /),
    on_request and request_user (each framed request of a socket connection,
@@ -513,7 +515,8 @@ typedef struct ecs_console_desc {
     const char *address;        /* IPv4 to bind: NULL "127.0.0.1" (loopback only) */
     int port;                   /* 0: a free port (ecs_console_port); -1: no socket (ecs_console_feed only) */
     ecs_world *world;           /* the world commands' world (NULL: help only); must outlive the console */
-    uint32_t max_message;       /* bytes of a message either way; 0: 16 MiB */
+    uint32_t max_message;       /* bytes of a message either way; 0: 16 MiB; at least 4861, the longest error
+                                   reply (an 800-byte message, each byte escaped to 6) */
     uint32_t max_clients;       /* connections at once; 0: 8 */
     size_t max_pending;         /* unsent bytes before a connection waits or closes; 0: 2 x max_message */
     uint32_t max_commands;      /* size of the command table; 0: 256 */
@@ -1588,17 +1591,26 @@ ECS_DEF ecs_result ecs_console_result_payload(ecs_console_call *call, const void
 
 static void ecs__console_close_later(ecs__console_conn *k, uint64_t *counter);
 
-/* Queues a reply on k: ok with text as the result (JSON) and an optional
-   payload (a type-1 reply), or an error with text as the message. A reply
-   over max_message becomes an error reply saying so. */
-static void ecs__console_reply(ecs_console *c, ecs__console_conn *k, const ecs__console_id *id, int ok, const char *text,
-                               size_t n, int binary, const void *payload, size_t payload_size)
+/* Bytes of a framed error reply's message with its NUL: longer ones are cut. */
+#define ECS__CONSOLE_ERROR_TEXT 800u
+/* The longest framed error reply, the bytes after its 8-byte head (4861):
+   the largest id and ECS__CONSOLE_ERROR_TEXT - 1 bytes of message each
+   escaped to 6 ("\u001f", or "\ufffd" for a byte that is not UTF-8).
+   ecs_console_create takes no smaller max_message, so every error reply
+   fits whole. */
+#define ECS__CONSOLE_MIN_MESSAGE                                                                                      \
+    (sizeof "{\"type\": \"reply\", \"id\": 9007199254740992, \"ok\": false, \"error\": \"\"}" - 1u +                       \
+     6u * (ECS__CONSOLE_ERROR_TEXT - 1u))
+
+/* Appends a reply's frame to b with its head zeroed (12 bytes when binary,
+   else 8): the JSON (ok with text as the result, or an error with text as
+   the message) and the payload. Returns the bytes after the 8-byte head;
+   *json_size the JSON's. */
+static size_t ecs__console_put_reply(ecs__console_buf *b, const ecs__console_id *id, int ok, const char *text, size_t n,
+                                     int binary, const void *payload, size_t payload_size, size_t *json_size)
 {
     static const unsigned char zeros[12] = {0};
-    ecs__console_buf *b = &k->out;
-    size_t start = b->len, json_at, json_size, total;
-    binary = binary && ok;
-    if (k->out_start == b->len) k->last_progress = c->now; /* the stall clock starts when output is queued onto none */
+    size_t start = b->len, json_at;
     ecs__console_put(b, zeros, binary ? 12u : 8u);
     json_at = b->len;
     ecs__console_puts(b, "{\"type\": \"reply\", \"id\": ");
@@ -1608,18 +1620,33 @@ static void ecs__console_reply(ecs_console *c, ecs__console_conn *k, const ecs__
     if (ok) ecs__console_put(b, text, n);
     else ecs__console_put_string(b, text, n);
     ecs__console_puts(b, "}");
-    json_size = b->len - json_at;
+    *json_size = b->len - json_at;
     if (binary) ecs__console_put(b, payload, payload_size);
-    if (b->oom) return; /* the caller closes k */
-    total = b->len - start - 8u;
-    if (total > c->max_message) {
+    return b->len - start - 8u;
+}
+
+/* Queues a reply on k: ok with text as the result (JSON) and an optional
+   payload (a type-1 reply), or an error with text as the message. A reply
+   over max_message becomes an error reply saying so, which is not measured
+   again: it is at most ECS__CONSOLE_MIN_MESSAGE bytes, under the smallest
+   max_message ecs_console_create takes. */
+static void ecs__console_reply(ecs_console *c, ecs__console_conn *k, const ecs__console_id *id, int ok, const char *text,
+                               size_t n, int binary, const void *payload, size_t payload_size)
+{
+    ecs__console_buf *b = &k->out;
+    size_t start = b->len, json_size, total;
+    binary = binary && ok;
+    if (k->out_start == b->len) k->last_progress = c->now; /* the stall clock starts when output is queued onto none */
+    total = ecs__console_put_reply(b, id, ok, text, n, binary, payload, payload_size, &json_size);
+    if (!b->oom && total > c->max_message) {
         char why[160];
         b->len = start;
         snprintf(why, sizeof why, "the reply of %llu bytes is over the message limit of %lu bytes (ecs_console_desc.max_message)",
                  (unsigned long long)total, (unsigned long)c->max_message);
-        ecs__console_reply(c, k, id, 0, why, strlen(why), 0, NULL, 0);
-        return;
+        ok = binary = 0;
+        total = ecs__console_put_reply(b, id, 0, why, strlen(why), 0, NULL, 0, &json_size);
     }
+    if (b->oom) return; /* the caller closes k */
     ecs__console_set_u32be(b->p + start, binary ? ECS_CONSOLE_JSON_BINARY : ECS_CONSOLE_JSON);
     ecs__console_set_u32be(b->p + start + 4, (uint32_t)total);
     if (binary) ecs__console_set_u32be(b->p + start + 8, (uint32_t)json_size);
@@ -1632,7 +1659,7 @@ static void ecs__console_reply_error(ecs_console *c, ecs__console_conn *k, const
 static void ecs__console_reply_error(ecs_console *c, ecs__console_conn *k, const ecs__console_id *id, const char *format,
                                      ...)
 {
-    char msg[800];
+    char msg[ECS__CONSOLE_ERROR_TEXT];
     va_list ap;
     va_start(ap, format);
     vsnprintf(msg, sizeof msg, format, ap);
@@ -1716,7 +1743,7 @@ static void ecs__console_answer_command(ecs_console *c, ecs__console_conn *k, co
     const void *payload = NULL;
     ecs__console_cmd *cmd;
     ecs_console_call call;
-    char msg[800];
+    char msg[ECS__CONSOLE_ERROR_TEXT];
     if (!name || name->type != ECS_JSON_STRING) {
         ecs__console_reply_error(c, k, id, "a command request needs \"command\": a name (a string)");
         return;
@@ -2199,16 +2226,26 @@ static int ecs__console_lower_eq(const char *s, size_t n, const char *lower)
     return k == n && lower[k] == 0;
 }
 
+/* Whether s[0..n) is nothing or ":" and 1..5 digits (a port). */
+static int ecs__console_port_ok(const char *s, size_t n)
+{
+    size_t k;
+    if (n == 0) return 1;
+    if (s[0] != ':' || n < 2 || n > 6) return 0;
+    for (k = 1; k < n && s[k] >= '0' && s[k] <= '9'; ++k) continue;
+    return k == n;
+}
+
 /* Whether host[0..n) (a Host header, or an origin's host part, with an
-   optional ":port") names this machine or the bound address. */
+   optional ":port": nothing else may follow the name) names this machine
+   or the bound address. */
 static int ecs__console_host_ok(const ecs_console *c, const char *host, size_t n)
 {
     size_t end = n;
-    if (n > 0 && host[0] == '[') { /* [::1]:port */
-        for (end = 0; end < n && host[end] != ']'; ++end) continue;
-        return end == 4 && memcmp(host, "[::1", 4) == 0;
-    }
+    if (n > 0 && host[0] == '[') /* [::1]:port */
+        return n >= 5 && memcmp(host, "[::1]", 5) == 0 && ecs__console_port_ok(host + 5, n - 5);
     for (end = 0; end < n && host[end] != ':'; ++end) continue;
+    if (!ecs__console_port_ok(host + end, n - end)) return 0;
     if (strcmp(c->address, "0.0.0.0") == 0) return 1; /* every interface: any name may reach it */
     return ecs__console_lower_eq(host, end, "localhost") || (end == 9 && memcmp(host, "127.0.0.1", 9) == 0) ||
            (end == strlen(c->address) && memcmp(host, c->address, end) == 0);
@@ -3531,11 +3568,13 @@ static int ecs__console_settings(const ecs_console_desc *desc, ecs_console_desc 
     if (!d->read_per_poll) d->read_per_poll = 4u << 20;
     if (!d->accept_every) d->accept_every = 16u;
     if (!d->clock) d->clock = ecs__console_default_clock;
-    if (d->port < -1 || d->port > 65535 || d->max_clients > 60u || d->max_message < 64u || d->max_commands > 65536u) {
+    if (d->port < -1 || d->port > 65535 || d->max_clients > 60u || d->max_message < ECS__CONSOLE_MIN_MESSAGE ||
+        d->max_commands > 65536u) {
         ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                      "ecs_console_create: port %d (-1..65535), max_clients %u (1..60), max_message %lu (64..), "
+                      "ecs_console_create: port %d (-1..65535), max_clients %u (1..60), max_message %lu (%lu..), "
                       "max_commands %u (1..65536): one is out of range",
-                      d->port, (unsigned)d->max_clients, (unsigned long)d->max_message, (unsigned)d->max_commands);
+                      d->port, (unsigned)d->max_clients, (unsigned long)d->max_message,
+                      (unsigned long)ECS__CONSOLE_MIN_MESSAGE, (unsigned)d->max_commands);
         return 0;
     }
     return 1;

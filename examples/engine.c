@@ -901,9 +901,17 @@ static void node_server_input(engine *g, node_peer *p, const ecs_json_value *roo
     g->net.inputs_applied = 1;
     b->len = 0;
     if (!cmd || (strcmp(cmd, "spawn") != 0 && strcmp(cmd, "world.set") != 0 && strcmp(cmd, "world.destroy") != 0)) {
-        node_buf_printf(b, "{\"type\": \"input_result\", \"seq\": %u, \"frame\": %u, \"reply\": {\"ok\": false, \"error\": "
-                           "\"input %u: '%.60s' is no input (spawn, world.set, world.destroy)\"}}",
-                        (unsigned)seq, (unsigned)g->frame, (unsigned)seq, cmd ? cmd : "(no command)");
+        const char *name = cmd ? cmd : "(no command)";
+        char text[160];
+        size_t cut = strlen(name);
+        if (cut > 60) /* at most 60 bytes of the name, not cutting a UTF-8 sequence */
+            for (cut = 60; cut > 0 && ((unsigned char)name[cut] & 0xC0u) == 0x80u; --cut) continue;
+        snprintf(text, sizeof text, "input %u: '%.*s' is no input (spawn, world.set, world.destroy)", (unsigned)seq,
+                 (int)cut, name);
+        node_buf_printf(b, "{\"type\": \"input_result\", \"seq\": %u, \"frame\": %u, \"reply\": {\"ok\": false, \"error\": ",
+                        (unsigned)seq, (unsigned)g->frame);
+        node_json_string(b, text, strlen(text)); /* the name may hold quotes, backslashes, control bytes */
+        node_buf_put(b, "}}", 2);
         node_send(g, p, (const char *)b->p, b->len, NULL, 0);
         return;
     }
@@ -1683,6 +1691,41 @@ static int node_replay(engine *g, const unsigned char *log, size_t n)
     return equal != frames ? 1 : got == 0 ? 0 : 3;
 }
 
+/* A traffic log's START record: its role and args (an array), or 0 with
+   why naming the step that failed. */
+static int node_replay_start(const unsigned char *log, size_t n, ecs_json_doc *doc, const char **role,
+                             const ecs_json_value **args, char *why, size_t why_size)
+{
+    node_log_rec r;
+    size_t at = NODE_LOG_HEADER;
+    ecs_error err;
+    int got;
+    if (!node_log_open(log, n, why, why_size)) return 0;
+    if ((got = node_log_next(log, n, &at, &r, why, why_size)) != 1) {
+        if (got == 0) snprintf(why, why_size, "the log has no records (its first must be a start record)");
+        return 0;
+    }
+    if (r.kind != NODE_LOG_START) {
+        snprintf(why, why_size, "its first record (offset %lu) is a %s record, not a start record", (unsigned long)r.offset,
+                 node_log_kind_name(r.kind));
+        return 0;
+    }
+    if (ecs_json_parse(doc, (const char *)r.body, r.body_len, &err) != ECS_OK) {
+        snprintf(why, why_size, "its start record is not JSON: %s", err.message);
+        return 0;
+    }
+    if (!(*role = node_json_str(doc, ecs_json_root(doc), "role"))) {
+        snprintf(why, why_size, "its start record has no \"role\" (a string)");
+        return 0;
+    }
+    *args = ecs_json_member(doc, ecs_json_root(doc), "args");
+    if (!*args || (*args)->type != ECS_JSON_ARRAY) {
+        snprintf(why, why_size, "its start record has no \"args\" (an array)");
+        return 0;
+    }
+    return 1;
+}
+
 /* Reads a traffic log and its START record: the role and the command line
    it ran with (less the network, console and log switches). 0, or 1 with a
    message. *argv's strings point into the doc. */
@@ -1691,19 +1734,12 @@ static int node_replay_open(const char *path, unsigned char **log, size_t *n, in
 {
     static const char *const dropped[] = {"--serve", "--join", "--console", "--console-address", "--log-traffic",
                                           "--fault", "--fault-seed", "--max-seconds", "--fps", "--frames", "--name"};
-    node_log_rec r;
-    char why[400];
-    size_t at = NODE_LOG_HEADER;
-    const ecs_json_value *root, *args, *v;
-    ecs_error err;
+    char why[400] = "";
+    const ecs_json_value *args, *v;
     const char *rs;
     if (!(*log = (unsigned char *)read_file(path, n))) return fprintf(stderr, "engine: --replay %s: cannot read it\n", path), 1;
-    if (!node_log_open(*log, *n, why, sizeof why) || node_log_next(*log, *n, &at, &r, why, sizeof why) != 1 ||
-        r.kind != NODE_LOG_START || ecs_json_parse(doc, (const char *)r.body, r.body_len, &err) != ECS_OK ||
-        !(root = ecs_json_root(doc)) || !(rs = node_json_str(doc, root, "role")) ||
-        !(args = ecs_json_member(doc, root, "args")) || args->type != ECS_JSON_ARRAY) {
-        fprintf(stderr, "engine: --replay %s: %s\n", path, why[0] && r.kind != NODE_LOG_START ? why
-                : "its first record is not a START record with a role and args");
+    if (!node_replay_start(*log, *n, doc, &rs, &args, why, sizeof why)) {
+        fprintf(stderr, "engine: --replay %s: %s\n", path, why);
         return 1;
     }
     *role = strcmp(rs, "server") == 0 ? ROLE_SERVER : strcmp(rs, "client") == 0 ? ROLE_CLIENT : ROLE_NONE;

@@ -462,7 +462,7 @@ NODE_FN int node_faults_parse(const char *spec, node_faults *f, char *why, size_
         char key[16];
         size_t k = 0;
         char *end;
-        double v;
+        double v, limit;
         while (*s && *s != '=' && k + 1 < sizeof key) key[k++] = *s++;
         key[k] = 0;
         if (*s != '=') {
@@ -470,7 +470,8 @@ NODE_FN int node_faults_parse(const char *spec, node_faults *f, char *why, size_
             return 0;
         }
         v = strtod(++s, &end);
-        if (end == s || (*end && *end != ',') || v < 0 || (strcmp(key, "delay") != 0 && v > 1.0) || v > 1000.0) {
+        limit = strcmp(key, "delay") == 0 ? 1000.0 : 1.0;
+        if (end == s || (*end && *end != ',') || !(v >= 0.0 && v <= limit)) { /* NaN fails it too */
             snprintf(why, why_size, "--fault '%.60s': %s needs %s", spec, key,
                      strcmp(key, "delay") == 0 ? "frames 0..1000" : "a probability 0..1");
             return 0;

@@ -11,7 +11,9 @@
      while there are: each is inside the bytes, its type 0 or 1, its parts
      adding up to its size; a refusal names why and ends the stream (as the
      engine closes that connection); each message's JSON that parses is
-     written back by node_json_value and parses again to the same shape.
+     written back by node_json_value and parses again to the same shape;
+     a short message's bytes as a --fault rule (node_faults_parse) are
+     taken only with every value in its range (not NaN), else say why.
    - odd: a traffic log. node_log_open and node_log_next take records
      while they are whole: each inside the log and past the last, its body
      checked by its kind; the reader ends cleanly only at the log's end, and
@@ -62,7 +64,12 @@ static void fuzz_stream(const unsigned char *p, size_t n)
             memset(&fr, 0, sizeof fr);
             memcpy(spec, m.json, m.json_len);
             spec[m.json_len] = 0;
-            if (node_faults_parse(spec, &fr, why, sizeof why)) FUZZ_CHECK(fr.on && fr.drop <= 1.0 && fr.delay <= 1000u);
+            why[0] = 0;
+            if (node_faults_parse(spec, &fr, why, sizeof why)) /* each in range: NaN fails these */
+                FUZZ_CHECK(fr.on && fr.drop >= 0.0 && fr.drop <= 1.0 && fr.dup >= 0.0 && fr.dup <= 1.0 &&
+                           fr.reorder >= 0.0 && fr.reorder <= 1.0 && fr.delay <= 1000u);
+            else
+                FUZZ_CHECK(why[0] != 0);
         }
         at += m.size;
     }

@@ -33,7 +33,7 @@ static ecs_console *new_console(int port, uint32_t max_clients, size_t max_pendi
     d.port = port;
     d.max_clients = max_clients;
     d.max_pending = max_pending;
-    d.max_message = 4096;
+    d.max_message = 8192;
     d.clock = fake_clock;
     c = ecs_console_create(&d, &err);
     if (!c) fprintf(stderr, "console: %s\n", err.message);
@@ -246,9 +246,9 @@ static void test_payloads(void)
     message_free(&m);
     CHECK(take_message(&g_feed_out, &m) && reply_ok(m.json, 8) && strstr(m.json, "\"payload\": 0"));
     message_free(&m);
-    /* a reply over max_message (4096 here) is an error reply saying so */
-    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 9, \"command\": \"big\", \"args\": {\"size\": 5000}}", &m) &&
-          strstr(reply_error(m.json), "over the message limit of 4096 bytes") && g_feed_open);
+    /* a reply over max_message (8192 here) is an error reply saying so */
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 9, \"command\": \"big\", \"args\": {\"size\": 9000}}", &m) &&
+          strstr(reply_error(m.json), "over the message limit of 8192 bytes") && g_feed_open);
     message_free(&m);
     bytes_free(&b);
     ecs_console_destroy(c);
@@ -411,8 +411,8 @@ static void test_garbage(void)
     bytes b = {NULL, 0, 0};
     if (!c) return;
     put_be32(h, 0);
-    put_be32(h + 4, 4097); /* over max_message: refused on its header alone */
-    check_garbage(c, h, 8, "a message of 4097 bytes is over the limit of 4096 bytes");
+    put_be32(h + 4, 8193); /* over max_message: refused on its header alone */
+    check_garbage(c, h, 8, "a message of 8193 bytes is over the limit of 8192 bytes");
     put_be32(h, 7);
     check_garbage(c, h, 4, "message type 7 is unknown");
     put_be32(h, 1);
@@ -443,6 +443,56 @@ static void test_garbage(void)
         message_free(&m);
     }
     bytes_free(&b);
+    ecs_console_destroy(c);
+}
+
+/* loud: fails with 511 control bytes, each escaped to 6 in the reply */
+static ecs_result cmd_fails_loud(void *user, ecs_console_call *call)
+{
+    char text[512];
+    (void)user;
+    memset(text, 1, sizeof text - 1);
+    text[sizeof text - 1] = 0;
+    return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "%s", text);
+}
+
+/* The smallest max_message (4861) holds the longest error reply whole; an
+   over-limit reply's error reply is a whole framed reply, never measured
+   again (it recursed until the stack overflowed at max_message 64..165). */
+static void test_smallest_limit(void)
+{
+    static const ecs_console_command_desc loud = {"loud", "fails with control bytes", NULL, cmd_fails_loud, NULL};
+    ecs_console_desc d;
+    ecs_error err;
+    ecs_console *c;
+    message m;
+    unsigned char h[8];
+    const char *e;
+    size_t k;
+    memset(&d, 0, sizeof d);
+    d.port = -1;
+    d.max_message = 4860;
+    CHECK_MSG(ecs_console_create(&d, &err) == NULL && err.code == ECS_ERROR_INVALID_ARGUMENT &&
+                  strstr(err.message, "max_message 4860 (4861..)"),
+              "4860 refused: %s", err.message);
+    d.max_message = 4861;
+    CHECK_MSG((c = ecs_console_create(&d, &err)) != NULL, "4861 taken: %s", err.message);
+    if (!c) return;
+    add_test_commands(c);
+    CHECK(ecs_console_add_command(c, &loud, &err) == ECS_OK);
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 9007199254740992, \"command\": \"big\", \"args\": {\"size\": 6000}}", &m) &&
+          m.type == 0 && strstr(reply_error(m.json), "the reply of 6067 bytes is over the message limit of 4861 bytes") &&
+          g_feed_open);
+    message_free(&m);
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 9007199254740992, \"command\": \"loud\"}", &m));
+    e = reply_error(m.json);
+    CHECK_MSG(strncmp(e, "loud: ", 6) == 0 && strlen(e) == 6 + 511 && strlen(m.json) > 6 * 511, "%.80s", m.json);
+    for (k = 6; k < strlen(e); ++k) CHECK(e[k] == 1);
+    message_free(&m);
+    put_be32(h, 7);
+    put_be32(h + 4, 0);
+    check_garbage(c, h, 8, "message type 7 is unknown");
+    CHECK(g_feed_out.n == 0);
     ecs_console_destroy(c);
 }
 
@@ -836,6 +886,7 @@ int main(void)
     test_registration();
     test_split_every_byte();
     test_garbage();
+    test_smallest_limit();
     test_http();
     test_logs_and_pressure();
     test_sockets();

@@ -288,6 +288,15 @@ static void test_bad_requests(void)
     expect_status(&f, "GET / HTTP/1.1\r\nno colon here\r\n\r\n", 400, 1, "NAME: VALUE");
     expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nHost: evil.example:80\r\n\r\n", 403, 0, "Host");
     expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nOrigin: http://evil.example\r\n\r\n", 403, 0, "another site");
+    /* after the name only ":" and digits: [::1] was taken whatever followed its ']' */
+    expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nHost: [::1]evil.example\r\n\r\n", 403, 0, "Host");
+    expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nHost: [::1]:80x\r\n\r\n", 403, 0, "Host");
+    expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nHost: localhost:.evil.example\r\n\r\n", 403, 0, "Host");
+    expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nOrigin: http://[::1].evil.example\r\n\r\n", 403, 0, "another site");
+    expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nOrigin: http://127.0.0.1:1@evil.example\r\n\r\n", 403, 0,
+                  "another site");
+    expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nHost: [::1]:4000\r\n\r\n", 200, 0, "\"hash\"");
+    expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nHost: [::1]\r\n\r\n", 200, 0, "\"hash\"");
     expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nSec-Fetch-Site: cross-site\r\n\r\n", 403, 0, "another site");
     expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nConnection: close\r\n\r\n", 200, 1, "\"hash\"");
     expect_status(&f, "GET /api/world.hash HTTP/1.0\r\n\r\n", 200, 1, "\"hash\"");
@@ -319,6 +328,9 @@ static void test_origins_and_pipelining(void)
     free(r.body);
     CHECK(get(f.console, "/api/world.hash", "Origin: http://localhost:4000\r\n", "Access-Control-Allow-Origin", &r) &&
           r.status == 200 && strcmp(r.header, "http://localhost:4000") == 0);
+    free(r.body);
+    CHECK(get(f.console, "/api/world.hash", "Origin: http://[::1]:4000\r\n", "Access-Control-Allow-Origin", &r) &&
+          r.status == 200 && strcmp(r.header, "http://[::1]:4000") == 0);
     free(r.body);
     CHECK(get(f.console, "/api/world.hash", "Sec-Fetch-Site: same-origin\r\n", NULL, &r) && r.status == 200);
     free(r.body);

@@ -12,12 +12,16 @@ Checks (each can fail):
   - each node's traffic log replays (engine --replay) with the same world
     hash at every frame, and the replay's hashes are the live net.hash;
   - a client's log cut short replays up to the cut and says where it
-    ended (exit status 3); a corrupt record is named; a file that is not a
-    log is refused; tools/ecs_traffic.py prints a log and names a cut;
+    ended (exit status 3); a corrupt record is named; a log whose first
+    record is not START, one with no record and a file that is not a log
+    are refused, naming why; tools/ecs_traffic.py prints a log and names a
+    cut;
   - bad input: a hello of another protocol version or byte order is
-    refused naming it (the server goes on); a fake server's delta against
-    a base the client lacks, a corrupt snapshot and a message of a bad
-    type: the client asks for a full snapshot or closes the connection,
+    refused naming it (the server goes on); an input naming a command that
+    is no input (quotes, a backslash, a control byte, a long UTF-8 name)
+    gets an input_result that is JSON and names it; a fake server's delta
+    against a base the client lacks, a corrupt snapshot and a message of a
+    bad type: the client asks for a full snapshot or closes the connection,
     says why, and goes on; --serve on a port in use exits with a message;
   - net.timeouts off/on and --no-timeouts;
   - tools/scenarios/boxes.py agrees with and without faults, and reports
@@ -230,6 +234,17 @@ def test_replay(a, live):
         f.write(bytes(bad))
     rc, out = run_engine(["--replay", cut, "--quiet"])
     check(rc == 3 and "record at offset %d: kind 99 unknown" % second in out, "a corrupt record is named: %s" % out[-200:])
+    # a log whose first record is whole but not START; one with no record
+    with open(cut, "wb") as f:
+        f.write(data[:16] + data[second:second + struct.unpack(">I", data[second:second + 4])[0]])
+    rc, out = run_engine(["--replay", cut])
+    kind = {2: "net-in", 3: "console-in", 4: "net-out", 5: "frame", 6: "note"}.get(data[second + 8], "?")
+    check(rc == 1 and "its first record (offset 16) is a %s record, not a start record" % kind in out,
+          "a log that does not start with START is refused naming its first record: %s" % out[-200:])
+    with open(cut, "wb") as f:
+        f.write(data[:16])
+    rc, out = run_engine(["--replay", cut])
+    check(rc == 1 and "the log has no records" in out, "a log of its header alone is refused: %s" % out[-200:])
     with open(cut, "wb") as f:
         f.write(b"not a log at all")
     rc, out = run_engine(["--replay", cut])
@@ -256,6 +271,19 @@ def test_bad_joins(a, sess):
         k.sendall(struct.pack(">II", 0, 5) + b"{nope" + frame_msg({"type": "hello", "protocol": 1,
                                                                  "byte_order": sys.byteorder}))
         check(read_until(k, "welcome") is not None, "after a message that is not JSON the join goes on")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as k:  # inputs naming no input command
+        k.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "odd-inputs"}))
+        check(read_until(k, "welcome") is not None, "a fake client joins")
+        odd = ['a"b\\c\x01d', "x" + "\u00e9" * 40]  # JSON's own characters; 81 bytes of UTF-8, cut at 60
+        for seq, name in enumerate(odd, 1):
+            k.sendall(frame_msg({"type": "input", "seq": seq, "command": name}))
+            try:
+                m = read_until(k, "input_result")
+            except ValueError as e:  # json.loads, or the UTF-8 decode before it
+                m = {"not JSON": str(e)}
+            err = m.get("reply", {}).get("error", "") if m else ""
+            check(m and m.get("seq") == seq and err.startswith("input %d: '%s" % (seq, name[:30])) and
+                  "is no input" in err, "an unknown input's result is JSON naming it: %r" % m)
     st = s.command("net.status")
     check(st["refused_joins"] == 2 and st["bad_messages"] >= 2, "the server counted them: %r" % st)
     f0 = s.command("frame.step", frames=2)["frame"]
