@@ -1,4 +1,4 @@
-/* ecs_console.h - v0.4 - the development console: framed JSON over TCP,
+/* ecs_console.h - v0.5 - the development console: framed JSON over TCP,
    commands, a world's built-in commands, HTTP for an inspector page, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -427,6 +427,12 @@ REFERENCE (every public function; the declarations below have the details)
          ecs_console_api_v0 as (ECS_API_CONSOLE, 0); commands follow their plugin
 
 REVISION HISTORY
+   0.5  fixes: a reply over max_message is replaced by its error reply once
+        (it recursed until the stack overflowed when the error reply was
+        over the limit too; max_message's minimum is now 4861, the longest
+        error reply); an HTTP Host or Origin is a name then nothing or ':'
+        and digits ('[::1]evil.example' passed); an entity argument is
+        refused for the id a queued index carries next (ecs_entity_live)
    0.4  an idle poll with no connection open reads no clock and touches no
         connection slot (a count says so): under 1% of the engine's frame
    0.3  desc.on_request: each framed request of a socket connection, for a
@@ -633,7 +639,8 @@ ECS_DEF ecs_result ecs_console_arg_string(ecs_console_call *call, const char *na
 ECS_DEF ecs_result ecs_console_arg_f32_array(ecs_console_call *call, const char *name, float *out, uint32_t n,
                                              const float *fallback);
 /** Reads a required entity id (a whole number 0..2^32-1) that is alive in
-    the console's world (without a world: any non-nil id). Errors name the
+    the console's world, as ecs_entity_live says (the id a queued index
+    carries next is not; without a world: any non-nil id). Errors name the
     argument: missing, not a number, "entity 99 is not alive". */
 ECS_DEF ecs_result ecs_console_arg_entity(ecs_console_call *call, const char *name, ecs_entity *out);
 /** A type-1 request's binary payload (16-byte aligned) and its size, or
@@ -1544,7 +1551,7 @@ ECS_DEF ecs_result ecs_console_arg_entity(ecs_console_call *call, const char *na
                                 "argument '%.64s': expected an entity id (a whole number 0..4294967295), found %s", name,
                                 v->type == ECS_JSON_NUMBER ? "another number" : ecs__console_type_name(v));
     e.id = (uint32_t)x;
-    if (call->console->world ? !ecs_entity_alive(&call->console->world->entities, e) : ecs_entity_is_nil(e))
+    if (call->console->world ? !ecs_entity_live(&call->console->world->entities, e) : ecs_entity_is_nil(e))
         return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "argument '%.64s': entity %lu is not alive", name,
                                 (unsigned long)e.id);
     *out = e;
@@ -3040,43 +3047,25 @@ static ecs_result ecs__console_cmd_components(void *user, ecs_console_call *call
     return ecs__console_text(call, "]");
 }
 
-/* Marks the indices waiting in the entity manager's free queue: no entity
-   lives there, whatever id an index's generation byte would make. */
-static uint8_t *ecs__console_queued(const ecs_entity_manager *em)
-{
-    uint8_t *queued = (uint8_t *)ECS__REALLOC(NULL, (size_t)em->max_index + 1u);
-    uint32_t k;
-    if (!queued) return NULL;
-    memset(queued, 0, (size_t)em->max_index + 1u);
-    for (k = 0; k < em->num_free && em->free_capacity; ++k) {
-        uint32_t idx = em->free_ring[(em->free_head + k) & (em->free_capacity - 1u)] & ECS_INDEX_MASK;
-        if (idx <= em->max_index) queued[idx] = 1;
-    }
-    return queued;
-}
-
 static ecs_result ecs__console_cmd_entities(void *user, ecs_console_call *call)
 {
     const ecs_world *w = ((ecs_console *)user)->world;
     const char *names[ECS_WORLD_MAX_TERMS + 1];
     uint32_t idx[ECS_WORLD_MAX_TERMS], n, offset, limit, i, t, total = 0, listed = 0;
     uint32_t zero = 0, hundred = 100;
-    uint8_t *queued;
     ecs_result r;
     if ((r = ecs_console_arg_u32(call, "offset", &zero, &offset)) != ECS_OK ||
         (r = ecs_console_arg_u32(call, "limit", &hundred, &limit)) != ECS_OK ||
         (r = ecs__console_names(call, "with", 0, names, idx, ECS_WORLD_MAX_TERMS, &n)) != ECS_OK)
         return r;
-    if (!(queued = ecs__console_queued(&w->entities))) return ecs_console_fail(call, ECS_ERROR_OUT_OF_MEMORY, "out of memory");
     ecs__console_text(call, "{\"entities\": [");
     for (i = 1; i <= w->entities.max_index; ++i) {
         ecs_entity e = ecs_entity_make(i, w->entities.generation[i]);
-        if (queued[i] || !ecs_entity_alive(&w->entities, e)) continue;
+        if (!ecs_entity_live(&w->entities, e)) continue; /* (a queued index's byte makes the id it carries next) */
         for (t = 0; t < n && !ecs_instance_is_nil(ecs__console_lookup(&w->component[idx[t]], e)); ++t) continue;
         if (t < n || total++ < offset || listed >= limit) continue;
         ecs_console_result_printf(call, listed++ ? ", %lu" : "%lu", (unsigned long)e.id);
     }
-    ECS__FREE(queued);
     return ecs_console_result_printf(call, "], \"total\": %lu, \"offset\": %lu}", (unsigned long)total, (unsigned long)offset);
 }
 

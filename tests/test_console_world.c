@@ -151,6 +151,15 @@ static void test_entity_json(fixture *f)
     CHECK_MSG(strcmp(reply_error(m.json), fmt("world.entity: argument 'entity': entity %lu is not alive", (unsigned long)f->e[3].id)) == 0,
               "%s", m.json);
     message_free(&m);
+    { /* the id e[3]'s queued index carries next: alive by its byte, never handed out (it was answered) */
+        uint32_t idx = ecs_entity_index(f->e[3]);
+        ecs_entity next = ecs_entity_make(idx, f->w.entities.generation[idx]);
+        CHECK(ecs_entity_alive(&f->w.entities, next));
+        CHECK(ask(f->console, &m, fmt("{\"type\": \"command\", \"id\": 1, \"command\": \"world.entity\", \"args\": {\"entity\": %lu}}",
+                                      (unsigned long)next.id)));
+        CHECK_MSG(strstr(reply_error(m.json), "is not alive") != NULL, "%s", m.json);
+        message_free(&m);
+    }
     CHECK(ask(f->console, &m, "{\"type\": \"command\", \"command\": \"world.entity\", \"args\": {\"entity\": \"x\"}}") &&
           strstr(reply_error(m.json), "expected an entity id"));
     message_free(&m);
