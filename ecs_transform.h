@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.6 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.7 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -384,6 +384,11 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.7  fixes: snapshot verify (and so load) refuses deferred bytes whose
+        clean range breaks what commit relies on (a clean node with age 0,
+        or under a dirty parent, that is not pending: commit asserted or
+        wrote past the arrays); create in a world refuses the id a queued
+        index carries next (ecs_entity_live)
    0.6  registered in a world, ecs_transform_create refuses entities not
         alive there (the store interface's attach hook; tm->entities);
         ecs_transform_snapshot_verify (the store interface's verify hook:
@@ -763,7 +768,10 @@ ECS_DEF ecs_result ecs_transform_snapshot_load(void *tm, const void *data, size_
     every id an entity id whose index is at most max_index (a snapshot's
     entity manager's highest index handed out; ECS_INDEX_MASK: any), one
     transform per entity (dense: per index), the links consistent and
-    acyclic, ages, the pending ids. ECS_OK, or ECS_ERROR_CORRUPT_RESOURCE
+    acyclic, ages, the pending ids, and in deferred mode what commit relies
+    on (a clean node with age 0, or under a dirty parent, is pending: such
+    bytes made the next commit assert, or write past the arrays without
+    asserts). ECS_OK, or ECS_ERROR_CORRUPT_RESOURCE
     naming offset + the byte's place in data and the field (offset: where
     data lies in a bigger blob, or 0), ECS_ERROR_OUT_OF_MEMORY (scratch of
     a bit per index), ECS_ERROR_INVALID_ARGUMENT (data NULL). Bytes it
@@ -3079,6 +3087,34 @@ static ecs_result ecs__tf_snap_check_pending(const ecs__tf_snap_in *in, uint32_t
     return ECS_OK;
 }
 
+/* Deferred: what commit relies on in the clean range [0, first_dirty): a
+   clean node with age 0, or under a dirty parent, is pending (its id in the
+   pending list; link and set_local record it so), so commit moves it, with
+   its clean subtree, into the dirty range before laying that range out. */
+static ecs_result ecs__tf_snap_check_clean(const ecs__tf_snap_in *in, uint32_t first_dirty, uint32_t num_pending,
+                                           ecs_error *err)
+{
+    ecs_entity_map pending;
+    ecs_result r;
+    uint32_t i, k;
+    ecs_entity_map_init(&pending, ECS_LOOKUP_HASH);
+    r = ecs_entity_map_reserve(&pending, num_pending, ECS_INDEX_MASK, err);
+    for (k = 0; k < num_pending && r == ECS_OK; ++k) {
+        uint32_t id;
+        memcpy(&id, in->d + 4u * (ECS__TF_SNAP_HEAD + (size_t)in->n * ECS__TF_SNAP_WORDS + k), 4);
+        if (ecs_entity_map_find(&pending, id) == ECS__TF_NIL) ecs_entity_map_set(&pending, id, k);
+    }
+    for (i = 0; i < first_dirty && r == ECS_OK; ++i) {
+        uint32_t p = ecs__tf_snap_word(in->d, in->n, 1, i), age = ecs__tf_snap_word(in->d, in->n, 5, i);
+        int waits = ecs_entity_map_find(&pending, ecs__tf_snap_word(in->d, in->n, 0, i)) != ECS__TF_NIL;
+        if (age == 0 && !waits) r = ecs__tf_snap_bad(err, in, 5, i, "a clean node with age 0 that is not pending");
+        else if (p != ECS__TF_NIL && p >= first_dirty && !waits)
+            r = ecs__tf_snap_bad(err, in, 1, i, "a clean node under a dirty parent that is not pending");
+    }
+    ecs_entity_map_free(&pending);
+    return r;
+}
+
 /* Every check of saved bytes that needs no manager (h: the header words). */
 static ecs_result ecs__tf_snap_check(const unsigned char *d, size_t size, uint32_t max_index, size_t base, int unique,
                                      uint32_t *h, ecs_error *err)
@@ -3091,7 +3127,8 @@ static ecs_result ecs__tf_snap_check(const unsigned char *d, size_t size, uint32
     in.base = base;
     if ((r = ecs__tf_snap_links(&in, err)) != ECS_OK) return r;
     if ((r = ecs__tf_snap_check_ids(&in, h[9] == (uint32_t)ECS_LOOKUP_DENSE, max_index, unique, err)) != ECS_OK) return r;
-    return ecs__tf_snap_check_pending(&in, h[4], max_index, err);
+    if ((r = ecs__tf_snap_check_pending(&in, h[4], max_index, err)) != ECS_OK) return r;
+    return h[1] == (uint32_t)ECS_TRANSFORM_DEFERRED ? ecs__tf_snap_check_clean(&in, h[2], h[4], err) : ECS_OK;
 }
 
 ECS_DEF ecs_result ecs_transform_snapshot_verify(const void *data, size_t size, uint32_t max_index, size_t offset,

@@ -489,6 +489,63 @@ static void test_random(uint32_t seeds, long ops)
     printf("test_random: %u seeds x %ld calls, %ld commits compared bit for bit\n", (unsigned)seeds, ops, total_commits);
 }
 
+/* Saved deferred bytes of 4 nodes (entities 1..4), node 0 clean (first_dirty
+   1) under `parent0` (3: a dirty root, NIL: a root itself), node 2 under 3,
+   node 1 under 2; ages `age0` for node 0 and 1 for the rest; node 0's id
+   pending when `pending0`. Returns the byte count. */
+static size_t craft_deferred(uint32_t *w, uint32_t parent0, uint32_t age0, int pending0)
+{
+    enum { N = 4 };
+    const uint32_t none = ECS_INSTANCE_NIL, par[N] = {parent0, 2, 3, none}, first[N] = {none, none, 1, parent0 == 3u ? 0u : 2u};
+    const uint32_t next[N] = {parent0 == 3u ? 2u : none, none, none, none}, prev[N] = {none, none, parent0 == 3u ? 0u : none, none};
+    ecs_mat4 one = ecs_mat4_identity();
+    uint32_t k, *a = w + 10;
+    memset(w, 0, 4u * (10u + N * 38u + 1u));
+    w[0] = N;
+    w[1] = ECS_TRANSFORM_DEFERRED;
+    w[2] = 1; /* first_dirty */
+    w[4] = pending0 ? 1u : 0u;
+    w[9] = ECS_LOOKUP_HASH;
+    for (k = 0; k < N; ++k) {
+        a[k] = k + 1u;
+        a[N + k] = par[k];
+        a[2 * N + k] = first[k];
+        a[3 * N + k] = next[k];
+        a[4 * N + k] = prev[k];
+        a[5 * N + k] = k ? 1u : age0;
+        memcpy(&a[6 * N + 16 * k], &one, sizeof one);
+        memcpy(&a[22 * N + 16 * k], &one, sizeof one);
+    }
+    if (pending0) a[38 * N] = 1u;
+    return 4u * (10u + N * 38u + w[4]);
+}
+
+/* Review defect (2026-11-27): verify and load took deferred bytes that break
+   what commit relies on (a clean node under a dirty parent, or with age 0,
+   that is not pending), and the next commit asserted, or wrote past the
+   arrays without asserts. Both are refused now; the same node pending is a
+   state link makes, and it loads and commits. */
+static void test_clean_range_verified(void)
+{
+    uint32_t w[10 + 4 * 38 + 1];
+    ecs_transform_manager tm;
+    ecs_error err;
+    size_t n = craft_deferred(w, 3u, 1u, 0);
+    CHECK(ecs_transform_snapshot_verify(w, n, ECS_INDEX_MASK, 0, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+          strstr(err.message, "a clean node under a dirty parent that is not pending"));
+    CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED) == ECS_OK);
+    CHECK(ecs_transform_snapshot_load(&tm, w, n, &err) == ECS_ERROR_CORRUPT_RESOURCE && tm.count == 0);
+    n = craft_deferred(w, 0xFFFFFFFFu, 0u, 0);
+    CHECK(ecs_transform_snapshot_verify(w, n, ECS_INDEX_MASK, 0, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+          strstr(err.message, "a clean node with age 0 that is not pending"));
+    n = craft_deferred(w, 3u, 0u, 1);
+    CHECK_MSG(ecs_transform_snapshot_verify(w, n, ECS_INDEX_MASK, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_transform_snapshot_load(&tm, w, n, &err) == ECS_OK, "%s", err.message);
+    ecs_transform_commit(&tm);
+    CHECK(tm.count == 4u && tm.first_dirty == 0u && tm.num_pending == 0u);
+    ecs_transform_manager_free(&tm);
+}
+
 int main(void)
 {
     rnd_seed(42);
@@ -496,6 +553,7 @@ int main(void)
     test_tree(DEEP_SHUFFLED, 30000);
     test_tree(WIDE_SHUFFLED, 30000);
     test_unlink_destroy_pending();
+    test_clean_range_verified();
     test_random(40, 2000);
     return test_report("test_transform_deferred");
 }
