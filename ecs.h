@@ -703,7 +703,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 6
+#define ECS_VERSION_MINOR 7
 
 #include <stddef.h>
 #include <stdint.h>
