@@ -26,7 +26,9 @@
    file costs one read, and a warm check of an unchanged project reads no
    source); a file modified within LDEPS_RACY_NS of the cache's writing is
    stored as "check the hash next time" (its mtime could still change within
-   one timestamp tick). The file: "ECSDEPS" and a zero byte, version, byte
+   one timestamp tick). A source that could not be read is stored with a
+   size no file has, so the next scan tries it again (a read error is never
+   taken from the cache). The file: "ECSDEPS" and a zero byte, version, byte
    order mark, the configuration hash (the --schema files' bytes and the
    --plugin files: a different compiler reads references differently),
    counts, the records, and last a checksum of everything before it. A
@@ -601,6 +603,7 @@ static void ldeps_scan_source(ldeps_scan *s, const char *full, uint32_t f, int k
         snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
         p->files[f].error = ldeps_intern(p, why, strlen(why));
         p->files[f].num_refs = 0;
+        p->files[f].size = UINT64_MAX; /* no file's size: the next scan reads it again, never trusts the error */
         return;
     }
     hash = ldeps_checksum(text, len);

@@ -20,7 +20,8 @@
 #    (LEVELC_FAIL_AT=N) leaves the project byte-identical, no temporary
 #    behind;
 #  - the cache: a warm check parses no source; a file edited, deleted,
-#    added or renamed outside the tool is noticed; a corrupt, truncated or
+#    added or renamed outside the tool is noticed; a source that could not
+#    be read is read again next time (its error is not cached as trusted); a corrupt, truncated or
 #    foreign cache is rebuilt with a note and the same findings.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -201,6 +202,14 @@ touch c/prefabs/ship.json && sleep 0.1
 check "cache: a touched file is hashed, not parsed" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '0 sources parsed, 1 hashed'"
 mv c/models/dock.mesh c/models/dok.mesh
 check "cache: a file renamed outside the tool is noticed" expect want_clean.txt L deps c
+# a source that cannot be read once (as root no mode bit stops a read: here no
+# file descriptor is left for it, fds 0-2 open and 3 the last allowed) is
+# read again next time: the error is not taken from the cache
+touch c/prefabs/ship.json && sleep 0.1
+(exec </dev/null >unreadable.out 2>unreadable.err 3<&- && ulimit -n 4 && exec ./levelc --schema "$SAMPLE/game.schema.json" deps c); st=$?
+check "cache: a source that cannot be read: exit 1, named" sh -c "test $st -eq 1 && grep -q '^levelc: c/prefabs/ship.json: cannot read: ' unreadable.err"
+check "cache: readable again: read again, not the cached error" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '1 sources parsed'"
+check "cache: readable again: nothing broken" expect want_clean.txt L deps c
 rm c/models/crate.mesh
 check "cache: a deleted file is noticed" sh -c "$(declare -f L); SAMPLE='$SAMPLE'; L deps c | grep -q \"prefabs/crate.json:7:34: broken reference 'models/crate'\""
 printf 'mesh\n' >c/models/crate.mesh
