@@ -2862,7 +2862,10 @@ typedef struct ecs_resources_api_v1 {
                                   const ecs_schema_field *schema, uint32_t num_fields, ecs_error *err);
     /** register_schema with m's schema, and register_spawn of
         ecs_manager_spawn / ecs_manager_unspawn into m (which needs a schema:
-        define_schema): the whole component from its description. */
+        define_schema): the whole component from its description. All or
+        nothing: when the spawn half fails (the name taken in the spawner, no
+        spawner, out of memory) the schema half is undone and the error
+        returned, so a corrected call can succeed. */
     ecs_result (*register_manager)(ecs_plugin_registry *reg, const char *name, int spawn_order, ecs_manager *m,
                                    ecs_error *err);
     /** ecs_compiler_write_entity: a reference to another entity by name. */
@@ -3092,14 +3095,25 @@ static ecs_result ecs__plugin_register_manager(ecs_plugin_registry *reg, const c
                                                ecs_manager *m, ecs_error *err)
 {
     ecs_result res;
+    uint32_t before = reg ? reg->num_recs : 0;
+    ecs__plugin_rec *r;
     if (!m || !m->schema)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "register_manager '%s': the manager has no schema (define it with define_schema)",
                              name ? name : "?");
     res = ecs__plugin_register_schema(reg, name, spawn_order, m->schema->fields, m->schema->num_fields, err);
     if (res != ECS_OK) return res;
-    return ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, ecs_manager_record_size(m), m,
-                                      err);
+    res = ecs__plugin_register_spawn(reg, name, ecs_manager_spawn, ecs_manager_unspawn, ecs_manager_record_size(m), m,
+                                     err);
+    if (res == ECS_OK) return res;
+    /* the spawn half failed: the schema half goes too (all or nothing) */
+    if (reg->num_recs > before) {
+        ecs__plugin_compile_undo(reg, reg->recs[reg->num_recs - 1]);
+        ecs__plugin_rec_drop_last(reg);
+    } else if ((r = ecs__plugin_rec_find(reg, &ecs__plugin_kind_schema, 0, 0, name)) != NULL) {
+        r->flags &= ~ECS__PLUGIN_STAGED; /* a reload's: staged again by nothing */
+    }
+    return res;
 }
 
 /* ECS_API_RESOURCES version 1: v0's entries in v0's order, then the new ones. */

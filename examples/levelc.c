@@ -66,8 +66,8 @@
    nothing is broken, 1 otherwise (also for unreadable sources, named on
    stderr, and for file names differing only in case). The cache is
    DIR/.ecs-deps (see levelc_deps.h). rename refuses, changing nothing, when
-   NEW exists (a resource, a variant, a folder, a name differing only in
-   case), a file to change is read-only, or a source cannot be read; a
+   NEW exists (a resource, a variant, a file NEW.*, a folder, a name
+   differing only in case), a file to change is read-only, or a source cannot be read; a
    failure while writing undoes everything. LEVELC_FAIL_AT=N (tests) fails
    the Nth file-system change of a rename. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)

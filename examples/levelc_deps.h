@@ -14,8 +14,10 @@
    The project (DIR): every file under it whose name does not start with '.'
    (so .git, the cache and the temporaries are left out). A resource path P
    names the files P.TYPE and its variants P.VARIANT.TYPE (TYPE and VARIANT
-   without dots). Files ending in ".json" are sources (levels and prefabs,
-   read through the compiler: its standard types, --schema and --plugin);
+   without dots; a file P.X.TYPE is both the resource P.X and a variant of P,
+   and a rename of P moves it: ldeps_is_named_by). Files ending in ".json"
+   are sources (levels and prefabs, read through the compiler: its standard
+   types, --schema and --plugin);
    files ending in ".schema.json" are schema files (neither); all others are
    assets. Sources under levels/ are the entry points: --unused never lists
    them.
@@ -26,7 +28,9 @@
    file costs one read, and a warm check of an unchanged project reads no
    source); a file modified within LDEPS_RACY_NS of the cache's writing is
    stored as "check the hash next time" (its mtime could still change within
-   one timestamp tick). The file: "ECSDEPS" and a zero byte, version, byte
+   one timestamp tick). A source that could not be read is stored with a
+   size no file has, so the next scan tries it again (a read error is never
+   taken from the cache). The file: "ECSDEPS" and a zero byte, version, byte
    order mark, the configuration hash (the --schema files' bytes and the
    --plugin files: a different compiler reads references differently),
    counts, the records, and last a checksum of everything before it. A
@@ -601,6 +605,7 @@ static void ldeps_scan_source(ldeps_scan *s, const char *full, uint32_t f, int k
         snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
         p->files[f].error = ldeps_intern(p, why, strlen(why));
         p->files[f].num_refs = 0;
+        p->files[f].size = UINT64_MAX; /* no file's size: the next scan reads it again, never trusts the error */
         return;
     }
     hash = ldeps_checksum(text, len);
@@ -1193,14 +1198,35 @@ static char *ldeps_beside(const char *path, const char *suffix)
     return s;
 }
 
-/* The new name of file `name` when old_path becomes new_path (a file of
-   the resource, a variant, or a file under the folder), or 0. */
+/* Whether name is path's: path itself, path.* (its types, its variants and
+   the resources path.X, variants of it too; no '/' after path) or under the
+   folder path. What a rename of path moves, and where it moves to. */
+static int ldeps_is_named_by(const char *name, const char *path)
+{
+    size_t n = strlen(path);
+    if (strncmp(name, path, n) != 0) return 0;
+    return name[n] == '\0' || name[n] == '/' || (name[n] == '.' && !strchr(name + n, '/'));
+}
+
+/* The new name of file `name` when old_path becomes new_path (see
+   ldeps_is_named_by), or 0. */
 static int ldeps_moved_name(const char *name, const char *old_path, const char *new_path, char *out, size_t size)
 {
-    size_t ol = strlen(old_path), n1 = ldeps_resource_length(name), n2 = ldeps_strip_ext(name, n1);
-    if (strncmp(name, old_path, ol) != 0) return 0;
-    if (name[ol] != '/' && !(name[ol] == '.' && (n1 == ol || n2 == ol))) return 0;
-    return snprintf(out, size, "%s%s", new_path, name + ol) < (int)size;
+    if (!ldeps_is_named_by(name, old_path)) return 0;
+    return snprintf(out, size, "%s%s", new_path, name + strlen(old_path)) < (int)size;
+}
+
+/* What reference path becomes when old_path becomes new_path: as
+   ecs_path_renamed, and old_path.X (a moved file's own resource) becomes
+   new_path.X. Its length, 0 when left alone, -1 when out is too small. */
+static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
+                                    size_t size)
+{
+    size_t ol = strlen(old_path);
+    long n = ecs_path_renamed(path, old_path, new_path, out, size);
+    if (n != 0 || strncmp(path, old_path, ol) != 0 || path[ol] != '.' || strchr(path + ol, '/')) return n;
+    if (snprintf(out, size, "%s%s", new_path, path + ol) >= (int)size) return -1;
+    return (long)strlen(out);
 }
 
 static ldeps_op *ldeps_plan_op(ldeps_plan *pl, uint32_t file)
@@ -1250,6 +1276,12 @@ static int ldeps_plan_moves(ldeps_plan *pl)
                 pl->p.arena + pl->p.files[ldeps_map_get(&pl->x.exists, ldeps_hash_str(pl->new_path, strlen(pl->new_path)))].name);
         return 0;
     }
+    for (i = 0; i < pl->p.num_files; ++i)
+        if (ldeps_is_named_by(pl->p.arena + pl->p.files[i].name, pl->new_path)) {
+            fprintf(stderr, "levelc: rename refused: %s%s exists, named by '%s'\n", pl->shown,
+                    pl->p.arena + pl->p.files[i].name, pl->new_path);
+            return 0;
+        }
     snprintf(to, sizeof to, "%s/%s", pl->dir, pl->new_path);
     if (lstat(to, &st) == 0) {
         fprintf(stderr, "levelc: rename refused: %s exists\n", to);
@@ -1302,7 +1334,7 @@ static int ldeps_plan_patches(ldeps_plan *pl)
         int oom = 0;
         for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
             const ldeps_ref *r = pl->p.refs + k;
-            long len = ecs_path_renamed(pl->p.arena + r->canonical, pl->old_path, pl->new_path, to, sizeof to);
+            long len = ldeps_renamed_reference(pl->p.arena + r->canonical, pl->old_path, pl->new_path, to, sizeof to);
             if (len <= 0) continue;
             if (r->flags & ECS_REFERENCE_NON_CANONICAL) {
                 fprintf(stderr, "levelc: note: %s%s:%u:%u: '%s' is not canonical: not patched (fix it first)\n", pl->shown,
@@ -1482,7 +1514,8 @@ static void ldeps_plan_print(const ldeps_plan *pl)
         const ldeps_file *f = pl->p.files + i;
         for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
             const ldeps_ref *r = pl->p.refs + k;
-            if (r->flags || ecs_path_renamed(pl->p.arena + r->canonical, pl->old_path, pl->new_path, to, sizeof to) <= 0)
+            if (r->flags ||
+                ldeps_renamed_reference(pl->p.arena + r->canonical, pl->old_path, pl->new_path, to, sizeof to) <= 0)
                 continue;
             printf("%s%s:%u:%u: '%s' -> '%s'\n", pl->shown, pl->p.arena + f->name, (unsigned)r->line, (unsigned)r->column,
                    pl->p.arena + r->path, to);

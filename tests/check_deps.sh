@@ -13,14 +13,18 @@
 #    after a rename the levels compile to blobs holding the new path's hash
 #    and not the old one's, and deps reports nothing broken; --dry-run
 #    changes nothing;
+#  - a rename moves a file named exactly OLD and OLD.X (a resource and a
+#    variant of OLD) with its variants, and references to OLD.X become
+#    NEW.X: nothing broken after, byte-identical after A -> B -> A;
 #  - refusals with the project byte-identical: the target exists (the
-#    resource, a variant only, a file half way through the moves), a
+#    resource, a variant only, a file NEW.*, a file half way through the moves), a
 #    read-only file, a source that cannot be read, non-canonical arguments;
 #  - all or nothing: every file-system change of a rename failing in turn
 #    (LEVELC_FAIL_AT=N) leaves the project byte-identical, no temporary
 #    behind;
 #  - the cache: a warm check parses no source; a file edited, deleted,
-#    added or renamed outside the tool is noticed; a corrupt, truncated or
+#    added or renamed outside the tool is noticed; a source that could not
+#    be read is read again next time (its error is not cached as trusted); a corrupt, truncated or
 #    foreign cache is rebuilt with a note and the same findings.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -149,6 +153,19 @@ check "folder rename: deps finds nothing broken" expect want_clean.txt L deps r
 check "folder rename: prefabs/ is gone, props/kit/ship.json patched" sh -c "test ! -e r/prefabs && grep -q '\"props/kit/crate\"' r/props/kit/ship.json"
 check "folder rename back: byte-identical project (empty folders removed)" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename r props/kit prefabs >/dev/null && diff -r -x .ecs-deps r r0 && test ! -e r/props"
 
+# ---- what a rename moves: a file named exactly OLD, OLD.X (a resource and a variant) ------
+fresh v && mv v/models/hull.mesh v/models/hull
+cp v/models/crate.mesh v/models/hull.v2.mesh && printf 'x\n' >v/models/hull.v2.fr.mesh
+sed -i 's|"models/dock"|"models/hull.v2"|' v/levels/harbor.json
+cp -r v v0
+check "names: a file named exactly OLD and a resource OLD.X: clean" expect want_clean.txt L deps v
+check "names: rename moves OLD, OLD.X and OLD.X's variant" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename v models/hull models/keel >/dev/null && test -f v/models/keel -a -f v/models/keel.v2.mesh -a -f v/models/keel.v2.fr.mesh && ! ls v/models | grep -q hull"
+check "names: references to OLD.X become NEW.X" grep -q '"models/keel.v2"' v/levels/harbor.json
+check "names: deps finds nothing broken after the rename" expect want_clean.txt L deps v
+check "names: rename back: byte-identical project" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename v models/keel models/hull >/dev/null && diff -r -x .ecs-deps v v0"
+printf 'x\n' >v/models/keel.a.b.mesh && cp v/models/keel.a.b.mesh v0/models/
+check "names: refused when a file NEW.* exists, named, nothing changed" sh -c "! ./levelc --schema '$SAMPLE/game.schema.json' rename v models/hull models/keel 2>names.err && diff -r -x .ecs-deps v v0 && grep -q 'v/models/keel.a.b.mesh exists' names.err"
+
 # ---- refusals: the project as it was ------------------------------------------------------
 refused() { # what, args... : exit 1 and nothing changed
   local what=$1; shift
@@ -201,6 +218,14 @@ touch c/prefabs/ship.json && sleep 0.1
 check "cache: a touched file is hashed, not parsed" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '0 sources parsed, 1 hashed'"
 mv c/models/dock.mesh c/models/dok.mesh
 check "cache: a file renamed outside the tool is noticed" expect want_clean.txt L deps c
+# a source that cannot be read once (as root no mode bit stops a read: here no
+# file descriptor is left for it, fds 0-2 open and 3 the last allowed) is
+# read again next time: the error is not taken from the cache
+touch c/prefabs/ship.json && sleep 0.1
+(exec </dev/null >unreadable.out 2>unreadable.err 3<&- && ulimit -n 4 && exec ./levelc --schema "$SAMPLE/game.schema.json" deps c); st=$?
+check "cache: a source that cannot be read: exit 1, named" sh -c "test $st -eq 1 && grep -q '^levelc: c/prefabs/ship.json: cannot read: ' unreadable.err"
+check "cache: readable again: read again, not the cached error" sh -c "$(declare -f L stats); SAMPLE='$SAMPLE'; stats | grep -q '1 sources parsed'"
+check "cache: readable again: nothing broken" expect want_clean.txt L deps c
 rm c/models/crate.mesh
 check "cache: a deleted file is noticed" sh -c "$(declare -f L); SAMPLE='$SAMPLE'; L deps c | grep -q \"prefabs/crate.json:7:34: broken reference 'models/crate'\""
 printf 'mesh\n' >c/models/crate.mesh

@@ -7,9 +7,13 @@
    copies, each aiming at its own ships) and decompiles; the typed views the
    plugin and the engine hold stay right through growth; a reload keeps the
    data; a reload whose schema changed is refused and the old build goes on;
-   the version 0 APIs still answer; an unload takes the type away. Run from
-   the repository root (tests/run.sh does). */
+   the version 0 APIs still answer; an unload takes the type away;
+   register_manager whose spawn half fails (the name taken in the spawner,
+   no spawner, every allocation failing in turn) leaves the registry and the
+   compiler as they were, and a corrected call then succeeds. Run from the
+   repository root (tests/run.sh does). */
 #define _FILE_OFFSET_BITS 64 /* readdir in a 32-bit build (tests/plugins/harness.h) */
+#include "oom_alloc.h"
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
@@ -162,12 +166,89 @@ static void test_reload(engine *g, turret_view *t)
     ecs_entity_destroy(&g->em, e);
 }
 
+static ecs_result spawn_nothing(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *entity_index,
+                                const void *data, uint32_t stride)
+{
+    (void)user, (void)ctx, (void)n, (void)entity_index, (void)data, (void)stride;
+    return ECS_OK;
+}
+static void unspawn_nothing(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *entity_index,
+                            const void *data, uint32_t stride)
+{
+    (void)user, (void)ctx, (void)n, (void)entity_index, (void)data, (void)stride;
+}
+
+static const ecs_schema_field spin_schema[] = {{"speed", ECS_FIELD_F32, "1"}};
+
+/* register_manager("spin") on a fresh registry over c and sp (sp may be
+   NULL), allocation fail_at failing (0: none); 1 when it failed with want
+   and left the registry, the compiler and the spawner as they were (then a
+   corrected call must succeed), 2 when it succeeded, 0 otherwise. */
+static int register_spin(ecs_compiler *c, ecs_spawner *sp, unsigned long fail_at, ecs_result want)
+{
+    ecs_error err;
+    ecs_plugin_registry *reg = ecs_plugin_registry_create(NULL, &err);
+    const ecs_resources_api_v1 *r1;
+    ecs_manager *m;
+    uint32_t recs, types = c->num_types, spawns = sp ? sp->num_entries : 0;
+    ecs_result res;
+    int outcome = 0;
+    if (!reg) return 0;
+    r1 = ecs_plugin_publish_resources(reg, c, sp, &err) == ECS_OK
+             ? (const ecs_resources_api_v1 *)ecs_plugin_find_api(reg, ECS_API_RESOURCES, 1) : NULL;
+    m = r1 ? ecs_plugin_define_manager_schema(reg, "spin", spin_schema, 1, ECS_LOOKUP_HASH, &err) : NULL;
+    if (m) {
+        recs = ecs_plugin_registration_count(reg);
+        oom_calls = 0, oom_fail_at = fail_at;
+        res = r1->register_manager(reg, "spin", 100, m, &err);
+        oom_fail_at = 0;
+        if (res == ECS_OK)
+            outcome = 2;
+        else
+            outcome = res == want && ecs_plugin_registration_count(reg) == recs &&
+                      c->num_types == types && ecs_compiler_type_name(c, ecs_resource_identifier("spin")) == NULL &&
+                      (!sp || sp->num_entries == spawns);
+        /* a corrected call (room, the spawner's "spin" gone) succeeds */
+        if (outcome == 1 && sp) {
+            if (want == ECS_ERROR_ALREADY_EXISTS) CHECK(ecs_spawner_unregister(sp, "spin") == ECS_OK);
+            CHECK_MSG(r1->register_manager(reg, "spin", 100, m, &err) == ECS_OK, "retry: %s", err.message);
+            CHECK(ecs_compiler_type_name(c, ecs_resource_identifier("spin")) != NULL);
+        }
+    }
+    ecs_plugin_registry_destroy(reg); /* undoes what it registered */
+    CHECK(c->num_types == types);
+    return outcome;
+}
+
+static void test_register_manager_all_or_nothing(void)
+{
+    ecs_compiler c;
+    ecs_spawner sp;
+    ecs_error err;
+    unsigned long n;
+    int outcome = 0;
+    ecs_compiler_init(&c);
+    ecs_spawner_init(&sp);
+    /* the engine spawns a "spin" of its own: refused, nothing left behind */
+    CHECK(ecs_spawner_register(&sp, "spin", spawn_nothing, unspawn_nothing, 4, NULL, &err) == ECS_OK);
+    CHECK(register_spin(&c, &sp, 0, ECS_ERROR_ALREADY_EXISTS) == 1);
+    /* no spawner published */
+    CHECK(register_spin(&c, NULL, 0, ECS_ERROR_NOT_FOUND) == 1);
+    /* every allocation failing in turn: out of memory, nothing changed */
+    for (n = 1; n < 200 && (outcome = register_spin(&c, &sp, n, ECS_ERROR_OUT_OF_MEMORY)) == 1; ++n) {}
+    CHECK_MSG(outcome == 2 && n > 3, "allocation %lu failing: outcome %d", n, outcome);
+    CHECK(c.num_types == 0 && sp.num_entries == 0);
+    ecs_spawner_free(&sp);
+    ecs_compiler_free(&c);
+}
+
 int main(void)
 {
     engine g;
     turret_view *t;
     flag_view *f;
     env_init();
+    test_register_manager_all_or_nothing();
     CHECK(build_plugin("tests/plugins/typed.c", "typed.so", NULL));
     if (!engine_start(&g)) {
         engine_stop(&g);
