@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.4 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.5 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -408,6 +408,8 @@ REFERENCE (every public function; the declarations below have the details)
    ecs_registry_api_v0, ecs_transforms_api_v0/_v1, ecs_resources_api_v0/_v1.
 
 REVISION HISTORY
+   0.5  fix: register_manager is all or nothing (when the spawn half failed,
+        the schema half stayed registered and a corrected retry failed)
    0.4  ecs_plugin_track, _untrack and _track_call: registrations of other
         headers (ecs_console.h's commands) that follow a plugin's unloads
         and reloads as the registry's own do; ECS_API_CONSOLE
