@@ -321,7 +321,7 @@ def main():
         check(any(m["level"] == "info" and "quits after frame" in m["message"] for m in logs),
               "the engine's last log line arrived: %r" % logs)
         node.console = None
-        code = node.proc.wait(timeout=20)
+        code = node.wait(timeout=20)  # and its output read to the end
         check(code == 0, "the engine exits 0 after quit (exit %r)" % code)
         check(any(line.startswith("report: when=end") for line in node.output), "the engine's report")
     finally:

@@ -25,7 +25,8 @@ As a library (the seed's Console, Consoles and Node):
     Consoles([c1, c2, ...])    the same message to several, results in order
     Node(engine, args)         starts an engine with --console 0, reads the
                                port from its first output line, connects;
-                               stop() sends quit (then kills after a timeout)
+                               stop() sends quit (then kills after a timeout);
+                               wait() waits for the exit and all its output
 
 From a shell:
 
@@ -238,7 +239,8 @@ class Node:
         if self.max_seconds:
             cmd += ["--max-seconds", str(int(self.max_seconds))]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=self.cwd)
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
         try:
             first = self._lines.get(timeout=self.timeout)
         except queue.Empty:
@@ -250,6 +252,15 @@ class Node:
         host, _, port = first[len(prefix):].rpartition(":")
         self.console = Console("127.0.0.1" if host in ("0.0.0.0", "") else host, int(port), self.timeout)
         return self.console
+
+    def wait(self, timeout=None):
+        """Waits for the process to end and for .output to hold all it
+        wrote (the pipe is read by a thread, which may still be reading when
+        the process is gone). Returns its exit status."""
+        timeout = self.timeout if timeout is None else timeout
+        code = self.proc.wait(timeout=timeout)
+        self._drainer.join(timeout)
+        return code
 
     def stop(self, timeout=None):
         """Sends quit and waits for the process; kills it if it does not end.
@@ -265,7 +276,7 @@ class Node:
             self.console.close()
             self.console = None
         try:
-            return self.proc.wait(timeout=timeout)
+            return self.wait(timeout)
         except subprocess.TimeoutExpired:
             return self.kill()
 
