@@ -6434,8 +6434,10 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
         } else if (!wc->manager && strcmp(wc->name, "transform") == 0) {
             r = ecs_compiler_register(c, wc->name, ecs_resource_compile_transform, NULL, ECS_RESOURCE_TRANSFORM_ORDER,
                                       err);
-            if (r == ECS_OK) r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL, err);
-            if (r != ECS_OK) ecs_compiler_unregister(c, wc->name); /* NOT_FOUND when register failed */
+            /* unregister only what this call registered: a taken name is an earlier registration's */
+            if (r == ECS_OK && (r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL,
+                                                               err)) != ECS_OK)
+                ecs_compiler_unregister(c, wc->name);
         } else {
             ecs__left_out_add(&note, wc->name,
                               wc->manager ? "a manager without a schema: give it one with ecs_manager_set_schema"
