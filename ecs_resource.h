@@ -278,7 +278,8 @@ NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
    there is nothing to name (the decompiler refuses an empty one, the names
    reader reads it). Counts the block's bytes cannot hold (each name and
    path takes at least its 4-byte length) are ECS_ERROR_CORRUPT_RESOURCE
-   before anything is allocated.
+   before anything is allocated. ecs_resource_swap swaps its words itself
+   (your swap function never sees it) and refuses a malformed one.
 
 REFERENCES (what levelc deps, refs and rename are built on)
    Resources name each other by canonical path; renaming one breaks every
@@ -797,8 +798,11 @@ typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t n
                                      uint32_t size);
 /** Converts a blob in either byte order to the other one, in place: verifies
     it in the order its byte order mark says, swaps every header, parent,
-    block and index field, and calls swap_data (if non-NULL) for each block.
-    Returns ECS_OK, or the verify error with nothing changed. */
+    block and index field and the names block's words itself (NAMES BLOCK;
+    never through swap_data), and calls swap_data (if non-NULL) for each
+    other block. Returns ECS_OK, or with nothing changed the verify error or
+    ECS_ERROR_CORRUPT_RESOURCE for a malformed names block (the errors of
+    ecs_resource_names_read). */
 ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
                                      ecs_error *err);
 /** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
@@ -2028,15 +2032,23 @@ static void ecs__res_swap_words(unsigned char *p, uint32_t n)
     }
 }
 
+static ecs_result ecs__names_check(const unsigned char *b, int swap, ecs_resource_block *blk, int *found,
+                                   size_t *string_bytes, uint32_t *num_paths, ecs_error *err);
+static void ecs__names_swap(unsigned char *data, uint32_t num_names, int swap);
+
 ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
                                      ecs_error *err)
 {
     unsigned char *b = (unsigned char *)blob;
-    uint32_t ne, nt, off, t;
-    int swapped = 0;
+    uint32_t ne, nt, off, t, np;
+    int swapped = 0, found;
+    size_t string_bytes;
+    ecs_resource_block names;
     ecs_result r;
     if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swapped = 1;
     if ((r = ecs__resource_verify(b, size, swapped, err)) != ECS_OK) return r;
+    /* the names block is the library's own: checked now, swapped below */
+    if ((r = ecs__names_check(b, swapped, &names, &found, &string_bytes, &np, err)) != ECS_OK) return r;
     ne = ecs__res_rd32(b + 16, swapped);
     nt = ecs__res_rd32(b + 20, swapped);
     ecs__res_swap_words(b + 4, 5u + ne); /* version .. num_component_types, parent_index */
@@ -2047,7 +2059,8 @@ ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_
         uint32_t sz = ecs__res_rd32(b + off + 8, swapped);
         unsigned char *data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
         ecs__res_swap_words(b + off, 3u + ni);
-        if (swap_data) swap_data(user, id, ni, data, sz);
+        if (id == ECS_RESOURCE_NAMES_ID) ecs__names_swap(data, ni, swapped);
+        else if (swap_data) swap_data(user, id, ni, data, sz);
         off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
     }
     return ECS_OK;
@@ -5107,6 +5120,30 @@ static int ecs__names_find(const unsigned char *b, int swap, ecs_resource_block 
     return found;
 }
 
+/* Finds and checks the names block of a blob verified in order `swap`
+   (*found: 0 none, 1 in *blk with its string bytes and path count). */
+static ecs_result ecs__names_check(const unsigned char *b, int swap, ecs_resource_block *blk, int *found,
+                                   size_t *string_bytes, uint32_t *num_paths, ecs_error *err)
+{
+    *found = ecs__names_find(b, swap, blk);
+    *string_bytes = 0, *num_paths = 0;
+    if (*found < 0) return ECS__RES_CORRUPT("offset 20 (num_component_types): more than one names block");
+    return *found ? ecs__names_walk(b, blk, swap, NULL, NULL, string_bytes, num_paths, err) : ECS_OK;
+}
+
+/* Swaps the data of a checked names block in order `swap` (its words:
+   num_paths and each name's and path's length) to the other order. */
+static void ecs__names_swap(unsigned char *data, uint32_t num_names, int swap)
+{
+    uint32_t pos = 4, j, n = num_names + ecs__res_rd32(data, swap);
+    ecs__res_swap_words(data, 1);
+    for (j = 0; j < n; ++j) {
+        uint32_t len = ecs__res_rd32(data + pos, swap);
+        ecs__res_swap_words(data + pos, 1);
+        pos += 4u + len;
+    }
+}
+
 typedef struct ecs__hash_index {
     uint64_t hash;
     uint32_t index;
@@ -5166,9 +5203,7 @@ ECS_DEF ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_re
     if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swap = 1;
     if ((r = ecs__resource_verify(b, size, swap, err)) != ECS_OK) return r;
     ne = ecs__res_rd32(b + 16, swap);
-    found = ecs__names_find(b, swap, &blk);
-    if (found < 0) return ECS__RES_CORRUPT("offset 20 (num_component_types): more than one names block");
-    if (found && (r = ecs__names_walk(b, &blk, swap, NULL, NULL, &string_bytes, &np, err)) != ECS_OK) return r;
+    if ((r = ecs__names_check(b, swap, &blk, &found, &string_bytes, &np, err)) != ECS_OK) return r;
     return ecs__names_fill(b, found ? &blk : NULL, ne, swap, string_bytes, np, out, err);
 }
 
