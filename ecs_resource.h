@@ -362,8 +362,11 @@ SAVE SUBTREE (a live subtree as an entity resource: "save selection as
    their hashes; names (the ecs_resource_names of the level the entities
    came from, or NULL) gives the paths it knows for them: they become
    out.dependency and a names block, which also names every referenced
-   entity "#k" as the decompiler does. The blob verifies, decompiles,
-   compiles back to the same bytes and spawns (tests/test_prefab.c); the
+   entity "#k" as the decompiler does. A live value the compiler would
+   refuse (under a field's min, a NaN, a bool byte of 2, a zero quaternion)
+   fails the save with ECS_ERROR_INVALID_ARGUMENT naming the entity,
+   component, field and rule, and nothing is saved. The blob verifies,
+   decompiles, compiles back to the same bytes and spawns (tests/test_prefab.c); the
    transform lists siblings in the order they were linked, so a spawned
    prefab saved again gives the same bytes (when it refers to nothing
    outside itself).
@@ -1520,7 +1523,10 @@ typedef struct ecs_snapshot_report {
     that registered the world, compiles back to the same bytes, and spawns
     with a spawner that registered it. ECS_OK; ECS_ERROR_INVALID_ARGUMENT
     (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
-    over 4 GiB); ECS_ERROR_NOT_FOUND (no such store, root has no node in
+    over 4 GiB, a schema field's live value the compiler refuses: out of
+    bounds, not finite, a bool byte other than 0 and 1, a zero quaternion,
+    with err naming the entity, component, field and rule; a manager's
+    schema the compiler refuses); ECS_ERROR_NOT_FOUND (no such store, root has no node in
     it); ECS_ERROR_OUT_OF_MEMORY. On failure *out and *report are empty. w
     is only read (deferred transforms: commit first, the root's world matrix
     is the last committed one). */
@@ -3885,6 +3891,37 @@ static int ecs__schema_in_range(const ecs__schema_slot *f, const unsigned char *
     return 1;
 }
 
+/* 1 when a value of field f (native bytes) is one the compiler gives and the
+   decompiler writes: in f's bounds, finite, a bool byte of 0 or 1, a
+   quaternion other than zero (path and entity values: any); else 0 with why.
+   The decompiler and ecs_resource_save_subtree both ask it. */
+static int ecs__schema_value_ok(const ecs__schema_slot *f, const unsigned char *bytes, char *why, size_t n)
+{
+    uint32_t k, bad;
+    float q[4];
+    if (!ecs__schema_in_range(f, bytes, &bad, why, n)) return 0;
+    if (f->kind == ECS_FIELD_BOOL && bytes[0] > 1) {
+        snprintf(why, n, "%s: a bool byte of %u (only 0 and 1 exist)", f->name, bytes[0]);
+        return 0;
+    }
+    if (f->kind == ECS_FIELD_QUAT) {
+        memcpy(q, bytes, 16);
+        if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) {
+            snprintf(why, n, "%s: a zero quaternion", f->name);
+            return 0;
+        }
+    }
+    for (k = 0; (ecs__kind_is_float(f->kind) || f->kind == ECS_FIELD_F64) && k < ecs__kind_elements(f->kind); ++k) {
+        double d = ecs__schema_number_at(f->kind, bytes, k);
+        if (!(d >= -DBL_MAX && d <= DBL_MAX)) {
+            snprintf(why, n, "%s: a %s that is not finite (JSON has no NaN or infinity)", f->name,
+                     f->kind == ECS_FIELD_F64 ? "double" : "float");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Reads JSON value v as a value of slot f (every kind but path and entity)
    into out, in this machine's byte order, bounds checked. Returns NULL, or
    the offending value with why written. */
@@ -5521,13 +5558,11 @@ static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs_
                                           const unsigned char *bytes)
 {
     char why[160];
-    uint32_t bad;
     int32_t iv;
     uint32_t uv;
     uint64_t lv;
     double dv;
-    float q[4];
-    if (!ecs__schema_in_range(f, bytes, &bad, why, sizeof why)) return ecs_decompile_error(ctx, "%s", why);
+    if (!ecs__schema_value_ok(f, bytes, why, sizeof why)) return ecs_decompile_error(ctx, "%s", why);
     switch (f->kind) {
     case ECS_FIELD_F64: memcpy(&dv, bytes, 8); return ecs_decompile_f64(ctx, dv);
     case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return ecs_decompile_int(ctx, iv);
@@ -5538,16 +5573,9 @@ static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs_
         lv = ecs__schema_int_at(f->kind, bytes, &neg);
         return neg ? ecs_decompile_int(ctx, -(int64_t)lv) : ecs_decompile_uint(ctx, lv);
     }
-    case ECS_FIELD_BOOL:
-        if (bytes[0] > 1) return ecs_decompile_error(ctx, "%s: a bool byte of %u (only 0 and 1 exist)", f->name, bytes[0]);
-        return ecs_decompile_bool(ctx, bytes[0]);
+    case ECS_FIELD_BOOL: return ecs_decompile_bool(ctx, bytes[0]);
     case ECS_FIELD_PATH: memcpy(&lv, bytes, 8); return ecs_decompile_path(ctx, lv);
     case ECS_FIELD_ENTITY: memcpy(&uv, bytes, 4); return ecs_decompile_entity(ctx, uv);
-    case ECS_FIELD_QUAT:
-        memcpy(q, bytes, 16);
-        if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
-            return ecs_decompile_error(ctx, "%s: a zero quaternion", f->name);
-        return ecs_decompile_f32(ctx, q, 4);
     default: {
         float v[16];
         memcpy(v, bytes, ecs_field_kind_size(f->kind));
@@ -6526,6 +6554,9 @@ typedef struct ecs__sub_state {
     uint32_t n, num_hashes, hashes_capacity;
     int swap, oom;
     ecs_snapshot_report *report;
+    ecs__schema_info *si;             /* the schema of the manager being measured (its values' checks) */
+    ecs_result bad;                   /* a value the compiler refuses (err says which), or a schema that fails */
+    ecs_error *err;
 } ecs__sub_state;
 
 static int ecs__sub_cmp64(const void *a, const void *b)
@@ -6548,8 +6579,23 @@ static uint32_t ecs__sub_index(const ecs__sub_state *st, ecs_entity e)
     return ECS_RESOURCE_ROOT;
 }
 
+/* Refuses (st->bad, st->err) field f of instance i of c when its value is
+   one the compiler would not give: the blob would not decompile. */
+static void ecs__sub_check(ecs__sub_state *st, const ecs_world_component *c, uint32_t i, uint32_t f,
+                           const unsigned char *from)
+{
+    const ecs__schema_slot *slot = st->si->fields + f;
+    char why[160], who[ECS_ENTITY_TEXT_SIZE];
+    if (ecs__schema_value_ok(slot, from, why, sizeof why)) return;
+    st->bad = ecs_error_set(st->err, ECS_ERROR_INVALID_ARGUMENT,
+                            "ecs_resource_save_subtree: %s, component '%s', field '%s' (%s): %s (the compiler refuses "
+                            "it: nothing saved)", ecs_entity_format(who, sizeof who, c->manager->entity[i]), c->name,
+                            slot->name, ecs_field_kind_name(slot->kind), why);
+}
+
 /* Instance i's schema record at p (target order); with p NULL only notes
-   what it refers to: path hashes, references inside and outside. */
+   what it refers to (path hashes, references inside and outside) and checks
+   its values (ecs__sub_check). */
 static void ecs__sub_record(ecs__sub_state *st, const ecs_world_component *c, uint32_t i, unsigned char *p)
 {
     const ecs_manager *m = c->manager;
@@ -6559,6 +6605,7 @@ static void ecs__sub_record(ecs__sub_state *st, const ecs_world_component *c, ui
         const unsigned char *from = (const unsigned char *)ecs_manager_field(m, f, i);
         ecs_field_kind kind = s->fields[f].kind;
         if (!s->fields[f].spec) continue;
+        if (!p && st->si && !st->bad && kind != ECS_FIELD_ENTITY) ecs__sub_check(st, c, i, f, from);
         if (kind == ECS_FIELD_ENTITY) {
             ecs_entity e;
             uint32_t ref;
@@ -6647,6 +6694,24 @@ static void ecs__sub_insert(const ecs_world *w, ecs__sub_block *blocks, uint32_t
     ++*nb;
 }
 
+/* Measures component b (ecs__sub_block_pass); a schema manager's values are
+   checked with its schema as the compiler reads it (built here: a schema the
+   compiler refuses fails the save too). */
+static void ecs__sub_measure(ecs__sub_state *st, ecs__sub_block *b)
+{
+    const ecs_world_component *c = &st->w->component[b->k];
+    ecs_result r;
+    if (c->manager && !st->bad &&
+        (r = ecs__schema_build(c->name, c->manager->schema->fields, c->manager->schema->num_fields, &st->si,
+                               st->err)) != ECS_OK) {
+        st->bad = r;
+        st->si = NULL;
+    }
+    ecs__sub_block_pass(st, b, NULL);
+    ECS__FREE(st->si);
+    st->si = NULL;
+}
+
 /* Measures every store: the blocks to write, in order; the stores left out
    (instances in the subtree, but no schema or record) reported. */
 static uint32_t ecs__sub_plan(ecs__sub_state *st, ecs__sub_block *blocks)
@@ -6659,7 +6724,7 @@ static uint32_t ecs__sub_plan(ecs__sub_state *st, ecs__sub_block *blocks)
         if ((c->manager && c->manager->schema) || (!c->manager && c->iface->spawn_record)) {
             b.k = k;
             b.order = ecs__world_spawn_order(w, k);
-            ecs__sub_block_pass(st, &b, NULL);
+            ecs__sub_measure(st, &b);
             if (b.num_instances) ecs__sub_insert(w, blocks, &nb, b);
             continue;
         }
@@ -6790,7 +6855,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
                              ecs_entity_format(who, sizeof who, root));
     memset(&st, 0, sizeof st);
     st.w = w;
-    st.report = report;
+    st.report = report, st.err = err;
     st.swap = ((flags & ECS_COMPILER_BIG_ENDIAN) != 0) != ecs__res_host_big_endian();
     st.n = h->iface->subtree(h->store, root, NULL, 0);
     if (!st.n)
@@ -6808,7 +6873,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
     for (e = 0; e < st.n; ++e) st.sorted[e] = (uint64_t)st.ents[e].id << 32 | e;
     qsort(st.sorted, st.n, 8u, ecs__sub_cmp64);
     nb = ecs__sub_plan(&st, blocks);
-    if (st.oom || ecs__sub_paths(&st, names, out, &names_size) != ECS_OK)
+    if ((r = st.bad) == ECS_OK && (st.oom || ecs__sub_paths(&st, names, out, &names_size) != ECS_OK))
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_resource_save_subtree: out of memory");
     total = ECS_RESOURCE_HEADER_SIZE + 4ull * st.n;
     for (k = 0; k < nb; ++k) total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * blocks[k].num_instances + ((blocks[k].size + 3u) & ~3ull);
