@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.6 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.7 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -685,6 +685,11 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.7  fixes found by review: ecs_compiler_register_world leaves a taken
+        "transform" registered; ecs_resource_swap swaps the names block
+        itself (never through swap_data) and refuses a malformed one with
+        the blob unchanged; ecs_resource_save_subtree refuses a live schema
+        value the compiler refuses (ECS_ERROR_INVALID_ARGUMENT, naming it)
    0.6  ecs_schema_value_read: one live field value from JSON, checked as
         the compiler checks a level's member (the console's world.set)
    0.5  snapshots move to ecs_snapshot.h (names, format and behaviour
