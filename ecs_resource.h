@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.6 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.7 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -278,7 +278,8 @@ NAMES BLOCK (written with ECS_COMPILER_NAMES; format 1 is unchanged)
    there is nothing to name (the decompiler refuses an empty one, the names
    reader reads it). Counts the block's bytes cannot hold (each name and
    path takes at least its 4-byte length) are ECS_ERROR_CORRUPT_RESOURCE
-   before anything is allocated.
+   before anything is allocated. ecs_resource_swap swaps its words itself
+   (your swap function never sees it) and refuses a malformed one.
 
 REFERENCES (what levelc deps, refs and rename are built on)
    Resources name each other by canonical path; renaming one breaks every
@@ -361,8 +362,11 @@ SAVE SUBTREE (a live subtree as an entity resource: "save selection as
    their hashes; names (the ecs_resource_names of the level the entities
    came from, or NULL) gives the paths it knows for them: they become
    out.dependency and a names block, which also names every referenced
-   entity "#k" as the decompiler does. The blob verifies, decompiles,
-   compiles back to the same bytes and spawns (tests/test_prefab.c); the
+   entity "#k" as the decompiler does. A live value the compiler would
+   refuse (under a field's min, a NaN, a bool byte of 2, a zero quaternion)
+   fails the save with ECS_ERROR_INVALID_ARGUMENT naming the entity,
+   component, field and rule, and nothing is saved. The blob verifies,
+   decompiles, compiles back to the same bytes and spawns (tests/test_prefab.c); the
    transform lists siblings in the order they were linked, so a spawned
    prefab saved again gives the same bytes (when it refers to nothing
    outside itself).
@@ -681,6 +685,11 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.7  fixes found by review: ecs_compiler_register_world leaves a taken
+        "transform" registered; ecs_resource_swap swaps the names block
+        itself (never through swap_data) and refuses a malformed one with
+        the blob unchanged; ecs_resource_save_subtree refuses a live schema
+        value the compiler refuses (ECS_ERROR_INVALID_ARGUMENT, naming it)
    0.6  ecs_schema_value_read: one live field value from JSON, checked as
         the compiler checks a level's member (the console's world.set)
    0.5  snapshots move to ecs_snapshot.h (names, format and behaviour
@@ -797,8 +806,11 @@ typedef void (*ecs_resource_swap_fn)(void *user, uint32_t identifier, uint32_t n
                                      uint32_t size);
 /** Converts a blob in either byte order to the other one, in place: verifies
     it in the order its byte order mark says, swaps every header, parent,
-    block and index field, and calls swap_data (if non-NULL) for each block.
-    Returns ECS_OK, or the verify error with nothing changed. */
+    block and index field and the names block's words itself (NAMES BLOCK;
+    never through swap_data), and calls swap_data (if non-NULL) for each
+    other block. Returns ECS_OK, or with nothing changed the verify error or
+    ECS_ERROR_CORRUPT_RESOURCE for a malformed names block (the errors of
+    ecs_resource_names_read). */
 ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
                                      ecs_error *err);
 /** An ecs_resource_swap_fn for the standard components (transform: 16 floats,
@@ -1516,7 +1528,10 @@ typedef struct ecs_snapshot_report {
     that registered the world, compiles back to the same bytes, and spawns
     with a spawner that registered it. ECS_OK; ECS_ERROR_INVALID_ARGUMENT
     (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
-    over 4 GiB); ECS_ERROR_NOT_FOUND (no such store, root has no node in
+    over 4 GiB, a schema field's live value the compiler refuses: out of
+    bounds, not finite, a bool byte other than 0 and 1, a zero quaternion,
+    with err naming the entity, component, field and rule; a manager's
+    schema the compiler refuses); ECS_ERROR_NOT_FOUND (no such store, root has no node in
     it); ECS_ERROR_OUT_OF_MEMORY. On failure *out and *report are empty. w
     is only read (deferred transforms: commit first, the root's world matrix
     is the last committed one). */
@@ -2028,15 +2043,23 @@ static void ecs__res_swap_words(unsigned char *p, uint32_t n)
     }
 }
 
+static ecs_result ecs__names_check(const unsigned char *b, int swap, ecs_resource_block *blk, int *found,
+                                   size_t *string_bytes, uint32_t *num_paths, ecs_error *err);
+static void ecs__names_swap(unsigned char *data, uint32_t num_names, int swap);
+
 ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_fn swap_data, void *user,
                                      ecs_error *err)
 {
     unsigned char *b = (unsigned char *)blob;
-    uint32_t ne, nt, off, t;
-    int swapped = 0;
+    uint32_t ne, nt, off, t, np;
+    int swapped = 0, found;
+    size_t string_bytes;
+    ecs_resource_block names;
     ecs_result r;
     if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swapped = 1;
     if ((r = ecs__resource_verify(b, size, swapped, err)) != ECS_OK) return r;
+    /* the names block is the library's own: checked now, swapped below */
+    if ((r = ecs__names_check(b, swapped, &names, &found, &string_bytes, &np, err)) != ECS_OK) return r;
     ne = ecs__res_rd32(b + 16, swapped);
     nt = ecs__res_rd32(b + 20, swapped);
     ecs__res_swap_words(b + 4, 5u + ne); /* version .. num_component_types, parent_index */
@@ -2047,7 +2070,8 @@ ECS_DEF ecs_result ecs_resource_swap(void *blob, size_t size, ecs_resource_swap_
         uint32_t sz = ecs__res_rd32(b + off + 8, swapped);
         unsigned char *data = b + off + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni;
         ecs__res_swap_words(b + off, 3u + ni);
-        if (swap_data) swap_data(user, id, ni, data, sz);
+        if (id == ECS_RESOURCE_NAMES_ID) ecs__names_swap(data, ni, swapped);
+        else if (swap_data) swap_data(user, id, ni, data, sz);
         off += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * ni + ((sz + 3u) & ~3u);
     }
     return ECS_OK;
@@ -3872,6 +3896,37 @@ static int ecs__schema_in_range(const ecs__schema_slot *f, const unsigned char *
     return 1;
 }
 
+/* 1 when a value of field f (native bytes) is one the compiler gives and the
+   decompiler writes: in f's bounds, finite, a bool byte of 0 or 1, a
+   quaternion other than zero (path and entity values: any); else 0 with why.
+   The decompiler and ecs_resource_save_subtree both ask it. */
+static int ecs__schema_value_ok(const ecs__schema_slot *f, const unsigned char *bytes, char *why, size_t n)
+{
+    uint32_t k, bad;
+    float q[4];
+    if (!ecs__schema_in_range(f, bytes, &bad, why, n)) return 0;
+    if (f->kind == ECS_FIELD_BOOL && bytes[0] > 1) {
+        snprintf(why, n, "%s: a bool byte of %u (only 0 and 1 exist)", f->name, bytes[0]);
+        return 0;
+    }
+    if (f->kind == ECS_FIELD_QUAT) {
+        memcpy(q, bytes, 16);
+        if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) {
+            snprintf(why, n, "%s: a zero quaternion", f->name);
+            return 0;
+        }
+    }
+    for (k = 0; (ecs__kind_is_float(f->kind) || f->kind == ECS_FIELD_F64) && k < ecs__kind_elements(f->kind); ++k) {
+        double d = ecs__schema_number_at(f->kind, bytes, k);
+        if (!(d >= -DBL_MAX && d <= DBL_MAX)) {
+            snprintf(why, n, "%s: a %s that is not finite (JSON has no NaN or infinity)", f->name,
+                     f->kind == ECS_FIELD_F64 ? "double" : "float");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Reads JSON value v as a value of slot f (every kind but path and entity)
    into out, in this machine's byte order, bounds checked. Returns NULL, or
    the offending value with why written. */
@@ -5107,6 +5162,30 @@ static int ecs__names_find(const unsigned char *b, int swap, ecs_resource_block 
     return found;
 }
 
+/* Finds and checks the names block of a blob verified in order `swap`
+   (*found: 0 none, 1 in *blk with its string bytes and path count). */
+static ecs_result ecs__names_check(const unsigned char *b, int swap, ecs_resource_block *blk, int *found,
+                                   size_t *string_bytes, uint32_t *num_paths, ecs_error *err)
+{
+    *found = ecs__names_find(b, swap, blk);
+    *string_bytes = 0, *num_paths = 0;
+    if (*found < 0) return ECS__RES_CORRUPT("offset 20 (num_component_types): more than one names block");
+    return *found ? ecs__names_walk(b, blk, swap, NULL, NULL, string_bytes, num_paths, err) : ECS_OK;
+}
+
+/* Swaps the data of a checked names block in order `swap` (its words:
+   num_paths and each name's and path's length) to the other order. */
+static void ecs__names_swap(unsigned char *data, uint32_t num_names, int swap)
+{
+    uint32_t pos = 4, j, n = num_names + ecs__res_rd32(data, swap);
+    ecs__res_swap_words(data, 1);
+    for (j = 0; j < n; ++j) {
+        uint32_t len = ecs__res_rd32(data + pos, swap);
+        ecs__res_swap_words(data + pos, 1);
+        pos += 4u + len;
+    }
+}
+
 typedef struct ecs__hash_index {
     uint64_t hash;
     uint32_t index;
@@ -5166,9 +5245,7 @@ ECS_DEF ecs_result ecs_resource_names_read(const void *blob, size_t size, ecs_re
     if (b && size >= 12 && !((uintptr_t)b & 3u) && ecs__res_rd32(b + 8, 0) == 0x04030201u) swap = 1;
     if ((r = ecs__resource_verify(b, size, swap, err)) != ECS_OK) return r;
     ne = ecs__res_rd32(b + 16, swap);
-    found = ecs__names_find(b, swap, &blk);
-    if (found < 0) return ECS__RES_CORRUPT("offset 20 (num_component_types): more than one names block");
-    if (found && (r = ecs__names_walk(b, &blk, swap, NULL, NULL, &string_bytes, &np, err)) != ECS_OK) return r;
+    if ((r = ecs__names_check(b, swap, &blk, &found, &string_bytes, &np, err)) != ECS_OK) return r;
     return ecs__names_fill(b, found ? &blk : NULL, ne, swap, string_bytes, np, out, err);
 }
 
@@ -5486,13 +5563,11 @@ static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs_
                                           const unsigned char *bytes)
 {
     char why[160];
-    uint32_t bad;
     int32_t iv;
     uint32_t uv;
     uint64_t lv;
     double dv;
-    float q[4];
-    if (!ecs__schema_in_range(f, bytes, &bad, why, sizeof why)) return ecs_decompile_error(ctx, "%s", why);
+    if (!ecs__schema_value_ok(f, bytes, why, sizeof why)) return ecs_decompile_error(ctx, "%s", why);
     switch (f->kind) {
     case ECS_FIELD_F64: memcpy(&dv, bytes, 8); return ecs_decompile_f64(ctx, dv);
     case ECS_FIELD_I32: memcpy(&iv, bytes, 4); return ecs_decompile_int(ctx, iv);
@@ -5503,16 +5578,9 @@ static ecs_result ecs__schema_write_value(ecs_decompile_context *ctx, const ecs_
         lv = ecs__schema_int_at(f->kind, bytes, &neg);
         return neg ? ecs_decompile_int(ctx, -(int64_t)lv) : ecs_decompile_uint(ctx, lv);
     }
-    case ECS_FIELD_BOOL:
-        if (bytes[0] > 1) return ecs_decompile_error(ctx, "%s: a bool byte of %u (only 0 and 1 exist)", f->name, bytes[0]);
-        return ecs_decompile_bool(ctx, bytes[0]);
+    case ECS_FIELD_BOOL: return ecs_decompile_bool(ctx, bytes[0]);
     case ECS_FIELD_PATH: memcpy(&lv, bytes, 8); return ecs_decompile_path(ctx, lv);
     case ECS_FIELD_ENTITY: memcpy(&uv, bytes, 4); return ecs_decompile_entity(ctx, uv);
-    case ECS_FIELD_QUAT:
-        memcpy(q, bytes, 16);
-        if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
-            return ecs_decompile_error(ctx, "%s: a zero quaternion", f->name);
-        return ecs_decompile_f32(ctx, q, 4);
     default: {
         float v[16];
         memcpy(v, bytes, ecs_field_kind_size(f->kind));
@@ -6434,8 +6502,10 @@ ECS_DEF ecs_result ecs_compiler_register_world(ecs_compiler *c, const ecs_world 
         } else if (!wc->manager && strcmp(wc->name, "transform") == 0) {
             r = ecs_compiler_register(c, wc->name, ecs_resource_compile_transform, NULL, ECS_RESOURCE_TRANSFORM_ORDER,
                                       err);
-            if (r == ECS_OK) r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL, err);
-            if (r != ECS_OK) ecs_compiler_unregister(c, wc->name); /* NOT_FOUND when register failed */
+            /* unregister only what this call registered: a taken name is an earlier registration's */
+            if (r == ECS_OK && (r = ecs_compiler_set_decompile(c, wc->name, ecs_resource_decompile_transform, NULL,
+                                                               err)) != ECS_OK)
+                ecs_compiler_unregister(c, wc->name);
         } else {
             ecs__left_out_add(&note, wc->name,
                               wc->manager ? "a manager without a schema: give it one with ecs_manager_set_schema"
@@ -6489,6 +6559,9 @@ typedef struct ecs__sub_state {
     uint32_t n, num_hashes, hashes_capacity;
     int swap, oom;
     ecs_snapshot_report *report;
+    ecs__schema_info *si;             /* the schema of the manager being measured (its values' checks) */
+    ecs_result bad;                   /* a value the compiler refuses (err says which), or a schema that fails */
+    ecs_error *err;
 } ecs__sub_state;
 
 static int ecs__sub_cmp64(const void *a, const void *b)
@@ -6511,8 +6584,23 @@ static uint32_t ecs__sub_index(const ecs__sub_state *st, ecs_entity e)
     return ECS_RESOURCE_ROOT;
 }
 
+/* Refuses (st->bad, st->err) field f of instance i of c when its value is
+   one the compiler would not give: the blob would not decompile. */
+static void ecs__sub_check(ecs__sub_state *st, const ecs_world_component *c, uint32_t i, uint32_t f,
+                           const unsigned char *from)
+{
+    const ecs__schema_slot *slot = st->si->fields + f;
+    char why[160], who[ECS_ENTITY_TEXT_SIZE];
+    if (ecs__schema_value_ok(slot, from, why, sizeof why)) return;
+    st->bad = ecs_error_set(st->err, ECS_ERROR_INVALID_ARGUMENT,
+                            "ecs_resource_save_subtree: %s, component '%s', field '%s' (%s): %s (the compiler refuses "
+                            "it: nothing saved)", ecs_entity_format(who, sizeof who, c->manager->entity[i]), c->name,
+                            slot->name, ecs_field_kind_name(slot->kind), why);
+}
+
 /* Instance i's schema record at p (target order); with p NULL only notes
-   what it refers to: path hashes, references inside and outside. */
+   what it refers to (path hashes, references inside and outside) and checks
+   its values (ecs__sub_check). */
 static void ecs__sub_record(ecs__sub_state *st, const ecs_world_component *c, uint32_t i, unsigned char *p)
 {
     const ecs_manager *m = c->manager;
@@ -6522,6 +6610,7 @@ static void ecs__sub_record(ecs__sub_state *st, const ecs_world_component *c, ui
         const unsigned char *from = (const unsigned char *)ecs_manager_field(m, f, i);
         ecs_field_kind kind = s->fields[f].kind;
         if (!s->fields[f].spec) continue;
+        if (!p && st->si && !st->bad && kind != ECS_FIELD_ENTITY) ecs__sub_check(st, c, i, f, from);
         if (kind == ECS_FIELD_ENTITY) {
             ecs_entity e;
             uint32_t ref;
@@ -6610,6 +6699,24 @@ static void ecs__sub_insert(const ecs_world *w, ecs__sub_block *blocks, uint32_t
     ++*nb;
 }
 
+/* Measures component b (ecs__sub_block_pass); a schema manager's values are
+   checked with its schema as the compiler reads it (built here: a schema the
+   compiler refuses fails the save too). */
+static void ecs__sub_measure(ecs__sub_state *st, ecs__sub_block *b)
+{
+    const ecs_world_component *c = &st->w->component[b->k];
+    ecs_result r;
+    if (c->manager && !st->bad &&
+        (r = ecs__schema_build(c->name, c->manager->schema->fields, c->manager->schema->num_fields, &st->si,
+                               st->err)) != ECS_OK) {
+        st->bad = r;
+        st->si = NULL;
+    }
+    ecs__sub_block_pass(st, b, NULL);
+    ECS__FREE(st->si);
+    st->si = NULL;
+}
+
 /* Measures every store: the blocks to write, in order; the stores left out
    (instances in the subtree, but no schema or record) reported. */
 static uint32_t ecs__sub_plan(ecs__sub_state *st, ecs__sub_block *blocks)
@@ -6622,7 +6729,7 @@ static uint32_t ecs__sub_plan(ecs__sub_state *st, ecs__sub_block *blocks)
         if ((c->manager && c->manager->schema) || (!c->manager && c->iface->spawn_record)) {
             b.k = k;
             b.order = ecs__world_spawn_order(w, k);
-            ecs__sub_block_pass(st, &b, NULL);
+            ecs__sub_measure(st, &b);
             if (b.num_instances) ecs__sub_insert(w, blocks, &nb, b);
             continue;
         }
@@ -6753,7 +6860,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
                              ecs_entity_format(who, sizeof who, root));
     memset(&st, 0, sizeof st);
     st.w = w;
-    st.report = report;
+    st.report = report, st.err = err;
     st.swap = ((flags & ECS_COMPILER_BIG_ENDIAN) != 0) != ecs__res_host_big_endian();
     st.n = h->iface->subtree(h->store, root, NULL, 0);
     if (!st.n)
@@ -6771,7 +6878,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
     for (e = 0; e < st.n; ++e) st.sorted[e] = (uint64_t)st.ents[e].id << 32 | e;
     qsort(st.sorted, st.n, 8u, ecs__sub_cmp64);
     nb = ecs__sub_plan(&st, blocks);
-    if (st.oom || ecs__sub_paths(&st, names, out, &names_size) != ECS_OK)
+    if ((r = st.bad) == ECS_OK && (st.oom || ecs__sub_paths(&st, names, out, &names_size) != ECS_OK))
         r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_resource_save_subtree: out of memory");
     total = ECS_RESOURCE_HEADER_SIZE + 4ull * st.n;
     for (k = 0; k < nb; ++k) total += ECS_RESOURCE_BLOCK_HEADER_SIZE + 4ull * blocks[k].num_instances + ((blocks[k].size + 3u) & ~3ull);

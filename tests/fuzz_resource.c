@@ -12,7 +12,8 @@
    - a spawn either succeeds with exactly num_entities (x copies) entities,
      or fails and leaves no entity and no component instance behind;
    - unspawn returns the world to empty;
-   - ecs_resource_swap twice gives back the same bytes. */
+   - ecs_resource_swap twice gives back the same bytes, a refused swap
+     changes nothing, and the names reader reads a swapped blob. */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_TRANSFORM_IMPLEMENTATION
@@ -72,6 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!c) abort();
     if (size) memcpy(c, data, size);
     if (ecs_resource_swap(c, size, ecs_resource_swap_standard, NULL, &err) == ECS_OK) {
+        ecs_resource_names names; /* the swap checked the names block and swapped it too */
+        FUZZ_CHECK(ecs_resource_names_read(c, size, &names, &err) == ECS_OK);
+        ecs_resource_names_free(&names);
         FUZZ_CHECK(ecs_resource_swap(c, size, ecs_resource_swap_standard, NULL, &err) == ECS_OK);
     }
     FUZZ_CHECK(size == 0 || memcmp(c, data, size) == 0);

@@ -14,6 +14,7 @@
 #include "ecs_resource.h"
 #include "test.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const ecs_schema_field health_schema[] = {
@@ -343,6 +344,64 @@ static void test_bad_input(void)
     free_world(&t);
 }
 
+/* A live value the compiler would refuse (the blob would verify but not
+   decompile) fails the save, naming entity, component, field and rule;
+   the same values in range save and decompile. */
+static void test_live_values(void)
+{
+    static const ecs_schema_field armor_schema[] = {{"hp", ECS_FIELD_F32, "{\"default\": 100, \"min\": 0}"},
+                                                    {"on", ECS_FIELD_BOOL, "true"},
+                                                    {"facing", ECS_FIELD_QUAT, "[0, 0, 0, 1]"},
+                                                    {"heat", ECS_FIELD_F64, "0"}};
+    static const char *const rule[] = {"hp must be >= 0 (found -5)", "a bool byte of 2", "a zero quaternion",
+                                       "a double that is not finite"};
+    prefab_world t;
+    scene s;
+    ecs_manager *armor;
+    ecs_compiler_output out;
+    ecs_snapshot_report rep;
+    ecs_error err;
+    ecs_instance i;
+    char who[ECS_ENTITY_TEXT_SIZE], field[32];
+    float hp = 20.0f, bad_hp = -5.0f, zero[4] = {0, 0, 0, 0}, identity[4] = {0, 0, 0, 1};
+    unsigned char two = 2;
+    uint64_t nan = 0x7FF8000000000000ull; /* a double NaN */
+    uint32_t k;
+    CHECK(make_world(&t));
+    make_scene(&t, &s);
+    armor = ecs_world_define_schema(&t.w, "armor", armor_schema, 4, ECS_LOOKUP_HASH, &err);
+    CHECK(armor != NULL);
+    if (!armor) {
+        free_world(&t);
+        return;
+    }
+    i = ecs_manager_create(armor, s.b); /* zeroed: an identity rotation and hp 20 in range */
+    memcpy(ecs_manager_field(armor, 0, i.i), &hp, 4);
+    memcpy(ecs_manager_field(armor, 2, i.i), identity, 16);
+    CHECK_MSG(ecs_resource_save_subtree(&t.w, "transform", s.a, 0, NULL, &out, NULL, &err) == ECS_OK, "%s",
+              err.message);
+    check_round_trip(&t, &out);
+    ecs_compiler_output_free(&out);
+    for (k = 0; k < 4; ++k) {
+        unsigned char saved[16];
+        memcpy(saved, ecs_manager_field(armor, k, i.i), ecs_field_kind_size(armor_schema[k].kind));
+        snprintf(field, sizeof field, "field '%s'", armor_schema[k].name);
+        memcpy(ecs_manager_field(armor, k, i.i), k == 0 ? (const void *)&bad_hp : k == 1 ? (const void *)&two
+                                                 : k == 2 ? (const void *)zero : (const void *)&nan,
+               ecs_field_kind_size(armor_schema[k].kind));
+        CHECK(ecs_resource_save_subtree(&t.w, "transform", s.a, 0, NULL, &out, &rep, &err) ==
+              ECS_ERROR_INVALID_ARGUMENT);
+        CHECK_MSG(strstr(err.message, ecs_entity_format(who, sizeof who, s.b)) && strstr(err.message, "'armor'") &&
+                      strstr(err.message, field) && strstr(err.message, rule[k]),
+                  "case %u: %s", (unsigned)k, err.message);
+        CHECK(out.blob == NULL && out.size == 0 && out.dependency == NULL && rep.dropped == 0 && rep.text[0] == 0);
+        memcpy(ecs_manager_field(armor, k, i.i), saved, ecs_field_kind_size(armor_schema[k].kind));
+    }
+    CHECK(ecs_resource_save_subtree(&t.w, "transform", s.a, 0, NULL, &out, NULL, &err) == ECS_OK);
+    ecs_compiler_output_free(&out);
+    free_world(&t);
+}
+
 static void test_oom(void)
 {
     prefab_world t;
@@ -382,6 +441,7 @@ int main(void)
     test_one_node();
     test_deferred();
     test_bad_input();
+    test_live_values();
     test_oom();
     return test_report("test_prefab");
 }

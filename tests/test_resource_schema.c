@@ -777,6 +777,7 @@ static void test_names(void)
     ecs_error err;
     ecs_resource_block blk;
     uint32_t used, k;
+    unsigned char *before;
     CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES | ECS_COMPILER_BIG_ENDIAN, &out,
                                &err) == ECS_OK);
     CHECK(ecs_resource_names_read(out.blob, out.size, &names, &err) == ECS_OK && names.present);
@@ -805,7 +806,9 @@ static void test_names(void)
     /* a broken names block is refused with its offset, by the reader and the decompiler */
     blk = find_block(out.blob, ECS_RESOURCE_NAMES_ID);
     CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
-    for (k = 0; k < 4; ++k) {
+    before = (unsigned char *)malloc(out.size);
+    CHECK(before != NULL);
+    for (k = 0; k < 4 && before; ++k) {
         unsigned char *d = (unsigned char *)(uintptr_t)blk.data, saved = d[7];
         d[7] = (unsigned char)(k == 0 ? 0xFF : k == 1 ? 'A' : k == 2 ? 0xC3 : 'p');
         if (k == 1) d[7] = saved, d[blk.size - 3] = 'A';   /* a path that is not canonical */
@@ -814,7 +817,11 @@ static void test_names(void)
         CHECK_MSG(ecs_resource_names_read(out.blob, out.size, &names, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
                       has(err.message, "names block"), "case %u: %s", (unsigned)k, err.message);
         CHECK(ecs_compiler_decompile(&compiler, out.blob, out.size, 0, &one, &err) == ECS_ERROR_CORRUPT_RESOURCE);
-        CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
+        /* the swap checks the block before it changes anything */
+        memcpy(before, out.blob, out.size);
+        CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE &&
+              has(err.message, "names block"));
+        CHECK(memcmp(before, out.blob, out.size) == 0);
         ecs_compiler_output_free(&out);
         CHECK(ecs_compiler_compile(&compiler, all_kinds, strlen(all_kinds), ECS_COMPILER_NAMES | ECS_COMPILER_BIG_ENDIAN,
                                    &out, &err) == ECS_OK);
@@ -822,6 +829,7 @@ static void test_names(void)
         blk = find_block(out.blob, ECS_RESOURCE_NAMES_ID);
         CHECK(ecs_resource_swap(out.blob, out.size, NULL, NULL, &err) == ECS_OK);
     }
+    free(before);
     ecs_compiler_output_free(&out);
     /* nothing to name: no block */
     CHECK(ecs_compiler_compile(&compiler, "{\"entities\": [{}]}", 18, ECS_COMPILER_NAMES, &out, &err) == ECS_OK);

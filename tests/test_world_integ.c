@@ -141,9 +141,12 @@ static void test_same_bytes_as_by_hand(void)
 /* A taken name fails the whole call, names the component, changes nothing. */
 static void test_all_or_nothing(void)
 {
+    static const char moved[] = "{\"entities\": [{\"components\":"
+                                " [{\"type\": \"transform\", \"position\": [1, 2, 3]}]}]}";
     fixture f;
     ecs_spawner sp;
     ecs_compiler c;
+    ecs_compiler_output out;
     ecs_error err;
     uint32_t n;
     const ecs_schema_field *schema = health_schema(&n);
@@ -160,6 +163,17 @@ static void test_all_or_nothing(void)
     CHECK(c.num_types == 1);
     CHECK(ecs_spawner_register_world(NULL, &f.w, &err) == ECS_ERROR_INVALID_ARGUMENT);
     CHECK(ecs_compiler_register_world(&c, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    ecs_compiler_free(&c);
+    /* a taken "transform" (the standard registration) stays registered */
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register_standard(&c, &err) == ECS_OK);
+    CHECK(ecs_compiler_register_world(&c, &f.w, &err) == ECS_ERROR_ALREADY_EXISTS);
+    CHECK(strstr(err.message, "'transform'") != NULL);
+    CHECK(c.num_types == 3);
+    CHECK(ecs_compiler_type_name(&c, ECS_RESOURCE_TRANSFORM_ID) != NULL &&
+          strcmp(ecs_compiler_type_name(&c, ECS_RESOURCE_TRANSFORM_ID), "transform") == 0);
+    CHECK(ecs_compiler_compile(&c, moved, strlen(moved), 0, &out, &err) == ECS_OK);
+    ecs_compiler_output_free(&out);
     ecs_compiler_free(&c);
     ecs_spawner_free(&sp);
     fixture_free(&f);
