@@ -651,7 +651,10 @@ REVISION HISTORY
         refuse that id on create (they took it); a create from the queue
         clears its queued bit, ecs_entity_manager_invalidate rebuilds the
         bits at once; ecs_world_destroy_now runs e's destroy callbacks
-        before its instances go (they found them gone)
+        before its instances go (they found them gone); out of memory
+        nesting destroy callbacks refuses that destroy (they ran unguarded:
+        twice, or without end); live knows an index retired while nothing
+        was queued
    0.6  ecs_store_interface gains attach (the world's entity manager while
         a store is registered: the transform store refuses dead entities as
         registered managers do), verify (a snapshot's store section
@@ -905,10 +908,11 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
 /** True when e is alive and is an id create handed out: ecs_entity_alive,
     and false for the id a queued index carries next (see ENTITIES). Reads
     only (any number of threads may ask while nobody creates or destroys):
-    num_free == 0 answers at once, else one bit of the queued indices; a
-    scan of the queue when the bits are missing (out of memory). What a
-    manager registered in a world, the transform store and the world's
-    calls ask before they act on an entity. */
+    nothing queued or retired answers at once, else one bit of the queued
+    indices; a scan of the queue when the bits are missing (out of memory;
+    an index retired by out of memory is then not known, as for destroy).
+    What a manager registered in a world, the transform store and the
+    world's calls ask before they act on an entity. */
 static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e);
 /** Destroys e: runs the destroy callbacks (e still alive for them), bumps the
     generation and queues the index. Returns 1, or 0 (a no-op) when e is nil,
@@ -916,7 +920,10 @@ static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e);
     (alive by its byte, never handed out: see ENTITIES). Callbacks may
     destroy other entities. A destroy may allocate or grow the bits that
     mark queued indices (1/8 byte per index); out of memory, it scans the
-    queue instead and says so in em->error, and still destroys e. */
+    queue instead and says so in em->error, and still destroys e. Callbacks
+    nested more than 16 deep (a callback destroying an entity whose
+    callback destroys another ...) grow a list; out of memory for it the
+    destroy is refused (0, em->error says so, no callback ran). */
 static inline int ecs_entity_destroy(ecs_entity_manager *em, ecs_entity e);
 /** Destroys each of es[0..n-1] as ecs_entity_destroy does (duplicates and
     the next ids of queued indices are no-ops); returns how many were alive
@@ -1003,8 +1010,8 @@ static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
-    if (em->num_free == 0) return 1;
-    if (em->queued_limit && em->queued_synced == em->free_head) /* every queued index below the limit, its bit set */
+    if (em->num_free == 0 && em->num_retired == 0) return 1;
+    if (em->queued_limit && em->queued_synced == em->free_head) /* every queued or retired index below the limit, its bit set */
         return idx >= em->queued_limit || !((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
     return !ecs_entity_queued_scan__needs_ECS_IMPLEMENTATION_in_one_file(em, idx);
 }
@@ -2882,7 +2889,8 @@ static int ecs__entity_is_destroying(const ecs_entity_manager *em, ecs_entity e)
     return 0;
 }
 
-/* Runs the callbacks for e; returns 0 when e is already being destroyed. */
+/* Runs the callbacks for e; returns 0 when e is already being destroyed,
+   or when out of memory to mark it so (nothing ran, em->error says so). */
 static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t k;
@@ -2890,9 +2898,11 @@ static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
     if (em->num_destroying == em->destroying_capacity) {
         uint32_t cap = em->destroying_capacity ? em->destroying_capacity * 2u : 8u;
         ecs_entity *d = (ecs_entity *)ECS__REALLOC(em->destroying, (size_t)cap * sizeof *d);
-        if (!d) { /* run the callbacks unguarded rather than skip them */
-            for (k = 0; k < em->num_callbacks; ++k) em->callbacks[k].fn(em->callbacks[k].user, e);
-            return 1;
+        if (!d) { /* unguarded, a callback chain back to e ran them twice or without end: refused */
+            ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY,
+                          "entity manager: out of memory nesting destroy callbacks %u deep; the destroy is refused",
+                          (unsigned)cap);
+            return 0;
         }
         em->destroying = d;
         em->destroying_capacity = cap;

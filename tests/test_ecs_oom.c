@@ -254,11 +254,81 @@ static void test_hash_build_oom(void)
     }
 }
 
+/* Review defects (2026-11-27), both failed before. Callbacks nested past
+   the 16 the list holds, out of memory to grow it: they used to run
+   unguarded, so a chain back to an entity ran its callbacks twice (fail
+   once) or until the stack overflowed (fail from then on); now that
+   destroy is refused, nothing ran for it. And an index retired for want
+   of ring memory while nothing waited in the queue: ecs_entity_live said
+   its next id was handed out. */
+static ecs_entity_manager chain_em;
+static ecs_entity chain_next[64];
+static int chain_runs[64];
+static void chain_cb(void *user, ecs_entity e)
+{
+    uint32_t idx = ecs_entity_index(e);
+    (void)user;
+    ++chain_runs[idx];
+    if (chain_runs[idx] < 100 && !ecs_entity_is_nil(chain_next[idx])) ecs_entity_destroy(&chain_em, chain_next[idx]);
+}
+static void check_nested_callbacks(int after)
+{
+    ecs_entity c[18], warm;
+    uint32_t k, twice = 0;
+    memset(chain_next, 0, sizeof chain_next);
+    memset(chain_runs, 0, sizeof chain_runs);
+    ecs_entity_manager_init(&chain_em);
+    warm = ecs_entity_create(&chain_em);
+    for (k = 0; k < 18; ++k) c[k] = ecs_entity_create(&chain_em);
+    for (k = 0; k < 17; ++k) chain_next[ecs_entity_index(c[k])] = c[k + 1]; /* 18 deep ... */
+    chain_next[ecs_entity_index(c[17])] = c[16];                            /* ... the last two take each other */
+    CHECK(ecs_entity_on_destroy(&chain_em, chain_cb, NULL) == ECS_OK);
+    CHECK(ecs_entity_destroy(&chain_em, warm) == 1); /* the ring and bits exist: the next allocation is the list's */
+    oom_calls = 0;
+    oom_fail_at = 1;
+    oom_fail_after = after;
+    CHECK(ecs_entity_destroy(&chain_em, c[0]) == 1);
+    oom_fail_at = 0;
+    oom_fail_after = 0;
+    for (k = 0; k < 18; ++k) twice += chain_runs[ecs_entity_index(c[k])] > 1;
+    CHECK_MSG(twice == 0u, "%u entities' callbacks ran more than once", (unsigned)twice);
+    CHECK(chain_em.error.code == ECS_ERROR_OUT_OF_MEMORY && strstr(chain_em.error.message, "nesting destroy callbacks"));
+    CHECK(ecs_entity_alive(&chain_em, c[16]) && chain_runs[ecs_entity_index(c[16])] == 0); /* refused: nothing ran */
+    CHECK(!ecs_entity_alive(&chain_em, c[15]) && chain_runs[ecs_entity_index(c[15])] == 1);
+    ecs_entity_manager_free(&chain_em);
+}
+static void test_review_defects(void)
+{
+    ecs_entity_manager em;
+    ecs_entity e[3];
+    uint32_t idx, retired = 0;
+    unsigned long f;
+    check_nested_callbacks(0);
+    check_nested_callbacks(1);
+    for (f = 1; f <= 4; ++f) { /* the allocation that fails the ring's first growth: e[1]'s index is retired */
+        ecs_entity_manager_init(&em);
+        CHECK(ecs_entity_create_many(&em, 3, e) == ECS_OK);
+        oom_calls = 0;
+        oom_fail_at = f;
+        CHECK(ecs_entity_destroy(&em, e[1]) == 1);
+        oom_fail_at = 0;
+        idx = ecs_entity_index(e[1]);
+        if (em.num_retired == 1u && em.num_free == 0u) {
+            ++retired;
+            CHECK(ecs_entity_alive(&em, ecs_entity_make(idx, em.generation[idx])) &&
+                  !ecs_entity_live(&em, ecs_entity_make(idx, em.generation[idx])) && ecs_entity_live(&em, e[0]));
+        }
+        ecs_entity_manager_free(&em);
+    }
+    CHECK(retired == 1u);
+}
+
 int main(void)
 {
     static const ecs_lookup_kind kinds[3] = {ECS_LOOKUP_HASH, ECS_LOOKUP_DENSE, ECS_LOOKUP_DIRECT};
     unsigned long k, total, failures_seen;
     int kind, after;
+    test_review_defects();
     for (kind = 0; kind < 3; ++kind)
         for (after = 0; after < 2; ++after) {
             oom_fail_at = 0;
