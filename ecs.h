@@ -2872,7 +2872,17 @@ ECS_DEF ecs_result ecs_entity_create_many(ecs_entity_manager *em, uint32_t n, ec
     if (fresh && ecs__entity_reserve(em, em->max_index + fresh + 1u) != ECS_OK) {
         return em->error.code;
     }
-    for (k = 0; k < from_queue; ++k) out[k].id = ecs__free_pop(em);
+    if (from_queue) { /* the queue's front, then its bits (in step while synced) in one pass */
+        const uint32_t *ring = em->free_ring; /* locals: stores to out may alias *em */
+        uint32_t head = em->free_head, mask = em->free_capacity - 1u;
+        for (k = 0; k < from_queue; ++k) out[k].id = ring[(head + k) & mask];
+        if (em->queued_synced == head) {
+            if (em->queued_limit) ecs__queued_mark(em, head, head + from_queue, 0);
+            em->queued_synced = head + from_queue;
+        }
+        em->free_head = head + from_queue;
+        em->num_free -= from_queue;
+    }
     {
         uint32_t first = em->max_index + 1u; /* a local: stores to out may alias *em */
         for (k = 0; k < fresh; ++k) out[from_queue + k].id = first + k;

@@ -1243,6 +1243,29 @@ static void forged_check_world(ecs_world *w, const ecs_entity *ids, const char *
     CHECK_MSG(wrong == 0u && ecs_entity_count(&w->entities) == before - 600u, "%s: %u wrong results, count %u of %u",
               how, (unsigned)wrong, (unsigned)ecs_entity_count(&w->entities), (unsigned)(before - 600u));
 }
+/* Creates that take indices from the queue clear their queued bits, so
+   ecs_entity_live stays exact: every id popped (one at a time and by
+   create_many) is live, every index still queued refuses its next id. */
+static void test_live_after_pops(void)
+{
+    static ecs_entity ids[3000], popped[1001];
+    ecs_entity_manager em;
+    uint32_t k, wrong = 0;
+    ecs_entity_manager_init(&em);
+    CHECK(ecs_entity_create_many(&em, 3000, ids) == ECS_OK);
+    for (k = 0; k < 2500; ++k) CHECK(ecs_entity_destroy(&em, ids[k]) == 1);
+    CHECK(ecs_entity_create_many(&em, 1000, popped) == ECS_OK && em.num_free == 1500u);
+    popped[1000] = ecs_entity_create(&em);
+    for (k = 0; k <= 1000; ++k) wrong += !ecs_entity_live(&em, popped[k]);
+    for (k = 1001; k < 2500; ++k) { /* still queued: the id each carries next is alive by its byte only */
+        uint32_t idx = ecs_entity_index(ids[k]);
+        ecs_entity next = ecs_entity_make(idx, em.generation[idx]);
+        wrong += !ecs_entity_alive(&em, next) || ecs_entity_live(&em, next);
+    }
+    CHECK_MSG(wrong == 0u, "%u wrong answers", (unsigned)wrong);
+    ecs_entity_manager_free(&em);
+}
+
 /* ecs_world_destroy_now runs e's destroy callbacks while its instances are
    there, as ecs_entity_destroy does (it used to remove them first: a
    callback freeing a handle kept in a component found nothing). */
@@ -1320,6 +1343,7 @@ int main(void)
     test_queries_random();
     test_forged_next_id();
     test_destroy_now_callbacks();
+    test_live_after_pops();
     test_create_for_dead_entity();
     return test_report("test_world");
 }
