@@ -1457,16 +1457,22 @@ static inline const ecs_entity_manager *ecs__manager_entities(const ecs_manager 
     return (const ecs_entity_manager *)(const void *)m->world;
 }
 
+/* Whether m may hold an instance of e: any id standalone, in a world only
+   an entity alive there (ecs_entity_live). */
+static inline int ecs__manager_takes(const ecs_manager *m, ecs_entity e)
+{
+    return !m->world || ecs_entity_live(ecs__manager_entities(m), e);
+}
+
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e), idx = id & ECS_INDEX_MASK, i = m->count;
     ecs_entity_map_slot *s = m->map.slots + idx;
-    /* in a world, only for an entity alive there (the slow path says why not) */
-    int in_world = !m->world || ecs_entity_live(ecs__manager_entities(m), e);
-    /* dense fast path: room, an index the map covers (not 0), and no id of
-       this index owns an instance */
+    /* dense fast path: room, an index the map covers (not 0), no id of this
+       index owns an instance, and (asked last) in a world only for an entity
+       alive there (the slow path says why not) */
     if (m->lookup == ECS_LOOKUP_DENSE && i < m->capacity && idx - 1u < m->map.mask && s->id == 0 && !m->group &&
-        in_world) {
+        ecs__manager_takes(m, e)) {
         ++m->map.count;
         s->id = id;
         s->first = i;
@@ -1478,8 +1484,8 @@ static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_
     }
     /* hash fast path: room in the arrays and the table (at most 3/4 full
        after), and the probe meets an empty slot before the key */
-    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group && in_world &&
-        (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u) {
+    if (m->lookup == ECS_LOOKUP_HASH && i < m->capacity && idx != 0 && m->map.allocated && !m->group &&
+        (m->map.count + 1u) * 4u <= (m->map.mask + 1u) * 3u && ecs__manager_takes(m, e)) {
         uint32_t h = (id * 0x9E3779B1u) >> m->map.shift;
         s = m->map.slots;
         while (s[h].id != 0 && s[h].id != id) h = (h + 1u) & m->map.mask;
@@ -2679,8 +2685,6 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
     return ECS_OK;
 }
 
-/* The queue's front: the id its index carries next. */
-static uint32_t ecs__free_pop(ecs_entity_manager *em) { return ecs__entity_pop_front(em); }
 
 /* Grows the ring (full) to twice its size, keeping every entry at the slot
    its running count names, so the destroy log stays readable; slots the old
@@ -2790,11 +2794,8 @@ static int ecs__queued_sync(ecs_entity_manager *em, uint32_t idx)
    of the queue answers (the retired are then not known). */
 static int ecs__entity_queued(ecs_entity_manager *em, uint32_t idx)
 {
-    uint32_t s, end = em->free_head + em->num_free;
     if (ecs__queued_sync(em, idx)) return (int)((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
-    for (s = em->free_head; s != end; ++s)
-        if ((em->free_ring[s & (em->free_capacity - 1u)] & ECS_INDEX_MASK) == idx) return 1;
-    return 0;
+    return ecs_entity_queued_scan__needs_ECS_IMPLEMENTATION_in_one_file(em, idx);
 }
 
 ECS_DEF void ecs_entity_manager_invalidate(ecs_entity_manager *em)
@@ -2832,13 +2833,13 @@ ECS_DEF ecs_entity ecs_entity_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(
 {
     ecs_entity e = {0};
     if (em->num_free > ECS_MINIMUM_FREE_INDICES) {
-        e.id = ecs__free_pop(em);
+        e.id = ecs__entity_pop_front(em);
     } else if (em->max_index < ECS__INDEX_LIMIT) { /* index 0 stays reserved */
         if (em->max_index + 2u > em->capacity && ecs__entity_reserve(em, em->max_index + 2u) != ECS_OK)
             return e;
         e.id = ++em->max_index;
     } else if (em->num_free > 0) {
-        e.id = ecs__free_pop(em); /* a free index beats a failure */
+        e.id = ecs__entity_pop_front(em); /* a free index beats a failure */
     } else {
         ecs_error_set(&em->error, ECS_ERROR_INDICES_EXHAUSTED,
                       "entity manager: all %u indices are alive (ECS_INDEX_BITS = %d)",
@@ -3607,7 +3608,7 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT, "component manager: create for the nil entity");
         return ecs_instance_nil();
     }
-    if (m->world && !ecs_entity_live(ecs__manager_entities(m), e)) {
+    if (!ecs__manager_takes(m, e)) {
         ecs__not_alive_in_world(m, e, "create");
         return ecs_instance_nil();
     }
@@ -4085,7 +4086,7 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
     if (r != ECS_OK || n == 0) return r;
     for (k = 0; m->world && k < n; ++k) { /* in a world: every entity alive there (nil: refused below) */
         ecs_entity e = ecs__batch_entity(es, index, k);
-        if (!ecs_entity_is_nil(e) && !ecs_entity_live(ecs__manager_entities(m), e))
+        if (!ecs_entity_is_nil(e) && !ecs__manager_takes(m, e))
             return ecs__not_alive_in_world(m, e, "create_many");
     }
     if (m->lookup == ECS_LOOKUP_DIRECT) {

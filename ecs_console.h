@@ -1280,7 +1280,7 @@ struct ecs_console {
     void *clock_user;
     ecs_console_request_fn on_request;
     void *request_user;
-    uint32_t num_open;            /* connections not FREE (sockets and in-process): 0 makes a poll one look */
+    uint32_t num_open;            /* socket connections not FREE (a poll never serves the in-process one): 0 makes a poll one look */
     uint64_t now, frame;
     ecs__console_cmd *cmds;       /* max_commands slots */
     uint32_t *order;              /* help's scratch: command slots by name */
@@ -2004,7 +2004,7 @@ static void ecs__console_release(ecs__console_buf *b)
    in-process connection keeps its output until it is taken. */
 static void ecs__console_drop(ecs_console *c, ecs__console_conn *k, uint64_t *counter)
 {
-    if (k->state != ECS__CONSOLE_FREE) --c->num_open;
+    if (!k->local && k->state != ECS__CONSOLE_FREE) --c->num_open;
     if (counter) ++*counter;
     else if (k->close_count) ++*k->close_count;
     if (!k->local) {
@@ -2025,7 +2025,7 @@ static void ecs__console_drop(ecs_console *c, ecs__console_conn *k, uint64_t *co
 
 static void ecs__console_open(ecs_console *c, ecs__console_conn *k, ecs__console_sock s)
 {
-    if (k->state == ECS__CONSOLE_FREE) ++c->num_open;
+    if (!k->local && k->state == ECS__CONSOLE_FREE) ++c->num_open;
     k->sock = s;
     k->state = ECS__CONSOLE_DETECT;
     k->in.len = 0;

@@ -3110,8 +3110,7 @@ static ecs_result ecs__plugin_register_manager(ecs_plugin_registry *reg, const c
     if (res == ECS_OK) return res;
     /* the spawn half failed: the schema half goes too (all or nothing) */
     if (reg->num_recs > before) {
-        ecs__plugin_compile_undo(reg, reg->recs[reg->num_recs - 1]);
-        ecs__plugin_rec_drop_last(reg);
+        ecs__plugin_rec_remove(reg, reg->num_recs - 1); /* its kind's undo: out of the compiler */
     } else if ((r = ecs__plugin_rec_find(reg, &ecs__plugin_kind_schema, 0, 0, name)) != NULL) {
         r->flags &= ~ECS__PLUGIN_STAGED; /* a reload's: staged again by nothing */
     }

@@ -2167,11 +2167,8 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
     ecs__snap_reader rd;
     ecs__snap_sec s;
     ecs_result r = ecs__snap_open(&rd, blob, size, 0, err);
-    uint8_t *seen = (uint8_t *)ECS__REALLOC(NULL, (size_t)w->num_components + 1u);
     uint32_t max_index = 0;
     int more;
-    if (!seen) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_load: out of memory");
-    memset(seen, 0, (size_t)w->num_components + 1u);
     while (r == ECS_OK && (more = ecs__snap_next(&rd, &s, err)) > 0) {
         ecs__snap_ents e;
         ecs__snap_mgr v;
@@ -2198,10 +2195,8 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
             }
             continue;
         }
-        c = &w->component[k];
-        if (seen[k]++) {
-            r = ecs__snap_bad(err, s.offset, s.where, "a second section for '%s'", c->name);
-        } else if ((s.kind == ECS__SNAP_MANAGER) != (c->manager != NULL)) {
+        c = &w->component[k]; /* (one section per store: verify refused a second one) */
+        if ((s.kind == ECS__SNAP_MANAGER) != (c->manager != NULL)) {
             r = ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_load: '%s' is %s in the world and %s in the snapshot",
                               c->name, c->manager ? "a manager" : "a store", c->manager ? "a store" : "a manager");
         } else if (s.kind == ECS__SNAP_STORE) {
@@ -2232,7 +2227,6 @@ static ecs_result ecs__snap_run(ecs_world *w, const void *blob, size_t size, uin
             }
         }
     }
-    ECS__FREE(seen);
     return r;
 }
 
@@ -2254,11 +2248,13 @@ static ecs_group *ecs__snap_next_group(const ecs_world *w, uint32_t *c, ecs_grou
 /* Every group of w's managers gets its size from the data: the longest run
    of instances, from 0, that every member holds for the same entities (a
    manager's record keeps only its outermost group's size; nested groups
-   are prefixes inside it). ecs__snap_check_groups then checks that no
-   entity past it owns every member. */
-static void ecs__snap_group_sizes(ecs_world *w)
+   are prefixes inside it). Then the group must keep its invariant after the
+   load or clone (what: the caller's name, source: what it copied from): no
+   entity past that size owns every member (a snapshot or a world of other
+   groups, or of some members only, breaks it). */
+static ecs_result ecs__snap_group_sizes(ecs_world *w, const char *what, const char *source, ecs_error *err)
 {
-    uint32_t c = 0, k, size;
+    uint32_t c = 0, k, i, size;
     ecs_group *g = NULL;
     while ((g = ecs__snap_next_group(w, &c, g)) != NULL) {
         const ecs_manager *lead = g->member[0];
@@ -2268,29 +2264,13 @@ static void ecs__snap_group_sizes(ecs_world *w)
             if (k < g->num_members) break;
         }
         g->size = size;
-    }
-}
-
-/* Every group of w keeps its invariant after a load or a clone (what: the
-   caller's name, source: what it copied from), its size set by
-   ecs__snap_group_sizes (so instances 0..size-1 of every member belong to
-   the same entities): no entity past it owns every member. (A snapshot or
-   a world of other groups, or of some members only, breaks it.) */
-static ecs_result ecs__snap_check_groups(const ecs_world *w, const char *what, const char *source, ecs_error *err)
-{
-    uint32_t c = 0, k, i;
-    ecs_group *grp = NULL;
-    while ((grp = ecs__snap_next_group(w, &c, grp)) != NULL) {
-        const ecs_manager *lead = grp->member[0];
-        int ok = 1;
-        for (i = grp->size; i < lead->count && ok; ++i) {
-            for (k = 1; k < grp->num_members && !ecs_instance_is_nil(ecs_manager_lookup(grp->member[k], lead->entity[i])); ++k) continue;
-            ok = k < grp->num_members;
+        for (i = size; i < lead->count; ++i) {
+            for (k = 1; k < g->num_members && !ecs_instance_is_nil(ecs_manager_lookup(g->member[k], lead->entity[i])); ++k) continue;
+            if (k == g->num_members)
+                return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                     "%s: the group of '%s' is not kept by the %s (without the group, or without some of its "
+                                     "members)", what, ecs__snap_name_of(w, lead), source);
         }
-        if (!ok)
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "%s: the group of '%s' is not kept by the %s (without the group, or without some of its "
-                                 "members)", what, ecs__snap_name_of(w, lead), source);
     }
     return ECS_OK;
 }
@@ -2312,8 +2292,7 @@ ECS_DEF ecs_result ecs_snapshot_load(ecs_world *w, const void *blob, size_t size
     if ((r = ecs__snap_run(w, blob, size, flags, 0, NULL, err)) != ECS_OK) return r;
     if (flags & ECS_SNAPSHOT_REPLACE) ecs__snap_clear_world(w);
     r = ecs__snap_run(w, blob, size, flags, 1, report, err);
-    if (r == ECS_OK) ecs__snap_group_sizes(w);
-    if (r == ECS_OK) r = ecs__snap_check_groups(w, "ecs_snapshot_load", "snapshot", err);
+    if (r == ECS_OK) r = ecs__snap_group_sizes(w, "ecs_snapshot_load", "snapshot", err);
     if (r != ECS_OK) {
         ecs__snap_clear_world(w);
         if (report) memset(report, 0, sizeof *report);
@@ -2443,8 +2422,7 @@ ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_
         }
     }
     ECS__FREE(scratch);
-    if (r == ECS_OK) ecs__snap_group_sizes(dst); /* nested groups: sizes from the data */
-    if (r == ECS_OK) r = ecs__snap_check_groups(dst, "ecs_snapshot_clone", "source world", err);
+    if (r == ECS_OK) r = ecs__snap_group_sizes(dst, "ecs_snapshot_clone", "source world", err); /* nested: from the data */
     if (r != ECS_OK) ecs__snap_clear_world(dst);
     return r;
 }

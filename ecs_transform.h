@@ -3099,11 +3099,8 @@ static ecs_result ecs__tf_snap_check_clean(const ecs__tf_snap_in *in, uint32_t f
     uint32_t i, k;
     ecs_entity_map_init(&pending, ECS_LOOKUP_HASH);
     r = ecs_entity_map_reserve(&pending, num_pending, ECS_INDEX_MASK, err);
-    for (k = 0; k < num_pending && r == ECS_OK; ++k) {
-        uint32_t id;
-        memcpy(&id, in->d + 4u * (ECS__TF_SNAP_HEAD + (size_t)in->n * ECS__TF_SNAP_WORDS + k), 4);
-        if (ecs_entity_map_find(&pending, id) == ECS__TF_NIL) ecs_entity_map_set(&pending, id, k);
-    }
+    for (k = 0; k < num_pending && r == ECS_OK; ++k) /* (the pending ids: the column after the arrays) */
+        ecs_entity_map_set(&pending, ecs__tf_snap_word(in->d, in->n, ECS__TF_SNAP_WORDS, k), k);
     for (i = 0; i < first_dirty && r == ECS_OK; ++i) {
         uint32_t p = ecs__tf_snap_word(in->d, in->n, 1, i), age = ecs__tf_snap_word(in->d, in->n, 5, i);
         int waits = ecs_entity_map_find(&pending, ecs__tf_snap_word(in->d, in->n, 0, i)) != ECS__TF_NIL;

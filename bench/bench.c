@@ -1710,12 +1710,6 @@ static void bs_apply_copy(void *p)
         bs_fail("apply", &err);
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define BS_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define BS_PREFETCH(p) ((void)(p))
-#endif
-
 /* Every 64-byte block of base against next's, both streams asked for 4 KB
    ahead as the delta asks for them (the delta's limit: it reads the same
    two streams, and hashes them too). */
@@ -1726,8 +1720,8 @@ static void bs_compare(void *p)
     size_t k, j, differ = 0, n = c->base.size < c->out.size ? c->base.size : c->out.size;
     for (k = 0; k + 64u <= n; k += 64u) {
         uint64_t x[8], y[8], d = 0;
-        BS_PREFETCH(a + k + 4096u);
-        BS_PREFETCH(b + k + 4096u);
+        ECS__PREFETCH(a + k + ECS__DELTA_AHEAD);
+        ECS__PREFETCH(b + k + ECS__DELTA_AHEAD);
         memcpy(x, a + k, 64);
         memcpy(y, b + k, 64);
         for (j = 0; j < 8u; ++j) d |= x[j] ^ y[j];

@@ -1222,11 +1222,9 @@ static int ldeps_moved_name(const char *name, const char *old_path, const char *
 static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
                                     size_t size)
 {
-    size_t ol = strlen(old_path);
     long n = ecs_path_renamed(path, old_path, new_path, out, size);
-    if (n != 0 || strncmp(path, old_path, ol) != 0 || path[ol] != '.' || strchr(path + ol, '/')) return n;
-    if (snprintf(out, size, "%s%s", new_path, path + ol) >= (int)size) return -1;
-    return (long)strlen(out);
+    if (n != 0 || !ldeps_is_named_by(path, old_path)) return n; /* (left: old_path.X) */
+    return ldeps_moved_name(path, old_path, new_path, out, size) ? (long)strlen(out) : -1;
 }
 
 static ldeps_op *ldeps_plan_op(ldeps_plan *pl, uint32_t file)

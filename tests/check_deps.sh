@@ -28,7 +28,7 @@
 #    foreign cache is rebuilt with a note and the same findings.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-OUT=${BUILD_DIR_ROOT:-build/tests}/deps
+OUT=${BUILD_DIR_ROOT:-$PWD/build/tests}/deps
 STB=${STB_INCLUDE:-/usr/include/stb}
 WARN="-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion"
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 2
