@@ -23,7 +23,8 @@
                                                  non-canonical references,
                                                  cycles of prefabs, unused
                                                  resources (examples/levelc_deps.h)
-     ./levelc [TYPES] refs DIR PATH              who refers to PATH
+     ./levelc [TYPES] refs DIR PATH              who refers to PATH (PATH.X,
+                                                 PATH/...)
      ./levelc [TYPES] rename DIR OLD NEW [--dry-run] [--no-sync]
                                                  move a resource (its variants,
                                                  or a folder) and patch every

@@ -1083,8 +1083,37 @@ static int ldeps_run_deps(const char *dir, const ecs_compiler *c, uint64_t confi
     return ok && !broken && !cycles && !errors ? 0 : 1;
 }
 
-/* levelc refs DIR PATH: every reference to PATH (or to a path under the
-   folder PATH), from the cache. 0, or 1 for a bad PATH or a failed scan. */
+/* Whether name is path's: path itself, path.* (its types, its variants and
+   the resources path.X, variants of it too; no '/' after path) or under the
+   folder path. What a rename of path moves, and where it moves to. */
+static int ldeps_is_named_by(const char *name, const char *path)
+{
+    size_t n = strlen(path);
+    if (strncmp(name, path, n) != 0) return 0;
+    return name[n] == '\0' || name[n] == '/' || (name[n] == '.' && !strchr(name + n, '/'));
+}
+
+/* The new name of file `name` when old_path becomes new_path (see
+   ldeps_is_named_by), or 0. */
+static int ldeps_moved_name(const char *name, const char *old_path, const char *new_path, char *out, size_t size)
+{
+    if (!ldeps_is_named_by(name, old_path)) return 0;
+    return snprintf(out, size, "%s%s", new_path, name + strlen(old_path)) < (int)size;
+}
+
+/* What reference path becomes when old_path becomes new_path: as
+   ecs_path_renamed, and old_path.X (a moved file's own resource) becomes
+   new_path.X. Its length, 0 when left alone, -1 when out is too small. */
+static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
+                                    size_t size)
+{
+    long n = ecs_path_renamed(path, old_path, new_path, out, size);
+    if (n != 0 || !ldeps_is_named_by(path, old_path)) return n; /* (left: old_path.X) */
+    return ldeps_moved_name(path, old_path, new_path, out, size) ? (long)strlen(out) : -1;
+}
+
+/* levelc refs DIR PATH: every reference to PATH, to PATH.X or to a path
+   under the folder PATH (what a rename of PATH patches), from the cache. 0, or 1 for a bad PATH or a failed scan. */
 static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t config, const char *path)
 {
     ldeps_project p;
@@ -1102,7 +1131,7 @@ static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t confi
         uint32_t before = count;
         for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
             const ldeps_ref *r = p.refs + k;
-            if (ecs_path_renamed(p.arena + r->canonical, path, path, renamed, sizeof renamed) <= 0) continue;
+            if (ldeps_renamed_reference(p.arena + r->canonical, path, path, renamed, sizeof renamed) <= 0) continue;
             printf("%s%s:%u:%u: '%s'\n", shown, p.arena + f->name, (unsigned)r->line, (unsigned)r->column, p.arena + r->path);
             ++count;
         }
@@ -1196,35 +1225,6 @@ static char *ldeps_beside(const char *path, const char *suffix)
     strcpy(s + head + 1, path + head);
     strcat(s, suffix);
     return s;
-}
-
-/* Whether name is path's: path itself, path.* (its types, its variants and
-   the resources path.X, variants of it too; no '/' after path) or under the
-   folder path. What a rename of path moves, and where it moves to. */
-static int ldeps_is_named_by(const char *name, const char *path)
-{
-    size_t n = strlen(path);
-    if (strncmp(name, path, n) != 0) return 0;
-    return name[n] == '\0' || name[n] == '/' || (name[n] == '.' && !strchr(name + n, '/'));
-}
-
-/* The new name of file `name` when old_path becomes new_path (see
-   ldeps_is_named_by), or 0. */
-static int ldeps_moved_name(const char *name, const char *old_path, const char *new_path, char *out, size_t size)
-{
-    if (!ldeps_is_named_by(name, old_path)) return 0;
-    return snprintf(out, size, "%s%s", new_path, name + strlen(old_path)) < (int)size;
-}
-
-/* What reference path becomes when old_path becomes new_path: as
-   ecs_path_renamed, and old_path.X (a moved file's own resource) becomes
-   new_path.X. Its length, 0 when left alone, -1 when out is too small. */
-static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
-                                    size_t size)
-{
-    long n = ecs_path_renamed(path, old_path, new_path, out, size);
-    if (n != 0 || !ldeps_is_named_by(path, old_path)) return n; /* (left: old_path.X) */
-    return ldeps_moved_name(path, old_path, new_path, out, size) ? (long)strlen(out) : -1;
 }
 
 static ldeps_op *ldeps_plan_op(ldeps_plan *pl, uint32_t file)

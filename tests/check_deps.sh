@@ -15,7 +15,8 @@
 #    changes nothing;
 #  - a rename moves a file named exactly OLD and OLD.X (a resource and a
 #    variant of OLD) with its variants, and references to OLD.X become
-#    NEW.X: nothing broken after, byte-identical after A -> B -> A;
+#    NEW.X (and refs OLD lists them): nothing broken after, byte-identical
+#    after A -> B -> A;
 #  - refusals with the project byte-identical: the target exists (the
 #    resource, a variant only, a file NEW.*, a file half way through the moves), a
 #    read-only file, a source that cannot be read, non-canonical arguments;
@@ -159,6 +160,7 @@ cp v/models/crate.mesh v/models/hull.v2.mesh && printf 'x\n' >v/models/hull.v2.f
 sed -i 's|"models/dock"|"models/hull.v2"|' v/levels/harbor.json
 cp -r v v0
 check "names: a file named exactly OLD and a resource OLD.X: clean" expect want_clean.txt L deps v
+check "names: refs of OLD lists the reference to OLD.X (what rename patches)" sh -c "./levelc --schema '$SAMPLE/game.schema.json' refs v models/hull | grep -q \"harbor.json:.*'models/hull.v2'\""
 check "names: rename moves OLD, OLD.X and OLD.X's variant" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename v models/hull models/keel >/dev/null && test -f v/models/keel -a -f v/models/keel.v2.mesh -a -f v/models/keel.v2.fr.mesh && ! ls v/models | grep -q hull"
 check "names: references to OLD.X become NEW.X" grep -q '"models/keel.v2"' v/levels/harbor.json
 check "names: deps finds nothing broken after the rename" expect want_clean.txt L deps v
