@@ -1,4 +1,4 @@
-/* ecs.h - v0.7 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.8 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -409,7 +409,8 @@ QUERIES (what systems are made of; also usable by hand)
    once, with its first instance.
    Threads: cursors on distinct ranges [begin, end) of the span run at once
    (a walk only reads); nothing may add or remove instances of the query's
-   stores meanwhile.
+   stores meanwhile, nor of a store grouped with them (ecs_group_top: a
+   group moves every member's instances together).
 
 CONFIGURATION (define before including; the same value in every file)
    ECS_INDEX_BITS            22    bits of index (max entities = 2^bits - 1)
@@ -646,6 +647,14 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
+   0.8  ecs_world_destroy_now and _destroy_tree leave an entity whose
+        destroy is refused (its destruction already running, out of memory
+        nesting callbacks) as it was, and say so (they stripped its
+        instances and returned 1 / ECS_OK); two ECS_SERIAL systems conflict
+        (they ran at once, racing on the state they share); a stale
+        cursor_start writes nothing but the cursor (it wrote the world's
+        error from every walk at once); walks and systems: stores grouped
+        with the query's count as its own (documented)
    0.7  ecs_entity_live (alive, and not the id a queued index carries
         next); a manager registered in a world and the transform store
         refuse that id on create (they took it); a create from the queue
@@ -706,7 +715,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 7
+#define ECS_VERSION_MINOR 8
 
 #include <stddef.h>
 #include <stdint.h>
@@ -2278,12 +2287,15 @@ ECS_DEF ecs_result ecs_world_query_make(ecs_world *w, const ecs_world_query_desc
 ECS_DEF uint32_t ecs_world_query_span(const ecs_world_query *q);
 /** Starts a walk over driver positions [begin, end) (end clamped to the
     span). ECS_OK, or ECS_ERROR_NOT_FOUND when a store was removed since q
-    was made (the message in q->world->error; make q again). Several walks
-    of one query may run at once on distinct ranges. */
+    was made (make q again; the walk yields nothing). It writes nothing but
+    *c, not even q->world->error: several walks of one query may run at once
+    on distinct ranges. */
 ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_query *q, uint32_t begin,
                                           uint32_t end);
 /** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
-    at the end. Do not add or remove instances of q's stores during a walk. */
+    at the end. Do not add or remove instances of q's stores during a walk,
+    nor of a store grouped with one of them (ecs_group_top: leaving or
+    joining a group moves the instances of every member). */
 ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out);
 /** Direct path: makes the walks of q skip reading the required stores'
     entity arrays where it can. When a required store's slots changed since
@@ -2311,14 +2323,24 @@ typedef struct ecs_world_has {
     entity of this world with that id, if one is alive. */
 ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_world_has *out, uint32_t cap);
 /** Destroys e and every instance it has in every store now (the lazy way,
-    ecs_entity_destroy(&w->entities, e), stays the default). Returns 1, or 0
-    for a nil or dead entity (nothing changed; an entity of another world
-    is seen by its id, as in ecs_world_components_of). */
+    ecs_entity_destroy(&w->entities, e), stays the default): its destroy
+    callbacks run first and see every instance. Returns 1, or 0 with nothing
+    changed for a nil or dead entity (an entity of another world is seen by
+    its id, as in ecs_world_components_of) and when ecs_entity_destroy
+    refuses e: its destruction is already running (a callback chain back
+    to e: that destroy removes the instances once its callbacks are done),
+    or out of memory nesting callbacks (w->entities.error says so). */
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e);
 /** Destroys e and every entity below it in the hierarchy store `hierarchy`
     (e.g. "transform"), with their instances everywhere (e alone when it
-    has no node there). ECS_OK, or an error (unknown store, store without
-    subtree, e nil or not alive, out of memory: nothing changed). */
+    has no node there), leaves first, each as ecs_world_destroy_now does.
+    ECS_OK, or an error (unknown store, store without subtree, e nil or
+    not alive, out of memory listing the tree: nothing changed). An entity
+    of the tree whose destruction is running already (the call comes from
+    its callback) is left to that destroy. Destroys refused for out of
+    memory nesting callbacks: ECS_ERROR_OUT_OF_MEMORY once the rest are
+    destroyed (callbacks ran: no going back), the refused ones keep
+    everything. */
 ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err);
 /** Runs every store's exact collection (ecs_manager_collect and the
     interfaces' collect); with jobs, stores in parallel (one task per
@@ -2344,7 +2366,8 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
      match's instances: a frame buffer, a sum). The macro gives name_system,
      the const ecs_system_desc to register with ecs_world_add_system.
    - the rule (Our Machinery's): two systems conflict when one writes a
-     component the other reads or writes. Systems that do not conflict run
+     component the other reads or writes, or when both are ECS_SERIAL
+     (both may write the same shared state). Systems that do not conflict run
      at the same time; of two that conflict, the one registered earlier runs
      entirely before the later one starts. So the systems run in waves: a
      system's wave is one more than the latest wave of the earlier systems
@@ -2357,7 +2380,9 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
      write the instances of its match (of components it declared as
      written: writing an undeclared one is your bug, which the world cannot
      see). A serial system's chunks run in order on one task (still beside
-     the systems it does not conflict with).
+     the systems it does not conflict with: never beside another serial
+     one; a system that reads the shared state a serial one writes is
+     serial too).
    - the ranges depend on the stores' sizes only, never on the number of
      workers; with systems that keep to their declarations every result is
      the serial one (the systems one after another in registration order,
@@ -2366,7 +2391,8 @@ ECS_DEF uint32_t ecs_world_collect(ecs_world *w, const ecs_jobs *jobs);
      (a group added after the system is used from the next frame) and
      refreshes the direct path's runs itself.
    Nothing is allocated per frame. Do not add or remove instances of a
-   running system's stores (defer them to after the call). */
+   running system's stores, or of a store grouped with them (defer them to
+   after the call). */
 
 /** Driver positions per task of a system (64 chunks). */
 #define ECS_WORLD_SYSTEM_RANGE (64u * ECS_WORLD_CHUNK)
@@ -5457,12 +5483,9 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
 {
     uint32_t span = ecs_world_query_span(q);
     c->query = q;
-    if (q->epoch != q->world->epoch) {
+    if (q->epoch != q->world->epoch) { /* no message: walks run at once, the world's error is shared */
         c->next = c->end = 0;
-        return ecs_error_set(&q->world->error, ECS_ERROR_NOT_FOUND,
-                             "ecs_world_cursor_start: a component was removed from the world after this query "
-                             "was made (epoch %u, now %u): make the query again",
-                             (unsigned)q->epoch, (unsigned)q->world->epoch);
+        return ECS_ERROR_NOT_FOUND;
     }
     c->end = end < span ? end : span;
     c->next = begin < c->end ? begin : c->end;
@@ -5902,25 +5925,26 @@ ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_w
 
 /* e, then its instances in every store (the stores find them by id): the
    destroy callbacks see e with every instance, as after ecs_entity_destroy.
-   Dead already: its instances only. */
-static void ecs__world_destroy_one(ecs_world *w, ecs_entity e)
+   Dead already (a callback destroyed it): its instances only. 0 when the
+   destroy was refused (e's destruction already running: that destroy
+   removes them; out of memory nesting callbacks): e keeps everything. */
+static int ecs__world_destroy_one(ecs_world *w, ecs_entity e)
 {
     uint32_t k;
-    (void)ecs_entity_destroy(&w->entities, e);
+    if (!ecs_entity_destroy(&w->entities, e) && ecs_entity_alive(&w->entities, e)) return 0;
     for (k = 0; k < w->num_components; ++k) (void)ecs__store_destroy_entity(&w->component[k], e);
+    return 1;
 }
 
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e)
 {
-    if (!ecs_entity_live(&w->entities, e)) return 0;
-    ecs__world_destroy_one(w, e);
-    return 1;
+    return ecs_entity_live(&w->entities, e) && ecs__world_destroy_one(w, e);
 }
 
 ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err)
 {
     ecs_entity small[64], *list = small;
-    uint32_t k = ecs_world_find(w, hierarchy), n;
+    uint32_t k = ecs_world_find(w, hierarchy), n, refused;
     const ecs_world_component *h = k == ECS_WORLD_NO_COMPONENT ? NULL : &w->component[k];
     char who[ECS_ENTITY_TEXT_SIZE];
     ecs_result r = ECS_OK;
@@ -5953,10 +5977,18 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
         small[0] = e;
         n = 1;
     }
-    /* leaves first: no child is made a root only to be destroyed next */
-    for (k = n; k-- > 0;) ecs__world_destroy_one(w, list[k]);
+    /* leaves first: no child is made a root only to be destroyed next; one
+       whose destruction is running already is left to that destroy */
+    for (k = n, refused = 0; k-- > 0;)
+        refused += !ecs__world_destroy_one(w, list[k]) && !ecs__entity_is_destroying(&w->entities, list[k]);
     if (list != small) ECS__FREE(list);
-    return ECS_OK;
+    if (!refused) return ECS_OK;
+    ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY,
+                  "ecs_world_destroy_tree: %u of the %u entities of %s's tree were refused (out of memory nesting "
+                  "destroy callbacks): they keep their instances, the others are destroyed", (unsigned)refused,
+                  (unsigned)n, ecs_entity_format(who, sizeof who, e));
+    if (err) *err = w->error;
+    return ECS_ERROR_OUT_OF_MEMORY;
 }
 
 /* ecs_world_collect's tasks: task k collects component k, and with it the
@@ -6116,6 +6148,14 @@ static int ecs__system_writes_into(const ecs_world_system *a, const ecs_world_sy
     return 0;
 }
 
+/* The rule: one writes what the other reads or writes, or both are serial
+   (both may write the same shared state: a frame buffer, a sum). */
+static int ecs__systems_conflict(const ecs_world_system *a, const ecs_world_system *b)
+{
+    if (a->desc->flags & b->desc->flags & ECS_SERIAL) return 1;
+    return ecs__system_writes_into(a, b) || ecs__system_writes_into(b, a);
+}
+
 /* The waves (the rule); returns how many. O(n^2) pairs, each at most 8 x 16 compares. */
 static uint32_t ecs__systems_waves(ecs_world_system *s, uint32_t n)
 {
@@ -6123,7 +6163,7 @@ static uint32_t ecs__systems_waves(ecs_world_system *s, uint32_t n)
     for (j = 0; j < n; ++j) {
         s[j].wave = 0;
         for (i = 0; i < j; ++i)
-            if (s[i].wave >= s[j].wave && (ecs__system_writes_into(&s[i], &s[j]) || ecs__system_writes_into(&s[j], &s[i])))
+            if (s[i].wave >= s[j].wave && ecs__systems_conflict(&s[i], &s[j]))
                 s[j].wave = s[i].wave + 1u;
         if (s[j].wave >= waves) waves = s[j].wave + 1u;
     }

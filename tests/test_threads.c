@@ -583,6 +583,8 @@ ECS_WORLD_SYSTEM_DEFINE(sys_data, DATA, 0) { d.v[k] = d.v[k] * 1.5f + 0.25f; }
 ECS_WORLD_SYSTEM_DEFINE(sys_hurt, HURT, 0) { h.v[k] -= p.v[k] * 0.5f; }
 #define SUM(X) X(t_position, p, ECS_READ) /* a reduction: serial */
 ECS_WORLD_SYSTEM_DEFINE(sys_sum, SUM, ECS_SERIAL) { ((sys_world *)frame->user)->sum += (double)p.v[k] * 1.0000001; }
+#define TALLY(X) X(t_data, d, ECS_READ) /* serial too, into the same sum: never beside sys_sum (it used to be) */
+ECS_WORLD_SYSTEM_DEFINE(sys_tally, TALLY, ECS_SERIAL) { ((sys_world *)frame->user)->sum += (double)d.v[k] * 0.5; }
 #define DATA_OPT(X) X(t_health, h, ECS_OPTIONAL) X(t_data, d, ECS_WRITE) /* optional first: reordered */
 ECS_WORLD_SYSTEM_DEFINE(sys_data_opt, DATA_OPT, 0) { d.v[k] -= h.v ? h.v[k] : 1.0f; }
 #define HEAL(X) X(t_health, h, ECS_WRITE) X(t_data, d, ECS_READ) /* exactly the inner group */
@@ -604,6 +606,7 @@ static void sys_ref_frame(sys_ref *r)
     for (k = 0; k < N_SYS; ++k) if (r->has[k] & 2u) r->data[k] = r->data[k] * 1.5f + 0.25f;
     for (k = 0; k < N_SYS; ++k) if (r->has[k] & 4u) r->health[k] -= r->pos[k] * 0.5f;
     for (k = 0; k < N_SYS; ++k) r->sum += (double)r->pos[k] * 1.0000001;
+    for (k = 0; k < N_SYS; ++k) if (r->has[k] & 2u) r->sum += (double)r->data[k] * 0.5;
     for (k = 0; k < N_SYS; ++k) if (r->has[k] & 2u) r->data[k] -= (r->has[k] & 4u) ? r->health[k] : 1.0f;
     for (k = 0; k < N_SYS; ++k) if ((r->has[k] & 6u) == 6u) r->health[k] += r->data[k] * 0.001f;
     for (k = 0; k < N_SYS; ++k) if ((r->has[k] & 10u) == 10u) r->armor[k] = r->armor[k] * 0.5f + r->data[k];
@@ -635,8 +638,9 @@ static void set_value(ecs_manager *m, ecs_entity e, float v)
 static void sys_world_build(sys_world *s, sys_ref *r)
 {
     static const char *const inner[] = {"t_data", "t_health"}, *const outer[] = {"t_data", "t_health", "t_armor"};
-    static const ecs_system_desc *const systems[8] = {&sys_move_system, &sys_steer_system, &sys_data_system,
-                                                      &sys_hurt_system, &sys_sum_system,   &sys_data_opt_system,
+    static const ecs_system_desc *const systems[9] = {&sys_move_system, &sys_steer_system, &sys_data_system,
+                                                      &sys_hurt_system, &sys_sum_system,   &sys_tally_system,
+                                                      &sys_data_opt_system,
                                                       &sys_heal_system, &sys_wear_system};
     ecs_error err;
     uint32_t k;
@@ -662,14 +666,16 @@ static void sys_world_build(sys_world *s, sys_ref *r)
         if (k % 7u < 3u) set_value(&s->armor.core, e, r->armor[k] = (float)(k % 11u)), r->has[k] |= 8u;
     }
     CHECK(ecs_world_group(&s->w, inner, 2, &err) == ECS_OK);
-    for (k = 0; k < 8; ++k) CHECK_MSG(ecs_world_add_system(&s->w, systems[k], &err) == ECS_OK, "%s", err.message);
+    for (k = 0; k < 9; ++k) CHECK_MSG(ecs_world_add_system(&s->w, systems[k], &err) == ECS_OK, "%s", err.message);
 }
 
 static void test_systems(void)
 {
-    static const uint32_t want_wave[8] = {0, 1, 0, 1, 1, 2, 3, 3};
-    static const ecs_world_query_path want_path[8] = {ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_LOOKUP,
-        ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_GROUP, ECS_WORLD_QUERY_GROUP};
+    /* sys_tally (5) after sys_sum (4): both serial, so never in one wave */
+    static const uint32_t want_wave[9] = {0, 1, 0, 1, 1, 2, 3, 4, 4};
+    static const ecs_world_query_path want_path[9] = {ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_LOOKUP,
+        ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_DIRECT, ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_LOOKUP, ECS_WORLD_QUERY_GROUP,
+        ECS_WORLD_QUERY_GROUP};
     uint32_t j, i;
     uint64_t frame;
     ecs_error err;
@@ -685,7 +691,7 @@ static void test_systems(void)
             CHECK(ecs_world_run_systems(&par->w, &f, &jobs_list[j], &err) == ECS_OK);
             CHECK_MSG(sys_same(par, r), "%s, frame %u", jobs_name[j], (unsigned)frame);
         }
-        for (i = 0; i < 8; ++i) {
+        for (i = 0; i < 9; ++i) {
             CHECK_MSG(par->w.systems[i].wave == want_wave[i], "system %u wave %u", (unsigned)i, (unsigned)par->w.systems[i].wave);
             CHECK_MSG(par->w.systems[i].query.path == want_path[i], "system %u path %u", (unsigned)i,
                       (unsigned)par->w.systems[i].query.path);
