@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.5 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.6 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -295,7 +295,8 @@ MEMORY AND POINTER STABILITY
    and reach the new code. ecs_manager pointers from define/find stay valid
    until their plugin is unloaded (reloads keep them). A plugin handle is
    { uint32_t id } with a generation: a stale handle is refused, never
-   aliased. A plugin's state is the plugin's memory. A load or reload holds
+   aliased (a slot whose 65,536 generations are used up is not taken
+   again). A plugin's state is the plugin's memory. A load or reload holds
    the whole library file in memory while it checks and copies it (freed
    before dlopen).
 
@@ -408,6 +409,10 @@ REFERENCE (every public function; the declarations below have the details)
    ecs_registry_api_v0, ecs_transforms_api_v0/_v1, ecs_resources_api_v0/_v1.
 
 REVISION HISTORY
+   0.6  fix: a load from a plugin's init gets a slot and a place in the load
+        order of its own (it took the outer load's slot: a wrong handle, a
+        crash in the registry's destroy); a slot whose handle generations
+        are used up retires (they wrapped: a stale handle named a new plugin)
    0.5  fix: register_manager is all or nothing (when the spawn half failed,
         the schema half stayed registered and a corrected retry failed)
    0.4  ecs_plugin_track, _untrack and _track_call: registrations of other
@@ -696,7 +701,10 @@ ECS_DEF ecs_result ecs_plugin_track_call(ecs_plugin_registry *reg, const ecs_plu
     version and calls init. On success *out is the plugin's handle. On
     failure *out is nil, err says why (ECS_ERROR_PLUGIN_LOAD, _NO_ENTRY,
     _VERSION, _INIT, ECS_ERROR_IO, ECS_ERROR_OUT_OF_MEMORY) and nothing the
-    plugin registered is left. out may be NULL. */
+    plugin registered is left. out may be NULL. A plugin's init may load
+    another plugin (through an API the engine publishes: a dependency it
+    needs first); each gets a slot and a place in the load order of its
+    own, the inner one first. */
 ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, ecs_plugin *out, ecs_error *err);
 /** Calls shutdown, removes the plugin's registrations (managers included),
     closes the library and deletes its copy if it is still on disk. ECS_OK,
@@ -1439,6 +1447,7 @@ typedef struct ecs__plugin_slot {
     uint32_t running;          /* calls into this plugin now on the stack */
     int unloading;             /* its unload runs (shutdown is being called) */
     int unload_pending;        /* unload asked while it ran: done once it returns */
+    int retired;               /* its 65,536 generations are used up: never taken again */
     /* change detection */
     ecs__plugin_stamp tried;   /* file stamp of the last load attempt */
     uint64_t tried_hash;       /* its content hash */
@@ -1455,6 +1464,7 @@ struct ecs_plugin_registry {
     uint32_t num_slots, cap_slots;
     uint32_t *order;          /* loaded slots in load order */
     uint32_t num_order, cap_order;
+    uint32_t loading;         /* loads between their start and end (one may start from a plugin's init) */
     uint32_t current;         /* slot of the plugin being called, 0 = engine */
     uint32_t staging;         /* slot being reloaded, 0 = none */
     uint32_t depth;           /* calls into plugins now on the stack */
@@ -2310,8 +2320,10 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     if (out) out->id = 0;
     if (!reg || !path || !path[0])
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "load: NULL registry or empty path");
-    /* room first, so that nothing can fail after init succeeded */
-    for (i = 1; i < reg->num_slots && reg->slots[i].loaded; ++i) {}
+    /* room first, so that nothing can fail after init succeeded; a slot is
+       taken when loaded, being loaded (its path set: a load from a plugin's
+       init must not take it) or retired */
+    for (i = 1; i < reg->num_slots && (reg->slots[i].loaded || reg->slots[i].path || reg->slots[i].retired); ++i) {}
     if (i > ECS__PLUGIN_INDEX_MASK)
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "too many plugins loaded (%u)", ECS__PLUGIN_INDEX_MASK);
     if (i >= reg->cap_slots) {
@@ -2322,7 +2334,7 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
         reg->slots = slots;
         reg->cap_slots = cap;
     }
-    if (reg->num_order == reg->cap_order) {
+    if (reg->num_order + reg->loading >= reg->cap_order) { /* a place for each load under way */
         uint32_t cap = reg->cap_order ? reg->cap_order * 2 : 8;
         uint32_t *order = (uint32_t *)ECS__REALLOC(reg->order, cap * sizeof *order);
         if (!order) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
@@ -2337,7 +2349,9 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     res = ecs__plugin_build_open(reg, path, &b, err);
     if (res == ECS_OK) {
         s->name = b.name; /* for messages during init */
+        ++reg->loading;
         res = ecs__plugin_build_init(reg, i, path, &b, &state, err);
+        --reg->loading;
         s = &reg->slots[i]; /* a load during init may have moved the slots */
         if (res != ECS_OK) {
             ecs__plugin_rec_remove_owner(reg, i); /* whatever it registered before failing */
@@ -2392,7 +2406,8 @@ static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
     }
     k = s->generation + 1u;
     memset(s, 0, sizeof *s);
-    s->generation = k & 0xFFFFu;
+    if (k > 0xFFFFu) s->retired = 1; /* a new generation 0 would make the first handle of this slot valid again */
+    else s->generation = k;
 }
 
 ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)

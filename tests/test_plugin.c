@@ -765,6 +765,79 @@ static void test_level_with_plugin_component(void)
     ecs_entity_manager_free(&em);
 }
 
+/* ---- a plugin's init loads the plugin it depends on; generations -------- */
+
+typedef struct dep_loader {
+    ecs_plugin_registry *reg;
+    const char *path;
+    ecs_plugin loaded;
+} dep_loader;
+
+static ecs_result dep_load(void *ctx, ecs_error *err)
+{
+    dep_loader *d = (dep_loader *)ctx;
+    return ecs_plugin_load(d->reg, d->path, &d->loaded, err);
+}
+
+/* Review defects (2026-11-27 evening), all failed before: a load from a
+   plugin's init took the slot of the plugin being loaded (the outer handle
+   named the inner plugin, unloading it removed the inner plugin's API, the
+   registry's destroy crashed in dlclose; a failed inner load freed the
+   outer plugin's path); and a slot's generation wrapped after 65,536
+   unloads, so the slot's first handle named a new plugin. */
+static void test_nested_loads(void)
+{
+    ecs_entity_manager em;
+    probe_log log;
+    ecs_plugin_registry *reg;
+    ecs_compiler compiler;
+    ecs_spawner spawner;
+    ecs_plugin a, b, stale;
+    ecs_plugin_info ia, ib;
+    ecs_error err;
+    fixture_loader_api_v0 loader;
+    dep_loader d;
+    uint32_t reloaded;
+    CHECK(build_plugin("tests/plugins/loads_dep.c", "loads_dep.so", NULL));
+    CHECK(build_plugin("tests/plugins/loads_dep.c", "loads_dep_optional.so", "-DFIXTURE_DEP_OPTIONAL"));
+    CHECK(build_plugin("tests/plugins/good.c", "dep_good.so", NULL));
+    reg = start_engine(&em, &log, &compiler, &spawner);
+    if (!reg) return;
+    d.reg = reg;
+    d.path = build_path("dep_good.so");
+    loader.ctx = &d;
+    loader.load_dependency = dep_load;
+    CHECK(ecs_plugin_publish(reg, FIXTURE_LOADER_API, 0, &loader, sizeof loader, &err) == ECS_OK);
+    /* A loads B from its init: two plugins, two slots, B's API outlives A */
+    CHECK_MSG(ecs_plugin_load(reg, build_path("loads_dep.so"), &a, &err) == ECS_OK, "%s", err.message);
+    b = d.loaded;
+    CHECK(ecs_plugin_count(reg) == 2 && a.id != b.id);
+    CHECK(ecs_plugin_get_info(reg, a, &ia) == ECS_OK && ecs_plugin_get_info(reg, b, &ib) == ECS_OK);
+    CHECK(ia.name && strcmp(ia.name, "loads_dep") == 0 && ib.name && strcmp(ib.name, "loads_dep") != 0);
+    CHECK(ecs_plugin_unload(reg, a) == ECS_OK && ecs_plugin_count(reg) == 1);
+    CHECK(ecs_plugin_find_api(reg, FIXTURE_GOOD_API, 0) != NULL && ecs_plugin_get_info(reg, b, &ib) == ECS_OK);
+    CHECK(ecs_plugin_unload(reg, b) == ECS_OK && ecs_plugin_count(reg) == 0);
+    /* the inner load fails: A goes on (optional) with its own path and name, or fails whole */
+    d.path = build_path("no_such_plugin.so");
+    CHECK(ecs_plugin_load(reg, build_path("loads_dep_optional.so"), &a, &err) == ECS_OK);
+    CHECK(ecs_plugin_get_info(reg, a, &ia) == ECS_OK && ia.name && strcmp(ia.name, "loads_dep") == 0 && ia.path &&
+          strstr(ia.path, "loads_dep_optional.so"));
+    CHECK(ecs_plugin_poll(reg, &reloaded, &err) == ECS_OK && reloaded == 0);
+    CHECK(ecs_plugin_unload(reg, a) == ECS_OK);
+    CHECK(ecs_plugin_load(reg, build_path("loads_dep.so"), &a, &err) == ECS_ERROR_PLUGIN_INIT && ecs_plugin_count(reg) == 0);
+    /* a slot's generations used up: its first handle stays refused */
+    d.path = build_path("dep_good.so");
+    CHECK(ecs_plugin_load(reg, d.path, &a, &err) == ECS_OK && ecs_plugin_unload(reg, a) == ECS_OK);
+    stale.id = a.id & 0xFFFFu; /* the slot's generation 0 */
+    reg->slots[a.id & 0xFFFFu].generation = 0xFFFFu; /* as after 65,535 more unloads */
+    CHECK(ecs_plugin_load(reg, d.path, &b, &err) == ECS_OK && (b.id & 0xFFFFu) == (a.id & 0xFFFFu) && b.id >> 16 == 0xFFFFu);
+    CHECK(ecs_plugin_unload(reg, b) == ECS_OK);
+    CHECK(ecs_plugin_load(reg, d.path, &b, &err) == ECS_OK && b.id != stale.id);
+    CHECK(ecs_plugin_get_info(reg, stale, &ib) == ECS_ERROR_NOT_FOUND && ecs_plugin_unload(reg, stale) == ECS_ERROR_NOT_FOUND);
+    CHECK(ecs_plugin_count(reg) == 1 && ecs_plugin_unload(reg, b) == ECS_OK);
+    stop_engine(reg, &em, &compiler, &spawner);
+}
+
 int main(void)
 {
     env_init();
@@ -773,6 +846,7 @@ int main(void)
     test_fallback();
     test_reload();
     test_cycles();
+    test_nested_loads();
     test_level_with_plugin_component();
     return test_report("test_plugin");
 }

@@ -9,6 +9,7 @@
 #define FIXTURE_SIDE_API (ECS_API_USER + 1)  /* the test publishes v0 and v1 side by side */
 #define FIXTURE_GOOD_API (ECS_API_USER + 10) /* good.c publishes v0 */
 #define FIXTURE_HOOK_API (ECS_API_USER + 2)  /* the test publishes v0 for hooked.c */
+#define FIXTURE_LOADER_API (ECS_API_USER + 3) /* the test publishes v0 for loads_dep.c */
 
 /* What fixtures report through the probe. */
 enum fixture_event {
@@ -41,6 +42,14 @@ typedef struct fixture_hook_api_v0 {
     void *ctx;
     void (*call)(void *ctx, int id, int what);
 } fixture_hook_api_v0;
+
+/* loads_dep.c's init loads its dependency through this (the engine's
+   ecs_plugin_load, path chosen by the test) unless FIXTURE_GOOD_API is
+   there already; a load that fails is ignored with FIXTURE_DEP_OPTIONAL. */
+typedef struct fixture_loader_api_v0 {
+    void *ctx;
+    ecs_result (*load_dependency)(void *ctx, ecs_error *err);
+} fixture_loader_api_v0;
 
 typedef struct fixture_good_api_v0 {
     int (*build)(void); /* the FIXTURE_BUILD of the code that runs */
