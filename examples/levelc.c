@@ -538,6 +538,22 @@ static int schema_component(const char *file, const ecs_json_doc *doc, const ecs
 }
 
 /* Reads every --schema file into w. 0 after an error (printed). */
+/* Refuses a schema file whose names, kinds or string values hold a NUL byte
+   (\u0000): every name is used as a C string, so "f32\u0000zz" would read
+   as f32 (0 returned). */
+static int schema_no_nul(const char *file, const ecs_json_doc *doc)
+{
+    uint32_t k;
+    for (k = 0; k < doc->num_values; ++k) {
+        const ecs_json_value *v = doc->values + k;
+        if (v->key != ECS_JSON_NONE && strlen(ecs_json_key(doc, v)) != v->key_length)
+            return schema_error(file, doc, v, "a member name holds a NUL byte (\\u0000):", ecs_json_key(doc, v));
+        if (v->type == ECS_JSON_STRING && strlen(ecs_json_string(doc, v)) != v->count)
+            return schema_error(file, doc, v, "a string holds a NUL byte (\\u0000):", ecs_json_string(doc, v));
+    }
+    return 1;
+}
+
 static int load_schemas(const char *const *files, uint32_t num_files, ecs_world *w)
 {
     uint32_t i;
@@ -560,6 +576,8 @@ static int load_schemas(const char *const *files, uint32_t num_files, ecs_world 
             ok = 0;
         } else if (!(list = ecs_json_member(&doc, ecs_json_root(&doc), "components")) || list->type != ECS_JSON_ARRAY) {
             ok = schema_error(files[i], &doc, ecs_json_root(&doc), "a schema file is {\"components\": [...]}:", "no array");
+        } else if (!schema_no_nul(files[i], &doc)) {
+            ok = 0;
         } else if (schema_unique(files[i], &doc, ecs_json_root(&doc))) {
             for (c = ecs_json_first(&doc, list); ok && c; c = ecs_json_next(&doc, c)) ok = schema_component(files[i], &doc, c, w);
         }
