@@ -659,8 +659,8 @@ typedef struct ecs_snapshot_delta_info {
     table (the delta reads no more of them); verify or load next to check
     the rest. ECS_OK; ECS_ERROR_CORRUPT_RESOURCE or
     ECS_ERROR_WRONG_BYTE_ORDER naming base or next and the offset;
-    ECS_ERROR_INVALID_ARGUMENT (out NULL, out's buffer holding base or
-    next, base and next in different byte orders); ECS_ERROR_OUT_OF_MEMORY.
+    ECS_ERROR_INVALID_ARGUMENT (out NULL, out's buffer holding any byte of
+    base or next, base and next in different byte orders); ECS_ERROR_OUT_OF_MEMORY.
     On failure out->size is 0 (its buffer kept with
     ECS_SNAPSHOT_REUSE_OUTPUT, else freed), as ecs_snapshot_save leaves it.
     Reads base and next once, side by side (hashing both); any thread. */
@@ -684,11 +684,12 @@ ECS_DEF ecs_result ecs_snapshot_delta_verify(const void *delta, size_t size, ecs
     it held). With it, base may be out->data:
     the delta is applied in place, moving and writing only what changed
     (the frame loop's path: one buffer, nothing allocated while next is no
-    longer than the buffer); otherwise out must not overlap base. out's
-    buffer never holds the delta (ECS_ERROR_INVALID_ARGUMENT: the result
-    would overwrite the ops it is made from). Reads base (and the delta)
-    once to hash it. Errors: the verify errors, ECS_ERROR_INVALID_ARGUMENT
-    (NULL arguments, another base, out's buffer holding the delta),
+    longer than the buffer); otherwise out's buffer holds no byte of base.
+    out's buffer never holds the delta (ECS_ERROR_INVALID_ARGUMENT: the
+    result would overwrite the ops it is made from, or free them). Reads
+    base (and the delta) once to hash it. Errors: the verify errors,
+    ECS_ERROR_INVALID_ARGUMENT (NULL arguments, another base, out's buffer
+    holding the delta, or base other than at its start),
     ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, const void *delta, size_t delta_size,
                                             uint32_t flags, ecs_snapshot_output *out, ecs_error *err);
@@ -3711,6 +3712,15 @@ static ecs_result ecs__delta_shape(const void *blob, size_t size, const char *wh
     return r;
 }
 
+/* Whether out's buffer, [out->data, out->data + max(out->size, 1)), and
+   the n bytes at p overlap (an output written there would overwrite them,
+   or free them when it grows). */
+static int ecs__snap_out_overlaps(const ecs_snapshot_output *out, const void *p, size_t n)
+{
+    uintptr_t o = (uintptr_t)out->data, q = (uintptr_t)p;
+    return out->data && p && o < q + n && q < o + (out->size ? out->size : 1u);
+}
+
 /* Writes the delta's header once its ops are written. */
 static void ecs__delta_head(ecs__delta_gen *g, uint64_t base_hash, uint64_t next_hash)
 {
@@ -3738,7 +3748,7 @@ ECS_DEF ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size,
     uint64_t hb, hn;
     size_t had;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out is NULL");
-    if (reuse && out->data && (out->data == base || out->data == next))
+    if (reuse && (ecs__snap_out_overlaps(out, base, base_size) || ecs__snap_out_overlaps(out, next, next_size)))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out's buffer holds base or next");
     if (!reuse) out->data = NULL;
     had = out->size;
@@ -4076,10 +4086,12 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base
     unsigned char *dst;
     size_t need;
     if (!out || !base) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_apply_delta: base or out is NULL");
-    if (reuse && out->data && delta && (uintptr_t)out->data < (uintptr_t)delta + delta_size &&
-        (uintptr_t)delta < (uintptr_t)out->data + (out->size ? out->size : 1u))
+    if (reuse && ecs__snap_out_overlaps(out, delta, delta_size))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_apply_delta: out's buffer holds the delta");
     in_place = reuse && out->data == base;
+    if (reuse && !in_place && ecs__snap_out_overlaps(out, base, base_size))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_apply_delta: out's buffer holds base past its start (in place, base is out->data)");
     if ((r = ecs__delta_open(&rd, delta, delta_size, err)) != ECS_OK) return r;
     if ((r = ecs__delta_check_base(&rd, base, base_size, hashes, &hb, &hn, err)) != ECS_OK) return r;
     /* everything checked: now the output */
