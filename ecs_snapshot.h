@@ -1,4 +1,4 @@
-/* ecs_snapshot.h - v0.7 - snapshots of a live world: save, verify, load,
+/* ecs_snapshot.h - v0.8 - snapshots of a live world: save, verify, load,
    clone, byte swap, JSON, subtree selections, the world hash, deltas, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -177,7 +177,9 @@ VERIFY AND LOAD
    loading leaves w empty (its registrations kept; with
    ECS_SNAPSHOT_REPLACE its old contents are gone): a manager's bad ids or
    next links (checked once, as its map is built: ecs_snapshot_verify
-   finds them first), a group the snapshot does not keep, out of memory.
+   finds them first), a group the snapshot does not keep (or a member of
+   it holding two instances of an entity: one per entity while grouped),
+   out of memory.
    Schema evolution (schema managers; fields matched by name): a field the
    schema has and the snapshot lacks gets its default (runtime fields and
    entity fields: zero; required fields: zero), one the snapshot has and the
@@ -357,7 +359,9 @@ ERRORS
      the target ECS_ERROR_INVALID_ARGUMENT naming the store or component
                 and field (not empty, another kind, layout, lookup kind or
                 save version, a changed field kind or size, a group the
-                snapshot does not keep); ECS_ERROR_UNKNOWN_COMPONENT (a
+                snapshot does not keep, a grouped member holding two
+                instances of an entity; a clone's target: a field's name
+                too); ECS_ERROR_UNKNOWN_COMPONENT (a
                 store the world lacks, with ECS_SNAPSHOT_STRICT)
      saving     ECS_ERROR_NOT_FOUND (a selected store, the hierarchy or
                 root's node missing), ECS_ERROR_INVALID_ARGUMENT (a store
@@ -365,7 +369,8 @@ ERRORS
                 32-bit words, a field without a schema kind in the other
                 byte order)
    Out of memory anywhere is ECS_ERROR_OUT_OF_MEMORY. A failed clone leaves
-   its target world empty; a failed load leaves it as it was or empty (see
+   its target world as it was (a store it lacks or lays out differently)
+   or empty (a group, out of memory); a failed load leaves it as it was or empty (see
    VERIFY AND LOAD for which); a failed save leaves *out empty (with
    ECS_SNAPSHOT_REUSE_OUTPUT: size 0, its buffer kept).
 
@@ -436,6 +441,11 @@ REFERENCE (every public function; the declarations below say more:
    ecs_resource.h (ecs_resource_save_subtree fills it too).
 
 REVISION HISTORY
+   0.8  Load and clone refuse a grouped member holding two instances of an
+        entity (the group lost track of it), clone a target whose field
+        names or kinds differ (it copied bytes into other fields), a delta
+        an output buffer holding any byte of base or next and apply one
+        holding base past its start (both read freed memory).
    0.7  fixes: verify refuses a second section for one store (the load
         did, after verify had passed it); a load verifies direct managers'
         holes before it changes anything (a REPLACE load refused for one
@@ -576,8 +586,8 @@ ECS_DEF ecs_result ecs_snapshot_verify_for(const ecs_world *w, const void *blob,
     the load starts (the errors of ecs_snapshot_verify_for, w not empty, a
     section w has no matching store for) leaves w as it was, with
     ECS_SNAPSHOT_REPLACE too; one found while loading (a manager's ids or
-    next links, a group, out of memory) leaves w empty (see VERIFY AND
-    LOAD). Errors: the verify errors; ECS_ERROR_INVALID_ARGUMENT (w not
+    next links, a group or a grouped member holding two instances of an
+    entity, out of memory) leaves w empty (see VERIFY AND LOAD). Errors: the verify errors; ECS_ERROR_INVALID_ARGUMENT (w not
     empty, a changed field kind or size or layout, naming component and
     field, a store save version the store does not read, another transform
     mode or lookup kind, a group not kept); ECS_ERROR_UNKNOWN_COMPONENT
@@ -594,10 +604,12 @@ ECS_DEF ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err);
 /** Copies src into dst (same registrations by name and layouts), replacing
     dst's entities and instances: the memcpy path of save + load (dst keeps
     its allocations when they are big enough: rollback every frame allocates
-    nothing). ECS_OK, or an error (ECS_ERROR_INVALID_ARGUMENT: a store of
-    src that dst lacks or lays out differently, named, or a group of dst
-    that src's data does not keep, as ecs_snapshot_load checks it; out of
-    memory) and dst empty. src is only read. */
+    nothing). ECS_OK, or ECS_ERROR_INVALID_ARGUMENT with dst as it was (a
+    store of src that dst lacks or lays out differently: its lookup kind, a
+    field's name, size or, both with schemas, kind; named), or an error and
+    dst empty (ECS_ERROR_INVALID_ARGUMENT: a group of dst that src's data
+    does not keep, or a member of it holding two instances of an entity, as
+    ecs_snapshot_load checks it; out of memory). src is only read. */
 ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err);
 /** A 64-bit hash of w's state as a snapshot restores it: entity manager
     (max index, generations, queue, destroy count), and every store in
@@ -659,8 +671,8 @@ typedef struct ecs_snapshot_delta_info {
     table (the delta reads no more of them); verify or load next to check
     the rest. ECS_OK; ECS_ERROR_CORRUPT_RESOURCE or
     ECS_ERROR_WRONG_BYTE_ORDER naming base or next and the offset;
-    ECS_ERROR_INVALID_ARGUMENT (out NULL, out's buffer holding base or
-    next, base and next in different byte orders); ECS_ERROR_OUT_OF_MEMORY.
+    ECS_ERROR_INVALID_ARGUMENT (out NULL, out's buffer holding any byte of
+    base or next, base and next in different byte orders); ECS_ERROR_OUT_OF_MEMORY.
     On failure out->size is 0 (its buffer kept with
     ECS_SNAPSHOT_REUSE_OUTPUT, else freed), as ecs_snapshot_save leaves it.
     Reads base and next once, side by side (hashing both); any thread. */
@@ -684,11 +696,12 @@ ECS_DEF ecs_result ecs_snapshot_delta_verify(const void *delta, size_t size, ecs
     it held). With it, base may be out->data:
     the delta is applied in place, moving and writing only what changed
     (the frame loop's path: one buffer, nothing allocated while next is no
-    longer than the buffer); otherwise out must not overlap base. out's
-    buffer never holds the delta (ECS_ERROR_INVALID_ARGUMENT: the result
-    would overwrite the ops it is made from). Reads base (and the delta)
-    once to hash it. Errors: the verify errors, ECS_ERROR_INVALID_ARGUMENT
-    (NULL arguments, another base, out's buffer holding the delta),
+    longer than the buffer); otherwise out's buffer holds no byte of base.
+    out's buffer never holds the delta (ECS_ERROR_INVALID_ARGUMENT: the
+    result would overwrite the ops it is made from, or free them). Reads
+    base (and the delta) once to hash it. Errors: the verify errors,
+    ECS_ERROR_INVALID_ARGUMENT (NULL arguments, another base, out's buffer
+    holding the delta, or base other than at its start),
     ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, const void *delta, size_t delta_size,
                                             uint32_t flags, ecs_snapshot_output *out, ecs_error *err);
@@ -2245,19 +2258,41 @@ static ecs_group *ecs__snap_next_group(const ecs_world *w, uint32_t *c, ecs_grou
     return NULL;
 }
 
+/* The first member of g that holds two instances of one entity (a next
+   link among its instances), or g->num_members; *at: that instance. */
+static uint32_t ecs__snap_group_twice(const ecs_group *g, uint32_t *at)
+{
+    uint32_t k, i;
+    for (k = 0; k < g->num_members; ++k)
+        for (i = 0; g->member[k]->next && i < g->member[k]->count; ++i)
+            if (g->member[k]->next[i] != ECS_INSTANCE_NIL) {
+                *at = i;
+                return k;
+            }
+    return g->num_members;
+}
+
 /* Every group of w's managers gets its size from the data: the longest run
    of instances, from 0, that every member holds for the same entities (a
    manager's record keeps only its outermost group's size; nested groups
    are prefixes inside it). Then the group must keep its invariant after the
    load or clone (what: the caller's name, source: what it copied from): no
-   entity past that size owns every member (a snapshot or a world of other
-   groups, or of some members only, breaks it). */
+   member holds two instances of one entity, and no entity past that size
+   owns every member (a snapshot or a world of other groups, or of some
+   members only, breaks it). */
 static ecs_result ecs__snap_group_sizes(ecs_world *w, const char *what, const char *source, ecs_error *err)
 {
     uint32_t c = 0, k, i, size;
     ecs_group *g = NULL;
     while ((g = ecs__snap_next_group(w, &c, g)) != NULL) {
         const ecs_manager *lead = g->member[0];
+        if ((k = ecs__snap_group_twice(g, &i)) < g->num_members) {
+            char who[ECS_ENTITY_TEXT_SIZE];
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "%s: the group of '%s': member '%s' owns two instances of %s in the %s (a member holds "
+                                 "one per entity)", what, ecs__snap_name_of(w, lead), ecs__snap_name_of(w, g->member[k]),
+                                 ecs_entity_format(who, sizeof who, g->member[k]->entity[i]), source);
+        }
         for (size = 0; size < lead->count; ++size) {
             for (k = 1; k < g->num_members; ++k)
                 if (size >= g->member[k]->count || g->member[k]->entity[size].id != lead->entity[size].id) break;
@@ -2359,6 +2394,25 @@ static ecs_result ecs__snap_copy_manager(ecs_manager *d, const ecs_manager *s, e
     return ECS_OK;
 }
 
+/* dst's manager b (the store name) holds what src's a does, field by field:
+   the same names (NULL as "") and sizes, and the same kinds when both have
+   schemas (a clone copies the bytes by index). */
+static ecs_result ecs__snap_check_clone_fields(const ecs_manager *a, const ecs_manager *b, const char *name, ecs_error *err)
+{
+    uint32_t f;
+    for (f = 0; f < a->num_fields; ++f) {
+        const char *an = a->fields[f].name ? a->fields[f].name : "", *bn = b->fields[f].name ? b->fields[f].name : "";
+        uint32_t ak = ecs__snap_kind_of(a, f), bk = ecs__snap_kind_of(b, f);
+        if (a->fields[f].size != b->fields[f].size || strcmp(an, bn) != 0 || (a->schema && b->schema && ak != bk))
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_clone: component '%s' field %u is '%s' (%s, %u bytes) in the source world "
+                                 "and '%s' (%s, %u bytes) in the target", name, (unsigned)f, an,
+                                 ak ? ecs_field_kind_name((ecs_field_kind)ak) : "no kind", (unsigned)a->fields[f].size, bn,
+                                 bk ? ecs_field_kind_name((ecs_field_kind)bk) : "no kind", (unsigned)b->fields[f].size);
+    }
+    return ECS_OK;
+}
+
 /* Every store of src is in dst, laid out alike. */
 static ecs_result ecs__snap_check_clone(const ecs_world *dst, const ecs_world *src, ecs_error *err)
 {
@@ -2375,12 +2429,11 @@ static ecs_result ecs__snap_check_clone(const ecs_world *dst, const ecs_world *s
                                  c->name);
         if (c->manager) {
             const ecs_manager *a = c->manager, *b = dc->manager;
-            uint32_t f;
-            int same = a->lookup == b->lookup && a->num_fields == b->num_fields;
-            for (f = 0; same && f < a->num_fields; ++f) same = a->fields[f].size == b->fields[f].size;
-            if (!same)
+            ecs_result r;
+            if (a->lookup != b->lookup || a->num_fields != b->num_fields)
                 return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_clone: component '%s' is laid out differently in the target",
                                      c->name);
+            if ((r = ecs__snap_check_clone_fields(a, b, c->name, err)) != ECS_OK) return r;
         }
     }
     return ECS_OK;
@@ -3711,6 +3764,15 @@ static ecs_result ecs__delta_shape(const void *blob, size_t size, const char *wh
     return r;
 }
 
+/* Whether out's buffer, [out->data, out->data + max(out->size, 1)), and
+   the n bytes at p overlap (an output written there would overwrite them,
+   or free them when it grows). */
+static int ecs__snap_out_overlaps(const ecs_snapshot_output *out, const void *p, size_t n)
+{
+    uintptr_t o = (uintptr_t)out->data, q = (uintptr_t)p;
+    return out->data && p && o < q + n && q < o + (out->size ? out->size : 1u);
+}
+
 /* Writes the delta's header once its ops are written. */
 static void ecs__delta_head(ecs__delta_gen *g, uint64_t base_hash, uint64_t next_hash)
 {
@@ -3738,7 +3800,7 @@ ECS_DEF ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size,
     uint64_t hb, hn;
     size_t had;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out is NULL");
-    if (reuse && out->data && (out->data == base || out->data == next))
+    if (reuse && (ecs__snap_out_overlaps(out, base, base_size) || ecs__snap_out_overlaps(out, next, next_size)))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out's buffer holds base or next");
     if (!reuse) out->data = NULL;
     had = out->size;
@@ -4076,10 +4138,12 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base
     unsigned char *dst;
     size_t need;
     if (!out || !base) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_apply_delta: base or out is NULL");
-    if (reuse && out->data && delta && (uintptr_t)out->data < (uintptr_t)delta + delta_size &&
-        (uintptr_t)delta < (uintptr_t)out->data + (out->size ? out->size : 1u))
+    if (reuse && ecs__snap_out_overlaps(out, delta, delta_size))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_apply_delta: out's buffer holds the delta");
     in_place = reuse && out->data == base;
+    if (reuse && !in_place && ecs__snap_out_overlaps(out, base, base_size))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_apply_delta: out's buffer holds base past its start (in place, base is out->data)");
     if ((r = ecs__delta_open(&rd, delta, delta_size, err)) != ECS_OK) return r;
     if ((r = ecs__delta_check_base(&rd, base, base_size, hashes, &hb, &hn, err)) != ECS_OK) return r;
     /* everything checked: now the output */

@@ -973,6 +973,95 @@ static void test_clone_groups(void)
     free_world(&plain);
 }
 
+/* A grouped member holds one instance per entity (ecs.h): a snapshot or a
+   world where health, not grouped there, holds two for one entity, loaded
+   or cloned into a world grouping {body, health}, is refused and leaves it
+   empty (both said ECS_OK, and one destroy then left the entity past the
+   group's size). With the second instance destroyed (next links allocated,
+   none set), both go through. */
+static void test_grouped_twice(void)
+{
+    test_world plain, grouped;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    ecs_entity e;
+    ecs_instance second;
+    uint32_t round;
+    CHECK(make_world(&plain, ECS_TRANSFORM_IMMEDIATE, 0) && make_world(&grouped, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP));
+    e = ecs_entity_create(&plain.w.entities);
+    CHECK(!ecs_instance_is_nil(ecs_manager_create(plain.m[0], e)) && !ecs_instance_is_nil(ecs_manager_create(plain.m[1], e)));
+    CHECK(!ecs_instance_is_nil(ecs_manager_create(plain.m[1], ecs_entity_create(&plain.w.entities))));
+    second = ecs_manager_create(plain.m[1], e);
+    CHECK(!ecs_instance_is_nil(second) && plain.m[1]->next != NULL);
+    for (round = 0; round < 2; ++round) {
+        ecs_result want = round ? ECS_OK : ECS_ERROR_INVALID_ARGUMENT;
+        ecs_result r;
+        if (round) (void)ecs_manager_destroy(plain.m[1], second);
+        CHECK(ecs_snapshot_save(&plain.w, NULL, &out, &err) == ECS_OK);
+        r = ecs_snapshot_load(&grouped.w, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err);
+        CHECK_MSG(r == want, "round %u: load %d %s", (unsigned)round, (int)r, r == ECS_OK ? "" : err.message);
+        if (!round) CHECK(r != ECS_OK && strstr(err.message, "'health' owns two instances") && strstr(err.message, "ecs_snapshot_load"));
+        CHECK(round ? grouped.m[0]->group->size == 1u : grouped.w.entities.max_index == 0 && grouped.m[1]->count == 0);
+        r = ecs_snapshot_clone(&grouped.w, &plain.w, &err);
+        CHECK_MSG(r == want, "round %u: clone %d %s", (unsigned)round, (int)r, r == ECS_OK ? "" : err.message);
+        if (!round) CHECK(r != ECS_OK && strstr(err.message, "'health' owns two instances") && strstr(err.message, "ecs_snapshot_clone"));
+        CHECK(round ? grouped.m[0]->group->size == 1u : grouped.w.entities.max_index == 0 && grouped.m[1]->count == 0);
+        ecs_snapshot_output_free(&out);
+    }
+    CHECK(ecs_snapshot_world_hash(&grouped.w) == ecs_snapshot_world_hash(&plain.w));
+    free_world(&plain);
+    free_world(&grouped);
+}
+
+/* A clone copies bytes by field index, so the target's fields must be the
+   source's: names (a raw manager's too), sizes, and kinds where both have
+   schemas. Other orders or kinds are refused naming component and field,
+   the target unchanged (they were copied into the wrong fields). */
+static void test_clone_schema(void)
+{
+    static const ecs_schema_field swapped[] = {{"velocity", ECS_FIELD_VEC3, "[0, 0, 0]"}, {"position", ECS_FIELD_VEC3, "[0, 0, 0]"}};
+    static const ecs_schema_field hp_u32[] = {{"hp", ECS_FIELD_U32, "100"}};
+    static const ecs_field_desc renamed[] = {{"bits", 4, 4}, {"char", 1, 1}};
+    static const char *const want[] = {"'body' field 0 is 'position'", "'health' field 0 is 'hp' (f32", "'raw' field 1 is 'byte'", ""};
+    ecs_world src, dst;
+    ecs_error err;
+    ecs_entity e, mine;
+    ecs_instance i;
+    uint32_t round;
+    for (round = 0; round < 4; ++round) { /* round 3: the same fields, cloned */
+        ecs_manager *s[3], *d[3];
+        ecs_result r;
+        CHECK(ecs_world_init(&src) == ECS_OK && ecs_world_init(&dst) == ECS_OK);
+        s[0] = ecs_world_define_schema(&src, "body", body_schema, 2, ECS_LOOKUP_DENSE, &err);
+        s[1] = ecs_world_define_schema(&src, "health", health_schema, 1, ECS_LOOKUP_HASH, &err);
+        s[2] = ecs_world_define(&src, "raw", raw_fields, 2, ECS_LOOKUP_DENSE, &err);
+        d[0] = ecs_world_define_schema(&dst, "body", round == 0 ? swapped : body_schema, 2, ECS_LOOKUP_DENSE, &err);
+        d[1] = ecs_world_define_schema(&dst, "health", round == 1 ? hp_u32 : health_schema, 1, ECS_LOOKUP_HASH, &err);
+        d[2] = ecs_world_define(&dst, "raw", round == 2 ? renamed : raw_fields, 2, ECS_LOOKUP_DENSE, &err);
+        CHECK(s[0] && s[1] && s[2] && d[0] && d[1] && d[2]);
+        if (!s[0] || !s[1] || !s[2] || !d[0] || !d[1] || !d[2]) break;
+        e = ecs_entity_create(&src.entities);
+        i = ecs_manager_create(s[0], e);
+        ((float *)ecs_manager_field(s[0], 0, i.i))[0] = 1.0f; /* position.x */
+        i = ecs_manager_create(s[1], e);
+        *(float *)ecs_manager_field(s[1], 0, i.i) = 2.5f;
+        mine = ecs_entity_create(&dst.entities);
+        CHECK(!ecs_instance_is_nil(ecs_manager_create(d[1], mine)) && !ecs_instance_is_nil(ecs_manager_create(s[2], e)));
+        r = ecs_snapshot_clone(&dst, &src, &err);
+        if (round < 3) {
+            CHECK_MSG(r == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, want[round]) != NULL, "round %u: %d %s", (unsigned)round,
+                      (int)r, r == ECS_OK ? "" : err.message);
+            CHECK(d[0]->count == 0 && d[1]->count == 1 && d[1]->entity[0].id == mine.id && dst.entities.max_index == 1);
+        } else {
+            CHECK_MSG(r == ECS_OK, "%s", err.message);
+            CHECK(*(float *)ecs_manager_field(d[1], 0, ecs_manager_lookup(d[1], e).i) == 2.5f);
+            CHECK(((float *)ecs_manager_field(d[0], 0, ecs_manager_lookup(d[0], e).i))[0] == 1.0f);
+        }
+        ecs_world_free(&src);
+        ecs_world_free(&dst);
+    }
+}
+
 /* The JSON of a one-instance world (raw: with a field without a kind). */
 static ecs_snapshot_output tiny_json(int raw)
 {
@@ -1324,6 +1413,8 @@ int main(int argc, char **argv)
     test_num_retired();
     test_unborn_owners();
     test_clone_groups();
+    test_grouped_twice();
+    test_clone_schema();
     test_own_group_load();
     test_json_limits();
     test_json_same_bytes();

@@ -219,6 +219,37 @@ static void test_format(void)
         CHECK(own.size == s1.size && same_bytes(&own, &s1));
         ecs_snapshot_output_free(&own);
     }
+    { /* nor any byte of them past its start (the grown delta freed them while they were read); an
+         apply's base only at its start (in place) */
+        ecs_snapshot_output own, was;
+        uint32_t which;
+        for (which = 0; which < 3; ++which) {
+            const ecs_snapshot_output *held = which == 1 ? &s1 : &s0;
+            ecs_result r;
+            own.size = 8u + held->size;
+            own.data = malloc(own.size);
+            CHECK(own.data != NULL);
+            if (!own.data) break;
+            memset(own.data, 0, 8);
+            memcpy((unsigned char *)own.data + 8, held->data, held->size);
+            was = copy_of(&own);
+            if (which == 0)
+                r = ecs_snapshot_delta((unsigned char *)own.data + 8, s0.size, s1.data, s1.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own, &err);
+            else if (which == 1)
+                r = ecs_snapshot_delta(s0.data, s0.size, (unsigned char *)own.data + 8, s1.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own, &err);
+            else {
+                CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &d, &err) == ECS_OK);
+                r = ecs_snapshot_apply_delta((unsigned char *)own.data + 8, s0.size, d.data, d.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own,
+                                             &err);
+                ecs_snapshot_output_free(&d);
+            }
+            CHECK_MSG(r == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "out's buffer holds base"), "case %u: %d %s",
+                      (unsigned)which, (int)r, r == ECS_OK ? "" : err.message);
+            CHECK(own.size == was.size && same_bytes(&own, &was));
+            ecs_snapshot_output_free(&own);
+            ecs_snapshot_output_free(&was);
+        }
+    }
     { /* nor, for an apply, the delta (it was freed, or written over, while its ops were read) */
         ecs_snapshot_output own = {NULL, 0}, was;
         CHECK(ecs_snapshot_delta(s0.data, s0.size, s1.data, s1.size, 0, &own, &err) == ECS_OK && own.size > 64u);
