@@ -98,7 +98,7 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
        of an ecs_world (ecs.h) through ecs_transform_store_interface():
        queries can name it, ecs_world_collect collects it, create and
        spawn refuse entities not alive in w (until ecs_world_remove or
-       _free), and
+       _free; tm is in one world at a time), and
        ecs_world_destroy_tree(w, "transform", e, &err) destroys e and every
        entity below it with all their instances
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
@@ -392,8 +392,9 @@ REVISION HISTORY
    0.8  fixes: a spawn's undo takes its nodes out itself (it destroyed them,
         whose deferred world walk read batch slots not stored yet: SEGV or
         an endless loop); spawn in a world refuses entities not alive there,
-        as create does; spawn refuses a parent entity that is also a batch
-        entity (it linked a node under itself)
+        as create does; a manager registered in another world is refused
+        (ECS_ERROR_ALREADY_EXISTS); spawn refuses a parent entity that is
+        also a batch entity (it linked a node under itself)
    0.7  fixes: snapshot verify (and so load) refuses deferred bytes whose
         clean range breaks what commit relies on (a clean node with age 0,
         or under a dirty parent, that is not pending: commit asserted or
@@ -733,7 +734,9 @@ ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void);
     ecs_world_destroy_tree(w, name, e) destroys e's subtree. tm stays yours
     (free it after ecs_world_free or ecs_world_remove). ECS_OK (the
     component's index: ecs_world_find), or an error (err set, nothing
-    changed: name empty or taken, tm registered already, out of memory). */
+    changed: name empty or taken, tm registered already, in w or in another
+    world: ECS_ERROR_ALREADY_EXISTS, out of memory). One world at a time:
+    ecs_world_remove or ecs_world_free lets tm register elsewhere. */
 ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                                 ecs_error *err);
 
@@ -2829,6 +2832,13 @@ ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return 
 ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                                 ecs_error *err)
 {
+    if (w && tm && tm->entities && tm->entities != &w->entities) { /* in w: add_store names it */
+        ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
+                      "ecs_transform_world_register: the transform manager for '%s' is already registered in another world",
+                      name ? name : "(null)");
+        if (err) *err = w->error;
+        return ECS_ERROR_ALREADY_EXISTS;
+    }
     return ecs_world_add_store(w, name, tm, &ecs__tf_store, err);
 }
 

@@ -1230,7 +1230,9 @@ static void test_create_for_dead_entity(void)
    does, with nothing changed: first in the batch, after instances stored
    (undone), and on the dense slow path (a batch entity takes the index of
    a dead entity whose transform is not collected: the check comes before
-   that transform goes). Before 0.8 spawn took both. */
+   that transform goes). Before 0.8 spawn took both. And it is in one world
+   at a time: a second world's registration is refused (before, it took it
+   and the liveness check followed whichever world registered it last). */
 static void tf_spawn_refused(ecs_transform_manager *tm, ecs_world *w, const ecs_entity *ent, uint32_t n, ecs_entity bad)
 {
     static const uint32_t roots[3] = {ECS_SPAWN_ROOT, ECS_SPAWN_ROOT, ECS_SPAWN_ROOT}, index[3] = {0, 1, 2};
@@ -1253,11 +1255,12 @@ static void tf_spawn_refused(ecs_transform_manager *tm, ecs_world *w, const ecs_
 static void test_transform_in_a_world(void)
 {
     static ecs_entity old[1100];
-    ecs_world w;
+    ecs_world w, w2;
     ecs_error err;
     ecs_transform_manager tm;
     ecs_entity dead, ent[3];
-    CHECK(ecs_world_init(&w) == ECS_OK);
+    uint32_t k;
+    CHECK(ecs_world_init(&w) == ECS_OK && ecs_world_init(&w2) == ECS_OK);
     CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED) == ECS_OK);
     CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK);
     CHECK(ecs_entity_create_many(&w.entities, 1100, old) == ECS_OK);
@@ -1277,7 +1280,19 @@ static void test_transform_in_a_world(void)
     CHECK(ecs_entity_alive(&w.entities, ent[0]) && !ecs_entity_live(&w.entities, ent[0]));
     tf_spawn_refused(&tm, &w, ent, 1, ent[0]);
     CHECK(ecs_transform_count(&tm) == 1u);
+    /* one world at a time */
+    CHECK(ecs_transform_world_register(&w2, "transform", &tm, &err) == ECS_ERROR_ALREADY_EXISTS);
+    CHECK_MSG(strstr(err.message, "'transform' is already registered in another world") != NULL, "%s", err.message);
+    CHECK(w2.error.code == ECS_ERROR_ALREADY_EXISTS && tm.entities == &w.entities);
+    CHECK(ecs_world_find(&w2, "transform") == ECS_WORLD_NO_COMPONENT && ecs_world_find(&w, "transform") != ECS_WORLD_NO_COMPONENT);
+    for (k = 0; k < 1200; ++k) ent[0] = ecs_entity_create(&w2.entities); /* alive in w2, never handed out by w */
+    CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, ent[0], NULL, ecs_instance_nil())));
+    CHECK(ecs_world_remove(&w, "transform", &err) == ECS_OK && tm.entities == NULL);
+    CHECK(ecs_transform_world_register(&w2, "transform", &tm, &err) == ECS_OK && tm.entities == &w2.entities);
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, ent[0], NULL, ecs_instance_nil())));
+    CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_ERROR_ALREADY_EXISTS);
     ecs_world_free(&w);
+    ecs_world_free(&w2);
     CHECK(tm.entities == NULL);
     ecs_transform_manager_free(&tm);
 }
