@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.7 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.8 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -96,8 +96,9 @@ API (instance handles are ecs_instance from ecs.h; nil = ECS_INSTANCE_NIL)
    ecs_transform_spawn / _unspawn  ecs_spawn_fn / ecs_unspawn_fn (SPAWN DATA)
    ecs_transform_world_register(w, "transform", tm, &err)  makes tm a store
        of an ecs_world (ecs.h) through ecs_transform_store_interface():
-       queries can name it, ecs_world_collect collects it, create refuses
-       entities not alive in w (until ecs_world_remove or _free), and
+       queries can name it, ecs_world_collect collects it, create and
+       spawn refuse entities not alive in w (until ecs_world_remove or
+       _free; tm is in one world at a time), and
        ecs_world_destroy_tree(w, "transform", e, &err) destroys e and every
        entity below it with all their instances
    ecs_mat4_identity / _mul / _translation / _rotation / _scale / _compose /
@@ -187,13 +188,17 @@ SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    the chain). World matrices of the whole batch are computed in one pass in
    parent-first order (instances listed children first work too, by a walk
    from each batch root). One transform per entity: an entity listed twice
-   (dense lookup: two entities of one index), or one that already has a
-   transform here, fails the spawn. Dense lookup: transforms still held by
-   dead ids of the batch's indices are destroyed first, as in create (only
-   once the whole batch has passed every check). Any failure (out of memory
-   included) leaves the manager as it was: a problem found while storing
-   destroys the instances stored so far, last first, which restores the
-   links and the map exactly. Cost: one allocation for a scratch table, at
+   (dense lookup: two entities of one index; also a resource parent without
+   an instance in the batch whose entity is a batch entity, which would
+   link a node under itself or its own batch), or one that already has a
+   transform here, fails the spawn. Registered in a world, an entity not
+   alive there fails it too, as in create. Dense lookup: transforms still
+   held by dead ids of the batch's indices are destroyed first, as in
+   create (only once the whole batch has passed every check). Any failure
+   (out of memory included) leaves the manager as it was: a problem found
+   while storing takes out the instances stored so far, last first (no
+   world matrix is read), which restores the links and the map exactly.
+   Cost: one allocation for a scratch table, at
    most one growth of the arrays and one of the map, two passes over the
    batch, no per-instance hashing with the dense lookup (the hash lookup
    probes twice per instance); about 10 ns a node.
@@ -384,6 +389,12 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.8  fixes: a spawn's undo takes its nodes out itself (it destroyed them,
+        whose deferred world walk read batch slots not stored yet: SEGV or
+        an endless loop); spawn in a world refuses entities not alive there,
+        as create does; a manager registered in another world is refused
+        (ECS_ERROR_ALREADY_EXISTS); spawn refuses a parent entity that is
+        also a batch entity (it linked a node under itself)
    0.7  fixes: snapshot verify (and so load) refuses deferred bytes whose
         clean range breaks what commit relies on (a clean node with age 0,
         or under a dirty parent, that is not pending: commit asserted or
@@ -695,8 +706,10 @@ ECS_DEF ecs_result ecs_transform_set_local_many_jobs(ecs_transform_manager *tm, 
     ecs_transform_manager*); see SPAWN DATA. Returns ECS_OK, or an error in
     ctx->error with nothing changed: ECS_ERROR_SPAWN_FAILED (size is not
     num_instances * 64), ECS_ERROR_INVALID_ARGUMENT (index out of range, nil
-    entity), ECS_ERROR_ALREADY_EXISTS (also: dense lookup, two batch entities
-    of one index), ECS_ERROR_OUT_OF_MEMORY. */
+    entity; registered in a world, an entity not alive there, named),
+    ECS_ERROR_ALREADY_EXISTS (also: dense lookup, two batch entities of one
+    index; a parent's entity that is a batch entity too),
+    ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_transform_spawn(void *user, const ecs_spawn_context *ctx, uint32_t num_instances,
                                        const uint32_t *entity_index, const void *data, uint32_t size);
 /** ecs_unspawn_fn: destroys the transforms of the listed entities (last
@@ -721,7 +734,9 @@ ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void);
     ecs_world_destroy_tree(w, name, e) destroys e's subtree. tm stays yours
     (free it after ecs_world_free or ecs_world_remove). ECS_OK (the
     component's index: ecs_world_find), or an error (err set, nothing
-    changed: name empty or taken, tm registered already, out of memory). */
+    changed: name empty or taken, tm registered already, in w or in another
+    world: ECS_ERROR_ALREADY_EXISTS, out of memory). One world at a time:
+    ecs_world_remove or ecs_world_free lets tm register elsewhere. */
 ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                                 ecs_error *err);
 
@@ -2393,12 +2408,14 @@ ECS_DEF ecs_result ecs_transform_set_local_many_jobs(ecs_transform_manager *tm, 
 /* Spawn. The usual path is two passes over the batch: positions (at[k], the
    batch position of resource entity k; catches bad and repeated indices),
    then append, which checks each instance as it stores it and, on a
-   failure, destroys what it appended (last first: that moves nothing and
+   failure, takes out what it appended (last first: that moves nothing and
    restores the links and the map exactly). Append stops short at a dense
    slot held by another id (a dead entity whose index the batch reuses): that
    transform must go, which cannot be undone, so then the whole batch is
    checked first without changing anything (the map's slots are marked to
-   catch two entities of one index), the transforms in the way are
+   catch two entities of one index, and a parent's entity that is a batch
+   entity: append catches that one when it looks the parent up, or once
+   all are stored if the parent came first), the transforms in the way are
    destroyed, and append runs again (it cannot fail then). Allocation comes
    before any change: the scratch, the arrays and the hash map up front; the
    dense map grows inside a pass before that pass changes anything. */
@@ -2434,14 +2451,28 @@ static ecs_result ecs__tf_spawn_positions(const ecs_spawn_context *ctx, uint32_t
     return ECS_OK;
 }
 
-/* The checks of resource entity k's instance that need no map: ECS_OK or
+/* Resource entity k's entity (key) is not alive in tm's world: the error. */
+ECS__TF_NOINLINE ecs_result ecs__tf_spawn_not_alive(const ecs_spawn_context *ctx, uint32_t k, uint32_t key)
+{
+    char who[ECS_ENTITY_TEXT_SIZE];
+    return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "transform spawn: the entity of resource entity %u, %s, is not alive in the manager's world "
+                         "(destroyed, or never created there)", (unsigned)k,
+                         ecs_entity_format(who, sizeof who, ecs__as_entity(key)));
+}
+
+/* The checks of resource entity k's instance that need no map (in a world:
+   its entity is alive there, as create asks): ECS_OK or
    ECS_ERROR_INVALID_ARGUMENT. */
-ECS__TF_INLINE ecs_result ecs__tf_spawn_check_entity(const ecs_spawn_context *ctx, uint32_t k, uint32_t key)
+ECS__TF_INLINE ecs_result ecs__tf_spawn_check_entity(const ecs_transform_manager *tm, const ecs_spawn_context *ctx,
+                                                     uint32_t k, uint32_t key)
 {
     uint32_t pk = ctx->parent_index[k];
-    if ((key & ECS_INDEX_MASK) != 0 && (pk == ECS_SPAWN_ROOT || pk < ctx->num_entities)) return ECS_OK;
-    return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT, "transform spawn: resource entity %u has a nil entity or a bad parent",
-                         (unsigned)k);
+    if ((key & ECS_INDEX_MASK) == 0 || (pk != ECS_SPAWN_ROOT && pk >= ctx->num_entities))
+        return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "transform spawn: resource entity %u has a nil entity or a bad parent", (unsigned)k);
+    if (tm->entities && !ecs_entity_live(tm->entities, ecs__as_entity(key))) return ecs__tf_spawn_not_alive(ctx, k, key);
+    return ECS_OK;
 }
 
 static ecs_result ecs__tf_spawn_exists(const ecs_spawn_context *ctx, uint32_t k)
@@ -2449,6 +2480,18 @@ static ecs_result ecs__tf_spawn_exists(const ecs_spawn_context *ctx, uint32_t k)
     return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
                          "transform spawn: the entity of resource entity %u already has a transform (or is listed twice, or shares its index)",
                          (unsigned)k);
+}
+
+/* Resource entity k's parent pk has no instance in the batch, but its
+   entity has one (an entity listed twice: linking would put a node under
+   itself or its own batch): the error. */
+ECS__TF_NOINLINE ecs_result ecs__tf_spawn_twice(const ecs_spawn_context *ctx, uint32_t k, uint32_t pk)
+{
+    char who[ECS_ENTITY_TEXT_SIZE];
+    return ecs_error_set(ctx->error, ECS_ERROR_ALREADY_EXISTS,
+                         "transform spawn: %s, the entity of resource entity %u (the parent of %u), is also the entity of an "
+                         "instance of the batch (an entity listed twice)",
+                         ecs_entity_format(who, sizeof who, ctx->entity[pk]), (unsigned)pk, (unsigned)k);
 }
 
 /* Dense: grows the table to cover index idx (keeping its contents): ECS_OK,
@@ -2468,19 +2511,40 @@ ECS__TF_INLINE ecs_entity_map_slot *ecs__tf_spawn_slot(ecs_transform_manager *tm
     return &tm->map.slots[idx];
 }
 
+/* The slow path's check of the parents outside the batch (dense, every
+   batch slot marked, its `first` the batch position): a parent's entity that
+   is a batch entity too is listed twice. */
+static ecs_result ecs__tf_spawn_check_parents(const ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                              const uint32_t *entity_index, const uint32_t *at)
+{
+    uint32_t j;
+    for (j = 0; j < num; ++j) {
+        uint32_t k = entity_index[j], pk = ctx->parent_index[k], pkey, idx;
+        const ecs_entity_map_slot *s;
+        if (pk == ECS_SPAWN_ROOT || at[pk] != ECS__TF_NIL) continue;
+        pkey = ecs_entity_key(ctx->entity[pk]);
+        idx = pkey & ECS_INDEX_MASK;
+        if (idx > tm->map.mask || !((s = &tm->map.slots[idx])->id & ECS__TF_MARK)) continue;
+        if (ecs_entity_key(ctx->entity[entity_index[s->first]]) == pkey) return ecs__tf_spawn_twice(ctx, k, pk);
+    }
+    return ECS_OK;
+}
+
 /* The slow path's check of the whole batch: ECS_OK with *stale = how many
    batch slots other ids hold (dense), or the error; either way nothing
-   changed (the marks are cleared again). */
+   changed (the marks are cleared again). While marked, a batch slot's
+   `first` is its batch position, the one it held kept in the parent array
+   past count (free until append writes it). */
 static ecs_result ecs__tf_spawn_check(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
-                                      const uint32_t *entity_index, uint32_t *stale)
+                                      const uint32_t *entity_index, const uint32_t *at, uint32_t *stale)
 {
-    uint32_t j, done;
+    uint32_t j, marked = 0;
     ecs_result r = ECS_OK;
     *stale = 0;
-    for (done = 0; done < num && r == ECS_OK; ++done) {
-        uint32_t k = entity_index[done], key = ecs_entity_key(ctx->entity[k]);
+    for (j = 0; j < num && r == ECS_OK; ++j) {
+        uint32_t k = entity_index[j], key = ecs_entity_key(ctx->entity[k]);
         ecs_entity_map_slot *s;
-        if ((r = ecs__tf_spawn_check_entity(ctx, k, key)) != ECS_OK) break;
+        if ((r = ecs__tf_spawn_check_entity(tm, ctx, k, key)) != ECS_OK) break;
         if (tm->map.kind != ECS_LOOKUP_DENSE) {
             if (ecs__tf_find(tm, key) != ECS__TF_NIL) r = ecs__tf_spawn_exists(ctx, k);
         } else if (!(s = ecs__tf_spawn_slot(tm, ctx, key))) {
@@ -2490,13 +2554,17 @@ static ecs_result ecs__tf_spawn_check(ecs_transform_manager *tm, const ecs_spawn
         } else {
             *stale += s->id != 0;
             s->id |= ECS__TF_MARK;
+            tm->parent[tm->count + j] = s->first;
+            s->first = j;
+            marked = j + 1u;
         }
     }
-    if (tm->map.kind == ECS_LOOKUP_DENSE)
-        for (j = 0; j < done; ++j) { /* marked: slots of the batch's entities, none past the table */
-            uint32_t idx = ctx->entity[entity_index[j]].id & ECS_INDEX_MASK;
-            if (idx <= tm->map.mask) tm->map.slots[idx].id &= ~ECS__TF_MARK;
-        }
+    if (r == ECS_OK && tm->map.kind == ECS_LOOKUP_DENSE) r = ecs__tf_spawn_check_parents(tm, ctx, num, entity_index, at);
+    for (j = 0; j < marked; ++j) { /* one slot each (a second entity of an index fails), none past the table */
+        ecs_entity_map_slot *s = &tm->map.slots[ctx->entity[entity_index[j]].id & ECS_INDEX_MASK];
+        s->id &= ~ECS__TF_MARK;
+        s->first = tm->parent[tm->count + j];
+    }
     return r;
 }
 
@@ -2532,40 +2600,76 @@ ECS__TF_INLINE ecs_result ecs__tf_spawn_enter(ecs_transform_manager *tm, const e
     return ECS_OK;
 }
 
+/* Takes the batch's instances (n0 ..) out again, last first: one under an
+   older node leaves that node's child list, each leaves the map; the links
+   among batch nodes need no repair (they all go) and nothing moves, so the
+   links and the map are as before. Reads no world and no link of a batch
+   slot not stored yet (a parent listed after its child points there). */
+static void ecs__tf_spawn_undo(ecs_transform_manager *tm, uint32_t n0)
+{
+    while (tm->count > n0) {
+        uint32_t i = --tm->count;
+        if (tm->parent[i] < n0) ecs__tf_detach(tm, i);
+        ecs_entity_map_set(&tm->map, tm->entity[i].id, ECS__TF_NIL);
+    }
+}
+
+/* After a complete append whose nodes include `cut` roots under a resource
+   parent without a transform: such a parent's entity must not have got one
+   in the batch since (listed twice, under another resource entity). */
+static ecs_result ecs__tf_spawn_recheck(const ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
+                                        const uint32_t *entity_index, const uint32_t *at, uint32_t cut)
+{
+    uint32_t j, n0 = tm->count - num;
+    for (j = 0; j < num && cut > 0; ++j) {
+        uint32_t k = entity_index[j], pk = ctx->parent_index[k], p;
+        if (pk == ECS_SPAWN_ROOT || at[pk] != ECS__TF_NIL || tm->parent[n0 + j] != ECS__TF_NIL) continue;
+        --cut;
+        p = ecs__tf_find(tm, ecs_entity_key(ctx->entity[pk]));
+        if (p != ECS__TF_NIL && p >= n0) return ecs__tf_spawn_twice(ctx, k, pk);
+    }
+    return ECS_OK;
+}
+
 /* Appends the batch as instances count.. (resource entity k's is count +
    at[k]), checking each: ECS_OK (*ordered cleared when a parent came after
-   its child), or, with everything appended destroyed again, an error or
+   its child), or, with everything appended taken out again, an error or
    ECS_OK with *stale set (see above). */
 static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
                                        const uint32_t *entity_index, const unsigned char *src, const uint32_t *at,
                                        int *ordered, int *stale)
 {
     const uint32_t n0 = tm->count;
-    uint32_t j;
+    uint32_t j, cut = 0;
     int in_order = 1, in_the_way = 0;
     ecs_result r = ECS_OK;
     memset(tm->first_child + n0, 0xFF, (size_t)num * sizeof *tm->first_child);
     memset(tm->age + n0, 0, num);
     for (j = 0; j < num; ++j) {
         uint32_t i = n0 + j, k = entity_index[j], key = ecs_entity_key(ctx->entity[k]), pk = ctx->parent_index[k], p;
-        if ((r = ecs__tf_spawn_check_entity(ctx, k, key)) != ECS_OK ||
+        if ((r = ecs__tf_spawn_check_entity(tm, ctx, k, key)) != ECS_OK ||
             (r = ecs__tf_spawn_enter(tm, ctx, k, key, i, &in_the_way)) != ECS_OK || in_the_way)
             break;
         tm->entity[i].id = key;
         tm->count = i + 1u; /* so that an undo sees this instance */
         memcpy(&tm->local[i], src + (size_t)j * ECS_RESOURCE_TRANSFORM_SIZE, sizeof(ecs_mat4));
         p = pk == ECS_SPAWN_ROOT ? ECS__TF_NIL : at[pk] != ECS__TF_NIL ? n0 + at[pk] : ecs__tf_find(tm, ecs_entity_key(ctx->entity[pk]));
-        if (p == ECS__TF_NIL) {
+        if (p == ECS__TF_NIL || (p >= n0 && at[pk] == ECS__TF_NIL)) {
             tm->parent[i] = tm->prev_sibling[i] = tm->next_sibling[i] = ECS__TF_NIL;
             tm->world[i] = tm->local[i];
+            if (p != ECS__TF_NIL) {
+                r = ecs__tf_spawn_twice(ctx, k, pk);
+                break;
+            }
+            cut += pk != ECS_SPAWN_ROOT;
         } else {
             ecs__tf_attach(tm, i, p);
             if (p < i) ecs__tf_mul(tm->world[i].m, tm->local[i].m, tm->world[p].m);
             else in_order = 0;
         }
     }
-    if (r != ECS_OK || in_the_way)
-        while (tm->count > n0) ecs_transform_destroy(tm, ecs_instance_make(tm->count - 1u));
+    if (r == ECS_OK && !in_the_way && cut > 0) r = ecs__tf_spawn_recheck(tm, ctx, num, entity_index, at, cut);
+    if (r != ECS_OK || in_the_way) ecs__tf_spawn_undo(tm, n0);
     *ordered = in_order;
     *stale = in_the_way;
     return r;
@@ -2581,7 +2685,7 @@ static ecs_result ecs__tf_spawn_all(ecs_transform_manager *tm, const ecs_spawn_c
     if (r == ECS_OK) r = ecs__tf_spawn_positions(ctx, num, entity_index, at);
     if (r == ECS_OK) r = ecs__tf_spawn_append(tm, ctx, num, entity_index, src, at, ordered, &stale);
     if (r != ECS_OK || !stale) return r;
-    if ((r = ecs__tf_spawn_check(tm, ctx, num, entity_index, &in_the_way)) != ECS_OK) return r;
+    if ((r = ecs__tf_spawn_check(tm, ctx, num, entity_index, at, &in_the_way)) != ECS_OK) return r;
     ecs__tf_spawn_drop_stale(tm, ctx, num, entity_index);
     r = ecs__tf_spawn_append(tm, ctx, num, entity_index, src, at, ordered, &stale);
     ECS__TF_ASSERT(r == ECS_OK && !stale && in_the_way > 0);
@@ -2728,6 +2832,13 @@ ECS_DEF const ecs_store_interface *ecs_transform_store_interface(void) { return 
 ECS_DEF ecs_result ecs_transform_world_register(ecs_world *w, const char *name, ecs_transform_manager *tm,
                                                 ecs_error *err)
 {
+    if (w && tm && tm->entities && tm->entities != &w->entities) { /* in w: add_store names it */
+        ecs_error_set(&w->error, ECS_ERROR_ALREADY_EXISTS,
+                      "ecs_transform_world_register: the transform manager for '%s' is already registered in another world",
+                      name ? name : "(null)");
+        if (err) *err = w->error;
+        return ECS_ERROR_ALREADY_EXISTS;
+    }
     return ecs_world_add_store(w, name, tm, &ecs__tf_store, err);
 }
 

@@ -1053,6 +1053,140 @@ static void test_index_reuse(ecs_lookup_kind lookup, ecs_transform_mode mode)
     ecs_entity_manager_free(&em);
 }
 
+/* ---- a failed spawn leaves the manager as it was ---------------------------------------
+   Resource entities 0 P (an older node, with a child Q), 1 A, 2 B under A,
+   3 C under B, 4 D under P; the batch lists D, C, B, A (children first), so
+   when it stops at A the nodes stored so far point at slots not written
+   yet. A takes the index of a dead entity whose transform is not collected
+   (dense: the slow path). X has an older transform. Deferred: Q's change is
+   pending. A failed spawn must leave the snapshot bytes as they were. */
+typedef struct undo_case {
+    ecs_entity_manager em;
+    ecs_transform_manager tm;
+    ecs_entity ent[5], x, old0;
+    uint32_t parent[5];
+    ecs_mat4 data[4];
+    ecs_spawn_context ctx;
+    ecs_error err;
+    unsigned char before[4096];
+    size_t size;
+} undo_case;
+
+static void undo_setup(undo_case *u, ecs_lookup_kind lookup, ecs_transform_mode mode)
+{
+    static ecs_entity old[1100];
+    ecs_mat4 m = translation(1, 2, 3);
+    ecs_entity q;
+    ecs_instance p;
+    uint32_t k;
+    ecs_entity_manager_init(&u->em);
+    ecs_transform_manager_init(&u->tm, lookup, mode);
+    CHECK(ecs_entity_create_many(&u->em, 1100, old) == ECS_OK);
+    u->old0 = old[0];
+    (void)ecs_transform_create(&u->tm, old[0], &m, ecs_instance_nil());
+    CHECK(ecs_entity_destroy_many(&u->em, 1100, old) == 1100);
+    CHECK(ecs_entity_create_many(&u->em, 5, u->ent) == ECS_OK);
+    CHECK(ecs_entity_index(u->ent[0]) == ecs_entity_index(old[0]));
+    q = u->ent[0], u->ent[0] = u->ent[1], u->ent[1] = q; /* A takes old[0]'s index */
+    q = ecs_entity_create(&u->em);
+    u->x = ecs_entity_create(&u->em);
+    p = ecs_transform_create(&u->tm, u->ent[0], &m, ecs_instance_nil());
+    m = translation(0, 0, 5);
+    (void)ecs_transform_create(&u->tm, q, &m, p);
+    (void)ecs_transform_create(&u->tm, u->x, NULL, ecs_instance_nil());
+    ecs_transform_commit(&u->tm);
+    m = translation(0, 0, 6);
+    ecs_transform_set_local(&u->tm, ecs_transform_lookup(&u->tm, q), &m);
+    u->parent[0] = u->parent[1] = ECS_SPAWN_ROOT, u->parent[2] = 1, u->parent[3] = 2, u->parent[4] = 0;
+    for (k = 0; k < 4; ++k) u->data[k] = translation(0, (float)(k + 1), 0);
+    memset(&u->err, 0, sizeof u->err);
+    u->ctx.entities = &u->em, u->ctx.entity = u->ent, u->ctx.parent_index = u->parent, u->ctx.num_entities = 5;
+    u->ctx.error = &u->err;
+    u->size = ecs_transform_snapshot_save(&u->tm, u->before, sizeof u->before);
+    CHECK(u->size > 0 && u->tm.count == 4u);
+}
+
+/* Nothing changed since undo_setup: links and lookup sound, the same bytes. */
+static int undo_unchanged(const undo_case *u)
+{
+    unsigned char now[4096];
+    return links_ok(&u->tm) && ecs_transform_snapshot_save(&u->tm, now, sizeof now) == u->size &&
+           memcmp(now, u->before, u->size) == 0;
+}
+
+static void undo_free(undo_case *u)
+{
+    ecs_transform_manager_free(&u->tm);
+    ecs_entity_manager_free(&u->em);
+}
+
+/* A failure at A (last), after D, C and B were stored: before 0.8 the undo
+   destroyed them through ecs_transform_destroy, whose deferred world walk
+   from C went up through B into A's unwritten slot (ASan: SEGV). Then the
+   real batch: dense takes the slow path (its first try stops at A and is
+   undone the same way), old[0]'s transform goes, and every world is right. */
+static void test_spawn_undo(ecs_lookup_kind lookup, ecs_transform_mode mode)
+{
+    static const uint32_t index[4] = {4, 3, 2, 1};
+    undo_case u;
+    ecs_entity keep;
+    ecs_mat4 w, want;
+    int dense = lookup == ECS_LOOKUP_DENSE;
+    undo_setup(&u, lookup, mode);
+    keep = u.ent[1];
+    u.ent[1] = u.x; /* has a transform */
+    CHECK(ecs_transform_spawn(&u.tm, &u.ctx, 4, index, u.data, 4 * 64) == ECS_ERROR_ALREADY_EXISTS);
+    CHECK(undo_unchanged(&u));
+    u.ent[1] = ecs_entity_make(0, 0); /* nil */
+    CHECK(ecs_transform_spawn(&u.tm, &u.ctx, 4, index, u.data, 4 * 64) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(undo_unchanged(&u));
+    u.ent[1] = keep;
+    CHECK_MSG(ecs_transform_spawn(&u.tm, &u.ctx, 4, index, u.data, 4 * 64) == ECS_OK, "%s", u.err.message);
+    CHECK(u.tm.count == (dense ? 7u : 8u) && links_ok(&u.tm));
+    CHECK(ecs_instance_is_nil(ecs_transform_lookup(&u.tm, u.old0)) == dense);
+    CHECK(ecs_transform_parent(&u.tm, ecs_transform_lookup(&u.tm, u.ent[4])).i == ecs_transform_lookup(&u.tm, u.ent[0]).i);
+    CHECK(ecs_transform_parent(&u.tm, ecs_transform_lookup(&u.tm, u.ent[3])).i == ecs_transform_lookup(&u.tm, u.ent[2]).i);
+    CHECK(ecs_transform_compute_world(&u.tm, ecs_transform_lookup(&u.tm, u.ent[3]), &w) == ECS_OK);
+    want = translation(0, 4 + 3 + 2, 0); /* A, B and C's translations */
+    CHECK(memcmp(&w, &want, sizeof w) == 0);
+    CHECK(ecs_transform_compute_world(&u.tm, ecs_transform_lookup(&u.tm, u.ent[4]), &w) == ECS_OK);
+    want = translation(1, 3, 3);
+    CHECK(memcmp(&w, &want, sizeof w) == 0);
+    undo_free(&u);
+}
+
+/* One transform per entity, also among a batch's parents: a parent without
+   an instance in the batch whose entity is a batch entity too is refused
+   whichever comes first (before 0.8, found after its node was stored it
+   linked the node under itself or into its own batch and returned ECS_OK;
+   found before, the node became a root). Dense with A in the batch: the
+   slow path's check finds it before old[0]'s transform goes. */
+static void test_spawn_listed_twice(ecs_lookup_kind lookup, ecs_transform_mode mode)
+{
+    static const uint32_t order[5][4] = {{4, 0, 0, 0}, {4, 3, 2, 1}, {2, 4, 0, 0}, {4, 2, 0, 0}, {3, 2, 1, 4}};
+    static const uint32_t num[5] = {1, 4, 2, 2, 4}, as[5] = {4, 2, 2, 2, 2};
+    undo_case u;
+    uint32_t t;
+    for (t = 0; t < 5; ++t) {
+        undo_setup(&u, lookup, mode);
+        u.ent[0] = u.ent[as[t]]; /* D's parent is D (case 0) or B */
+        CHECK_MSG(ecs_transform_spawn(&u.tm, &u.ctx, num[t], order[t], u.data, num[t] * 64) == ECS_ERROR_ALREADY_EXISTS,
+                  "case %u", (unsigned)t);
+        CHECK_MSG(strstr(u.err.message, "(an entity listed twice)") != NULL, "case %u: %s", (unsigned)t, u.err.message);
+        CHECK_MSG(undo_unchanged(&u), "case %u", (unsigned)t);
+        undo_free(&u);
+    }
+    { /* the review's case: one entity for two resource entities, the transform only for the second */
+        ecs_entity two[2];
+        uint32_t parent[2] = {ECS_SPAWN_ROOT, 0}, one = 1;
+        undo_setup(&u, lookup, mode);
+        two[0] = two[1] = u.ent[4];
+        u.ctx.entity = two, u.ctx.parent_index = parent, u.ctx.num_entities = 2;
+        CHECK(ecs_transform_spawn(&u.tm, &u.ctx, 1, &one, u.data, 64) == ECS_ERROR_ALREADY_EXISTS && undo_unchanged(&u));
+        undo_free(&u);
+    }
+}
+
 /* ---- collect ---------------------------------------------------------------------------
    Exactly the entities destroyed since the last call lose their transforms;
    children become roots keeping their world; the log path never sweeps (it
@@ -1537,6 +1671,12 @@ int main(void)
     test_index_reuse(ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
     test_index_reuse(ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED);
     test_index_reuse(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED);
+    test_spawn_undo(ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    test_spawn_undo(ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE);
+    test_spawn_undo(ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED);
+    test_spawn_undo(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED);
+    test_spawn_listed_twice(ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
+    test_spawn_listed_twice(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED);
     test_collect(ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE);
     test_collect(ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED);
     /* each lookup kind gets 2 * TEST_MODEL_OPS operations: TEST_MODEL_OPS in each mode */

@@ -1228,6 +1228,78 @@ static void test_create_for_dead_entity(void)
     }
 }
 
+/* A transform manager in a world. Its spawn (what the spawner calls)
+   refuses a dead entity and the id a queued index carries next, as create
+   does, with nothing changed: first in the batch, after instances stored
+   (undone), and on the dense slow path (a batch entity takes the index of
+   a dead entity whose transform is not collected: the check comes before
+   that transform goes). Before 0.8 spawn took both. And it is in one world
+   at a time: a second world's registration is refused (before, it took it
+   and the liveness check followed whichever world registered it last). */
+static void tf_spawn_refused(ecs_transform_manager *tm, ecs_world *w, const ecs_entity *ent, uint32_t n, ecs_entity bad)
+{
+    static const uint32_t roots[3] = {ECS_SPAWN_ROOT, ECS_SPAWN_ROOT, ECS_SPAWN_ROOT}, index[3] = {0, 1, 2};
+    ecs_mat4 data[3];
+    ecs_spawn_context ctx;
+    ecs_error err;
+    char want[160];
+    uint32_t k, count = tm->count;
+    for (k = 0; k < 3; ++k) data[k] = ecs_mat4_identity();
+    memset(&err, 0, sizeof err);
+    ctx.entities = &w->entities, ctx.entity = ent, ctx.parent_index = roots, ctx.num_entities = n, ctx.error = &err;
+    CHECK(ecs_transform_spawn(tm, &ctx, n, index, data, n * 64u) == ECS_ERROR_INVALID_ARGUMENT);
+    snprintf(want, sizeof want, "%u (index %u, generation %u), is not alive in the manager's world", (unsigned)bad.id,
+             (unsigned)ecs_entity_index(bad), (unsigned)ecs_entity_generation(bad));
+    CHECK_MSG(strstr(err.message, want) != NULL, "%s", err.message);
+    CHECK(tm->count == count);
+    for (k = 0; k < n; ++k) CHECK(ecs_instance_is_nil(ecs_transform_lookup(tm, ent[k])));
+}
+
+static void test_transform_in_a_world(void)
+{
+    static ecs_entity old[1100];
+    ecs_world w, w2;
+    ecs_error err;
+    ecs_transform_manager tm;
+    ecs_entity dead, ent[3];
+    uint32_t k;
+    CHECK(ecs_world_init(&w) == ECS_OK && ecs_world_init(&w2) == ECS_OK);
+    CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_DEFERRED) == ECS_OK);
+    CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK);
+    CHECK(ecs_entity_create_many(&w.entities, 1100, old) == ECS_OK);
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, old[0], NULL, ecs_instance_nil())));
+    CHECK(ecs_entity_destroy_many(&w.entities, 1100, old) == 1100); /* old[0]'s transform stays until collected */
+    ent[0] = ecs_entity_create(&w.entities); /* takes old[0]'s index */
+    CHECK(ecs_entity_index(ent[0]) == ecs_entity_index(old[0]) && ecs_transform_count(&tm) == 1u);
+    ent[1] = ecs_entity_create(&w.entities);
+    dead = ecs_entity_create(&w.entities);
+    CHECK(ecs_entity_destroy(&w.entities, dead) == 1);
+    ent[2] = dead; /* fails last: the dense slow path (ent[0]'s slot is taken) */
+    tf_spawn_refused(&tm, &w, ent, 3, dead);
+    CHECK(!ecs_instance_is_nil(ecs_transform_lookup(&tm, old[0]))); /* not dropped: the batch failed its check */
+    ent[0] = ent[1], ent[1] = dead; /* fails second: the first is undone */
+    tf_spawn_refused(&tm, &w, ent, 2, dead);
+    ent[0] = ecs_entity_make(ecs_entity_index(dead), ecs_entity_generation(dead) + 1u); /* dead's next id */
+    CHECK(ecs_entity_alive(&w.entities, ent[0]) && !ecs_entity_live(&w.entities, ent[0]));
+    tf_spawn_refused(&tm, &w, ent, 1, ent[0]);
+    CHECK(ecs_transform_count(&tm) == 1u);
+    /* one world at a time */
+    CHECK(ecs_transform_world_register(&w2, "transform", &tm, &err) == ECS_ERROR_ALREADY_EXISTS);
+    CHECK_MSG(strstr(err.message, "'transform' is already registered in another world") != NULL, "%s", err.message);
+    CHECK(w2.error.code == ECS_ERROR_ALREADY_EXISTS && tm.entities == &w.entities);
+    CHECK(ecs_world_find(&w2, "transform") == ECS_WORLD_NO_COMPONENT && ecs_world_find(&w, "transform") != ECS_WORLD_NO_COMPONENT);
+    for (k = 0; k < 1200; ++k) ent[0] = ecs_entity_create(&w2.entities); /* alive in w2, never handed out by w */
+    CHECK(ecs_instance_is_nil(ecs_transform_create(&tm, ent[0], NULL, ecs_instance_nil())));
+    CHECK(ecs_world_remove(&w, "transform", &err) == ECS_OK && tm.entities == NULL);
+    CHECK(ecs_transform_world_register(&w2, "transform", &tm, &err) == ECS_OK && tm.entities == &w2.entities);
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, ent[0], NULL, ecs_instance_nil())));
+    CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_ERROR_ALREADY_EXISTS);
+    ecs_world_free(&w);
+    ecs_world_free(&w2);
+    CHECK(tm.entities == NULL);
+    ecs_transform_manager_free(&tm);
+}
+
 /* Issue 24, defect 7 in a world: the id a queued index carries next tests
    alive, but ecs_world_destroy_now refuses it (before the fix it queued the
    index twice and the world's own save failed verify). A world whose
@@ -1437,5 +1509,6 @@ int main(void)
     test_destroy_refused();
     test_live_after_pops();
     test_create_for_dead_entity();
+    test_transform_in_a_world();
     return test_report("test_world");
 }
