@@ -253,7 +253,8 @@ CONNECTIONS
    requests, one connection after another, and reads at most
    desc.read_per_poll (4 MiB) from each connection; the rest waits for the
    next poll. ecs_console_wait(console, ms) sleeps until a connection or a
-   new client needs the console (a paused engine's loop).
+   new client needs the console (a paused engine's loop; a connection at
+   max_pending only when its output can move).
    What an idle poll costs: with no connection open, a look at a count (no
    clock read, no slot touched), plus a system call (accept) when it looks
    for new clients: after an ecs_console_wait that saw one knocking, else
@@ -2704,7 +2705,9 @@ ECS_DEF uint32_t ecs_console_poll(ecs_console *c)
 
 /* Blocks until the listener or a reading connection has input, or a
    connection with pending output can send (only that when reading is 0),
-   or max_ms passed. 1 when something is ready. */
+   or max_ms passed. 1 when something is ready. A connection whose output
+   is at max_pending is not asked for input: its requests wait for the
+   output to drain, and its unread bytes would wake every wait at once. */
 static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
 {
     uint32_t i;
@@ -2722,7 +2725,8 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
     for (i = 0; i < c->num_socks; ++i) {
         const ecs__console_conn *k = &c->conns[i];
         if (k->state == ECS__CONSOLE_FREE) continue;
-        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed) {
+        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed &&
+            ecs__console_pending(k) < c->max_pending) {
             FD_SET(k->sock, &rd);
             any = 1;
         }
@@ -2753,7 +2757,8 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
         const ecs__console_conn *k = &c->conns[i];
         short events = 0;
         if (k->state == ECS__CONSOLE_FREE) continue;
-        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed) events |= POLLIN;
+        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed && ecs__console_pending(k) < c->max_pending)
+            events |= POLLIN;
         if (ecs__console_pending(k)) events |= POLLOUT;
         if (!events) continue;
         c->fds[n].fd = k->sock;

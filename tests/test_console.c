@@ -691,7 +691,7 @@ static void test_socket_timeouts(void)
     message m;
     ecs_console_stats s;
     ecs_error err;
-    int lazy, good, idle, k;
+    int lazy, good, idle, k, woken;
     memset(&d, 0, sizeof d);
     d.max_message = 200000;
     d.max_pending = 256 * 1024;
@@ -714,6 +714,15 @@ static void test_socket_timeouts(void)
     ecs_console_get_stats(c, &s);
     CHECK_MSG(s.requests < 300, "%u", (unsigned)s.requests); /* paced: it waits for the client to read */
     CHECK(s.clients == 2);
+    /* the engine paused, waiting: lazy's requests wait for its output to
+       drain, so its unread bytes must not wake the wait. Each wait blocks
+       its 20 ms when nothing wakes it (0 of 10 return 1); a wait that asks
+       for lazy's input returns 1 at once every time (10 of 10). */
+    for (k = 0, woken = 0; k < 10; ++k) {
+        int r = ecs_console_wait(c, 20);
+        if (ecs_console_poll(c) == 0 && r == 1) ++woken;
+    }
+    CHECK_MSG(woken < 5, "%d of 10 waits returned 1 with nothing to do", woken);
     t.disabled = 1;
     t.idle_ms = t.stalled_ms = t.linger_ms = 0;
     ecs_console_set_timeouts(c, &t);
