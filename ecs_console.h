@@ -237,9 +237,11 @@ CONNECTIONS
    is closed. With both refusing slots taken it gets the framed error reply
    at once.
    Back-pressure: a connection's requests are handled only while its
-   unsent output is below desc.max_pending (2 x max_message); a log line
-   that would take it over closes it. So pending output never exceeds
-   max_pending plus one reply; a reply over max_message is an error reply
+   unsent output is below desc.max_pending (2 x max_message), and
+   ecs_console_wait does not wake for its input meanwhile; a log line that
+   would take it over closes it, unless nothing is pending (a log line is
+   cut to fit max_message). So pending output never exceeds max_pending
+   plus one reply or log line; a reply over max_message is an error reply
    instead.
    Timeouts, all in ecs_console_timeouts (desc.timeouts,
    ecs_console_set_timeouts): idle_ms closes a connection that sent nothing
@@ -600,8 +602,10 @@ ECS_DEF void ecs_console_set_timeouts(ecs_console *c, const ecs_console_timeouts
 ECS_DEF void ecs_console_get_stats(const ecs_console *c, ecs_console_stats *out);
 /** Pushes {"type": "log", "level", "message"} to every connection that has
     sent a framed message (printf format; the message is cut at 4000 bytes,
-    invalid UTF-8 replaced). A connection whose pending output it would take
-    over max_pending is closed. From the polling thread only. */
+    invalid UTF-8 replaced, and its escaped text cut at a character so that
+    the line fits max_message). A connection with pending output that the
+    line would take over max_pending is closed; one with nothing pending
+    always takes it. From the polling thread only. */
 ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
@@ -1062,20 +1066,29 @@ static size_t ecs__console_utf8_length(const unsigned char *s, size_t n)
     return need;
 }
 
-/* Appends s (n bytes) as a quoted JSON string: quotes, backslashes and
-   control characters escaped, invalid UTF-8 replaced by U+FFFD, so the
-   text is valid JSON whatever the bytes. */
-static void ecs__console_put_string(ecs__console_buf *b, const char *s, size_t n)
+/* Appends s (n bytes) as a quoted JSON string of at most max bytes (at
+   least 2), quotes included: quotes, backslashes and control characters
+   escaped, invalid UTF-8 replaced by U+FFFD, so the text is valid JSON
+   whatever the bytes. A string over max is cut before the first character
+   that does not fit (never inside an escape or a UTF-8 sequence). */
+static void ecs__console_put_string_max(ecs__console_buf *b, const char *s, size_t n, size_t max)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0, run;
+    size_t i = 0, run, room = max - 2, need, len = 0;
     ecs__console_put(b, "\"", 1);
     while (i < n) {
-        for (run = 0; i + run < n && u[i + run] >= 0x20 && u[i + run] < 0x80 && u[i + run] != '"' && u[i + run] != '\\';)
+        for (run = 0; run < room && i + run < n && u[i + run] >= 0x20 && u[i + run] < 0x80 && u[i + run] != '"' &&
+                      u[i + run] != '\\';)
             ++run;
         ecs__console_put(b, u + i, run);
         i += run;
+        room -= run;
         if (i == n) break;
+        if (u[i] == '"' || u[i] == '\\') need = 2;
+        else if (u[i] < 0x20 || (len = ecs__console_utf8_length(u + i, n - i)) == 0) need = 6;
+        else need = len;
+        if (need > room) break;
+        room -= need;
         if (u[i] == '"' || u[i] == '\\') {
             char esc[2] = {'\\', (char)u[i]};
             ecs__console_put(b, esc, 2);
@@ -1083,15 +1096,19 @@ static void ecs__console_put_string(ecs__console_buf *b, const char *s, size_t n
         } else if (u[i] < 0x20) {
             ecs__console_printf(b, "\\u%04x", (unsigned)u[i]);
             ++i;
-        } else if ((run = ecs__console_utf8_length(u + i, n - i)) != 0) {
-            ecs__console_put(b, u + i, run);
-            i += run;
+        } else if (len != 0) {
+            ecs__console_put(b, u + i, len);
+            i += len;
         } else {
             ecs__console_put(b, "\\ufffd", 6);
             ++i;
         }
     }
     ecs__console_put(b, "\"", 1);
+}
+static void ecs__console_put_string(ecs__console_buf *b, const char *s, size_t n)
+{
+    ecs__console_put_string_max(b, s, n, (size_t)-1);
 }
 
 /* ---- framing: the pure parsers (tests/fuzz_console.c drives them) ---------------- */
@@ -2847,7 +2864,7 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
     static const unsigned char zeros[8] = {0};
     char text[4001];
     va_list ap;
-    size_t start, size;
+    size_t start, size, head;
     uint32_t i;
     if (!c || !format) return;
     va_start(ap, format);
@@ -2857,7 +2874,9 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
     c->log.oom = 0;
     ecs__console_put(&c->log, zeros, 8);
     ecs__console_printf(&c->log, "{\"type\": \"log\", \"level\": \"%s\", \"message\": ", names[(unsigned)level <= 2u ? level : 2]);
-    ecs__console_put_string(&c->log, text, strlen(text));
+    if (c->log.oom) return;
+    head = c->log.len - 8u; /* the message gets what max_message leaves after it and the closing brace */
+    ecs__console_put_string_max(&c->log, text, strlen(text), c->max_message - head - 1u);
     ecs__console_puts(&c->log, "}");
     if (c->log.oom) return;
     ecs__console_set_u32be(c->log.p + 4, (uint32_t)(c->log.len - 8u));
@@ -2865,7 +2884,7 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
         ecs__console_conn *k = &c->conns[i];
         if (k->state != ECS__CONSOLE_FRAMED) continue;
         size = ecs__console_pending(k);
-        if (size + c->log.len > c->max_pending) { /* back-pressure: it does not read */
+        if (size > 0 && size + c->log.len > c->max_pending) { /* back-pressure: it does not read */
             ecs__console_close_later(k, &c->stats.closed_pending);
             k->discard = 1;
             continue;

@@ -584,6 +584,70 @@ static void test_logs_and_pressure(void)
     ecs_console_destroy(c);
 }
 
+/* One pushed log line (its frame taken off the in-process connection):
+   within max_message, valid JSON, its message a prefix of text at least
+   min_kept bytes long. */
+static void check_log_line(ecs_console *c, const char *text, size_t min_kept)
+{
+    size_t n;
+    const unsigned char *out = ecs_console_feed_output(c, &n);
+    const char *got;
+    bytes b = {NULL, 0, 0};
+    message m;
+    bytes_add(&b, out, n);
+    CHECK_MSG(n >= 8 && get_be32(b.p + 4) <= 4861u, "a log frame of %lu bytes",
+              (unsigned long)(n >= 8 ? get_be32(b.p + 4) : 0));
+    CHECK(take_message(&b, &m) && b.n == 0);
+    CHECK(m.json && parse(m.json) && (got = string_of(member(ecs_json_root(&g_doc), "message"))) != NULL &&
+          strlen(got) >= min_kept && strncmp(got, text, strlen(got)) == 0);
+    message_free(&m);
+    bytes_free(&b);
+}
+
+/* A log line fits max_message however much escaping grows it (cut at a
+   character, never inside an escape or a UTF-8 sequence), and one that is
+   over max_pending on its own does not close a connection with nothing
+   pending; one that would take pending output over it still does. */
+static void test_log_limits(void)
+{
+    ecs_console_desc d;
+    ecs_console_stats s;
+    ecs_console *c;
+    message m;
+    char text[4001];
+    size_t k;
+    memset(&d, 0, sizeof d);
+    d.port = -1;
+    d.max_message = 4861; /* the smallest */
+    d.max_pending = 1000; /* less than one long log line */
+    d.clock = fake_clock;
+    if (!(c = ecs_console_create(&d, NULL))) return;
+    add_test_commands(c);
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 1, \"command\": \"sum\", \"args\": {\"a\": 1}}", &m));
+    message_free(&m);
+    memset(text, '"', 4000); /* each escaped to 2 bytes */
+    text[4000] = 0;
+    ecs_console_log(c, ECS_CONSOLE_WARNING, "%s", text);
+    check_log_line(c, text, 2300);
+    for (k = 0; k < 4000; ++k) text[k] = (char)(k < 700 ? 1 : "\xE2\x82\xAC"[(k - 700) % 3]); /* then euros */
+    text[3997] = 0; /* whole euros; the cut falls among them */
+    ecs_console_log(c, ECS_CONSOLE_INFO, "%s", text);
+    check_log_line(c, text, 1000);
+    memset(text, 2, 4000); /* each escaped to 6 bytes */
+    text[4000] = 0;
+    ecs_console_log(c, ECS_CONSOLE_ERROR, "%s", text);
+    check_log_line(c, text, 700);
+    ecs_console_get_stats(c, &s);
+    CHECK(s.closed_pending == 0 && ecs_console_feed(c, "", 0));
+    /* output nobody takes: the next line would take it over max_pending */
+    ecs_console_log(c, ECS_CONSOLE_INFO, "%s", "first");
+    ecs_console_log(c, ECS_CONSOLE_INFO, "%1000s", "second");
+    CHECK(!ecs_console_feed(c, "", 0));
+    ecs_console_get_stats(c, &s);
+    CHECK(s.closed_pending == 1);
+    ecs_console_destroy(c);
+}
+
 /* ---- loopback sockets ---- */
 
 static void test_sockets(void)
@@ -898,6 +962,7 @@ int main(void)
     test_smallest_limit();
     test_http();
     test_logs_and_pressure();
+    test_log_limits();
     test_sockets();
     test_socket_timeouts();
     test_accept_every();
