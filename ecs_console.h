@@ -1347,9 +1347,22 @@ static ecs__console_cmd *ecs__console_find(const ecs_console *c, const char *nam
     if (n == 0 || n >= ECS_CONSOLE_NAME_MAX) return NULL;
     for (k = 0; k < c->max_commands; ++k) {
         ecs__console_cmd *cmd = &c->cmds[k];
-        if (cmd->used && cmd->name[0] == name[0] && strncmp(cmd->name, name, n) == 0 && cmd->name[n] == 0) return cmd;
+        if (cmd->used && cmd->name[0] == name[0] && memcmp(cmd->name, name, n) == 0 && cmd->name[n] == 0) return cmd;
     }
     return NULL;
+}
+
+/* A name as sent (its first 64 bytes) for an error message, in out (129
+   bytes): a NUL byte shown as \0, where printf would stop. */
+static const char *ecs__console_name_text(char *out, const char *name, size_t n)
+{
+    size_t i, o = 0;
+    for (i = 0; i < n && i < 64; ++i) {
+        if (name[i] == 0) out[o++] = '\\';
+        out[o++] = name[i] ? name[i] : '0';
+    }
+    out[o] = 0;
+    return out;
 }
 
 static ecs__console_cmd *ecs__console_free_slot(const ecs_console *c)
@@ -1768,7 +1781,7 @@ static void ecs__console_answer_command(ecs_console *c, ecs__console_conn *k, co
     const void *payload = NULL;
     ecs__console_cmd *cmd;
     ecs_console_call call;
-    char msg[ECS__CONSOLE_ERROR_TEXT];
+    char msg[ECS__CONSOLE_ERROR_TEXT], shown[129];
     if (!name || name->type != ECS_JSON_STRING) {
         ecs__console_reply_error(c, k, id, "a command request needs \"command\": a name (a string)");
         return;
@@ -1779,7 +1792,8 @@ static void ecs__console_answer_command(ecs_console *c, ecs__console_conn *k, co
         return;
     }
     if (!(cmd = ecs__console_find(c, ecs_json_string(&c->doc, name), name->count))) {
-        ecs__console_reply_error(c, k, id, "unknown command '%.64s' (help lists the commands)", ecs_json_string(&c->doc, name));
+        ecs__console_reply_error(c, k, id, "unknown command '%s' (help lists the commands)",
+                                 ecs__console_name_text(shown, ecs_json_string(&c->doc, name), name->count));
         return;
     }
     if (f->type == ECS_CONSOLE_JSON_BINARY && !(payload = ecs__console_aligned(c, f->payload, f->payload_size))) {
@@ -1888,9 +1902,11 @@ static int ecs__console_script_line(ecs_console *c, const char *s, size_t n, cha
     ecs__console_cmd *cmd;
     ecs_console_call call;
     ecs_error perr;
+    char shown[129];
     ecs__console_word(s, n, &at, &start, &len);
     if (!(cmd = ecs__console_find(c, s + start, len))) {
-        snprintf(msg, msg_size, "unknown command '%.*s' (help lists the commands)", (int)(len < 64 ? len : 64), s + start);
+        snprintf(msg, msg_size, "unknown command '%s' (help lists the commands)",
+                 ecs__console_name_text(shown, s + start, len));
         return 0;
     }
     if (!ecs__console_line_args(c, cmd, s, n, at, msg, msg_size)) return 0;
@@ -2474,7 +2490,7 @@ static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ec
     ecs_console_call call;
     ecs_error perr;
     ecs_result res;
-    char msg[800];
+    char msg[800], shown[129];
     c->http.len = 0;
     c->http.oom = 0;
     if (!ecs__console_decode(&c->http, path, n)) {
@@ -2482,8 +2498,8 @@ static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ec
         return;
     }
     if (!(cmd = ecs__console_find(c, (const char *)c->http.p, c->http.len))) {
-        ecs__console_http_error(c, k, r, 404, "unknown command '%.*s' (GET /api/help lists the commands)",
-                                (int)(c->http.len < 64 ? c->http.len : 64), (const char *)c->http.p);
+        ecs__console_http_error(c, k, r, 404, "unknown command '%s' (GET /api/help lists the commands)",
+                                ecs__console_name_text(shown, (const char *)c->http.p, c->http.len));
         return;
     }
     if (!ecs__console_http_args(c, query, qn, msg, sizeof msg)) {

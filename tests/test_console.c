@@ -173,6 +173,14 @@ static void test_requests(void)
     CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 5, \"command\": \"nope\"}", &m) && g_feed_open);
     CHECK(strstr(reply_error(m.json), "unknown command 'nope'") && number_of(member(ecs_json_root(&g_doc), "id")) == 5);
     message_free(&m);
+    /* a name with a NUL is not the command named by what precedes it */
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 5, \"command\": \"sum\\u0000x\", \"args\": {\"a\": 1}}",
+                       &m) && g_feed_open);
+    CHECK_MSG(strcmp(reply_error(m.json), "unknown command 'sum\\0x' (help lists the commands)") == 0, "%s", m.json);
+    message_free(&m);
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 5, \"script\": \"sum\\u0000x 1\"}", &m) && g_feed_open);
+    CHECK_MSG(strstr(reply_error(m.json), "unknown command 'sum\\0x'"), "%s", m.json);
+    message_free(&m);
     CHECK(feed_request(c, "[1, 2]", &m) && g_feed_open && strstr(reply_error(m.json), "a request is a JSON object, found an array"));
     message_free(&m);
     CHECK(feed_request(c, "{\"type\": \"command\", \"id\": -1, \"command\": \"help\"}", &m) && g_feed_open &&

@@ -276,6 +276,18 @@ static void test_bad_requests(void)
     expect_status(&f, "GET /nothing HTTP/1.1\r\n\r\n", 404, 0, "nothing at '/nothing'");
     expect_status(&f, "GET /api/nope HTTP/1.1\r\n\r\n", 404, 0, "unknown command 'nope'");
     expect_status(&f, "GET /api/world.entity?entity=%G1 HTTP/1.1\r\n\r\n", 400, 0, "bad percent-encoding");
+    { /* a NUL byte in the name: not the command its first bytes name */
+        static const char raw[] = "GET /api/world.hash\0x HTTP/1.1\r\n\r\n";
+        response r;
+        g_feed_out.n = 0;
+        feed_bytes(f.console, raw, sizeof raw - 1);
+        bytes_add(&g_feed_out, "", 1);
+        g_feed_out.n--;
+        CHECK_MSG(take_response(&g_feed_out, NULL, &r) && r.status == 404 &&
+                      strstr(r.body, "unknown command 'world.hash\\\\0x'"),
+                  "%d %s", r.status, r.body ? r.body : "");
+        free(r.body);
+    }
     expect_status(&f, "GET /api/world.entity?entity=%4 HTTP/1.1\r\n\r\n", 400, 0, "bad percent-encoding");
     expect_status(&f, "GET /api/world.entity?entity=1%00 HTTP/1.1\r\n\r\n", 400, 0, "bad percent-encoding");
     expect_status(&f, "GET /api/world%ZZ HTTP/1.1\r\n\r\n", 400, 0, "path's percent-encoding");
