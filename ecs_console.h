@@ -143,12 +143,13 @@ COMMANDS
    The script form runs lines through the same table, so a person can type
    at it: one command a line, NAME ARG ARG ... where each ARG is a JSON
    value (5, [1, 2, 3], "a b", true) or a bare word taken as a string
-   (crate, models/crate); positional arguments take the names the command
-   declared in order, KEY=VALUE names one. Blank lines and lines starting
-   with '#' are skipped. The reply's result is the array of the lines'
-   results; the first line that fails stops the script and the error says
-   "line 2 (world.entity 99): ...". A command that answers with a payload
-   cannot run in a script.
+   (crate, models/crate); a word starting with '"', '[' or '{' must be one
+   JSON value ("argument 'NAME' is not JSON: ..." otherwise); positional
+   arguments take the names the command declared in order, KEY=VALUE names
+   one. Blank lines and lines starting with '#' are skipped. The reply's
+   result is the array of the lines' results; the first line that fails
+   stops the script and the error says "line 2 (world.entity 99): ...". A
+   command that answers with a payload cannot run in a script.
 
 BUILT-IN WORLD COMMANDS (desc.world set; names and shapes in DESIGN.md 11)
    help                     every command: [{"name", "help", "args": [...]}]
@@ -280,8 +281,8 @@ HTTP (DESIGN.md 11: the inspector page; curl and scripts see the same data)
                               runs command NAME through the same table as
                               the framed protocol; each VALUE (percent-
                               decoded; '+' is a plus, write %20 for a space)
-                              is JSON, or a bare word taken as a string as
-                              in the script form: /api/world.entities?
+                              is one JSON value, or a bare word (a string,
+                              as in the script form): /api/world.entities?
                               offset=100&limit=50&with=["mesh"],
                               /api/spawn?prefab=crate&position=[1,0,2]. The
                               body is the command's result as JSON
@@ -1846,15 +1847,26 @@ static int ecs__console_nth_arg(const char *args, uint32_t k, size_t *start, siz
     return 0;
 }
 
-/* Appends one script word's value as JSON: a JSON value as it is, any
-   other word as a string. */
-static void ecs__console_word_value(ecs_console *c, const char *v, size_t n)
+/* Appends one script word's value (argument name, name_n bytes) as JSON:
+   one JSON value as it is, any other word as a string. 0 with why when a
+   word that starts as JSON ('"', '[' or '{') is not one JSON value: it
+   would be copied into the arguments' object and could set others. */
+static int ecs__console_word_value(ecs_console *c, const char *name, size_t name_n, const char *v, size_t n, char *why,
+                                   size_t why_size)
 {
     ecs_error perr;
-    if (n > 0 && (v[0] == '"' || v[0] == '[' || v[0] == '{')) ecs__console_put(&c->line, v, n);
-    else if (n > 0 && ecs_json_parse(&c->check_doc, v, n, &perr) == ECS_OK) ecs__console_put(&c->line, v, n);
-    else if (n > 0 && perr.code == ECS_ERROR_OUT_OF_MEMORY) c->line.oom = 1; /* not a string for want of memory */
-    else ecs__console_put_string(&c->line, v, n);
+    if (n > 0 && ecs_json_parse(&c->check_doc, v, n, &perr) == ECS_OK) {
+        ecs__console_put(&c->line, v, n);
+    } else if (n > 0 && perr.code == ECS_ERROR_OUT_OF_MEMORY) {
+        c->line.oom = 1; /* not a string for want of memory */
+    } else if (n > 0 && (v[0] == '"' || v[0] == '[' || v[0] == '{')) {
+        snprintf(why, why_size, "argument '%.*s' is not JSON: %s", (int)(name_n < 64 ? name_n : 64), name,
+                 perr.message);
+        return 0;
+    } else {
+        ecs__console_put_string(&c->line, v, n);
+    }
+    return 1;
 }
 
 /* Builds a script line's arguments (the words after the name) as a JSON
@@ -1864,31 +1876,35 @@ static int ecs__console_line_args(ecs_console *c, const ecs__console_cmd *cmd, c
 {
     size_t start, len, e, nstart, nlen;
     uint32_t positional = 0, words = 0;
+    char why[400];
     c->line.len = 0;
     c->line.oom = 0;
     ecs__console_puts(&c->line, "{");
     while (ecs__console_word(s, n, &at, &start, &len)) {
-        const char *w = s + start;
+        const char *w = s + start, *name = w, *v = w;
         for (e = 0; e < len && ((w[e] >= 'a' && w[e] <= 'z') || (w[e] >= 'A' && w[e] <= 'Z') || w[e] == '_' ||
                                 (e > 0 && w[e] >= '0' && w[e] <= '9'));)
             ++e;
         if (words++) ecs__console_puts(&c->line, ", ");
         if (e > 0 && e < len && w[e] == '=') { /* KEY=VALUE */
-            ecs__console_put_string(&c->line, w, e);
-            ecs__console_puts(&c->line, ": ");
-            ecs__console_word_value(c, w + e + 1, len - e - 1);
-            continue;
-        }
-        if (!ecs__console_nth_arg(cmd->args, positional, &nstart, &nlen)) {
+            v = w + e + 1;
+            len -= e + 1;
+        } else if (ecs__console_nth_arg(cmd->args, positional, &nstart, &nlen)) {
+            ++positional;
+            name = cmd->args + nstart;
+            e = nlen;
+        } else {
             snprintf(msg, msg_size, "%s takes %u positional argument%s (%s); '%.*s' is one too many", cmd->name,
                      (unsigned)positional, positional == 1 ? "" : "s", cmd->args[0] ? cmd->args : "none",
                      (int)(len < 64 ? len : 64), w);
             return 0;
         }
-        ++positional;
-        ecs__console_put_string(&c->line, cmd->args + nstart, nlen);
+        ecs__console_put_string(&c->line, name, e);
         ecs__console_puts(&c->line, ": ");
-        ecs__console_word_value(c, w, len);
+        if (!ecs__console_word_value(c, name, e, v, len, why, sizeof why)) {
+            snprintf(msg, msg_size, "%s: %s", cmd->name, why);
+            return 0;
+        }
     }
     ecs__console_puts(&c->line, "}");
     return 1;
@@ -2468,8 +2484,10 @@ static int ecs__console_http_args(ecs_console *c, const char *q, size_t n, char 
         first = 0;
         ecs__console_put_string(&c->line, (const char *)c->http.p, start);
         ecs__console_puts(&c->line, ": ");
-        ecs__console_word_value(c, (const char *)c->http.p + start, c->http.len - start);
-        if (c->http.oom) c->line.oom = 1;
+        if (c->http.oom) c->line.oom = 1; /* a value cut short for want of memory: not refused as not JSON */
+        else if (!ecs__console_word_value(c, (const char *)c->http.p, start, (const char *)c->http.p + start,
+                                          c->http.len - start, why, why_size))
+            return 0;
     }
     ecs__console_puts(&c->line, "}");
     return 1;

@@ -288,7 +288,17 @@ static void test_scripts(void)
           strstr(reply_error(m.json), "blob answers with a binary payload: send it as a command"));
     message_free(&m);
     CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo a=[1,\"}", &m) &&
-          strstr(reply_error(m.json), "echo: the arguments are not JSON"));
+          strstr(reply_error(m.json), "line 1 (echo a=[1,): echo: argument 'a' is not JSON: line 1, column"));
+    message_free(&m);
+    /* a word that starts as JSON is one JSON value: it cannot set other arguments */
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo a=[1],\\\"b\\\":2\"}", &m));
+    CHECK_MSG(strstr(reply_error(m.json), "echo: argument 'a' is not JSON: line 1, column 4"), "%s", m.json);
+    message_free(&m);
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo \\\"x\\\",\\\"c\\\":2\"}", &m));
+    CHECK_MSG(strstr(reply_error(m.json), "echo: argument 'a' is not JSON"), "%s", m.json);
+    message_free(&m);
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo 1 {}}\"}", &m));
+    CHECK_MSG(strstr(reply_error(m.json), "echo: argument 'b' is not JSON"), "%s", m.json);
     message_free(&m);
     CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 7, \"script\": \"\"}", &m) && reply_ok(m.json, 7) &&
           strstr(m.json, "\"result\": []"));
