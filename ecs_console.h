@@ -1,4 +1,4 @@
-/* ecs_console.h - v0.5 - the development console: framed JSON over TCP,
+/* ecs_console.h - v0.6 - the development console: framed JSON over TCP,
    commands, a world's built-in commands, HTTP for an inspector page, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -431,6 +431,13 @@ REFERENCE (every public function; the declarations below have the details)
          ecs_console_api_v0 as (ECS_API_CONSOLE, 0); commands follow their plugin
 
 REVISION HISTORY
+   0.6  fixes: ecs_console_wait no longer wakes at once, again and again,
+        for a client whose output is at max_pending while it keeps
+        sending; an /api VALUE or script word starting with '"', '[' or '{'
+        must be one JSON value (with=[],"limit":1 set limit); a log line
+        fits max_message (escaping grew it past) and does not close a
+        connection with nothing pending; a command name holding a NUL is
+        unknown (it ran the command named by the bytes before the NUL)
    0.5  fixes: a reply over max_message is replaced by its error reply once
         (it recursed until the stack overflowed when the error reply was
         over the limit too; max_message's minimum is now 4861, the longest
