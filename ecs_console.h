@@ -1,4 +1,4 @@
-/* ecs_console.h - v0.5 - the development console: framed JSON over TCP,
+/* ecs_console.h - v0.6 - the development console: framed JSON over TCP,
    commands, a world's built-in commands, HTTP for an inspector page, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -143,12 +143,13 @@ COMMANDS
    The script form runs lines through the same table, so a person can type
    at it: one command a line, NAME ARG ARG ... where each ARG is a JSON
    value (5, [1, 2, 3], "a b", true) or a bare word taken as a string
-   (crate, models/crate); positional arguments take the names the command
-   declared in order, KEY=VALUE names one. Blank lines and lines starting
-   with '#' are skipped. The reply's result is the array of the lines'
-   results; the first line that fails stops the script and the error says
-   "line 2 (world.entity 99): ...". A command that answers with a payload
-   cannot run in a script.
+   (crate, models/crate); a word starting with '"', '[' or '{' must be one
+   JSON value ("argument 'NAME' is not JSON: ..." otherwise); positional
+   arguments take the names the command declared in order, KEY=VALUE names
+   one. Blank lines and lines starting with '#' are skipped. The reply's
+   result is the array of the lines' results; the first line that fails
+   stops the script and the error says "line 2 (world.entity 99): ...". A
+   command that answers with a payload cannot run in a script.
 
 BUILT-IN WORLD COMMANDS (desc.world set; names and shapes in DESIGN.md 11)
    help                     every command: [{"name", "help", "args": [...]}]
@@ -237,9 +238,11 @@ CONNECTIONS
    is closed. With both refusing slots taken it gets the framed error reply
    at once.
    Back-pressure: a connection's requests are handled only while its
-   unsent output is below desc.max_pending (2 x max_message); a log line
-   that would take it over closes it. So pending output never exceeds
-   max_pending plus one reply; a reply over max_message is an error reply
+   unsent output is below desc.max_pending (2 x max_message), and
+   ecs_console_wait does not wake for its input meanwhile; a log line that
+   would take it over closes it, unless nothing is pending (a log line is
+   cut to fit max_message). So pending output never exceeds max_pending
+   plus one reply or log line; a reply over max_message is an error reply
    instead.
    Timeouts, all in ecs_console_timeouts (desc.timeouts,
    ecs_console_set_timeouts): idle_ms closes a connection that sent nothing
@@ -253,7 +256,8 @@ CONNECTIONS
    requests, one connection after another, and reads at most
    desc.read_per_poll (4 MiB) from each connection; the rest waits for the
    next poll. ecs_console_wait(console, ms) sleeps until a connection or a
-   new client needs the console (a paused engine's loop).
+   new client needs the console (a paused engine's loop; a connection at
+   max_pending only when its output can move).
    What an idle poll costs: with no connection open, a look at a count (no
    clock read, no slot touched), plus a system call (accept) when it looks
    for new clients: after an ecs_console_wait that saw one knocking, else
@@ -277,8 +281,8 @@ HTTP (DESIGN.md 11: the inspector page; curl and scripts see the same data)
                               runs command NAME through the same table as
                               the framed protocol; each VALUE (percent-
                               decoded; '+' is a plus, write %20 for a space)
-                              is JSON, or a bare word taken as a string as
-                              in the script form: /api/world.entities?
+                              is one JSON value, or a bare word (a string,
+                              as in the script form): /api/world.entities?
                               offset=100&limit=50&with=["mesh"],
                               /api/spawn?prefab=crate&position=[1,0,2]. The
                               body is the command's result as JSON
@@ -427,6 +431,13 @@ REFERENCE (every public function; the declarations below have the details)
          ecs_console_api_v0 as (ECS_API_CONSOLE, 0); commands follow their plugin
 
 REVISION HISTORY
+   0.6  fixes: ecs_console_wait no longer wakes at once, again and again,
+        for a client whose output is at max_pending while it keeps
+        sending; an /api VALUE or script word starting with '"', '[' or '{'
+        must be one JSON value (with=[],"limit":1 set limit); a log line
+        fits max_message (escaping grew it past) and does not close a
+        connection with nothing pending; a command name holding a NUL is
+        unknown (it ran the command named by the bytes before the NUL)
    0.5  fixes: a reply over max_message is replaced by its error reply once
         (it recursed until the stack overflowed when the error reply was
         over the limit too; max_message's minimum is now 4861, the longest
@@ -599,8 +610,10 @@ ECS_DEF void ecs_console_set_timeouts(ecs_console *c, const ecs_console_timeouts
 ECS_DEF void ecs_console_get_stats(const ecs_console *c, ecs_console_stats *out);
 /** Pushes {"type": "log", "level", "message"} to every connection that has
     sent a framed message (printf format; the message is cut at 4000 bytes,
-    invalid UTF-8 replaced). A connection whose pending output it would take
-    over max_pending is closed. From the polling thread only. */
+    invalid UTF-8 replaced, and its escaped text cut at a character so that
+    the line fits max_message). A connection with pending output that the
+    line would take over max_pending is closed; one with nothing pending
+    always takes it. From the polling thread only. */
 ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char *format, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 3, 4)))
@@ -1061,20 +1074,29 @@ static size_t ecs__console_utf8_length(const unsigned char *s, size_t n)
     return need;
 }
 
-/* Appends s (n bytes) as a quoted JSON string: quotes, backslashes and
-   control characters escaped, invalid UTF-8 replaced by U+FFFD, so the
-   text is valid JSON whatever the bytes. */
-static void ecs__console_put_string(ecs__console_buf *b, const char *s, size_t n)
+/* Appends s (n bytes) as a quoted JSON string of at most max bytes (at
+   least 2), quotes included: quotes, backslashes and control characters
+   escaped, invalid UTF-8 replaced by U+FFFD, so the text is valid JSON
+   whatever the bytes. A string over max is cut before the first character
+   that does not fit (never inside an escape or a UTF-8 sequence). */
+static void ecs__console_put_string_max(ecs__console_buf *b, const char *s, size_t n, size_t max)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0, run;
+    size_t i = 0, run, room = max - 2, need, len = 0;
     ecs__console_put(b, "\"", 1);
     while (i < n) {
-        for (run = 0; i + run < n && u[i + run] >= 0x20 && u[i + run] < 0x80 && u[i + run] != '"' && u[i + run] != '\\';)
+        for (run = 0; run < room && i + run < n && u[i + run] >= 0x20 && u[i + run] < 0x80 && u[i + run] != '"' &&
+                      u[i + run] != '\\';)
             ++run;
         ecs__console_put(b, u + i, run);
         i += run;
+        room -= run;
         if (i == n) break;
+        if (u[i] == '"' || u[i] == '\\') need = 2;
+        else if (u[i] < 0x20 || (len = ecs__console_utf8_length(u + i, n - i)) == 0) need = 6;
+        else need = len;
+        if (need > room) break;
+        room -= need;
         if (u[i] == '"' || u[i] == '\\') {
             char esc[2] = {'\\', (char)u[i]};
             ecs__console_put(b, esc, 2);
@@ -1082,15 +1104,19 @@ static void ecs__console_put_string(ecs__console_buf *b, const char *s, size_t n
         } else if (u[i] < 0x20) {
             ecs__console_printf(b, "\\u%04x", (unsigned)u[i]);
             ++i;
-        } else if ((run = ecs__console_utf8_length(u + i, n - i)) != 0) {
-            ecs__console_put(b, u + i, run);
-            i += run;
+        } else if (len != 0) {
+            ecs__console_put(b, u + i, len);
+            i += len;
         } else {
             ecs__console_put(b, "\\ufffd", 6);
             ++i;
         }
     }
     ecs__console_put(b, "\"", 1);
+}
+static void ecs__console_put_string(ecs__console_buf *b, const char *s, size_t n)
+{
+    ecs__console_put_string_max(b, s, n, (size_t)-1);
 }
 
 /* ---- framing: the pure parsers (tests/fuzz_console.c drives them) ---------------- */
@@ -1329,9 +1355,22 @@ static ecs__console_cmd *ecs__console_find(const ecs_console *c, const char *nam
     if (n == 0 || n >= ECS_CONSOLE_NAME_MAX) return NULL;
     for (k = 0; k < c->max_commands; ++k) {
         ecs__console_cmd *cmd = &c->cmds[k];
-        if (cmd->used && cmd->name[0] == name[0] && strncmp(cmd->name, name, n) == 0 && cmd->name[n] == 0) return cmd;
+        if (cmd->used && cmd->name[0] == name[0] && memcmp(cmd->name, name, n) == 0 && cmd->name[n] == 0) return cmd;
     }
     return NULL;
+}
+
+/* A name as sent (its first 64 bytes) for an error message, in out (129
+   bytes): a NUL byte shown as \0, where printf would stop. */
+static const char *ecs__console_name_text(char *out, const char *name, size_t n)
+{
+    size_t i, o = 0;
+    for (i = 0; i < n && i < 64; ++i) {
+        if (name[i] == 0) out[o++] = '\\';
+        out[o++] = name[i] ? name[i] : '0';
+    }
+    out[o] = 0;
+    return out;
 }
 
 static ecs__console_cmd *ecs__console_free_slot(const ecs_console *c)
@@ -1750,7 +1789,7 @@ static void ecs__console_answer_command(ecs_console *c, ecs__console_conn *k, co
     const void *payload = NULL;
     ecs__console_cmd *cmd;
     ecs_console_call call;
-    char msg[ECS__CONSOLE_ERROR_TEXT];
+    char msg[ECS__CONSOLE_ERROR_TEXT], shown[129];
     if (!name || name->type != ECS_JSON_STRING) {
         ecs__console_reply_error(c, k, id, "a command request needs \"command\": a name (a string)");
         return;
@@ -1761,7 +1800,8 @@ static void ecs__console_answer_command(ecs_console *c, ecs__console_conn *k, co
         return;
     }
     if (!(cmd = ecs__console_find(c, ecs_json_string(&c->doc, name), name->count))) {
-        ecs__console_reply_error(c, k, id, "unknown command '%.64s' (help lists the commands)", ecs_json_string(&c->doc, name));
+        ecs__console_reply_error(c, k, id, "unknown command '%s' (help lists the commands)",
+                                 ecs__console_name_text(shown, ecs_json_string(&c->doc, name), name->count));
         return;
     }
     if (f->type == ECS_CONSOLE_JSON_BINARY && !(payload = ecs__console_aligned(c, f->payload, f->payload_size))) {
@@ -1814,15 +1854,26 @@ static int ecs__console_nth_arg(const char *args, uint32_t k, size_t *start, siz
     return 0;
 }
 
-/* Appends one script word's value as JSON: a JSON value as it is, any
-   other word as a string. */
-static void ecs__console_word_value(ecs_console *c, const char *v, size_t n)
+/* Appends one script word's value (argument name, name_n bytes) as JSON:
+   one JSON value as it is, any other word as a string. 0 with why when a
+   word that starts as JSON ('"', '[' or '{') is not one JSON value: it
+   would be copied into the arguments' object and could set others. */
+static int ecs__console_word_value(ecs_console *c, const char *name, size_t name_n, const char *v, size_t n, char *why,
+                                   size_t why_size)
 {
     ecs_error perr;
-    if (n > 0 && (v[0] == '"' || v[0] == '[' || v[0] == '{')) ecs__console_put(&c->line, v, n);
-    else if (n > 0 && ecs_json_parse(&c->check_doc, v, n, &perr) == ECS_OK) ecs__console_put(&c->line, v, n);
-    else if (n > 0 && perr.code == ECS_ERROR_OUT_OF_MEMORY) c->line.oom = 1; /* not a string for want of memory */
-    else ecs__console_put_string(&c->line, v, n);
+    if (n > 0 && ecs_json_parse(&c->check_doc, v, n, &perr) == ECS_OK) {
+        ecs__console_put(&c->line, v, n);
+    } else if (n > 0 && perr.code == ECS_ERROR_OUT_OF_MEMORY) {
+        c->line.oom = 1; /* not a string for want of memory */
+    } else if (n > 0 && (v[0] == '"' || v[0] == '[' || v[0] == '{')) {
+        snprintf(why, why_size, "argument '%.*s' is not JSON: %s", (int)(name_n < 64 ? name_n : 64), name,
+                 perr.message);
+        return 0;
+    } else {
+        ecs__console_put_string(&c->line, v, n);
+    }
+    return 1;
 }
 
 /* Builds a script line's arguments (the words after the name) as a JSON
@@ -1832,31 +1883,35 @@ static int ecs__console_line_args(ecs_console *c, const ecs__console_cmd *cmd, c
 {
     size_t start, len, e, nstart, nlen;
     uint32_t positional = 0, words = 0;
+    char why[400];
     c->line.len = 0;
     c->line.oom = 0;
     ecs__console_puts(&c->line, "{");
     while (ecs__console_word(s, n, &at, &start, &len)) {
-        const char *w = s + start;
+        const char *w = s + start, *name = w, *v = w;
         for (e = 0; e < len && ((w[e] >= 'a' && w[e] <= 'z') || (w[e] >= 'A' && w[e] <= 'Z') || w[e] == '_' ||
                                 (e > 0 && w[e] >= '0' && w[e] <= '9'));)
             ++e;
         if (words++) ecs__console_puts(&c->line, ", ");
         if (e > 0 && e < len && w[e] == '=') { /* KEY=VALUE */
-            ecs__console_put_string(&c->line, w, e);
-            ecs__console_puts(&c->line, ": ");
-            ecs__console_word_value(c, w + e + 1, len - e - 1);
-            continue;
-        }
-        if (!ecs__console_nth_arg(cmd->args, positional, &nstart, &nlen)) {
+            v = w + e + 1;
+            len -= e + 1;
+        } else if (ecs__console_nth_arg(cmd->args, positional, &nstart, &nlen)) {
+            ++positional;
+            name = cmd->args + nstart;
+            e = nlen;
+        } else {
             snprintf(msg, msg_size, "%s takes %u positional argument%s (%s); '%.*s' is one too many", cmd->name,
                      (unsigned)positional, positional == 1 ? "" : "s", cmd->args[0] ? cmd->args : "none",
                      (int)(len < 64 ? len : 64), w);
             return 0;
         }
-        ++positional;
-        ecs__console_put_string(&c->line, cmd->args + nstart, nlen);
+        ecs__console_put_string(&c->line, name, e);
         ecs__console_puts(&c->line, ": ");
-        ecs__console_word_value(c, w, len);
+        if (!ecs__console_word_value(c, name, e, v, len, why, sizeof why)) {
+            snprintf(msg, msg_size, "%s: %s", cmd->name, why);
+            return 0;
+        }
     }
     ecs__console_puts(&c->line, "}");
     return 1;
@@ -1870,9 +1925,11 @@ static int ecs__console_script_line(ecs_console *c, const char *s, size_t n, cha
     ecs__console_cmd *cmd;
     ecs_console_call call;
     ecs_error perr;
+    char shown[129];
     ecs__console_word(s, n, &at, &start, &len);
     if (!(cmd = ecs__console_find(c, s + start, len))) {
-        snprintf(msg, msg_size, "unknown command '%.*s' (help lists the commands)", (int)(len < 64 ? len : 64), s + start);
+        snprintf(msg, msg_size, "unknown command '%s' (help lists the commands)",
+                 ecs__console_name_text(shown, s + start, len));
         return 0;
     }
     if (!ecs__console_line_args(c, cmd, s, n, at, msg, msg_size)) return 0;
@@ -2434,8 +2491,10 @@ static int ecs__console_http_args(ecs_console *c, const char *q, size_t n, char 
         first = 0;
         ecs__console_put_string(&c->line, (const char *)c->http.p, start);
         ecs__console_puts(&c->line, ": ");
-        ecs__console_word_value(c, (const char *)c->http.p + start, c->http.len - start);
-        if (c->http.oom) c->line.oom = 1;
+        if (c->http.oom) c->line.oom = 1; /* a value cut short for want of memory: not refused as not JSON */
+        else if (!ecs__console_word_value(c, (const char *)c->http.p, start, (const char *)c->http.p + start,
+                                          c->http.len - start, why, why_size))
+            return 0;
     }
     ecs__console_puts(&c->line, "}");
     return 1;
@@ -2456,7 +2515,7 @@ static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ec
     ecs_console_call call;
     ecs_error perr;
     ecs_result res;
-    char msg[800];
+    char msg[800], shown[129];
     c->http.len = 0;
     c->http.oom = 0;
     if (!ecs__console_decode(&c->http, path, n)) {
@@ -2464,8 +2523,8 @@ static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ec
         return;
     }
     if (!(cmd = ecs__console_find(c, (const char *)c->http.p, c->http.len))) {
-        ecs__console_http_error(c, k, r, 404, "unknown command '%.*s' (GET /api/help lists the commands)",
-                                (int)(c->http.len < 64 ? c->http.len : 64), (const char *)c->http.p);
+        ecs__console_http_error(c, k, r, 404, "unknown command '%s' (GET /api/help lists the commands)",
+                                ecs__console_name_text(shown, (const char *)c->http.p, c->http.len));
         return;
     }
     if (!ecs__console_http_args(c, query, qn, msg, sizeof msg)) {
@@ -2704,7 +2763,9 @@ ECS_DEF uint32_t ecs_console_poll(ecs_console *c)
 
 /* Blocks until the listener or a reading connection has input, or a
    connection with pending output can send (only that when reading is 0),
-   or max_ms passed. 1 when something is ready. */
+   or max_ms passed. 1 when something is ready. A connection whose output
+   is at max_pending is not asked for input: its requests wait for the
+   output to drain, and its unread bytes would wake every wait at once. */
 static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
 {
     uint32_t i;
@@ -2722,7 +2783,8 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
     for (i = 0; i < c->num_socks; ++i) {
         const ecs__console_conn *k = &c->conns[i];
         if (k->state == ECS__CONSOLE_FREE) continue;
-        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed) {
+        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed &&
+            ecs__console_pending(k) < c->max_pending) {
             FD_SET(k->sock, &rd);
             any = 1;
         }
@@ -2753,7 +2815,8 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
         const ecs__console_conn *k = &c->conns[i];
         short events = 0;
         if (k->state == ECS__CONSOLE_FREE) continue;
-        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed) events |= POLLIN;
+        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed && ecs__console_pending(k) < c->max_pending)
+            events |= POLLIN;
         if (ecs__console_pending(k)) events |= POLLOUT;
         if (!events) continue;
         c->fds[n].fd = k->sock;
@@ -2842,7 +2905,7 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
     static const unsigned char zeros[8] = {0};
     char text[4001];
     va_list ap;
-    size_t start, size;
+    size_t start, size, head;
     uint32_t i;
     if (!c || !format) return;
     va_start(ap, format);
@@ -2852,7 +2915,9 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
     c->log.oom = 0;
     ecs__console_put(&c->log, zeros, 8);
     ecs__console_printf(&c->log, "{\"type\": \"log\", \"level\": \"%s\", \"message\": ", names[(unsigned)level <= 2u ? level : 2]);
-    ecs__console_put_string(&c->log, text, strlen(text));
+    if (c->log.oom) return;
+    head = c->log.len - 8u; /* the message gets what max_message leaves after it and the closing brace */
+    ecs__console_put_string_max(&c->log, text, strlen(text), c->max_message - head - 1u);
     ecs__console_puts(&c->log, "}");
     if (c->log.oom) return;
     ecs__console_set_u32be(c->log.p + 4, (uint32_t)(c->log.len - 8u));
@@ -2860,7 +2925,7 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
         ecs__console_conn *k = &c->conns[i];
         if (k->state != ECS__CONSOLE_FRAMED) continue;
         size = ecs__console_pending(k);
-        if (size + c->log.len > c->max_pending) { /* back-pressure: it does not read */
+        if (size > 0 && size + c->log.len > c->max_pending) { /* back-pressure: it does not read */
             ecs__console_close_later(k, &c->stats.closed_pending);
             k->discard = 1;
             continue;

@@ -173,6 +173,14 @@ static void test_requests(void)
     CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 5, \"command\": \"nope\"}", &m) && g_feed_open);
     CHECK(strstr(reply_error(m.json), "unknown command 'nope'") && number_of(member(ecs_json_root(&g_doc), "id")) == 5);
     message_free(&m);
+    /* a name with a NUL is not the command named by what precedes it */
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 5, \"command\": \"sum\\u0000x\", \"args\": {\"a\": 1}}",
+                       &m) && g_feed_open);
+    CHECK_MSG(strcmp(reply_error(m.json), "unknown command 'sum\\0x' (help lists the commands)") == 0, "%s", m.json);
+    message_free(&m);
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 5, \"script\": \"sum\\u0000x 1\"}", &m) && g_feed_open);
+    CHECK_MSG(strstr(reply_error(m.json), "unknown command 'sum\\0x'"), "%s", m.json);
+    message_free(&m);
     CHECK(feed_request(c, "[1, 2]", &m) && g_feed_open && strstr(reply_error(m.json), "a request is a JSON object, found an array"));
     message_free(&m);
     CHECK(feed_request(c, "{\"type\": \"command\", \"id\": -1, \"command\": \"help\"}", &m) && g_feed_open &&
@@ -280,7 +288,17 @@ static void test_scripts(void)
           strstr(reply_error(m.json), "blob answers with a binary payload: send it as a command"));
     message_free(&m);
     CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo a=[1,\"}", &m) &&
-          strstr(reply_error(m.json), "echo: the arguments are not JSON"));
+          strstr(reply_error(m.json), "line 1 (echo a=[1,): echo: argument 'a' is not JSON: line 1, column"));
+    message_free(&m);
+    /* a word that starts as JSON is one JSON value: it cannot set other arguments */
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo a=[1],\\\"b\\\":2\"}", &m));
+    CHECK_MSG(strstr(reply_error(m.json), "echo: argument 'a' is not JSON: line 1, column 4"), "%s", m.json);
+    message_free(&m);
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo \\\"x\\\",\\\"c\\\":2\"}", &m));
+    CHECK_MSG(strstr(reply_error(m.json), "echo: argument 'a' is not JSON"), "%s", m.json);
+    message_free(&m);
+    CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo 1 {}}\"}", &m));
+    CHECK_MSG(strstr(reply_error(m.json), "echo: argument 'b' is not JSON"), "%s", m.json);
     message_free(&m);
     CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 7, \"script\": \"\"}", &m) && reply_ok(m.json, 7) &&
           strstr(m.json, "\"result\": []"));
@@ -584,6 +602,70 @@ static void test_logs_and_pressure(void)
     ecs_console_destroy(c);
 }
 
+/* One pushed log line (its frame taken off the in-process connection):
+   within max_message, valid JSON, its message a prefix of text at least
+   min_kept bytes long. */
+static void check_log_line(ecs_console *c, const char *text, size_t min_kept)
+{
+    size_t n;
+    const unsigned char *out = ecs_console_feed_output(c, &n);
+    const char *got;
+    bytes b = {NULL, 0, 0};
+    message m;
+    bytes_add(&b, out, n);
+    CHECK_MSG(n >= 8 && get_be32(b.p + 4) <= 4861u, "a log frame of %lu bytes",
+              (unsigned long)(n >= 8 ? get_be32(b.p + 4) : 0));
+    CHECK(take_message(&b, &m) && b.n == 0);
+    CHECK(m.json && parse(m.json) && (got = string_of(member(ecs_json_root(&g_doc), "message"))) != NULL &&
+          strlen(got) >= min_kept && strncmp(got, text, strlen(got)) == 0);
+    message_free(&m);
+    bytes_free(&b);
+}
+
+/* A log line fits max_message however much escaping grows it (cut at a
+   character, never inside an escape or a UTF-8 sequence), and one that is
+   over max_pending on its own does not close a connection with nothing
+   pending; one that would take pending output over it still does. */
+static void test_log_limits(void)
+{
+    ecs_console_desc d;
+    ecs_console_stats s;
+    ecs_console *c;
+    message m;
+    char text[4001];
+    size_t k;
+    memset(&d, 0, sizeof d);
+    d.port = -1;
+    d.max_message = 4861; /* the smallest */
+    d.max_pending = 1000; /* less than one long log line */
+    d.clock = fake_clock;
+    if (!(c = ecs_console_create(&d, NULL))) return;
+    add_test_commands(c);
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 1, \"command\": \"sum\", \"args\": {\"a\": 1}}", &m));
+    message_free(&m);
+    memset(text, '"', 4000); /* each escaped to 2 bytes */
+    text[4000] = 0;
+    ecs_console_log(c, ECS_CONSOLE_WARNING, "%s", text);
+    check_log_line(c, text, 2300);
+    for (k = 0; k < 4000; ++k) text[k] = (char)(k < 700 ? 1 : "\xE2\x82\xAC"[(k - 700) % 3]); /* then euros */
+    text[3997] = 0; /* whole euros; the cut falls among them */
+    ecs_console_log(c, ECS_CONSOLE_INFO, "%s", text);
+    check_log_line(c, text, 1000);
+    memset(text, 2, 4000); /* each escaped to 6 bytes */
+    text[4000] = 0;
+    ecs_console_log(c, ECS_CONSOLE_ERROR, "%s", text);
+    check_log_line(c, text, 700);
+    ecs_console_get_stats(c, &s);
+    CHECK(s.closed_pending == 0 && ecs_console_feed(c, "", 0));
+    /* output nobody takes: the next line would take it over max_pending */
+    ecs_console_log(c, ECS_CONSOLE_INFO, "%s", "first");
+    ecs_console_log(c, ECS_CONSOLE_INFO, "%1000s", "second");
+    CHECK(!ecs_console_feed(c, "", 0));
+    ecs_console_get_stats(c, &s);
+    CHECK(s.closed_pending == 1);
+    ecs_console_destroy(c);
+}
+
 /* ---- loopback sockets ---- */
 
 static void test_sockets(void)
@@ -691,7 +773,7 @@ static void test_socket_timeouts(void)
     message m;
     ecs_console_stats s;
     ecs_error err;
-    int lazy, good, idle, k;
+    int lazy, good, idle, k, woken;
     memset(&d, 0, sizeof d);
     d.max_message = 200000;
     d.max_pending = 256 * 1024;
@@ -714,6 +796,15 @@ static void test_socket_timeouts(void)
     ecs_console_get_stats(c, &s);
     CHECK_MSG(s.requests < 300, "%u", (unsigned)s.requests); /* paced: it waits for the client to read */
     CHECK(s.clients == 2);
+    /* the engine paused, waiting: lazy's requests wait for its output to
+       drain, so its unread bytes must not wake the wait. Each wait blocks
+       its 20 ms when nothing wakes it (0 of 10 return 1); a wait that asks
+       for lazy's input returns 1 at once every time (10 of 10). */
+    for (k = 0, woken = 0; k < 10; ++k) {
+        int r = ecs_console_wait(c, 20);
+        if (ecs_console_poll(c) == 0 && r == 1) ++woken;
+    }
+    CHECK_MSG(woken < 5, "%d of 10 waits returned 1 with nothing to do", woken);
     t.disabled = 1;
     t.idle_ms = t.stalled_ms = t.linger_ms = 0;
     ecs_console_set_timeouts(c, &t);
@@ -889,6 +980,7 @@ int main(void)
     test_smallest_limit();
     test_http();
     test_logs_and_pressure();
+    test_log_limits();
     test_sockets();
     test_socket_timeouts();
     test_accept_every();

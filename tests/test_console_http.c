@@ -276,11 +276,31 @@ static void test_bad_requests(void)
     expect_status(&f, "GET /nothing HTTP/1.1\r\n\r\n", 404, 0, "nothing at '/nothing'");
     expect_status(&f, "GET /api/nope HTTP/1.1\r\n\r\n", 404, 0, "unknown command 'nope'");
     expect_status(&f, "GET /api/world.entity?entity=%G1 HTTP/1.1\r\n\r\n", 400, 0, "bad percent-encoding");
+    { /* a NUL byte in the name: not the command its first bytes name */
+        static const char raw[] = "GET /api/world.hash\0x HTTP/1.1\r\n\r\n";
+        response r;
+        g_feed_out.n = 0;
+        feed_bytes(f.console, raw, sizeof raw - 1);
+        bytes_add(&g_feed_out, "", 1);
+        g_feed_out.n--;
+        CHECK_MSG(take_response(&g_feed_out, NULL, &r) && r.status == 404 &&
+                      strstr(r.body, "unknown command 'world.hash\\\\0x'"),
+                  "%d %s", r.status, r.body ? r.body : "");
+        free(r.body);
+    }
     expect_status(&f, "GET /api/world.entity?entity=%4 HTTP/1.1\r\n\r\n", 400, 0, "bad percent-encoding");
     expect_status(&f, "GET /api/world.entity?entity=1%00 HTTP/1.1\r\n\r\n", 400, 0, "bad percent-encoding");
     expect_status(&f, "GET /api/world%ZZ HTTP/1.1\r\n\r\n", 400, 0, "path's percent-encoding");
     expect_status(&f, "GET /api/world.entity?entity HTTP/1.1\r\n\r\n", 400, 0, "argument 'entity': no value");
-    expect_status(&f, "GET /api/world.entity?entity=[1 HTTP/1.1\r\n\r\n", 400, 0, "the arguments are not JSON");
+    expect_status(&f, "GET /api/world.entity?entity=[1 HTTP/1.1\r\n\r\n", 400, 0,
+                  "world.entity: argument 'entity' is not JSON: line 1, column");
+    /* a VALUE is one JSON value: it cannot set other arguments (limit here) */
+    expect_status(&f, "GET /api/world.entities?with=[],%22limit%22:1 HTTP/1.1\r\n\r\n", 400, 0,
+                  "world.entities: argument 'with' is not JSON: line 1, column");
+    expect_status(&f, "GET /api/world.entities?with=%22health%22,%22limit%22:1 HTTP/1.1\r\n\r\n", 400, 0,
+                  "argument 'with' is not JSON");
+    expect_status(&f, "GET /api/world.entities?offset=0&limit={}}&with=[] HTTP/1.1\r\n\r\n", 400, 0,
+                  "argument 'limit' is not JSON");
     expect_status(&f, "GET /api/world.entity?entity=%22x%22 HTTP/1.1\r\n\r\n", 400, 0, "expected an entity id");
     expect_status(&f, "GET /api/world.hash HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", 400, 1, "with a body");
     expect_status(&f, "GET / HTTP/2.0\r\n\r\n", 400, 1, "not METHOD TARGET HTTP/1.x");
