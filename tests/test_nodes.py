@@ -23,6 +23,9 @@ Checks (each can fail):
     against a base the client lacks, a corrupt snapshot and a message of a
     bad type: the client asks for a full snapshot or closes the connection,
     says why, and goes on; --serve on a port in use exits with a message;
+  - tools/ecs_traffic.py refuses a frame record of 7 bytes and a record
+    whose message is bad (as node.h's reader does), and prints deep JSON
+    and a lone surrogate without a traceback;
   - net.timeouts off/on and --no-timeouts;
   - tools/scenarios/boxes.py agrees with and without faults, and reports
     a divergence (net.tamper) with every log and snapshot saved and a
@@ -336,6 +339,31 @@ def test_fake_server(a, sess):
     lst.close()
 
 
+def traffic_record(kind, body, frame=0, peer=0):
+    return struct.pack(">IIBBBBI", 16 + len(body), frame, kind, 0, 0, 0, peer) + body
+
+
+def test_traffic_tool(a):
+    """tools/ecs_traffic.py refuses what node.h's reader refuses, and
+    prints what it takes (deep JSON, a lone surrogate) without a traceback."""
+    head = b"ECSTRAFF" + struct.pack(">II", 1, 16) + traffic_record(1, b'{"role": "server", "args": []}')
+    deep = struct.pack(">II", 0, 200000) + b"[" * 100000 + b"]" * 100000
+    cases = [("frame7", traffic_record(5, b"\0" * 7), 1, "a frame record of 7 body bytes, not 8"),
+             ("type5", traffic_record(2, struct.pack(">II", 5, 2) + b"{}", peer=1), 1, "message type 5"),
+             ("short", traffic_record(4, frame_msg({"type": "alive"}) + b"x", peer=1), 1, "shorter than the record"),
+             ("surrogate", traffic_record(2, frame_msg({"type": "\ud800x"}), peer=1), 0, "\\ud800x"),
+             ("deep", traffic_record(2, deep, peer=1), 0, "nested too deep")]
+    for name, rec, want_rc, want in cases:
+        path = os.path.join(a.out, "traffic-%s.log" % name)
+        with open(path, "wb") as f:
+            f.write(head + rec + traffic_record(6, b"after it"))
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "ecs_traffic.py"), path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=30)
+        text = (p.stdout + p.stderr).decode("utf-8", "replace")
+        check(p.returncode == want_rc and want in text and "Traceback" not in text,
+              "ecs_traffic.py on a log with %s: exit %d (want %d), %r in %s" % (name, p.returncode, want_rc, want, text[-300:]))
+
+
 def test_scenarios(a):
     common = ["--engine", a.engine, "--level", a.level, "--plugins", a.plugins, "--cwd", ROOT, "--max-seconds", "90"]
     for extra in ([], ["--faults"]):
@@ -392,6 +420,7 @@ if __name__ == "__main__":
         test_fake_server(a, sess)
     finally:
         sess.stop()
+    test_traffic_tool(a)
     test_scenarios(a)
     print("%d passed, %d failed" % (passes, failures))
     sys.exit(1 if failures else 0)
