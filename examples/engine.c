@@ -183,8 +183,13 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    Every state names the server's world hash after that frame: a client
    whose world hash differs after loading it reports a divergence (stderr,
    a console error line, a NOTE in its traffic log, net.status). Inputs
-   carry a sequence number per connection, are resent until a state says
-   the server applied them, and are applied once, in order.
+   carry a sequence number, are resent until a state (or a welcome) says
+   the server applied them, and are applied once, in order, also across a
+   leave and a join: the client names itself in each hello by a random
+   token, and the server keeps the last seq applied for each token (the
+   last NODE_KNOWN tokens; a forgotten one is trusted for the hello's
+   "inputs": what the client knows applied). A connection that closes
+   takes the messages the fault rule holds for it along.
 
    TIMEOUTS (one place: node_set_timeouts; --no-timeouts, net.timeouts
    on/off): the console's (idle, stalled, linger) and the nodes' (a client
@@ -194,6 +199,7 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    timeouts: they go on with timeouts off. */
 
 #define NODE_MAX_PEERS 16u
+#define NODE_KNOWN 64u /* clients' tokens the server remembers (more than NODE_MAX_PEERS) */
 #define NODE_RING 32u
 #define NODE_HISTORY 4096u
 #define NODE_DELTAS 4u
@@ -206,6 +212,14 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
 
 enum { ROLE_NONE = 0, ROLE_SERVER, ROLE_CLIENT };
 
+typedef struct node_known { /* a client by its hello's token, across its connections */
+    uint64_t token;
+    int has_token;   /* 0: a hello without one (the record lives as long as its connection) */
+    uint32_t inputs; /* the last input seq applied */
+    uint32_t peers;  /* open connections that use it (0 and no token: free) */
+    uint64_t used;   /* node_state.known_clock at its last join: the oldest unused goes first */
+} node_known;
+
 typedef struct node_peer {
     int used, sock;    /* sock -1: a replayed peer (no socket) */
     uint32_t id;       /* the server's name for a client; the client's for its server: 0 */
@@ -213,7 +227,7 @@ typedef struct node_peer {
     int joined, closing;
     int64_t acked, sent; /* state ids; -1: none */
     double sent_ms, heard_ms, said_ms;
-    uint32_t inputs; /* the last input seq applied */
+    node_known *known; /* a joined client's record (its inputs); NULL before the hello */
     char name[64];
 } node_peer;
 
@@ -243,6 +257,8 @@ typedef struct node_state {
     int listener, port;  /* the server's */
     node_peer peers[NODE_MAX_PEERS];
     uint32_t next_id;
+    node_known known[NODE_KNOWN];
+    uint64_t known_clock;
     node_snap ring[NODE_RING];
     int64_t state_id; /* the server's current state; a client's applied one (-1: none) */
     struct { int64_t base, next; ecs_snapshot_output out; } deltas[NODE_DELTAS];
@@ -254,6 +270,7 @@ typedef struct node_state {
     char host[64];
     int server_port, welcomed;
     uint32_t client_id;
+    uint64_t token; /* this client's name for itself in its hellos */
     double hello_ms, inputs_ms;
     node_input *inputs;
     uint32_t num_inputs, inputs_cap, next_seq;
@@ -487,6 +504,16 @@ static void node_log(engine *g, uint32_t kind, uint32_t peer, const void *body, 
     }
 }
 
+/* A note: printed (divergences and refusals even with --quiet), a console
+   line, a NOTE record naming peer (0: none, or the client's server). */
+static void node_note_peer(engine *g, uint32_t peer, const char *text)
+{
+    if (!g->opt.quiet || strstr(text, "divergence") || strstr(text, "refused")) printf("node: %s\n", text);
+    fflush(stdout);
+    if (g->console && !g->net.replaying) ecs_console_log(g->console, strstr(text, "divergence") ? ECS_CONSOLE_ERROR : ECS_CONSOLE_INFO, "%s", text);
+    node_log(g, NODE_LOG_NOTE, peer, text, strlen(text));
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 2, 3)))
 #endif
@@ -497,10 +524,7 @@ static void node_note(engine *g, const char *format, ...)
     va_start(ap, format);
     vsnprintf(text, sizeof text, format, ap);
     va_end(ap);
-    if (!g->opt.quiet || strstr(text, "divergence") || strstr(text, "refused")) printf("node: %s\n", text);
-    fflush(stdout);
-    if (g->console && !g->net.replaying) ecs_console_log(g->console, strstr(text, "divergence") ? ECS_CONSOLE_ERROR : ECS_CONSOLE_INFO, "%s", text);
-    node_log(g, NODE_LOG_NOTE, 0, text, strlen(text));
+    node_note_peer(g, 0, text);
 }
 
 /* The console's hook: every request of a socket connection, before it runs. */
@@ -649,12 +673,37 @@ static node_peer *node_peer_open(engine *g, int sock, uint32_t id)
     return NULL;
 }
 
+/* Drops the messages the fault rule holds for peer id: they belong to
+   the connection that closed (a client's server is always id 0). */
+static void node_drop_held(engine *g, uint32_t id)
+{
+    node_state *s = &g->net;
+    uint32_t k = 0;
+    while (k < s->num_held)
+        if (s->held[k].peer == id) {
+            free(s->held[k].bytes);
+            s->held[k] = s->held[--s->num_held];
+        } else {
+            ++k;
+        }
+}
+
+/* Closes p: its socket, its held messages, its hold on its client record.
+   A server logs the close as a NOTE naming the peer (a replay closes it
+   there), why or not (NULL: not printed, a refused join's or the end's). */
 static void node_peer_close(engine *g, node_peer *p, const char *why)
 {
+    char text[400];
     if (!p->used) return;
-    if (!why) {
-    } else if (g->net.role == ROLE_SERVER) node_note(g, "client %u (%s) left: %s", (unsigned)p->id, p->name, why);
-    else node_note(g, "left the server %s:%d: %s", g->net.host, g->net.server_port, why);
+    if (g->net.role == ROLE_SERVER) {
+        snprintf(text, sizeof text, "client %u (%s) left: %s", (unsigned)p->id, p->name, why ? why : "closed");
+        if (why) node_note_peer(g, p->id, text);
+        else node_log(g, NODE_LOG_NOTE, p->id, text, strlen(text));
+    } else if (why) {
+        node_note(g, "left the server %s:%d: %s", g->net.host, g->net.server_port, why);
+    }
+    if (p->known && --p->known->peers == 0 && !p->known->has_token) memset(p->known, 0, sizeof *p->known);
+    node_drop_held(g, p->id);
     if (p->sock >= 0) close(p->sock);
     node_buf_free(&p->in);
     node_buf_free(&p->out);
@@ -684,13 +733,21 @@ __attribute__((format(printf, 3, 4)))
 #endif
 static void node_sendf(engine *g, node_peer *p, const char *format, ...)
 {
-    char text[1024];
+    char text[1024], *big = NULL;
     va_list ap;
     int n;
     va_start(ap, format);
     n = vsnprintf(text, sizeof text, format, ap);
     va_end(ap);
-    if (n > 0 && (size_t)n < sizeof text) node_send(g, p, text, (size_t)n, NULL, 0);
+    if (n >= 0 && (size_t)n >= sizeof text && (big = (char *)malloc((size_t)n + 1u)) != NULL) { /* a long input */
+        va_start(ap, format);
+        vsnprintf(big, (size_t)n + 1u, format, ap);
+        va_end(ap);
+    }
+    if (n < 0 || ((size_t)n >= sizeof text && !big))
+        node_note(g, "a message to peer %u (%d bytes) could not be built: out of memory, not sent", (unsigned)p->id, n);
+    else node_send(g, p, big ? big : text, (size_t)n, NULL, 0);
+    free(big);
 }
 
 /* Writes what p has queued, as far as the socket takes it. */
@@ -846,6 +903,35 @@ static const char *node_byte_order(void)
     return *(const unsigned char *)&one ? "little" : "big";
 }
 
+/* The record of a joining client: the one of its token (a join again),
+   else a new one (the oldest record no connection uses makes room), its
+   inputs what the hello says the client knows applied. */
+static node_known *node_known_take(engine *g, const ecs_json_value *root)
+{
+    node_state *s = &g->net;
+    uint64_t token = 0;
+    int has = node_parse_hash(node_json_str(&s->doc, root, "token"), &token);
+    double said = 0;
+    node_known *r = NULL;
+    uint32_t k;
+    (void)node_json_int(&s->doc, root, "inputs", 0, 4294967295.0, &said);
+    for (k = 0; has && !r && k < NODE_KNOWN; ++k)
+        if (s->known[k].has_token && s->known[k].token == token) r = &s->known[k];
+    if (!r) { /* a free record first, else the oldest: NODE_KNOWN > NODE_MAX_PEERS, so one is not in use */
+        for (k = 0; k < NODE_KNOWN; ++k) {
+            node_known *c = &s->known[k];
+            if (!c->peers && (!r || (r->has_token && (!c->has_token || c->used < r->used)))) r = c;
+        }
+        memset(r, 0, sizeof *r);
+        r->token = token;
+        r->has_token = has;
+    }
+    if ((uint32_t)said > r->inputs) r->inputs = (uint32_t)said; /* the client knows more: a server that forgot it */
+    r->peers++;
+    r->used = ++s->known_clock;
+    return r;
+}
+
 /* A hello: the protocol version and byte order must be ours, else refused
    (named) and closed once the refusal is sent. */
 static void node_server_hello(engine *g, node_peer *p, const ecs_json_value *root)
@@ -875,13 +961,15 @@ static void node_server_hello(engine *g, node_peer *p, const ecs_json_value *roo
         return;
     }
     if (!p->joined) {
-        snprintf(p->name, sizeof p->name, "%.60s", name ? name : "?");
+        name = name ? name : "?";
+        snprintf(p->name, sizeof p->name, "%.*s", (int)node_utf8_cut(name, strlen(name), NODE_NAME_MAX), name);
         p->joined = 1;
+        p->known = node_known_take(g, root);
         node_note(g, "client %u (%s) joined at frame %u", (unsigned)p->id, p->name, (unsigned)g->frame);
     }
     p->acked = p->sent = -1; /* a repeated hello (the welcome was lost): from a full snapshot again */
-    node_sendf(g, p, "{\"type\": \"welcome\", \"protocol\": %u, \"client\": %u, \"frame\": %u}", NODE_PROTOCOL,
-               (unsigned)p->id, (unsigned)g->frame);
+    node_sendf(g, p, "{\"type\": \"welcome\", \"protocol\": %u, \"client\": %u, \"frame\": %u, \"inputs\": %u}",
+               NODE_PROTOCOL, (unsigned)p->id, (unsigned)g->frame, (unsigned)p->known->inputs);
 }
 
 /* An input: applied once, in order, through the console's in-process
@@ -896,8 +984,8 @@ static void node_server_input(engine *g, node_peer *p, const ecs_json_value *roo
     const unsigned char *out;
     size_t n, at = 0;
     double seq;
-    if (!node_json_int(d, root, "seq", 1, 4294967295.0, &seq) || (uint32_t)seq != p->inputs + 1u) return; /* seen, or early */
-    p->inputs = (uint32_t)seq;
+    if (!node_json_int(d, root, "seq", 1, 4294967295.0, &seq) || (uint32_t)seq != p->known->inputs + 1u) return; /* seen, or early */
+    p->known->inputs = (uint32_t)seq; /* its client's, on every connection */
     g->net.inputs_applied = 1;
     b->len = 0;
     if (!cmd || (strcmp(cmd, "spawn") != 0 && strcmp(cmd, "world.set") != 0 && strcmp(cmd, "world.destroy") != 0)) {
@@ -1040,7 +1128,7 @@ static void node_send_state(engine *g, node_peer *p, node_snap *cur)
     node_hash_at(g, g->frame, &h);
     n = snprintf(json, sizeof json,
                  "{\"type\": \"state\", \"state\": %ld, \"frame\": %u, \"base\": %ld, \"hash\": \"%016llx\", \"inputs\": %u}",
-                 (long)cur->id, (unsigned)cur->frame, (long)base, (unsigned long long)h, (unsigned)p->inputs);
+                 (long)cur->id, (unsigned)cur->frame, (long)base, (unsigned long long)h, (unsigned)p->known->inputs);
     node_send(g, p, json, (size_t)n, payload->data, payload->size);
     g->stat.state_bytes += payload->size;
     p->sent = cur->id;
@@ -1128,6 +1216,17 @@ static int node_client_rebuild(engine *g, node_peer *p, int64_t id, int64_t base
     return 1;
 }
 
+/* Forgets the inputs up to seq applied (a state or a welcome said so). */
+static void node_client_forget(engine *g, uint32_t applied)
+{
+    node_state *s = &g->net;
+    while (s->num_inputs && s->inputs[0].seq <= applied) {
+        free(s->inputs[0].text);
+        memmove(s->inputs, s->inputs + 1, (s->num_inputs - 1u) * sizeof *s->inputs);
+        s->num_inputs--;
+    }
+}
+
 /* A state: rebuilt (snapshot or delta), loaded over the world, its world
    hash compared with the server's, acknowledged. */
 static void node_client_state(engine *g, node_peer *p, const ecs_json_value *root, const node_msg *m)
@@ -1172,11 +1271,7 @@ static void node_client_state(engine *g, node_peer *p, const ecs_json_value *roo
                   (unsigned)frame, (long)id, (unsigned long long)want, (unsigned long long)got);
     }
     node_sendf(g, p, "{\"type\": \"ack\", \"state\": %ld}", (long)id);
-    while (s->num_inputs && s->inputs[0].seq <= (uint32_t)inputs) { /* applied: forget them */
-        free(s->inputs[0].text);
-        memmove(s->inputs, s->inputs + 1, (s->num_inputs - 1u) * sizeof *s->inputs);
-        s->num_inputs--;
-    }
+    node_client_forget(g, (uint32_t)inputs);
 }
 
 /* Sends every input not yet applied (after a welcome, and each NODE_INPUT_MS). */
@@ -1193,16 +1288,15 @@ static void node_client_handle(engine *g, node_peer *p, const node_msg *m)
     node_state *s = &g->net;
     const char *type = NULL;
     const ecs_json_value *root = node_parse_json(g, p, m, &type);
-    double id;
-    uint32_t k;
+    double id, applied = 0;
     if (!root) return;
     if (strcmp(type, "state") == 0) node_client_state(g, p, root, m);
     else if (strcmp(type, "welcome") == 0) {
         if (s->welcomed || !node_json_int(&s->doc, root, "client", 0, 4294967295.0, &id)) return;
         s->welcomed = 1;
         s->client_id = (uint32_t)id; /* (a state may come before the welcome: reordered) */
-        for (k = 0; k < s->num_inputs; ++k) s->inputs[k].seq = k + 1u; /* numbered again on this connection */
-        s->next_seq = s->num_inputs + 1u;
+        (void)node_json_int(&s->doc, root, "inputs", 0, 4294967295.0, &applied);
+        node_client_forget(g, (uint32_t)applied); /* applied on the connection before: the server knows our token */
         node_note(g, "joined %s:%d as client %u", s->host, s->server_port, (unsigned)s->client_id);
         node_client_send_inputs(g, p);
     } else if (strcmp(type, "refused") == 0) {
@@ -1243,8 +1337,15 @@ static void node_client_tick(engine *g, node_peer *p, double now)
 {
     node_state *s = &g->net;
     if (!s->welcomed && now - s->hello_ms >= NODE_HELLO_MS) {
-        node_sendf(g, p, "{\"type\": \"hello\", \"protocol\": %u, \"byte_order\": \"%s\", \"name\": \"%s\"}",
-                   NODE_PROTOCOL, node_byte_order(), g->opt.node_name);
+        node_buf *b = &s->msg;
+        const char *name = g->opt.node_name;
+        b->len = 0, b->oom = 0;
+        node_buf_printf(b, "{\"type\": \"hello\", \"protocol\": %u, \"byte_order\": \"%s\", \"name\": ", NODE_PROTOCOL,
+                        node_byte_order());
+        node_json_string(b, name, node_utf8_cut(name, strlen(name), NODE_NAME_MAX));
+        node_buf_printf(b, ", \"token\": \"%016llx\", \"inputs\": %u}", (unsigned long long)s->token,
+                        (unsigned)(s->num_inputs ? s->inputs[0].seq - 1u : s->next_seq - 1u)); /* the last known applied */
+        if (!b->oom) node_send(g, p, (const char *)b->p, b->len, NULL, 0);
         s->hello_ms = now;
     }
     if (s->welcomed && s->num_inputs && now - s->inputs_ms >= NODE_INPUT_MS) node_client_send_inputs(g, p);
@@ -1335,7 +1436,7 @@ static void node_status_clients(engine *g, ecs_console_call *call)
         if (!p->used || !p->joined) continue;
         ecs_console_result_printf(call, "%s{\"id\": %u, \"name\": ", n++ ? ", " : "", (unsigned)p->id);
         ecs_console_result_string(call, p->name, strlen(p->name));
-        ecs_console_result_printf(call, ", \"acked\": %ld, \"inputs\": %u}", (long)p->acked, (unsigned)p->inputs);
+        ecs_console_result_printf(call, ", \"acked\": %ld, \"inputs\": %u}", (long)p->acked, (unsigned)p->known->inputs);
     }
     ecs_console_result_json(call, "]", 1);
 }
@@ -1565,6 +1666,27 @@ static int node_open_log(engine *g, int argc, char **argv)
     return g->net.log ? 0 : 1;
 }
 
+/* A client's token (its name for itself in every hello of this run: the
+   server applies its inputs once across its connections), and its --name
+   checked: cut at NODE_NAME_MAX bytes, it must be text a hello can carry.
+   0, or 1 with a message. */
+static int node_client_token(engine *g)
+{
+    node_state *s = &g->net;
+    const char *name = g->opt.node_name;
+    uint64_t x = (uint64_t)now_ns() ^ (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)g;
+    ecs_error err;
+    int ok;
+    x = (x ^ x >> 30) * 0xBF58476D1CE4E5B9ull; /* splitmix64's finish: the bits spread */
+    x = (x ^ x >> 27) * 0x94D049BB133111EBull;
+    s->token = x ^ x >> 31;
+    s->msg.len = 0;
+    node_json_string(&s->msg, name, node_utf8_cut(name, strlen(name), NODE_NAME_MAX));
+    ok = !s->msg.oom && ecs_json_parse(&s->doc, (const char *)s->msg.p, s->msg.len, &err) == ECS_OK;
+    if (!ok) fprintf(stderr, "engine: --name: not text a hello can carry: %s\n", s->msg.oom ? "out of memory" : err.message);
+    return !ok;
+}
+
 /* Before the level: the role, the fault rule, the log, the listener (a port
    in use ends the start-up with a message), the node commands. */
 static int node_open(engine *g, int argc, char **argv)
@@ -1577,7 +1699,7 @@ static int node_open(engine *g, int argc, char **argv)
     s->server_port = g->opt.join_port;
     s->listener = -1;
     s->state_id = -1;
-    s->next_seq = 1; /* inputs count from 1 on each connection */
+    s->next_seq = 1; /* inputs count from 1, on across connections (the hello's token) */
     for (k = 0; k < NODE_HISTORY; ++k) s->hist_frame[k] = -1;
     for (k = 0; k < NODE_RING; ++k) s->ring[k].id = -1;
     for (k = 0; k < NODE_DELTAS; ++k) s->deltas[k].base = s->deltas[k].next = -1;
@@ -1588,6 +1710,7 @@ static int node_open(engine *g, int argc, char **argv)
         return 1;
     }
     if (g->opt.log_traffic && node_open_log(g, argc, argv)) return 1;
+    if (s->role == ROLE_CLIENT && !s->replaying && node_client_token(g)) return 1;
     if (s->role == ROLE_SERVER && !s->replaying) {
         if ((s->listener = node_listen(g->opt.serve_port, &s->port, why, sizeof why)) < 0) {
             fprintf(stderr, "engine: --serve: cannot listen on %s\n", why);
@@ -1665,6 +1788,8 @@ static int node_replay(engine *g, const unsigned char *log, size_t n)
                r.kind != NODE_LOG_NET_OUT)
             if (run_frame(g, g->frame++)) return 1;
         if (r.kind == NODE_LOG_NET_IN) node_deliver(g, r.peer, r.body, r.body_len);
+        else if (r.kind == NODE_LOG_NOTE && r.peer && g->net.role == ROLE_SERVER && node_peer_by_id(g, r.peer))
+            node_peer_close(g, node_peer_by_id(g, r.peer), NULL); /* a client's connection closed */
         else if (r.kind == NODE_LOG_CONSOLE_IN) {
             ecs_console_feed(g->console, r.body, r.body_len);
             (void)ecs_console_feed_output(g->console, &out);
@@ -2335,7 +2460,8 @@ static void usage(FILE *to)
             "  --serve PORT        an authoritative node on 127.0.0.1:PORT (0: a free one; a line says\n"
             "                      \"node: serving on ADDRESS:PORT\"); clients get its states\n"
             "  --join HOST:PORT    a client of the server there: its world is the server's\n"
-            "  --name NAME         the client's name in the server's notes (default: client)\n"
+            "  --name NAME         the client's name in the server's notes (default: client; at most 60 bytes of UTF-8,\n"
+            "                      longer ones cut)\n"
             "  --no-timeouts       no timeout of the console or the nodes (a debugger may stop it)\n"
             "  --log-traffic FILE  every message received (and sent) and each frame's world hash\n"
             "  --replay FILE       runs the node of FILE (a traffic log) again, no network: the same\n"

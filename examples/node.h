@@ -11,22 +11,41 @@
    is at most NODE_MAX_MESSAGE bytes. Every message is a JSON object with a
    "type":
      client -> server
-       {"type": "hello", "protocol": 1, "byte_order": "little", "name": "..."}
-       {"type": "ack", "frame": F}                 the state of frame F is applied
-       {"type": "resync", "frame": F, "reason": "..."}   send a full snapshot
+       {"type": "hello", "protocol": 1, "byte_order": "little", "name": "...",
+        "token": "16 hex", "inputs": N}
+                name: at most NODE_NAME_MAX bytes (longer: cut at a UTF-8
+                boundary); token: the client's own random name, the same on
+                every connection of one run; inputs: the last input seq it
+                knows the server applied (token and inputs may be left out:
+                then the inputs count from 1 on this connection alone)
+       {"type": "ack", "state": S}                 state S is applied
+       {"type": "resync", "state": S, "reason": "..."}   state S did not apply:
+                                                   send a full snapshot
        {"type": "input", "seq": N, "command": "spawn", "args": {...}}
+                seq counts from 1 for a token, on across its connections
        {"type": "alive"}                           nothing else to say for 1 s
        {"type": "bye"}
      server -> client
-       {"type": "welcome", "protocol": 1, "client": ID, "frame": F}
+       {"type": "welcome", "protocol": 1, "client": ID, "frame": F, "inputs": N}
+                inputs: the last input seq of this token the server applied
+                (the client forgets those, resends the rest)
        {"type": "refused", "error": "..."}         then the server closes
-       type 1: {"type": "state", "frame": F, "base": B, "hash": "16 hex",
-                "inputs": N} + payload: a snapshot (base -1) or a delta
-                against the state of frame B that this client acknowledged;
-                hash is the server's world hash after frame F (the client
+       type 1: {"type": "state", "state": S, "frame": F, "base": B,
+                "hash": "16 hex", "inputs": N} + payload: the server's state
+                number S (one after each frame, and one more when commands
+                or inputs changed the world between two frames) as a
+                snapshot (base -1) or a delta against state B, the newest
+                this client acknowledged; F is the server's frame then;
+                hash is the server's world hash in state S (the client
                 compares its own); inputs is the last input seq applied
-       {"type": "input_result", "seq": N, "frame": F, "ok": true, "result": ...}
+       {"type": "input_result", "seq": N, "frame": F, "reply": {...}}
+                reply: the console's reply to the command ("ok", "result"
+                or "error")
        {"type": "alive"}
+   The server keeps the last input seq applied for each token (the last
+   64 tokens: engine.c NODE_KNOWN), so an input is applied once however often its
+   client leaves and joins again; a client whose token the server has
+   forgotten (a restart, more tokens since) is trusted for its "inputs".
 
    THE TRAFFIC LOG (--log-traffic FILE, version 1; every integer big-endian)
      header, 16 bytes: "ECSTRAFF", u32 version (1), u32 header size (16)
@@ -48,7 +67,10 @@
          NET_OUT     one framed node message sent (replay skips them)
          FRAME       u64 the world hash once the frame (the record's) was
                      reached: after a frame ran, or a state was applied
-         NOTE        UTF-8 text: joins, leaves, divergences (replay skips)
+         NOTE        UTF-8 text: joins, leaves, divergences (replay skips);
+                     peer 0, or on a server the client whose connection
+                     closed (a bye, a refusal, a broken or silent socket, bad
+                     framing): a replay closes that peer then
    A reader takes records while they are whole; a log cut short ends at the
    last whole record and the reader says where (node_log_next). */
 #ifndef EXAMPLES_NODE_H
@@ -71,6 +93,7 @@
 #define NODE_LOG_VERSION 1u
 #define NODE_LOG_HEADER 16u
 #define NODE_LOG_RECORD 16u
+#define NODE_NAME_MAX 60u /* bytes of a client's name, in its hello */
 
 enum { NODE_LOG_START = 1, NODE_LOG_NET_IN, NODE_LOG_CONSOLE_IN, NODE_LOG_NET_OUT, NODE_LOG_FRAME, NODE_LOG_NOTE };
 
@@ -244,6 +267,16 @@ NODE_FN void node_json_string(node_buf *b, const char *s, size_t n)
         }
     }
     node_buf_put(b, "\"", 1);
+}
+
+/* How many of s's n bytes to keep for at most max: n, or less so that no
+   UTF-8 sequence is cut. */
+NODE_FN size_t node_utf8_cut(const char *s, size_t n, size_t max)
+{
+    size_t cut = n;
+    if (cut > max)
+        for (cut = max; cut > 0 && ((unsigned char)s[cut] & 0xC0u) == 0x80u; --cut) continue;
+    return cut;
 }
 
 /* Writes a parsed value back as JSON text (numbers: whole ones exactly, the

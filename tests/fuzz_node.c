@@ -11,7 +11,9 @@
      while there are: each is inside the bytes, its type 0 or 1, its parts
      adding up to its size; a refusal names why and ends the stream (as the
      engine closes that connection); each message's JSON that parses is
-     written back by node_json_value and parses again to the same shape;
+     written back by node_json_value and parses again to the same shape,
+     and its first NODE_NAME_MAX bytes at most, cut by node_utf8_cut (as
+     a client's --name), written as a JSON string parse (no sequence cut);
      a short message's bytes as a --fault rule (node_faults_parse) are
      taken only with every value in its range (not NaN), else say why.
    - odd: a traffic log. node_log_open and node_log_next take records
@@ -29,11 +31,18 @@
 static ecs_json_doc doc, again;
 static node_buf text;
 
-/* The JSON of a message, written back and read again: the same number of values. */
+/* The JSON of a message, written back and read again: the same number of
+   values; its text (UTF-8: it parsed) cut as a name, a JSON string that parses. */
 static void check_json(const char *json, size_t n)
 {
     ecs_error err;
+    size_t cut;
     if (ecs_json_parse(&doc, json, n, &err) != ECS_OK) return;
+    cut = node_utf8_cut(json, n, NODE_NAME_MAX);
+    FUZZ_CHECK(cut <= n && cut <= NODE_NAME_MAX && (n > NODE_NAME_MAX || cut == n));
+    text.len = 0;
+    node_json_string(&text, json, cut);
+    FUZZ_CHECK(!text.oom && ecs_json_parse(&again, (const char *)text.p, text.len, &err) == ECS_OK);
     text.len = 0;
     node_json_value(&text, &doc, ecs_json_root(&doc));
     FUZZ_CHECK(!text.oom);

@@ -23,6 +23,19 @@ Checks (each can fail):
     against a base the client lacks, a corrupt snapshot and a message of a
     bad type: the client asks for a full snapshot or closes the connection,
     says why, and goes on; --serve on a port in use exits with a message;
+    a --name with quotes, a backslash and over 60 bytes of UTF-8 reaches
+    the hello as JSON, cut on a UTF-8 boundary (one not UTF-8 is refused);
+  - a client written from examples/node.h's protocol doc (its ack's key)
+    gets deltas;
+  - a client's input applied just before net.leave is not applied again
+    after net.join (the hello's token); an input over 1 KB is sent; a
+    server's log replays after 17 clients came and went without a bye
+    (the log names each closed connection, the replay closes it);
+  - with --fault, a welcome held for a connection that closed is dropped,
+    not delivered to the next one (the client says hello there);
+  - tools/ecs_traffic.py refuses a frame record of 7 bytes and a record
+    whose message is bad (as node.h's reader does), and prints deep JSON
+    and a lone surrogate without a traceback;
   - net.timeouts off/on and --no-timeouts;
   - tools/scenarios/boxes.py agrees with and without faults, and reports
     a divergence (net.tamper) with every log and snapshot saved and a
@@ -37,6 +50,7 @@ import subprocess
 import sys
 import time
 import json
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -160,8 +174,7 @@ def test_three_nodes(a, sess):
             c1.command("net.leave")
             s.command("frame.step", frames=2)
             check(len(s.command("net.status")["clients"]) == 1, "client 1 left")
-            c1.command("net.join")
-            sent["client1"] = 0
+            c1.command("net.join")  # its inputs go on counting: the server knows its token
             boxes.wait_synced(s, clients)
     last = s.command("net.status")["frame"]
     hs = hashes_by_frame(s, 0, last)
@@ -284,10 +297,32 @@ def test_bad_joins(a, sess):
             err = m.get("reply", {}).get("error", "") if m else ""
             check(m and m.get("seq") == seq and err.startswith("input %d: '%s" % (seq, name[:30])) and
                   "is no input" in err, "an unknown input's result is JSON naming it: %r" % m)
+    # a client written from examples/node.h's protocol doc: its ack's key is the one the server reads
+    doc = open(os.path.join(ROOT, "examples", "node.h")).read()
+    key = re.search(r'\{"type": "ack", "(\w+)"', doc)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as k:
+        k.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "by-the-doc"}))
+        check(read_until(k, "welcome") is not None, "a client of the doc joins")
+        key = key.group(1) if key else "(none)"
+        bases, acked = [], set()
+        for _ in range(8):
+            m = read_until(k, "state")
+            if m is None:
+                break
+            bases.append(m["base"])
+            acked.add(m.get(key))
+            k.sendall(frame_msg({"type": "ack", key: m.get(key)}))
+        check(len(bases) == 8 and any(b >= 0 for b in bases) and all(b == -1 or b in acked for b in bases),
+              "acks by node.h's key (%s) make deltas against acknowledged states: bases %r" % (key, bases))
+        k.sendall(frame_msg({"type": "bye"}))
     st = s.command("net.status")
     check(st["refused_joins"] == 2 and st["bad_messages"] >= 2, "the server counted them: %r" % st)
     f0 = s.command("frame.step", frames=2)["frame"]
     check(f0 >= 2, "the server goes on")
+    # a --name a hello cannot carry (not UTF-8): refused at start-up, named
+    rc, out = run_engine(["--join", "127.0.0.1:9", "--name", b"ab\xffc"])
+    check(rc != 0 and "--name: not text a hello can carry" in out and "invalid UTF-8" in out,
+          "a --name that is not UTF-8 is refused naming it: %s" % out[-200:])
     # a port in use
     rc, out = run_engine(["--level", a.level, "--plugins", a.plugins, "--serve", str(port), "--max-seconds", "5"])
     check(rc != 0 and "cannot listen on 127.0.0.1:%d" % port in out and "in use" in out,
@@ -301,13 +336,20 @@ def test_fake_server(a, sess):
     lst.listen(1)
     lst.settimeout(10)
     port = lst.getsockname()[1]
-    cl = sess.start("fake-client", ["--join", "127.0.0.1:%d" % port, "--no-timeouts"], log=False)
+    odd = 'q"b\\x' + "\u00e9" * 40  # JSON's own characters; 85 bytes of UTF-8: 59 kept (the 60th is inside an e-acute)
+    cl = sess.start("fake-client", ["--join", "127.0.0.1:%d" % port, "--no-timeouts", "--name", odd], log=False)
     c = cl.console
     check(c.command("net.status")["timeouts"] == "off", "--no-timeouts: net.status says off")
     k, _ = lst.accept()
     with k:
-        hello = read_until(k, "hello")
-        check(hello and hello["protocol"] == 1 and hello["byte_order"] == sys.byteorder, "the client says hello: %r" % hello)
+        try:
+            hello = read_until(k, "hello")
+        except ValueError as e:  # not JSON
+            hello = {"not JSON": str(e)}
+        check(hello and hello.get("protocol") == 1 and hello.get("byte_order") == sys.byteorder,
+              "the client says hello: %r" % hello)
+        check(hello and hello.get("name") == odd[:5] + "\u00e9" * 27 and len(hello.get("token", "")) == 16 and
+              hello.get("inputs") == 0, "the hello's name is escaped, cut at 60 bytes on a UTF-8 boundary: %r" % hello)
         k.sendall(frame_msg({"type": "welcome", "protocol": 1, "client": 7, "frame": 0}))
         k.sendall(frame_msg({"type": "state", "state": 5, "frame": 5, "base": 4, "hash": "0" * 16, "inputs": 0}, b"x" * 64))
         m = read_until(k, "resync")
@@ -334,6 +376,117 @@ def test_fake_server(a, sess):
     check(not st["joined"] and st["bad_messages"] >= 1, "the client left and counted it: %r" % st)
     check(c.command("world.hash")["hash"] == before, "the client's world is untouched")
     lst.close()
+
+
+def wait_for(pred, what, timeout=15.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return check(False, "in %.0f s: %s" % (timeout, what))
+
+
+def test_rejoin(a, sess):
+    """Inputs are applied once across a leave and a join; an input longer
+    than the 1 KB a message was formatted in gets through; a server's log
+    replays after 16 clients went without a bye (the replay closes them)."""
+    srv = sess.start("rejoin-server", ["--serve", "0", "--spawn", "0", "--destroy", "0"])  # frames change no count
+    s = srv.console
+    s.command("frame.pause")
+    port = boxes.node_port(srv)
+    c = sess.start("rejoin-client", ["--join", "127.0.0.1:%d" % port], log=False).console
+    joined = lambda: c.command("net.status")["joined"] and c.command("net.status")["state"] >= 0  # noqa: E731
+    pending = lambda: c.command("net.status")["pending_inputs"] == 0  # noqa: E731
+    wait_for(joined, "the client joined")
+    n0 = s.command("world.stats")["entities"]
+    c.command("spawn", prefab="crate", position=[1, 1, 1])
+    wait_for(pending, "the control spawn applied")
+    one = s.command("world.stats")["entities"] - n0
+    check(one > 0, "a spawn adds entities (%d)" % one)
+    n1 = s.command("world.stats")["entities"]
+    c.script("spawn crate [5, 6, 7]\nnet.leave")  # applied by the server, unconfirmed when the client leaves
+    c.command("net.join")
+    wait_for(lambda: joined() and pending(), "the client joined again, its inputs applied")
+    s.command("frame.step", frames=1)
+    boxes.wait_synced(s, [c])
+    check(s.command("world.stats")["entities"] - n1 == one, "a spawn, net.leave and net.join add one spawn's entities "
+          "(%d), not two" % (s.command("world.stats")["entities"] - n1))
+    c.command("spawn", prefab="p" * 2000, position=[0, 0, 0])  # an unknown prefab: its input is applied and fails
+    wait_for(lambda: c.command("net.status") and any("no prefab 'ppp" in m.get("message", "") for m in c.logs),
+             "the input's result")  # (the log lines come in with a reply)
+    s.command("frame.step", frames=1)  # (a failed input changes no state: the next frame's confirms it)
+    check(wait_for(pending, "an input of 2 KB reached the server"), "a long input is sent, not dropped")
+    for k in range(17):  # 16 clients that go without a bye, then one whose input must replay
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "gone%d" % k}))
+            check(read_until(raw, "welcome") is not None, "client %d joins" % k)
+            if k == 16:
+                raw.sendall(frame_msg({"type": "input", "seq": 1, "command": "spawn",
+                                       "args": {"prefab": "crate", "position": [1, 2, 3]}}))
+                m = read_until(raw, "input_result")
+                check(m and m["reply"].get("ok") is True, "the 17th client's spawn: %r" % m)
+    s.command("frame.step", frames=2)
+    srv.stop(timeout=10.0)
+    rc, out = run_engine(["--replay", os.path.join(a.out, "rejoin-server.log"), "--quiet"])
+    check(rc == 0 and "first_difference=none end=complete" in out, "the server's log replays after 17 clients "
+          "came and went: %s" % out[-300:])
+
+
+def test_stale_welcome(a, sess):
+    """--fault holds the first connection's welcome; the client leaves and
+    joins again before it is due: the new connection must not take it."""
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(2)
+    lst.settimeout(10)
+    port = lst.getsockname()[1]
+    # seed 3 holds the first arriving message 4 frame periods (1 s at --fps 4)
+    cl = sess.start("held-client", ["--join", "127.0.0.1:%d" % port, "--fault", "delay=4", "--fault-seed", "3",
+                                    "--fps", "4"], log=False)
+    c = cl.console
+    k1, _ = lst.accept()
+    with k1:
+        check(read_until(k1, "hello") is not None, "the client says hello")
+        k1.sendall(frame_msg({"type": "welcome", "protocol": 1, "client": 1, "frame": 0}))
+        t0 = time.monotonic()
+        wait_for(lambda: c.command("net.status")["faults"]["held"] == 1, "the welcome is held")
+        c.script("net.leave\nnet.join")
+    check(c.command("net.status")["faults"]["held"] == 0, "leaving drops what was held for that connection")
+    k2, _ = lst.accept()
+    with k2:
+        check(read_until(k2, "hello") is not None, "the new connection gets a hello")
+        time.sleep(max(0.0, t0 + 1.6 - time.monotonic()))  # past the held welcome's time
+        check(not c.command("net.status")["joined"], "the old connection's welcome did not join the new one")
+        check(read_until(k2, "hello", limit=5) is not None, "the client still says hello on the new connection")
+        k2.sendall(frame_msg({"type": "welcome", "protocol": 1, "client": 2, "frame": 0}))
+        check(wait_for(lambda: c.command("net.status")["joined"], "joined"), "the new connection's welcome joins")
+    lst.close()
+
+
+def traffic_record(kind, body, frame=0, peer=0):
+    return struct.pack(">IIBBBBI", 16 + len(body), frame, kind, 0, 0, 0, peer) + body
+
+
+def test_traffic_tool(a):
+    """tools/ecs_traffic.py refuses what node.h's reader refuses, and
+    prints what it takes (deep JSON, a lone surrogate) without a traceback."""
+    head = b"ECSTRAFF" + struct.pack(">II", 1, 16) + traffic_record(1, b'{"role": "server", "args": []}')
+    deep = struct.pack(">II", 0, 200000) + b"[" * 100000 + b"]" * 100000
+    cases = [("frame7", traffic_record(5, b"\0" * 7), 1, "a frame record of 7 body bytes, not 8"),
+             ("type5", traffic_record(2, struct.pack(">II", 5, 2) + b"{}", peer=1), 1, "message type 5"),
+             ("short", traffic_record(4, frame_msg({"type": "alive"}) + b"x", peer=1), 1, "shorter than the record"),
+             ("surrogate", traffic_record(2, frame_msg({"type": "\ud800x"}), peer=1), 0, "\\ud800x"),
+             ("deep", traffic_record(2, deep, peer=1), 0, "nested too deep")]
+    for name, rec, want_rc, want in cases:
+        path = os.path.join(a.out, "traffic-%s.log" % name)
+        with open(path, "wb") as f:
+            f.write(head + rec + traffic_record(6, b"after it"))
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "ecs_traffic.py"), path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=30)
+        text = (p.stdout + p.stderr).decode("utf-8", "replace")
+        check(p.returncode == want_rc and want in text and "Traceback" not in text,
+              "ecs_traffic.py on a log with %s: exit %d (want %d), %r in %s" % (name, p.returncode, want_rc, want, text[-300:]))
 
 
 def test_scenarios(a):
@@ -390,8 +543,15 @@ if __name__ == "__main__":
     try:
         test_bad_joins(a, sess)
         test_fake_server(a, sess)
+        test_stale_welcome(a, sess)
     finally:
         sess.stop()
+    sess = Session(a)
+    try:
+        test_rejoin(a, sess)
+    finally:
+        sess.stop()
+    test_traffic_tool(a)
     test_scenarios(a)
     print("%d passed, %d failed" % (passes, failures))
     sys.exit(1 if failures else 0)

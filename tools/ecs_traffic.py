@@ -23,6 +23,33 @@ import struct
 import sys
 
 KINDS = {1: "start", 2: "net-in", 3: "console-in", 4: "net-out", 5: "frame", 6: "note"}
+MAX_MESSAGE = 256 << 20  # examples/node.h NODE_MAX_MESSAGE
+
+
+def body_problem(kind, body):
+    """What is wrong with a record's body, as node.h's node_log_body_ok
+    checks it (a frame record holds 8 bytes, a message record one whole
+    framed message), or None."""
+    if kind == 5 and len(body) != 8:
+        return "a frame record of %d body bytes, not 8" % len(body)
+    if kind not in (2, 3, 4):
+        return None
+    if len(body) < 8:
+        return "its message is cut short"
+    mtype, length = struct.unpack(">II", body[:8])
+    if mtype > 1:
+        return "its message message type %d (0: JSON, 1: JSON with a payload)" % mtype
+    if length > MAX_MESSAGE:
+        return "its message message of %d bytes, over the limit of %d" % (length, MAX_MESSAGE)
+    if mtype == 1 and length < 4:
+        return "its message type 1 message of %d bytes: no room for its json_length" % length
+    if len(body) - 8 < length:
+        return "its message is cut short"
+    if mtype == 1 and struct.unpack(">I", body[8:12])[0] > length - 4:
+        return "its message json_length %d past the message's %d bytes" % (struct.unpack(">I", body[8:12])[0], length)
+    if 8 + length != len(body):
+        return "its message is shorter than the record"
+    return None
 
 
 def read_records(data):
@@ -44,6 +71,9 @@ def read_records(data):
         if at + size > len(data):
             raise EOFError("the log ends inside a record at offset %d (frame %d, %s): %d of its %d bytes"
                            % (at, frame, KINDS[kind], len(data) - at, size))
+        why = body_problem(kind, data[at + 16:at + size])
+        if why:
+            raise ValueError("record at offset %d (%s, frame %d): %s" % (at, KINDS[kind], frame, why))
         yield at, frame, kind, peer, data[at + 16:at + size]
         at += size
 
@@ -62,6 +92,8 @@ def message_summary(body):
         obj = json.loads(text.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         return "?", "JSON that does not parse (%d bytes)" % len(text)
+    except RecursionError:  # nested deeper than Python's stack: the node read it, or refused it, itself
+        return "?", "JSON nested too deep to print (%d bytes)" % len(text)
     if not isinstance(obj, dict):
         return "?", json.dumps(obj)[:80]
     kind = str(obj.get("type", "?"))
@@ -84,6 +116,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     if hasattr(signal, "SIGPIPE"):  # | head: end quietly
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if hasattr(sys.stdout, "reconfigure"):  # a lone surrogate ("\ud800" in a message's JSON) prints escaped
+        sys.stdout.reconfigure(errors="backslashreplace")
     only = set(a.kinds.split(",")) if a.kinds else None
     try:
         with open(a.log, "rb") as f:
