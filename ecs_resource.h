@@ -4095,8 +4095,11 @@ static ecs_result ecs__schema_compile(void *user, ecs_compiler_context *ctx, con
 }
 
 /* Reads spec (see ecs_schema_field) into slot f: default bytes, bounds,
-   required. 0 with why; -1 when the parser ran out of memory. doc: scratch. */
-static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc *doc, char *why, size_t n)
+   required; *initial_out (when not NULL): the default's value in doc, or
+   NULL. 0 with why; -1 when the parser ran out of memory. doc: scratch.
+   Member names compare with their length: "max\u0000" is not "max". */
+static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc *doc, const ecs_json_value **initial_out,
+                            char *why, size_t n)
 {
     const ecs_json_value *root, *initial, *m;
     ecs_error perr;
@@ -4110,12 +4113,17 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
         initial = NULL;
         for (i = 0, m = root + 1; i < root->count; ++i, m = doc->values + m->next) {
             const char *key = doc->pool + m->key;
-            int is_min = strcmp(key, "min") == 0, is_max = strcmp(key, "max") == 0;
+            int is_min = m->key_length == 3 && memcmp(key, "min", 3) == 0;
+            int is_max = m->key_length == 3 && memcmp(key, "max", 3) == 0;
             if (ecs__json_duplicate(doc, root, m)) { /* as level JSON: one value per member */
                 snprintf(why, n, "spec member '%.32s' appears twice", key);
                 return 0;
             }
-            if (strcmp(key, "default") == 0) {
+            if (memchr(key, 0, m->key_length)) { /* "max\u0000" is not "max" */
+                snprintf(why, n, "spec member '%.32s\\u0000...' has a NUL byte in its name", key);
+                return 0;
+            }
+            if (m->key_length == 7 && memcmp(key, "default", 7) == 0) {
                 initial = m;
             } else if ((is_min || is_max) && m->type == ECS_JSON_NUMBER && ecs__kind_is_number(f->kind)) {
                 int neg = (m->flags & ECS_JSON_NEGATIVE) && m->integer != 0;
@@ -4132,6 +4140,7 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
         }
     }
     f->required = initial == NULL;
+    if (initial_out) *initial_out = initial;
     memset(f->initial, 0, sizeof f->initial);
     if (!initial) return 1;
     if (f->kind == ECS_FIELD_ENTITY) {
@@ -4199,6 +4208,7 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
     memset(&doc, 0, sizeof doc);
     for (k = 0; k < n && r == ECS_OK; ++k) {
         ecs__schema_slot *f = si->fields + k;
+        const ecs_json_value *d = NULL;
         int got;
         f->name_length = (uint32_t)strlen(schema[k].name);
         f->name = (const char *)memcpy(strings, schema[k].name, f->name_length + 1u);
@@ -4209,14 +4219,12 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
         f->size = ecs_field_kind_size(f->kind);
         f->offset = offset;
         offset += f->size;
-        got = ecs__schema_spec(f, schema[k].spec, &doc, why, sizeof why);
+        got = ecs__schema_spec(f, schema[k].spec, &doc, &d, why, sizeof why);
         if (got <= 0) {
             r = ecs_error_set(err, got < 0 ? ECS_ERROR_OUT_OF_MEMORY : ECS_ERROR_INVALID_ARGUMENT,
                               "schema of '%s': field '%s' (%s), spec '%.60s': %s", type, f->name,
                               ecs_field_kind_name(f->kind), schema[k].spec, why);
-        } else if (f->kind == ECS_FIELD_PATH && !f->required) {
-            const ecs_json_value *root = ecs_json_root(&doc), *d = root;
-            if (root->type == ECS_JSON_OBJECT) d = ecs_json_member(&doc, root, "default");
+        } else if (f->kind == ECS_FIELD_PATH && d) { /* d: the default ecs__schema_spec checked */
             if (doc.pool[d->str] != '#') {
                 f->initial_path_length = d->count;
                 f->initial_path = (const char *)memcpy(strings, doc.pool + d->str, d->count + 1u);
@@ -4324,7 +4332,7 @@ ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ec
     why[0] = 0;
     if (field->spec) {
         memset(&scratch, 0, sizeof scratch);
-        ok = ecs__schema_spec(&f, field->spec, &scratch, why, sizeof why);
+        ok = ecs__schema_spec(&f, field->spec, &scratch, NULL, why, sizeof why);
         ecs_json_doc_free(&scratch);
         if (ok < 0) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "field '%.64s': out of memory", field->name);
         if (ok == 0)

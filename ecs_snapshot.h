@@ -3114,13 +3114,20 @@ static void ecs__snap_jvalue_in(ecs__snap_jin *in, const ecs_json_value *v, uint
     }
 }
 
+/* 1 when the JSON string v is name exactly (its length too: "f64\u0000x"
+   is not "f64"). */
+static int ecs__snap_jis(const ecs__snap_jin *in, const ecs_json_value *v, const char *name)
+{
+    const char *s = ecs_json_string(in->doc, v);
+    return s && strlen(name) == v->count && memcmp(s, name, v->count) == 0;
+}
+
 static uint32_t ecs__snap_jkind(const ecs__snap_jin *in, const ecs_json_value *f)
 {
     const ecs_json_value *k = ecs_json_member(in->doc, f, "kind");
-    const char *name = k ? ecs_json_string(in->doc, k) : NULL;
     uint32_t kind;
-    for (kind = 1; name && kind < ECS_FIELD_KIND_COUNT; ++kind)
-        if (strcmp(name, ecs_field_kind_name((ecs_field_kind)kind)) == 0) return kind;
+    for (kind = 1; k && kind < ECS_FIELD_KIND_COUNT; ++kind)
+        if (ecs__snap_jis(in, k, ecs_field_kind_name((ecs_field_kind)kind))) return kind;
     return 0;
 }
 
@@ -3157,11 +3164,9 @@ static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
     const ecs_json_value *next = ecs_json_member(in->doc, st, "next");
     uint32_t lookup = 0, count, names = 0, k, flags;
     uint64_t record = 4; /* the entity id */
-    const char *lname;
     if (in->r != ECS_OK) return;
     lk = ecs__snap_jget(in, st, "lookup", ECS_JSON_STRING);
-    lname = lk ? ecs_json_string(in->doc, lk) : "";
-    while (lookup < 3u && strcmp(lname, ecs__snap_lookup_names[lookup]) != 0) ++lookup;
+    while (lookup < 3u && !ecs__snap_jis(in, lk, ecs__snap_lookup_names[lookup])) ++lookup;
     if (lookup == 3u) ecs__snap_jfail(in, lk, "lookup is not hash, dense or direct");
     count = ecs__snap_ju32(in, st, "count");
     log = ecs__snap_jget(in, st, "log", ECS_JSON_ARRAY);
