@@ -2718,20 +2718,43 @@ static ecs_result ecs__json_string(ecs__json_parser *ps, const unsigned char **p
     return ECS_OK;
 }
 
+/* The locale's decimal point, a string: more than one byte in some
+   locales (glibc's ps_AF: U+066B, bytes D9 AB). */
+static const char *ecs__decimal_point(void)
+{
+    const struct lconv *lc = localeconv();
+    return lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point : ".";
+}
+
+/* The number text buf as printf wrote it (the locale's decimal point) with
+   '.' in place of that point, the rest moved up. */
+static void ecs__number_dot(char *buf)
+{
+    const char *point = ecs__decimal_point();
+    size_t n = strlen(point);
+    char *at = point[0] == '.' && n == 1 ? NULL : strstr(buf, point);
+    if (!at) return;
+    *at = '.';
+    memmove(at + 1, at + n, strlen(at + n) + 1u);
+}
+
 /* Slow path for numbers the fast path cannot convert exactly: strtod on a
-   copy with the locale's decimal point (strtod honours LC_NUMERIC). */
+   copy with the locale's decimal point, the whole string in place of '.'
+   (strtod honours LC_NUMERIC). */
 static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, double *out)
 {
-    char small[96], *buf = small, point = '.';
-    size_t n = (size_t)(e - s), i;
-    const struct lconv *lc = localeconv();
-    if (lc && lc->decimal_point && lc->decimal_point[0]) point = lc->decimal_point[0];
-    if (n + 1 > sizeof small) {
-        buf = (char *)ECS__REALLOC(NULL, n + 1);
+    char small[96], *buf = small, *o;
+    const char *point = ecs__decimal_point();
+    size_t n = (size_t)(e - s), pn = strlen(point), i;
+    if (n + pn > sizeof small) { /* one '.' at most: n - 1 + pn bytes and the NUL */
+        buf = (char *)ECS__REALLOC(NULL, n + pn);
         if (!buf) return 0;
     }
-    for (i = 0; i < n; ++i) buf[i] = s[i] == '.' ? point : (char)s[i];
-    buf[n] = 0;
+    for (o = buf, i = 0; i < n; ++i) {
+        if (s[i] != '.') *o++ = (char)s[i];
+        else o = (char *)memcpy(o, point, pn) + pn;
+    }
+    *o = 0;
     *out = strtod(buf, NULL);
     if (buf != small) ECS__FREE(buf);
     return 1;
@@ -5353,16 +5376,12 @@ static void ecs__jout_string(ecs__jout *o, const char *s, uint32_t n)
    exponent for magnitudes from 1e-4 to 1e15 (90, not 9e+01). */
 static void ecs__format_number(char *buf, size_t size, double v, int is_float)
 {
-    const struct lconv *lc = localeconv();
-    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
     int prec, plain = (v >= 1e-4 && v < 1e15) || (v <= -1e-4 && v > -1e15);
     for (prec = 1; prec <= 17; ++prec) {
         double back = 0.0;
-        char *c;
         snprintf(buf, size, "%.*g", prec, v);
         if (plain && prec < 17 && strchr(buf, 'e')) continue;
-        for (c = buf; *c; ++c)
-            if (*c == point) *c = '.';
+        ecs__number_dot(buf);
         ecs__json_strtod((const unsigned char *)buf, (const unsigned char *)buf + strlen(buf), &back);
         if (is_float ? (float)back == (float)v : back == v) break;
     }

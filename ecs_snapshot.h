@@ -771,7 +771,6 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base
 #include <stdlib.h>
 #include <string.h>
 #include <float.h>
-#include <locale.h>
 
 /* ---- SNAPSHOTS ----------------------------------------------------------- */
 
@@ -2647,13 +2646,8 @@ ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w)
    always the shortest), '.' whatever the locale. */
 static void ecs__format_double17(char *buf, size_t size, double v)
 {
-    const struct lconv *lc = localeconv();
-    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
     snprintf(buf, size, "%.17g", v);
-    if (point != '.') {
-        char *c = strchr(buf, point);
-        if (c) *c = '.';
-    }
+    ecs__number_dot(buf); /* the locale's point may be more than one byte */
 }
 
 static const char *const ecs__snap_lookup_names[3] = {"hash", "dense", "direct"};
