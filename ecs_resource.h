@@ -1132,9 +1132,11 @@ ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *na
     this machine's byte order) to out only on success: a debug console's
     "set this field" (ecs_console.h's world.set). ECS_OK;
     ECS_ERROR_INVALID_ARGUMENT (err names the field, what it wants and what
-    v is: "field 'mass' (f32): mass must be >= 0 (found -1)"; also a
-    spec that does not parse, and NULL arguments); ECS_ERROR_OUT_OF_MEMORY
-    (the spec is parsed into scratch memory). */
+    v is: "field 'mass' (f32): mass must be >= 0 (found -1)"; a path that
+    is not canonical: its canonical spelling, whatever its length, or why
+    it has none; also a spec that does not parse, and NULL arguments);
+    ECS_ERROR_OUT_OF_MEMORY (the spec is parsed, and a path that is not
+    canonical respelled, in scratch memory). */
 ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ecs_json_doc *doc, const ecs_json_value *v,
                                          void *out, ecs_error *err);
 /** Gives the registered type `name` a decompile function (for a hand-written
@@ -4313,12 +4315,12 @@ static int ecs__schema_live_entity(const ecs_json_value *v, unsigned char *out, 
     return 1;
 }
 
-/* A live path field's value: "#" and 16 hex digits, or a canonical path. */
+/* A live path field's value: "#" and 16 hex digits, or a canonical path.
+   1; 0 with why; -1 out of memory. */
 static int ecs__schema_live_path(const ecs_json_doc *doc, const ecs_json_value *v, unsigned char *out, char *why,
                                  size_t n)
 {
     const char *p = v->type == ECS_JSON_STRING ? doc->pool + v->str : NULL;
-    char canon[256];
     uint64_t h;
     if (!p) {
         snprintf(why, n, "expected a resource path (a string), found %s", ecs_json_type_name((ecs_json_type)v->type));
@@ -4326,10 +4328,16 @@ static int ecs__schema_live_path(const ecs_json_doc *doc, const ecs_json_value *
     }
     if (!ecs__path_hash_text(p, v->count, &h)) {
         if (!ecs__path_is_canonical(p, v->count)) {
-            if (strlen(p) == v->count && ecs_path_canonicalize(p, canon, sizeof canon, NULL) == ECS_OK)
-                snprintf(why, n, "path '%.80s' is not canonical; write '%.80s'", p, canon);
+            const char *bad = "";
+            size_t where = 0;
+            char *fix = (char *)ECS__REALLOC(NULL, (size_t)v->count + 1u); /* never longer than the path */
+            if (!fix) return -1;
+            if (ecs__path_canonicalize(p, v->count, fix, &bad, &where) >= 0)
+                snprintf(why, n, "path '%.80s' is not canonical; write '%.80s'", p, fix);
             else
-                snprintf(why, n, "path '%.80s' is not canonical and has no canonical spelling", p);
+                snprintf(why, n, "path '%.80s' is not canonical and has no canonical spelling: %s (byte %lu)", p, bad,
+                         (unsigned long)where);
+            ECS__FREE(fix);
             return 0;
         }
         h = ecs__fnv1a64(p, v->count);
@@ -4365,6 +4373,7 @@ ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ec
     if (f.kind == ECS_FIELD_ENTITY) ok = ecs__schema_live_entity(v, bytes, why, sizeof why);
     else if (f.kind == ECS_FIELD_PATH) ok = ecs__schema_live_path(doc, v, bytes, why, sizeof why);
     else ok = ecs__schema_value(&f, doc, v, bytes, why, sizeof why) == NULL;
+    if (ok < 0) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "field '%.64s': out of memory", field->name);
     if (!ok)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "field '%.64s' (%s): %s", field->name,
                              ecs_field_kind_name(field->kind), why);

@@ -495,6 +495,48 @@ static void test_spec_member_nul(void)
     ecs_compiler_free(&c);
 }
 
+/* ecs_schema_value_read of a path that is not canonical names its
+   canonical spelling whatever its length: a sloppy path of 256 bytes or
+   more used to get "has no canonical spelling" (it was respelled into 256
+   bytes); one with none says why. */
+static void test_value_read_long_path(void)
+{
+    static const ecs_schema_field model = {"model", ECS_FIELD_PATH, "\"models/crate\""};
+    static const char *const sloppy[3] = {"Models/", "./models//", "models\\\\"};
+    char json[400], want[300], zeros[301];
+    ecs_json_doc doc;
+    ecs_error err;
+    uint64_t h = 0;
+    uint32_t k;
+    int n;
+    memset(zeros, '0', 300);
+    zeros[300] = 0;
+    memset(&doc, 0, sizeof doc);
+    for (k = 0; k < 3; ++k) {
+        n = snprintf(json, sizeof json, "\"%s%s\"", sloppy[k], zeros);
+        CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK && ecs_json_root(&doc)->count > 300);
+        snprintf(want, sizeof want, "is not canonical; write 'models/%.73s'", zeros); /* the message shows 80 bytes */
+        CHECK_MSG(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                      has(err.message, "field 'model' (path)") && has(err.message, want) && h == 0,
+                  "%s", err.message);
+    }
+    n = snprintf(json, sizeof json, "\"../%s\"", zeros);
+    CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+    CHECK_MSG(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "has no canonical spelling: '..' climbs above the project root (byte 0)"),
+              "%s", err.message);
+    n = snprintf(json, sizeof json, "\"Models/%s\\u0000\"", zeros);
+    CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+    CHECK_MSG(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "has no canonical spelling: a NUL byte is not allowed (byte 307)"),
+              "%s", err.message);
+    n = snprintf(json, sizeof json, "\"models/%s\"", zeros); /* canonical: read */
+    CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+    CHECK(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_OK &&
+          h == ecs_path_hash(ecs_json_string(&doc, ecs_json_root(&doc))));
+    ecs_json_doc_free(&doc);
+}
+
 /* ---- the decompiler's refusals and unregistered blocks ----------------------- */
 
 static ecs_resource_block find_block(const void *blob, uint32_t id)
@@ -973,6 +1015,7 @@ int main(void)
     test_registration();
     test_duplicate_spec_members();
     test_spec_member_nul();
+    test_value_read_long_path();
     test_refusals();
     test_deepest_chain();
     test_empty_names_block();
