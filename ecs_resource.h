@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.7 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.8 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -685,6 +685,9 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.8  fixes: a spec member name with a NUL byte is refused (a path
+        default's crashed); a decimal point of several bytes (ps_AF) read
+        and written whole; live paths of 256+ bytes get their spelling
    0.7  fixes found by review: ecs_compiler_register_world leaves a taken
         "transform" registered; ecs_resource_swap swaps the names block
         itself (never through swap_data) and refuses a malformed one with

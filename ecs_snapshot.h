@@ -1,4 +1,4 @@
-/* ecs_snapshot.h - v0.7 - snapshots of a live world: save, verify, load,
+/* ecs_snapshot.h - v0.8 - snapshots of a live world: save, verify, load,
    clone, byte swap, JSON, subtree selections, the world hash, deltas, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -436,6 +436,8 @@ REFERENCE (every public function; the declarations below say more:
    ecs_resource.h (ecs_resource_save_subtree fills it too).
 
 REVISION HISTORY
+   0.8  fixes: JSON lookup and kind names compared with their length
+        ("hash\u0000" is none); to_json under a decimal point of 2+ bytes
    0.7  fixes: verify refuses a second section for one store (the load
         did, after verify had passed it); a load verifies direct managers'
         holes before it changes anything (a REPLACE load refused for one
