@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.7 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.8 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -685,6 +685,9 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.8  fixes: a spec member name with a NUL byte is refused (a path
+        default's crashed); a decimal point of several bytes (ps_AF) read
+        and written whole; live paths of 256+ bytes get their spelling
    0.7  fixes found by review: ecs_compiler_register_world leaves a taken
         "transform" registered; ecs_resource_swap swaps the names block
         itself (never through swap_data) and refuses a malformed one with
@@ -1132,9 +1135,11 @@ ECS_DEF ecs_result ecs_compiler_register_manager(ecs_compiler *c, const char *na
     this machine's byte order) to out only on success: a debug console's
     "set this field" (ecs_console.h's world.set). ECS_OK;
     ECS_ERROR_INVALID_ARGUMENT (err names the field, what it wants and what
-    v is: "field 'mass' (f32): mass must be >= 0 (found -1)"; also a
-    spec that does not parse, and NULL arguments); ECS_ERROR_OUT_OF_MEMORY
-    (the spec is parsed into scratch memory). */
+    v is: "field 'mass' (f32): mass must be >= 0 (found -1)"; a path that
+    is not canonical: its canonical spelling, whatever its length, or why
+    it has none; also a spec that does not parse, and NULL arguments);
+    ECS_ERROR_OUT_OF_MEMORY (the spec is parsed, and a path that is not
+    canonical respelled, in scratch memory). */
 ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ecs_json_doc *doc, const ecs_json_value *v,
                                          void *out, ecs_error *err);
 /** Gives the registered type `name` a decompile function (for a hand-written
@@ -2718,20 +2723,43 @@ static ecs_result ecs__json_string(ecs__json_parser *ps, const unsigned char **p
     return ECS_OK;
 }
 
+/* The locale's decimal point, a string: more than one byte in some
+   locales (glibc's ps_AF: U+066B, bytes D9 AB). */
+static const char *ecs__decimal_point(void)
+{
+    const struct lconv *lc = localeconv();
+    return lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point : ".";
+}
+
+/* The number text buf as printf wrote it (the locale's decimal point) with
+   '.' in place of that point, the rest moved up. */
+static void ecs__number_dot(char *buf)
+{
+    const char *point = ecs__decimal_point();
+    size_t n = strlen(point);
+    char *at = point[0] == '.' && n == 1 ? NULL : strstr(buf, point);
+    if (!at) return;
+    *at = '.';
+    memmove(at + 1, at + n, strlen(at + n) + 1u);
+}
+
 /* Slow path for numbers the fast path cannot convert exactly: strtod on a
-   copy with the locale's decimal point (strtod honours LC_NUMERIC). */
+   copy with the locale's decimal point, the whole string in place of '.'
+   (strtod honours LC_NUMERIC). */
 static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, double *out)
 {
-    char small[96], *buf = small, point = '.';
-    size_t n = (size_t)(e - s), i;
-    const struct lconv *lc = localeconv();
-    if (lc && lc->decimal_point && lc->decimal_point[0]) point = lc->decimal_point[0];
-    if (n + 1 > sizeof small) {
-        buf = (char *)ECS__REALLOC(NULL, n + 1);
+    char small[96], *buf = small, *o;
+    const char *point = ecs__decimal_point();
+    size_t n = (size_t)(e - s), pn = strlen(point), i;
+    if (n + pn > sizeof small) { /* one '.' at most: n - 1 + pn bytes and the NUL */
+        buf = (char *)ECS__REALLOC(NULL, n + pn);
         if (!buf) return 0;
     }
-    for (i = 0; i < n; ++i) buf[i] = s[i] == '.' ? point : (char)s[i];
-    buf[n] = 0;
+    for (o = buf, i = 0; i < n; ++i) {
+        if (s[i] != '.') *o++ = (char)s[i];
+        else o = (char *)memcpy(o, point, pn) + pn;
+    }
+    *o = 0;
     *out = strtod(buf, NULL);
     if (buf != small) ECS__FREE(buf);
     return 1;
@@ -4095,8 +4123,11 @@ static ecs_result ecs__schema_compile(void *user, ecs_compiler_context *ctx, con
 }
 
 /* Reads spec (see ecs_schema_field) into slot f: default bytes, bounds,
-   required. 0 with why; -1 when the parser ran out of memory. doc: scratch. */
-static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc *doc, char *why, size_t n)
+   required; *initial_out (when not NULL): the default's value in doc, or
+   NULL. 0 with why; -1 when the parser ran out of memory. doc: scratch.
+   Member names compare with their length: "max\u0000" is not "max". */
+static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc *doc, const ecs_json_value **initial_out,
+                            char *why, size_t n)
 {
     const ecs_json_value *root, *initial, *m;
     ecs_error perr;
@@ -4110,12 +4141,17 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
         initial = NULL;
         for (i = 0, m = root + 1; i < root->count; ++i, m = doc->values + m->next) {
             const char *key = doc->pool + m->key;
-            int is_min = strcmp(key, "min") == 0, is_max = strcmp(key, "max") == 0;
+            int is_min = m->key_length == 3 && memcmp(key, "min", 3) == 0;
+            int is_max = m->key_length == 3 && memcmp(key, "max", 3) == 0;
             if (ecs__json_duplicate(doc, root, m)) { /* as level JSON: one value per member */
                 snprintf(why, n, "spec member '%.32s' appears twice", key);
                 return 0;
             }
-            if (strcmp(key, "default") == 0) {
+            if (memchr(key, 0, m->key_length)) { /* "max\u0000" is not "max" */
+                snprintf(why, n, "spec member '%.32s\\u0000...' has a NUL byte in its name", key);
+                return 0;
+            }
+            if (m->key_length == 7 && memcmp(key, "default", 7) == 0) {
                 initial = m;
             } else if ((is_min || is_max) && m->type == ECS_JSON_NUMBER && ecs__kind_is_number(f->kind)) {
                 int neg = (m->flags & ECS_JSON_NEGATIVE) && m->integer != 0;
@@ -4132,6 +4168,7 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
         }
     }
     f->required = initial == NULL;
+    if (initial_out) *initial_out = initial;
     memset(f->initial, 0, sizeof f->initial);
     if (!initial) return 1;
     if (f->kind == ECS_FIELD_ENTITY) {
@@ -4199,6 +4236,7 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
     memset(&doc, 0, sizeof doc);
     for (k = 0; k < n && r == ECS_OK; ++k) {
         ecs__schema_slot *f = si->fields + k;
+        const ecs_json_value *d = NULL;
         int got;
         f->name_length = (uint32_t)strlen(schema[k].name);
         f->name = (const char *)memcpy(strings, schema[k].name, f->name_length + 1u);
@@ -4209,14 +4247,12 @@ static ecs_result ecs__schema_build(const char *type, const ecs_schema_field *sc
         f->size = ecs_field_kind_size(f->kind);
         f->offset = offset;
         offset += f->size;
-        got = ecs__schema_spec(f, schema[k].spec, &doc, why, sizeof why);
+        got = ecs__schema_spec(f, schema[k].spec, &doc, &d, why, sizeof why);
         if (got <= 0) {
             r = ecs_error_set(err, got < 0 ? ECS_ERROR_OUT_OF_MEMORY : ECS_ERROR_INVALID_ARGUMENT,
                               "schema of '%s': field '%s' (%s), spec '%.60s': %s", type, f->name,
                               ecs_field_kind_name(f->kind), schema[k].spec, why);
-        } else if (f->kind == ECS_FIELD_PATH && !f->required) {
-            const ecs_json_value *root = ecs_json_root(&doc), *d = root;
-            if (root->type == ECS_JSON_OBJECT) d = ecs_json_member(&doc, root, "default");
+        } else if (f->kind == ECS_FIELD_PATH && d) { /* d: the default ecs__schema_spec checked */
             if (doc.pool[d->str] != '#') {
                 f->initial_path_length = d->count;
                 f->initial_path = (const char *)memcpy(strings, doc.pool + d->str, d->count + 1u);
@@ -4282,12 +4318,12 @@ static int ecs__schema_live_entity(const ecs_json_value *v, unsigned char *out, 
     return 1;
 }
 
-/* A live path field's value: "#" and 16 hex digits, or a canonical path. */
+/* A live path field's value: "#" and 16 hex digits, or a canonical path.
+   1; 0 with why; -1 out of memory. */
 static int ecs__schema_live_path(const ecs_json_doc *doc, const ecs_json_value *v, unsigned char *out, char *why,
                                  size_t n)
 {
     const char *p = v->type == ECS_JSON_STRING ? doc->pool + v->str : NULL;
-    char canon[256];
     uint64_t h;
     if (!p) {
         snprintf(why, n, "expected a resource path (a string), found %s", ecs_json_type_name((ecs_json_type)v->type));
@@ -4295,10 +4331,16 @@ static int ecs__schema_live_path(const ecs_json_doc *doc, const ecs_json_value *
     }
     if (!ecs__path_hash_text(p, v->count, &h)) {
         if (!ecs__path_is_canonical(p, v->count)) {
-            if (strlen(p) == v->count && ecs_path_canonicalize(p, canon, sizeof canon, NULL) == ECS_OK)
-                snprintf(why, n, "path '%.80s' is not canonical; write '%.80s'", p, canon);
+            const char *bad = "";
+            size_t where = 0;
+            char *fix = (char *)ECS__REALLOC(NULL, (size_t)v->count + 1u); /* never longer than the path */
+            if (!fix) return -1;
+            if (ecs__path_canonicalize(p, v->count, fix, &bad, &where) >= 0)
+                snprintf(why, n, "path '%.80s' is not canonical; write '%.80s'", p, fix);
             else
-                snprintf(why, n, "path '%.80s' is not canonical and has no canonical spelling", p);
+                snprintf(why, n, "path '%.80s' is not canonical and has no canonical spelling: %s (byte %lu)", p, bad,
+                         (unsigned long)where);
+            ECS__FREE(fix);
             return 0;
         }
         h = ecs__fnv1a64(p, v->count);
@@ -4324,7 +4366,7 @@ ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ec
     why[0] = 0;
     if (field->spec) {
         memset(&scratch, 0, sizeof scratch);
-        ok = ecs__schema_spec(&f, field->spec, &scratch, why, sizeof why);
+        ok = ecs__schema_spec(&f, field->spec, &scratch, NULL, why, sizeof why);
         ecs_json_doc_free(&scratch);
         if (ok < 0) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "field '%.64s': out of memory", field->name);
         if (ok == 0)
@@ -4334,6 +4376,7 @@ ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ec
     if (f.kind == ECS_FIELD_ENTITY) ok = ecs__schema_live_entity(v, bytes, why, sizeof why);
     else if (f.kind == ECS_FIELD_PATH) ok = ecs__schema_live_path(doc, v, bytes, why, sizeof why);
     else ok = ecs__schema_value(&f, doc, v, bytes, why, sizeof why) == NULL;
+    if (ok < 0) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "field '%.64s': out of memory", field->name);
     if (!ok)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "field '%.64s' (%s): %s", field->name,
                              ecs_field_kind_name(field->kind), why);
@@ -5345,16 +5388,12 @@ static void ecs__jout_string(ecs__jout *o, const char *s, uint32_t n)
    exponent for magnitudes from 1e-4 to 1e15 (90, not 9e+01). */
 static void ecs__format_number(char *buf, size_t size, double v, int is_float)
 {
-    const struct lconv *lc = localeconv();
-    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
     int prec, plain = (v >= 1e-4 && v < 1e15) || (v <= -1e-4 && v > -1e15);
     for (prec = 1; prec <= 17; ++prec) {
         double back = 0.0;
-        char *c;
         snprintf(buf, size, "%.*g", prec, v);
         if (plain && prec < 17 && strchr(buf, 'e')) continue;
-        for (c = buf; *c; ++c)
-            if (*c == point) *c = '.';
+        ecs__number_dot(buf);
         ecs__json_strtod((const unsigned char *)buf, (const unsigned char *)buf + strlen(buf), &back);
         if (is_float ? (float)back == (float)v : back == v) break;
     }

@@ -445,7 +445,10 @@ REVISION HISTORY
         entity (the group lost track of it), clone a target whose field
         names or kinds differ (it copied bytes into other fields), a delta
         an output buffer holding any byte of base or next and apply one
-        holding base past its start (both read freed memory).
+        holding base past its start (both read freed memory). JSON lookup
+        and kind names are compared with their length ("hash\u0000" is
+        none); to_json writes '.' under a decimal point of 2+ bytes (it
+        wrote the point's last bytes: from_json refused its own text).
    0.7  fixes: verify refuses a second section for one store (the load
         did, after verify had passed it); a load verifies direct managers'
         holes before it changes anything (a REPLACE load refused for one
@@ -784,7 +787,6 @@ ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base
 #include <stdlib.h>
 #include <string.h>
 #include <float.h>
-#include <locale.h>
 
 /* ---- SNAPSHOTS ----------------------------------------------------------- */
 
@@ -2700,13 +2702,8 @@ ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w)
    always the shortest), '.' whatever the locale. */
 static void ecs__format_double17(char *buf, size_t size, double v)
 {
-    const struct lconv *lc = localeconv();
-    char point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
     snprintf(buf, size, "%.17g", v);
-    if (point != '.') {
-        char *c = strchr(buf, point);
-        if (c) *c = '.';
-    }
+    ecs__number_dot(buf); /* the locale's point may be more than one byte */
 }
 
 static const char *const ecs__snap_lookup_names[3] = {"hash", "dense", "direct"};
@@ -3167,13 +3164,20 @@ static void ecs__snap_jvalue_in(ecs__snap_jin *in, const ecs_json_value *v, uint
     }
 }
 
+/* 1 when the JSON string v is name exactly (its length too: "f64\u0000x"
+   is not "f64"). */
+static int ecs__snap_jis(const ecs__snap_jin *in, const ecs_json_value *v, const char *name)
+{
+    const char *s = ecs_json_string(in->doc, v);
+    return s && strlen(name) == v->count && memcmp(s, name, v->count) == 0;
+}
+
 static uint32_t ecs__snap_jkind(const ecs__snap_jin *in, const ecs_json_value *f)
 {
     const ecs_json_value *k = ecs_json_member(in->doc, f, "kind");
-    const char *name = k ? ecs_json_string(in->doc, k) : NULL;
     uint32_t kind;
-    for (kind = 1; name && kind < ECS_FIELD_KIND_COUNT; ++kind)
-        if (strcmp(name, ecs_field_kind_name((ecs_field_kind)kind)) == 0) return kind;
+    for (kind = 1; k && kind < ECS_FIELD_KIND_COUNT; ++kind)
+        if (ecs__snap_jis(in, k, ecs_field_kind_name((ecs_field_kind)kind))) return kind;
     return 0;
 }
 
@@ -3210,11 +3214,9 @@ static void ecs__snap_jmanager(ecs__snap_jin *in, const ecs_json_value *st)
     const ecs_json_value *next = ecs_json_member(in->doc, st, "next");
     uint32_t lookup = 0, count, names = 0, k, flags;
     uint64_t record = 4; /* the entity id */
-    const char *lname;
     if (in->r != ECS_OK) return;
     lk = ecs__snap_jget(in, st, "lookup", ECS_JSON_STRING);
-    lname = lk ? ecs_json_string(in->doc, lk) : "";
-    while (lookup < 3u && strcmp(lname, ecs__snap_lookup_names[lookup]) != 0) ++lookup;
+    while (lookup < 3u && !ecs__snap_jis(in, lk, ecs__snap_lookup_names[lookup])) ++lookup;
     if (lookup == 3u) ecs__snap_jfail(in, lk, "lookup is not hash, dense or direct");
     count = ecs__snap_ju32(in, st, "count");
     log = ecs__snap_jget(in, st, "log", ECS_JSON_ARRAY);

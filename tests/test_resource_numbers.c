@@ -13,7 +13,14 @@
    - the small integer kinds i8 u8 i16 u16 (issue 24): each bound compiles
      and decompiles, one past it is refused with the range, line and column,
      in both byte orders; a u8 enum bounded by min/max; the same values
-     through a snapshot, its JSON, its byte swap and ecs_world_entity_json. */
+     through a snapshot, its JSON, its byte swap and ecs_world_entity_json;
+   - a locale whose decimal point is more than one byte (U+066B, bytes D9
+     AB, as glibc's ps_AF has): numbers read, compiled, decompiled and
+     written to snapshot JSON exactly as in the C locale (the JSON reader
+     and writers used to take the point's first byte only: 1.5e30 read as
+     1). The locale is ps_AF when installed, else one localedef builds in a
+     temporary folder (LOCPATH; about 0.3 s); neither: a printed note. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv: the locale test */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #define ECS_RESOURCE_IMPLEMENTATION
@@ -23,6 +30,7 @@
 #include "test.h"
 #include "test_rng.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +448,157 @@ static void test_small_kinds_snapshot(void)
     small_free(&m);
 }
 
+/* ---- a decimal point of more than one byte ------------------------------------ */
+
+#define POINT_U066B "\xD9\xAB"
+
+/* What the JSON code makes of numbers in the locale in force. */
+typedef struct number_texts {
+    double parsed[4];
+    ecs_compiler_output blob;
+    ecs_decompile_output level;
+    ecs_snapshot_output snapshot, json, back;
+} number_texts;
+
+static void make_number_texts(number_texts *t)
+{
+    static const char *const numbers = "[1.5e30, 0.12345678901234567890123, -7.25e-300, 2.5]";
+    static const char *const level =
+        "{\"entities\": [{\"components\": [{\"type\": \"actor\", \"mass\": 1.5e30, \"radius\": 0.12345678901234567890123}]}]}";
+    static const ecs_schema_field clock[] = {{"t", ECS_FIELD_F64, "0"}, {"f", ECS_FIELD_F32, "0"}};
+    const ecs_json_value *v;
+    ecs_json_doc doc;
+    ecs_compiler c;
+    ecs_world w;
+    ecs_manager *m;
+    ecs_error err;
+    double d = 0.1;
+    float f = 0.25f;
+    uint32_t k = 0;
+    memset(t, 0, sizeof *t);
+    memset(&doc, 0, sizeof doc);
+    CHECK(ecs_json_parse(&doc, numbers, strlen(numbers), &err) == ECS_OK);
+    for (v = ecs_json_first(&doc, ecs_json_root(&doc)); v && k < 4; v = ecs_json_next(&doc, v)) t->parsed[k++] = v->number;
+    ecs_json_doc_free(&doc);
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register_standard(&c, &err) == ECS_OK);
+    CHECK_MSG(ecs_compiler_compile(&c, level, strlen(level), 0, &t->blob, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_decompile(&c, t->blob.blob, t->blob.size, ECS_DECOMPILE_CHECK, &t->level, &err) == ECS_OK,
+              "%s", err.message);
+    ecs_compiler_free(&c);
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    m = ecs_world_define_schema(&w, "clock", clock, 2, ECS_LOOKUP_HASH, &err);
+    CHECK(m != NULL);
+    if (m) {
+        ecs_instance i = ecs_manager_create(m, ecs_entity_create(&w.entities));
+        memcpy(ecs_manager_field(m, 0, i.i), &d, 8);
+        memcpy(ecs_manager_field(m, 1, i.i), &f, 4);
+    }
+    CHECK(ecs_snapshot_save(&w, NULL, &t->snapshot, &err) == ECS_OK);
+    CHECK(ecs_snapshot_to_json(t->snapshot.data, t->snapshot.size, &t->json, &err) == ECS_OK);
+    CHECK_MSG(t->json.data && ecs_snapshot_from_json((const char *)t->json.data, t->json.size, &t->back, &err) == ECS_OK,
+              "%s", err.message);
+    ecs_world_free(&w);
+}
+
+static void free_number_texts(number_texts *t)
+{
+    ecs_compiler_output_free(&t->blob);
+    ecs_decompile_output_free(&t->level);
+    ecs_snapshot_output_free(&t->snapshot);
+    ecs_snapshot_output_free(&t->json);
+    ecs_snapshot_output_free(&t->back);
+}
+
+static int point_is_u066b(void)
+{
+    const struct lconv *lc = localeconv();
+    return lc && lc->decimal_point && strcmp(lc->decimal_point, POINT_U066B) == 0;
+}
+
+/* Removes set_point_locale's folder: 1 when it is gone. */
+static int remove_point_dir(const char *dir)
+{
+    char path[700];
+    if (snprintf(path, sizeof path, "%s/point.src", dir) >= (int)sizeof path) return 0;
+    (void)remove(path);
+    if (remove(dir) == 0) return 1; /* nothing built in it */
+    return snprintf(path, sizeof path, "rm -rf '%s'", dir) < (int)sizeof path && system(path) == 0;
+}
+
+/* Sets LC_NUMERIC to a locale whose decimal point is U+066B: glibc's ps_AF
+   when installed, else one that localedef builds from a few lines into a
+   new folder dir under BUILD_DIR (TMPDIR, /tmp), through LOCPATH (dir[0]
+   is 0 when no folder was made). 0 when neither works. */
+static int set_point_locale(char *dir, size_t size)
+{
+    static const char *const source = "comment_char %\nescape_char /\nLC_NUMERIC\ndecimal_point \"<U066B>\"\n"
+                                      "thousands_sep \"\"\ngrouping -1\nEND LC_NUMERIC\n";
+    const char *base = getenv("BUILD_DIR");
+    char cmd[1400];
+    FILE *file;
+    dir[0] = 0;
+    if ((setlocale(LC_NUMERIC, "ps_AF.UTF-8") || setlocale(LC_NUMERIC, "ps_AF.utf8")) && point_is_u066b()) return 1;
+    if (!base || !base[0]) base = getenv("TMPDIR");
+    if (!base || !base[0] || strchr(base, '\'')) base = "/tmp";
+    if (snprintf(dir, size, "%s/ecs_point_XXXXXX", base) >= (int)size || !mkdtemp(dir)) {
+        dir[0] = 0;
+        return 0;
+    }
+    if (snprintf(cmd, sizeof cmd, "%s/point.src", dir) >= (int)sizeof cmd || !(file = fopen(cmd, "w"))) return 0;
+    fputs(source, file);
+    fclose(file);
+    /* -c: it writes the locale though it warns of the categories left out (exit status 1) */
+    if (snprintf(cmd, sizeof cmd, "localedef -c -i '%s/point.src' -f UTF-8 '%s/ecs_point.UTF-8' >/dev/null 2>&1", dir,
+                 dir) >= (int)sizeof cmd ||
+        system(cmd) == -1)
+        return 0;
+    return setenv("LOCPATH", dir, 1) == 0 && setlocale(LC_NUMERIC, "ecs_point.UTF-8") && point_is_u066b();
+}
+
+/* Everything the C locale gives, the same bytes under a decimal point of
+   two bytes. */
+static void test_multibyte_decimal_point(void)
+{
+    number_texts in_c, in_point;
+    char dir[600];
+    const char *locpath = getenv("LOCPATH");
+    char *old_locpath = locpath ? (char *)malloc(strlen(locpath) + 1u) : NULL;
+    uint32_t k;
+    if (old_locpath) strcpy(old_locpath, locpath);
+    CHECK(setlocale(LC_NUMERIC, "C") != NULL);
+    make_number_texts(&in_c);
+    CHECK_MSG(in_c.parsed[0] == (double)1.5e30, "%.17g", in_c.parsed[0]);
+    CHECK_MSG(in_c.level.json && strstr(in_c.level.json, "\"mass\": 1.5e+30") != NULL, "%s",
+              in_c.level.json ? in_c.level.json : "(none)");
+    if (!set_point_locale(dir, sizeof dir)) {
+        printf("NOTE: test_multibyte_decimal_point NOT RUN: no locale with a decimal point of 2 bytes (ps_AF.UTF-8 "
+               "is not installed and localedef could not build one)\n");
+    } else {
+        char text[8];
+        snprintf(text, sizeof text, "%.1f", 1.5);
+        CHECK(strcmp(text, "1" POINT_U066B "5") == 0); /* printf writes the two bytes */
+        make_number_texts(&in_point);
+        for (k = 0; k < 4; ++k) CHECK_MSG(in_point.parsed[k] == in_c.parsed[k], "%u: %.17g", (unsigned)k, in_point.parsed[k]);
+        CHECK(in_point.blob.size == in_c.blob.size && in_point.blob.blob && in_c.blob.blob &&
+              memcmp(in_point.blob.blob, in_c.blob.blob, in_c.blob.size) == 0);
+        CHECK_MSG(in_point.level.json && in_c.level.json && strcmp(in_point.level.json, in_c.level.json) == 0, "%s",
+                  in_point.level.json ? in_point.level.json : "(none)");
+        CHECK_MSG(in_point.json.size == in_c.json.size && in_point.json.data && in_c.json.data &&
+                      memcmp(in_point.json.data, in_c.json.data, in_c.json.size) == 0,
+                  "%s", in_point.json.data ? (const char *)in_point.json.data : "(none)");
+        CHECK(in_point.back.size == in_c.snapshot.size && in_point.back.data && in_c.snapshot.data &&
+              memcmp(in_point.back.data, in_c.snapshot.data, in_c.snapshot.size) == 0);
+        free_number_texts(&in_point);
+    }
+    CHECK(setlocale(LC_NUMERIC, "C") != NULL);
+    if (old_locpath) setenv("LOCPATH", old_locpath, 1);
+    else unsetenv("LOCPATH");
+    if (dir[0]) CHECK(remove_point_dir(dir));
+    free(old_locpath);
+    free_number_texts(&in_c);
+}
+
 int main(void)
 {
     (void)make_id; /* test_rng.h's forged ids: not needed here */
@@ -448,5 +607,6 @@ int main(void)
     test_integer_fields();
     test_small_kinds_compile();
     test_small_kinds_snapshot();
+    test_multibyte_decimal_point();
     return test_report("test_resource_numbers");
 }

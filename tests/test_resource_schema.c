@@ -445,6 +445,98 @@ static void test_duplicate_spec_members(void)
     ecs_compiler_free(&c);
 }
 
+/* A spec member whose name has a NUL byte in it ("default\u0000",
+   "max\u0000", "max\u0000imum") is none of "default", "min", "max": it is
+   refused, naming it. Before the fix the names were compared up to the NUL:
+   a path field's "default\u0000" crashed the registration (the default was
+   looked up again by its exact name: NULL), "max\u0000" slipped past the
+   "appears twice" check and "max\u0000imum" was taken for "max". Through a
+   world (ecs_compiler_register_world) and ecs_schema_value_read too. */
+static void test_spec_member_nul(void)
+{
+    static const ecs_schema_field path_default[] = {{"model", ECS_FIELD_PATH, "{\"default\\u0000\": \"models/crate\"}"}};
+    static const ecs_schema_field max_twice[] = {{"hp", ECS_FIELD_I32, "{\"default\": 1, \"max\": 10, \"max\\u0000\": 1000}"}};
+    static const ecs_schema_field max_longer[] = {{"hp", ECS_FIELD_I32, "{\"default\": 1, \"max\\u0000imum\": 10}"}};
+    static const char *const level = "{\"entities\": [{\"components\": [{\"type\": \"prop\", \"hp\": 500}]}]}";
+    ecs_compiler c;
+    ecs_compiler_output out;
+    ecs_world w;
+    ecs_error err;
+    ecs_json_doc doc;
+    int32_t hp = 7;
+    ecs_result r;
+    ecs_compiler_init(&c);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "prop", path_default, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "field 'model' (path)") && has(err.message, "'default\\u0000...' has a NUL byte"),
+              "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "prop", max_twice, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "'max\\u0000...' has a NUL byte"),
+              "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "prop", max_longer, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "'max\\u0000...' has a NUL byte"),
+              "%s", err.message);
+    CHECK(c.num_types == 0);
+    /* nothing registered: the level's type is unknown (before, hp 500 > "max" 10 was the error) */
+    r = ecs_compiler_compile(&c, level, strlen(level), 0, &out, &err);
+    CHECK_MSG(r == ECS_ERROR_UNKNOWN_COMPONENT, "%s", err.message);
+    if (r == ECS_OK) ecs_compiler_output_free(&out);
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    CHECK(ecs_world_define_schema(&w, "prop", path_default, 1, ECS_LOOKUP_HASH, &err) != NULL);
+    CHECK_MSG(ecs_compiler_register_world(&c, &w, &err) == ECS_ERROR_INVALID_ARGUMENT && has(err.message, "NUL byte") &&
+                  c.num_types == 0,
+              "%s", err.message);
+    ecs_world_free(&w);
+    memset(&doc, 0, sizeof doc);
+    CHECK(ecs_json_parse(&doc, "5", 1, &err) == ECS_OK);
+    CHECK_MSG(ecs_schema_value_read(max_twice, &doc, ecs_json_root(&doc), &hp, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "its spec") && has(err.message, "NUL byte") && hp == 7,
+              "%s", err.message);
+    ecs_json_doc_free(&doc);
+    ecs_compiler_free(&c);
+}
+
+/* ecs_schema_value_read of a path that is not canonical names its
+   canonical spelling whatever its length: a sloppy path of 256 bytes or
+   more used to get "has no canonical spelling" (it was respelled into 256
+   bytes); one with none says why. */
+static void test_value_read_long_path(void)
+{
+    static const ecs_schema_field model = {"model", ECS_FIELD_PATH, "\"models/crate\""};
+    static const char *const sloppy[3] = {"Models/", "./models//", "models\\\\"};
+    char json[400], want[300], zeros[301];
+    ecs_json_doc doc;
+    ecs_error err;
+    uint64_t h = 0;
+    uint32_t k;
+    int n;
+    memset(zeros, '0', 300);
+    zeros[300] = 0;
+    memset(&doc, 0, sizeof doc);
+    for (k = 0; k < 3; ++k) {
+        n = snprintf(json, sizeof json, "\"%s%s\"", sloppy[k], zeros);
+        CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK && ecs_json_root(&doc)->count > 300);
+        snprintf(want, sizeof want, "is not canonical; write 'models/%.73s'", zeros); /* the message shows 80 bytes */
+        CHECK_MSG(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                      has(err.message, "field 'model' (path)") && has(err.message, want) && h == 0,
+                  "%s", err.message);
+    }
+    n = snprintf(json, sizeof json, "\"../%s\"", zeros);
+    CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+    CHECK_MSG(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "has no canonical spelling: '..' climbs above the project root (byte 0)"),
+              "%s", err.message);
+    n = snprintf(json, sizeof json, "\"Models/%s\\u0000\"", zeros);
+    CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+    CHECK_MSG(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "has no canonical spelling: a NUL byte is not allowed (byte 307)"),
+              "%s", err.message);
+    n = snprintf(json, sizeof json, "\"models/%s\"", zeros); /* canonical: read */
+    CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+    CHECK(ecs_schema_value_read(&model, &doc, ecs_json_root(&doc), &h, &err) == ECS_OK &&
+          h == ecs_path_hash(ecs_json_string(&doc, ecs_json_root(&doc))));
+    ecs_json_doc_free(&doc);
+}
+
 /* ---- the decompiler's refusals and unregistered blocks ----------------------- */
 
 static ecs_resource_block find_block(const void *blob, uint32_t id)
@@ -922,6 +1014,8 @@ int main(void)
     test_compile_errors();
     test_registration();
     test_duplicate_spec_members();
+    test_spec_member_nul();
+    test_value_read_long_path();
     test_refusals();
     test_deepest_chain();
     test_empty_names_block();

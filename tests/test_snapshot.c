@@ -1147,6 +1147,42 @@ static void test_json_limits(void)
     ecs_snapshot_output_free(&text);
 }
 
+/* A name string with a NUL byte in it is not the name before the NUL:
+   "lookup": "hash\u0000" is no lookup kind, "kind": "bool\u0000" no field
+   kind (read as "boolx" is). Both used to be compared up to the NUL and
+   taken for "hash" and "bool". */
+static void test_json_nul_names(void)
+{
+    ecs_snapshot_output text = tiny_json(0), bin = {NULL, 0};
+    ecs_error err;
+    ecs_result other;
+    char *bad;
+    CHECK(text.data && strstr((const char *)text.data, "\"lookup\": \"hash\"") != NULL);
+    bad = text.data ? replaced((const char *)text.data, "\"lookup\": \"hash\"", "\"lookup\": \"hash\\u0000\"") : NULL;
+    CHECK(bad != NULL);
+    if (bad) {
+        CHECK_MSG(ecs_snapshot_from_json(bad, strlen(bad), &bin, &err) == ECS_ERROR_CORRUPT_RESOURCE && bin.data == NULL &&
+                      strstr(err.message, "lookup is not hash, dense or direct") != NULL,
+                  "%s", err.message);
+        ecs_snapshot_output_free(&bin);
+        free(bad);
+    }
+    bad = text.data ? replaced((const char *)text.data, "\"kind\": \"bool\"", "\"kind\": \"boolx\"") : NULL;
+    CHECK(bad != NULL);
+    other = bad ? ecs_snapshot_from_json(bad, strlen(bad), &bin, &err) : ECS_OK;
+    CHECK_MSG(other == ECS_ERROR_CORRUPT_RESOURCE && bin.data == NULL, "%s", err.message);
+    ecs_snapshot_output_free(&bin);
+    free(bad);
+    bad = text.data ? replaced((const char *)text.data, "\"kind\": \"bool\"", "\"kind\": \"bool\\u0000\"") : NULL;
+    CHECK(bad != NULL);
+    if (bad) {
+        CHECK_MSG(ecs_snapshot_from_json(bad, strlen(bad), &bin, &err) == other && bin.data == NULL, "%s", err.message);
+        ecs_snapshot_output_free(&bin);
+        free(bad);
+    }
+    ecs_snapshot_output_free(&text);
+}
+
 /* from_json(to_json(blob)) gives the blob's bytes: the direct kind's holes
    are saved as zeros (a destroyed instance's leftovers used to be saved,
    and came back zero); padding is zero and verify refuses other bytes. */
@@ -1417,6 +1453,7 @@ int main(int argc, char **argv)
     test_clone_schema();
     test_own_group_load();
     test_json_limits();
+    test_json_nul_names();
     test_json_same_bytes();
     test_load_failures();
     test_hashes();
