@@ -654,7 +654,11 @@ REVISION HISTORY
         (they ran at once, racing on the state they share); a stale
         cursor_start writes nothing but the cursor (it wrote the world's
         error from every walk at once); walks and systems: stores grouped
-        with the query's count as its own (documented)
+        with the query's count as its own (documented); ecs_manager_move
+        refuses indices past count (a stale slot's chain walk read a NULL
+        next); below 10 index bits the dense map has no more slots than
+        indices (its mask kept generation bits: instances of reused ids
+        were written to one slot and looked up in another)
    0.7  ecs_entity_live (alive, and not the id a queued index carries
         next); a manager registered in a world and the transform store
         refuse that id on create (they took it); a create from the queue
@@ -1437,8 +1441,9 @@ ECS_DEF uint32_t ecs_manager_collect(ecs_manager *m, const ecs_entity_manager *e
 /** Copies instance `from` (all fields and entity) over instance `to` and
     points its entity's lookup/next links at `to`; `from` is left as it was.
     Dense and hash kinds only, for managers that keep links of their own.
-    Returns 1, or 0 (nothing done) when either index is >= capacity or the
-    manager is direct or in a group. */
+    Returns 1, or 0 (nothing done) when either index is >= count (past the
+    instances: a slot there holds no instance) or the manager is direct or
+    in a group. */
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to);
 /** Pointer to field k's value for instance i (no checks). */
 static inline void *ecs_manager_field(const ecs_manager *m, uint32_t k, uint32_t i)
@@ -3145,7 +3150,8 @@ static ecs_result ecs__map_rehash(ecs_entity_map *map, uint32_t cap, ecs_error *
    memset; no key but 0 can match them) except slot 0, which is {0, NIL}. */
 static ecs_result ecs__map_dense_reserve(ecs_entity_map *map, uint32_t max_index, ecs_error *err)
 {
-    uint32_t old = map->allocated ? map->mask + 1u : 0u, cap = old ? old : 1024u;
+    /* never more slots than indices: mask must not keep generation bits */
+    uint32_t old = map->allocated ? map->mask + 1u : 0u, cap = old ? old : (ECS_INDEX_MASK < 1023u ? ECS_INDEX_MASK + 1u : 1024u);
     ecs_entity_map_slot *s;
     if (max_index < old) return ECS_OK;
     if (max_index > ECS_INDEX_MASK)
@@ -4340,7 +4346,7 @@ ECS_DEF uint32_t ecs_manager_destroy_entity(ecs_manager *m, ecs_entity e)
 
 ECS_DEF int ecs_manager_move(ecs_manager *m, uint32_t from, uint32_t to)
 {
-    if (from >= m->capacity || to >= m->capacity || m->lookup == ECS_LOOKUP_DIRECT || m->group) return 0;
+    if (from >= m->count || to >= m->count || m->lookup == ECS_LOOKUP_DIRECT || m->group) return 0;
     if (from != to) ecs__move(m, from, to, ecs__copy_fields_of);
     return 1;
 }

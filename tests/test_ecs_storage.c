@@ -446,6 +446,11 @@ static void test_bad_input(ecs_lookup_kind kind)
     CHECK(body_destroy_entity(&m, make_id(0)) == 0u && body_destroy_entity(&m, b) == 0u);
     CHECK(body_destroy_entity(&m, make_id(0xFFFFFFFFu)) == 0u);
     CHECK(ecs_manager_move(&m.core, 0, 0xFFFFFFFFu) == 0 && ecs_manager_move(&m.core, 0xFFFFFFFFu, 0) == 0);
+    /* past count but below capacity: no instance there (from: a stale id's chain walk read a NULL next) */
+    if (kind != ECS_LOOKUP_DIRECT) { /* (direct: move is refused whatever the indices) */
+        CHECK(m.core.count == 1u && m.core.capacity > 1u);
+        CHECK(ecs_manager_move(&m.core, 0, 1) == 0 && ecs_manager_move(&m.core, 1, 0) == 0 && m.tag[body_lookup(&m, a).i] == 42u);
+    }
     rng_state = 99u + (uint32_t)kind;
     for (k = 0; k < 100000; ++k) { /* forged ids */
         ecs_entity f = make_id(rnd());
