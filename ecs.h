@@ -1478,6 +1478,16 @@ static inline int ecs__manager_takes(const ecs_manager *m, ecs_entity e)
     return !m->world || ecs_entity_live(ecs__manager_entities(m), e);
 }
 
+/* The first instance of m that links to a second instance of its entity
+   (m holds two of one entity), or m->count when none: what a group refuses. */
+static inline uint32_t ecs__manager_first_twice(const ecs_manager *m)
+{
+    uint32_t i;
+    for (i = 0; m->next && i < m->count; ++i)
+        if (m->next[i] != ECS_INSTANCE_NIL) return i;
+    return m->count;
+}
+
 static inline ecs_instance ecs_manager_create_uninitialized(ecs_manager *m, ecs_entity e)
 {
     uint32_t id = ecs_entity_key(e), idx = id & ECS_INDEX_MASK, i = m->count;
@@ -4787,13 +4797,12 @@ static ecs_result ecs__group_check(ecs_manager *const *members, uint32_t n, uint
                                  "of the new group nor is held by it (groups that share a member must nest)",
                                  (unsigned)k, (unsigned)g->num_members);
     }
-    for (j = 0; m->next && j < m->count; ++j)
-        if (m->next[j] != ECS__NIL) {
-            char who[ECS_ENTITY_TEXT_SIZE];
-            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
-                                 "ecs_group_init: member %u: %s owns two instances (a member holds one per entity)",
-                                 (unsigned)k, ecs_entity_format(who, sizeof who, m->entity[j]));
-        }
+    if ((j = ecs__manager_first_twice(m)) < m->count) {
+        char who[ECS_ENTITY_TEXT_SIZE];
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_group_init: member %u: %s owns two instances (a member holds one per entity)",
+                             (unsigned)k, ecs_entity_format(who, sizeof who, m->entity[j]));
+    }
     return ECS_OK;
 }
 

@@ -2761,6 +2761,14 @@ ECS_DEF uint32_t ecs_console_poll(ecs_console *c)
     return handled;
 }
 
+/* Whether a wait asks for k's input: open, its peer not gone, and its
+   unsent output under max_pending (over it, its requests wait, so unread
+   bytes would wake every wait at once). */
+static int ecs__console_takes_input(const ecs_console *c, const ecs__console_conn *k)
+{
+    return k->state != ECS__CONSOLE_CLOSING && !k->peer_closed && ecs__console_pending(k) < c->max_pending;
+}
+
 /* Blocks until the listener or a reading connection has input, or a
    connection with pending output can send (only that when reading is 0),
    or max_ms passed. 1 when something is ready. A connection whose output
@@ -2783,8 +2791,7 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
     for (i = 0; i < c->num_socks; ++i) {
         const ecs__console_conn *k = &c->conns[i];
         if (k->state == ECS__CONSOLE_FREE) continue;
-        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed &&
-            ecs__console_pending(k) < c->max_pending) {
+        if (reading && ecs__console_takes_input(c, k)) {
             FD_SET(k->sock, &rd);
             any = 1;
         }
@@ -2815,8 +2822,7 @@ static int ecs__console_block(ecs_console *c, uint32_t max_ms, int reading)
         const ecs__console_conn *k = &c->conns[i];
         short events = 0;
         if (k->state == ECS__CONSOLE_FREE) continue;
-        if (reading && k->state != ECS__CONSOLE_CLOSING && !k->peer_closed && ecs__console_pending(k) < c->max_pending)
-            events |= POLLIN;
+        if (reading && ecs__console_takes_input(c, k)) events |= POLLIN;
         if (ecs__console_pending(k)) events |= POLLOUT;
         if (!events) continue;
         c->fds[n].fd = k->sock;

@@ -1447,7 +1447,6 @@ typedef struct ecs__plugin_slot {
     uint32_t running;          /* calls into this plugin now on the stack */
     int unloading;             /* its unload runs (shutdown is being called) */
     int unload_pending;        /* unload asked while it ran: done once it returns */
-    int retired;               /* its 65,536 generations are used up: never taken again */
     /* change detection */
     ecs__plugin_stamp tried;   /* file stamp of the last load attempt */
     uint64_t tried_hash;       /* its content hash */
@@ -1464,7 +1463,6 @@ struct ecs_plugin_registry {
     uint32_t num_slots, cap_slots;
     uint32_t *order;          /* loaded slots in load order */
     uint32_t num_order, cap_order;
-    uint32_t loading;         /* loads between their start and end (one may start from a plugin's init) */
     uint32_t current;         /* slot of the plugin being called, 0 = engine */
     uint32_t staging;         /* slot being reloaded, 0 = none */
     uint32_t depth;           /* calls into plugins now on the stack */
@@ -2321,9 +2319,10 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     if (!reg || !path || !path[0])
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "load: NULL registry or empty path");
     /* room first, so that nothing can fail after init succeeded; a slot is
-       taken when loaded, being loaded (its path set: a load from a plugin's
-       init must not take it) or retired */
-    for (i = 1; i < reg->num_slots && (reg->slots[i].loaded || reg->slots[i].path || reg->slots[i].retired); ++i) {}
+       taken while its path is set (loaded, or being loaded: a load from a
+       plugin's init must not take it) or when its 65,536 handle generations
+       are used up (generation past 0xFFFF: retired) */
+    for (i = 1; i < reg->num_slots && (reg->slots[i].path || reg->slots[i].generation > 0xFFFFu); ++i) {}
     if (i > ECS__PLUGIN_INDEX_MASK)
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "too many plugins loaded (%u)", ECS__PLUGIN_INDEX_MASK);
     if (i >= reg->cap_slots) {
@@ -2334,7 +2333,7 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
         reg->slots = slots;
         reg->cap_slots = cap;
     }
-    if (reg->num_order + reg->loading >= reg->cap_order) { /* a place for each load under way */
+    if (i >= reg->cap_order) { /* a place for every slot up to i: each load under way has its own */
         uint32_t cap = reg->cap_order ? reg->cap_order * 2 : 8;
         uint32_t *order = (uint32_t *)ECS__REALLOC(reg->order, cap * sizeof *order);
         if (!order) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "out of memory loading '%s'", path);
@@ -2349,9 +2348,7 @@ ECS_DEF ecs_result ecs_plugin_load(ecs_plugin_registry *reg, const char *path, e
     res = ecs__plugin_build_open(reg, path, &b, err);
     if (res == ECS_OK) {
         s->name = b.name; /* for messages during init */
-        ++reg->loading;
         res = ecs__plugin_build_init(reg, i, path, &b, &state, err);
-        --reg->loading;
         s = &reg->slots[i]; /* a load during init may have moved the slots */
         if (res != ECS_OK) {
             ecs__plugin_rec_remove_owner(reg, i); /* whatever it registered before failing */
@@ -2406,8 +2403,7 @@ static void ecs__plugin_unload_slot(ecs_plugin_registry *reg, uint32_t i)
     }
     k = s->generation + 1u;
     memset(s, 0, sizeof *s);
-    if (k > 0xFFFFu) s->retired = 1; /* a new generation 0 would make the first handle of this slot valid again */
-    else s->generation = k;
+    s->generation = k; /* past 0xFFFF: retired (a generation 0 again would make the slot's first handle valid) */
 }
 
 ECS_DEF ecs_result ecs_plugin_unload(ecs_plugin_registry *reg, ecs_plugin plugin)

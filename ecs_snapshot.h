@@ -2260,20 +2260,6 @@ static ecs_group *ecs__snap_next_group(const ecs_world *w, uint32_t *c, ecs_grou
     return NULL;
 }
 
-/* The first member of g that holds two instances of one entity (a next
-   link among its instances), or g->num_members; *at: that instance. */
-static uint32_t ecs__snap_group_twice(const ecs_group *g, uint32_t *at)
-{
-    uint32_t k, i;
-    for (k = 0; k < g->num_members; ++k)
-        for (i = 0; g->member[k]->next && i < g->member[k]->count; ++i)
-            if (g->member[k]->next[i] != ECS_INSTANCE_NIL) {
-                *at = i;
-                return k;
-            }
-    return g->num_members;
-}
-
 /* Every group of w's managers gets its size from the data: the longest run
    of instances, from 0, that every member holds for the same entities (a
    manager's record keeps only its outermost group's size; nested groups
@@ -2288,7 +2274,8 @@ static ecs_result ecs__snap_group_sizes(ecs_world *w, const char *what, const ch
     ecs_group *g = NULL;
     while ((g = ecs__snap_next_group(w, &c, g)) != NULL) {
         const ecs_manager *lead = g->member[0];
-        if ((k = ecs__snap_group_twice(g, &i)) < g->num_members) {
+        for (k = 0; k < g->num_members && (i = ecs__manager_first_twice(g->member[k])) == g->member[k]->count; ++k) {}
+        if (k < g->num_members) {
             char who[ECS_ENTITY_TEXT_SIZE];
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                                  "%s: the group of '%s': member '%s' owns two instances of %s in the %s (a member holds "

@@ -33,20 +33,8 @@ static double between(double lo, double hi) { return lo + (hi - lo) * (double)be
 #define NONE 0xFFFFFFFFu
 #define CLOSE 0xFFFFFFFEu
 
-/* text as a whole decimal number in 1..max (nothing after the digits). */
-static int read_count(const char *text, unsigned long max, uint32_t *out)
-{
-    char *end;
-    unsigned long v;
-    if (text[0] < '0' || text[0] > '9') return 0;
-    errno = 0;
-    v = strtoul(text, &end, 10);
-    if (*end != '\0' || errno == ERANGE || v == 0 || v > max) return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
-static int read_seed(const char *text, unsigned long *out)
+/* text as a whole decimal number (nothing after the digits) in *out: 1, or 0. */
+static int read_number(const char *text, unsigned long *out)
 {
     char *end;
     if (text[0] < '0' || text[0] > '9') return 0;
@@ -59,8 +47,10 @@ int main(int argc, char **argv)
 {
     uint32_t n = 10000, k, sp = 0, need_comma = 0;
     uint32_t *parent, *first_child, *next_sibling, *last_child, *stack;
-    unsigned long seed = 1;
-    if (argc > 3 || (argc > 1 && !read_count(argv[1], 4000000ul, &n)) || (argc > 2 && !read_seed(argv[2], &seed))) {
+    unsigned long seed = 1, wanted = 0;
+    if (argc > 1 && read_number(argv[1], &wanted) && wanted >= 1 && wanted <= 4000000ul) n = (uint32_t)wanted;
+    else if (argc > 1) n = 0; /* refused below */
+    if (argc > 3 || n == 0 || (argc > 2 && !read_number(argv[2], &seed))) {
         fprintf(stderr, "usage: gen_level [entities (1..4000000, default 10000) [seed (default 1)]] > level.json\n");
         return 2;
     }

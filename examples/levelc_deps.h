@@ -1093,31 +1093,12 @@ static int ldeps_is_named_by(const char *name, const char *path)
     return name[n] == '\0' || name[n] == '/' || (name[n] == '.' && !strchr(name + n, '/'));
 }
 
-/* The new name of file `name` when old_path becomes new_path (see
-   ldeps_is_named_by), or 0. */
-static int ldeps_moved_name(const char *name, const char *old_path, const char *new_path, char *out, size_t size)
-{
-    if (!ldeps_is_named_by(name, old_path)) return 0;
-    return snprintf(out, size, "%s%s", new_path, name + strlen(old_path)) < (int)size;
-}
-
-/* What reference path becomes when old_path becomes new_path: as
-   ecs_path_renamed, and old_path.X (a moved file's own resource) becomes
-   new_path.X. Its length, 0 when left alone, -1 when out is too small. */
-static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
-                                    size_t size)
-{
-    long n = ecs_path_renamed(path, old_path, new_path, out, size);
-    if (n != 0 || !ldeps_is_named_by(path, old_path)) return n; /* (left: old_path.X) */
-    return ldeps_moved_name(path, old_path, new_path, out, size) ? (long)strlen(out) : -1;
-}
-
 /* levelc refs DIR PATH: every reference to PATH, to PATH.X or to a path
    under the folder PATH (what a rename of PATH patches), from the cache. 0, or 1 for a bad PATH or a failed scan. */
 static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t config, const char *path)
 {
     ldeps_project p;
-    char shown[LDEPS_MAX_PATH + 2], renamed[LDEPS_MAX_PATH + 2];
+    char shown[LDEPS_MAX_PATH + 2];
     uint32_t i, k, count = 0, files = 0;
     int ok;
     if (!ecs_path_is_canonical(path)) {
@@ -1131,7 +1112,7 @@ static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t confi
         uint32_t before = count;
         for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
             const ldeps_ref *r = p.refs + k;
-            if (ldeps_renamed_reference(p.arena + r->canonical, path, path, renamed, sizeof renamed) <= 0) continue;
+            if (!ecs_path_is_canonical(p.arena + r->canonical) || !ldeps_is_named_by(p.arena + r->canonical, path)) continue;
             printf("%s%s:%u:%u: '%s'\n", shown, p.arena + f->name, (unsigned)r->line, (unsigned)r->column, p.arena + r->path);
             ++count;
         }
@@ -1225,6 +1206,25 @@ static char *ldeps_beside(const char *path, const char *suffix)
     strcpy(s + head + 1, path + head);
     strcat(s, suffix);
     return s;
+}
+
+/* The new name of file `name` when old_path becomes new_path (see
+   ldeps_is_named_by), or 0. */
+static int ldeps_moved_name(const char *name, const char *old_path, const char *new_path, char *out, size_t size)
+{
+    if (!ldeps_is_named_by(name, old_path)) return 0;
+    return snprintf(out, size, "%s%s", new_path, name + strlen(old_path)) < (int)size;
+}
+
+/* What reference path becomes when old_path becomes new_path: as
+   ecs_path_renamed, and old_path.X (a moved file's own resource) becomes
+   new_path.X. Its length, 0 when left alone, -1 when out is too small. */
+static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
+                                    size_t size)
+{
+    long n = ecs_path_renamed(path, old_path, new_path, out, size);
+    if (n != 0 || !ldeps_is_named_by(path, old_path)) return n; /* (left: old_path.X) */
+    return ldeps_moved_name(path, old_path, new_path, out, size) ? (long)strlen(out) : -1;
 }
 
 static ldeps_op *ldeps_plan_op(ldeps_plan *pl, uint32_t file)

@@ -45,8 +45,9 @@ def body_problem(kind, body):
         return "its message type 1 message of %d bytes: no room for its json_length" % length
     if len(body) - 8 < length:
         return "its message is cut short"
-    if mtype == 1 and struct.unpack(">I", body[8:12])[0] > length - 4:
-        return "its message json_length %d past the message's %d bytes" % (struct.unpack(">I", body[8:12])[0], length)
+    (json_length,) = struct.unpack(">I", body[8:12]) if mtype == 1 else (0,)
+    if json_length > length - 4:
+        return "its message json_length %d past the message's %d bytes" % (json_length, length)
     if 8 + length != len(body):
         return "its message is shorter than the record"
     return None
@@ -79,13 +80,11 @@ def read_records(data):
 
 
 def message_summary(body):
-    """(type, summary) of one framed message."""
-    if len(body) < 8:
-        return "?", "a message cut short"
+    """(type, summary) of one framed message (body_problem passed it)."""
     mtype, length = struct.unpack(">II", body[:8])
     payload = b""
     text = body[8:8 + length]
-    if mtype == 1 and len(text) >= 4:
+    if mtype == 1:
         (jl,) = struct.unpack(">I", text[:4])
         text, payload = text[4:4 + jl], text[4 + jl:]
     try:
