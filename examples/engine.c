@@ -98,6 +98,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 #ifndef MSG_NOSIGNAL
@@ -372,18 +373,35 @@ static int fail(const char *what, const ecs_error *err)
     return 1;
 }
 
-static char *read_file(const char *path, size_t *len)
+/* A whole regular file, NUL-terminated (the caller frees it), or NULL with
+   *why naming what was wrong. A directory, FIFO or device is refused before
+   any read (opened O_NONBLOCK: a FIFO does not block the open). */
+static char *read_file(const char *path, size_t *len, const char **why)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = NULL;
     char *text;
     long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        *why = "not a regular file";
         return NULL;
     }
+    if (fd >= 0 && !(f = fdopen(fd, "rb"))) close(fd);
+#else
+    f = fopen(path, "rb");
+#endif
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        *why = strerror(errno);
+        if (f) fclose(f);
+        return NULL;
+    }
+    *why = "out of memory";
     text = (char *)malloc((size_t)n + 1);
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+    if (text && (fread(text, 1, (size_t)n, f) != (size_t)n || ferror(f))) {
+        *why = "a read error (or the file changed while it was read)";
         free(text);
         text = NULL;
     }
@@ -1861,8 +1879,9 @@ static int node_replay_open(const char *path, unsigned char **log, size_t *n, in
                                           "--fault", "--fault-seed", "--max-seconds", "--fps", "--frames", "--name"};
     char why[400] = "";
     const ecs_json_value *args, *v;
-    const char *rs;
-    if (!(*log = (unsigned char *)read_file(path, n))) return fprintf(stderr, "engine: --replay %s: cannot read it\n", path), 1;
+    const char *rs, *cause;
+    if (!(*log = (unsigned char *)read_file(path, n, &cause)))
+        return fprintf(stderr, "engine: --replay %s: cannot read it: %s\n", path, cause), 1;
     if (!node_replay_start(*log, *n, doc, &rs, &args, why, sizeof why)) {
         fprintf(stderr, "engine: --replay %s: %s\n", path, why);
         return 1;
@@ -2110,11 +2129,12 @@ static long spawn_level_file(engine *g, const char *path)
     ecs_compiler_output out;
     ecs_error err;
     size_t len;
-    char *json = read_file(path, &len);
+    const char *why = "";
+    char *json = read_file(path, &len, &why);
     long n;
     double t0;
     if (!json) {
-        fprintf(stderr, "engine: cannot read level %s\n", path);
+        fprintf(stderr, "engine: cannot read level %s: %s\n", path, why);
         if (strstr(path, "standard"))
             fprintf(stderr, "  make it with: cc -O2 examples/gen_level.c -o build/gen_level -lm && "
                             "mkdir -p build/levels && build/gen_level > build/levels/standard.json\n");

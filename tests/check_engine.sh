@@ -57,6 +57,15 @@ if "$out/engine" --level "$out/levels/broken.json" --plugins "$out/plugins" --fr
 grep -q "ECS_ERROR_JSON" "$out/bad3.log" || { echo "no message for a broken level"; fails=$((fails + 1)); }
 if "$out/engine" --frames nope >/dev/null 2>&1; then echo "a bad argument did not fail"; fails=$((fails + 1)); fi
 if "$out/engine" --threads 0 >/dev/null 2>&1; then echo "--threads 0 did not fail"; fails=$((fails + 1)); fi
+# a level that is a directory or a FIFO: refused before any read (no huge malloc, no blocked open)
+rm -f "$out/levels/fifo"; mkfifo "$out/levels/fifo"
+for bad in "$out/levels" "$out/levels/fifo"; do
+  if timeout 30 "$out/engine" --level "$bad" --plugins "$out/plugins" --frames 1 >"$out/bad4.log" 2>&1; then
+    echo "--level $bad did not fail"; fails=$((fails + 1)); fi
+  grep -q "cannot read level $bad: not a regular file" "$out/bad4.log" && ! grep -q "Sanitizer" "$out/bad4.log" ||
+    { echo "--level $bad: no clean refusal"; cat "$out/bad4.log"; fails=$((fails + 1)); }
+done
+
 # a plain engine's own traffic log replays equal: the loaded state and every frame
 "$out/engine" --level "$out/levels/small.json" --plugins "$out/plugins" --frames 5 --quiet \
   --log-traffic "$out/plain.traffic" >"$out/plain.log" 2>&1 || { cat "$out/plain.log"; fails=$((fails + 1)); }
