@@ -2162,12 +2162,13 @@ static long spawn_level_file(engine *g, const char *path)
 /* Gives --moving percent of the game world's nodes a velocity. */
 static void pick_movers(engine *g)
 {
-    uint32_t i, n = ecs_transform_count(&g->game), step;
-    if (!g->opt.moving_percent) return;
-    step = 100u / g->opt.moving_percent;
-    motion_manager_reserve(&g->motion, n / step + 1u);
-    for (i = 0; i < n; i += step) {
-        ecs_instance m = motion_manager_create(&g->motion, ecs_transform_entity(&g->game, ecs_instance_make(i)));
+    uint32_t i, n = ecs_transform_count(&g->game), p = g->opt.moving_percent;
+    if (!p) return;
+    motion_manager_reserve(&g->motion, (uint32_t)((uint64_t)n * p / 100u) + 1u);
+    for (i = 0; i < n; ++i) {
+        ecs_instance m;
+        if ((uint64_t)i * p % 100u >= p) continue; /* p of every 100 nodes, spread out (p | 100: every 100/p-th) */
+        m = motion_manager_create(&g->motion, ecs_transform_entity(&g->game, ecs_instance_make(i)));
         g->motion.velocity[m.i].x = (float)random_below(g, 200) / 100.0f - 1.0f;
         g->motion.velocity[m.i].z = (float)random_below(g, 200) / 100.0f - 1.0f;
     }

@@ -20,7 +20,7 @@ frames=9; spawn=5; destroy=3
   --destroy $destroy --reload --quiet >"$out/run.log" 2>&1 || { cat "$out/run.log"; exit 1; }
 grep -q "spin reloaded" "$out/run.log" || { echo "no reload in the log"; cat "$out/run.log"; exit 1; }
 
-field() { grep "report: when=$1 " "$out/run.log" | tr ' ' '\n' | grep "^$2=" | cut -d= -f2; }
+field() { grep "report: when=$1 " "${3:-$out/run.log}" | tr ' ' '\n' | grep "^$2=" | cut -d= -f2; }
 # crates: $spawn each frame; from the second frame on, $destroy of the oldest
 alive_crates=$((frames * spawn - (frames - 1) * destroy))
 fails=0
@@ -68,6 +68,15 @@ for bad in "$out/levels" "$out/levels/fifo"; do
     { echo "--level $bad: no clean refusal"; cat "$out/bad4.log"; fails=$((fails + 1)); }
 done
 
+# --moving PERCENT: that share of the game world's nodes moves (within one node)
+for p in 34 51; do
+  "$out/engine" --level "$out/levels/small.json" --plugins "$out/plugins" --frames 1 --quiet --moving $p \
+    >"$out/moving.log" 2>&1 || { cat "$out/moving.log"; fails=$((fails + 1)); }
+  n=$(field start transforms_game "$out/moving.log"); m=$(field start movers "$out/moving.log")
+  d=$((${m:-0} * 100 - ${n:-0} * p))
+  [ -n "$m" ] && [ "${n:-0}" -gt 0 ] && [ $d -gt -100 ] && [ $d -lt 100 ] || { echo "--moving $p: $m movers of $n nodes"; fails=$((fails + 1)); }
+done
+
 # spins with a huge angle and speed: the plugin's tick stays defined (float-cast-overflow above)
 printf '{"entities": [{"name": "a", "components": [{"type": "transform"}, {"type": "spin", "angle": 1e30}]},
   {"name": "b", "components": [{"type": "transform"}, {"type": "spin", "speed": 1e38}]}]}' >"$out/levels/huge.json"
@@ -89,4 +98,4 @@ grep -q "report: snapshot_check at=6 bytes=[0-9]* frames=14 equal=14" "$out/snap
   { echo "no equal snapshot replay in the log"; fails=$((fails + 1)); }
 
 [ $fails -eq 0 ] || { cat "$out/run.log"; exit 1; }
-echo "check_engine: report counts match $frames frames of +$spawn/-$destroy crates; --threads 3 gives the same worlds; a snapshot replays 14 frames equal; a plain traffic log replays 6 states equal; huge spins run clean; bad input fails cleanly"
+echo "check_engine: report counts match $frames frames of +$spawn/-$destroy crates; --threads 3 gives the same worlds; a snapshot replays 14 frames equal; a plain traffic log replays 6 states equal; --moving 34/51 move that share; huge spins run clean; bad input fails cleanly"
