@@ -2463,7 +2463,7 @@ static void usage(FILE *to)
             "  --level FILE        level JSON (default build/levels/standard.json, from examples/gen_level.c)\n"
             "  --spin-level FILE   level with spin components (default examples/levels/spin_demo.json)\n"
             "  --plugins DIR       folder holding spin.so (default build/plugins)\n"
-            "  --frames N          frames to run (default 120)\n"
+            "  --frames N          frames to run, at least 1 (default 120)\n"
             "  --spawn N           crates spawned per frame (default 12)\n"
             "  --destroy N         oldest crates destroyed per frame (default 10)\n"
             "  --moving PERCENT    share of objects that move (default 2)\n"
@@ -2547,7 +2547,7 @@ static int parse_args(int argc, char **argv, options *o)
         else if (strcmp(arg, "--level") == 0) o->level = val, ++a;
         else if (strcmp(arg, "--spin-level") == 0) o->spin_level = val, ++a;
         else if (strcmp(arg, "--plugins") == 0) o->plugins = val, ++a;
-        else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames), o->frames_given = 1, ++a;
+        else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames) && o->frames >= 1u, o->frames_given = 1, ++a;
         else if (strcmp(arg, "--join") == 0) o->join = val, ++a;
         else if (strcmp(arg, "--name") == 0) o->node_name = val, ++a;
         else if (strcmp(arg, "--log-traffic") == 0) o->log_traffic = val, ++a;
@@ -2579,7 +2579,6 @@ static int parse_args(int argc, char **argv, options *o)
             return 0;
         }
     }
-    if (o->frames == 0) o->frames = 1;
     if (o->check && (o->check_at == 0 || o->check_at >= o->frames)) {
         fprintf(stderr, "engine: --check-snapshot F needs 1 <= F < frames\n");
         return 0;

@@ -59,6 +59,8 @@ if "$out/engine" --level "$out/levels/broken.json" --plugins "$out/plugins" --fr
 grep -q "ECS_ERROR_JSON" "$out/bad3.log" || { echo "no message for a broken level"; fails=$((fails + 1)); }
 if "$out/engine" --frames nope >/dev/null 2>&1; then echo "a bad argument did not fail"; fails=$((fails + 1)); fi
 if "$out/engine" --threads 0 >/dev/null 2>&1; then echo "--threads 0 did not fail"; fails=$((fails + 1)); fi
+rc=0; "$out/engine" --frames 0 >/dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || { echo "--frames 0: exit $rc, not 2 (refused)"; fails=$((fails + 1)); }
 # a level that is a directory or a FIFO: refused before any read (no huge malloc, no blocked open)
 rm -f "$out/levels/fifo"; mkfifo "$out/levels/fifo"
 for bad in "$out/levels" "$out/levels/fifo"; do
