@@ -98,6 +98,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 #ifndef MSG_NOSIGNAL
@@ -372,18 +373,35 @@ static int fail(const char *what, const ecs_error *err)
     return 1;
 }
 
-static char *read_file(const char *path, size_t *len)
+/* A whole regular file, NUL-terminated (the caller frees it), or NULL with
+   *why naming what was wrong. A directory, FIFO or device is refused before
+   any read (opened O_NONBLOCK: a FIFO does not block the open). */
+static char *read_file(const char *path, size_t *len, const char **why)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = NULL;
     char *text;
     long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        *why = "not a regular file";
         return NULL;
     }
+    if (fd >= 0 && !(f = fdopen(fd, "rb"))) close(fd);
+#else
+    f = fopen(path, "rb");
+#endif
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        *why = strerror(errno);
+        if (f) fclose(f);
+        return NULL;
+    }
+    *why = "out of memory";
     text = (char *)malloc((size_t)n + 1);
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+    if (text && (fread(text, 1, (size_t)n, f) != (size_t)n || ferror(f))) {
+        *why = "a read error (or the file changed while it was read)";
         free(text);
         text = NULL;
     }
@@ -562,7 +580,7 @@ static void node_frame_done(engine *g)
 {
     double t0;
     uint64_t h;
-    if (!g->net.role && !g->net.log) return;
+    if (!g->net.role && !g->net.log && !g->net.replaying) return; /* a replay compares every frame's hash */
     t0 = cpu_ns();
     h = ecs_snapshot_world_hash(&g->world);
     g->stat.hash_ns += cpu_ns() - t0;
@@ -1727,7 +1745,7 @@ static int node_start(engine *g)
 {
     node_state *s = &g->net;
     char why[300];
-    if (!s->role && !s->log) return 0;
+    if (!s->role && !s->log && !s->replaying) return 0;
     if (s->role != ROLE_CLIENT) node_frame_done(g); /* the server's state 0 */
     if (s->role == ROLE_SERVER && !s->replaying) printf("node: serving on 127.0.0.1:%d\n", s->port);
     if (s->role == ROLE_CLIENT && !s->replaying) {
@@ -1861,8 +1879,9 @@ static int node_replay_open(const char *path, unsigned char **log, size_t *n, in
                                           "--fault", "--fault-seed", "--max-seconds", "--fps", "--frames", "--name"};
     char why[400] = "";
     const ecs_json_value *args, *v;
-    const char *rs;
-    if (!(*log = (unsigned char *)read_file(path, n))) return fprintf(stderr, "engine: --replay %s: cannot read it\n", path), 1;
+    const char *rs, *cause;
+    if (!(*log = (unsigned char *)read_file(path, n, &cause)))
+        return fprintf(stderr, "engine: --replay %s: cannot read it: %s\n", path, cause), 1;
     if (!node_replay_start(*log, *n, doc, &rs, &args, why, sizeof why)) {
         fprintf(stderr, "engine: --replay %s: %s\n", path, why);
         return 1;
@@ -2110,11 +2129,12 @@ static long spawn_level_file(engine *g, const char *path)
     ecs_compiler_output out;
     ecs_error err;
     size_t len;
-    char *json = read_file(path, &len);
+    const char *why = "";
+    char *json = read_file(path, &len, &why);
     long n;
     double t0;
     if (!json) {
-        fprintf(stderr, "engine: cannot read level %s\n", path);
+        fprintf(stderr, "engine: cannot read level %s: %s\n", path, why);
         if (strstr(path, "standard"))
             fprintf(stderr, "  make it with: cc -O2 examples/gen_level.c -o build/gen_level -lm && "
                             "mkdir -p build/levels && build/gen_level > build/levels/standard.json\n");
@@ -2142,12 +2162,13 @@ static long spawn_level_file(engine *g, const char *path)
 /* Gives --moving percent of the game world's nodes a velocity. */
 static void pick_movers(engine *g)
 {
-    uint32_t i, n = ecs_transform_count(&g->game), step;
-    if (!g->opt.moving_percent) return;
-    step = 100u / g->opt.moving_percent;
-    motion_manager_reserve(&g->motion, n / step + 1u);
-    for (i = 0; i < n; i += step) {
-        ecs_instance m = motion_manager_create(&g->motion, ecs_transform_entity(&g->game, ecs_instance_make(i)));
+    uint32_t i, n = ecs_transform_count(&g->game), p = g->opt.moving_percent;
+    if (!p) return;
+    motion_manager_reserve(&g->motion, (uint32_t)((uint64_t)n * p / 100u) + 1u);
+    for (i = 0; i < n; ++i) {
+        ecs_instance m;
+        if ((uint64_t)i * p % 100u >= p) continue; /* p of every 100 nodes, spread out (p | 100: every 100/p-th) */
+        m = motion_manager_create(&g->motion, ecs_transform_entity(&g->game, ecs_instance_make(i)));
         g->motion.velocity[m.i].x = (float)random_below(g, 200) / 100.0f - 1.0f;
         g->motion.velocity[m.i].z = (float)random_below(g, 200) / 100.0f - 1.0f;
     }
@@ -2442,7 +2463,7 @@ static void usage(FILE *to)
             "  --level FILE        level JSON (default build/levels/standard.json, from examples/gen_level.c)\n"
             "  --spin-level FILE   level with spin components (default examples/levels/spin_demo.json)\n"
             "  --plugins DIR       folder holding spin.so (default build/plugins)\n"
-            "  --frames N          frames to run (default 120)\n"
+            "  --frames N          frames to run, at least 1 (default 120)\n"
             "  --spawn N           crates spawned per frame (default 12)\n"
             "  --destroy N         oldest crates destroyed per frame (default 10)\n"
             "  --moving PERCENT    share of objects that move (default 2)\n"
@@ -2526,7 +2547,7 @@ static int parse_args(int argc, char **argv, options *o)
         else if (strcmp(arg, "--level") == 0) o->level = val, ++a;
         else if (strcmp(arg, "--spin-level") == 0) o->spin_level = val, ++a;
         else if (strcmp(arg, "--plugins") == 0) o->plugins = val, ++a;
-        else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames), o->frames_given = 1, ++a;
+        else if (strcmp(arg, "--frames") == 0) ok = parse_number(val, &o->frames) && o->frames >= 1u, o->frames_given = 1, ++a;
         else if (strcmp(arg, "--join") == 0) o->join = val, ++a;
         else if (strcmp(arg, "--name") == 0) o->node_name = val, ++a;
         else if (strcmp(arg, "--log-traffic") == 0) o->log_traffic = val, ++a;
@@ -2558,7 +2579,6 @@ static int parse_args(int argc, char **argv, options *o)
             return 0;
         }
     }
-    if (o->frames == 0) o->frames = 1;
     if (o->check && (o->check_at == 0 || o->check_at >= o->frames)) {
         fprintf(stderr, "engine: --check-snapshot F needs 1 <= F < frames\n");
         return 0;

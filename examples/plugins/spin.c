@@ -11,7 +11,8 @@
        {"type": "spin", "axis": [0, 1, 0], "speed": 1.57, "angle": 0}
    axis: the axis to turn about (default [0, 1, 0]; a zero axis does not
    turn); speed: radians per second (default 1); angle: where it starts
-   (radians, default 0).
+   (radians, default 0; each tick keeps it in (-2 pi, 2 pi), and an angle
+   past 2^24 turns, where a float has no fraction of a turn left, becomes 0).
 
    The component is described once, by SPIN_SCHEMA below, and everything
    else comes from that description: the engine-owned manager "spin" (its
@@ -95,8 +96,11 @@ static void spin_tick(void *state, float dt)
     if (s->entities) s->components->gc(&v->core, s->entities->entities);
     count = v->core.count;
     for (i = 0; i < count; ++i) {
-        float a = v->angle[i] + v->speed[i] * dt;
-        v->angle[i] = a - SPIN_TWO_PI * (float)(int)(a / SPIN_TWO_PI); /* keep it in (-2 pi, 2 pi) */
+        float a = v->angle[i] + v->speed[i] * dt, turns = a / SPIN_TWO_PI;
+        /* keep it in (-2 pi, 2 pi); past 2^24 turns (or NaN) a float angle
+           has no fraction of a turn left: 0, not an int conversion out of range */
+        if (turns > -16777216.0f && turns < 16777216.0f) v->angle[i] = a - SPIN_TWO_PI * (float)(int32_t)turns;
+        else v->angle[i] = 0.0f;
     }
     if (!t || spin_reserve_scratch(s, count) != ECS_OK) return;
     for (i = 0; i < count; ++i) {
