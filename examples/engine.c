@@ -1801,13 +1801,14 @@ static int node_replay(engine *g, const unsigned char *log, size_t n)
     while ((got = node_log_next(log, n, &at, &r, why, sizeof why)) == 1) {
         uint64_t want = 0, have = 0;
         uint32_t k;
+        node_peer *closed;
         ++records;
         while (g->net.role != ROLE_CLIENT && r.kind != NODE_LOG_START && g->frame < r.frame && r.kind != NODE_LOG_NOTE &&
                r.kind != NODE_LOG_NET_OUT)
             if (run_frame(g, g->frame++)) return 1;
         if (r.kind == NODE_LOG_NET_IN) node_deliver(g, r.peer, r.body, r.body_len);
-        else if (r.kind == NODE_LOG_NOTE && r.peer && g->net.role == ROLE_SERVER && node_peer_by_id(g, r.peer))
-            node_peer_close(g, node_peer_by_id(g, r.peer), NULL); /* a client's connection closed */
+        else if (r.kind == NODE_LOG_NOTE && r.peer && g->net.role == ROLE_SERVER && (closed = node_peer_by_id(g, r.peer)))
+            node_peer_close(g, closed, NULL); /* a client's connection closed */
         else if (r.kind == NODE_LOG_CONSOLE_IN) {
             ecs_console_feed(g->console, r.body, r.body_len);
             (void)ecs_console_feed_output(g->console, &out);
