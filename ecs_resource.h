@@ -687,7 +687,9 @@ REFERENCE (every public function, by section; the declarations below say
 REVISION HISTORY
    0.8  fixes: a spec member name with a NUL byte is refused (a path
         default's crashed); a decimal point of several bytes (ps_AF) read
-        and written whole; live paths of 256+ bytes get their spelling
+        and written whole; live paths of 256+ bytes get their spelling;
+        ecs_source_patch refuses an edit that is no string token of the
+        text (from a closing quote, or an escaped quote inside a string)
    0.7  fixes found by review: ecs_compiler_register_world leaves a taken
         "transform" registered; ecs_resource_swap swaps the names block
         itself (never through swap_data) and refuses a malformed one with
@@ -1425,7 +1427,10 @@ typedef struct ecs_source_output {
     it was. Checks first, changing nothing: edits sorted by offset, none
     overlapping, each inside the text and exactly one complete JSON string
     token (a '"', no raw control byte, valid escapes, the closing '"' at
-    offset + length - 1), each path canonical. Returns ECS_OK; ECS_ERROR_
+    offset + length - 1) that is a token of the text: a walk from byte 0,
+    skipping each string token whole, lands on the offset (a closing quote
+    or an escaped quote inside a string is refused; keys are tokens too),
+    each path canonical. Returns ECS_OK; ECS_ERROR_
     INVALID_ARGUMENT naming the edit and what is wrong (out empty);
     ECS_ERROR_OUT_OF_MEMORY. n == 0 copies the text. Pure, thread-safe. */
 ECS_DEF ecs_result ecs_source_patch(const char *json, size_t len, const ecs_source_edit *edits, uint32_t n,
@@ -6344,11 +6349,30 @@ ECS_DEF void ecs_reference_list_free(ecs_reference_list *list)
     memset(list, 0, sizeof *list);
 }
 
-/* Checks edits against the text; 0 with err set when one is wrong. */
+/* Walks json from pos (outside any string token) towards to, skipping each
+   string token whole: returns to when to is outside string tokens, a
+   position past to when to lies inside a token (the token's end), or the
+   position of a '"' before to that begins no well-formed token. */
+static size_t ecs__patch_walk(const char *json, size_t len, size_t pos, size_t to)
+{
+    while (pos < to) {
+        const char *q = (const char *)memchr(json + pos, '"', to - pos);
+        size_t t;
+        if (!q) return to;
+        pos = (size_t)(q - json);
+        if ((t = ecs__json_string_token(json, len, pos)) == 0) return pos;
+        pos += t;
+    }
+    return pos;
+}
+
+/* Checks edits against the text; 0 with err set when one is wrong. One
+   walk from byte 0 knows where string tokens start: an edit must begin at
+   one (not at a closing quote, not at an escaped quote inside a string). */
 static int ecs__patch_check(const char *json, size_t len, const ecs_source_edit *edits, uint32_t n, size_t *out_len,
                             ecs_error *err)
 {
-    size_t total = len, end = 0;
+    size_t total = len, end = 0, walk = 0;
     uint32_t i;
     for (i = 0; i < n; ++i) {
         const ecs_source_edit *e = edits + i;
@@ -6366,7 +6390,15 @@ static int ecs__patch_check(const char *json, size_t len, const ecs_source_edit 
                                  "edit %u: bytes %u..%u are not one JSON string token of the text (%lu bytes)",
                                  (unsigned)i, (unsigned)e->offset, (unsigned)(e->offset + e->length),
                                  (unsigned long)len), 0;
-        end = (size_t)e->offset + e->length;
+        walk = ecs__patch_walk(json, len, walk, e->offset);
+        if (walk != e->offset)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "edit %u: offset %u is not where a string token of the text starts (%s %lu)",
+                                 (unsigned)i, (unsigned)e->offset,
+                                 walk > e->offset ? "it lies inside the string token closed at offset"
+                                                  : "a malformed string comes first, at offset",
+                                 (unsigned long)(walk > e->offset ? walk - 1u : walk)), 0;
+        end = walk = (size_t)e->offset + e->length;
         total = total - e->length + pl + 2u;
     }
     *out_len = total;
