@@ -365,7 +365,10 @@ SAVE SUBTREE (a live subtree as an entity resource: "save selection as
    entity "#k" as the decompiler does. A live value the compiler would
    refuse (under a field's min, a NaN, a bool byte of 2, a zero quaternion)
    fails the save with ECS_ERROR_INVALID_ARGUMENT naming the entity,
-   component, field and rule, and nothing is saved. The blob verifies,
+   component, field and rule, and nothing is saved; so does a "transform"
+   record with a float that is not finite (the root's world matrix
+   overflowed: parent and child scales of 1e20; a NaN local matrix), naming
+   the entity and the matrix (world or local). The blob verifies,
    decompiles, compiles back to the same bytes and spawns (tests/test_prefab.c); the
    transform lists siblings in the order they were linked, so a spawned
    prefab saved again gives the same bytes (when it refers to nothing
@@ -689,7 +692,9 @@ REVISION HISTORY
         default's crashed); a decimal point of several bytes (ps_AF) read
         and written whole; live paths of 256+ bytes get their spelling;
         ecs_source_patch refuses an edit that is no string token of the
-        text (from a closing quote, or an escaped quote inside a string)
+        text (from a closing quote, or an escaped quote inside a string);
+        ecs_resource_save_subtree refuses a "transform" record that is not
+        finite (an overflowed world matrix at the root): it did not decompile
    0.7  fixes found by review: ecs_compiler_register_world leaves a taken
         "transform" registered; ecs_resource_swap swaps the names block
         itself (never through swap_data) and refuses a malformed one with
@@ -1540,7 +1545,10 @@ typedef struct ecs_snapshot_report {
     (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
     over 4 GiB, a schema field's live value the compiler refuses: out of
     bounds, not finite, a bool byte other than 0 and 1, a zero quaternion,
-    with err naming the entity, component, field and rule; a manager's
+    with err naming the entity, component, field and rule; a "transform"
+    store's 64-byte record with a float that is not finite, as the root's
+    world matrix after an overflow, err naming the entity and which matrix,
+    world or local; a manager's
     schema the compiler refuses); ECS_ERROR_NOT_FOUND (no such store, root has no node in
     it); ECS_ERROR_OUT_OF_MEMORY. On failure *out and *report are empty. w
     is only read (deferred transforms: commit first, the root's world matrix
@@ -6631,6 +6639,7 @@ typedef struct ecs__sub_state {
     int swap, oom;
     ecs_snapshot_report *report;
     ecs__schema_info *si;             /* the schema of the manager being measured (its values' checks) */
+    int transform;                    /* the store being measured is "transform": its records are checked */
     ecs_result bad;                   /* a value the compiler refuses (err says which), or a schema that fails */
     ecs_error *err;
 } ecs__sub_state;
@@ -6667,6 +6676,27 @@ static void ecs__sub_check(ecs__sub_state *st, const ecs_world_component *c, uin
                             "ecs_resource_save_subtree: %s, component '%s', field '%s' (%s): %s (the compiler refuses "
                             "it: nothing saved)", ecs_entity_format(who, sizeof who, c->manager->entity[i]), c->name,
                             slot->name, ecs_field_kind_name(slot->kind), why);
+}
+
+/* Refuses (st->bad, st->err) resource entity e's "transform" record when
+   one of its 16 floats is not finite: the decompiler register_world gives
+   "transform" (ecs_resource_decompile_transform) refuses it. The record is
+   the root's world matrix (a product of scales overflows easily), else the
+   local one. Records of another size are not the transform's: not checked. */
+static void ecs__sub_check_transform(ecs__sub_state *st, const ecs_world_component *c, uint32_t e)
+{
+    float m[16];
+    char who[ECS_ENTITY_TEXT_SIZE];
+    uint32_t k;
+    if (c->iface->spawn_record(c->store, st->ents[e], e == 0, m, (uint32_t)sizeof m) != ECS_RESOURCE_TRANSFORM_SIZE)
+        return;
+    for (k = 0; k < 16u && m[k] >= -FLT_MAX && m[k] <= FLT_MAX; ++k) {}
+    if (k == 16u) return;
+    st->bad = ecs_error_set(st->err, ECS_ERROR_INVALID_ARGUMENT,
+                            "ecs_resource_save_subtree: %s, component '%s', its %s matrix: element %u is a float that "
+                            "is not finite (JSON has no NaN or infinity; the compiler refuses it: nothing saved)",
+                            ecs_entity_format(who, sizeof who, st->ents[e]), c->name, e == 0 ? "world" : "local",
+                            (unsigned)k);
 }
 
 /* Instance i's schema record at p (target order); with p NULL only notes
@@ -6734,6 +6764,7 @@ static unsigned char *ecs__sub_block_pass(ecs__sub_state *st, ecs__sub_block *b,
         } else {
             uint32_t size = c->iface->spawn_record(c->store, st->ents[e], e == 0, data ? data + (size_t)at : NULL, 0);
             if (!size) continue;
+            if (!p && st->transform && !st->bad) ecs__sub_check_transform(st, c, e);
             if (p) {
                 ecs__res_wr32(p + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j, e, st->swap);
                 c->iface->spawn_record(c->store, st->ents[e], e == 0, data + (size_t)at, size);
@@ -6772,7 +6803,8 @@ static void ecs__sub_insert(const ecs_world *w, ecs__sub_block *blocks, uint32_t
 
 /* Measures component b (ecs__sub_block_pass); a schema manager's values are
    checked with its schema as the compiler reads it (built here: a schema the
-   compiler refuses fails the save too). */
+   compiler refuses fails the save too), the "transform" store's records as
+   its decompiler reads them (ecs__sub_check_transform). */
 static void ecs__sub_measure(ecs__sub_state *st, ecs__sub_block *b)
 {
     const ecs_world_component *c = &st->w->component[b->k];
@@ -6783,7 +6815,9 @@ static void ecs__sub_measure(ecs__sub_state *st, ecs__sub_block *b)
         st->bad = r;
         st->si = NULL;
     }
+    st->transform = !c->manager && strcmp(c->name, "transform") == 0;
     ecs__sub_block_pass(st, b, NULL);
+    st->transform = 0;
     ECS__FREE(st->si);
     st->si = NULL;
 }
