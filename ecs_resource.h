@@ -6679,10 +6679,11 @@ static void ecs__sub_check(ecs__sub_state *st, const ecs_world_component *c, uin
 }
 
 /* Refuses (st->bad, st->err) resource entity e's "transform" record when
-   one of its 16 floats is not finite: the decompiler register_world gives
-   "transform" (ecs_resource_decompile_transform) refuses it. The record is
-   the root's world matrix (a product of scales overflows easily), else the
-   local one. Records of another size are not the transform's: not checked. */
+   one of its 16 floats is not finite: the decompiler that
+   ecs_compiler_register_world sets for "transform"
+   (ecs_resource_decompile_transform) refuses it. The record is the root's
+   world matrix (a product of scales overflows easily), else the local one.
+   Records of another size are not the transform's: not checked. */
 static void ecs__sub_check_transform(ecs__sub_state *st, const ecs_world_component *c, uint32_t e)
 {
     float m[16];
