@@ -365,7 +365,10 @@ SAVE SUBTREE (a live subtree as an entity resource: "save selection as
    entity "#k" as the decompiler does. A live value the compiler would
    refuse (under a field's min, a NaN, a bool byte of 2, a zero quaternion)
    fails the save with ECS_ERROR_INVALID_ARGUMENT naming the entity,
-   component, field and rule, and nothing is saved. The blob verifies,
+   component, field and rule, and nothing is saved; so does a "transform"
+   record with a float that is not finite (the root's world matrix
+   overflowed: parent and child scales of 1e20; a NaN local matrix), naming
+   the entity and the matrix (world or local). The blob verifies,
    decompiles, compiles back to the same bytes and spawns (tests/test_prefab.c); the
    transform lists siblings in the order they were linked, so a spawned
    prefab saved again gives the same bytes (when it refers to nothing
@@ -687,7 +690,11 @@ REFERENCE (every public function, by section; the declarations below say
 REVISION HISTORY
    0.8  fixes: a spec member name with a NUL byte is refused (a path
         default's crashed); a decimal point of several bytes (ps_AF) read
-        and written whole; live paths of 256+ bytes get their spelling
+        and written whole; live paths of 256+ bytes get their spelling;
+        ecs_source_patch refuses an edit that is no string token of the
+        text (from a closing quote, or an escaped quote inside a string);
+        ecs_resource_save_subtree refuses a "transform" record that is not
+        finite (an overflowed world matrix at the root): it did not decompile
    0.7  fixes found by review: ecs_compiler_register_world leaves a taken
         "transform" registered; ecs_resource_swap swaps the names block
         itself (never through swap_data) and refuses a malformed one with
@@ -1425,7 +1432,10 @@ typedef struct ecs_source_output {
     it was. Checks first, changing nothing: edits sorted by offset, none
     overlapping, each inside the text and exactly one complete JSON string
     token (a '"', no raw control byte, valid escapes, the closing '"' at
-    offset + length - 1), each path canonical. Returns ECS_OK; ECS_ERROR_
+    offset + length - 1) that is a token of the text: a walk from byte 0,
+    skipping each string token whole, lands on the offset (a closing quote
+    or an escaped quote inside a string is refused; keys are tokens too),
+    each path canonical. Returns ECS_OK; ECS_ERROR_
     INVALID_ARGUMENT naming the edit and what is wrong (out empty);
     ECS_ERROR_OUT_OF_MEMORY. n == 0 copies the text. Pure, thread-safe. */
 ECS_DEF ecs_result ecs_source_patch(const char *json, size_t len, const ecs_source_edit *edits, uint32_t n,
@@ -1535,7 +1545,10 @@ typedef struct ecs_snapshot_report {
     (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
     over 4 GiB, a schema field's live value the compiler refuses: out of
     bounds, not finite, a bool byte other than 0 and 1, a zero quaternion,
-    with err naming the entity, component, field and rule; a manager's
+    with err naming the entity, component, field and rule; a "transform"
+    store's 64-byte record with a float that is not finite, as the root's
+    world matrix after an overflow, err naming the entity and which matrix,
+    world or local; a manager's
     schema the compiler refuses); ECS_ERROR_NOT_FOUND (no such store, root has no node in
     it); ECS_ERROR_OUT_OF_MEMORY. On failure *out and *report are empty. w
     is only read (deferred transforms: commit first, the root's world matrix
@@ -6344,11 +6357,30 @@ ECS_DEF void ecs_reference_list_free(ecs_reference_list *list)
     memset(list, 0, sizeof *list);
 }
 
-/* Checks edits against the text; 0 with err set when one is wrong. */
+/* Walks json from pos (outside any string token) towards to, skipping each
+   string token whole: returns to when to is outside string tokens, a
+   position past to when to lies inside a token (the token's end), or the
+   position of a '"' before to that begins no well-formed token. */
+static size_t ecs__patch_walk(const char *json, size_t len, size_t pos, size_t to)
+{
+    while (pos < to) {
+        const char *q = (const char *)memchr(json + pos, '"', to - pos);
+        size_t t;
+        if (!q) return to;
+        pos = (size_t)(q - json);
+        if ((t = ecs__json_string_token(json, len, pos)) == 0) return pos;
+        pos += t;
+    }
+    return pos;
+}
+
+/* Checks edits against the text; 0 with err set when one is wrong. One
+   walk from byte 0 knows where string tokens start: an edit must begin at
+   one (not at a closing quote, not at an escaped quote inside a string). */
 static int ecs__patch_check(const char *json, size_t len, const ecs_source_edit *edits, uint32_t n, size_t *out_len,
                             ecs_error *err)
 {
-    size_t total = len, end = 0;
+    size_t total = len, end = 0, walk = 0;
     uint32_t i;
     for (i = 0; i < n; ++i) {
         const ecs_source_edit *e = edits + i;
@@ -6366,7 +6398,15 @@ static int ecs__patch_check(const char *json, size_t len, const ecs_source_edit 
                                  "edit %u: bytes %u..%u are not one JSON string token of the text (%lu bytes)",
                                  (unsigned)i, (unsigned)e->offset, (unsigned)(e->offset + e->length),
                                  (unsigned long)len), 0;
-        end = (size_t)e->offset + e->length;
+        walk = ecs__patch_walk(json, len, walk, e->offset);
+        if (walk != e->offset)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "edit %u: offset %u is not where a string token of the text starts (%s %lu)",
+                                 (unsigned)i, (unsigned)e->offset,
+                                 walk > e->offset ? "it lies inside the string token closed at offset"
+                                                  : "a malformed string comes first, at offset",
+                                 (unsigned long)(walk > e->offset ? walk - 1u : walk)), 0;
+        end = walk = (size_t)e->offset + e->length;
         total = total - e->length + pl + 2u;
     }
     *out_len = total;
@@ -6599,6 +6639,7 @@ typedef struct ecs__sub_state {
     int swap, oom;
     ecs_snapshot_report *report;
     ecs__schema_info *si;             /* the schema of the manager being measured (its values' checks) */
+    int transform;                    /* the store being measured is "transform": its records are checked */
     ecs_result bad;                   /* a value the compiler refuses (err says which), or a schema that fails */
     ecs_error *err;
 } ecs__sub_state;
@@ -6635,6 +6676,28 @@ static void ecs__sub_check(ecs__sub_state *st, const ecs_world_component *c, uin
                             "ecs_resource_save_subtree: %s, component '%s', field '%s' (%s): %s (the compiler refuses "
                             "it: nothing saved)", ecs_entity_format(who, sizeof who, c->manager->entity[i]), c->name,
                             slot->name, ecs_field_kind_name(slot->kind), why);
+}
+
+/* Refuses (st->bad, st->err) resource entity e's "transform" record when
+   one of its 16 floats is not finite: the decompiler that
+   ecs_compiler_register_world sets for "transform"
+   (ecs_resource_decompile_transform) refuses it. The record is the root's
+   world matrix (a product of scales overflows easily), else the local one.
+   Records of another size are not the transform's: not checked. */
+static void ecs__sub_check_transform(ecs__sub_state *st, const ecs_world_component *c, uint32_t e)
+{
+    float m[16];
+    char who[ECS_ENTITY_TEXT_SIZE];
+    uint32_t k;
+    if (c->iface->spawn_record(c->store, st->ents[e], e == 0, m, (uint32_t)sizeof m) != ECS_RESOURCE_TRANSFORM_SIZE)
+        return;
+    for (k = 0; k < 16u && m[k] >= -FLT_MAX && m[k] <= FLT_MAX; ++k) {}
+    if (k == 16u) return;
+    st->bad = ecs_error_set(st->err, ECS_ERROR_INVALID_ARGUMENT,
+                            "ecs_resource_save_subtree: %s, component '%s', its %s matrix: element %u is a float that "
+                            "is not finite (JSON has no NaN or infinity; the compiler refuses it: nothing saved)",
+                            ecs_entity_format(who, sizeof who, st->ents[e]), c->name, e == 0 ? "world" : "local",
+                            (unsigned)k);
 }
 
 /* Instance i's schema record at p (target order); with p NULL only notes
@@ -6702,6 +6765,7 @@ static unsigned char *ecs__sub_block_pass(ecs__sub_state *st, ecs__sub_block *b,
         } else {
             uint32_t size = c->iface->spawn_record(c->store, st->ents[e], e == 0, data ? data + (size_t)at : NULL, 0);
             if (!size) continue;
+            if (!p && st->transform && !st->bad) ecs__sub_check_transform(st, c, e);
             if (p) {
                 ecs__res_wr32(p + ECS_RESOURCE_BLOCK_HEADER_SIZE + 4u * j, e, st->swap);
                 c->iface->spawn_record(c->store, st->ents[e], e == 0, data + (size_t)at, size);
@@ -6740,7 +6804,8 @@ static void ecs__sub_insert(const ecs_world *w, ecs__sub_block *blocks, uint32_t
 
 /* Measures component b (ecs__sub_block_pass); a schema manager's values are
    checked with its schema as the compiler reads it (built here: a schema the
-   compiler refuses fails the save too). */
+   compiler refuses fails the save too), the "transform" store's records as
+   its decompiler reads them (ecs__sub_check_transform). */
 static void ecs__sub_measure(ecs__sub_state *st, ecs__sub_block *b)
 {
     const ecs_world_component *c = &st->w->component[b->k];
@@ -6751,7 +6816,9 @@ static void ecs__sub_measure(ecs__sub_state *st, ecs__sub_block *b)
         st->bad = r;
         st->si = NULL;
     }
+    st->transform = !c->manager && strcmp(c->name, "transform") == 0;
     ecs__sub_block_pass(st, b, NULL);
+    st->transform = 0;
     ECS__FREE(st->si);
     st->si = NULL;
 }

@@ -4,7 +4,8 @@
    (both byte orders), and spawns into another world whose entities carry
    the originals' data (references inside the subtree mapped, outside ones
    null and reported, paths kept with their names); a subtree of one node;
-   bad arguments; every allocation failing in turn. */
+   bad arguments; live values and matrices the compiler refuses; every
+   allocation failing in turn. */
 #include "oom_alloc.h"
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
@@ -344,9 +345,57 @@ static void test_bad_input(void)
     free_world(&t);
 }
 
+/* Sets node e's local matrix to m, the old one in *old (immediate mode:
+   the world matrices below follow). */
+static void swap_local(prefab_world *t, ecs_entity e, const ecs_mat4 *m, ecs_mat4 *old)
+{
+    ecs_instance i = ecs_transform_lookup(&t->tm, e);
+    *old = *ecs_transform_local(&t->tm, i);
+    CHECK(ecs_transform_set_local(&t->tm, i, m) == ECS_OK);
+}
+
+/* A transform record the decompiler refuses fails the save: the subtree
+   root's world matrix overflowed to inf (its parent and itself scaled by
+   1e20, each local finite), and a NaN in a node's local matrix; each
+   error names the entity, 'transform' and the matrix. Restored: saves. */
+static void check_live_matrices(prefab_world *t, const scene *s)
+{
+    ecs_vec3 big = {1e20f, 1e20f, 1e20f};
+    ecs_mat4 huge = ecs_mat4_scale(big), old_p, old_a, old_b, nan_local;
+    ecs_compiler_output out;
+    ecs_snapshot_report rep;
+    ecs_error err;
+    char who[ECS_ENTITY_TEXT_SIZE];
+    uint32_t nan_bits = 0x7FC00000u;
+    swap_local(t, s->p, &huge, &old_p);
+    swap_local(t, s->a, &huge, &old_a);
+    CHECK(!(ecs_transform_world(&t->tm, ecs_transform_lookup(&t->tm, s->a))->m[0] <= 3e38f)); /* inf */
+    CHECK(ecs_resource_save_subtree(&t->w, "transform", s->a, 0, NULL, &out, &rep, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err.message, ecs_entity_format(who, sizeof who, s->a)) && strstr(err.message, "'transform'") &&
+                  strstr(err.message, "world matrix: element 0") && strstr(err.message, "not finite"),
+              "%s", err.message);
+    CHECK(out.blob == NULL && out.size == 0 && rep.dropped == 0 && rep.text[0] == 0);
+    swap_local(t, s->p, &old_p, &huge);
+    swap_local(t, s->a, &old_a, &huge);
+    nan_local = old_a;
+    memcpy(&nan_local.m[5], &nan_bits, 4);
+    swap_local(t, s->b, &nan_local, &old_b); /* b: below the root, its local matrix is saved */
+    CHECK(ecs_resource_save_subtree(&t->w, "transform", s->a, 0, NULL, &out, &rep, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err.message, ecs_entity_format(who, sizeof who, s->b)) && strstr(err.message, "'transform'") &&
+                  strstr(err.message, "local matrix: element 5") && strstr(err.message, "not finite"),
+              "%s", err.message);
+    CHECK(out.blob == NULL && out.size == 0);
+    swap_local(t, s->b, &old_b, &nan_local);
+    CHECK_MSG(ecs_resource_save_subtree(&t->w, "transform", s->a, 0, NULL, &out, NULL, &err) == ECS_OK, "%s",
+              err.message);
+    check_round_trip(t, &out);
+    ecs_compiler_output_free(&out);
+}
+
 /* A live value the compiler would refuse (the blob would verify but not
    decompile) fails the save, naming entity, component, field and rule;
-   the same values in range save and decompile. */
+   the same values in range save and decompile. Then the transform's
+   matrices (check_live_matrices). */
 static void test_live_values(void)
 {
     static const ecs_schema_field armor_schema[] = {{"hp", ECS_FIELD_F32, "{\"default\": 100, \"min\": 0}"},
@@ -399,6 +448,7 @@ static void test_live_values(void)
     }
     CHECK(ecs_resource_save_subtree(&t.w, "transform", s.a, 0, NULL, &out, NULL, &err) == ECS_OK);
     ecs_compiler_output_free(&out);
+    check_live_matrices(&t, &s);
     free_world(&t);
 }
 

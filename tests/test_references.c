@@ -141,6 +141,35 @@ static void test_patch(void)
     ecs_compiler_free(&c);
 }
 
+/* Edits that look like a string token but are not one of the text: the
+   bytes `", "` between two strings (a closing quote, then an opening one),
+   an escaped quote inside a string up to the string's end, and a token
+   after a malformed string; a token after escaped quotes is found. */
+static void test_patch_not_a_token(void)
+{
+    static const char between[] = "{\"mesh\": \"models/a\", \"flags\": 3}";
+    static const char inside[] = "{\"note\": \"see \\\"old\\\" here\", \"mesh\": \"models/a\"}";
+    static const char broken[] = "[\"a\\q\", \"b\"]";
+    ecs_source_edit e[2];
+    ecs_source_output out;
+    ecs_error err;
+    e[0].offset = (uint32_t)(strstr(between, "\", \"flags") - between), e[0].length = 4, e[0].path = "x/y";
+    CHECK(ecs_source_patch(between, strlen(between), e, 1, &out, &err) == ECS_ERROR_INVALID_ARGUMENT && !out.text);
+    CHECK_MSG(strstr(err.message, "offset 18 is not where a string token") != NULL, "%s", err.message);
+    e[0].offset = (uint32_t)(strstr(inside, "\\\"old") - inside) + 1u; /* the '"' after the backslash */
+    e[0].length = (uint32_t)(strstr(inside, " here\"") - inside) + 6u - e[0].offset, e[0].path = "models/b";
+    CHECK(ecs_source_patch(inside, strlen(inside), e, 1, &out, &err) == ECS_ERROR_INVALID_ARGUMENT && !out.text);
+    CHECK_MSG(strstr(err.message, "inside the string token") != NULL, "%s", err.message);
+    e[0].offset = (uint32_t)(strstr(inside, "\"models/a") - inside), e[0].length = 10; /* after escaped quotes: fine */
+    e[1] = e[0], e[0].offset = 1, e[0].length = 6, e[0].path = "n"; /* a key, then the value */
+    CHECK(ecs_source_patch(inside, strlen(inside), e, 2, &out, &err) == ECS_OK);
+    CHECK(out.text && strcmp(out.text, "{\"n\": \"see \\\"old\\\" here\", \"mesh\": \"models/b\"}") == 0);
+    ecs_source_output_free(&out);
+    e[0].offset = (uint32_t)(strstr(broken, "\"b") - broken), e[0].length = 3;
+    CHECK(ecs_source_patch(broken, strlen(broken), e, 1, &out, &err) == ECS_ERROR_INVALID_ARGUMENT && !out.text);
+    CHECK_MSG(strstr(err.message, "malformed string comes first, at offset 1") != NULL, "%s", err.message);
+}
+
 static void test_patch_refusals(void)
 {
     static const char text[] = "{\"a\": \"x/y\", \"b\": \"p\\u0041q\", \"c\": 1}";
@@ -178,6 +207,7 @@ static void test_patch_refusals(void)
     CHECK(ecs_source_patch("\"a\\q\"", 5, e, 1, &out, &err) == ECS_ERROR_INVALID_ARGUMENT); /* bad escape */
     CHECK(ecs_source_patch("\"a\nb\"", 5, e, 1, &out, &err) == ECS_ERROR_INVALID_ARGUMENT); /* raw control byte */
     CHECK(ecs_source_patch(NULL, 3, e, 1, &out, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    test_patch_not_a_token();
 }
 
 static void test_renamed(void)
