@@ -690,7 +690,8 @@ REFERENCE (every public function, by section; the declarations below say
 REVISION HISTORY
    0.8  fixes: a spec member name with a NUL byte is refused (a path
         default's crashed); a decimal point of several bytes (ps_AF) read
-        and written whole; live paths of 256+ bytes get their spelling;
+        and written whole; a sloppy live path of 256+ bytes gets its
+        canonical spelling in the message (it was told it had none);
         ecs_source_patch refuses an edit that is no string token of the
         text (from a closing quote, or an escaped quote inside a string);
         ecs_resource_save_subtree refuses a "transform" record that is not
