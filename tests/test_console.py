@@ -290,6 +290,31 @@ def test_cli(port):
     r = run(input="help\nworld.stats\nworld.entity 0\n{\"type\": \"command\", \"command\": \"world.hash\", \"id\": 5}\n")
     check("world.stats" in r.stdout and '"entities"' in r.stdout and "error: line 1 (world.entity 0)" in r.stdout
           and '"id": 5' in r.stdout, "the prompt with piped input: %r %r" % (r.stdout[-300:], r.stderr))
+    # a request line whose id the console refuses: its error reply (id null) is shown and the prompt goes on
+    # (it crashed on a list id, and waited out its timeout then quit on a string one)
+    r = run(input='{"type": "command", "command": "world.hash", "id": [1]}\n'
+                  '{"type": "command", "command": "world.hash", "id": "x"}\nworld.hash\n')
+    check(r.returncode == 0 and r.stdout.count('"ok": false') == 2 and r.stdout.count('"hash"') == 1
+          and "Traceback" not in r.stderr, "the prompt with refused ids: %r %r" % (r.stdout[-400:], r.stderr[-300:]))
+
+
+def test_node_start_fails():
+    """Node.start() whose console cannot be reached stops the process it
+    started (it ran on: nothing could stop it, stop() needs a started node)."""
+    fake = os.path.join(os.environ.get("TMPDIR", "/tmp"), "ecs_fake_engine_%d.sh" % os.getpid())
+    with open(fake, "w") as f:  # says it listens on a port nobody serves, then waits
+        f.write("#!/bin/sh\necho 'console: listening on 127.0.0.1:1'\nexec sleep 30\n")
+    os.chmod(fake, 0o755)
+    node = Node(fake, timeout=5.0)
+    try:
+        node.start()
+        check(False, "Node.start() against a console nobody serves must fail")
+    except (OSError, RuntimeError):
+        check(node.proc is not None and node.proc.poll() is not None, "the failed start stopped its process")
+    finally:
+        if node.proc is not None and node.proc.poll() is None:
+            node.proc.kill()
+        os.remove(fake)
 
 
 def main():
@@ -298,6 +323,7 @@ def main():
         return 2
     engine, args = sys.argv[1], sys.argv[2:] + ["--spawn", "0", "--destroy", "0"]
     started = time.monotonic()
+    test_node_start_fails()
     node = Node(engine, args, max_seconds=60)
     c = node.start()
     try:

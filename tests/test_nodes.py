@@ -521,6 +521,17 @@ def test_scenarios(a):
         r = subprocess.run([a.engine, "--replay", os.path.join(saved, n + ".log"), "--quiet"], cwd=ROOT,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
         check(r.returncode == 0, "%s's faulty run replays equal: %s" % (n, r.stdout.decode()[-200:]))
+    # client 1 tampered: the replay command names client1 (it named client2 whenever a message listed every node),
+    # with a relative --out resolved where boxes.py runs, not in the engines' --cwd (they could not write their logs)
+    absolute = ["--engine", os.path.abspath(a.engine), "--level", os.path.abspath(a.level), "--plugins",
+                os.path.abspath(a.plugins), "--cwd", ROOT, "--max-seconds", "90"]
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "scenarios", "boxes.py"), "--iterations", "1",
+                        "--rounds", "1", "--tamper", "0", "--tamper-client", "1", "--out", "scenario-tamper1"] + absolute,
+                       cwd=a.out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=240)
+    text = p.stdout.decode()
+    cmd = [ln for ln in text.splitlines() if "replay the failing node: " in ln]
+    check(p.returncode == 1 and cmd and cmd[0].endswith(os.path.join(a.out, "scenario-tamper1", "iteration-0", "client1.log")),
+          "client 1 tampered, a relative --out: %s" % text[-400:])
 
 
 if __name__ == "__main__":

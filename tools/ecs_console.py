@@ -250,7 +250,11 @@ class Node:
             self.kill()
             raise RuntimeError("%s did not open a console: first line %r, output %r" % (self.engine, first, self.output))
         host, _, port = first[len(prefix):].rpartition(":")
-        self.console = Console("127.0.0.1" if host in ("0.0.0.0", "") else host, int(port), self.timeout)
+        try:
+            self.console = Console("127.0.0.1" if host in ("0.0.0.0", "") else host, int(port), self.timeout)
+        except BaseException:  # no node to stop() it through: the engine would run on
+            self.kill()
+            raise
         return self.console
 
     def wait(self, timeout=None):
@@ -314,9 +318,11 @@ def _prompt_line(c, line):
         return
     if line.startswith("{"):
         obj = json.loads(line)
-        if isinstance(obj, dict) and "id" in obj:  # as it is, its own id
+        if isinstance(obj, dict) and "id" in obj:  # as it is, its own id (one the console refuses: its reply's is null)
+            rid = obj["id"]
+            whole = isinstance(rid, int) and not isinstance(rid, bool) and 0 <= rid <= 2 ** 53
             c.send(obj)
-            reply, data = c.wait_reply(obj["id"])
+            reply, data = c.wait_reply(rid if whole else None)
         else:
             reply, data = c.request(obj)
         _show(reply)

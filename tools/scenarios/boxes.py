@@ -21,7 +21,7 @@ With --faults every node's incoming node messages are dropped, delayed,
 duplicated and reordered by a seeded rule (engine --fault SPEC
 --fault-seed N, default SPEC drop=0.05,delay=3,dup=0.02,reorder=0.05):
 the nodes resend and resynchronise, so the hashes must still agree.
---tamper K (a test aid) changes client 2's world behind the server's back
+--tamper K (a test aid) changes client 2's world (--tamper-client 1: client 1's) behind the server's back
 in iteration K (net.tamper): the divergence must be caught.
 
 A divergence (hashes differ, a client reports one, or a client never
@@ -49,7 +49,12 @@ DEFAULT_FAULTS = "drop=0.05,delay=3,dup=0.02,reorder=0.05"
 
 
 class Divergence(Exception):
-    pass
+    """What went wrong, and node: the name of the node to replay (the one
+    that differs from the server, or the server when no client does)."""
+
+    def __init__(self, text, node="server"):
+        Exception.__init__(self, text)
+        self.node = node
 
 
 def node_port(node, timeout=10.0):
@@ -65,7 +70,7 @@ def node_port(node, timeout=10.0):
     raise RuntimeError("the server printed no 'node: serving on' line: %r" % node.output[-5:])
 
 
-def wait_synced(server, clients, timeout=20.0):
+def wait_synced(server, clients, timeout=20.0, names=("client1", "client2")):
     """Waits until every client applied the server's newest state; the
     server's status then. The server's state is read again on every turn:
     a late or resent input may still make it a newer one while we wait."""
@@ -76,12 +81,14 @@ def wait_synced(server, clients, timeout=20.0):
         if all(s["state"] == want["state"] for s in states):
             return want
         if time.monotonic() > deadline:
+            late = [n for n, s in zip(names, states) if s["state"] != want["state"]]
             raise Divergence("clients at states %s never reached the server's state %d (frame %d) within %.0f s"
-                             % ([s["state"] for s in states], want["state"], want["frame"], timeout))
+                             % ([s["state"] for s in states], want["state"], want["frame"], timeout),
+                             late[0] if late else "server")
         time.sleep(0.02)
 
 
-def wait_applied(clients, timeout=20.0):
+def wait_applied(clients, timeout=20.0, names=("client1", "client2")):
     """Waits until no client has an input the server has not applied yet
     (a dropped or reordered one is resent until a state says it was)."""
     deadline = time.monotonic() + timeout
@@ -90,7 +97,8 @@ def wait_applied(clients, timeout=20.0):
         if not any(pending):
             return
         if time.monotonic() > deadline:
-            raise Divergence("clients still hold inputs the server never applied (%s) after %.0f s" % (pending, timeout))
+            raise Divergence("clients still hold inputs the server never applied (%s) after %.0f s" % (pending, timeout),
+                             [n for n, k in zip(names, pending) if k][0])
         time.sleep(0.02)
 
 
@@ -102,7 +110,9 @@ def wait_inputs(server, sent, timeout=20.0):
         if all(got.get(name, -1) >= n for name, n in sent.items()):
             return
         if time.monotonic() > deadline:
-            raise Divergence("the server applied inputs %s, the clients sent %s" % (got, sent))
+            short = [name for name, n in sorted(sent.items()) if got.get(name, -1) < n]
+            raise Divergence("the server applied inputs %s, the clients sent %s" % (got, sent),
+                             short[0] if short and short[0] != "server" else "server")
         time.sleep(0.02)
 
 
@@ -113,10 +123,12 @@ def compare(names, consoles, where):
     for name, c in zip(names[1:], consoles[1:]):
         st = c.command("net.status")
         if st["divergences"]:
-            raise Divergence("%s: %s reports %d divergences" % (where, name, st["divergences"]))
+            raise Divergence("%s: %s reports %d divergences" % (where, name, st["divergences"]), name)
     if len(frames) != 1 or len(values) != 1:
+        odd = [n for n, h in zip(names[1:], hashes[1:]) if (h["hash"], h["frame"]) != (hashes[0]["hash"], hashes[0]["frame"])]
         raise Divergence("%s: world hashes differ: %s" % (
-            where, ", ".join("%s %s at frame %d" % (n, h["hash"], h["frame"]) for n, h in zip(names, hashes))))
+            where, ", ".join("%s %s at frame %d" % (n, h["hash"], h["frame"]) for n, h in zip(names, hashes))),
+            odd[0] if odd else "server")
     return hashes[0]
 
 
@@ -173,12 +185,12 @@ def run_iteration(a, k, out):
                 c1.command("net.join")
             wait_synced(s, clients)
             if a.tamper == k and step == a.rounds - 1:
-                c2.command("net.tamper")
+                clients[a.tamper_client - 1].command("net.tamper")
             compare(names, [s] + clients, "iteration %d, round %d" % (k, step))
-        return None
+        return None, None
     except Divergence as e:
         save(nodes, names, out)
-        return str(e)
+        return str(e), e.node
     finally:
         for n in nodes:
             try:
@@ -208,23 +220,24 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", default="build/scenarios/boxes")
     p.add_argument("--tamper", type=int, default=-1, help=argparse.SUPPRESS)
+    p.add_argument("--tamper-client", type=int, choices=(1, 2), default=2, help=argparse.SUPPRESS)
     p.add_argument("--max-seconds", type=int, default=120)
     p.add_argument("--cwd", default=None, help="the engines' working folder (default: this one)")
     a = p.parse_args(argv)
+    a.out = os.path.abspath(a.out)  # the engines run in --cwd: their --log-traffic paths must not depend on it
     for k in range(a.iterations):
         out = os.path.join(a.out, "iteration-%d" % k)
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
         started = time.monotonic()
         try:
-            why = run_iteration(a, k, out)
+            why, failing = run_iteration(a, k, out)
         except (RuntimeError, OSError, ConsoleError) as e:
             print("boxes.py: iteration %d: the nodes could not be run: %s" % (k, e))
             return 2
         if why:
             print("boxes.py: DIVERGENCE in iteration %d: %s" % (k, why))
             print("boxes.py: every node's traffic log and snapshot are in %s" % out)
-            failing = "client2" if "client2" in why else "client1" if "client1" in why else "server"
             print("boxes.py: replay the failing node: %s --replay %s" % (a.engine, os.path.join(out, failing + ".log")))
             return 1
         shutil.rmtree(out, ignore_errors=True)
