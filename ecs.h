@@ -1,4 +1,4 @@
-/* ecs.h - v0.8 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.9 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -194,7 +194,11 @@ LOOKUP KINDS (the seed's three ways from entity to data, part 2)
        full id and first instance (8 bytes per index): a lookup reads one
        slot, then the data. For common components. A stale id never matches;
        when a newer id of an index gets an instance, the older (dead) id's
-       instances are dropped first.
+       instances are dropped first. "Newer", in a store no world owns: 1 to
+       2^(ECS_GENERATION_BITS-1) generations ahead (wrap-aware); a create
+       for any other id of a held index is for the dead one, refused
+       (ECS_ERROR_INVALID_ARGUMENT), and the live entity keeps its data.
+       Direct and the transform store's dense lookup follow the same rule.
    ECS_LOOKUP_HASH    an open-addressing table of (id, first instance) pairs,
        at most 3/4 full, 8 bytes a slot: for sparse components. One probe
        in the common case.
@@ -210,7 +214,10 @@ COLLECTION (a dead entity's data is the manager's to drop)
    destroy). When the log cannot answer (first call, more deaths than it
    holds, an index retired by out of memory) collect sweeps instead. Call it
    once a frame when hundreds die a frame. Instances created for entities
-   that were already dead are left to gc/gc_all. name_gc_all(m, em): one
+   that were already dead are left to gc/gc_all. A logged id that is live
+   again (its index's generation wrapped within one window: small
+   ECS_GENERATION_BITS or ECS_MINIMUM_FREE_INDICES) is a live entity's and
+   is skipped. name_gc_all(m, em): one
    linear sweep, for level unloads and tools. Until one of these runs, a
    dead entity's lookup still finds its instances: check
    ecs_entity_alive(em, e) first where that matters.
@@ -647,6 +654,15 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
+   0.9  a standalone dense or direct manager refuses a create (and a batch,
+        all or nothing) for an id older than the one holding its index's
+        slot: it dropped the live entity's instances for a dead id; a walk
+        ends when its world loses a store (cursor_next read the freed
+        groups and shifted indices of ecs_world_remove); collect skips a
+        logged id that is live again (its index's generation wrapped
+        between two collects: it destroyed the live entity's instances);
+        the direct lookup below 4 index bits masks the generation off (it
+        looked in the wrong slot)
    0.8  ecs_world_destroy_now and _destroy_tree leave an entity whose
         destroy is refused (its destruction already running, out of memory
         nesting callbacks) as it was, and say so (they stripped its
@@ -719,7 +735,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 8
+#define ECS_VERSION_MINOR 9
 
 #include <stddef.h>
 #include <stdint.h>
@@ -979,6 +995,18 @@ static inline ecs_entity ecs__as_entity(uint32_t id)
     ecs_entity e;
     e.id = id;
     return e;
+}
+
+/* Whether stored key id is a later life of owner's index than owner: its
+   generation is 1 .. half the generation range ahead (wrap-aware). A store
+   that does not know which entities are alive (standalone) lets a dense or
+   direct slot's owner go only to such an id: an id it does not supersede
+   is the dead one, refused, so that a create for a dead id never drops the
+   instances of the live entity that now holds its index. */
+static inline int ecs__id_supersedes(uint32_t id, uint32_t owner)
+{
+    uint32_t ahead = ((id >> ECS_INDEX_BITS) - (owner >> ECS_INDEX_BITS)) & ECS_ENTITY_GENERATION_MASK;
+    return ahead != 0 && ahead <= (ECS_ENTITY_GENERATION_MASK + 1u) / 2u;
 }
 
 /** Room for any ecs_entity_format text, NUL included. */
@@ -1366,7 +1394,7 @@ ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     e's other instances (an entity may own several). Direct kind: instance ==
     e's index; a second instance for the same id is refused
     (ECS_ERROR_ALREADY_EXISTS); a slot held by a stale id of the same index
-    is taken over. Returns nil for a nil entity (ECS_ERROR_INVALID_ARGUMENT)
+    is taken over (dense: that id's instances go first). Returns nil for a nil entity (ECS_ERROR_INVALID_ARGUMENT)
     or when memory runs out (ECS_ERROR_OUT_OF_MEMORY); m->error says which,
     nothing changed. A manager registered in a world refuses an entity that
     world does not have alive (destroyed, or never created there): nil,
@@ -1374,7 +1402,10 @@ ECS_DEF ecs_result ecs_manager_reserve(ecs_manager *m, uint32_t n);
     entity ("component manager 'hp': create for entity 11 (index 11,
     generation 0), which is not alive in its world ..."). A standalone
     manager does not know which entities are alive: creating for a dead
-    entity is a mistake that gc/collect later undo. */
+    entity is a mistake that gc/collect later undo, and a create for an id
+    older than the one holding its index's slot (dense, direct; LOOKUP
+    KINDS says "older") is refused (ECS_ERROR_INVALID_ARGUMENT, "a dead
+    id"), so the live entity keeps its instances. */
 ECS_DEF ecs_instance ecs_manager_create(ecs_manager *m, ecs_entity e);
 /** ecs_manager_create without zero-filling the fields (the caller writes
     every field: the typed wrappers and ecs_manager_spawn use it). */
@@ -1543,7 +1574,7 @@ static inline ecs_instance ecs_manager_lookup(const ecs_manager *m, ecs_entity e
     }
     if (kind == ECS_LOOKUP_DIRECT) {
         /* as dense; key != 0: the nil entity never matches an empty slot */
-        uint32_t idx = key & slot_mask;
+        uint32_t idx = key & ECS_INDEX_MASK & slot_mask; /* below 4 index bits the 16 slots outnumber the indices */
         return ecs_instance_make(entity[idx].id == key && key != 0 ? idx : ECS_INSTANCE_NIL);
     }
     return ecs_instance_make(ecs_entity_map_find_hash(&m->map, key));
@@ -1892,7 +1923,7 @@ ECS_DEF uint32_t ecs_gc_random(uint32_t *rng, const ecs_entity_manager *em, cons
 typedef struct ecs_spawn_context {
     ecs_entity_manager *entities;    /* the manager the entities live in */
     const ecs_entity *entity;        /* entity[k]: the entity made for resource entity k */
-    const uint32_t *parent_index;    /* parent of resource entity k, or ECS_SPAWN_ROOT */
+    const uint32_t *parent_index;    /* parent of resource entity k, or ECS_SPAWN_ROOT (no cycle) */
     uint32_t num_entities;
     ecs_error *error;                /* where a failing spawn function explains why */
 } ecs_spawn_context;
@@ -2310,7 +2341,9 @@ ECS_DEF ecs_result ecs_world_cursor_start(ecs_world_cursor *c, const ecs_world_q
 /** Fills *out with the next chunk (count >= 1) and returns 1, or returns 0
     at the end. Do not add or remove instances of q's stores during a walk,
     nor of a store grouped with one of them (ecs_group_top: leaving or
-    joining a group moves the instances of every member). */
+    joining a group moves the instances of every member). A walk whose
+    world loses a store (ecs_world_remove, any store) ends there: 0, and
+    ecs_world_query_span(q) says 0 from then on (make q again). */
 ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out);
 /** Direct path: makes the walks of q skip reading the required stores'
     entity arrays where it can. When a required store's slots changed since
@@ -3625,6 +3658,27 @@ static ecs_instance ecs__create_hash(ecs_manager *m, uint32_t id)
     return ecs_instance_make(i);
 }
 
+/* Dense and direct: the id whose instances hold id's index's slot (0: none). */
+static uint32_t ecs__slot_owner(const ecs_manager *m, uint32_t id)
+{
+    uint32_t idx = id & ECS_INDEX_MASK;
+    if (m->lookup == ECS_LOOKUP_DIRECT) return idx < m->capacity ? m->entity[idx].id : 0u;
+    return m->lookup == ECS_LOOKUP_DENSE && idx <= m->map.mask ? m->map.slots[idx].id : 0u;
+}
+
+/* ECS_OK when id may have its index's slot, which `owner` holds: nobody,
+   id itself, or an id that id supersedes (in a world every other id, as
+   id is alive there). Else the error naming both: id is the dead one. */
+static ecs_result ecs__slot_check(ecs_manager *m, uint32_t id, uint32_t owner, const char *call)
+{
+    char who[ECS_ENTITY_TEXT_SIZE], whose[ECS_ENTITY_TEXT_SIZE];
+    if (owner == 0 || owner == id || m->world || ecs__id_supersedes(id, owner)) return ECS_OK;
+    return ecs_error_set(&m->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "component manager: %s for %s, a dead id: its index's slot belongs to %s, a later id (one "
+                         "id per index here)", call, ecs_entity_format(who, sizeof who, ecs__as_entity(id)),
+                         ecs_entity_format(whose, sizeof whose, ecs__as_entity(owner)));
+}
+
 static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
 {
     uint32_t idx = id & ECS_INDEX_MASK;
@@ -3654,6 +3708,7 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs__not_alive_in_world(m, e, "create");
         return ecs_instance_nil();
     }
+    if (ecs__slot_check(m, id, ecs__slot_owner(m, id), "create") != ECS_OK) return ecs_instance_nil();
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
     if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
         char who[ECS_ENTITY_TEXT_SIZE];
@@ -3774,12 +3829,14 @@ static ecs_result ecs__batch_direct(ecs_manager *m, uint32_t n, const ecs_entity
     if (ecs__grow_for(m, max_index + 1u) != ECS_OK) return m->error.code;
     for (k = 0; k < n; ++k) {
         uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k)), *slot = &m->entity[id & ECS_INDEX_MASK].id;
-        if (*slot == id || (*slot & ECS__BATCH_MARK)) {
+        if (*slot == id || (*slot & ECS__BATCH_MARK) || ecs__slot_check(m, id, *slot, "create_many") != ECS_OK) {
             char who[ECS_ENTITY_TEXT_SIZE];
+            int present = *slot == id, twice = (*slot & ECS__BATCH_MARK) != 0; /* else: a dead id (error set) */
             for (j = 0; j < k; ++j) m->entity[ecs__batch_entity(es, index, j).id & ECS_INDEX_MASK].id &= ~ECS__BATCH_MARK;
+            if (!present && !twice) return m->error.code;
             return ecs_error_set(&m->error, ECS_ERROR_ALREADY_EXISTS,
-                                 *slot == id ? "create_many (direct): %s already has an instance"
-                                             : "create_many (direct): the index of %s is listed twice",
+                                 present ? "create_many (direct): %s already has an instance"
+                                         : "create_many (direct): the index of %s is listed twice",
                                  ecs_entity_format(who, sizeof who, ecs__as_entity(id)));
         }
         *slot |= ECS__BATCH_MARK;
@@ -3866,7 +3923,7 @@ static ecs_result ecs__batch_dense_validate(ecs_manager *m, uint32_t n, const ec
         } else if (s->id & ECS__BATCH_MARK) {
             if ((s->id & ~ECS__BATCH_MARK) != id) r = ecs__batch_two_ids(m, idx);
             twice = id;
-        } else {
+        } else if ((r = ecs__slot_check(m, id, s->id, "create_many")) == ECS_OK) {
             saved[k] = *s;
             if (s->id == id) twice = id;
             s->id = id | ECS__BATCH_MARK;
@@ -4442,6 +4499,7 @@ ECS_DEF uint32_t ecs_manager__collect_moving(ecs_manager *m, const ecs_entity_ma
             ecs_entity dead = ecs_entity_log_at(em, from + k);
             if (dead.id == 0) break; /* an entry lost to the ring's growth */
             if (k + ahead < n) ecs__prefetch_key(m, ecs_entity_log_at(em, from + k + ahead).id);
+            if (ecs_entity_live(em, dead)) continue; /* its index came round to this id again: a live entity's */
             destroyed += ecs_manager__destroy_entity_moving(m, dead, move);
         }
     }
@@ -5866,6 +5924,10 @@ static int ecs__cursor_lookup(ecs_world_cursor *c, ecs_world_chunk *out, uint32_
 ECS_DEF int ecs_world_cursor_next(ecs_world_cursor *c, ecs_world_chunk *out)
 {
     if (c->next >= c->end) return 0;
+    if (c->query->epoch != c->query->world->epoch) { /* a store removed mid-walk: its groups and indices are gone */
+        c->next = c->end;
+        return 0;
+    }
     out->mask = NULL;
     switch (c->query->path) {
     case ECS_WORLD_QUERY_DIRECT:

@@ -1,4 +1,4 @@
-/* ecs_snapshot.h - v0.8 - snapshots of a live world: save, verify, load,
+/* ecs_snapshot.h - v0.9 - snapshots of a live world: save, verify, load,
    clone, byte swap, JSON, subtree selections, the world hash, deltas, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -441,6 +441,8 @@ REFERENCE (every public function; the declarations below say more:
    ecs_resource.h (ecs_resource_save_subtree fills it too).
 
 REVISION HISTORY
+   0.9  ecs_world_entity_json answers ECS_ERROR_NOT_FOUND for the id a
+        queued index carries next (it answered with an empty entity)
    0.8  Load and clone refuse a grouped member holding two instances of an
         entity (the group lost track of it), clone a target whose field
         names or kinds differ (it copied bytes into other fields), a delta
@@ -3347,7 +3349,7 @@ ECS_DEF ecs_result ecs_world_entity_json(const ecs_world *w, ecs_entity e, ecs_s
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_world_entity_json: out is NULL");
     out->data = NULL;
     out->size = 0;
-    if (!w || !ecs_entity_alive(&w->entities, e)) {
+    if (!w || !ecs_entity_live(&w->entities, e)) { /* live: not the id a queued index carries next */
         char who[ECS_ENTITY_TEXT_SIZE];
         return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_world_entity_json: %s is not alive",
                              ecs_entity_format(who, sizeof who, e));

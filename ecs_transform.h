@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.8 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.9 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -185,7 +185,8 @@ SPAWN DATA (component "transform", for ecs_resource.h's spawner)
    ctx->entity[entity_index[j]]; it is linked under the transform of its
    resource parent's entity (ctx->parent_index) when that entity has one in
    this manager, and is a root otherwise (a parent without a transform cuts
-   the chain). World matrices of the whole batch are computed in one pass in
+   the chain); parent indices that form a cycle (a hand-built context: a
+   verified blob lists parents first) fail the spawn. World matrices of the whole batch are computed in one pass in
    parent-first order (instances listed children first work too, by a walk
    from each batch root). One transform per entity: an entity listed twice
    (dense lookup: two entities of one index; also a resource parent without
@@ -389,6 +390,12 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.9  a standalone dense manager refuses create and spawn for an id older
+        than the one holding its index's slot (it destroyed the live
+        entity's transform); spawn refuses parent indices that form a
+        cycle (a hand-built context's cycle asserted, or looped forever in a
+        release build); collect skips a logged id that is live again (a
+        generation wrap between two collects)
    0.8  fixes: a spawn's undo takes its nodes out itself (it destroyed them,
         whose deferred world walk read batch slots not stored yet: SEGV or
         an endless loop); spawn in a world refuses entities not alive there,
@@ -561,7 +568,10 @@ ECS_DEF size_t ecs_transform_memory(const ecs_transform_manager *tm);
     (ECS_ERROR_INVALID_ARGUMENT). Registered in a world
     (ecs_transform_world_register), tm refuses an e that is not alive in
     that world (ECS_ERROR_INVALID_ARGUMENT, naming e); a standalone manager
-    takes any id and leaves dead ones to gc and collect. */
+    takes any id and leaves dead ones to gc and collect, except (dense) an
+    id older than the one holding its index's slot (ecs.h's LOOKUP KINDS):
+    that one is dead, refused (ECS_ERROR_INVALID_ARGUMENT), and the live
+    entity keeps its transform; spawn refuses it the same way. */
 ECS_DEF ecs_instance ecs_transform_create(ecs_transform_manager *tm, ecs_entity e, const ecs_mat4 *local,
                                           ecs_instance parent);
 /** e's transform in this manager, or nil (also for nil and unknown or stale
@@ -1615,6 +1625,11 @@ static ecs_result ecs__tf_create_check(ecs_transform_manager *tm, uint32_t key, 
         return ecs_error_set(&tm->error, ECS_ERROR_ALREADY_EXISTS,
                              "ecs_transform_create: %s already has a transform here",
                              ecs_entity_format(who, sizeof who, ecs__as_entity(key)));
+    if (stale && !tm->entities && !ecs__id_supersedes(key, stale))
+        return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_transform_create: %s is a dead id: its index's slot belongs to %s, a later id",
+                             ecs_entity_format(who, sizeof who, ecs__as_entity(key)),
+                             ecs_entity_format(whose, sizeof whose, ecs__as_entity(stale)));
     if (stale && p != ECS__TF_NIL && tm->entity[p].id == stale)
         return ecs_error_set(&tm->error, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_transform_create: the parent belongs to %s, a dead id of the index of %s",
@@ -1781,6 +1796,7 @@ ECS_DEF uint32_t ecs_transform_collect(ecs_transform_manager *tm, const ecs_enti
             ecs_entity dead = ecs_entity_log_at(em, from + k);
             if (dead.id == 0) break; /* an entry lost to the ring's growth */
             if (k + ahead < n) ecs__tf_prefetch_key(tm, ecs_entity_log_at(em, from + k + ahead).id);
+            if (ecs_entity_live(em, dead)) continue; /* its index came round to this id again: a live entity's */
             destroyed += (uint32_t)ecs_transform_destroy_entity(tm, dead);
         }
     }
@@ -2482,6 +2498,17 @@ static ecs_result ecs__tf_spawn_exists(const ecs_spawn_context *ctx, uint32_t k)
                          (unsigned)k);
 }
 
+/* Dense, standalone: resource entity k's id is dead (a later id of its
+   index holds the slot): the error. */
+ECS__TF_NOINLINE ecs_result ecs__tf_spawn_dead(const ecs_spawn_context *ctx, uint32_t k, uint32_t key, uint32_t owner)
+{
+    char who[ECS_ENTITY_TEXT_SIZE], whose[ECS_ENTITY_TEXT_SIZE];
+    return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "transform spawn: resource entity %u's id %s is dead: its index's slot belongs to %s, a later id",
+                         (unsigned)k, ecs_entity_format(who, sizeof who, ecs__as_entity(key)),
+                         ecs_entity_format(whose, sizeof whose, ecs__as_entity(owner)));
+}
+
 /* Resource entity k's parent pk has no instance in the batch, but its
    entity has one (an entity listed twice: linking would put a node under
    itself or its own batch): the error. */
@@ -2551,6 +2578,8 @@ static ecs_result ecs__tf_spawn_check(ecs_transform_manager *tm, const ecs_spawn
             r = ECS_ERROR_OUT_OF_MEMORY;
         } else if ((s->id & ECS__TF_MARK) || s->id == key) {
             r = ecs__tf_spawn_exists(ctx, k);
+        } else if (s->id != 0 && !tm->entities && !ecs__id_supersedes(key, s->id)) {
+            r = ecs__tf_spawn_dead(ctx, k, key, s->id);
         } else {
             *stale += s->id != 0;
             s->id |= ECS__TF_MARK;
@@ -2635,6 +2664,27 @@ static ecs_result ecs__tf_spawn_recheck(const ecs_transform_manager *tm, const e
    at[k]), checking each: ECS_OK (*ordered cleared when a parent came after
    its child), or, with everything appended taken out again, an error or
    ECS_OK with *stale set (see above). */
+/* A batch linked with some parents after their children: ECS_OK when every
+   batch node's chain of parents leaves the batch (or ends at a root), else
+   the error naming a node of the cycle (a hand-built context; a verified
+   blob lists parents first). Marks in the batch's age bytes (0 on entry and
+   on return): 1 on the chain walked now, 2 known to leave. O(num). */
+static ecs_result ecs__tf_spawn_acyclic(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t n0, uint32_t num,
+                                        const uint32_t *entity_index)
+{
+    uint32_t j, x, cycle = ECS__TF_NIL;
+    for (j = 0; j < num && cycle == ECS__TF_NIL; ++j) {
+        for (x = n0 + j; x != ECS__TF_NIL && x >= n0 && tm->age[x] == 0; x = tm->parent[x]) tm->age[x] = 1;
+        if (x != ECS__TF_NIL && x >= n0 && tm->age[x] == 1) cycle = x;
+        for (x = n0 + j; x != ECS__TF_NIL && x >= n0 && tm->age[x] == 1; x = tm->parent[x]) tm->age[x] = 2;
+    }
+    memset(tm->age + n0, 0, num);
+    if (cycle == ECS__TF_NIL) return ECS_OK;
+    return ecs_error_set(ctx->error, ECS_ERROR_INVALID_ARGUMENT,
+                         "transform spawn: resource entity %u is its own ancestor (the parent indices form a cycle)",
+                         (unsigned)entity_index[cycle - n0]);
+}
+
 static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spawn_context *ctx, uint32_t num,
                                        const uint32_t *entity_index, const unsigned char *src, const uint32_t *at,
                                        int *ordered, int *stale)
@@ -2668,6 +2718,7 @@ static ecs_result ecs__tf_spawn_append(ecs_transform_manager *tm, const ecs_spaw
             else in_order = 0;
         }
     }
+    if (r == ECS_OK && !in_the_way && !in_order) r = ecs__tf_spawn_acyclic(tm, ctx, n0, num, entity_index);
     if (r == ECS_OK && !in_the_way && cut > 0) r = ecs__tf_spawn_recheck(tm, ctx, num, entity_index, at, cut);
     if (r != ECS_OK || in_the_way) ecs__tf_spawn_undo(tm, n0);
     *ordered = in_order;

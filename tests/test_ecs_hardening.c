@@ -4,7 +4,9 @@
    same address sweeps instead of reading the new log from the old cursor,
    in all three kinds and in ecs_transform_collect (7); the direct kind's
    fast read asserts for nil (14) and on a manager whose init failed (15).
-   Issue 24: name_slot's assert says in words what went wrong.
+   Issue 24: name_slot's assert says in words what went wrong. Stop 33: a
+   standalone dense or direct store refuses a create for a dead id instead
+   of dropping the live entity's instances.
    ECS_ASSERT counts failures instead of aborting, in every build, and keeps
    the text of the last one. */
 static unsigned long assert_failures;
@@ -71,6 +73,95 @@ static void test_dense_batch_all_or_nothing(void)
         CHECK(m.v[hb_lookup(&m, new_id).i] == 1u);
     }
     hb_free(&m);
+}
+
+/* Stop 33: a standalone dense or direct store lets an index's slot go only
+   to a later id of the index (1..half the generation range ahead, wrap-
+   aware). A create for a dead id (an earlier one) used to drop the live
+   entity's instances; now it is refused and nothing changes. */
+static void check_dead_refused(ecs_lookup_kind kind, ecs_entity live, ecs_entity dead)
+{
+    hb m;
+    ecs_instance first;
+    ecs_entity batch[2];
+    ecs_spawn_context ctx;
+    ecs_error err;
+    uint32_t index[2] = {0, 1}, data[2] = {5, 6};
+    CHECK(hb_init(&m, kind) == ECS_OK);
+    first = hb_create(&m, live); /* before m.v is read: create grows it */
+    m.v[first.i] = 42u;
+    CHECK_MSG(ecs_instance_is_nil(hb_create(&m, dead)) && m.core.error.code == ECS_ERROR_INVALID_ARGUMENT,
+              "kind %d: create for dead %x over live %x", (int)kind, (unsigned)dead.id, (unsigned)live.id);
+    CHECK(strstr(m.core.error.message, "a dead id") != NULL);
+    batch[0] = ecs_entity_make(77, 0), batch[1] = dead; /* the bad entry second: the first is undone too */
+    CHECK(hb_create_many(&m, 2, batch, &first) == ECS_ERROR_INVALID_ARGUMENT);
+    memset(&ctx, 0, sizeof ctx);
+    ctx.entity = batch;
+    ctx.num_entities = 2;
+    ctx.error = &err;
+    CHECK(ecs_manager_spawn(&m.core, &ctx, 2, index, data, sizeof data) == ECS_ERROR_INVALID_ARGUMENT);
+    first = hb_lookup(&m, live);
+    CHECK_MSG(hb_num_instances(&m) == 1u && !ecs_instance_is_nil(first) && m.v[first.i] == 42u,
+              "kind %d: the live entity lost its instance", (int)kind);
+    CHECK(ecs_instance_is_nil(hb_lookup(&m, dead)) && ecs_instance_is_nil(hb_lookup(&m, batch[0])));
+    hb_free(&m);
+}
+
+static void check_transform_dead_refused(ecs_transform_mode mode, ecs_entity live, ecs_entity dead)
+{
+    ecs_transform_manager tm;
+    ecs_mat4 at = ecs_mat4_identity();
+    ecs_entity batch[2];
+    ecs_spawn_context ctx;
+    ecs_error err;
+    uint32_t index[2] = {0, 1}, parent[2] = {ECS_SPAWN_ROOT, ECS_SPAWN_ROOT};
+    float data[32];
+    at.m[12] = 9.0f;
+    memset(data, 0, sizeof data);
+    CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, mode) == ECS_OK);
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, live, &at, ecs_instance_nil())));
+    CHECK_MSG(ecs_instance_is_nil(ecs_transform_create(&tm, dead, NULL, ecs_instance_nil())) &&
+              tm.error.code == ECS_ERROR_INVALID_ARGUMENT, "mode %d: transform create for a dead id", (int)mode);
+    batch[0] = ecs_entity_make(77, 0), batch[1] = dead;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.entity = batch;
+    ctx.parent_index = parent;
+    ctx.num_entities = 2;
+    ctx.error = &err;
+    CHECK(ecs_transform_spawn(&tm, &ctx, 2, index, data, sizeof data) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "is dead") != NULL);
+    ecs_transform_commit(&tm);
+    CHECK_MSG(tm.count == 1u && !ecs_instance_is_nil(ecs_transform_lookup(&tm, live)) &&
+              ecs_transform_local(&tm, ecs_transform_lookup(&tm, live))->m[12] == 9.0f,
+              "mode %d: the live entity lost its transform", (int)mode);
+    ecs_transform_manager_free(&tm);
+}
+
+static void test_dead_id_keeps_live_slot(void)
+{
+    ecs_entity live = ecs_entity_make(5, 4);
+    uint32_t dead_gen[3] = {3, 4 + 129, 200}; /* earlier; 129 ahead (past half the range); far ahead */
+    uint32_t k;
+    for (k = 0; k < 3 && ECS_GENERATION_BITS == 8; ++k) {
+        check_dead_refused(ECS_LOOKUP_DENSE, live, ecs_entity_make(5, dead_gen[k]));
+        check_dead_refused(ECS_LOOKUP_DIRECT, live, ecs_entity_make(5, dead_gen[k]));
+        check_transform_dead_refused(ECS_TRANSFORM_IMMEDIATE, live, ecs_entity_make(5, dead_gen[k]));
+        check_transform_dead_refused(ECS_TRANSFORM_DEFERRED, live, ecs_entity_make(5, dead_gen[k]));
+    }
+    { /* a later id still takes the slot over, across the generation wrap */
+        hb m;
+        ecs_transform_manager tm;
+        ecs_entity old_id = ecs_entity_make(5, 250), next_id = ecs_entity_make(5, 3);
+        CHECK(hb_init(&m, ECS_LOOKUP_DENSE) == ECS_OK);
+        CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
+        hb_create(&m, old_id);
+        ecs_transform_create(&tm, old_id, NULL, ecs_instance_nil());
+        CHECK(!ecs_instance_is_nil(hb_create(&m, next_id)) && hb_num_instances(&m) == 1u);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, next_id, NULL, ecs_instance_nil())) && tm.count == 1u);
+        CHECK(ecs_instance_is_nil(hb_lookup(&m, old_id)) && ecs_instance_is_nil(ecs_transform_lookup(&tm, old_id)));
+        hb_free(&m);
+        ecs_transform_manager_free(&tm);
+    }
 }
 
 /* (7) The entity manager lives twice at one address. Life 1: 16 entities
@@ -280,6 +371,7 @@ int main(void)
 {
     test_error_wraps_own_message();
     test_dense_batch_all_or_nothing();
+    test_dead_id_keeps_live_slot();
     test_collect_two_lives(ECS_LOOKUP_DENSE);
     test_collect_two_lives(ECS_LOOKUP_HASH);
     test_collect_two_lives(ECS_LOOKUP_DIRECT);

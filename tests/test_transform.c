@@ -789,6 +789,16 @@ static void test_spawn(ecs_lookup_kind lookup, ecs_transform_mode mode, int shuf
         lv.index[5] = keep;
         CHECK(tm.count == 1);
     }
+    { /* a hand-built context whose parents form a cycle: it asserted, or looped in release */
+        uint32_t a = lv.index[lv.num - 1], b = lv.index[lv.num - 2], pa = lv.parent[a], pb = lv.parent[b];
+        lv.parent[a] = b, lv.parent[b] = a; /* a two-node cycle */
+        CHECK(ecs_transform_spawn(&tm, &ctx, lv.num, lv.index, lv.data, lv.num * 64) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(tm.count == 1 && strstr(err.message, "form a cycle") != NULL);
+        lv.parent[b] = b; /* its own parent */
+        CHECK(ecs_transform_spawn(&tm, &ctx, lv.num, lv.index, lv.data, lv.num * 64) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(tm.count == 1 && links_ok(&tm));
+        lv.parent[a] = pa, lv.parent[b] = pb;
+    }
     /* the real thing */
     CHECK(ecs_transform_spawn(&tm, &ctx, lv.num, lv.index, lv.data, lv.num * 64) == ECS_OK);
     CHECK(tm.count == 1 + lv.num && links_ok(&tm));

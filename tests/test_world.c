@@ -1458,6 +1458,53 @@ static void test_destroy_refused(void)
     model_free(mw);
 }
 
+/* A walk under way when its world loses a store, one the query does not
+   name (and, first, one grouped with the query's stores): cursor_next read
+   the group ecs_world_remove freed, or term indices it shifted. The walk
+   now ends, and the query's span says 0. */
+static void check_walk_ends_on_remove(int grouped)
+{
+    ecs_world w;
+    ecs_error err;
+    t_pos s[3];
+    const char *names[3] = {"x", "a", "b"}, *group[3] = {"a", "b", "x"};
+    ecs_world_query q;
+    ecs_world_query_desc desc;
+    ecs_world_cursor cur;
+    ecs_world_chunk ch;
+    uint32_t k, seen;
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    for (k = 0; k < 3; ++k) {
+        CHECK(t_pos_init(&s[k], grouped ? ECS_LOOKUP_DENSE : ECS_LOOKUP_HASH) == ECS_OK);
+        CHECK(ecs_world_add_manager(&w, names[k], &s[k].core, &err) == ECS_OK);
+    }
+    if (grouped) CHECK(ecs_world_group(&w, group, 3, &err) == ECS_OK);
+    for (k = 0; k < 1000; ++k) {
+        ecs_entity e = ecs_entity_create(&w.entities);
+        t_pos_create(&s[1], e);
+        if (grouped || k % 3 == 0) t_pos_create(&s[2], e);
+        if (k % 2) t_pos_create(&s[0], e);
+    }
+    memset(&desc, 0, sizeof desc);
+    desc.required[0] = "a";
+    if (grouped) desc.required[1] = "b";
+    else desc.optional[0] = "b";
+    CHECK(ecs_world_query_make(&w, &desc, &q, &err) == ECS_OK);
+    CHECK(ecs_world_cursor_start(&cur, &q, 0, ecs_world_query_span(&q)) == ECS_OK);
+    CHECK(ecs_world_cursor_next(&cur, &ch) == 1 && ch.count < 1000u);
+    CHECK(ecs_world_remove(&w, "x", &err) == ECS_OK); /* no instance of a or b changes */
+    for (seen = 0; ecs_world_cursor_next(&cur, &ch) && seen < 2000u;) seen += ch.count;
+    CHECK_MSG(seen == 0 && ecs_world_query_span(&q) == 0, "grouped %d: %u more matches after the remove", grouped, seen);
+    ecs_world_free(&w);
+    for (k = 0; k < 3; ++k) t_pos_free(&s[k]);
+}
+
+static void test_walk_ends_on_remove(void)
+{
+    check_walk_ends_on_remove(1);
+    check_walk_ends_on_remove(0);
+}
+
 static void test_forged_next_id(void)
 {
     ecs_world a, b;
@@ -1474,6 +1521,7 @@ static void test_forged_next_id(void)
         uint32_t idx = ecs_entity_index(ids[0]);
         ecs_entity next = ecs_entity_make(idx, a.entities.generation[idx]);
         CHECK(ecs_entity_alive(&a.entities, next) && ecs_world_destroy_now(&a, next) == 0);
+        CHECK(ecs_world_entity_json(&a, next, &out, &err) == ECS_ERROR_NOT_FOUND && out.data == NULL);
         CHECK(a.entities.num_free == 600u && ecs_entity_count(&a.entities) == 900u);
     }
     CHECK(ecs_snapshot_save(&a, NULL, &out, &err) == ECS_OK);
@@ -1505,6 +1553,7 @@ int main(void)
     test_optional_in_step();
     test_queries_random();
     test_forged_next_id();
+    test_walk_ends_on_remove();
     test_destroy_now_callbacks();
     test_destroy_refused();
     test_live_after_pops();
