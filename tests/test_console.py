@@ -112,6 +112,11 @@ def test_world(c):
     msg = error_of(c.command, "world.entity", entity="five")
     check(msg and "argument 'entity'" in msg, "a mistyped argument: %r" % msg)
     check(c.command("world.hash")["hash"] == before, "refusals changed nothing")
+    # arguments called name and payload reach the console (they collided with the client's parameters)
+    ent2 = c.command("world.entity", entity=e, name="not read", payload=1)
+    check(ent2["entity"] == e, "command() passes arguments called name and payload")
+    res, data = c.command_binary("world.entity", None, entity=e, name="x")
+    check(res["entity"] == e and data is None, "command_binary() passes an argument called name")
     h = c.command("world.hash")
     check(len(h["hash"]) == 16 and all(ch in "0123456789abcdef" for ch in h["hash"]), "world.hash: 16 hex digits")
     # frames: paused, stepped

@@ -17,7 +17,7 @@ As a library (the seed's Console, Consoles and Node):
         result, snapshot = c.command_binary("world.save")
 
     Console(host, port)        connect; command(name, **args) -> result;
-                               command_binary(name, payload=None, **args)
+                               command_binary(name, payload=None, /, **args)
                                -> (result, payload); script(text) -> the
                                lines' results; replies matched by id; log
                                lines collected in .logs (and passed to
@@ -159,14 +159,16 @@ class Console:
 
     # -- commands --
 
-    def command_binary(self, name, payload=None, **args):
-        """Runs command name; returns (result, the reply's payload or None)."""
+    def command_binary(self, name, payload=None, /, **args):
+        """Runs command name; returns (result, the reply's payload or None).
+        name and payload are positional only, so a command's arguments may
+        be called name or payload too."""
         reply, data = self.request({"type": "command", "command": name, "args": args}, payload)
         if not reply.get("ok"):
             raise ConsoleError(reply.get("error", "error"), reply)
         return reply.get("result"), data
 
-    def command(self, name, **args):
+    def command(self, name, /, **args):
         """Runs command name with args; returns its result."""
         return self.command_binary(name, None, **args)[0]
 
@@ -202,7 +204,7 @@ class Consoles:
             results.append(reply.get("result"))
         return results
 
-    def command(self, name, **args):
+    def command(self, name, /, **args):
         return self._all({"type": "command", "command": name, "args": args})
 
     def script(self, text):
