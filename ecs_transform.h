@@ -395,7 +395,11 @@ REVISION HISTORY
         entity's transform); spawn refuses parent indices that form a
         cycle (a hand-built context's cycle asserted, or looped forever in a
         release build); collect skips a logged id that is live again (a
-        generation wrap between two collects)
+        generation wrap between two collects); a save or clone carries the
+        collect cursor only when it reads the log of tm's own world (one
+        from an entity manager tm was collected with before it was
+        registered was adopted by the loaded copy, which then left a dead
+        entity's transform in place)
    0.8  fixes: a spawn's undo takes its nodes out itself (it destroyed them,
         whose deferred world walk read batch slots not stored yet: SEGV or
         an endless loop); spawn in a world refuses entities not alive there,
@@ -2917,6 +2921,18 @@ static unsigned char *ecs__tf_snap_put(unsigned char *at, const void *src, size_
     return at + n;
 }
 
+/* Whether tm's collect cursor may go with its state (a save, a clone): it
+   reads the log of the world tm is in (or tm is standalone, or waits to
+   adopt the next manager). A cursor left from another entity manager
+   (collected elsewhere before it was registered here) does not: adopted by
+   a loaded copy it read the wrong part of the new world's log. */
+static int ecs__tf_log_travels(const ecs_transform_manager *tm)
+{
+    if (!tm->log.em) return 0;
+    return tm->log.em == ECS__TF_LOG_ADOPT(tm) || !tm->entities ||
+           (tm->log.em == tm->entities && tm->log.life == tm->entities->life);
+}
+
 /* The header words for count instances, first_dirty and num_pending. */
 static void ecs__tf_snap_head_words(uint32_t *head, const ecs_transform_manager *tm, uint32_t count,
                                     uint32_t first_dirty, uint32_t num_pending)
@@ -2927,7 +2943,7 @@ static void ecs__tf_snap_head_words(uint32_t *head, const ecs_transform_manager 
     head[3] = tm->idle_frames;
     head[4] = num_pending;
     head[5] = tm->rng;
-    head[6] = tm->log.em ? 1u : 0u;
+    head[6] = ecs__tf_log_travels(tm) ? 1u : 0u;
     head[7] = tm->log.next;
     head[8] = tm->log.retired;
     head[9] = (uint32_t)tm->map.kind;
@@ -3468,7 +3484,7 @@ ECS_DEF ecs_result ecs_transform_snapshot_copy(void *dst, const void *src, ecs_e
     d->idle_frames = s->idle_frames;
     d->rng = s->rng;
     d->log = s->log;
-    d->log.em = s->log.em ? ECS__TF_LOG_ADOPT(d) : NULL;
+    d->log.em = ecs__tf_log_travels(s) ? ECS__TF_LOG_ADOPT(d) : NULL;
     return ECS_OK;
 }
 

@@ -1505,6 +1505,60 @@ static void test_walk_ends_on_remove(void)
     check_walk_ends_on_remove(0);
 }
 
+/* A transform store collected in one world, moved to another (its collect
+   cursor still names the first world's entity manager), saved and loaded
+   (and cloned): the copy adopted that cursor as its new world's and its
+   next collect left a dead entity's transform. Both copies must collect
+   what the original collects, and keep its hash. */
+static void test_transform_cursor_travels(void)
+{
+    ecs_transform_manager tm, tm2, tm3;
+    ecs_world w0, w, w2, w3;
+    ecs_error err;
+    ecs_snapshot_output o = {NULL, 0};
+    ecs_entity x, a, b;
+    uint32_t k;
+    CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED) == ECS_OK);
+    CHECK(ecs_transform_manager_init(&tm2, ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED) == ECS_OK);
+    CHECK(ecs_transform_manager_init(&tm3, ECS_LOOKUP_HASH, ECS_TRANSFORM_DEFERRED) == ECS_OK);
+    CHECK(ecs_world_init(&w0) == ECS_OK && ecs_world_init(&w) == ECS_OK);
+    CHECK(ecs_world_init(&w2) == ECS_OK && ecs_world_init(&w3) == ECS_OK);
+    CHECK(ecs_transform_world_register(&w0, "transform", &tm, &err) == ECS_OK);
+    x = ecs_entity_create(&w0.entities);
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, x, NULL, ecs_instance_nil())));
+    ecs_entity_destroy(&w0.entities, x);
+    CHECK(ecs_world_collect(&w0, NULL) == 1u); /* tm's cursor: w0's log */
+    CHECK(ecs_world_remove(&w0, "transform", &err) == ECS_OK);
+    CHECK(ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK);
+    CHECK(ecs_transform_world_register(&w2, "transform", &tm2, &err) == ECS_OK);
+    CHECK(ecs_transform_world_register(&w3, "transform", &tm3, &err) == ECS_OK);
+    a = ecs_entity_create(&w.entities);
+    b = ecs_entity_create(&w.entities);
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, a, NULL, ecs_instance_nil())));
+    CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, b, NULL, ecs_instance_nil())));
+    ecs_entity_destroy(&w.entities, a);
+    CHECK(ecs_snapshot_save(&w, NULL, &o, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_load(&w2, o.data, o.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_snapshot_clone(&w3, &w, &err) == ECS_OK, "%s", err.message);
+    CHECK(ecs_snapshot_world_hash(&w2) == ecs_snapshot_world_hash(&w) && ecs_snapshot_world_hash(&w3) == ecs_snapshot_world_hash(&w));
+    CHECK(ecs_world_collect(&w, NULL) == 1u);
+    for (k = 0; k < 2; ++k) {
+        ecs_world *copy = k ? &w3 : &w2;
+        ecs_transform_manager *t = k ? &tm3 : &tm2;
+        CHECK_MSG(ecs_world_collect(copy, NULL) == 1u && ecs_transform_count(t) == 1u &&
+                  ecs_instance_is_nil(ecs_transform_lookup(t, a)), "%s: the dead entity's transform stayed", k ? "clone" : "load");
+        CHECK(ecs_snapshot_world_hash(copy) == ecs_snapshot_world_hash(&w));
+    }
+    ecs_snapshot_output_free(&o);
+    ecs_world_free(&w0);
+    ecs_world_free(&w);
+    ecs_world_free(&w2);
+    ecs_world_free(&w3);
+    ecs_transform_manager_free(&tm);
+    ecs_transform_manager_free(&tm2);
+    ecs_transform_manager_free(&tm3);
+}
+
 static void test_forged_next_id(void)
 {
     ecs_world a, b;
@@ -1554,6 +1608,7 @@ int main(void)
     test_queries_random();
     test_forged_next_id();
     test_walk_ends_on_remove();
+    test_transform_cursor_travels();
     test_destroy_now_callbacks();
     test_destroy_refused();
     test_live_after_pops();
