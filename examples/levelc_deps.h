@@ -32,7 +32,8 @@
    size no file has, so the next scan tries it again (a read error is never
    taken from the cache). The file: "ECSDEPS" and a zero byte, version, byte
    order mark, the configuration hash (the --schema files' bytes and the
-   --plugin files: a different compiler reads references differently),
+   --plugin files' paths and bytes: a different compiler reads references
+   differently),
    counts, the records, and last a checksum of everything before it. A
    cache that is missing, truncated, corrupt, of another version, byte order
    or configuration is rebuilt (a note on stderr), never trusted.

@@ -44,7 +44,8 @@ check "build levelc" gcc -std=c99 -O1 -g $WARN -fsanitize=address,undefined -fno
 [ -x "$OUT/levelc" ] || { echo "check_deps: build failed"; cat "$OUT/log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$OUT" || exit 2
-SAMPLE=$(cd - >/dev/null && pwd)/examples/deps_project
+ROOT=$(cd - >/dev/null && pwd)
+SAMPLE=$ROOT/examples/deps_project
 L() { ./levelc --schema "$SAMPLE/game.schema.json" "$@"; }
 fresh() { rm -rf "$1" && cp -r "$SAMPLE" "$1" && rm -f "$1/.ecs-deps"; }
 same() { diff -r -x .ecs-deps "$1" "$2"; }  # every file, hidden ones too (temporaries would show)
@@ -249,6 +250,17 @@ head -c 2000 /dev/urandom >c/.ecs-deps
 corrupt "foreign bytes"
 { head -c 8 cache_saved; printf '\x63\x00\x00\x00'; tail -c +13 cache_saved; } >c/.ecs-deps
 corrupt "another version"
+# a --plugin is known by its bytes: another build of the same size and time is another configuration
+check "cache: build the path plugin" gcc -std=c99 -O1 $WARN -shared -fPIC -I"$ROOT" "$ROOT/tests/plugins/deps_kind.c" -o kind_path.so
+check "cache: build the entity plugin" gcc -std=c99 -O1 $WARN -shared -fPIC -I"$ROOT" -DDEPS_KIND_ENTITY "$ROOT/tests/plugins/deps_kind.c" -o kind_entity.so
+rm -rf pk && mkdir -p pk/levels pk/models && printf 'm\n' >pk/models/a.mesh
+printf '{"entities": [{"name": "models/a", "components": [{"type": "label", "target": "models/a", "count": 7}]}]}\n' >pk/levels/l.json
+cp pk/levels/l.json l_before.json
+cp kind_path.so kind.so && touch -d @1700000000 kind.so
+check "cache: with the path plugin, refs lists the label's target" sh -c "./levelc --plugin ./kind.so refs pk models/a | grep -qx '1 references in 1 files'"
+cp kind_entity.so kind.so && touch -d @1700000000 kind.so
+check "cache: the two plugins differ, same size" sh -c "! cmp -s kind_path.so kind_entity.so && test \$(wc -c <kind_path.so) -eq \$(wc -c <kind_entity.so)"
+check "cache: the other plugin (same name, size, time) is noticed" sh -c "./levelc --plugin ./kind.so rename pk models/a models/b 2>kind.err | grep -qx '1 files moved, 0 references in 0 files patched' && cmp -s pk/levels/l.json l_before.json && grep -q 'other --schema/--plugin files' kind.err"
 ./levelc deps c >/dev/null 2>other.err   # without the schema: other types, another configuration
 check "cache: another --schema set is not trusted" grep -q 'other --schema/--plugin files' other.err
 
