@@ -1094,13 +1094,41 @@ static int ldeps_is_named_by(const char *name, const char *path)
     return name[n] == '\0' || name[n] == '/' || (name[n] == '.' && !strchr(name + n, '/'));
 }
 
+/* Prints the references to path (as ldeps_run_refs), the canonical ones or
+   the non-canonical ones (marked: rename does not patch them); how many,
+   and in how many files (*files). */
+static uint32_t ldeps_refs_list(const ldeps_project *p, const char *shown, const char *path, int non_canonical,
+                                uint32_t *files)
+{
+    uint32_t i, k, count = 0;
+    *files = 0;
+    for (i = 0; i < p->num_files; ++i) {
+        const ldeps_file *f = p->files + i;
+        uint32_t before = count;
+        for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
+            const ldeps_ref *r = p->refs + k;
+            if (!ecs_path_is_canonical(p->arena + r->canonical) || !ldeps_is_named_by(p->arena + r->canonical, path) ||
+                !(r->flags & ECS_REFERENCE_NON_CANONICAL) != !non_canonical)
+                continue;
+            printf("%s%s:%u:%u: '%s'%s\n", shown, p->arena + f->name, (unsigned)r->line, (unsigned)r->column,
+                   p->arena + r->path, non_canonical ? ": not canonical, not patched by rename (fix it first)" : "");
+            ++count;
+        }
+        *files += count != before;
+    }
+    return count;
+}
+
 /* levelc refs DIR PATH: every reference to PATH, to PATH.X or to a path
-   under the folder PATH (what a rename of PATH patches), from the cache. 0, or 1 for a bad PATH or a failed scan. */
+   under the folder PATH (exactly what a rename of PATH patches), from the
+   cache, and their count; then the non-canonical references to them (by
+   their canonical spelling), marked as not patched. 0, or 1 for a bad PATH
+   or a failed scan. */
 static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t config, const char *path)
 {
     ldeps_project p;
     char shown[LDEPS_MAX_PATH + 2];
-    uint32_t i, k, count = 0, files = 0;
+    uint32_t count, files;
     int ok;
     if (!ecs_path_is_canonical(path)) {
         fprintf(stderr, "levelc: '%s' is not a canonical path\n", path);
@@ -1108,19 +1136,12 @@ static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t confi
     }
     ok = ldeps_scan_project(dir, c, config, &p);
     ldeps_shown_prefix(dir, shown, sizeof shown);
-    for (i = 0; ok && i < p.num_files; ++i) {
-        const ldeps_file *f = p.files + i;
-        uint32_t before = count;
-        for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
-            const ldeps_ref *r = p.refs + k;
-            if (!ecs_path_is_canonical(p.arena + r->canonical) || !ldeps_is_named_by(p.arena + r->canonical, path)) continue;
-            printf("%s%s:%u:%u: '%s'\n", shown, p.arena + f->name, (unsigned)r->line, (unsigned)r->column, p.arena + r->path);
-            ++count;
-        }
-        files += count != before;
+    if (ok) {
+        count = ldeps_refs_list(&p, shown, path, 0, &files);
+        printf("%u references in %u files\n", (unsigned)count, (unsigned)files);
+        ldeps_refs_list(&p, shown, path, 1, &files);
+        ldeps_report_errors(shown, &p); /* who could not be read may refer to it too */
     }
-    if (ok) printf("%u references in %u files\n", (unsigned)count, (unsigned)files);
-    if (ok) ldeps_report_errors(shown, &p); /* who could not be read may refer to it too */
     ldeps_project_free(&p);
     return ok ? 0 : 1;
 }

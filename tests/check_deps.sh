@@ -106,6 +106,17 @@ check "known findings: the same from the cache" expect want_broken.txt L deps b 
 grep -v ': unused$' want_broken.txt >want_broken_nounused.txt
 check "known findings: without --unused" expect want_broken_nounused.txt L deps b
 
+# refs lists what rename patches: a non-canonical reference comes after, marked, not counted
+fresh nc
+sed -i 's|"textures/flowers/rose"|"Textures/Flowers/Rose"|' nc/prefabs/flower_pot.json
+cat >want_refs_nc.txt <<'EOF'
+nc/levels/garden.json:16:41: 'textures/flowers/rose'
+1 references in 1 files
+nc/prefabs/flower_pot.json:15:45: 'Textures/Flowers/Rose': not canonical, not patched by rename (fix it first)
+EOF
+check "refs: a non-canonical reference is not counted, marked not patched" expect want_refs_nc.txt L refs nc textures/flowers/rose
+check "refs: rename patches what refs counts" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename nc textures/flowers/rose textures/r2 --dry-run | grep -qx '3 files to move, 1 references in 1 files to patch (dry run)'"
+
 fresh e
 printf '{"entities": [' >e/prefabs/bad.json
 printf '{"entities": [{"name": "\xff"}]}' >e/prefabs/latin1.json
