@@ -1231,22 +1231,28 @@ static char *ldeps_beside(const char *path, const char *suffix)
 }
 
 /* The new name of file `name` when old_path becomes new_path (see
-   ldeps_is_named_by), or 0. */
+   ldeps_is_named_by) in out: 1, 0 when name is not old_path's, -1 when the
+   new name is longer than LDEPS_MAX_PATH or out (an error, never "not
+   named"). */
 static int ldeps_moved_name(const char *name, const char *old_path, const char *new_path, char *out, size_t size)
 {
+    int n;
     if (!ldeps_is_named_by(name, old_path)) return 0;
-    return snprintf(out, size, "%s%s", new_path, name + strlen(old_path)) < (int)size;
+    n = snprintf(out, size, "%s%s", new_path, name + strlen(old_path));
+    return n >= 0 && n < (int)size && n <= LDEPS_MAX_PATH ? 1 : -1;
 }
 
 /* What reference path becomes when old_path becomes new_path: as
    ecs_path_renamed, and old_path.X (a moved file's own resource) becomes
-   new_path.X. Its length, 0 when left alone, -1 when out is too small. */
+   new_path.X. Its length, 0 when left alone, -1 when longer than
+   LDEPS_MAX_PATH or out. */
 static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
                                     size_t size)
 {
     long n = ecs_path_renamed(path, old_path, new_path, out, size);
+    if (n > LDEPS_MAX_PATH) return -1;
     if (n != 0 || !ldeps_is_named_by(path, old_path)) return n; /* (left: old_path.X) */
-    return ldeps_moved_name(path, old_path, new_path, out, size) ? (long)strlen(out) : -1;
+    return ldeps_moved_name(path, old_path, new_path, out, size) > 0 ? (long)strlen(out) : -1;
 }
 
 static ldeps_op *ldeps_plan_op(ldeps_plan *pl, uint32_t file)
@@ -1276,7 +1282,13 @@ static int ldeps_plan_moves(ldeps_plan *pl)
         const char *name = pl->p.arena + pl->p.files[i].name;
         ldeps_op *op;
         uint32_t twin;
-        if (!ldeps_moved_name(name, pl->old_path, pl->new_path, to, sizeof to)) continue;
+        int moved = ldeps_moved_name(name, pl->old_path, pl->new_path, to, sizeof to);
+        if (moved < 0) {
+            fprintf(stderr, "levelc: rename refused: %s%s: new name too long (more than %d bytes)\n", pl->shown, name,
+                    LDEPS_MAX_PATH);
+            return 0;
+        }
+        if (!moved) continue;
         folder |= name[strlen(pl->old_path)] == '/';
         twin = ldeps_map_get(&pl->x.folded, ldeps_folded_hash(to));
         if (twin != LDEPS_NONE) {
@@ -1311,6 +1323,43 @@ static int ldeps_plan_moves(ldeps_plan *pl)
         pl->new_path[strlen(pl->old_path)] == '/') {
         fprintf(stderr, "levelc: rename refused: cannot move the folder '%s' into itself\n", pl->old_path);
         return 0;
+    }
+    return 1;
+}
+
+/* Whether name's first n bytes are canonical path's first n in another
+   case (so name is no canonical name). */
+static int ldeps_case_twin(const char *name, const char *path, size_t n)
+{
+    size_t i;
+    int differs = 0;
+    for (i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)name[i];
+        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a'), differs = 1;
+        if (c == 0 || c != (unsigned char)path[i]) return 0;
+    }
+    return differs;
+}
+
+/* Refuses a NEW differing only in case from a resource, a variant, a file
+   NEW.* or a folder, and a folder of NEW's differing only in case from a
+   folder (the exact names are ldeps_plan_moves's). */
+static int ldeps_plan_case(const ldeps_plan *pl)
+{
+    size_t n = strlen(pl->new_path), j;
+    uint32_t i;
+    for (i = 0; i < pl->p.num_files; ++i) {
+        const char *name = pl->p.arena + pl->p.files[i].name;
+        for (j = 1; j <= n; ++j) {
+            int folder;
+            if ((j < n && pl->new_path[j] != '/') || !ldeps_case_twin(name, pl->new_path, j)) continue;
+            folder = name[j] == '/';
+            if (folder || (j == n && (name[j] == '\0' || (name[j] == '.' && !strchr(name + j, '/'))))) {
+                fprintf(stderr, "levelc: rename refused: %s%s%.*s differs only in case from '%.*s'\n", folder ? "the folder " : "",
+                        pl->shown, folder ? (int)j : (int)strlen(name), name, (int)j, pl->new_path);
+                return 0;
+            }
+        }
     }
     return 1;
 }
@@ -1351,38 +1400,52 @@ static int ldeps_plan_patches(ldeps_plan *pl)
         const ldeps_file *f = pl->p.files + i;
         ecs_source_edit *edits = NULL;
         uint32_t n = 0, cap = 0;
-        int oom = 0;
+        int failed = 0;
         for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
             const ldeps_ref *r = pl->p.refs + k;
             long len = ldeps_renamed_reference(pl->p.arena + r->canonical, pl->old_path, pl->new_path, to, sizeof to);
-            if (len <= 0) continue;
+            if (len == 0) continue;
             if (r->flags & ECS_REFERENCE_NON_CANONICAL) {
                 fprintf(stderr, "levelc: note: %s%s:%u:%u: '%s' is not canonical: not patched (fix it first)\n", pl->shown,
                         pl->p.arena + f->name, (unsigned)r->line, (unsigned)r->column, pl->p.arena + r->path);
                 continue;
             }
-            edits = (ecs_source_edit *)ldeps_grow(edits, &cap, (size_t)n + 1, sizeof *edits, &oom);
-            if (oom || !(edits[n].path = ldeps_join(to, "", ""))) {
-                oom = 1;
+            if (len < 0) {
+                fprintf(stderr, "levelc: rename refused: %s%s:%u:%u: '%s': new name too long (more than %d bytes)\n",
+                        pl->shown, pl->p.arena + f->name, (unsigned)r->line, (unsigned)r->column, pl->p.arena + r->path,
+                        LDEPS_MAX_PATH);
+                failed = 1;
+                break;
+            }
+            edits = (ecs_source_edit *)ldeps_grow(edits, &cap, (size_t)n + 1, sizeof *edits, &failed);
+            if (failed || !(edits[n].path = ldeps_join(to, "", ""))) {
+                failed = pl->oom = 1;
                 break;
             }
             edits[n].offset = r->offset, edits[n].length = r->length;
             ++n;
         }
-        if (n && !oom) oom = !ldeps_plan_text(pl, i, edits, n);
+        if (n && !failed) failed = !ldeps_plan_text(pl, i, edits, n);
         for (k = 0; k < n; ++k) free((void *)edits[k].path);
         free(edits);
-        if (oom) return 0;
+        if (failed) return 0;
     }
     return 1;
 }
 
-/* Refuses files a rename would change that are read-only. */
+/* Refuses files a rename would change that are read-only, and sources to
+   patch that are symbolic links (the new text would replace the link, and
+   its target would keep the old text). */
 static int ldeps_plan_writable(ldeps_plan *pl)
 {
     uint32_t k;
     for (k = 0; k < pl->num_ops; ++k) {
         struct stat st;
+        if (pl->ops[k].text.text && lstat(pl->ops[k].src, &st) == 0 && S_ISLNK(st.st_mode)) {
+            fprintf(stderr, "levelc: rename refused: %s is a symbolic link (patch its target yourself); nothing changed\n",
+                    pl->ops[k].src);
+            return 0;
+        }
         pl->ops[k].mode = 0;
         if (stat(pl->ops[k].src, &st) == 0) pl->ops[k].mode = (unsigned)(st.st_mode & 07777);
         if (!(pl->ops[k].mode & S_IWUSR)) {
@@ -1576,7 +1639,7 @@ static int ldeps_plan_make(ldeps_plan *pl, const ecs_compiler *c, uint64_t confi
         fprintf(stderr, "levelc: rename refused: the project has errors (above); their references are unknown\n");
         return 0;
     }
-    if (!ldeps_plan_moves(pl) || !ldeps_plan_patches(pl) || !ldeps_plan_writable(pl)) return 0;
+    if (!ldeps_plan_moves(pl) || !ldeps_plan_case(pl) || !ldeps_plan_patches(pl) || !ldeps_plan_writable(pl)) return 0;
     if (pl->num_ops == 0) {
         fprintf(stderr, "levelc: rename: nothing is called '%s' in %s, and nothing refers to it\n", pl->old_path, pl->dir);
         return 0;

@@ -180,6 +180,18 @@ check "names: rename back: byte-identical project" sh -c "./levelc --schema '$SA
 printf 'x\n' >v/models/keel.a.b.mesh && cp v/models/keel.a.b.mesh v0/models/
 check "names: refused when a file NEW.* exists, named, nothing changed" sh -c "! ./levelc --schema '$SAMPLE/game.schema.json' rename v models/hull models/keel 2>names.err && diff -r -x .ecs-deps v v0 && grep -q 'v/models/keel.a.b.mesh exists' names.err"
 
+# ---- a new name too long for a variant or a reference: refused, nothing written ------------
+rm -rf lv lv0 && mkdir -p lv/levels && printf 'm\n' >lv/a.mesh
+V=$(printf 'v%.0s' $(seq 200)) SEG=$(printf 'n%.0s' $(seq 240)) LONG=
+for i in $(seq 16); do LONG="$LONG$SEG/"; done
+LONG="$LONG${SEG:0:$((3950 - ${#LONG}))}"   # 3950 bytes: a.mesh's new name fits, a.$V.mesh's does not
+printf 'm\n' >"lv/a.$V.mesh"
+printf '{"entities": [{"components": [{"type": "mesh", "mesh": "a"}, {"type": "mesh", "mesh": "a.%s"}]}]}\n' "$V" >lv/levels/l.json
+cp -r lv lv0
+check "long name: a variant's new name too long: refused, named, nothing changed" sh -c "! ./levelc rename lv a '$LONG' 2>long.err && diff -r -x .ecs-deps lv lv0 && grep -q '^levelc: rename refused: lv/a.$V.mesh: new name too long' long.err"
+rm "lv/a.$V.mesh" "lv0/a.$V.mesh"
+check "long name: a reference's new name too long: refused, named, nothing changed" sh -c "! ./levelc rename lv a '$LONG' 2>long.err && diff -r -x .ecs-deps lv lv0 && grep -q \"^levelc: rename refused: lv/levels/l.json:1:[0-9]*: 'a.$V': new name too long\" long.err"
+
 # ---- refusals: the project as it was ------------------------------------------------------
 refused() { # what, args... : exit 1 and nothing changed
   local what=$1; shift
@@ -198,6 +210,18 @@ refused "an old path that is not canonical" Textures/Wood textures/oak2
 refused "a new path outside the project" textures/wood ../wood
 refused "a name nothing has" textures/nothing textures/oak2
 refused "a folder into itself" prefabs prefabs/old
+printf 'x\n' >r/models/Crate2.png && cp r/models/Crate2.png r0/models/
+refused "a new name differing only in case from a resource" models/old_crate models/crate2
+check "refused: the resource differing in case is named" grep -q "r/models/Crate2.png differs only in case from 'models/crate2'" refusal.err
+rm r/models/Crate2.png r0/models/Crate2.png
+mkdir r/Models2 r0/Models2 && printf 'x\n' >r/Models2/x.mesh && cp r/Models2/x.mesh r0/Models2/
+refused "a folder of the new name differing only in case from a folder" models/old_crate models2/old_crate
+check "refused: the folder differing in case is named" grep -q "the folder r/Models2 differs only in case from 'models2'" refusal.err
+rm -r r/Models2 r0/Models2
+mkdir -p outside && mv r/prefabs/ship.json outside/ship.json && ln -s "$PWD/outside/ship.json" r/prefabs/ship.json
+refused "a source to patch that is a symbolic link" prefabs/crate prefabs/box
+check "refused: the link is named, it and its target as they were" sh -c "grep -q 'r/prefabs/ship.json is a symbolic link' refusal.err && test -L r/prefabs/ship.json && cmp -s outside/ship.json r0/prefabs/ship.json"
+rm r/prefabs/ship.json && mv outside/ship.json r/prefabs/ship.json
 chmod a-w r/levels/garden.json
 refused "a read-only file to patch" textures/flowers/rose textures/rose2
 check "refused: the read-only file is named" grep -q 'r/levels/garden.json is read-only' refusal.err
