@@ -48,6 +48,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1152,6 +1153,11 @@ static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t confi
    change of a rename (a folder made, a temporary opened, written, synced,
    a rename) fail as an I/O error would. */
 static long ldeps__fail_at = -1, ldeps__changes = 0;
+/* The injected interruption (tests, not documented outside this file):
+   LEVELC_SIGNAL_AT=N makes a rename raise SIGTERM on itself right after the
+   Nth rename(2) of its commit, as a Ctrl-C or a kill there would (SIGTERM:
+   a shell starts background commands with SIGINT ignored, SIGTERM never). */
+static long ldeps__signal_at = -1, ldeps__renames = 0;
 /* 1: a rename prints no plan and no summary (the bench). */
 static int ldeps_quiet;
 /* 0 (levelc rename --no-sync): the new texts are not synced to the disk
@@ -1532,6 +1538,7 @@ static int ldeps_commit_rename(ldeps_plan *pl, const char *from, const char *to)
     }
     pl->done[pl->num_done].from = from;
     pl->done[pl->num_done++].to = to;
+    if (++ldeps__renames == ldeps__signal_at) raise(SIGTERM);
     return 1;
 }
 
@@ -1649,32 +1656,43 @@ static int ldeps_plan_make(ldeps_plan *pl, const ecs_compiler *c, uint64_t confi
 
 /* levelc rename DIR OLD NEW [--dry-run]: see DESIGN §13. All or nothing:
    every new text is written beside its file and synced (ldeps_sync), then the renames
-   run (the old files kept aside); any failure undoes what was done. */
+   run (the old files kept aside); any failure undoes what was done. From
+   the first write until the old files are removed (or the undo is done)
+   SIGINT, SIGTERM, SIGHUP and SIGQUIT are blocked: one that comes then
+   ends the program after, with the project whole (as it was or fully
+   renamed), and no temporary left. (SIGKILL and a power cut cannot be
+   blocked: see ldeps_sync.) */
 static int ldeps_run_rename(const char *dir, const ecs_compiler *c, uint64_t config, const char *old_path,
                             const char *new_path, int dry_run)
 {
     ldeps_plan pl;
     char shown[LDEPS_MAX_PATH + 2];
-    const char *env = getenv("LEVELC_FAIL_AT");
+    const char *env = getenv("LEVELC_FAIL_AT"), *signal_at = getenv("LEVELC_SIGNAL_AT");
+    sigset_t stop, old_mask;
     uint32_t k;
     int ok;
     memset(&pl, 0, sizeof pl);
     ldeps_shown_prefix(dir, shown, sizeof shown);
     pl.dir = dir, pl.old_path = old_path, pl.new_path = new_path, pl.shown = shown;
     ldeps__fail_at = env ? atol(env) : -1, ldeps__changes = 0;
+    ldeps__signal_at = signal_at ? atol(signal_at) : -1, ldeps__renames = 0;
     ok = ldeps_plan_make(&pl, c, config);
     if (ok && !dry_run) {
+        sigemptyset(&stop), sigaddset(&stop, SIGINT), sigaddset(&stop, SIGTERM);
+        sigaddset(&stop, SIGHUP), sigaddset(&stop, SIGQUIT);
+        sigprocmask(SIG_BLOCK, &stop, &old_mask);
         for (k = 0; ok && k < pl.num_ops; ++k) ok = !pl.ops[k].text.text || ldeps_write_temporary(&pl, pl.ops + k);
         ok = ok && ldeps_sync_written(&pl) && ldeps_commit(&pl);
         if (!ok) ldeps_rollback(&pl);
-    }
-    if (ok) {
-        if (!ldeps_quiet) ldeps_plan_print(&pl);
-        for (k = 0; !dry_run && k < pl.num_ops; ++k) {
+        for (k = 0; ok && k < pl.num_ops; ++k) {
             if (pl.ops[k].text.text && unlink(pl.ops[k].backup) != 0)
                 fprintf(stderr, "levelc: note: cannot remove %s: %s\n", pl.ops[k].backup, strerror(errno));
             if (pl.ops[k].dst) ldeps_remove_empty_parents(dir, pl.ops[k].src);
         }
+        sigprocmask(SIG_SETMASK, &old_mask, NULL); /* a signal that came meanwhile ends the program here */
+    }
+    if (ok) {
+        if (!ldeps_quiet) ldeps_plan_print(&pl);
         if (!ldeps_quiet)
             printf("%u files %s, %u references in %u files %s\n", (unsigned)pl.moves, dry_run ? "to move" : "moved",
                    (unsigned)pl.patched_refs, (unsigned)pl.patched_files, dry_run ? "to patch (dry run)" : "patched");

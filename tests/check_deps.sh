@@ -228,19 +228,40 @@ check "refused: the read-only file is named" grep -q 'r/levels/garden.json is re
 chmod u+w r/levels/garden.json
 
 # ---- all or nothing: every change failing in turn -------------------------------------------
-n=1; failures=0
-while [ $n -lt 400 ]; do
-  if LEVELC_FAIL_AT=$n ./levelc --schema "$SAMPLE/game.schema.json" rename r prefabs props/kit >fail.out 2>fail.err; then break; fi
-  if ! diff -r -x .ecs-deps r r0 >fail.diff 2>&1 || ! grep -q 'nothing changed' fail.err; then
-    echo "FAIL  all or nothing: change $n failing left the project changed:"; cat fail.err fail.diff | head -20
-    fail=$((fail + 1)); break
-  fi
-  failures=$((failures + 1)); n=$((n + 1))
-done
+in_turn() { # VAR PREPARE WHOLE DIR: for N = 1, 2, ...: PREPARE, then levelc rename DIR prefabs
+  # props/kit with VAR=N, until it succeeds; after each stopped run WHOLE STATUS must hold.
+  # The stopped runs are counted in $stops.
+  local var=$1 prepare=$2 whole=$3 dir=$4 n=1 st
+  stops=0
+  while [ $n -lt 400 ]; do
+    $prepare
+    { env "$var=$n" ./levelc --schema "$SAMPLE/game.schema.json" rename "$dir" prefabs props/kit >turn.out 2>turn.err; st=$?; } 2>/dev/null
+    [ $st -eq 0 ] && return 0
+    if ! $whole $st >turn.diff 2>&1; then
+      echo "FAIL  $var=$n (status $st) left the project changed:"; cat turn.err turn.diff | head -20
+      fail=$((fail + 1)); return 1
+    fi
+    stops=$((stops + 1)); n=$((n + 1))
+  done
+}
+undone() { diff -r -x .ecs-deps r r0 && grep -q 'nothing changed' turn.err; }
+in_turn LEVELC_FAIL_AT : undone r; failures=$stops
 echo "      ($failures injected failures, each undone)" >>"$OUT/log"
 check "all or nothing: $failures failing changes each left the project byte-identical" test "$failures" -ge 15
 check "all or nothing: past the last change the rename succeeds" sh -c "test -f r/props/kit/ship.json && test ! -e r/prefabs"
 check "all or nothing: and comes back" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename r props/kit prefabs >/dev/null && diff -r -x .ecs-deps r r0"
+
+# ---- interrupted: a signal during the commit ends the program with the project whole --------
+# LEVELC_SIGNAL_AT=N (a test aid): levelc sends itself SIGTERM right after the
+# Nth rename of the commit (8 here: 2 plain moves, 2 for each of the 3
+# patched sources); blocked until the commit is over, it ends the program then
+# (status 143): the project is fully renamed (or as it was), no temporary left.
+cp -r r0 rr && rm -f rr/.ecs-deps && L rename rr prefabs props/kit >/dev/null 2>&1
+fresh_k() { rm -rf k && cp -r r0 k && rm -f k/.ecs-deps; }
+whole() { [ "$1" -eq 143 ] && { diff -r -x .ecs-deps k rr || diff -r -x .ecs-deps k r0; }; }
+in_turn LEVELC_SIGNAL_AT fresh_k whole k
+echo "      ($stops interrupted renames, each whole)" >>"$OUT/log"
+check "interrupted: each of the $stops renames stopped by SIGTERM left the project whole, no temporary" test "$stops" -ge 8
 
 # ---- the cache -------------------------------------------------------------------------------
 fresh c && sleep 0.1   # older than the cache's racy window
