@@ -17,16 +17,22 @@
 #    variant of OLD) with its variants, and references to OLD.X become
 #    NEW.X (and refs OLD lists them): nothing broken after, byte-identical
 #    after A -> B -> A;
+#  - refs lists and counts what rename patches; a non-canonical reference
+#    comes after, marked not patched;
 #  - refusals with the project byte-identical: the target exists (the
 #    resource, a variant only, a file NEW.*, a file half way through the moves), a
-#    read-only file, a source that cannot be read, non-canonical arguments;
+#    name or a folder differing only in case, a new name too long (a variant's,
+#    a reference's), a read-only file, a source to patch that is a symbolic
+#    link, a source that cannot be read, non-canonical arguments;
 #  - all or nothing: every file-system change of a rename failing in turn
 #    (LEVELC_FAIL_AT=N) leaves the project byte-identical, no temporary
-#    behind;
+#    behind; SIGTERM after each rename of the commit (LEVELC_SIGNAL_AT=N)
+#    leaves it fully renamed or as it was, no temporary behind;
 #  - the cache: a warm check parses no source; a file edited, deleted,
 #    added or renamed outside the tool is noticed; a source that could not
 #    be read is read again next time (its error is not cached as trusted); a corrupt, truncated or
-#    foreign cache is rebuilt with a note and the same findings.
+#    foreign cache is rebuilt with a note and the same findings; another
+#    --plugin of the same name, size and mtime is another configuration.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${BUILD_DIR_ROOT:-$PWD/build/tests}/deps
