@@ -715,25 +715,22 @@ static int run_snapshot_dump(const char *path)
 }
 
 /* What decides how sources read, for the cache: every --schema file's bytes
-   and every --plugin file's path, size and time. */
+   and every --plugin file's path and bytes (not its size and time: a plugin
+   rebuilt within the same second to the same size is another plugin). */
 #if !defined(_WIN32)
 static uint64_t types_hash(const options *o)
 {
     uint64_t h = ldeps_fnv(LDEPS_FNV_START, "levelc types", 12);
     uint32_t i;
-    for (i = 0; i < o->num_schemas; ++i) {
+    for (i = 0; i < o->num_schemas + o->num_plugins; ++i) {
+        int schema = i < o->num_schemas;
+        const char *file = schema ? o->schemas[i] : o->plugins[i - o->num_schemas];
         size_t len = 0;
-        char *text = read_all(o->schemas[i], &len);
-        h = ldeps_fnv(h, text ? text : "", text ? len : 0);
+        char *bytes = read_all(file, &len);
+        if (!schema) h = ldeps_fnv(h, file, strlen(file) + 1);
+        h = ldeps_fnv(h, bytes ? bytes : "", bytes ? len : 0);
         h = ldeps_fnv(h, &len, sizeof len);
-        free(text);
-    }
-    for (i = 0; i < o->num_plugins; ++i) {
-        struct stat st;
-        int64_t stamp[2] = {0, 0};
-        if (stat(o->plugins[i], &st) == 0) stamp[0] = (int64_t)st.st_size, stamp[1] = (int64_t)st.st_mtime;
-        h = ldeps_fnv(h, o->plugins[i], strlen(o->plugins[i]) + 1);
-        h = ldeps_fnv(h, stamp, sizeof stamp);
+        free(bytes);
     }
     return h;
 }

@@ -32,7 +32,8 @@
    size no file has, so the next scan tries it again (a read error is never
    taken from the cache). The file: "ECSDEPS" and a zero byte, version, byte
    order mark, the configuration hash (the --schema files' bytes and the
-   --plugin files: a different compiler reads references differently),
+   --plugin files' paths and bytes: a different compiler reads references
+   differently),
    counts, the records, and last a checksum of everything before it. A
    cache that is missing, truncated, corrupt, of another version, byte order
    or configuration is rebuilt (a note on stderr), never trusted.
@@ -47,6 +48,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1093,13 +1095,41 @@ static int ldeps_is_named_by(const char *name, const char *path)
     return name[n] == '\0' || name[n] == '/' || (name[n] == '.' && !strchr(name + n, '/'));
 }
 
+/* Prints the references to path (as ldeps_run_refs), the canonical ones or
+   the non-canonical ones (marked: rename does not patch them); how many,
+   and in how many files (*files). */
+static uint32_t ldeps_refs_list(const ldeps_project *p, const char *shown, const char *path, int non_canonical,
+                                uint32_t *files)
+{
+    uint32_t i, k, count = 0;
+    *files = 0;
+    for (i = 0; i < p->num_files; ++i) {
+        const ldeps_file *f = p->files + i;
+        uint32_t before = count;
+        for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
+            const ldeps_ref *r = p->refs + k;
+            if (!ecs_path_is_canonical(p->arena + r->canonical) || !ldeps_is_named_by(p->arena + r->canonical, path) ||
+                !(r->flags & ECS_REFERENCE_NON_CANONICAL) != !non_canonical)
+                continue;
+            printf("%s%s:%u:%u: '%s'%s\n", shown, p->arena + f->name, (unsigned)r->line, (unsigned)r->column,
+                   p->arena + r->path, non_canonical ? ": not canonical, not patched by rename (fix it first)" : "");
+            ++count;
+        }
+        *files += count != before;
+    }
+    return count;
+}
+
 /* levelc refs DIR PATH: every reference to PATH, to PATH.X or to a path
-   under the folder PATH (what a rename of PATH patches), from the cache. 0, or 1 for a bad PATH or a failed scan. */
+   under the folder PATH (exactly what a rename of PATH patches), from the
+   cache, and their count; then the non-canonical references to them (by
+   their canonical spelling), marked as not patched. 0, or 1 for a bad PATH
+   or a failed scan. */
 static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t config, const char *path)
 {
     ldeps_project p;
     char shown[LDEPS_MAX_PATH + 2];
-    uint32_t i, k, count = 0, files = 0;
+    uint32_t count, files;
     int ok;
     if (!ecs_path_is_canonical(path)) {
         fprintf(stderr, "levelc: '%s' is not a canonical path\n", path);
@@ -1107,19 +1137,12 @@ static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t confi
     }
     ok = ldeps_scan_project(dir, c, config, &p);
     ldeps_shown_prefix(dir, shown, sizeof shown);
-    for (i = 0; ok && i < p.num_files; ++i) {
-        const ldeps_file *f = p.files + i;
-        uint32_t before = count;
-        for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
-            const ldeps_ref *r = p.refs + k;
-            if (!ecs_path_is_canonical(p.arena + r->canonical) || !ldeps_is_named_by(p.arena + r->canonical, path)) continue;
-            printf("%s%s:%u:%u: '%s'\n", shown, p.arena + f->name, (unsigned)r->line, (unsigned)r->column, p.arena + r->path);
-            ++count;
-        }
-        files += count != before;
+    if (ok) {
+        count = ldeps_refs_list(&p, shown, path, 0, &files);
+        printf("%u references in %u files\n", (unsigned)count, (unsigned)files);
+        ldeps_refs_list(&p, shown, path, 1, &files);
+        ldeps_report_errors(shown, &p); /* who could not be read may refer to it too */
     }
-    if (ok) printf("%u references in %u files\n", (unsigned)count, (unsigned)files);
-    if (ok) ldeps_report_errors(shown, &p); /* who could not be read may refer to it too */
     ldeps_project_free(&p);
     return ok ? 0 : 1;
 }
@@ -1130,6 +1153,11 @@ static int ldeps_run_refs(const char *dir, const ecs_compiler *c, uint64_t confi
    change of a rename (a folder made, a temporary opened, written, synced,
    a rename) fail as an I/O error would. */
 static long ldeps__fail_at = -1, ldeps__changes = 0;
+/* The injected interruption (tests, not documented outside this file):
+   LEVELC_SIGNAL_AT=N makes a rename raise SIGTERM on itself right after the
+   Nth rename(2) of its commit, as a Ctrl-C or a kill there would (SIGTERM:
+   a shell starts background commands with SIGINT ignored, SIGTERM never). */
+static long ldeps__signal_at = -1, ldeps__renames = 0;
 /* 1: a rename prints no plan and no summary (the bench). */
 static int ldeps_quiet;
 /* 0 (levelc rename --no-sync): the new texts are not synced to the disk
@@ -1209,22 +1237,28 @@ static char *ldeps_beside(const char *path, const char *suffix)
 }
 
 /* The new name of file `name` when old_path becomes new_path (see
-   ldeps_is_named_by), or 0. */
+   ldeps_is_named_by) in out: 1, 0 when name is not old_path's, -1 when the
+   new name is longer than LDEPS_MAX_PATH or out (an error, never "not
+   named"). */
 static int ldeps_moved_name(const char *name, const char *old_path, const char *new_path, char *out, size_t size)
 {
+    int n;
     if (!ldeps_is_named_by(name, old_path)) return 0;
-    return snprintf(out, size, "%s%s", new_path, name + strlen(old_path)) < (int)size;
+    n = snprintf(out, size, "%s%s", new_path, name + strlen(old_path));
+    return n >= 0 && n < (int)size && n <= LDEPS_MAX_PATH ? 1 : -1;
 }
 
 /* What reference path becomes when old_path becomes new_path: as
    ecs_path_renamed, and old_path.X (a moved file's own resource) becomes
-   new_path.X. Its length, 0 when left alone, -1 when out is too small. */
+   new_path.X. Its length, 0 when left alone, -1 when longer than
+   LDEPS_MAX_PATH or out. */
 static long ldeps_renamed_reference(const char *path, const char *old_path, const char *new_path, char *out,
                                     size_t size)
 {
     long n = ecs_path_renamed(path, old_path, new_path, out, size);
+    if (n > LDEPS_MAX_PATH) return -1;
     if (n != 0 || !ldeps_is_named_by(path, old_path)) return n; /* (left: old_path.X) */
-    return ldeps_moved_name(path, old_path, new_path, out, size) ? (long)strlen(out) : -1;
+    return ldeps_moved_name(path, old_path, new_path, out, size) > 0 ? (long)strlen(out) : -1;
 }
 
 static ldeps_op *ldeps_plan_op(ldeps_plan *pl, uint32_t file)
@@ -1254,7 +1288,13 @@ static int ldeps_plan_moves(ldeps_plan *pl)
         const char *name = pl->p.arena + pl->p.files[i].name;
         ldeps_op *op;
         uint32_t twin;
-        if (!ldeps_moved_name(name, pl->old_path, pl->new_path, to, sizeof to)) continue;
+        int moved = ldeps_moved_name(name, pl->old_path, pl->new_path, to, sizeof to);
+        if (moved < 0) {
+            fprintf(stderr, "levelc: rename refused: %s%s: new name too long (more than %d bytes)\n", pl->shown, name,
+                    LDEPS_MAX_PATH);
+            return 0;
+        }
+        if (!moved) continue;
         folder |= name[strlen(pl->old_path)] == '/';
         twin = ldeps_map_get(&pl->x.folded, ldeps_folded_hash(to));
         if (twin != LDEPS_NONE) {
@@ -1289,6 +1329,43 @@ static int ldeps_plan_moves(ldeps_plan *pl)
         pl->new_path[strlen(pl->old_path)] == '/') {
         fprintf(stderr, "levelc: rename refused: cannot move the folder '%s' into itself\n", pl->old_path);
         return 0;
+    }
+    return 1;
+}
+
+/* Whether name's first n bytes are canonical path's first n in another
+   case (so name is no canonical name). */
+static int ldeps_case_twin(const char *name, const char *path, size_t n)
+{
+    size_t i;
+    int differs = 0;
+    for (i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)name[i];
+        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a'), differs = 1;
+        if (c == 0 || c != (unsigned char)path[i]) return 0;
+    }
+    return differs;
+}
+
+/* Refuses a NEW differing only in case from a resource, a variant, a file
+   NEW.* or a folder, and a folder of NEW's differing only in case from a
+   folder (the exact names are ldeps_plan_moves's). */
+static int ldeps_plan_case(const ldeps_plan *pl)
+{
+    size_t n = strlen(pl->new_path), j;
+    uint32_t i;
+    for (i = 0; i < pl->p.num_files; ++i) {
+        const char *name = pl->p.arena + pl->p.files[i].name;
+        for (j = 1; j <= n; ++j) {
+            int folder;
+            if ((j < n && pl->new_path[j] != '/') || !ldeps_case_twin(name, pl->new_path, j)) continue;
+            folder = name[j] == '/';
+            if (folder || (j == n && (name[j] == '\0' || (name[j] == '.' && !strchr(name + j, '/'))))) {
+                fprintf(stderr, "levelc: rename refused: %s%s%.*s differs only in case from '%.*s'\n", folder ? "the folder " : "",
+                        pl->shown, folder ? (int)j : (int)strlen(name), name, (int)j, pl->new_path);
+                return 0;
+            }
+        }
     }
     return 1;
 }
@@ -1329,38 +1406,52 @@ static int ldeps_plan_patches(ldeps_plan *pl)
         const ldeps_file *f = pl->p.files + i;
         ecs_source_edit *edits = NULL;
         uint32_t n = 0, cap = 0;
-        int oom = 0;
+        int failed = 0;
         for (k = f->first_ref; k < f->first_ref + f->num_refs; ++k) {
             const ldeps_ref *r = pl->p.refs + k;
             long len = ldeps_renamed_reference(pl->p.arena + r->canonical, pl->old_path, pl->new_path, to, sizeof to);
-            if (len <= 0) continue;
+            if (len == 0) continue;
             if (r->flags & ECS_REFERENCE_NON_CANONICAL) {
                 fprintf(stderr, "levelc: note: %s%s:%u:%u: '%s' is not canonical: not patched (fix it first)\n", pl->shown,
                         pl->p.arena + f->name, (unsigned)r->line, (unsigned)r->column, pl->p.arena + r->path);
                 continue;
             }
-            edits = (ecs_source_edit *)ldeps_grow(edits, &cap, (size_t)n + 1, sizeof *edits, &oom);
-            if (oom || !(edits[n].path = ldeps_join(to, "", ""))) {
-                oom = 1;
+            if (len < 0) {
+                fprintf(stderr, "levelc: rename refused: %s%s:%u:%u: '%s': new name too long (more than %d bytes)\n",
+                        pl->shown, pl->p.arena + f->name, (unsigned)r->line, (unsigned)r->column, pl->p.arena + r->path,
+                        LDEPS_MAX_PATH);
+                failed = 1;
+                break;
+            }
+            edits = (ecs_source_edit *)ldeps_grow(edits, &cap, (size_t)n + 1, sizeof *edits, &failed);
+            if (failed || !(edits[n].path = ldeps_join(to, "", ""))) {
+                failed = pl->oom = 1;
                 break;
             }
             edits[n].offset = r->offset, edits[n].length = r->length;
             ++n;
         }
-        if (n && !oom) oom = !ldeps_plan_text(pl, i, edits, n);
+        if (n && !failed) failed = !ldeps_plan_text(pl, i, edits, n);
         for (k = 0; k < n; ++k) free((void *)edits[k].path);
         free(edits);
-        if (oom) return 0;
+        if (failed) return 0;
     }
     return 1;
 }
 
-/* Refuses files a rename would change that are read-only. */
+/* Refuses files a rename would change that are read-only, and sources to
+   patch that are symbolic links (the new text would replace the link, and
+   its target would keep the old text). */
 static int ldeps_plan_writable(ldeps_plan *pl)
 {
     uint32_t k;
     for (k = 0; k < pl->num_ops; ++k) {
         struct stat st;
+        if (pl->ops[k].text.text && lstat(pl->ops[k].src, &st) == 0 && S_ISLNK(st.st_mode)) {
+            fprintf(stderr, "levelc: rename refused: %s is a symbolic link (patch its target yourself); nothing changed\n",
+                    pl->ops[k].src);
+            return 0;
+        }
         pl->ops[k].mode = 0;
         if (stat(pl->ops[k].src, &st) == 0) pl->ops[k].mode = (unsigned)(st.st_mode & 07777);
         if (!(pl->ops[k].mode & S_IWUSR)) {
@@ -1447,6 +1538,7 @@ static int ldeps_commit_rename(ldeps_plan *pl, const char *from, const char *to)
     }
     pl->done[pl->num_done].from = from;
     pl->done[pl->num_done++].to = to;
+    if (++ldeps__renames == ldeps__signal_at) raise(SIGTERM);
     return 1;
 }
 
@@ -1554,7 +1646,7 @@ static int ldeps_plan_make(ldeps_plan *pl, const ecs_compiler *c, uint64_t confi
         fprintf(stderr, "levelc: rename refused: the project has errors (above); their references are unknown\n");
         return 0;
     }
-    if (!ldeps_plan_moves(pl) || !ldeps_plan_patches(pl) || !ldeps_plan_writable(pl)) return 0;
+    if (!ldeps_plan_moves(pl) || !ldeps_plan_case(pl) || !ldeps_plan_patches(pl) || !ldeps_plan_writable(pl)) return 0;
     if (pl->num_ops == 0) {
         fprintf(stderr, "levelc: rename: nothing is called '%s' in %s, and nothing refers to it\n", pl->old_path, pl->dir);
         return 0;
@@ -1564,32 +1656,43 @@ static int ldeps_plan_make(ldeps_plan *pl, const ecs_compiler *c, uint64_t confi
 
 /* levelc rename DIR OLD NEW [--dry-run]: see DESIGN §13. All or nothing:
    every new text is written beside its file and synced (ldeps_sync), then the renames
-   run (the old files kept aside); any failure undoes what was done. */
+   run (the old files kept aside); any failure undoes what was done. From
+   the first write until the old files are removed (or the undo is done)
+   SIGINT, SIGTERM, SIGHUP and SIGQUIT are blocked: one that comes then
+   ends the program after, with the project whole (as it was or fully
+   renamed), and no temporary left. (SIGKILL and a power cut cannot be
+   blocked: see ldeps_sync.) */
 static int ldeps_run_rename(const char *dir, const ecs_compiler *c, uint64_t config, const char *old_path,
                             const char *new_path, int dry_run)
 {
     ldeps_plan pl;
     char shown[LDEPS_MAX_PATH + 2];
-    const char *env = getenv("LEVELC_FAIL_AT");
+    const char *env = getenv("LEVELC_FAIL_AT"), *signal_at = getenv("LEVELC_SIGNAL_AT");
+    sigset_t stop, old_mask;
     uint32_t k;
     int ok;
     memset(&pl, 0, sizeof pl);
     ldeps_shown_prefix(dir, shown, sizeof shown);
     pl.dir = dir, pl.old_path = old_path, pl.new_path = new_path, pl.shown = shown;
     ldeps__fail_at = env ? atol(env) : -1, ldeps__changes = 0;
+    ldeps__signal_at = signal_at ? atol(signal_at) : -1, ldeps__renames = 0;
     ok = ldeps_plan_make(&pl, c, config);
     if (ok && !dry_run) {
+        sigemptyset(&stop), sigaddset(&stop, SIGINT), sigaddset(&stop, SIGTERM);
+        sigaddset(&stop, SIGHUP), sigaddset(&stop, SIGQUIT);
+        sigprocmask(SIG_BLOCK, &stop, &old_mask);
         for (k = 0; ok && k < pl.num_ops; ++k) ok = !pl.ops[k].text.text || ldeps_write_temporary(&pl, pl.ops + k);
         ok = ok && ldeps_sync_written(&pl) && ldeps_commit(&pl);
         if (!ok) ldeps_rollback(&pl);
-    }
-    if (ok) {
-        if (!ldeps_quiet) ldeps_plan_print(&pl);
-        for (k = 0; !dry_run && k < pl.num_ops; ++k) {
+        for (k = 0; ok && k < pl.num_ops; ++k) {
             if (pl.ops[k].text.text && unlink(pl.ops[k].backup) != 0)
                 fprintf(stderr, "levelc: note: cannot remove %s: %s\n", pl.ops[k].backup, strerror(errno));
             if (pl.ops[k].dst) ldeps_remove_empty_parents(dir, pl.ops[k].src);
         }
+        sigprocmask(SIG_SETMASK, &old_mask, NULL); /* a signal that came meanwhile ends the program here */
+    }
+    if (ok) {
+        if (!ldeps_quiet) ldeps_plan_print(&pl);
         if (!ldeps_quiet)
             printf("%u files %s, %u references in %u files %s\n", (unsigned)pl.moves, dry_run ? "to move" : "moved",
                    (unsigned)pl.patched_refs, (unsigned)pl.patched_files, dry_run ? "to patch (dry run)" : "patched");

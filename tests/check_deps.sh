@@ -17,16 +17,22 @@
 #    variant of OLD) with its variants, and references to OLD.X become
 #    NEW.X (and refs OLD lists them): nothing broken after, byte-identical
 #    after A -> B -> A;
+#  - refs lists and counts what rename patches; a non-canonical reference
+#    comes after, marked not patched;
 #  - refusals with the project byte-identical: the target exists (the
 #    resource, a variant only, a file NEW.*, a file half way through the moves), a
-#    read-only file, a source that cannot be read, non-canonical arguments;
+#    name or a folder differing only in case, a new name too long (a variant's,
+#    a reference's), a read-only file, a source to patch that is a symbolic
+#    link, a source that cannot be read, non-canonical arguments;
 #  - all or nothing: every file-system change of a rename failing in turn
 #    (LEVELC_FAIL_AT=N) leaves the project byte-identical, no temporary
-#    behind;
+#    behind; SIGTERM after each rename of the commit (LEVELC_SIGNAL_AT=N)
+#    leaves it fully renamed or as it was, no temporary behind;
 #  - the cache: a warm check parses no source; a file edited, deleted,
 #    added or renamed outside the tool is noticed; a source that could not
 #    be read is read again next time (its error is not cached as trusted); a corrupt, truncated or
-#    foreign cache is rebuilt with a note and the same findings.
+#    foreign cache is rebuilt with a note and the same findings; another
+#    --plugin of the same name, size and mtime is another configuration.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${BUILD_DIR_ROOT:-$PWD/build/tests}/deps
@@ -44,7 +50,8 @@ check "build levelc" gcc -std=c99 -O1 -g $WARN -fsanitize=address,undefined -fno
 [ -x "$OUT/levelc" ] || { echo "check_deps: build failed"; cat "$OUT/log"; exit 1; }
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$OUT" || exit 2
-SAMPLE=$(cd - >/dev/null && pwd)/examples/deps_project
+ROOT=$(cd - >/dev/null && pwd)
+SAMPLE=$ROOT/examples/deps_project
 L() { ./levelc --schema "$SAMPLE/game.schema.json" "$@"; }
 fresh() { rm -rf "$1" && cp -r "$SAMPLE" "$1" && rm -f "$1/.ecs-deps"; }
 same() { diff -r -x .ecs-deps "$1" "$2"; }  # every file, hidden ones too (temporaries would show)
@@ -104,6 +111,17 @@ check "known findings: exit 1" status_is 1 L deps b
 check "known findings: the same from the cache" expect want_broken.txt L deps b --unused
 grep -v ': unused$' want_broken.txt >want_broken_nounused.txt
 check "known findings: without --unused" expect want_broken_nounused.txt L deps b
+
+# refs lists what rename patches: a non-canonical reference comes after, marked, not counted
+fresh nc
+sed -i 's|"textures/flowers/rose"|"Textures/Flowers/Rose"|' nc/prefabs/flower_pot.json
+cat >want_refs_nc.txt <<'EOF'
+nc/levels/garden.json:16:41: 'textures/flowers/rose'
+1 references in 1 files
+nc/prefabs/flower_pot.json:15:45: 'Textures/Flowers/Rose': not canonical, not patched by rename (fix it first)
+EOF
+check "refs: a non-canonical reference is not counted, marked not patched" expect want_refs_nc.txt L refs nc textures/flowers/rose
+check "refs: rename patches what refs counts" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename nc textures/flowers/rose textures/r2 --dry-run | grep -qx '3 files to move, 1 references in 1 files to patch (dry run)'"
 
 fresh e
 printf '{"entities": [' >e/prefabs/bad.json
@@ -168,6 +186,18 @@ check "names: rename back: byte-identical project" sh -c "./levelc --schema '$SA
 printf 'x\n' >v/models/keel.a.b.mesh && cp v/models/keel.a.b.mesh v0/models/
 check "names: refused when a file NEW.* exists, named, nothing changed" sh -c "! ./levelc --schema '$SAMPLE/game.schema.json' rename v models/hull models/keel 2>names.err && diff -r -x .ecs-deps v v0 && grep -q 'v/models/keel.a.b.mesh exists' names.err"
 
+# ---- a new name too long for a variant or a reference: refused, nothing written ------------
+rm -rf lv lv0 && mkdir -p lv/levels && printf 'm\n' >lv/a.mesh
+V=$(printf 'v%.0s' $(seq 200)) SEG=$(printf 'n%.0s' $(seq 240)) LONG=
+for i in $(seq 16); do LONG="$LONG$SEG/"; done
+LONG="$LONG${SEG:0:$((3950 - ${#LONG}))}"   # 3950 bytes: a.mesh's new name fits, a.$V.mesh's does not
+printf 'm\n' >"lv/a.$V.mesh"
+printf '{"entities": [{"components": [{"type": "mesh", "mesh": "a"}, {"type": "mesh", "mesh": "a.%s"}]}]}\n' "$V" >lv/levels/l.json
+cp -r lv lv0
+check "long name: a variant's new name too long: refused, named, nothing changed" sh -c "! ./levelc rename lv a '$LONG' 2>long.err && diff -r -x .ecs-deps lv lv0 && grep -q '^levelc: rename refused: lv/a.$V.mesh: new name too long' long.err"
+rm "lv/a.$V.mesh" "lv0/a.$V.mesh"
+check "long name: a reference's new name too long: refused, named, nothing changed" sh -c "! ./levelc rename lv a '$LONG' 2>long.err && diff -r -x .ecs-deps lv lv0 && grep -q \"^levelc: rename refused: lv/levels/l.json:1:[0-9]*: 'a.$V': new name too long\" long.err"
+
 # ---- refusals: the project as it was ------------------------------------------------------
 refused() { # what, args... : exit 1 and nothing changed
   local what=$1; shift
@@ -186,25 +216,58 @@ refused "an old path that is not canonical" Textures/Wood textures/oak2
 refused "a new path outside the project" textures/wood ../wood
 refused "a name nothing has" textures/nothing textures/oak2
 refused "a folder into itself" prefabs prefabs/old
+printf 'x\n' >r/models/Crate2.png && cp r/models/Crate2.png r0/models/
+refused "a new name differing only in case from a resource" models/old_crate models/crate2
+check "refused: the resource differing in case is named" grep -q "r/models/Crate2.png differs only in case from 'models/crate2'" refusal.err
+rm r/models/Crate2.png r0/models/Crate2.png
+mkdir r/Models2 r0/Models2 && printf 'x\n' >r/Models2/x.mesh && cp r/Models2/x.mesh r0/Models2/
+refused "a folder of the new name differing only in case from a folder" models/old_crate models2/old_crate
+check "refused: the folder differing in case is named" grep -q "the folder r/Models2 differs only in case from 'models2'" refusal.err
+rm -r r/Models2 r0/Models2
+mkdir -p outside && mv r/prefabs/ship.json outside/ship.json && ln -s "$PWD/outside/ship.json" r/prefabs/ship.json
+refused "a source to patch that is a symbolic link" prefabs/crate prefabs/box
+check "refused: the link is named, it and its target as they were" sh -c "grep -q 'r/prefabs/ship.json is a symbolic link' refusal.err && test -L r/prefabs/ship.json && cmp -s outside/ship.json r0/prefabs/ship.json"
+rm r/prefabs/ship.json && mv outside/ship.json r/prefabs/ship.json
 chmod a-w r/levels/garden.json
 refused "a read-only file to patch" textures/flowers/rose textures/rose2
 check "refused: the read-only file is named" grep -q 'r/levels/garden.json is read-only' refusal.err
 chmod u+w r/levels/garden.json
 
 # ---- all or nothing: every change failing in turn -------------------------------------------
-n=1; failures=0
-while [ $n -lt 400 ]; do
-  if LEVELC_FAIL_AT=$n ./levelc --schema "$SAMPLE/game.schema.json" rename r prefabs props/kit >fail.out 2>fail.err; then break; fi
-  if ! diff -r -x .ecs-deps r r0 >fail.diff 2>&1 || ! grep -q 'nothing changed' fail.err; then
-    echo "FAIL  all or nothing: change $n failing left the project changed:"; cat fail.err fail.diff | head -20
-    fail=$((fail + 1)); break
-  fi
-  failures=$((failures + 1)); n=$((n + 1))
-done
+in_turn() { # VAR PREPARE WHOLE DIR: for N = 1, 2, ...: PREPARE, then levelc rename DIR prefabs
+  # props/kit with VAR=N, until it succeeds; after each stopped run WHOLE STATUS must hold.
+  # The stopped runs are counted in $stops.
+  local var=$1 prepare=$2 whole=$3 dir=$4 n=1 st
+  stops=0
+  while [ $n -lt 400 ]; do
+    $prepare
+    { env "$var=$n" ./levelc --schema "$SAMPLE/game.schema.json" rename "$dir" prefabs props/kit >turn.out 2>turn.err; st=$?; } 2>/dev/null
+    [ $st -eq 0 ] && return 0
+    if ! $whole $st >turn.diff 2>&1; then
+      echo "FAIL  $var=$n (status $st) left the project changed:"; cat turn.err turn.diff | head -20
+      fail=$((fail + 1)); return 1
+    fi
+    stops=$((stops + 1)); n=$((n + 1))
+  done
+}
+undone() { diff -r -x .ecs-deps r r0 && grep -q 'nothing changed' turn.err; }
+in_turn LEVELC_FAIL_AT : undone r; failures=$stops
 echo "      ($failures injected failures, each undone)" >>"$OUT/log"
 check "all or nothing: $failures failing changes each left the project byte-identical" test "$failures" -ge 15
 check "all or nothing: past the last change the rename succeeds" sh -c "test -f r/props/kit/ship.json && test ! -e r/prefabs"
 check "all or nothing: and comes back" sh -c "./levelc --schema '$SAMPLE/game.schema.json' rename r props/kit prefabs >/dev/null && diff -r -x .ecs-deps r r0"
+
+# ---- interrupted: a signal during the commit ends the program with the project whole --------
+# LEVELC_SIGNAL_AT=N (a test aid): levelc sends itself SIGTERM right after the
+# Nth rename of the commit (8 here: 2 plain moves, 2 for each of the 3
+# patched sources); blocked until the commit is over, it ends the program then
+# (status 143): the project is fully renamed (or as it was), no temporary left.
+cp -r r0 rr && rm -f rr/.ecs-deps && L rename rr prefabs props/kit >/dev/null 2>&1
+fresh_k() { rm -rf k && cp -r r0 k && rm -f k/.ecs-deps; }
+whole() { [ "$1" -eq 143 ] && { diff -r -x .ecs-deps k rr || diff -r -x .ecs-deps k r0; }; }
+in_turn LEVELC_SIGNAL_AT fresh_k whole k
+echo "      ($stops interrupted renames, each whole)" >>"$OUT/log"
+check "interrupted: each of the $stops renames stopped by SIGTERM left the project whole, no temporary" test "$stops" -ge 8
 
 # ---- the cache -------------------------------------------------------------------------------
 fresh c && sleep 0.1   # older than the cache's racy window
@@ -249,6 +312,17 @@ head -c 2000 /dev/urandom >c/.ecs-deps
 corrupt "foreign bytes"
 { head -c 8 cache_saved; printf '\x63\x00\x00\x00'; tail -c +13 cache_saved; } >c/.ecs-deps
 corrupt "another version"
+# a --plugin is known by its bytes: another build of the same size and time is another configuration
+check "cache: build the path plugin" gcc -std=c99 -O1 $WARN -shared -fPIC -I"$ROOT" "$ROOT/tests/plugins/deps_kind.c" -o kind_path.so
+check "cache: build the entity plugin" gcc -std=c99 -O1 $WARN -shared -fPIC -I"$ROOT" -DDEPS_KIND_ENTITY "$ROOT/tests/plugins/deps_kind.c" -o kind_entity.so
+rm -rf pk && mkdir -p pk/levels pk/models && printf 'm\n' >pk/models/a.mesh
+printf '{"entities": [{"name": "models/a", "components": [{"type": "label", "target": "models/a", "count": 7}]}]}\n' >pk/levels/l.json
+cp pk/levels/l.json l_before.json
+cp kind_path.so kind.so && touch -d @1700000000 kind.so
+check "cache: with the path plugin, refs lists the label's target" sh -c "./levelc --plugin ./kind.so refs pk models/a | grep -qx '1 references in 1 files'"
+cp kind_entity.so kind.so && touch -d @1700000000 kind.so
+check "cache: the two plugins differ, same size" sh -c "! cmp -s kind_path.so kind_entity.so && test \$(wc -c <kind_path.so) -eq \$(wc -c <kind_entity.so)"
+check "cache: the other plugin (same name, size, time) is noticed" sh -c "./levelc --plugin ./kind.so rename pk models/a models/b 2>kind.err | grep -qx '1 files moved, 0 references in 0 files patched' && cmp -s pk/levels/l.json l_before.json && grep -q 'other --schema/--plugin files' kind.err"
 ./levelc deps c >/dev/null 2>other.err   # without the schema: other types, another configuration
 check "cache: another --schema set is not trusted" grep -q 'other --schema/--plugin files' other.err
 
