@@ -662,7 +662,9 @@ REVISION HISTORY
         logged id that is live again (its index's generation wrapped
         between two collects: it destroyed the live entity's instances);
         the direct lookup below 4 index bits masks the generation off (it
-        looked in the wrong slot)
+        looked in the wrong slot); ecs_group_init and _free on a world's
+        managers keep ecs_world_component.group current (it could point at
+        a freed group); ecs_group_sort records its failure in g->error
    0.8  ecs_world_destroy_now and _destroy_tree leave an entity whose
         destroy is refused (its destruction already running, out of memory
         nesting callbacks) as it was, and say so (they stripped its
@@ -2016,7 +2018,7 @@ typedef struct ecs_group {
     ecs_manager *member[ECS_GROUP_MAX_MEMBERS];
     uint32_t num_members;
     uint32_t size;            /* entities owning every member: instances 0..size-1 */
-    ecs_error error;          /* the last failure */
+    ecs_error error;          /* ecs_group_sort's last failure (init's go to its err only) */
     struct ecs_group *next;   /* the smallest group holding every member of this one (more members,
                                  a prefix inside this one's), or NULL: a member's chain of groups is
                                  member->group, ->next, ... */
@@ -4880,6 +4882,17 @@ static void ecs__group_link(ecs_group *g)
     }
 }
 
+static void ecs__world_sync_groups(ecs_world *w);
+
+/* A world's record of its managers' groups follows a group made or freed
+   outside it (ecs_group_init / ecs_group_free on its managers). */
+static void ecs__group_sync_worlds(ecs_manager *const *members, uint32_t n)
+{
+    uint32_t k;
+    for (k = 0; k < n; ++k)
+        if (members[k]->world) ecs__world_sync_groups(members[k]->world);
+}
+
 ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uint32_t n, ecs_error *err)
 {
     uint32_t k, i, smallest = 0;
@@ -4900,6 +4913,7 @@ ECS_DEF ecs_result ecs_group_init(ecs_group *g, ecs_manager *const *members, uin
        comes from index size <= i, already seen; a group g holds is a prefix
        of every member, so its entities enter first, where they are */
     for (i = 0; i < members[smallest]->count; ++i) ecs__group_enter(g, members[smallest]->entity[i].id);
+    ecs__group_sync_worlds(members, n);
     return ECS_OK;
 }
 
@@ -4947,9 +4961,11 @@ ECS_DEF ecs_result ecs_group_sort(ecs_group *g, ecs_error *err)
     for (k = 0; k < top->num_members; ++k)
         if (top->member[k]->count > most) most = top->member[k]->count;
     scratch = (unsigned char *)ECS__REALLOC(NULL, (size_t)most * (sizeof(ecs__sort_pair) + 8u));
-    if (!scratch)
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_group_sort: out of memory for %u instances",
-                             (unsigned)most);
+    if (!scratch) {
+        ecs_error_set(&g->error, ECS_ERROR_OUT_OF_MEMORY, "ecs_group_sort: out of memory for %u instances", (unsigned)most);
+        if (err) *err = g->error;
+        return g->error.code;
+    }
     for (k = 0; k < top->num_members; ++k) {
         ecs_manager *m = top->member[k];
         const ecs_group *chain[ECS_GROUP_MAX_MEMBERS], *c;
@@ -4971,6 +4987,7 @@ ECS_DEF void ecs_group_free(ecs_group *g)
         while (*at && *at != g) at = &(*at)->next;
         if (*at == g) *at = g->next;
     }
+    ecs__group_sync_worlds(g->member, g->num_members);
     g->num_members = 0;
     g->size = 0;
     g->next = NULL;

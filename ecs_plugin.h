@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.6 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.7 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -315,7 +315,10 @@ SANITIZERS
 
 THREADING
    No locks. One registry belongs to one thread; get_engine_api may be called
-   from any thread while no other thread changes that registry. Registry
+   from any thread while no other thread changes that registry. Spawn
+   functions registered through a registry name it as their store
+   (ecs_spawner_set_store): ecs_spawner_spawn_jobs runs them all on one
+   task, one at a time. Registry
    create/destroy claim and release their entry point atomically.
 
 DOES NOT
@@ -409,6 +412,10 @@ REFERENCE (every public function; the declarations below have the details)
    ecs_registry_api_v0, ecs_transforms_api_v0/_v1, ecs_resources_api_v0/_v1.
 
 REVISION HISTORY
+   0.7  a registry's spawn registrations name the registry as their store,
+        so ecs_spawner_spawn_jobs runs them on one task (it ran them on
+        several: the thunks raced on the registry, and grouped managers
+        defined through it were spawned at once)
    0.6  fix: a load from a plugin's init gets a slot and a place in the load
         order of its own (it took the outer load's slot: a wrong handle, a
         crash in the registry's destroy); a slot whose handle generations
@@ -3042,6 +3049,9 @@ static ecs_result ecs__plugin_register_spawn(ecs_plugin_registry *reg, const cha
     if (!r) return ECS_ERROR_OUT_OF_MEMORY;
     res = ecs_spawner_register((ecs_spawner *)reg->spawner, name, ecs__plugin_spawn_thunk, ecs__plugin_unspawn_thunk,
                                instance_size, r, err);
+    /* every thunk enters the registry (not thread-safe) and hides its store:
+       ecs_spawner_spawn_jobs runs all of a registry's blocks on one task */
+    if (res == ECS_OK) (void)ecs_spawner_set_store((ecs_spawner *)reg->spawner, name, reg, err);
     if (res != ECS_OK) ecs__plugin_rec_drop_last(reg);
     return res;
 }

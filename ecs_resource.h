@@ -494,6 +494,9 @@ REFERENCE (every public function, by section; the declarations below say
          spawn/unspawn functions for the blocks of component `name`
      ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
          removes a registration
+     ecs_result ecs_spawner_set_store(ecs_spawner *sp, const char *name, const void *store,
+                                      ecs_error *err);
+         the store a registration's functions write (spawn_jobs: one task per store)
      ecs_result ecs_spawner_spawn(ecs_spawner *sp, ecs_entity_manager *em, const void *blob,
                                   size_t size, ecs_entity *out, ecs_error *err);
          verifies and spawns a blob once, all or nothing
@@ -842,6 +845,7 @@ typedef struct ecs_spawner__entry {
     ecs_spawn_fn spawn;
     ecs_unspawn_fn unspawn;
     void *user;
+    const void *store; /* what the spawn writes (ecs_spawner_set_store): user unless set */
     char *name;
 } ecs_spawner__entry;
 
@@ -876,6 +880,12 @@ ECS_DEF ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_s
                                         uint32_t instance_size, void *user, ecs_error *err);
 /** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
 ECS_DEF ecs_result ecs_spawner_unregister(ecs_spawner *sp, const char *name);
+/** Names the store that name's spawn and unspawn functions write, for
+    ecs_spawner_spawn_jobs (blocks of one store run on one task): by default
+    the registration's user. For a function whose user is not the store it
+    writes (a wrapper, a plugin's thunk); registrations that name one store
+    share a task. ECS_OK or ECS_ERROR_NOT_FOUND (err says which name). */
+ECS_DEF ecs_result ecs_spawner_set_store(ecs_spawner *sp, const char *name, const void *store, ecs_error *err);
 /** Verifies blob and spawns it once into em. out (NULL, or room for
     num_entities entities) receives the entity made for each resource entity;
     with NULL the spawner keeps the table (sp->entities, until the next
@@ -913,17 +923,22 @@ ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, co
                                      const ecs_entity *entities);
 /** ecs_spawner_spawn_copies with the blocks spawned across jobs' workers
     after the one batch create (NULL or one worker: serially, as
-    ecs_spawner_spawn_copies). Blocks whose registrations share a `user`
-    (one store) run on one task in blob order, and so do the blocks of
-    ecs_managers connected through groups (ecs_group_top: a spawn into one
-    member moves the others' instances); distinct users run at once, so a
-    spawn function must touch only its user's store (ecs.h's and
-    ecs_transform.h's do, grouped managers aside). Each store sees exactly the calls of the serial
-    spawn, in the same order: the same instances, bit for bit. All or
-    nothing as ecs_spawner_spawn: on failure every block that was spawned
-    is unspawned (newest first per store), the entities are destroyed, and
-    the error is the one of the first failing block in blob order (the
-    serial call's). A job system that could not start some tasks only costs
+    ecs_spawner_spawn_copies). Blocks whose registrations share a store
+    (the `user`, or what ecs_spawner_set_store names) run on one task in
+    blob order, and so do the blocks of ecs_managers connected through
+    groups (ecs_group_top: a spawn into one member moves the others'
+    instances; a manager counts as one when any registration spawns it with
+    ecs_manager_spawn, whatever function the others use); distinct stores
+    run at once, so a spawn function must touch only its store (ecs.h's and
+    ecs_transform.h's do, grouped managers aside). Each store sees exactly
+    the calls of the serial spawn, in the same order: the same instances,
+    bit for bit. All or nothing as ecs_spawner_spawn: on failure every
+    block that was spawned is unspawned (newest first per store), the
+    entities are destroyed, and the error is the one of the first failing
+    block in blob order (the serial call's). After a failure, blocks later
+    in blob order than the failing one may have run on other tasks and been
+    undone: what such a block dropped of dead entities' instances (a dense
+    store's stale owners, which collect drops anyway) stays dropped. A job system that could not start some tasks only costs
     time. At most ECS_SPAWNER_JOBS_TASKS tasks (stores share them beyond). */
 ECS_DEF ecs_result ecs_spawner_spawn_jobs(ecs_spawner *sp, ecs_entity_manager *em, const void *blob, size_t size,
                                           uint32_t copies, ecs_entity *out, const ecs_jobs *jobs, ecs_error *err);
@@ -2164,11 +2179,23 @@ ECS_DEF ecs_result ecs_spawner_register(ecs_spawner *sp, const char *name, ecs_s
     e.spawn = spawn;
     e.unspawn = unspawn;
     e.user = user;
+    e.store = user;
     e.name = ecs__res_strdup(name, strlen(name));
     if (!e.name) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "spawner: out of memory registering '%s'", name);
     memmove(sp->entries + at + 1, sp->entries + at, (sp->num_entries - at) * sizeof *sp->entries);
     sp->entries[at] = e;
     ++sp->num_entries;
+    return ECS_OK;
+}
+
+ECS_DEF ecs_result ecs_spawner_set_store(ecs_spawner *sp, const char *name, const void *store, ecs_error *err)
+{
+    uint32_t at;
+    if (!sp || !name) return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_spawner_set_store: no spawner or name");
+    at = ecs__spawner_lower(sp, ecs_resource_identifier(name));
+    if (at >= sp->num_entries || strcmp(sp->entries[at].name, name) != 0)
+        return ecs_error_set(err, ECS_ERROR_NOT_FOUND, "ecs_spawner_set_store: '%s' is not registered", name);
+    sp->entries[at].store = store;
     return ECS_OK;
 }
 
@@ -2341,14 +2368,23 @@ static void ecs__spawner_task_run(void *user, uint32_t k)
     }
 }
 
-/* What a step's spawn may write: its user, or for a grouped ecs_manager
+/* What a step's spawn may write: its store, or for a grouped ecs_manager
    every manager connected to it through groups (entering a group moves the
-   other members' instances), named by ecs_group_top. */
+   other members' instances), named by ecs_group_top. A store is taken for
+   an ecs_manager when any registration spawns it with ecs_manager_spawn, so
+   that a function of your own over the same manager shares its task. */
 static const void *ecs__spawner_step_key(const ecs_spawner *sp, uint32_t t)
 {
-    const ecs_spawner__entry *e = sp->entries + sp->steps[t].entry;
-    const ecs_group *g = e->spawn == ecs_manager_spawn ? ecs_group_top((const ecs_manager *)e->user) : NULL;
-    return g ? (const void *)g : e->user;
+    const void *store = sp->entries[sp->steps[t].entry].store;
+    uint32_t k;
+    for (k = 0; k < sp->num_entries; ++k) {
+        const ecs_spawner__entry *e = sp->entries + k;
+        if (e->spawn == ecs_manager_spawn && e->user == store) {
+            const ecs_group *g = ecs_group_top((const ecs_manager *)e->user);
+            return g ? (const void *)g : store;
+        }
+    }
+    return store;
 }
 
 /* Numbers the stores (the distinct users, grouped managers counting as one)

@@ -13,7 +13,8 @@
    deferred commit over frames of changes and relinks, set_local_many, the
    spawner (a level, 1 and 3 copies, a store that fails in the last copy:
    same error, nothing left; two registrations of one store keep their
-   order), and a frame's systems (waves, the lookup path, an optional term,
+   order; a grouped manager behind a function of one's own, and managers
+   registered through a plugin registry, spawn from one task), and a frame's systems (waves, the lookup path, an optional term,
    a serial reduction; a removed store refused). tests/run.sh also builds
    this file with -fsanitize=thread (clang-tsan-c99). */
 #define ECS_IMPLEMENTATION
@@ -22,6 +23,8 @@
 #include "ecs_transform.h"
 #define ECS_RESOURCE_IMPLEMENTATION
 #include "ecs_resource.h"
+#define ECS_PLUGIN_IMPLEMENTATION
+#include "ecs_plugin.h"
 #include "examples/jobs_pthreads.h"
 
 #include <stdlib.h>
@@ -503,6 +506,126 @@ static void test_spawn_grouped_one_task(const ecs_compiler_output *out)
     level_stores_free(&ls);
 }
 
+/* {pa, pb}: two grouped schema managers, and a blob of n entities, each with
+   pb and one of pa / pa2 (pa2: a second registration over pa's manager). */
+static const ecs_schema_field one_x[] = {{"x", ECS_FIELD_F32, "0"}};
+static void two_function_blob(ecs_compiler_output *out, uint32_t n)
+{
+    ecs_compiler c;
+    ecs_error err;
+    char *json = (char *)malloc((size_t)n * 90u + 32u);
+    size_t at = 0;
+    uint32_t k;
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register_schema(&c, "pa", one_x, 1, 100, &err) == ECS_OK);
+    CHECK(ecs_compiler_register_schema(&c, "pb", one_x, 1, 101, &err) == ECS_OK);
+    CHECK(ecs_compiler_register_schema(&c, "pa2", one_x, 1, 102, &err) == ECS_OK);
+    at += (size_t)sprintf(json + at, "{\"entities\": [");
+    for (k = 0; k < n; ++k)
+        at += (size_t)sprintf(json + at, "%s{\"components\": [{\"type\": \"%s\", \"x\": %u}, {\"type\": \"pb\", \"x\": %u}]}",
+                              k ? ", " : "", k % 2 ? "pa" : "pa2", (unsigned)k, (unsigned)k);
+    at += (size_t)sprintf(json + at, "]}");
+    memset(out, 0, sizeof *out);
+    CHECK_MSG(ecs_compiler_compile(&c, json, at, 0, out, &err) == ECS_OK, "%s", err.message);
+    ecs_compiler_free(&c);
+    free(json);
+}
+static ecs_result own_spawn(void *user, const ecs_spawn_context *ctx, uint32_t n, const uint32_t *index,
+                            const void *data, uint32_t size)
+{
+    return ecs_manager_spawn(user, ctx, n, index, data, size);
+}
+
+/* pa's manager behind ecs_manager_spawn ("pa") and a function of one's own
+   ("pa2"): both are its store, spawned from the group's one task (the own
+   function's blocks ran on a task of their own, beside the group's: two
+   threads in one manager). */
+static void test_spawn_own_function(const ecs_compiler_output *out)
+{
+    ecs_entity_manager em;
+    ecs_manager a, b;
+    ecs_manager *members[2];
+    ecs_group g;
+    ecs_spawner sp;
+    ecs_error err;
+    touch_watch watch;
+    ecs_jobs jobs;
+    ecs_entity_manager_init(&em);
+    CHECK(ecs_manager_init_schema(&a, one_x, 1, ECS_LOOKUP_DENSE) == ECS_OK);
+    CHECK(ecs_manager_init_schema(&b, one_x, 1, ECS_LOOKUP_DENSE) == ECS_OK);
+    members[0] = &a, members[1] = &b;
+    CHECK(ecs_group_init(&g, members, 2, &err) == ECS_OK);
+    ecs_spawner_init(&sp);
+    CHECK(ecs_spawner_register(&sp, "pa", ecs_manager_spawn, ecs_manager_unspawn, 4, &a, &err) == ECS_OK);
+    CHECK(ecs_spawner_register(&sp, "pb", ecs_manager_spawn, ecs_manager_unspawn, 4, &b, &err) == ECS_OK);
+    CHECK(ecs_spawner_register(&sp, "pa2", own_spawn, ecs_manager_unspawn, 4, &a, &err) == ECS_OK);
+    memset(&watch, 0, sizeof watch);
+    watch.m[0] = &a, watch.m[1] = &b;
+    jobs.parallel_for = watching_parallel_for, jobs.context = &watch, jobs.num_workers = 2;
+    CHECK(ecs_spawner_spawn_jobs(&sp, &em, out->blob, out->size, 2, NULL, &jobs, &err) == ECS_OK);
+    CHECK_MSG(watch.changed_by[0] == watch.changed_by[1] && watch.shared == 0, /* one task (0: run inline) */
+              "a changed by task %u, b by %u, %u changed by a second task", (unsigned)watch.changed_by[0],
+              (unsigned)watch.changed_by[1], (unsigned)watch.shared);
+    CHECK(g.size == a.count && a.count == 80u);
+    ecs_spawner_free(&sp);
+    ecs_group_free(&g);
+    ecs_manager_free(&a);
+    ecs_manager_free(&b);
+    ecs_entity_manager_free(&em);
+}
+
+/* pa and pb defined and registered through a plugin registry (its spawn
+   thunks enter the registry, which is not thread-safe, and hide the
+   managers) and grouped in the world: one task spawns both. */
+static void test_spawn_through_registry(const ecs_compiler_output *out)
+{
+    ecs_world w;
+    ecs_plugin_registry_desc d;
+    ecs_plugin_registry *reg;
+    ecs_compiler c;
+    ecs_spawner sp;
+    ecs_error err;
+    ecs_manager *a, *b;
+    const ecs_resources_api_v1 *res;
+    static const char *names[2] = {"pa", "pb"};
+    touch_watch watch;
+    ecs_jobs jobs;
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    memset(&d, 0, sizeof d);
+    d.world = &w;
+    reg = ecs_plugin_registry_create(&d, &err);
+    CHECK_MSG(reg != NULL, "%s", err.message);
+    if (!reg) return;
+    ecs_compiler_init(&c);
+    ecs_spawner_init(&sp);
+    CHECK(ecs_plugin_publish_resources(reg, &c, &sp, &err) == ECS_OK);
+    a = ecs_plugin_define_manager_schema(reg, "pa", one_x, 1, ECS_LOOKUP_DENSE, &err);
+    b = ecs_plugin_define_manager_schema(reg, "pb", one_x, 1, ECS_LOOKUP_DENSE, &err);
+    res = (const ecs_resources_api_v1 *)ecs_plugin_registry_get_api(reg)(ECS_API_RESOURCES, 1);
+    CHECK(a && b && res);
+    if (a && b && res) {
+        CHECK(res->register_manager(res->registry, "pa", 100, a, &err) == ECS_OK);
+        CHECK(res->register_manager(res->registry, "pb", 101, b, &err) == ECS_OK);
+        CHECK(ecs_spawner_register(&sp, "pa2", own_spawn, ecs_manager_unspawn, 4, a, &err) == ECS_OK);
+        CHECK(ecs_spawner_set_store(&sp, "pa2", reg, &err) == ECS_OK); /* it calls into pa: the registry's task */
+        CHECK(ecs_spawner_set_store(&sp, "nothing", reg, &err) == ECS_ERROR_NOT_FOUND);
+        CHECK(ecs_world_group(&w, names, 2, &err) == ECS_OK);
+        memset(&watch, 0, sizeof watch);
+        watch.m[0] = a, watch.m[1] = b;
+        jobs.parallel_for = watching_parallel_for, jobs.context = &watch, jobs.num_workers = 2;
+        CHECK_MSG(ecs_spawner_spawn_jobs(&sp, &w.entities, out->blob, out->size, 2, NULL, &jobs, &err) == ECS_OK, "%s",
+                  err.message);
+        CHECK_MSG(watch.changed_by[0] == watch.changed_by[1] && watch.shared == 0, /* one task (0: run inline) */
+                  "registry: a changed by task %u, b by %u, %u by a second task", (unsigned)watch.changed_by[0],
+                  (unsigned)watch.changed_by[1], (unsigned)watch.shared);
+        CHECK(a->count == 80u && b->count == 80u);
+    }
+    ecs_plugin_registry_destroy(reg);
+    ecs_spawner_free(&sp);
+    ecs_compiler_free(&c);
+    ecs_world_free(&w);
+}
+
 static void test_spawn(void)
 {
     ecs_compiler compiler;
@@ -545,6 +668,13 @@ static void test_spawn(void)
             }
     test_spawn_shared_store(&out);
     test_spawn_grouped_one_task(&out);
+    {
+        ecs_compiler_output two;
+        two_function_blob(&two, 40);
+        test_spawn_own_function(&two);
+        test_spawn_through_registry(&two);
+        ecs_compiler_output_free(&two);
+    }
     ecs_compiler_output_free(&out);
     ecs_compiler_free(&compiler);
     free(json);

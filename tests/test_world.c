@@ -1559,6 +1559,38 @@ static void test_transform_cursor_travels(void)
     ecs_transform_manager_free(&tm3);
 }
 
+/* A group made and freed with ecs_group_init / _free on a world's managers:
+   the world's record of each component's group follows (it kept a freed
+   group's address); ecs_group_sort's failure is kept in the group. */
+static void test_group_record(void)
+{
+    ecs_world w;
+    ecs_error err;
+    t_pos a, b;
+    ecs_manager *members[2];
+    ecs_group g;
+    uint32_t k;
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    CHECK(t_pos_init(&a, ECS_LOOKUP_DENSE) == ECS_OK && t_pos_init(&b, ECS_LOOKUP_DENSE) == ECS_OK);
+    CHECK(ecs_world_add_manager(&w, "a", &a.core, &err) == ECS_OK && ecs_world_add_manager(&w, "b", &b.core, &err) == ECS_OK);
+    for (k = 0; k < 10; ++k) {
+        ecs_entity e = ecs_entity_create(&w.entities);
+        t_pos_create(&a, e);
+        t_pos_create(&b, e);
+    }
+    members[0] = &a.core, members[1] = &b.core;
+    CHECK(ecs_group_init(&g, members, 2, &err) == ECS_OK && g.size == 10u);
+    CHECK(w.component[0].group == &g && w.component[1].group == &g);
+    oom_fail_at = oom_calls + 1u;
+    CHECK(ecs_group_sort(&g, NULL) == ECS_ERROR_OUT_OF_MEMORY && g.error.code == ECS_ERROR_OUT_OF_MEMORY);
+    oom_fail_at = 0;
+    ecs_group_free(&g);
+    CHECK(w.component[0].group == NULL && w.component[1].group == NULL);
+    ecs_world_free(&w);
+    t_pos_free(&a);
+    t_pos_free(&b);
+}
+
 static void test_forged_next_id(void)
 {
     ecs_world a, b;
@@ -1609,6 +1641,7 @@ int main(void)
     test_forged_next_id();
     test_walk_ends_on_remove();
     test_transform_cursor_travels();
+    test_group_record();
     test_destroy_now_callbacks();
     test_destroy_refused();
     test_live_after_pops();
