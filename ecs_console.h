@@ -1940,7 +1940,7 @@ static int ecs__console_script_line(ecs_console *c, const char *s, size_t n, cha
     if (ecs__console_run(c, cmd, &c->args_doc, ecs_json_root(&c->args_doc), NULL, 0, &call, msg, msg_size) != ECS_OK)
         return 0;
     if (call.has_payload) {
-        snprintf(msg, msg_size, "%s answers with a binary payload: send it as a command, not in a script", cmd->name);
+        snprintf(msg, msg_size, "%s answers with a binary payload: send it as a command, not in a script", call.name);
         return 0;
     }
     if (c->script.len > 1) ecs__console_puts(&c->script, ", ");

@@ -137,6 +137,16 @@ static ecs_result cmd_once(void *user, ecs_console_call *call)
     return ecs_console_result_printf(call, "{\"reentered\": %s}", reentered ? "true" : "false");
 }
 
+/* swap: removes itself, adds "swapped" (likely in its slot), answers with a payload */
+static ecs_result cmd_swap(void *user, ecs_console_call *call)
+{
+    ecs_console *c = (ecs_console *)user;
+    ecs_console_command_desc d = {"swapped", "took swap's place", "a b", cmd_sum, NULL};
+    if (ecs_console_remove_command(c, "swap") != ECS_OK || ecs_console_add_command(c, &d, NULL) != ECS_OK)
+        return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "not swapped");
+    return ecs_console_result_payload(call, "ab", 2);
+}
+
 static void add_test_commands(ecs_console *c)
 {
     ecs_console_command_desc d[] = {
@@ -287,6 +297,14 @@ static void test_scripts(void)
     CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 5, \"script\": \"blob 3\"}", &m) &&
           strstr(reply_error(m.json), "blob answers with a binary payload: send it as a command"));
     message_free(&m);
+    { /* the line's command is named, not the one that took its slot while it ran */
+        ecs_console_command_desc d = {"swap", "replaces itself", NULL, cmd_swap, c};
+        CHECK(ecs_console_add_command(c, &d, NULL) == ECS_OK);
+        CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 5, \"script\": \"swap\"}", &m));
+        CHECK_MSG(strcmp(reply_error(m.json), "line 1 (swap): swap answers with a binary payload: send it as a command, not in a script") == 0,
+                  "%s", m.json);
+        message_free(&m);
+    }
     CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 6, \"script\": \"echo a=[1,\"}", &m) &&
           strstr(reply_error(m.json), "line 1 (echo a=[1,): echo: argument 'a' is not JSON: line 1, column"));
     message_free(&m);
