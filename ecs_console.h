@@ -193,9 +193,9 @@ BUILT-IN WORLD COMMANDS (desc.world set; names and shapes in DESIGN.md 11)
                             "skipped", "dropped", "defaulted", "report"}
    Bad input is an error reply naming the thing: an unknown command, a
    missing or mistyped argument, a dead entity or one without an instance
-   in that store, an unknown component or field, a value outside the
-   schema's bounds, a snapshot that does not verify (offset and field); the
-   world is unchanged then. world.load keeps a copy of the world and puts
+   in that store, an unknown component or field, a name holding a NUL
+   byte, a value outside the schema's bounds, a snapshot that does not
+   verify (offset and field); the world is unchanged then. world.load keeps a copy of the world and puts
    it back when the load fails after verifying (out of memory).
 
 PLUGINS (ECS_API_CONSOLE: plugins add commands, as the seed's plugin adds
@@ -645,7 +645,8 @@ ECS_DEF ecs_result ecs_console_arg_f64(ecs_console_call *call, const char *name,
 /** Reads a whole number 0..4294967295 (as ecs_console_arg_f64). */
 ECS_DEF ecs_result ecs_console_arg_u32(ecs_console_call *call, const char *name, const uint32_t *fallback, uint32_t *out);
 /** Reads a string (NUL-terminated, valid while the call runs); missing:
-    fallback, or (fallback NULL) an error. */
+    fallback, or (fallback NULL) an error; so is a string holding a NUL
+    byte (it would read as its part before the NUL). */
 ECS_DEF ecs_result ecs_console_arg_string(ecs_console_call *call, const char *name, const char *fallback, const char **out);
 /** Reads an array of n numbers that fit a float ([x, y, z]); missing:
     fallback's n floats, or (fallback NULL) an error. */
@@ -1554,6 +1555,8 @@ ECS_DEF ecs_result ecs_console_arg_string(ecs_console_call *call, const char *na
     if (v->type != ECS_JSON_STRING)
         return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%.64s': expected a string, found %s", name,
                                 ecs__console_type_name(v));
+    if (memchr(ecs_json_string(call->doc, v), 0, v->count)) /* a name cut at the NUL would pass as another */
+        return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%.64s': holds a NUL byte", name);
     *out = ecs_json_string(call->doc, v);
     return ECS_OK;
 }
@@ -3029,6 +3032,8 @@ static ecs_result ecs__console_names(ecs_console_call *call, const char *arg, in
         if (e->type != ECS_JSON_STRING)
             return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%s'[%u]: expected a component name, found %s",
                                     arg, (unsigned)*n, ecs__console_type_name(e));
+        if (memchr(ecs_json_string(call->doc, e), 0, e->count))
+            return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%s'[%u]: holds a NUL byte", arg, (unsigned)*n);
         if ((k = ecs__console_component_named(call, arg, ecs_json_string(call->doc, e))) == ECS_WORLD_NO_COMPONENT)
             return ECS_ERROR_NOT_FOUND;
         if (idx) idx[*n] = k;
@@ -3291,16 +3296,17 @@ static ecs_result ecs__console_cmd_destroy(void *user, ecs_console_call *call)
 {
     ecs_world *w = ((ecs_console *)user)->world;
     const char *tree;
+    int has_tree = ecs_console_arg(call, "tree") != NULL; /* given, even empty: a store to name */
     ecs_entity e;
     ecs_error err;
     ecs_result r;
     if ((r = ecs_console_arg_entity(call, "entity", &e)) != ECS_OK ||
         (r = ecs_console_arg_string(call, "tree", "", &tree)) != ECS_OK)
         return r;
-    if (tree[0] && ecs__console_component_named(call, "tree", tree) == ECS_WORLD_NO_COMPONENT) return ECS_ERROR_NOT_FOUND;
-    if (tree[0] && (r = ecs_world_destroy_tree(w, tree, e, &err)) != ECS_OK)
+    if (has_tree && ecs__console_component_named(call, "tree", tree) == ECS_WORLD_NO_COMPONENT) return ECS_ERROR_NOT_FOUND;
+    if (has_tree && (r = ecs_world_destroy_tree(w, tree, e, &err)) != ECS_OK)
         return ecs_console_fail(call, r, "%s", err.message);
-    if (!tree[0] && !ecs_world_destroy_now(w, e))
+    if (!has_tree && !ecs_world_destroy_now(w, e))
         return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "entity %lu is not alive", (unsigned long)e.id);
     return ecs_console_result_printf(call, "{\"destroyed\": %lu}", (unsigned long)e.id);
 }
