@@ -357,7 +357,8 @@ MEMORY
    page (desc.page) is the caller's, read where it is. A call
    (ecs_console_call) and the pointers it hands out (arguments, payload)
    live until the handler returns. ecs_console_feed_output's bytes stay until the next feed,
-   poll or destroy. Strings of a command desc are copied (a plugin's may go
+   poll, log or destroy (the in-process connection's output buffer starts
+   over once all of it was taken). Strings of a command desc are copied (a plugin's may go
    away with its library).
 
 THREADING
@@ -2939,6 +2940,7 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
             k->discard = 1;
             continue;
         }
+        if (k->local && size == 0) k->out_start = k->out.len = 0; /* all taken: the buffer starts over */
         start = k->out.len;
         if (size == 0) k->last_progress = c->now;
         ecs__console_put(&k->out, c->log.p, c->log.len);

@@ -943,6 +943,34 @@ static void test_no_allocation(void)
     ecs_console_destroy(c);
 }
 
+/* A 1000-byte log line a frame, each taken at once: the in-process
+   connection's output starts over when all of it was taken, so it does
+   not grow by a line each frame (nothing allocated once warm). */
+static void test_log_taken_each_frame(void)
+{
+    ecs_console *c = new_console(-1, 0, 0);
+    message m;
+    unsigned long before;
+    size_t n = 0;
+    int k, ok = 1;
+    if (!c) return;
+    add_test_commands(c);
+    CHECK(feed_request(c, "{\"type\": \"command\", \"id\": 1, \"command\": \"sum\", \"args\": {\"a\": 1}}", &m));
+    message_free(&m);
+    ecs_console_log(c, ECS_CONSOLE_INFO, "%1000s", "warm");
+    ecs_console_feed_output(c, &n);
+    before = oom_calls;
+    for (k = 0; k < 2000; ++k) {
+        ecs_console_log(c, ECS_CONSOLE_INFO, "%1000d", k);
+        ecs_console_feed_output(c, &n);
+        ok &= n > 1000 && n < 1100;
+    }
+    CHECK(ok);
+    CHECK_MSG(oom_calls == before, "%lu allocations", oom_calls - before);
+    CHECK_MSG(c->conns[c->num_socks].out.cap < 4096, "capacity %lu", (unsigned long)c->conns[c->num_socks].out.cap);
+    ecs_console_destroy(c);
+}
+
 /* Every allocation failing in turn while a console is made and answers:
    a failed create leaves nothing; a failed answer closes that connection
    only (ASan: nothing leaks). */
@@ -1003,6 +1031,7 @@ int main(void)
     test_socket_timeouts();
     test_accept_every();
     test_no_allocation();
+    test_log_taken_each_frame();
     test_out_of_memory();
     bytes_free(&g_feed_out);
     ecs_json_doc_free(&g_doc);
