@@ -243,7 +243,9 @@ CONNECTIONS
    would take it over closes it, unless nothing is pending (a log line is
    cut to fit max_message). So pending output never exceeds max_pending
    plus one reply or log line; a reply over max_message is an error reply
-   instead.
+   instead. The in-process connection's requests are the exception: a feed
+   answers every complete request it was given, whatever is pending (its
+   caller takes the output when the feed returns).
    Timeouts, all in ecs_console_timeouts (desc.timeouts,
    ecs_console_set_timeouts): idle_ms closes a connection that sent nothing
    and had nothing to send for that long (10 minutes), stalled_ms one whose
@@ -2639,8 +2641,8 @@ static int ecs__console_request(ecs_console *c, ecs__console_conn *k)
         if (got == ECS__CONSOLE_PROTO_MORE) return 0;
         k->state = got == ECS__CONSOLE_PROTO_HTTP ? ECS__CONSOLE_HTTP : ECS__CONSOLE_FRAMED;
     }
-    if ((k->state != ECS__CONSOLE_FRAMED && k->state != ECS__CONSOLE_HTTP) || ecs__console_pending(k) >= c->max_pending)
-        return 0;
+    if (k->state != ECS__CONSOLE_FRAMED && k->state != ECS__CONSOLE_HTTP) return 0;
+    if (!k->local && ecs__console_pending(k) >= c->max_pending) return 0; /* a feed answers all: its caller takes after */
     if (k->state == ECS__CONSOLE_HTTP) {
         if (!ecs__console_http_one(c, k)) return 0;
     } else if ((got = ecs__console_frame_parse(p, n, c->max_message, &f, &want, why, sizeof why)) == ECS__CONSOLE_MORE) {
