@@ -137,6 +137,12 @@ static ecs_result cmd_once(void *user, ecs_console_call *call)
     return ecs_console_result_printf(call, "{\"reentered\": %s}", reentered ? "true" : "false");
 }
 
+/* noisy: logs a line to every framed connection, then answers */
+static ecs_result cmd_noisy(void *user, ecs_console_call *call)
+{
+    ecs_console_log((ecs_console *)user, ECS_CONSOLE_INFO, "noisy ran");
+    return ecs_console_result_json(call, "42", 2);
+}
 /* swap: removes itself, adds "swapped" (likely in its slot), answers with a payload */
 static ecs_result cmd_swap(void *user, ecs_console_call *call)
 {
@@ -757,6 +763,19 @@ static void test_sockets(void)
     close(a);
     CHECK(client_request(c, bb, "{\"type\": \"command\", \"id\": 6, \"command\": \"help\"}", &m) && reply_ok(m.json, 6));
     message_free(&m);
+    { /* client_request skips the log lines pushed before the reply, and loses nothing after it */
+        ecs_console_command_desc d = {"noisy", "logs, then answers", NULL, cmd_noisy, c};
+        CHECK(ecs_console_add_command(c, &d, NULL) == ECS_OK);
+        for (k = 0; k < 3; ++k) {
+            CHECK(client_request(c, bb, "{\"type\": \"command\", \"id\": 8, \"command\": \"noisy\"}", &m));
+            CHECK_MSG(reply_ok(m.json, 8) && strstr(m.json, "\"result\": 42"), "%s", m.json ? m.json : "(none)");
+            message_free(&m);
+            ecs_console_log(c, ECS_CONSOLE_INFO, "between");
+            CHECK(client_request(c, bb, "{\"type\": \"command\", \"id\": 9, \"command\": \"sum\", \"args\": {\"a\": 9}}", &m));
+            CHECK_MSG(reply_ok(m.json, 9), "%s", m.json ? m.json : "(none)");
+            message_free(&m);
+        }
+    }
     /* HTTP on the same port */
     {
         int h = client_connect(port);
