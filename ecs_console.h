@@ -1,4 +1,4 @@
-/* ecs_console.h - v0.6 - the development console: framed JSON over TCP,
+/* ecs_console.h - v0.7 - the development console: framed JSON over TCP,
    commands, a world's built-in commands, HTTP for an inspector page, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -434,6 +434,14 @@ REFERENCE (every public function; the declarations below have the details)
          ecs_console_api_v0 as (ECS_API_CONSOLE, 0); commands follow their plugin
 
 REVISION HISTORY
+   0.7  fixes: the in-process connection's output starts over when a log
+        line finds all of it taken (logged-and-taken lines grew it without
+        bound); a string argument or component name holding a NUL byte is
+        refused ("health", a NUL, "junk" set health); world.destroy tree ""
+        names no store (it was a plain destroy); a feed answers every
+        complete request it holds, as documented (max_pending held the
+        rest); a script's error names the line's command, not the one a
+        handler put in its slot
    0.6  fixes: ecs_console_wait no longer wakes at once, again and again,
         for a client whose output is at max_pending while it keeps
         sending; an /api VALUE or script word starting with '"', '[' or '{'
