@@ -1,4 +1,4 @@
-/* ecs_console.h - v0.6 - the development console: framed JSON over TCP,
+/* ecs_console.h - v0.7 - the development console: framed JSON over TCP,
    commands, a world's built-in commands, HTTP for an inspector page, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -193,9 +193,9 @@ BUILT-IN WORLD COMMANDS (desc.world set; names and shapes in DESIGN.md 11)
                             "skipped", "dropped", "defaulted", "report"}
    Bad input is an error reply naming the thing: an unknown command, a
    missing or mistyped argument, a dead entity or one without an instance
-   in that store, an unknown component or field, a value outside the
-   schema's bounds, a snapshot that does not verify (offset and field); the
-   world is unchanged then. world.load keeps a copy of the world and puts
+   in that store, an unknown component or field, a name holding a NUL
+   byte, a value outside the schema's bounds, a snapshot that does not
+   verify (offset and field); the world is unchanged then. world.load keeps a copy of the world and puts
    it back when the load fails after verifying (out of memory).
 
 PLUGINS (ECS_API_CONSOLE: plugins add commands, as the seed's plugin adds
@@ -243,7 +243,9 @@ CONNECTIONS
    would take it over closes it, unless nothing is pending (a log line is
    cut to fit max_message). So pending output never exceeds max_pending
    plus one reply or log line; a reply over max_message is an error reply
-   instead.
+   instead. The in-process connection's requests are the exception: a feed
+   answers every complete request it was given, whatever is pending (its
+   caller takes the output when the feed returns).
    Timeouts, all in ecs_console_timeouts (desc.timeouts,
    ecs_console_set_timeouts): idle_ms closes a connection that sent nothing
    and had nothing to send for that long (10 minutes), stalled_ms one whose
@@ -357,7 +359,8 @@ MEMORY
    page (desc.page) is the caller's, read where it is. A call
    (ecs_console_call) and the pointers it hands out (arguments, payload)
    live until the handler returns. ecs_console_feed_output's bytes stay until the next feed,
-   poll or destroy. Strings of a command desc are copied (a plugin's may go
+   poll, log or destroy (the in-process connection's output buffer starts
+   over once all of it was taken). Strings of a command desc are copied (a plugin's may go
    away with its library).
 
 THREADING
@@ -431,6 +434,14 @@ REFERENCE (every public function; the declarations below have the details)
          ecs_console_api_v0 as (ECS_API_CONSOLE, 0); commands follow their plugin
 
 REVISION HISTORY
+   0.7  fixes: the in-process connection's output starts over when a log
+        line finds all of it taken (logged-and-taken lines grew it without
+        bound); a string argument or component name holding a NUL byte is
+        refused ("health", a NUL, "junk" set health); world.destroy tree ""
+        names no store (it was a plain destroy); a feed answers every
+        complete request it holds, as documented (max_pending held the
+        rest); a script's error names the line's command, not the one a
+        handler put in its slot
    0.6  fixes: ecs_console_wait no longer wakes at once, again and again,
         for a client whose output is at max_pending while it keeps
         sending; an /api VALUE or script word starting with '"', '[' or '{'
@@ -645,7 +656,8 @@ ECS_DEF ecs_result ecs_console_arg_f64(ecs_console_call *call, const char *name,
 /** Reads a whole number 0..4294967295 (as ecs_console_arg_f64). */
 ECS_DEF ecs_result ecs_console_arg_u32(ecs_console_call *call, const char *name, const uint32_t *fallback, uint32_t *out);
 /** Reads a string (NUL-terminated, valid while the call runs); missing:
-    fallback, or (fallback NULL) an error. */
+    fallback, or (fallback NULL) an error; so is a string holding a NUL
+    byte (it would read as its part before the NUL). */
 ECS_DEF ecs_result ecs_console_arg_string(ecs_console_call *call, const char *name, const char *fallback, const char **out);
 /** Reads an array of n numbers that fit a float ([x, y, z]); missing:
     fallback's n floats, or (fallback NULL) an error. */
@@ -1554,6 +1566,8 @@ ECS_DEF ecs_result ecs_console_arg_string(ecs_console_call *call, const char *na
     if (v->type != ECS_JSON_STRING)
         return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%.64s': expected a string, found %s", name,
                                 ecs__console_type_name(v));
+    if (memchr(ecs_json_string(call->doc, v), 0, v->count)) /* a name cut at the NUL would pass as another */
+        return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%.64s': holds a NUL byte", name);
     *out = ecs_json_string(call->doc, v);
     return ECS_OK;
 }
@@ -1940,7 +1954,7 @@ static int ecs__console_script_line(ecs_console *c, const char *s, size_t n, cha
     if (ecs__console_run(c, cmd, &c->args_doc, ecs_json_root(&c->args_doc), NULL, 0, &call, msg, msg_size) != ECS_OK)
         return 0;
     if (call.has_payload) {
-        snprintf(msg, msg_size, "%s answers with a binary payload: send it as a command, not in a script", cmd->name);
+        snprintf(msg, msg_size, "%s answers with a binary payload: send it as a command, not in a script", call.name);
         return 0;
     }
     if (c->script.len > 1) ecs__console_puts(&c->script, ", ");
@@ -2635,8 +2649,8 @@ static int ecs__console_request(ecs_console *c, ecs__console_conn *k)
         if (got == ECS__CONSOLE_PROTO_MORE) return 0;
         k->state = got == ECS__CONSOLE_PROTO_HTTP ? ECS__CONSOLE_HTTP : ECS__CONSOLE_FRAMED;
     }
-    if ((k->state != ECS__CONSOLE_FRAMED && k->state != ECS__CONSOLE_HTTP) || ecs__console_pending(k) >= c->max_pending)
-        return 0;
+    if (k->state != ECS__CONSOLE_FRAMED && k->state != ECS__CONSOLE_HTTP) return 0;
+    if (!k->local && ecs__console_pending(k) >= c->max_pending) return 0; /* a feed answers all: its caller takes after */
     if (k->state == ECS__CONSOLE_HTTP) {
         if (!ecs__console_http_one(c, k)) return 0;
     } else if ((got = ecs__console_frame_parse(p, n, c->max_message, &f, &want, why, sizeof why)) == ECS__CONSOLE_MORE) {
@@ -2936,6 +2950,7 @@ ECS_DEF void ecs_console_log(ecs_console *c, ecs_console_level level, const char
             k->discard = 1;
             continue;
         }
+        if (k->local && size == 0) k->out_start = k->out.len = 0; /* all taken: the buffer starts over */
         start = k->out.len;
         if (size == 0) k->last_progress = c->now;
         ecs__console_put(&k->out, c->log.p, c->log.len);
@@ -3029,6 +3044,8 @@ static ecs_result ecs__console_names(ecs_console_call *call, const char *arg, in
         if (e->type != ECS_JSON_STRING)
             return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%s'[%u]: expected a component name, found %s",
                                     arg, (unsigned)*n, ecs__console_type_name(e));
+        if (memchr(ecs_json_string(call->doc, e), 0, e->count))
+            return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%s'[%u]: holds a NUL byte", arg, (unsigned)*n);
         if ((k = ecs__console_component_named(call, arg, ecs_json_string(call->doc, e))) == ECS_WORLD_NO_COMPONENT)
             return ECS_ERROR_NOT_FOUND;
         if (idx) idx[*n] = k;
@@ -3291,16 +3308,17 @@ static ecs_result ecs__console_cmd_destroy(void *user, ecs_console_call *call)
 {
     ecs_world *w = ((ecs_console *)user)->world;
     const char *tree;
+    int has_tree = ecs_console_arg(call, "tree") != NULL; /* given, even empty: a store to name */
     ecs_entity e;
     ecs_error err;
     ecs_result r;
     if ((r = ecs_console_arg_entity(call, "entity", &e)) != ECS_OK ||
         (r = ecs_console_arg_string(call, "tree", "", &tree)) != ECS_OK)
         return r;
-    if (tree[0] && ecs__console_component_named(call, "tree", tree) == ECS_WORLD_NO_COMPONENT) return ECS_ERROR_NOT_FOUND;
-    if (tree[0] && (r = ecs_world_destroy_tree(w, tree, e, &err)) != ECS_OK)
+    if (has_tree && ecs__console_component_named(call, "tree", tree) == ECS_WORLD_NO_COMPONENT) return ECS_ERROR_NOT_FOUND;
+    if (has_tree && (r = ecs_world_destroy_tree(w, tree, e, &err)) != ECS_OK)
         return ecs_console_fail(call, r, "%s", err.message);
-    if (!tree[0] && !ecs_world_destroy_now(w, e))
+    if (!has_tree && !ecs_world_destroy_now(w, e))
         return ecs_console_fail(call, ECS_ERROR_NOT_FOUND, "entity %lu is not alive", (unsigned long)e.id);
     return ecs_console_result_printf(call, "{\"destroyed\": %lu}", (unsigned long)e.id);
 }

@@ -198,6 +198,16 @@ CLIENT_FN int feed_request(ecs_console *c, const char *json, message *m)
 
 /* ---- a loopback socket client ---- */
 
+#define CLIENT_MAX_FD 1024 /* the socket numbers client_inbox keeps bytes for */
+
+/* The bytes that came on socket fd after client_request's last reply
+   (NULL for a number outside 0..CLIENT_MAX_FD-1). */
+CLIENT_FN bytes *client_inbox(int fd)
+{
+    static bytes inbox[CLIENT_MAX_FD];
+    return fd >= 0 && fd < CLIENT_MAX_FD ? &inbox[fd] : NULL;
+}
+
 /* A client socket connected to 127.0.0.1:port, non-blocking; rcvbuf > 0
    makes its receive buffer that small (a slow reader backs up sooner). */
 CLIENT_FN int client_connect_buf(int port, int rcvbuf)
@@ -216,6 +226,7 @@ CLIENT_FN int client_connect_buf(int port, int rcvbuf)
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK);
+    if (client_inbox(fd)) bytes_free(client_inbox(fd)); /* a closed socket's leftovers are not this one's */
     return fd;
 }
 CLIENT_FN int client_connect(int port) { return client_connect_buf(port, 0); }
@@ -290,15 +301,36 @@ CLIENT_FN int client_sees_close(ecs_console *c, int fd, bytes *in)
     return 0;
 }
 
-/* One request over a socket and its reply (m, caller frees). */
+/* 1 when m is a pushed log line ({"type": "log", ...}), not a reply. */
+CLIENT_FN int is_log_line(const message *m)
+{
+    ecs_json_doc doc;
+    ecs_error err;
+    const ecs_json_value *type;
+    int log;
+    memset(&doc, 0, sizeof doc);
+    log = m->type == 0 && ecs_json_parse(&doc, m->json, strlen(m->json), &err) == ECS_OK &&
+          (type = ecs_json_member(&doc, ecs_json_root(&doc), "type")) != NULL && type->type == ECS_JSON_STRING &&
+          strcmp(ecs_json_string(&doc, type), "log") == 0;
+    ecs_json_doc_free(&doc);
+    return log;
+}
+
+/* One request over a socket and its reply (m, caller frees), log lines
+   pushed meanwhile skipped. What arrives after the reply waits in
+   client_inbox(fd) for the next client_request on that socket
+   (client_connect_buf empties it for each new socket of that number). */
 CLIENT_FN int client_request(ecs_console *c, int fd, const char *json, message *m)
 {
-    bytes out = {NULL, 0, 0}, in = {NULL, 0, 0};
-    int ok;
+    bytes out = {NULL, 0, 0}, none = {NULL, 0, 0}, *in = client_inbox(fd) ? client_inbox(fd) : &none;
+    int ok, skipped;
+    memset(m, 0, sizeof *m);
     frame_json(&out, json);
-    ok = client_send(c, fd, out.p, out.n) && client_read(c, fd, &in, m);
+    ok = client_send(c, fd, out.p, out.n);
+    for (skipped = 0; ok && (ok = client_read(c, fd, in, m)) && is_log_line(m) && skipped < CLIENT_ROUNDS; ++skipped)
+        message_free(m);
     bytes_free(&out);
-    bytes_free(&in);
-    return ok;
+    bytes_free(&none);
+    return ok && !is_log_line(m);
 }
 #endif

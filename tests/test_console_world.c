@@ -242,6 +242,11 @@ static void test_set(fixture *f)
     expect_refused(f, args, "argument 'value' (a value of the field's kind) is missing");
     snprintf(args, sizeof args, "{\"entity\": %lu, \"component\": 7, \"field\": \"hp\", \"value\": 1}", e0);
     expect_refused(f, args, "argument 'component': expected a string, found a number");
+    /* a name with a NUL is not the name before it (that set health's hp) */
+    snprintf(args, sizeof args, "{\"entity\": %lu, \"component\": \"health\\u0000junk\", \"field\": \"hp\", \"value\": 7}", e0);
+    expect_refused(f, args, "world.set: argument 'component': holds a NUL byte");
+    snprintf(args, sizeof args, "{\"entity\": %lu, \"component\": \"health\", \"field\": \"hp\\u0000\", \"value\": 7}", e0);
+    expect_refused(f, args, "world.set: argument 'field': holds a NUL byte");
 }
 
 static void test_stats_and_lists(fixture *f)
@@ -296,6 +301,12 @@ static void test_stats_and_lists(fixture *f)
     message_free(&m);
     CHECK(ask(f->console, &m, "{\"type\": \"command\", \"command\": \"world.entities\", \"args\": {\"with\": [\"helth\"]}}") &&
           strstr(reply_error(m.json), "argument 'with': the world has no component 'helth'"));
+    message_free(&m);
+    CHECK(ask(f->console, &m, "{\"type\": \"command\", \"command\": \"world.entities\", \"args\": {\"with\": [\"health\\u0000zzz\"]}}"));
+    CHECK_MSG(strstr(reply_error(m.json), "world.entities: argument 'with'[0]: holds a NUL byte"), "%s", m.json);
+    message_free(&m);
+    CHECK(ask(f->console, &m, "{\"type\": \"command\", \"command\": \"world.query\", \"args\": {\"all\": [\"body\", \"health\\u0000\"]}}"));
+    CHECK_MSG(strstr(reply_error(m.json), "world.query: argument 'all'[1]: holds a NUL byte"), "%s", m.json);
     message_free(&m);
     CHECK(ask(f->console, &m, "{\"type\": \"command\", \"command\": \"world.query\", \"args\": {\"all\": [\"health\", \"body\"]}}") &&
           (r = reply_result(m.json)) && number_of(member(r, "total")) == both && member(r, "matches")->count == both);
@@ -395,6 +406,17 @@ static void test_destroy(fixture *f)
     snprintf(json, sizeof json, "{\"type\": \"command\", \"id\": 3, \"command\": \"world.destroy\", \"args\": {\"entity\": %lu, \"tree\": \"trans\"}}",
              (unsigned long)f->e[4].id);
     CHECK(ask(f->console, &m, json) && strstr(reply_error(m.json), "argument 'tree': the world has no component 'trans'"));
+    message_free(&m);
+    /* a tree given is a store to name: a NUL in it, or an empty name, is no plain destroy */
+    snprintf(json, sizeof json, "{\"type\": \"command\", \"id\": 3, \"command\": \"world.destroy\", \"args\": {\"entity\": %lu, \"tree\": \"\\u0000bogus\"}}",
+             (unsigned long)f->e[4].id);
+    CHECK(ask(f->console, &m, json));
+    CHECK_MSG(strstr(reply_error(m.json), "world.destroy: argument 'tree': holds a NUL byte"), "%s", m.json);
+    message_free(&m);
+    snprintf(json, sizeof json, "{\"type\": \"command\", \"id\": 3, \"command\": \"world.destroy\", \"args\": {\"entity\": %lu, \"tree\": \"\"}}",
+             (unsigned long)f->e[4].id);
+    CHECK(ask(f->console, &m, json));
+    CHECK_MSG(strstr(reply_error(m.json), "argument 'tree': the world has no component ''"), "%s", m.json);
     message_free(&m);
     CHECK(ecs_entity_alive(&f->w.entities, f->e[4]));
 }
