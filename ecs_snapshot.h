@@ -442,7 +442,9 @@ REFERENCE (every public function; the declarations below say more:
 
 REVISION HISTORY
    0.9  ecs_world_entity_json answers ECS_ERROR_NOT_FOUND for the id a
-        queued index carries next (it answered with an empty entity)
+        queued index carries next (it answered with an empty entity). A
+        refused load or clone sizes 0 every group of a nested chain (the
+        outer group kept its old size over no instances)
    0.8  Load and clone refuse a grouped member holding two instances of an
         entity (the group lost track of it), clone a target whose field
         names or kinds differ (it copied bytes into other fields), a delta
@@ -1985,9 +1987,11 @@ static void ecs__snap_clear_map(ecs_entity_map *map)
     map->count = 0;
 }
 
-/* Empties m (keeps its allocations and settings). */
+/* Empties m (keeps its allocations and settings), and sizes 0 every group
+   of its chain (m->group, ->next, ...: a nested group's outer ones too). */
 static void ecs__snap_clear_manager(ecs_manager *m)
 {
+    ecs_group *g;
     if (m->lookup == ECS_LOOKUP_DIRECT && m->count) memset(m->entity, 0, (size_t)m->count * sizeof *m->entity);
     ecs__snap_clear_map(&m->map);
     m->count = 0;
@@ -1995,7 +1999,7 @@ static void ecs__snap_clear_manager(ecs_manager *m)
     ++m->version; /* the slots change under any query's remembered runs */
     m->rng = 0x9E3779B9u;
     memset(&m->log, 0, sizeof m->log);
-    if (m->group) m->group->size = 0;
+    for (g = m->group; g; g = g->next) g->size = 0;
 }
 
 static void ecs__snap_clear_entities(ecs_entity_manager *em)
