@@ -224,6 +224,10 @@ SELECTIONS
    holes, a group's prefix the kept part of it), and the hierarchy keeps
    their nodes with root as a root standing at its world matrix (its local
    matrix becomes its world one; deferred mode: as of the last commit).
+   Descendants that are not live (destroyed, their nodes not collected
+   yet) are left out with their own descendants: collect removes such a
+   node and its live children become roots, out of root's subtree (the
+   rule ecs_resource_save_subtree follows too); root must be live.
    Stores behind an interface need its save_selected for this (the
    transform store has it). A selection's header has flags 1, and it
    loads like any snapshot: into an empty world, the subtree's entities
@@ -364,8 +368,8 @@ ERRORS
                 too); ECS_ERROR_UNKNOWN_COMPONENT (a
                 store the world lacks, with ECS_SNAPSHOT_STRICT)
      saving     ECS_ERROR_NOT_FOUND (a selected store, the hierarchy or
-                root's node missing), ECS_ERROR_INVALID_ARGUMENT (a store
-                without save or save_selected, or whose bytes are not
+                root's node missing), ECS_ERROR_INVALID_ARGUMENT (root not
+                live, a store without save or save_selected, or whose bytes are not
                 32-bit words, a field without a schema kind in the other
                 byte order)
    Out of memory anywhere is ECS_ERROR_OUT_OF_MEMORY. A failed clone leaves
@@ -444,7 +448,11 @@ REVISION HISTORY
    0.9  ecs_world_entity_json answers ECS_ERROR_NOT_FOUND for the id a
         queued index carries next (it answered with an empty entity). A
         refused load or clone sizes 0 every group of a nested chain (the
-        outer group kept its old size over no instances)
+        outer group kept its old size over no instances). A selection
+        leaves out descendants that are not live, with their subtrees (of
+        a dead node and a live one sharing an index it kept the one the
+        walk met last, dropping the live one), and refuses a root that is
+        not live
    0.8  Load and clone refuse a grouped member holding two instances of an
         entity (the group lost track of it), clone a target whose field
         names or kinds differ (it copied bytes into other fields), a delta
@@ -552,9 +560,10 @@ typedef struct ecs_snapshot_output {
     into *out (replacing what it held: free it first, or pass
     ECS_SNAPSHOT_REUSE_OUTPUT to write into its buffer). desc may be NULL.
     With desc->hierarchy, only desc->root's subtree's instances (see
-    SELECTIONS). ECS_OK; ECS_ERROR_OUT_OF_MEMORY;
-    ECS_ERROR_NOT_FOUND (a selected name or the hierarchy is not
-    registered, root has no node in it); ECS_ERROR_INVALID_ARGUMENT (a store
+    SELECTIONS: descendants not live are left out, with theirs). ECS_OK;
+    ECS_ERROR_OUT_OF_MEMORY; ECS_ERROR_NOT_FOUND (a selected name or the
+    hierarchy is not registered, root has no node in it);
+    ECS_ERROR_INVALID_ARGUMENT (root not live; a store
     without save, or without save_selected for a subtree; a hierarchy
     without subtree; a field without a schema kind when another byte order
     is asked for). On failure *out is empty. w is only read: several
@@ -1128,6 +1137,11 @@ static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *
     if (c->manager || !c->iface->subtree)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' is no hierarchy (no subtree function)",
                              c->name);
+    if (desc->root.id && !ecs_entity_live(&w->entities, desc->root)) {
+        char who[ECS_ENTITY_TEXT_SIZE];
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: root %s is not alive",
+                             ecs_entity_format(who, sizeof who, desc->root));
+    }
     n = desc->root.id ? c->iface->subtree(c->store, desc->root, NULL, 0) : 0u;
     if (n == 0) {
         char who[ECS_ENTITY_TEXT_SIZE];
@@ -1137,6 +1151,7 @@ static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *
     if (!(ids = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *ids)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %u ids", (unsigned)n);
     (void)c->iface->subtree(c->store, desc->root, ids, n);
+    n = ecs__res_live_walk(c, &w->entities, ids, n); /* destroyed ones: left out, with their subtrees */
     for (i = 0; i < n; ++i)
         if ((ids[i].id & ECS_INDEX_MASK) >= sel->num_indices) sel->num_indices = (ids[i].id & ECS_INDEX_MASK) + 1u;
     for (k = 0; k < w->num_components; ++k) {
