@@ -452,7 +452,10 @@ REVISION HISTORY
         leaves out descendants that are not live, with their subtrees (of
         a dead node and a live one sharing an index it kept the one the
         walk met last, dropping the live one), and refuses a root that is
-        not live
+        not live. A clone refuses an interface store's other settings (a
+        transform store's lookup kind or mode) before it writes anything
+        (its copy hook refused them after the entities and earlier stores
+        were copied, and the clone emptied dst)
    0.8  Load and clone refuse a grouped member holding two instances of an
         entity (the group lost track of it), clone a target whose field
         names or kinds differ (it copied bytes into other fields), a delta
@@ -622,8 +625,12 @@ ECS_DEF ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err);
     its allocations when they are big enough: rollback every frame allocates
     nothing). ECS_OK, or ECS_ERROR_INVALID_ARGUMENT with dst as it was (a
     store of src that dst lacks or lays out differently: its lookup kind, a
-    field's name, size or, both with schemas, kind; named), or an error and
-    dst empty (ECS_ERROR_INVALID_ARGUMENT: a group of dst that src's data
+    field's name, size or, both with schemas, kind; named; an interface
+    store's other settings, as a transform store's lookup kind or mode,
+    which its copy hook or its verify refuses before the clone writes
+    anything: the stores with a copy hook are copied first, so only a
+    second such store refusing after a first was copied empties dst), or
+    an error and dst empty (ECS_ERROR_INVALID_ARGUMENT: a group of dst that src's data
     does not keep, or a member of it holding two instances of an entity, as
     ecs_snapshot_load checks it; out of memory). src is only read. */
 ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err);
@@ -2423,6 +2430,12 @@ static ecs_result ecs__snap_check_clone_fields(const ecs_manager *a, const ecs_m
     return ECS_OK;
 }
 
+/* One interface store's saved bytes (a clone's save-then-load path). */
+typedef struct ecs__snap_bytes {
+    unsigned char *data;
+    size_t size;
+} ecs__snap_bytes;
+
 /* Every store of src is in dst, laid out alike. */
 static ecs_result ecs__snap_check_clone(const ecs_world *dst, const ecs_world *src, ecs_error *err)
 {
@@ -2449,44 +2462,82 @@ static ecs_result ecs__snap_check_clone(const ecs_world *dst, const ecs_world *s
     return ECS_OK;
 }
 
+/* src's store of the name of dst's component dc, or NULL. */
+static const ecs_world_component *ecs__snap_clone_source(const ecs_world *src, const ecs_world_component *dc)
+{
+    uint32_t j = ecs_world_find(src, dc->name);
+    return j == ECS_WORLD_NO_COMPONENT ? NULL : &src->component[j];
+}
+
+/* A clone's steps that may refuse, before the rest is written: each
+   interface store without a shared copy hook saves its bytes into
+   bytes[k] (k: dst's component) and dst's store verifies them (its
+   settings too), reading only; then the stores with a copy hook are
+   copied (each checks everything before it writes). *written: whether dst
+   changed (a copy refused after another succeeded). */
+static ecs_result ecs__snap_clone_stores(ecs_world *dst, const ecs_world *src, ecs__snap_bytes *bytes, int *written,
+                                         ecs_error *err)
+{
+    uint32_t k, pass;
+    ecs_result r = ECS_OK;
+    *written = 0;
+    for (pass = 0; pass < 2; ++pass)
+        for (k = 0; k < dst->num_components && r == ECS_OK; ++k) {
+            ecs_world_component *dc = &dst->component[k];
+            const ecs_world_component *c = ecs__snap_clone_source(src, dc);
+            int copy = c && !c->manager && c->iface->copy && dc->iface->copy == c->iface->copy;
+            if (!c || c->manager || copy != (int)pass) continue;
+            if (pass) {
+                if ((r = c->iface->copy(dc->store, c->store, err)) == ECS_OK) *written = 1;
+                continue;
+            }
+            bytes[k].size = c->iface->save(c->store, NULL, 0);
+            if (!(bytes[k].data = (unsigned char *)ECS__REALLOC(NULL, bytes[k].size ? bytes[k].size : 1u))) {
+                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+                break;
+            }
+            (void)c->iface->save(c->store, bytes[k].data, bytes[k].size);
+            /* another type of store may save the same version: its load
+               takes only bytes its verify passed */
+            if (dc->iface->verify)
+                r = dc->iface->verify(dc->store, bytes[k].data, bytes[k].size, src->entities.max_index, 0, err);
+        }
+    return r;
+}
+
 ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err)
 {
     uint32_t k;
     ecs_result r;
-    unsigned char *scratch = NULL;
+    int written = 0;
+    ecs__snap_bytes *bytes;
     if (!dst || !src || dst == src) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_clone: two distinct worlds needed");
     if ((r = ecs__snap_check_clone(dst, src, err)) != ECS_OK) return r;
-    r = ecs__snap_copy_entities(&dst->entities, &src->entities, err);
+    bytes = (ecs__snap_bytes *)ECS__REALLOC(NULL, ((size_t)dst->num_components + 1u) * sizeof *bytes);
+    if (!bytes) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+    memset(bytes, 0, ((size_t)dst->num_components + 1u) * sizeof *bytes);
+    r = ecs__snap_clone_stores(dst, src, bytes, &written, err);
+    if (r == ECS_OK) {
+        written = 1;
+        r = ecs__snap_copy_entities(&dst->entities, &src->entities, err);
+    }
     for (k = 0; k < dst->num_components && r == ECS_OK; ++k) {
         ecs_world_component *dc = &dst->component[k];
-        uint32_t j = ecs_world_find(src, dc->name);
-        const ecs_world_component *c = j == ECS_WORLD_NO_COMPONENT ? NULL : &src->component[j];
+        const ecs_world_component *c = ecs__snap_clone_source(src, dc);
         if (!c) {
             if (dc->manager) ecs__snap_clear_manager(dc->manager);
             else if (dc->iface->clear) dc->iface->clear(dc->store);
         } else if (c->manager) {
             r = ecs__snap_copy_manager(dc->manager, c->manager, &dst->entities, &src->entities, err);
-        } else if (c->iface->copy && dc->iface->copy == c->iface->copy) {
-            r = c->iface->copy(dc->store, c->store, err);
-        } else {
-            size_t n = c->iface->save(c->store, NULL, 0);
-            unsigned char *p = (unsigned char *)ECS__REALLOC(scratch, n ? n : 1u);
-            if (!p) {
-                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
-                break;
-            }
-            scratch = p;
-            (void)c->iface->save(c->store, p, n);
+        } else if (bytes[k].data) { /* (a store with a copy hook: copied already) */
             dc->iface->clear(dc->store);
-            /* another type of store may save the same version: its load
-               takes only bytes its verify passed */
-            if (!dc->iface->verify || (r = dc->iface->verify(dc->store, p, n, src->entities.max_index, 0, err)) == ECS_OK)
-                r = dc->iface->load(dc->store, p, n, err);
+            r = dc->iface->load(dc->store, bytes[k].data, bytes[k].size, err);
         }
     }
-    ECS__FREE(scratch);
+    for (k = 0; k < dst->num_components; ++k) ECS__FREE(bytes[k].data);
+    ECS__FREE(bytes);
     if (r == ECS_OK) r = ecs__snap_group_sizes(dst, "ecs_snapshot_clone", "source world", err); /* nested: from the data */
-    if (r != ECS_OK) ecs__snap_clear_world(dst);
+    if (r != ECS_OK && written) ecs__snap_clear_world(dst);
     return r;
 }
 

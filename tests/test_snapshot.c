@@ -1515,6 +1515,63 @@ static void test_refused_nested_groups(void)
     free_world(&d);
 }
 
+/* A world with a "val" schema store and a transform store of the given
+   lookup kind and mode, through iface (NULL: the transform's own). */
+static int make_clone_world(ecs_world *w, ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode,
+                            const ecs_store_interface *iface)
+{
+    static const ecs_schema_field val_schema[] = {{"v", ECS_FIELD_F32, "0"}};
+    ecs_error err;
+    int ok = ecs_world_init(w) == ECS_OK && ecs_transform_manager_init(tm, lookup, mode) == ECS_OK;
+    ok = ok && ecs_world_define_schema(w, "val", val_schema, 1, ECS_LOOKUP_HASH, &err) != NULL;
+    if (ok && iface) return ecs_world_add_store(w, "transform", tm, iface, &err) == ECS_OK;
+    return ok && ecs_transform_world_register(w, "transform", tm, &err) == ECS_OK;
+}
+
+/* Review defect (2026-11-27): a clone into a world whose transform store
+   has another lookup kind or mode was refused only by the store's copy,
+   after the entities and earlier stores were copied: dst was emptied.
+   Refused now before anything is written, dst as it was: the copy hook
+   (lookup kind, mode), and the save-then-load path (a target store
+   without the copy hook: its verify checks the settings first). */
+static void test_clone_store_settings(void)
+{
+    ecs_store_interface no_copy = *ecs_transform_store_interface();
+    uint32_t round;
+    no_copy.copy = NULL;
+    for (round = 0; round < 4; ++round) {
+        ecs_world src, dst;
+        ecs_transform_manager ts, td;
+        ecs_mat4 id = ecs_mat4_identity();
+        ecs_error err;
+        ecs_entity e;
+        ecs_manager *val;
+        ecs_instance i;
+        uint64_t before;
+        int other_mode = round % 2u != 0;
+        CHECK(make_clone_world(&src, &ts, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE, NULL));
+        CHECK(make_clone_world(&dst, &td, other_mode ? ECS_LOOKUP_DENSE : ECS_LOOKUP_HASH,
+                               other_mode ? ECS_TRANSFORM_DEFERRED : ECS_TRANSFORM_IMMEDIATE, round < 2u ? NULL : &no_copy));
+        e = ecs_entity_create(&src.entities);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&ts, e, &id, ecs_instance_nil())));
+        (void)ecs_entity_create(&dst.entities);
+        e = ecs_entity_create(&dst.entities);
+        val = ecs_world_manager(&dst, "val");
+        *(float *)ecs_manager_field(val, 0, ecs_manager_create(val, e).i) = 7.0f;
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&td, e, &id, ecs_instance_nil())));
+        before = ecs_snapshot_world_hash(&dst);
+        CHECK_MSG(ecs_snapshot_clone(&dst, &src, &err) == ECS_ERROR_INVALID_ARGUMENT, "round %u", (unsigned)round);
+        CHECK_MSG(ecs_snapshot_world_hash(&dst) == before && ecs_entity_alive(&dst.entities, e) && val->count == 1u &&
+                  ecs_transform_count(&td) == 1u, "round %u: dst changed", (unsigned)round);
+        i = ecs_manager_lookup(val, e);
+        CHECK(!ecs_instance_is_nil(i) && *(const float *)ecs_manager_field(val, 0, i.i) == 7.0f);
+        ecs_world_free(&src);
+        ecs_world_free(&dst);
+        ecs_transform_manager_free(&ts);
+        ecs_transform_manager_free(&td);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
@@ -1550,5 +1607,6 @@ int main(int argc, char **argv)
     test_hashes();
     test_review_defects();
     test_refused_nested_groups();
+    test_clone_store_settings();
     return test_report("test_snapshot");
 }
