@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.8 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.9 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -346,8 +346,10 @@ SAVE SUBTREE (a live subtree as an entity resource: "save selection as
        ecs_snapshot_report report;  // what was left out (or pass NULL)
        ecs_resource_save_subtree(&world, "transform", root, 0, &names, &out,
                                  &report, &err);
-   writes root and its descendants (depth-first, parents first: root is
-   resource entity 0) in the FORMAT above, the blocks in the order a
+   writes root and its live descendants (depth-first, parents first: root
+   is resource entity 0; a destroyed descendant whose node is not collected
+   yet is left out with its subtree, whose live nodes become roots at the
+   collect) in the FORMAT above, the blocks in the order a
    compiler with ecs_compiler_register_world writes them: the hierarchy
    store's records through its interface's spawn_record (the transform:
    each node's local matrix, the root's WORLD matrix, so that the prefab
@@ -691,6 +693,9 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.9  ecs_resource_save_subtree leaves out descendants that are not live
+        (destroyed, not collected yet), with their subtrees: it wrote them,
+        and spawning the prefab brought them back with their data
    0.8  fixes: a spec member name with a NUL byte is refused (a path
         default's crashed); a decimal point of several bytes (ps_AF) read
         and written whole; a sloppy live path of 256+ bytes gets its
@@ -1538,8 +1543,10 @@ typedef struct ecs_snapshot_report {
     ecs_store_interface with subtree, parent_of and spawn_record: the
     transform store) as an entity resource in the FORMAT above, into *out
     (an editor's "save selection as prefab"; see SAVE SUBTREE). Entities: root
-    and its descendants, depth-first, parents first (resource entity 0 is
-    root, the one root). Blocks in the order the compiler writes them
+    and its live descendants, depth-first, parents first (resource entity 0
+    is root, the one root); a descendant that is not live (destroyed, its
+    node not collected yet) is left out with its own descendants, as
+    ecs_snapshot_save's selections do. Blocks in the order the compiler writes them
     (ecs_compiler_register_world's spawn orders, then names): the hierarchy
     store's records (the transform: each node's local matrix, the root's
     world matrix so the prefab stands where it stood); every schema
@@ -1558,7 +1565,7 @@ typedef struct ecs_snapshot_report {
     each in text ("motion: left out (a manager without a schema)"). The blob verifies, decompiles with a compiler
     that registered the world, compiles back to the same bytes, and spawns
     with a spawner that registered it. ECS_OK; ECS_ERROR_INVALID_ARGUMENT
-    (NULL w or out, unknown flags, root not alive, not a hierarchy, a blob
+    (NULL w or out, unknown flags, root not live, not a hierarchy, a blob
     over 4 GiB, a schema field's live value the compiler refuses: out of
     bounds, not finite, a bool byte other than 0 and 1, a zero quaternion,
     with err naming the entity, component, field and rule; a "transform"
@@ -6657,6 +6664,27 @@ static void ecs__snap_note(ecs_snapshot_report *rep, const char *format, ...)
     if (strlen(rep->text) + 1u >= sizeof rep->text) memcpy(rep->text + sizeof rep->text - 5u, "...\n", 5);
 }
 
+/* Leaves out of ids[0..n-1], a walk of the hierarchy store h from a root
+   (its subtree hook: a node first, then its descendants, depth-first, so
+   each node's subtree follows it whole), every id not live in em, with its
+   subtree: collect removes a destroyed node, and its live children become
+   roots then, out of this subtree. Keeps the rest in walk order; returns
+   how many. Shared by ecs_resource_save_subtree and ecs_snapshot.h's
+   selections (one rule for both). */
+static uint32_t ecs__res_live_walk(const ecs_world_component *h, const ecs_entity_manager *em, ecs_entity *ids, uint32_t n)
+{
+    uint32_t i = 0, kept = 0, below;
+    while (i < n) {
+        if (ecs_entity_live(em, ids[i])) {
+            ids[kept++] = ids[i++];
+            continue;
+        }
+        below = h->iface->subtree(h->store, ids[i], NULL, 0); /* the dead node and its descendants */
+        i += below && below <= n - i ? below : 1u;
+    }
+    return kept;
+}
+
 /* -- a live subtree as an entity resource (ecs_resource_save_subtree) -- */
 
 typedef struct ecs__sub_block {
@@ -6998,7 +7026,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_resource_save_subtree: component '%s' is not a hierarchy (subtree, parent_of, "
                              "spawn_record)", hierarchy);
-    if (!ecs_entity_alive(&w->entities, root))
+    if (!ecs_entity_live(&w->entities, root))
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_resource_save_subtree: %s is not alive in this world",
                              ecs_entity_format(who, sizeof who, root));
     memset(&st, 0, sizeof st);
@@ -7018,6 +7046,7 @@ ECS_DEF ecs_result ecs_resource_save_subtree(const ecs_world *w, const char *hie
     st.referenced = (uint8_t *)(st.ents + st.n);
     memset(st.referenced, 0, st.n);
     h->iface->subtree(h->store, root, st.ents, st.n);
+    st.n = ecs__res_live_walk(h, &w->entities, st.ents, st.n); /* destroyed descendants: left out, with theirs */
     for (e = 0; e < st.n; ++e) st.sorted[e] = (uint64_t)st.ents[e].id << 32 | e;
     qsort(st.sorted, st.n, 8u, ecs__sub_cmp64);
     nb = ecs__sub_plan(&st, blocks);

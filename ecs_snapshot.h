@@ -224,6 +224,10 @@ SELECTIONS
    holes, a group's prefix the kept part of it), and the hierarchy keeps
    their nodes with root as a root standing at its world matrix (its local
    matrix becomes its world one; deferred mode: as of the last commit).
+   Descendants that are not live (destroyed, their nodes not collected
+   yet) are left out with their own descendants: collect removes such a
+   node and its live children become roots, out of root's subtree (the
+   rule ecs_resource_save_subtree follows too); root must be live.
    Stores behind an interface need its save_selected for this (the
    transform store has it). A selection's header has flags 1, and it
    loads like any snapshot: into an empty world, the subtree's entities
@@ -364,8 +368,8 @@ ERRORS
                 too); ECS_ERROR_UNKNOWN_COMPONENT (a
                 store the world lacks, with ECS_SNAPSHOT_STRICT)
      saving     ECS_ERROR_NOT_FOUND (a selected store, the hierarchy or
-                root's node missing), ECS_ERROR_INVALID_ARGUMENT (a store
-                without save or save_selected, or whose bytes are not
+                root's node missing), ECS_ERROR_INVALID_ARGUMENT (root not
+                live, a store without save or save_selected, or whose bytes are not
                 32-bit words, a field without a schema kind in the other
                 byte order)
    Out of memory anywhere is ECS_ERROR_OUT_OF_MEMORY. A failed clone leaves
@@ -442,7 +446,16 @@ REFERENCE (every public function; the declarations below say more:
 
 REVISION HISTORY
    0.9  ecs_world_entity_json answers ECS_ERROR_NOT_FOUND for the id a
-        queued index carries next (it answered with an empty entity)
+        queued index carries next (it answered with an empty entity). A
+        refused load or clone sizes 0 every group of a nested chain (the
+        outer group kept its old size over no instances). A selection
+        leaves out descendants that are not live, with their subtrees (of
+        a dead node and a live one sharing an index it kept the one the
+        walk met last, dropping the live one), and refuses a root that is
+        not live. A clone refuses an interface store's other settings (a
+        transform store's lookup kind or mode) before it writes anything
+        (its copy hook refused them after the entities and earlier stores
+        were copied, and the clone emptied dst)
    0.8  Load and clone refuse a grouped member holding two instances of an
         entity (the group lost track of it), clone a target whose field
         names or kinds differ (it copied bytes into other fields), a delta
@@ -550,9 +563,10 @@ typedef struct ecs_snapshot_output {
     into *out (replacing what it held: free it first, or pass
     ECS_SNAPSHOT_REUSE_OUTPUT to write into its buffer). desc may be NULL.
     With desc->hierarchy, only desc->root's subtree's instances (see
-    SELECTIONS). ECS_OK; ECS_ERROR_OUT_OF_MEMORY;
-    ECS_ERROR_NOT_FOUND (a selected name or the hierarchy is not
-    registered, root has no node in it); ECS_ERROR_INVALID_ARGUMENT (a store
+    SELECTIONS: descendants not live are left out, with theirs). ECS_OK;
+    ECS_ERROR_OUT_OF_MEMORY; ECS_ERROR_NOT_FOUND (a selected name or the
+    hierarchy is not registered, root has no node in it);
+    ECS_ERROR_INVALID_ARGUMENT (root not live; a store
     without save, or without save_selected for a subtree; a hierarchy
     without subtree; a field without a schema kind when another byte order
     is asked for). On failure *out is empty. w is only read: several
@@ -611,8 +625,12 @@ ECS_DEF ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err);
     its allocations when they are big enough: rollback every frame allocates
     nothing). ECS_OK, or ECS_ERROR_INVALID_ARGUMENT with dst as it was (a
     store of src that dst lacks or lays out differently: its lookup kind, a
-    field's name, size or, both with schemas, kind; named), or an error and
-    dst empty (ECS_ERROR_INVALID_ARGUMENT: a group of dst that src's data
+    field's name, size or, both with schemas, kind; named; an interface
+    store's other settings, as a transform store's lookup kind or mode,
+    which its copy hook or its verify refuses before the clone writes
+    anything: the stores with a copy hook are copied first, so only a
+    second such store refusing after a first was copied empties dst), or
+    an error and dst empty (ECS_ERROR_INVALID_ARGUMENT: a group of dst that src's data
     does not keep, or a member of it holding two instances of an entity, as
     ecs_snapshot_load checks it; out of memory). src is only read. */
 ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err);
@@ -1126,6 +1144,11 @@ static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *
     if (c->manager || !c->iface->subtree)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: store '%s' is no hierarchy (no subtree function)",
                              c->name);
+    if (desc->root.id && !ecs_entity_live(&w->entities, desc->root)) {
+        char who[ECS_ENTITY_TEXT_SIZE];
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: root %s is not alive",
+                             ecs_entity_format(who, sizeof who, desc->root));
+    }
     n = desc->root.id ? c->iface->subtree(c->store, desc->root, NULL, 0) : 0u;
     if (n == 0) {
         char who[ECS_ENTITY_TEXT_SIZE];
@@ -1135,6 +1158,7 @@ static ecs_result ecs__snap_select(const ecs_world *w, const ecs_snapshot_desc *
     if (!(ids = (ecs_entity *)ECS__REALLOC(NULL, (size_t)n * sizeof *ids)))
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_save: out of memory for %u ids", (unsigned)n);
     (void)c->iface->subtree(c->store, desc->root, ids, n);
+    n = ecs__res_live_walk(c, &w->entities, ids, n); /* destroyed ones: left out, with their subtrees */
     for (i = 0; i < n; ++i)
         if ((ids[i].id & ECS_INDEX_MASK) >= sel->num_indices) sel->num_indices = (ids[i].id & ECS_INDEX_MASK) + 1u;
     for (k = 0; k < w->num_components; ++k) {
@@ -1985,9 +2009,11 @@ static void ecs__snap_clear_map(ecs_entity_map *map)
     map->count = 0;
 }
 
-/* Empties m (keeps its allocations and settings). */
+/* Empties m (keeps its allocations and settings), and sizes 0 every group
+   of its chain (m->group, ->next, ...: a nested group's outer ones too). */
 static void ecs__snap_clear_manager(ecs_manager *m)
 {
+    ecs_group *g;
     if (m->lookup == ECS_LOOKUP_DIRECT && m->count) memset(m->entity, 0, (size_t)m->count * sizeof *m->entity);
     ecs__snap_clear_map(&m->map);
     m->count = 0;
@@ -1995,7 +2021,7 @@ static void ecs__snap_clear_manager(ecs_manager *m)
     ++m->version; /* the slots change under any query's remembered runs */
     m->rng = 0x9E3779B9u;
     memset(&m->log, 0, sizeof m->log);
-    if (m->group) m->group->size = 0;
+    for (g = m->group; g; g = g->next) g->size = 0;
 }
 
 static void ecs__snap_clear_entities(ecs_entity_manager *em)
@@ -2404,6 +2430,12 @@ static ecs_result ecs__snap_check_clone_fields(const ecs_manager *a, const ecs_m
     return ECS_OK;
 }
 
+/* One interface store's saved bytes (a clone's save-then-load path). */
+typedef struct ecs__snap_bytes {
+    unsigned char *data;
+    size_t size;
+} ecs__snap_bytes;
+
 /* Every store of src is in dst, laid out alike. */
 static ecs_result ecs__snap_check_clone(const ecs_world *dst, const ecs_world *src, ecs_error *err)
 {
@@ -2430,44 +2462,82 @@ static ecs_result ecs__snap_check_clone(const ecs_world *dst, const ecs_world *s
     return ECS_OK;
 }
 
+/* src's store of the name of dst's component dc, or NULL. */
+static const ecs_world_component *ecs__snap_clone_source(const ecs_world *src, const ecs_world_component *dc)
+{
+    uint32_t j = ecs_world_find(src, dc->name);
+    return j == ECS_WORLD_NO_COMPONENT ? NULL : &src->component[j];
+}
+
+/* A clone's steps that may refuse, before the rest is written: each
+   interface store without a shared copy hook saves its bytes into
+   bytes[k] (k: dst's component) and dst's store verifies them (its
+   settings too), reading only; then the stores with a copy hook are
+   copied (each checks everything before it writes). *written: whether dst
+   changed (a copy refused after another succeeded). */
+static ecs_result ecs__snap_clone_stores(ecs_world *dst, const ecs_world *src, ecs__snap_bytes *bytes, int *written,
+                                         ecs_error *err)
+{
+    uint32_t k, pass;
+    ecs_result r = ECS_OK;
+    *written = 0;
+    for (pass = 0; pass < 2; ++pass)
+        for (k = 0; k < dst->num_components && r == ECS_OK; ++k) {
+            ecs_world_component *dc = &dst->component[k];
+            const ecs_world_component *c = ecs__snap_clone_source(src, dc);
+            int copy = c && !c->manager && c->iface->copy && dc->iface->copy == c->iface->copy;
+            if (!c || c->manager || copy != (int)pass) continue;
+            if (pass) {
+                if ((r = c->iface->copy(dc->store, c->store, err)) == ECS_OK) *written = 1;
+                continue;
+            }
+            bytes[k].size = c->iface->save(c->store, NULL, 0);
+            if (!(bytes[k].data = (unsigned char *)ECS__REALLOC(NULL, bytes[k].size ? bytes[k].size : 1u))) {
+                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+                break;
+            }
+            (void)c->iface->save(c->store, bytes[k].data, bytes[k].size);
+            /* another type of store may save the same version: its load
+               takes only bytes its verify passed */
+            if (dc->iface->verify)
+                r = dc->iface->verify(dc->store, bytes[k].data, bytes[k].size, src->entities.max_index, 0, err);
+        }
+    return r;
+}
+
 ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err)
 {
     uint32_t k;
     ecs_result r;
-    unsigned char *scratch = NULL;
+    int written = 0;
+    ecs__snap_bytes *bytes;
     if (!dst || !src || dst == src) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_clone: two distinct worlds needed");
     if ((r = ecs__snap_check_clone(dst, src, err)) != ECS_OK) return r;
-    r = ecs__snap_copy_entities(&dst->entities, &src->entities, err);
+    bytes = (ecs__snap_bytes *)ECS__REALLOC(NULL, ((size_t)dst->num_components + 1u) * sizeof *bytes);
+    if (!bytes) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
+    memset(bytes, 0, ((size_t)dst->num_components + 1u) * sizeof *bytes);
+    r = ecs__snap_clone_stores(dst, src, bytes, &written, err);
+    if (r == ECS_OK) {
+        written = 1;
+        r = ecs__snap_copy_entities(&dst->entities, &src->entities, err);
+    }
     for (k = 0; k < dst->num_components && r == ECS_OK; ++k) {
         ecs_world_component *dc = &dst->component[k];
-        uint32_t j = ecs_world_find(src, dc->name);
-        const ecs_world_component *c = j == ECS_WORLD_NO_COMPONENT ? NULL : &src->component[j];
+        const ecs_world_component *c = ecs__snap_clone_source(src, dc);
         if (!c) {
             if (dc->manager) ecs__snap_clear_manager(dc->manager);
             else if (dc->iface->clear) dc->iface->clear(dc->store);
         } else if (c->manager) {
             r = ecs__snap_copy_manager(dc->manager, c->manager, &dst->entities, &src->entities, err);
-        } else if (c->iface->copy && dc->iface->copy == c->iface->copy) {
-            r = c->iface->copy(dc->store, c->store, err);
-        } else {
-            size_t n = c->iface->save(c->store, NULL, 0);
-            unsigned char *p = (unsigned char *)ECS__REALLOC(scratch, n ? n : 1u);
-            if (!p) {
-                r = ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_clone: out of memory");
-                break;
-            }
-            scratch = p;
-            (void)c->iface->save(c->store, p, n);
+        } else if (bytes[k].data) { /* (a store with a copy hook: copied already) */
             dc->iface->clear(dc->store);
-            /* another type of store may save the same version: its load
-               takes only bytes its verify passed */
-            if (!dc->iface->verify || (r = dc->iface->verify(dc->store, p, n, src->entities.max_index, 0, err)) == ECS_OK)
-                r = dc->iface->load(dc->store, p, n, err);
+            r = dc->iface->load(dc->store, bytes[k].data, bytes[k].size, err);
         }
     }
-    ECS__FREE(scratch);
+    for (k = 0; k < dst->num_components; ++k) ECS__FREE(bytes[k].data);
+    ECS__FREE(bytes);
     if (r == ECS_OK) r = ecs__snap_group_sizes(dst, "ecs_snapshot_clone", "source world", err); /* nested: from the data */
-    if (r != ECS_OK) ecs__snap_clear_world(dst);
+    if (r != ECS_OK && written) ecs__snap_clear_world(dst);
     return r;
 }
 

@@ -345,6 +345,55 @@ static void test_bad_input(void)
     free_world(&t);
 }
 
+/* Review defect (2026-11-27): save_subtree wrote destroyed, not yet
+   collected descendants into the prefab (spawning it brought them back
+   with their data). They are left out now with their subtrees, as
+   ecs_snapshot_save's selection does: B destroyed under A leaves A and C
+   (D, B's live child, becomes a root at the next collect). */
+static void test_dead_descendants(void)
+{
+    prefab_world t;
+    scene s;
+    ecs_compiler_output out;
+    ecs_snapshot_report rep;
+    ecs_spawner sp;
+    ecs_entity spawned[8];
+    ecs_error err;
+    ecs_result r;
+    uint32_t k;
+    CHECK(make_world(&t));
+    make_scene(&t, &s);
+    CHECK(ecs_entity_destroy(&t.w.entities, s.b)); /* its node and instances wait for a collect */
+    CHECK(ecs_transform_store_interface()->subtree(&t.tm, s.a, NULL, 0) == 4u);
+    r = ecs_resource_save_subtree(&t.w, "transform", s.a, 0, NULL, &out, &rep, &err);
+    CHECK_MSG(r == ECS_OK, "%s", err.message);
+    if (r != ECS_OK) {
+        free_world(&t);
+        return;
+    }
+    CHECK(ecs_resource_verify(out.blob, out.size, &err) == ECS_OK);
+    CHECK_MSG(ecs_resource_num_entities(out.blob) == 2u, "%u entities", (unsigned)ecs_resource_num_entities(out.blob));
+    CHECK(rep.dropped == 1); /* C's target X, outside */
+    check_round_trip(&t, &out);
+    ecs_spawner_init(&sp);
+    CHECK(ecs_spawner_register_world(&sp, &t.w, &err) == ECS_OK);
+    r = ecs_spawner_spawn(&sp, &t.w.entities, out.blob, out.size, spawned, &err);
+    CHECK_MSG(r == ECS_OK, "%s", err.message);
+    if (r == ECS_OK && ecs_resource_num_entities(out.blob) == 2u) {
+        float hp[2];
+        for (k = 0; k < 2; ++k) {
+            ecs_instance i = ecs_manager_lookup(t.health, spawned[k]);
+            hp[k] = ecs_instance_is_nil(i) ? -1.0f : *(const float *)ecs_manager_field(t.health, 0, i.i);
+        }
+        CHECK(hp[0] == 50.0f && hp[1] == 70.0f); /* A and C, not B (60) or D (80) */
+        CHECK(ecs_instance_is_nil(ecs_manager_lookup(t.items, spawned[1]))); /* B's and D's items stay behind */
+        CHECK(ecs_transform_parent(&t.tm, ecs_transform_lookup(&t.tm, spawned[1])).i == ecs_transform_lookup(&t.tm, spawned[0]).i);
+    }
+    ecs_spawner_free(&sp);
+    ecs_compiler_output_free(&out);
+    free_world(&t);
+}
+
 /* Sets node e's local matrix to m, the old one in *old (immediate mode:
    the world matrices below follow). */
 static void swap_local(prefab_world *t, ecs_entity e, const ecs_mat4 *m, ecs_mat4 *old)
@@ -491,6 +540,7 @@ int main(void)
     test_one_node();
     test_deferred();
     test_bad_input();
+    test_dead_descendants();
     test_live_values();
     test_oom();
     return test_report("test_prefab");

@@ -1424,6 +1424,154 @@ static void test_review_defects(void)
     free_world(&b);
 }
 
+/* Every group of t's world is exact: its size is the number of entities
+   owning every member (the lead's instances from 0 hold them, each member
+   alike), so no size outlives its instances. */
+static int groups_exact(const test_world *t)
+{
+    uint32_t g, k, i, owners;
+    for (g = 0; g < t->w.num_groups; ++g) {
+        const ecs_group *grp = t->w.groups[g];
+        const ecs_manager *lead = grp->member[0];
+        for (owners = 0, i = 0; i < lead->count; ++i) {
+            for (k = 1; k < grp->num_members && !ecs_instance_is_nil(ecs_manager_lookup(grp->member[k], lead->entity[i])); ++k) {}
+            owners += k == grp->num_members;
+        }
+        if (grp->size != owners) return 0;
+        for (k = 0; k < grp->num_members; ++k)
+            for (i = 0; i < grp->size; ++i)
+                if (i >= grp->member[k]->count || grp->member[k]->entity[i].id != lead->entity[i].id) return 0;
+    }
+    return 1;
+}
+
+/* e gets an instance of every grouped member (body, health, tag, raw). */
+static int own_grouped(test_world *t, ecs_entity e)
+{
+    static const uint32_t grouped[] = {0, 1, 4, 5};
+    uint32_t k, ok = 1;
+    for (k = 0; k < 4; ++k) ok &= !ecs_instance_is_nil(ecs_manager_create(t->m[grouped[k]], e));
+    return (int)ok;
+}
+
+/* After a refused load or clone, t is empty with every group of size 0;
+   creates and destroys then keep the groups exact. */
+static void check_emptied_groups(test_world *t, const char *what)
+{
+    static const uint32_t grouped[] = {0, 1, 4, 5};
+    ecs_entity y, z;
+    uint32_t g, k;
+    CHECK_MSG(t->w.entities.max_index == 0 && t->m[0]->count == 0 && t->m[4]->count == 0, "%s", what);
+    for (g = 0; g < t->w.num_groups; ++g) CHECK_MSG(t->w.groups[g]->size == 0, "%s: group %u size %u", what, (unsigned)g, (unsigned)t->w.groups[g]->size);
+    y = ecs_entity_create(&t->w.entities);
+    z = ecs_entity_create(&t->w.entities);
+    CHECK(own_grouped(t, y) && own_grouped(t, z));
+    CHECK_MSG(groups_exact(t) && t->w.groups[2]->size == 2, "%s: two owners", what);
+    for (k = 0; k < 4; ++k) CHECK(ecs_manager_destroy(t->m[grouped[k]], ecs_manager_lookup(t->m[grouped[k]], y)));
+    CHECK_MSG(groups_exact(t) && consistent(t) && t->w.groups[2]->size == 1, "%s: after a destroy", what);
+    CHECK(ecs_manager_lookup(t->m[0], z).i == 0 && ecs_manager_lookup(t->m[4], z).i == 0);
+}
+
+/* Review defect (2026-11-27): a refused load or clone sized 0 only the
+   first group of each manager's chain: the outer group of nested ones kept
+   its old size over no instances (later creates read stale slots). A
+   REPLACE load and a clone refused at the first group, and a load into an
+   empty world refused at {tag, raw} after it had sized the outer group. */
+static void test_refused_nested_groups(void)
+{
+    test_world a, b, c, d;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    ecs_entity e[8];
+    uint32_t k, round;
+    CHECK(make_world(&a, ECS_TRANSFORM_IMMEDIATE, 0) && make_world(&b, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_NESTED) &&
+          make_world(&c, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP) && make_world(&d, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP | WITH_NESTED));
+    for (k = 0; k < 8; ++k) e[k] = ecs_entity_create(&a.w.entities);
+    for (k = 0; k < 8; ++k) CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[0], e[k])));
+    for (k = 8; k-- > 0;) CHECK(!ecs_instance_is_nil(ecs_manager_create(a.m[1], e[k]))); /* {body, health} not kept */
+    CHECK(ecs_snapshot_save(&a.w, NULL, &out, &err) == ECS_OK);
+    for (round = 0; round < 2; ++round) {
+        for (k = 0; k < 5; ++k) CHECK(own_grouped(&b, ecs_entity_create(&b.w.entities)));
+        CHECK(b.w.groups[2]->size >= 5 && groups_exact(&b));
+        if (round) CHECK(ecs_snapshot_clone(&b.w, &a.w, &err) == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "group"));
+        else CHECK(ecs_snapshot_load(&b.w, out.data, out.size, ECS_SNAPSHOT_REPLACE, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        check_emptied_groups(&b, round ? "refused clone" : "refused REPLACE load");
+    }
+    ecs_snapshot_output_free(&out);
+    /* c keeps {body, health}; tag and raw hold e0..e3 alike, then e4..e7 in
+       opposite orders: d's outer group sizes to 4, then {tag, raw} refuses */
+    for (k = 0; k < 8; ++k) e[k] = ecs_entity_create(&c.w.entities);
+    for (k = 0; k < 4; ++k) CHECK(own_grouped(&c, e[k]));
+    for (k = 4; k < 8; ++k) CHECK(!ecs_instance_is_nil(ecs_manager_create(c.m[4], e[k])));
+    for (k = 8; k-- > 4;) CHECK(!ecs_instance_is_nil(ecs_manager_create(c.m[5], e[k])));
+    CHECK(ecs_snapshot_save(&c.w, NULL, &out, &err) == ECS_OK);
+    CHECK_MSG(ecs_snapshot_load(&d.w, out.data, out.size, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "'tag'"),
+              "%s", err.message);
+    check_emptied_groups(&d, "refused load at {tag, raw}");
+    ecs_snapshot_output_free(&out);
+    free_world(&a);
+    free_world(&b);
+    free_world(&c);
+    free_world(&d);
+}
+
+/* A world with a "val" schema store and a transform store of the given
+   lookup kind and mode, through iface (NULL: the transform's own). */
+static int make_clone_world(ecs_world *w, ecs_transform_manager *tm, ecs_lookup_kind lookup, ecs_transform_mode mode,
+                            const ecs_store_interface *iface)
+{
+    static const ecs_schema_field val_schema[] = {{"v", ECS_FIELD_F32, "0"}};
+    ecs_error err;
+    int ok = ecs_world_init(w) == ECS_OK && ecs_transform_manager_init(tm, lookup, mode) == ECS_OK;
+    ok = ok && ecs_world_define_schema(w, "val", val_schema, 1, ECS_LOOKUP_HASH, &err) != NULL;
+    if (ok && iface) return ecs_world_add_store(w, "transform", tm, iface, &err) == ECS_OK;
+    return ok && ecs_transform_world_register(w, "transform", tm, &err) == ECS_OK;
+}
+
+/* Review defect (2026-11-27): a clone into a world whose transform store
+   has another lookup kind or mode was refused only by the store's copy,
+   after the entities and earlier stores were copied: dst was emptied.
+   Refused now before anything is written, dst as it was: the copy hook
+   (lookup kind, mode), and the save-then-load path (a target store
+   without the copy hook: its verify checks the settings first). */
+static void test_clone_store_settings(void)
+{
+    ecs_store_interface no_copy = *ecs_transform_store_interface();
+    uint32_t round;
+    no_copy.copy = NULL;
+    for (round = 0; round < 4; ++round) {
+        ecs_world src, dst;
+        ecs_transform_manager ts, td;
+        ecs_mat4 id = ecs_mat4_identity();
+        ecs_error err;
+        ecs_entity e;
+        ecs_manager *val;
+        ecs_instance i;
+        uint64_t before;
+        int other_mode = round % 2u != 0;
+        CHECK(make_clone_world(&src, &ts, ECS_LOOKUP_DENSE, ECS_TRANSFORM_IMMEDIATE, NULL));
+        CHECK(make_clone_world(&dst, &td, other_mode ? ECS_LOOKUP_DENSE : ECS_LOOKUP_HASH,
+                               other_mode ? ECS_TRANSFORM_DEFERRED : ECS_TRANSFORM_IMMEDIATE, round < 2u ? NULL : &no_copy));
+        e = ecs_entity_create(&src.entities);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&ts, e, &id, ecs_instance_nil())));
+        (void)ecs_entity_create(&dst.entities);
+        e = ecs_entity_create(&dst.entities);
+        val = ecs_world_manager(&dst, "val");
+        *(float *)ecs_manager_field(val, 0, ecs_manager_create(val, e).i) = 7.0f;
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&td, e, &id, ecs_instance_nil())));
+        before = ecs_snapshot_world_hash(&dst);
+        CHECK_MSG(ecs_snapshot_clone(&dst, &src, &err) == ECS_ERROR_INVALID_ARGUMENT, "round %u", (unsigned)round);
+        CHECK_MSG(ecs_snapshot_world_hash(&dst) == before && ecs_entity_alive(&dst.entities, e) && val->count == 1u &&
+                  ecs_transform_count(&td) == 1u, "round %u: dst changed", (unsigned)round);
+        i = ecs_manager_lookup(val, e);
+        CHECK(!ecs_instance_is_nil(i) && *(const float *)ecs_manager_field(val, 0, i.i) == 7.0f);
+        ecs_world_free(&src);
+        ecs_world_free(&dst);
+        ecs_transform_manager_free(&ts);
+        ecs_transform_manager_free(&td);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
@@ -1458,5 +1606,7 @@ int main(int argc, char **argv)
     test_load_failures();
     test_hashes();
     test_review_defects();
+    test_refused_nested_groups();
+    test_clone_store_settings();
     return test_report("test_snapshot");
 }

@@ -417,6 +417,74 @@ static void test_transform_cut(ecs_transform_mode mode)
     ecs_entity_manager_free(&em);
 }
 
+/* Review defect (2026-11-27): a hash-lookup transform store holds the node
+   of a destroyed, not yet collected c and that of c2, a live entity that
+   reuses c's index; the selection kept one id per index, the last in the
+   walk, and dropped c2 (its node and data) when c came after it. Dead ids
+   are left out now, with their subtrees (collect removes c's node: its
+   live child d becomes a root then, out of r's subtree); a dead root is
+   refused. Both walk orders: c2 under r after c, and under a before c. */
+static void test_dead_in_subtree(void)
+{
+    static const ecs_schema_field val_schema[] = {{"v", ECS_FIELD_F32, "0"}};
+    uint32_t order, k;
+    for (order = 0; order < 2; ++order) {
+        ecs_world w, f;
+        ecs_transform_manager tm, tf;
+        ecs_manager *m, *mf;
+        ecs_error err;
+        ecs_entity r, a, c, d, c2;
+        ecs_snapshot_output out = {NULL, 0};
+        ecs_snapshot_desc desc;
+        ecs_mat4 id = ecs_mat4_identity();
+        ecs_instance i;
+        CHECK(ecs_world_init(&w) == ECS_OK && ecs_world_init(&f) == ECS_OK);
+        CHECK(ecs_transform_manager_init(&tm, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE) == ECS_OK &&
+              ecs_transform_manager_init(&tf, ECS_LOOKUP_HASH, ECS_TRANSFORM_IMMEDIATE) == ECS_OK);
+        m = ecs_world_define_schema(&w, "val", val_schema, 1, ECS_LOOKUP_HASH, &err);
+        mf = ecs_world_define_schema(&f, "val", val_schema, 1, ECS_LOOKUP_HASH, &err);
+        CHECK(m && mf && ecs_transform_world_register(&w, "transform", &tm, &err) == ECS_OK &&
+              ecs_transform_world_register(&f, "transform", &tf, &err) == ECS_OK);
+        r = ecs_entity_create(&w.entities);
+        a = ecs_entity_create(&w.entities);
+        c = ecs_entity_create(&w.entities);
+        d = ecs_entity_create(&w.entities);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, r, &id, ecs_instance_nil())));
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, a, &id, ecs_transform_lookup(&tm, r))));
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, c, &id, ecs_transform_lookup(&tm, r))));
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, d, &id, ecs_transform_lookup(&tm, c))));
+        *(float *)ecs_manager_field(m, 0, ecs_manager_create(m, d).i) = 9.0f;
+        CHECK(ecs_entity_destroy(&w.entities, c)); /* its node waits for a collect */
+        for (k = 0; k < 1100; ++k) (void)ecs_entity_create(&w.entities);
+        for (k = 0; k < 1100; ++k) ecs_entity_destroy(&w.entities, ecs_entity_make(ecs_entity_index(d) + 1u + k, 0));
+        c2 = ecs_entity_create(&w.entities); /* over 1024 queued: c's index again */
+        CHECK(ecs_entity_index(c2) == ecs_entity_index(c) && c2.id != c.id);
+        CHECK(!ecs_instance_is_nil(ecs_transform_create(&tm, c2, &id, ecs_transform_lookup(&tm, order ? a : r))));
+        *(float *)ecs_manager_field(m, 0, ecs_manager_create(m, c2).i) = 42.0f;
+        CHECK(ecs_transform_store_interface()->subtree(&tm, r, NULL, 0) == 5u); /* r a c d c2 or r a c2 c d */
+        memset(&desc, 0, sizeof desc);
+        desc.hierarchy = "transform";
+        desc.root = r;
+        CHECK_MSG(ecs_snapshot_save(&w, &desc, &out, &err) == ECS_OK, "%s", err.message);
+        CHECK_MSG(ecs_snapshot_load(&f, out.data, out.size, 0, NULL, &err) == ECS_OK, "%s", err.message);
+        i = ecs_manager_lookup(mf, c2);
+        CHECK_MSG(!ecs_instance_is_nil(i) && *(float *)ecs_manager_field(mf, 0, i.i) == 42.0f, "order %u: c2's data", (unsigned)order);
+        CHECK_MSG(!ecs_instance_is_nil(ecs_transform_lookup(&tf, c2)), "order %u: c2's node", (unsigned)order);
+        CHECK(ecs_transform_parent(&tf, ecs_transform_lookup(&tf, c2)).i == ecs_transform_lookup(&tf, order ? a : r).i);
+        CHECK(ecs_instance_is_nil(ecs_transform_lookup(&tf, c)) && ecs_instance_is_nil(ecs_transform_lookup(&tf, d)));
+        CHECK(ecs_instance_is_nil(ecs_manager_lookup(mf, d)) && tf.count == 3u && mf->count == 1u);
+        ecs_snapshot_output_free(&out);
+        /* a dead root: refused, nothing written */
+        desc.root = c;
+        CHECK(ecs_snapshot_save(&w, &desc, &out, &err) == ECS_ERROR_INVALID_ARGUMENT && out.data == NULL &&
+              strstr(err.message, "not alive"));
+        ecs_world_free(&w);
+        ecs_world_free(&f);
+        ecs_transform_manager_free(&tm);
+        ecs_transform_manager_free(&tf);
+    }
+}
+
 int main(void)
 {
     test_subtree(ECS_TRANSFORM_IMMEDIATE, 12);
@@ -424,6 +492,7 @@ int main(void)
     test_subtree(ECS_TRANSFORM_IMMEDIATE, 56);
     test_subtree_forms();
     test_subtree_errors();
+    test_dead_in_subtree();
     test_subtree_oom();
     test_transform_cut(ECS_TRANSFORM_IMMEDIATE);
     test_transform_cut(ECS_TRANSFORM_DEFERRED);
