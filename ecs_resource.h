@@ -695,7 +695,11 @@ REFERENCE (every public function, by section; the declarations below say
 REVISION HISTORY
    0.9  ecs_resource_save_subtree leaves out descendants that are not live
         (destroyed, not collected yet), with their subtrees: it wrote them,
-        and spawning the prefab brought them back with their data
+        and spawning the prefab brought them back with their data;
+        ecs_spawner_set_store; spawn_jobs runs a function of one's own over
+        an ecs_manager that another registration spawns with
+        ecs_manager_spawn on that manager's (group's) task (two tasks wrote
+        one grouped manager)
    0.8  fixes: a spec member name with a NUL byte is refused (a path
         default's crashed); a decimal point of several bytes (ps_AF) read
         and written whole; a sloppy live path of 256+ bytes gets its
