@@ -222,8 +222,9 @@ SELECTIONS
    matches), every saved store keeps only the instances of those entities,
    in their order (next links renumbered, the direct kind's other slots
    holes, a group's prefix the kept part of it), and the hierarchy keeps
-   their nodes with root as a root standing at its world matrix (its local
-   matrix becomes its world one; deferred mode: as of the last commit).
+   their nodes with root as a root standing at its current world matrix
+   (its local matrix becomes the world ecs_transform_compute_world gives:
+   in deferred mode changes waiting for the commit count too).
    Descendants that are not live (destroyed, their nodes not collected
    yet) are left out with their own descendants: collect removes such a
    node and its live children become roots, out of root's subtree (the

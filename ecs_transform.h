@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.9 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.10 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -390,6 +390,12 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.10 a selection's save (save_selected) in deferred mode gives a node
+        whose parent is left out its current world as its local (it wrote
+        the stored world, stale while a change at or above it waited for
+        commit, and a root's own new local was lost), and saves it as
+        changed when a change above it waits, so the loaded commit puts the
+        subtree where the source's commit puts it
    0.9  a standalone dense manager refuses create and spawn for an id older
         than the one holding its index's slot (it destroyed the live
         entity's transform); spawn refuses parent indices that form a
@@ -776,8 +782,11 @@ ECS_DEF size_t ecs_transform_snapshot_save(const void *tm, void *out, size_t cap
     the selected entity with that index, or 0 (num_indices entries). Kept
     nodes keep their order and matrices, links skip the nodes left out, and
     a node whose parent is left out becomes a root whose local matrix is its
-    world matrix (it stands where it stood; deferred mode: as of the last
-    commit). The dirty range and pending ids are those of the kept nodes.
+    current world matrix (ecs_transform_compute_world's: it stands where it
+    stands, in both modes). The dirty range and pending ids are those of the
+    kept nodes; in deferred mode such a root whose world waits for a change
+    above it (a commit) is saved as changed too (age 0, its id pending last),
+    so the loaded manager's commit recomputes its subtree.
     Returns the size (out NULL), or writes it when cap >= size; 0 when cap
     is smaller or scratch memory (4 bytes per node) runs out. Only reads tm. */
 ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *tm, const uint32_t *keep, uint32_t num_indices,
@@ -3034,6 +3043,18 @@ static unsigned char *ecs__tf_snap_put_links(unsigned char *at, const ecs_transf
     return at;
 }
 
+/* Deferred: 1 when kept node i becomes a root by the cut (its parent left
+   out) while a change above it waits for commit: its stored world is stale,
+   so the saved node is marked changed (age 0, pending) and the loaded
+   manager's commit recomputes its subtree from the current world saved as
+   its local. */
+static int ecs__tf_cut_stale(const ecs_transform_manager *tm, const uint32_t *keep, uint32_t num_indices, uint32_t i)
+{
+    uint32_t p = tm->parent[i];
+    return tm->mode == ECS_TRANSFORM_DEFERRED && p != ECS__TF_NIL && i < tm->first_dirty && tm->age[i] != 0 &&
+           !ecs_entity_selected(keep, num_indices, tm->entity[p].id) && ecs__tf_stale_from(tm, p);
+}
+
 ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *store, const uint32_t *keep, uint32_t num_indices,
                                                     void *out, size_t cap)
 {
@@ -3044,6 +3065,7 @@ ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *store, const uin
     for (i = 0; i < tm->count; ++i) {
         if (!ecs_entity_selected(keep, num_indices, tm->entity[i].id)) continue;
         first_dirty += i < tm->first_dirty;
+        pending += (uint32_t)ecs__tf_cut_stale(tm, keep, num_indices, i);
         ++n;
     }
     for (k = 0; k < tm->num_pending; ++k) pending += ecs_entity_selected(keep, num_indices, tm->pending[k]) ? 1u : 0u;
@@ -3058,18 +3080,23 @@ ECS_DEF size_t ecs_transform_snapshot_save_selected(const void *store, const uin
         if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &tm->entity[i], 4u);
     for (k = 1; k <= 4u; ++k) at = ecs__tf_snap_put_links(at, tm, k, rank);
     for (i = 0; i < tm->count; ++i) {
-        uint32_t age = tm->age[i];
+        uint32_t age = ecs__tf_cut_stale(tm, keep, num_indices, i) ? 0u : tm->age[i];
         if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &age, 4u);
     }
-    for (i = 0; i < tm->count; ++i) { /* a node whose parent is left out stands where it stood */
+    for (i = 0; i < tm->count; ++i) { /* a root of the selection stands where it stands now (its current world) */
         uint32_t p = tm->parent[i];
-        int rooted = p == ECS__TF_NIL || rank[p] == ECS__TF_NIL;
-        if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, rooted ? &tm->world[i] : &tm->local[i], sizeof(ecs_mat4));
+        ecs_mat4 w;
+        if (rank[i] == ECS__TF_NIL) continue;
+        if (p == ECS__TF_NIL || rank[p] == ECS__TF_NIL) ecs__tf_current_world(tm, i, &w);
+        else w = tm->local[i];
+        at = ecs__tf_snap_put(at, &w, sizeof(ecs_mat4));
     }
     for (i = 0; i < tm->count; ++i)
         if (rank[i] != ECS__TF_NIL) at = ecs__tf_snap_put(at, &tm->world[i], sizeof(ecs_mat4));
     for (k = 0; k < tm->num_pending; ++k)
         if (ecs_entity_selected(keep, num_indices, tm->pending[k])) at = ecs__tf_snap_put(at, &tm->pending[k], 4u);
+    for (i = 0; i < tm->count; ++i)
+        if (rank[i] != ECS__TF_NIL && ecs__tf_cut_stale(tm, keep, num_indices, i)) at = ecs__tf_snap_put(at, &tm->entity[i], 4u);
     ECS__FREE(rank);
     return size;
 }
