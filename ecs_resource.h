@@ -2261,8 +2261,9 @@ static ecs_result ecs__spawner_check_room(const ecs_entity_manager *em, uint32_t
     return ECS_OK;
 }
 
-/* Finds the spawner of each block with instances and checks fixed sizes
-   (nothing is created yet): sp->steps[0 .. *nsteps), in blob order. */
+/* Finds the spawner of each block with instances and checks the fixed size
+   of every registered block, empty ones too (nothing is created yet):
+   sp->steps[0 .. *nsteps), in blob order. */
 static ecs_result ecs__spawner_match_blocks(ecs_spawner *sp, const void *blob, uint32_t *nsteps, ecs_error *err)
 {
     uint32_t nt = ecs_resource_num_component_types(blob), t, off;
@@ -2274,7 +2275,7 @@ static ecs_result ecs__spawner_match_blocks(ecs_spawner *sp, const void *blob, u
     for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
         ecs_resource_block blk = ecs_resource_block_at(blob, off);
         uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS__RESOURCE_NOT_REGISTERED && blk.num_instances) {
+        if (entry != ECS__RESOURCE_NOT_REGISTERED) {
             const ecs_spawner__entry *e = sp->entries + entry;
             if (e->instance_size != ECS_SPAWNER_VARIABLE_SIZE &&
                 (uint64_t)blk.num_instances * e->instance_size != blk.size)
@@ -2283,9 +2284,11 @@ static ecs_result ecs__spawner_match_blocks(ecs_spawner *sp, const void *blob, u
                                      "bytes",
                                      (unsigned)(off + 8), (unsigned)t, e->name, (unsigned)blk.size,
                                      (unsigned)blk.num_instances, (unsigned)e->instance_size);
-            sp->steps[*nsteps].offset = off;
-            sp->steps[*nsteps].entry = entry;
-            ++*nsteps;
+            if (blk.num_instances) {
+                sp->steps[*nsteps].offset = off;
+                sp->steps[*nsteps].entry = entry;
+                ++*nsteps;
+            }
         }
         off = blk.next;
     }
@@ -2520,7 +2523,7 @@ ECS_DEF uint32_t ecs_spawner_unspawn(ecs_spawner *sp, ecs_entity_manager *em, co
     for (t = 0, off = ecs_resource_first_block(blob); t < nt; ++t) {
         ecs_resource_block blk = ecs_resource_block_at(blob, off);
         uint32_t entry = ecs__spawner_find(sp, blk.identifier);
-        if (entry != ECS__RESOURCE_NOT_REGISTERED && blk.num_instances) {
+        if (entry != ECS__RESOURCE_NOT_REGISTERED) {
             const ecs_spawner__entry *e = sp->entries + entry;
             for (c = 0; c < copies; ++c) {
                 ctx.entity = entities + (size_t)c * ne;

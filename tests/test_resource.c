@@ -404,6 +404,20 @@ static void test_hand_blob(void)
     CHECK(ecs_spawner_unspawn(&w.sp, &w.em, b, 1, ents) == 2);
     CHECK(ecs_entity_count(&w.em) == 0 && world_instances(&w) == 0);
     world_free(&w);
+    { /* review defect (2026-11-27): a registered block with 0 instances but 8 bytes
+         (0 x 8 != 8) verifies, and spawned as if it fitted: refused now like any block */
+        unsigned char e[52];
+        memcpy(e, hand_blob, 44);
+        memcpy(e + 44, hand_blob + 48, 8); /* no instance's entity index */
+        e[12] = 52;
+        e[36] = 0;
+        CHECK_MSG(ecs_resource_verify(e, sizeof e, &err) == ECS_OK, "%s", err.message);
+        world_init(&w);
+        CHECK(ecs_spawner_spawn(&w.sp, &w.em, e, sizeof e, ents, &err) == ECS_ERROR_SPAWN_FAILED);
+        CHECK_MSG(has(err.message, "component 'actor' has 8 bytes for 0 instances of 8"), "%s", err.message);
+        CHECK(ecs_entity_count(&w.em) == 0 && w.em.max_index == 0);
+        world_free(&w);
+    }
     /* the compiler writes the very same bytes for the same content */
     CHECK(compile("{\"entities\": [{\"name\": \"parent\", \"children\": [{\"components\": "
                   "[{\"type\": \"actor\", \"mass\": 2, \"radius\": 0.25}]}]}]}",
