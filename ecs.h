@@ -3592,6 +3592,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
+static void ecs__drop_slot_owner(ecs_manager *m, uint32_t id, uint32_t owner);
 static void ecs__groups_enter(ecs_manager *m, uint32_t id);
 static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
 
@@ -3730,7 +3731,7 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
 
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
-    uint32_t id = ecs_entity_key(e);
+    uint32_t id = ecs_entity_key(e), owner;
     if (!(m->flags & ECS__MANAGER_READY)) {
         ecs__not_ready(m);
         return ecs_instance_nil();
@@ -3743,7 +3744,8 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs__not_alive_in_world(m, e, "create");
         return ecs_instance_nil();
     }
-    if (ecs__slot_check(m, id, ecs__slot_owner(m, id), "create") != ECS_OK) return ecs_instance_nil();
+    owner = ecs__slot_owner(m, id); /* read and judged once: growth below keeps every slot's owner */
+    if (ecs__slot_check(m, id, owner, "create") != ECS_OK) return ecs_instance_nil();
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
     if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
         char who[ECS_ENTITY_TEXT_SIZE];
@@ -3759,13 +3761,13 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
         return ecs_instance_nil();
     if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
-        ecs__drop_stale_owner(m, id);
+        ecs__drop_slot_owner(m, id, owner);
         ecs__append(m, id);
         ecs__groups_enter(m, id);
         return ecs_instance_make(ecs__first(m, id));
     }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
-    ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
+    ecs__drop_slot_owner(m, id, owner); /* then id owns its slot or nothing: the two cases below exclude it */
     if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
     return ecs_instance_make(ecs__append(m, id));
 }
@@ -3884,16 +3886,21 @@ static ecs_result ecs__batch_direct(ecs_manager *m, uint32_t n, const ecs_entity
     return ECS_OK;
 }
 
-/* Dense kind: an index whose slot names another (older, dead) id loses that
-   id's instances before a new entity of that index gets one, so that no
+/* Dense kind: an index whose slot names another (older, dead) id, `owner`
+   (ecs__slot_owner, already judged by ecs__slot_check), loses that id's
+   instances before a new entity of that index gets one, so that no
    instance is ever unreachable from the map. */
+static void ecs__drop_slot_owner(ecs_manager *m, uint32_t id, uint32_t owner)
+{
+    uint32_t i;
+    if (m->lookup != ECS_LOOKUP_DENSE || owner == 0 || owner == id) return;
+    while ((i = ecs_entity_map_find_dense(&m->map, owner)) != ECS__NIL) ecs__destroy_known(m, i, owner);
+}
+
+/* The same, reading the owner from the slot. */
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id)
 {
-    uint32_t idx = id & ECS_INDEX_MASK, stale, i;
-    if (m->lookup != ECS_LOOKUP_DENSE || idx > m->map.mask) return;
-    stale = m->map.slots[idx].id;
-    if (stale == 0 || stale == id) return;
-    while ((i = ecs_entity_map_find_dense(&m->map, stale)) != ECS__NIL) ecs__destroy_known(m, i, stale);
+    ecs__drop_slot_owner(m, id, ecs__slot_owner(m, id));
 }
 
 /* Dense: appends batch entities from k on while each one's slot is covered
