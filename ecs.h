@@ -1,4 +1,4 @@
-/* ecs.h - v0.9 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.10 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -90,6 +90,14 @@ ENTITIES
    was destroyed, and a create from the queue pays a bit clear (the bits
    of code that writes the state itself are rebuilt by
    ecs_entity_manager_invalidate).
+   Out of memory: the queue is a ring that grows with it, so a destroy may
+   allocate; it grows the ring first (room for its index and for each
+   destroy under way in nested callbacks) and, out of memory, refuses
+   before anything changed: 0, em->error ECS_ERROR_OUT_OF_MEMORY, e still
+   alive, no callback ran. So every destroyed index is queued and reused;
+   none is ever lost (before 0.10 such an index was "retired": kept out of
+   the queue by a bit that a rebuild of the bits dropped, after which its
+   next id tested live and ecs_entity_count went wrong).
    Code that writes a manager's generations or queue itself (a snapshot
    load) calls ecs_entity_manager_invalidate(em) after it.
    ecs_entity_create / _create_many / _alive / _destroy / _destroy_many /
@@ -212,7 +220,7 @@ COLLECTION (a dead entity's data is the manager's to drop)
    ids (at least 1024; it grows with the queue); each manager reads it from
    its own cursor (any number of managers, no callbacks, nothing per
    destroy). When the log cannot answer (first call, more deaths than it
-   holds, an index retired by out of memory) collect sweeps instead. Call it
+   holds) collect sweeps instead. Call it
    once a frame when hundreds die a frame. Instances created for entities
    that were already dead are left to gc/gc_all. A logged id that is live
    again (its index's generation wrapped within one window: small
@@ -654,6 +662,9 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
+   0.10 a destroy out of memory for the free queue's ring is refused with
+        nothing changed (it retired the index, and a rebuild of the queued
+        bits lost the mark: the next id tested live and the count went wrong)
    0.9  a standalone dense or direct manager refuses a create (and a batch,
         all or nothing) for an id older than the one holding its index's
         slot: it dropped the live entity's instances for a dead id; a walk
@@ -737,7 +748,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 9
+#define ECS_VERSION_MINOR 10
 
 #include <stddef.h>
 #include <stdint.h>
@@ -896,13 +907,15 @@ typedef struct ecs_entity_manager {
                                   so the ring doubles as the destroy log */
     uint32_t num_free;         /* indices waiting in the queue */
     uint32_t free_capacity;    /* ring size, a power of two (or 0) */
-    uint32_t num_retired;      /* indices lost to out-of-memory while queueing */
+    uint32_t num_retired;      /* indices lost to out of memory while queueing:
+                                  0 since 0.10 (destroy refuses instead); a
+                                  snapshot of an older version may carry some */
     uint32_t life;             /* which life of a manager at this address the log
                                   belongs to: a stamp taken at the first allocation
                                   (0 before), so a destroy-log cursor of an earlier
                                   life (freed, initialised again) reads LOST */
-    uint32_t *queued;          /* one bit per index, set while it waits in the queue
-                                  (or was retired), so that no id queues it twice
+    uint32_t *queued;          /* one bit per index, set while it waits in the queue,
+                                  so that no id queues it twice
                                   and ecs_entity_live is exact; a pop clears its
                                   bit while the bits are synced (the usual case) */
     uint32_t queued_limit;     /* indices the bits cover; 0: none (rebuilt from
@@ -939,9 +952,8 @@ static inline int ecs_entity_alive(const ecs_entity_manager *em, ecs_entity e);
 /** True when e is alive and is an id create handed out: ecs_entity_alive,
     and false for the id a queued index carries next (see ENTITIES). Reads
     only (any number of threads may ask while nobody creates or destroys):
-    nothing queued or retired answers at once, else one bit of the queued
-    indices; a scan of the queue when the bits are missing (out of memory;
-    an index retired by out of memory is then not known, as for destroy).
+    nothing queued answers at once, else one bit of the queued indices; a
+    scan of the queue when the bits are missing (out of memory).
     What a manager registered in a world, the transform store and the
     world's calls ask before they act on an entity. */
 static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e);
@@ -949,9 +961,12 @@ static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e);
     generation and queues the index. Returns 1, or 0 (a no-op) when e is nil,
     dead, already being destroyed, or the id a queued index carries next
     (alive by its byte, never handed out: see ENTITIES). Callbacks may
-    destroy other entities. A destroy may allocate or grow the bits that
-    mark queued indices (1/8 byte per index); out of memory, it scans the
-    queue instead and says so in em->error, and still destroys e. Callbacks
+    destroy other entities. A destroy may grow the queue's ring (4 bytes per
+    queued index): out of memory for it, the destroy is refused before
+    anything changed (0, em->error says so, e alive, no callback ran). It may
+    also allocate or grow the bits that mark queued indices (1/8 byte per
+    index); out of memory for those, it scans the queue instead and says so
+    in em->error, and still destroys e. Callbacks
     nested more than 16 deep (a callback destroying an entity whose
     callback destroys another ...) grow a list; out of memory for it the
     destroy is refused (0, em->error says so, no callback ran). */
@@ -1054,7 +1069,7 @@ static inline int ecs_entity_live(const ecs_entity_manager *em, ecs_entity e)
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
     if (em->num_free == 0 && em->num_retired == 0) return 1;
-    if (em->queued_limit && em->queued_synced == em->free_head) /* every queued or retired index below the limit, its bit set */
+    if (em->queued_limit && em->queued_synced == em->free_head) /* every queued index below the limit, its bit set */
         return idx >= em->queued_limit || !((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
     return !ecs_entity_queued_scan__needs_ECS_IMPLEMENTATION_in_one_file(em, idx);
 }
@@ -1114,7 +1129,7 @@ typedef struct ecs_entity_log_cursor {
 } ecs_entity_log_cursor;
 
 /** ecs_entity_log_pending's answer when destroys were lost to the reader (the
-    log overflowed, an index was retired, or the cursor is new or belongs to
+    log overflowed, num_retired changed, or the cursor is new or belongs to
     another manager, or another life of the manager at the same address:
     freed and initialised again; a read before the manager's first entity
     counts as another life): sweep everything instead (e.g.
@@ -1465,8 +1480,8 @@ ECS_DEF uint32_t ecs_manager_gc_all(ecs_manager *m, const ecs_entity_manager *em
     since m's last collect, reading em's destroy log from m's own cursor, so
     any number of managers can collect from one entity manager. Costs O(deaths
     since the last call), however many instances there are; when the log
-    cannot say (first call, more deaths than the log holds, an index retired
-    by out of memory) it sweeps instead (ecs_manager_gc_all). After one call no
+    cannot say (first call, more deaths than the log holds) it sweeps
+    instead (ecs_manager_gc_all). After one call no
     instance of a dead entity remains, except instances created for entities
     that were already dead at creation (gc finds those). Returns how many
     instances it destroyed. */
@@ -2379,7 +2394,8 @@ ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_w
     its id, as in ecs_world_components_of) and when ecs_entity_destroy
     refuses e: its destruction is already running (a callback chain back
     to e: that destroy removes the instances once its callbacks are done),
-    or out of memory nesting callbacks (w->entities.error says so). */
+    or out of memory nesting callbacks or growing the free queue
+    (w->entities.error says so). */
 ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e);
 /** Destroys e and every entity below it in the hierarchy store `hierarchy`
     (e.g. "transform"), with their instances everywhere (e alone when it
@@ -2388,7 +2404,8 @@ ECS_DEF int ecs_world_destroy_now(ecs_world *w, ecs_entity e);
     not alive, out of memory listing the tree: nothing changed). An entity
     of the tree whose destruction is running already (the call comes from
     its callback) is left to that destroy. Destroys refused for out of
-    memory nesting callbacks: ECS_ERROR_OUT_OF_MEMORY once the rest are
+    memory (nesting callbacks, growing the free queue):
+    ECS_ERROR_OUT_OF_MEMORY once the rest are
     destroyed (callbacks ran: no going back), the refused ones keep
     everything. */
 ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, ecs_entity e, ecs_error *err);
@@ -2762,8 +2779,8 @@ static ecs_result ecs__entity_reserve(ecs_entity_manager *em, uint32_t needed)
 }
 
 
-/* Grows the ring (full) to twice its size, keeping every entry at the slot
-   its running count names, so the destroy log stays readable; slots the old
+/* Grows the ring (full, or short of room for the destroys under way) to
+   twice its size, keeping every entry at the slot its running count names, so the destroy log stays readable; slots the old
    ring could not hold are zeroed (0 = "lost" for log readers). */
 static int ecs__free_grow(ecs_entity_manager *em)
 {
@@ -2786,7 +2803,7 @@ static int ecs__free_grow(ecs_entity_manager *em)
    One generation byte per index cannot mark a queued index: all 2^8 values
    are generations, so the id it carries next always tests alive. destroy
    and ecs_entity_live therefore ask a bit per index, set when the index is
-   queued (or retired). A pop (create) clears its bit while the bits are
+   queued. A pop (create) clears its bit while the bits are
    synced to the queue's front (queued_synced == free_head), which keeps
    them synced; when they are not (built after pops, out of memory), the
    next destroy that meets a set bit, or that would reuse a ring slot whose
@@ -2865,9 +2882,9 @@ static int ecs__queued_sync(ecs_entity_manager *em, uint32_t idx)
     return 1;
 }
 
-/* Whether idx waits in the queue (or was retired): its next id tests alive,
-   but destroy must not queue it again. Without memory for the bits, a scan
-   of the queue answers (the retired are then not known). */
+/* Whether idx waits in the queue: its next id tests alive, but destroy
+   must not queue it again. Without memory for the bits, a scan of the
+   queue answers. */
 static int ecs__entity_queued(ecs_entity_manager *em, uint32_t idx)
 {
     if (ecs__queued_sync(em, idx)) return (int)((em->queued[idx >> 5] >> (idx & 31u)) & 1u);
@@ -2889,17 +2906,30 @@ ECS_DEF int ecs_entity_queued_scan__needs_ECS_IMPLEMENTATION_in_one_file(const e
     return 0;
 }
 
-/* Queues idx (whose generation was just bumped) and sets its bit; on out of
-   memory for the ring the index is retired (never reused). */
+/* Grows the ring until it has room for `need` more destroys: the one asked
+   for and each destroy under way (nested callbacks), so that every one of
+   them can queue its index. Before anything changes: 0 when out of memory
+   (the destroy of e is refused, em->error says so). */
+static int ecs__free_reserve(ecs_entity_manager *em, uint32_t need, ecs_entity e)
+{
+    char who[ECS_ENTITY_TEXT_SIZE];
+    while (em->free_capacity - em->num_free < need)
+        if (!ecs__free_grow(em)) {
+            ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY,
+                          "entity manager: out of memory growing the free queue past %u indices; the destroy of %s is refused",
+                          (unsigned)em->free_capacity, ecs_entity_format(who, sizeof who, e));
+            return 0;
+        }
+    return 1;
+}
+
+/* Queues idx (whose generation was just bumped) and sets its bit. The ring
+   has room: ecs__free_reserve made it before the destroy changed anything. */
 static void ecs__free_push(ecs_entity_manager *em, uint32_t idx)
 {
     int marked = ecs__queued_sync(em, idx); /* no unsynced pop left in a slot the push may reuse */
     if (marked) em->queued[idx >> 5] |= 1u << (idx & 31u);
-    if (em->num_free == em->free_capacity && !ecs__free_grow(em)) {
-        ++em->num_retired;
-        ecs_error_set(&em->error, ECS_ERROR_OUT_OF_MEMORY, "entity manager: out of memory queueing index %u; it is retired", (unsigned)idx);
-        return;
-    }
+    ECS__ASSERT(em->num_free < em->free_capacity);
     em->free_ring[(em->free_head + em->num_free) & (em->free_capacity - 1u)] = ecs_entity_make(idx, em->generation[idx]).id;
     ++em->num_free;
     if (marked) ecs__queued_room_update(em); /* the ring may have grown */
@@ -2976,12 +3006,11 @@ static int ecs__entity_is_destroying(const ecs_entity_manager *em, ecs_entity e)
     return 0;
 }
 
-/* Runs the callbacks for e; returns 0 when e is already being destroyed,
-   or when out of memory to mark it so (nothing ran, em->error says so). */
+/* Runs the callbacks for e (not being destroyed already); returns 0 when
+   out of memory to mark it so (nothing ran, em->error says so). */
 static int ecs__entity_run_callbacks(ecs_entity_manager *em, ecs_entity e)
 {
     uint32_t k;
-    if (ecs__entity_is_destroying(em, e)) return 0;
     if (em->num_destroying == em->destroying_capacity) {
         uint32_t cap = em->destroying_capacity ? em->destroying_capacity * 2u : 8u;
         ecs_entity *d = (ecs_entity *)ECS__REALLOC(em->destroying, (size_t)cap * sizeof *d);
@@ -3005,6 +3034,10 @@ ECS_DEF int ecs_entity_destroy_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_en
     uint32_t idx = e.id & ECS_INDEX_MASK;
     if (!ecs_entity_alive(em, e)) return 0;
     if (ecs__entity_queued(em, idx)) return 0; /* the id a queued index carries next: never handed out */
+    if (em->num_callbacks && ecs__entity_is_destroying(em, e)) return 0;
+    /* room in the ring for e and every destroy under way (each on the
+       destroying list), before anything changes: no index is ever lost */
+    if (!ecs__free_reserve(em, em->num_destroying + 1u, e)) return 0;
     if (em->num_callbacks) {
         if (!ecs__entity_run_callbacks(em, e)) return 0;
         if (!ecs_entity_alive(em, e)) return 0; /* a callback destroyed it */
@@ -3559,6 +3592,7 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
+static void ecs__drop_slot_owner(ecs_manager *m, uint32_t id, uint32_t owner);
 static void ecs__groups_enter(ecs_manager *m, uint32_t id);
 static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
 
@@ -3697,7 +3731,7 @@ static ecs_instance ecs__create_direct(ecs_manager *m, uint32_t id)
 
 ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_file(ecs_manager *m, ecs_entity e)
 {
-    uint32_t id = ecs_entity_key(e);
+    uint32_t id = ecs_entity_key(e), owner;
     if (!(m->flags & ECS__MANAGER_READY)) {
         ecs__not_ready(m);
         return ecs_instance_nil();
@@ -3710,7 +3744,8 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs__not_alive_in_world(m, e, "create");
         return ecs_instance_nil();
     }
-    if (ecs__slot_check(m, id, ecs__slot_owner(m, id), "create") != ECS_OK) return ecs_instance_nil();
+    owner = ecs__slot_owner(m, id); /* read and judged once: growth below keeps every slot's owner */
+    if (ecs__slot_check(m, id, owner, "create") != ECS_OK) return ecs_instance_nil();
     if (m->lookup == ECS_LOOKUP_DIRECT) return ecs__create_direct(m, id);
     if (m->group && ecs__first(m, id) != ECS__NIL) { /* a grouped member: one instance per entity */
         char who[ECS_ENTITY_TEXT_SIZE];
@@ -3726,13 +3761,13 @@ ECS_DEF ecs_instance ecs_manager_create_slow__needs_ECS_IMPLEMENTATION_in_one_fi
         ecs_entity_map_reserve(&m->map, m->map.count + 1u, id & ECS_INDEX_MASK, &m->error) != ECS_OK)
         return ecs_instance_nil();
     if (m->group) { /* a new instance that completes its entity's set joins the group (and moves) */
-        ecs__drop_stale_owner(m, id);
+        ecs__drop_slot_owner(m, id, owner);
         ecs__append(m, id);
         ecs__groups_enter(m, id);
         return ecs_instance_make(ecs__first(m, id));
     }
     if (m->lookup == ECS_LOOKUP_HASH) return ecs__create_hash(m, id);
-    ecs__drop_stale_owner(m, id); /* then id owns its slot or nothing: the two cases below exclude it */
+    ecs__drop_slot_owner(m, id, owner); /* then id owns its slot or nothing: the two cases below exclude it */
     if (ecs__first(m, id) != ECS__NIL && ecs__need_next(m) != ECS_OK) return ecs_instance_nil();
     return ecs_instance_make(ecs__append(m, id));
 }
@@ -3851,16 +3886,21 @@ static ecs_result ecs__batch_direct(ecs_manager *m, uint32_t n, const ecs_entity
     return ECS_OK;
 }
 
-/* Dense kind: an index whose slot names another (older, dead) id loses that
-   id's instances before a new entity of that index gets one, so that no
+/* Dense kind: an index whose slot names another (older, dead) id, `owner`
+   (ecs__slot_owner, already judged by ecs__slot_check), loses that id's
+   instances before a new entity of that index gets one, so that no
    instance is ever unreachable from the map. */
+static void ecs__drop_slot_owner(ecs_manager *m, uint32_t id, uint32_t owner)
+{
+    uint32_t i;
+    if (m->lookup != ECS_LOOKUP_DENSE || owner == 0 || owner == id) return;
+    while ((i = ecs_entity_map_find_dense(&m->map, owner)) != ECS__NIL) ecs__destroy_known(m, i, owner);
+}
+
+/* The same, reading the owner from the slot. */
 static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id)
 {
-    uint32_t idx = id & ECS_INDEX_MASK, stale, i;
-    if (m->lookup != ECS_LOOKUP_DENSE || idx > m->map.mask) return;
-    stale = m->map.slots[idx].id;
-    if (stale == 0 || stale == id) return;
-    while ((i = ecs_entity_map_find_dense(&m->map, stale)) != ECS__NIL) ecs__destroy_known(m, i, stale);
+    ecs__drop_slot_owner(m, id, ecs__slot_owner(m, id));
 }
 
 /* Dense: appends batch entities from k on while each one's slot is covered
@@ -6021,7 +6061,7 @@ ECS_DEF uint32_t ecs_world_components_of(const ecs_world *w, ecs_entity e, ecs_w
    destroy callbacks see e with every instance, as after ecs_entity_destroy.
    Dead already (a callback destroyed it): its instances only. 0 when the
    destroy was refused (e's destruction already running: that destroy
-   removes them; out of memory nesting callbacks): e keeps everything. */
+   removes them; out of memory): e keeps everything. */
 static int ecs__world_destroy_one(ecs_world *w, ecs_entity e)
 {
     uint32_t k;
@@ -6079,7 +6119,7 @@ ECS_DEF ecs_result ecs_world_destroy_tree(ecs_world *w, const char *hierarchy, e
     if (!refused) return ECS_OK;
     ecs_error_set(&w->error, ECS_ERROR_OUT_OF_MEMORY,
                   "ecs_world_destroy_tree: %u of the %u entities of %s's tree were refused (out of memory nesting "
-                  "destroy callbacks): they keep their instances, the others are destroyed", (unsigned)refused,
+                  "destroy callbacks or growing the free queue): they keep their instances, the others are destroyed", (unsigned)refused,
                   (unsigned)n, ecs_entity_format(who, sizeof who, e));
     if (err) *err = w->error;
     return ECS_ERROR_OUT_OF_MEMORY;

@@ -862,6 +862,7 @@ typedef struct ecs_spawner__step {
     uint32_t offset; /* block offset */
     uint32_t entry;  /* index into entries */
     uint32_t store;  /* ecs_spawner_spawn_jobs: the number of the entry's user among the blob's */
+    const void *key; /* ecs_spawner_spawn_jobs: what the step writes (its group's top for a grouped manager) */
 } ecs_spawner__step;
 
 /** Spawn functions by component name, plus scratch memory. Zero-initialised
@@ -2406,9 +2407,9 @@ static const void *ecs__spawner_step_key(const ecs_spawner *sp, uint32_t t)
 static uint32_t ecs__spawner_number_stores(ecs_spawner *sp, uint32_t nsteps)
 {
     uint32_t t, u, stores = 0;
-    for (t = 0; t < nsteps; ++t) {
-        const void *key = ecs__spawner_step_key(sp, t);
-        for (u = 0; u < t && ecs__spawner_step_key(sp, u) != key; ++u) {
+    for (t = 0; t < nsteps; ++t) { /* each step's key found once (a scan of the entries) */
+        const void *key = sp->steps[t].key = ecs__spawner_step_key(sp, t);
+        for (u = 0; u < t && sp->steps[u].key != key; ++u) {
         }
         sp->steps[t].store = u == t ? stores++ : sp->steps[u].store;
     }

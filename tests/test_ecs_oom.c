@@ -73,6 +73,25 @@ static int add_batch(oom_mgr *m, const ecs_entity *es, uint32_t n, uint32_t base
     return 0;
 }
 
+/* Destroys es[0..n-1]; those refused (out of memory growing the free
+   queue) must be alive still, and go when asked again with memory.
+   Returns 1 if some destroy was refused. */
+static int destroy_all(ecs_entity_manager *em, const ecs_entity *es, uint32_t n)
+{
+    uint32_t count = ecs_entity_count(em), k = ecs_entity_destroy_many(em, n, es), alive = 0;
+    unsigned long fail_at = oom_fail_at;
+    if (k == n) return 0;
+    CHECK(em->error.code == ECS_ERROR_OUT_OF_MEMORY && strstr(em->error.message, "free queue"));
+    CHECK(ecs_entity_count(em) == count - k && em->num_retired == 0u);
+    for (k = 0; k < n; ++k) alive += (uint32_t)ecs_entity_live(em, es[k]);
+    CHECK(ecs_entity_count(em) == count - n + alive);
+    oom_fail_at = 0;
+    CHECK(ecs_entity_destroy_many(em, n, es) == alive);
+    oom_fail_at = fail_at;
+    CHECK(ecs_entity_count(em) == count - n);
+    return 1;
+}
+
 /* Runs a fixed scenario; returns 1 if some allocation failed. */
 static int scenario(ecs_lookup_kind kind)
 {
@@ -124,18 +143,16 @@ static int scenario(ecs_lookup_kind kind)
         }
     }
     CHECK(ok == 1u);
-    /* destroy never fails; an index that cannot be queued is retired, and
-       collect then sweeps: nothing dead is left either way */
+    /* a destroy refused for want of ring memory changes nothing (the
+       entity stays alive, no index is lost); asked again, it goes */
     oom_mgr_collect(&m, &em);
-    k = ecs_entity_destroy_many(&em, n / 2u, es);
-    CHECK(k == n / 2u);
+    failed |= destroy_all(&em, es, n / 2u);
     oom_mgr_collect(&m, &em);
     for (k = 0; k < oom_mgr_count(&m); ++k)
         if (!ecs_entity_is_nil(m.entity[k])) ok &= (uint32_t)ecs_entity_alive(&em, m.entity[k]);
     CHECK(ok == 1u);
-    k = ecs_entity_destroy_many(&em, n - n / 2u, es + n / 2u);
-    CHECK(em.num_free + em.num_retired == n);
-    if (em.num_retired) failed = 1;
+    failed |= destroy_all(&em, es + n / 2u, n - n / 2u);
+    CHECK(em.num_free == n && em.num_retired == 0u && ecs_entity_count(&em) == 0u);
     /* the bits that mark queued indices could not be allocated: destroy
        went on (scanning the queue) and said so in em.error */
     if (em.error.code == ECS_ERROR_OUT_OF_MEMORY && strstr(em.error.message, "queued indices")) failed = 1;
@@ -258,9 +275,9 @@ static void test_hash_build_oom(void)
    the 16 the list holds, out of memory to grow it: they used to run
    unguarded, so a chain back to an entity ran its callbacks twice (fail
    once) or until the stack overflowed (fail from then on); now that
-   destroy is refused, nothing ran for it. And an index retired for want
-   of ring memory while nothing waited in the queue: ecs_entity_live said
-   its next id was handed out. */
+   destroy is refused, nothing ran for it. And a destroy out of memory for
+   the ring's first growth: now refused with nothing changed (it used to
+   retire the index; see test_refused_destroy). */
 static ecs_entity_manager chain_em;
 static ecs_entity chain_next[64];
 static int chain_runs[64];
@@ -301,26 +318,128 @@ static void test_review_defects(void)
 {
     ecs_entity_manager em;
     ecs_entity e[3];
-    uint32_t idx, retired = 0;
+    uint32_t idx, refused = 0;
     unsigned long f;
     check_nested_callbacks(0);
     check_nested_callbacks(1);
-    for (f = 1; f <= 4; ++f) { /* the allocation that fails the ring's first growth: e[1]'s index is retired */
+    for (f = 1; f <= 4; ++f) { /* the allocation that fails the ring's first growth: e[1]'s destroy is refused */
         ecs_entity_manager_init(&em);
         CHECK(ecs_entity_create_many(&em, 3, e) == ECS_OK);
         oom_calls = 0;
         oom_fail_at = f;
-        CHECK(ecs_entity_destroy(&em, e[1]) == 1);
-        oom_fail_at = 0;
         idx = ecs_entity_index(e[1]);
-        if (em.num_retired == 1u && em.num_free == 0u) {
-            ++retired;
-            CHECK(ecs_entity_alive(&em, ecs_entity_make(idx, em.generation[idx])) &&
-                  !ecs_entity_live(&em, ecs_entity_make(idx, em.generation[idx])) && ecs_entity_live(&em, e[0]));
+        if (ecs_entity_destroy(&em, e[1]) == 0) {
+            ++refused;
+            CHECK(em.error.code == ECS_ERROR_OUT_OF_MEMORY && strstr(em.error.message, "free queue"));
+            CHECK(ecs_entity_live(&em, e[1]) && em.num_free == 0u && em.num_retired == 0u && ecs_entity_count(&em) == 3u);
         }
+        oom_fail_at = 0;
+        CHECK(!ecs_entity_live(&em, e[1]) || ecs_entity_destroy(&em, e[1]) == 1);
+        CHECK(ecs_entity_count(&em) == 2u && em.num_free == 1u && em.num_retired == 0u);
+        CHECK(!ecs_entity_live(&em, ecs_entity_make(idx, em.generation[idx])) && ecs_entity_live(&em, e[0]));
         ecs_entity_manager_free(&em);
     }
-    CHECK(retired == 1u);
+    CHECK(refused == 1u);
+}
+
+/* Review defect (stop 34): a destroy out of memory for the ring retired
+   the index, kept out of the queue by its queued bit; a rebuild of the
+   bits (ecs_entity_manager_invalidate, a second out of memory) dropped
+   that bit, and the index's next id, never handed out, tested live:
+   destroy took it, ecs_entity_count was one low for good and the index
+   was handed out again. Now the destroy is refused with nothing changed.
+   rebuild 0: invalidate; 1: the bits lost to a second out of memory. */
+static uint32_t live_by_index(const ecs_entity_manager *em)
+{
+    uint32_t i, n = 0;
+    for (i = 1; i <= em->max_index; ++i) n += (uint32_t)ecs_entity_live(em, ecs_entity_make(i, em->generation[i]));
+    return n;
+}
+static ecs_entity refused_es[2101];
+static void check_refused_destroy(int rebuild)
+{
+    ecs_entity_manager em;
+    ecs_entity r, next;
+    uint32_t k, count;
+    ecs_entity_manager_init(&em);
+    for (k = 0; k < 2000; ++k) refused_es[k] = ecs_entity_create(&em);
+    for (k = 0; k < 1024; ++k) CHECK(ecs_entity_destroy(&em, refused_es[k]) == 1); /* the ring is full */
+    r = refused_es[1500];
+    next = ecs_entity_make(ecs_entity_index(r), ecs_entity_generation(r) + 1u); /* r's index's next id */
+    count = ecs_entity_count(&em);
+    oom_calls = 0;
+    oom_fail_at = 1; /* the ring cannot grow */
+    CHECK(ecs_entity_destroy(&em, r) == 0);
+    oom_fail_at = 0;
+    CHECK(em.error.code == ECS_ERROR_OUT_OF_MEMORY && strstr(em.error.message, "free queue"));
+    CHECK(ecs_entity_live(&em, r) && !ecs_entity_alive(&em, next) && ecs_entity_count(&em) == count);
+    CHECK(em.num_free == 1024u && em.num_retired == 0u);
+    if (rebuild == 0) {
+        ecs_entity_manager_invalidate(&em);
+    } else {
+        for (k = 2000; k < 2101; ++k) refused_es[k] = ecs_entity_create(&em); /* the bits must grow */
+        count += 101u;
+        oom_calls = 0;
+        oom_fail_at = 1; /* the bits' growth: dropped, then built from the ring */
+        CHECK(ecs_entity_destroy(&em, refused_es[2000]) == 1);
+        oom_fail_at = 0;
+        CHECK(em.error.code == ECS_ERROR_OUT_OF_MEMORY && strstr(em.error.message, "queued indices"));
+        CHECK(ecs_entity_destroy(&em, refused_es[2001]) == 1); /* the bits were built again from the ring */
+        count -= 2u;
+    }
+    CHECK_MSG(!ecs_entity_live(&em, next) && ecs_entity_destroy(&em, next) == 0, "rebuild %d", rebuild);
+    CHECK_MSG(ecs_entity_count(&em) == count && live_by_index(&em) == count, "rebuild %d: count %u, live %u, want %u",
+              rebuild, (unsigned)ecs_entity_count(&em), (unsigned)live_by_index(&em), (unsigned)count);
+    CHECK(ecs_entity_live(&em, r) && ecs_entity_destroy(&em, r) == 1 && ecs_entity_count(&em) == count - 1u);
+    for (k = 0; k < 3000; ++k) CHECK(ecs_entity_live(&em, ecs_entity_create(&em)));
+    CHECK(ecs_entity_count(&em) == count + 2999u && live_by_index(&em) == count + 2999u);
+    ecs_entity_manager_free(&em);
+}
+
+/* A callback's nested destroy needs a ring slot of its own besides its
+   caller's: the caller reserved one, so the nested destroy grows the ring
+   first and, out of memory, is refused (its entity keeps living); the
+   caller's index is queued. Before, the nested one took the caller's slot
+   and the caller's index was retired. */
+static ecs_entity_manager nest_em;
+static ecs_entity nest_partner;
+static uint32_t nest_refused;
+static void nest_cb(void *user, ecs_entity e)
+{
+    (void)user;
+    if (!ecs_entity_is_nil(nest_partner) && ecs_entity_index(e) != ecs_entity_index(nest_partner))
+        nest_refused += ecs_entity_destroy(&nest_em, nest_partner) == 0;
+}
+static void check_refused_nested(void)
+{
+    ecs_entity a;
+    uint32_t k, count;
+    ecs_entity_manager_init(&nest_em);
+    nest_partner.id = 0;
+    nest_refused = 0;
+    for (k = 0; k < 2000; ++k) refused_es[k] = ecs_entity_create(&nest_em);
+    for (k = 0; k < 1023; ++k) CHECK(ecs_entity_destroy(&nest_em, refused_es[k]) == 1); /* one slot left */
+    CHECK(ecs_entity_on_destroy(&nest_em, nest_cb, NULL) == ECS_OK);
+    a = refused_es[1500];
+    nest_partner = refused_es[1600];
+    count = ecs_entity_count(&nest_em);
+    oom_calls = 0;
+    oom_fail_at = 1;
+    oom_fail_after = 1; /* nothing can grow */
+    CHECK(ecs_entity_destroy(&nest_em, a) == 1);
+    oom_fail_at = 0;
+    oom_fail_after = 0;
+    CHECK(nest_refused == 1u && ecs_entity_live(&nest_em, nest_partner) && !ecs_entity_alive(&nest_em, a));
+    CHECK(nest_em.num_retired == 0u && nest_em.num_free == 1024u && ecs_entity_count(&nest_em) == count - 1u);
+    CHECK(live_by_index(&nest_em) == count - 1u);
+    ecs_entity_manager_free(&nest_em);
+}
+
+static void test_refused_destroy(void)
+{
+    check_refused_destroy(0);
+    check_refused_destroy(1);
+    check_refused_nested();
 }
 
 int main(void)
@@ -329,6 +448,7 @@ int main(void)
     unsigned long k, total, failures_seen;
     int kind, after;
     test_review_defects();
+    test_refused_destroy();
     for (kind = 0; kind < 3; ++kind)
         for (after = 0; after < 2; ++after) {
             oom_fail_at = 0;

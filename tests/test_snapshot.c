@@ -1572,6 +1572,42 @@ static void test_clone_store_settings(void)
     }
 }
 
+/* Review defect (stop 34, ecs.h 0.10): a destroy out of memory for the
+   free queue's ring retired the index; a load or clone rebuilt the queued
+   bits without it, so in the copy the index's next id (never handed out)
+   tested live, ecs_world_destroy_now took it and the count was one low.
+   Now that destroy is refused with nothing changed, and the copies agree
+   with the source. */
+static void test_refused_destroy_copies(void)
+{
+    ecs_world a, t;
+    ecs_snapshot_output out = {NULL, 0};
+    ecs_error err;
+    ecs_entity e, f, next;
+    int copy;
+    CHECK(ecs_world_init(&a) == ECS_OK);
+    e = ecs_entity_create(&a.entities);
+    f = ecs_entity_create(&a.entities);
+    oom_fail_at = oom_calls + 2; /* the destroy's second allocation: the ring's first */
+    CHECK(ecs_entity_destroy(&a.entities, e) == 0);
+    oom_fail_at = 0;
+    CHECK(a.entities.error.code == ECS_ERROR_OUT_OF_MEMORY && strstr(a.entities.error.message, "free queue"));
+    CHECK(ecs_entity_live(&a.entities, e) && a.entities.num_retired == 0u && ecs_entity_count(&a.entities) == 2u);
+    next = ecs_entity_make(ecs_entity_index(e), ecs_entity_generation(e) + 1u);
+    CHECK(ecs_entity_destroy(&a.entities, f) == 1); /* something queued: the copies build their bits */
+    CHECK(ecs_snapshot_save(&a, NULL, &out, &err) == ECS_OK);
+    for (copy = 0; copy < 2; ++copy) {
+        CHECK(ecs_world_init(&t) == ECS_OK);
+        CHECK((copy ? ecs_snapshot_clone(&t, &a, &err) : ecs_snapshot_load(&t, out.data, out.size, 0, NULL, &err)) == ECS_OK);
+        CHECK_MSG(!ecs_entity_live(&t.entities, next) && ecs_world_destroy_now(&t, next) == 0, "copy %d", copy);
+        CHECK_MSG(ecs_entity_count(&t.entities) == 1u && ecs_entity_live(&t.entities, e), "copy %d", copy);
+        CHECK(ecs_world_destroy_now(&t, e) == 1 && ecs_entity_count(&t.entities) == 0u);
+        ecs_world_free(&t);
+    }
+    ecs_snapshot_output_free(&out);
+    ecs_world_free(&a);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {
@@ -1608,5 +1644,6 @@ int main(int argc, char **argv)
     test_review_defects();
     test_refused_nested_groups();
     test_clone_store_settings();
+    test_refused_destroy_copies();
     return test_report("test_snapshot");
 }
