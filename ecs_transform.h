@@ -130,7 +130,7 @@ COLLECTION (a dead entity's transform is the manager's to drop)
        manager. The choice when many die per frame. It sweeps once instead
        when the log cannot answer: the first call, more deaths since the
        last call than the log holds (at least 1024; it grows with em's free
-       queue), an index retired by out of memory.
+       queue), an index retired (only in a snapshot of ecs.h before 0.10).
    ecs_transform_gc(tm, em)  the seed's lazy gc, ecs.h's ecs_gc_random:
        random instances until 4 alive in a row. Nearly free when nothing
        died; clears a trickle of deaths over a few frames, so a dead
@@ -612,7 +612,7 @@ ECS_DEF uint32_t ecs_transform_gc(ecs_transform_manager *tm, const ecs_entity_ma
     Children of a destroyed node become roots and keep their world, as in
     ecs_transform_destroy. Costs O(deaths since the last call) whatever the
     number of transforms; when the log cannot say (first call, more deaths
-    than the log holds, an index retired by out of memory, another entity
+    than the log holds, an index retired in an old snapshot, another entity
     manager than last time) it sweeps instead (ecs_transform_gc_all). After
     it no transform of a dead entity remains, except those created for
     entities that were already dead then (gc finds those). Never fails,
