@@ -803,6 +803,12 @@ static void test_float_bounds(void)
     ecs_error err;
     ecs_json_doc doc;
     float f = 0.0f;
+    /* the floats nearest 0.1 and 0.7, held in floats: with x87 arithmetic
+       (FLT_EVAL_METHOD 2, gcc -m32 -std=c99) the constants 0.1f and 0.7f
+       themselves have long double precision, so `f == 0.1f` compares with
+       0.1L and fails on the right float (f, then err.message: it may be
+       an earlier call's) */
+    const float tenth = 0.1f, seven_tenths = 0.7f;
     ecs_compiler_init(&c);
     CHECK_MSG(ecs_compiler_register_schema(&c, "a", at_max, 1, 0, &err) == ECS_OK, "%s", err.message);
     CHECK_MSG(ecs_compiler_register_schema(&c, "b", at_min, 1, 0, &err) == ECS_OK, "%s", err.message);
@@ -812,15 +818,17 @@ static void test_float_bounds(void)
     CHECK_MSG(ecs_compiler_register_schema(&c, "e", beyond, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
                   has(err.message, "x must be >= 9.9999999999999994e+38 (found 3.3999999521443642e+38)"),
               "%s", err.message);
-    CHECK_MSG(compile_one(&c, "{\"type\": \"a\", \"x\": 0.1}", &f, &err) == ECS_OK && f == 0.1f, "%s", err.message);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"a\", \"x\": 0.1}", &f, &err) == ECS_OK && f == tenth, "%.9g %s", (double)f,
+              err.message);
     CHECK(compile_one(&c, "{\"type\": \"a\", \"x\": 0.10000001}", NULL, &err) == ECS_ERROR_COMPILE &&
           has(err.message, "x must be <= 0.10000000149011612 (found 0.10000000894069672)"));
-    CHECK_MSG(compile_one(&c, "{\"type\": \"b\", \"x\": 0.7}", &f, &err) == ECS_OK && f == 0.7f, "%s", err.message);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"b\", \"x\": 0.7}", &f, &err) == ECS_OK && f == seven_tenths, "%.9g %s",
+              (double)f, err.message);
     CHECK_MSG(compile_one(&c, "{\"type\": \"b\", \"x\": 0.69999993}", NULL, &err) == ECS_ERROR_COMPILE &&
                   has(err.message, "x must be >= 0.69999998807907104 (found 0.69999992847442627)"),
               "%s", err.message);
-    CHECK_MSG(compile_one(&c, "{\"type\": \"c\", \"v\": [0.1, 0.1, 0.1]}", &f, &err) == ECS_OK && f == 0.1f, "%s",
-              err.message);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"c\", \"v\": [0.1, 0.1, 0.1]}", &f, &err) == ECS_OK && f == tenth, "%.9g %s",
+              (double)f, err.message);
     CHECK(compile_one(&c, "{\"type\": \"c\", \"v\": [0.1, 0.1, 0.10000001]}", NULL, &err) == ECS_ERROR_COMPILE);
     CHECK_MSG(compile_one(&c, "{\"type\": \"w\", \"x\": -3.4028234e38}", &f, &err) == ECS_OK && f == -FLT_MAX, "%s",
               err.message);
@@ -829,11 +837,11 @@ static void test_float_bounds(void)
     memset(&doc, 0, sizeof doc);
     CHECK(ecs_json_parse(&doc, "0.1", 3, &err) == ECS_OK);
     f = 0.0f;
-    CHECK_MSG(ecs_schema_value_read(at_max, &doc, ecs_json_root(&doc), &f, &err) == ECS_OK && f == 0.1f, "%s",
-              err.message);
+    CHECK_MSG(ecs_schema_value_read(at_max, &doc, ecs_json_root(&doc), &f, &err) == ECS_OK && f == tenth, "%.9g %s",
+              (double)f, err.message);
     CHECK(ecs_json_parse(&doc, "0.10000001", 10, &err) == ECS_OK);
     CHECK(ecs_schema_value_read(at_max, &doc, ecs_json_root(&doc), &f, &err) == ECS_ERROR_INVALID_ARGUMENT);
-    CHECK(f == 0.1f); /* untouched */
+    CHECK(f == tenth); /* untouched */
     ecs_json_doc_free(&doc);
     ecs_compiler_free(&c);
     ecs_compiler_init(&c);
