@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.9 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.10 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -697,21 +697,21 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
-   0.9  ecs_resource_save_subtree leaves out descendants that are not live
-        (destroyed, not collected yet), with their subtrees: it wrote them,
-        and spawning the prefab brought them back with their data;
-        ecs_spawner_set_store; spawn_jobs runs a function of one's own over
-        an ecs_manager that another registration spawns with
-        ecs_manager_spawn on that manager's (group's) task (two tasks wrote
-        one grouped manager);
-        fixes found by review: a float field's "min"/"max" is the float its
+   0.10 fixes found by review: a float field's "min"/"max" is the float its
         number reads as ({"default": 0.1, "max": 0.1} on an f32 was
         refused); a field or type name that is not UTF-8 is refused (the
         decompiler wrote text that did not compile); an f32 is the float
         nearest its text (a double halfway between two floats was rounded
         again, to even); a "#" path hash takes A-F too; the transform
         normalises any rotation other than zero ([1e-7, 0, 0, 0] was "zero
-        length")
+        length"); all five alike with x87 arithmetic (gcc -m32)
+   0.9  ecs_resource_save_subtree leaves out descendants that are not live
+        (destroyed, not collected yet), with their subtrees: it wrote them,
+        and spawning the prefab brought them back with their data;
+        ecs_spawner_set_store; spawn_jobs runs a function of one's own over
+        an ecs_manager that another registration spawns with
+        ecs_manager_spawn on that manager's (group's) task (two tasks wrote
+        one grouped manager)
    0.8  fixes: a spec member name with a NUL byte is refused (a path
         default's crashed); a decimal point of several bytes (ps_AF) read
         and written whole; a sloppy live path of 256+ bytes gets its
