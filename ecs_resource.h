@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.9 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.10 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -177,7 +177,8 @@ COMPILER
    Standard components (ecs_compiler_register_standard registers all three;
    mesh and actor are schemas, the transform is hand-written):
      transform (spawn_order 0)   {"position": [x,y,z], "rotation": [x,y,z,w]
-                                  (a quaternion, normalised), "scale": [x,y,z]
+                                  (a quaternion, not all zero, however small:
+                                  normalised), "scale": [x,y,z]
                                   or s}, each optional (0 / identity / 1); or
                                   {"local": [16 numbers]} row-major. One
                                   per entity (a second one is an error).
@@ -196,7 +197,8 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    record is the non-runtime fields packed in order, each in the target
    byte order, so that a manager with the same schema spawns it with
    ecs_manager_spawn. The JSON of each kind:
-     f32 f64          a number (an f32 must round to a finite float)
+     f32 f64          a number (an f32 is the float nearest the number as
+                      written, and must be finite)
      i8 u8 i16 u16    an integer in range, exactly, in any form of a whole
      i32 u32 u64      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
                       1.0000000000000000001 are not; nothing is rounded
@@ -209,13 +211,15 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
      mat4             16 numbers, row-major
      path             a canonical resource path: its ecs_path_hash (uint64),
                       recorded as a dependency; or "#" and 16 hexadecimal
-                      digits, a hash as it is (the decompiler writes that
-                      for a hash it has no path for)
+                      digits (either case), a hash as it is (the decompiler
+                      writes that, lower case, for a hash it has no path for)
      entity           the "name" of an entity of the same resource, or null
                       (see ENTITY REFERENCES)
    spec "min" and "max" bound every number of a field (each element of a
    vector); an integer kind's bounds are whole numbers (below 2^64 in
-   magnitude) compared exactly (a max of 2^53 refuses 2^53 + 1). The schema
+   magnitude) compared exactly (a max of 2^53 refuses 2^53 + 1); a float
+   kind's bounds are the floats their numbers read as (an f32 "max" of 0.1
+   admits 0.1). Field names, like type names, must be UTF-8. The schema
    is checked when it is registered: every default must be a value the
    compiler would accept. Hand-written compile functions stay
    for special forms (the transform's position/rotation/scale);
@@ -693,6 +697,14 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.10 fixes found by review: a float field's "min"/"max" is the float its
+        number reads as ({"default": 0.1, "max": 0.1} on an f32 was
+        refused); a field or type name that is not UTF-8 is refused (the
+        decompiler wrote text that did not compile); an f32 is the float
+        nearest its text (a double halfway between two floats was rounded
+        again, to even); a "#" path hash takes A-F too; the transform
+        normalises any rotation other than zero ([1e-7, 0, 0, 0] was "zero
+        length"); all five alike with x87 arithmetic (gcc -m32)
    0.9  ecs_resource_save_subtree leaves out descendants that are not live
         (destroyed, not collected yet), with their subtrees: it wrote them,
         and spawning the prefab brought them back with their data;
@@ -1003,7 +1015,7 @@ typedef enum ecs_json_type {
 typedef struct ecs_json_value {
     uint8_t type;        /* ecs_json_type */
     uint8_t flags;       /* numbers: ECS_JSON_INTEGER, ECS_JSON_NEGATIVE, ECS_JSON_WHOLE */
-    uint16_t reserved_;
+    uint16_t reserved_;  /* private (numbers: how the text rounds to a float) */
     uint32_t count;      /* arrays/objects: children; strings: bytes (no NUL) */
     uint32_t next;       /* index one past this value's subtree */
     uint32_t parent;     /* index of the enclosing array/object, or ECS_JSON_NONE */
@@ -1138,7 +1150,7 @@ ECS_DEF void ecs_compiler_free(ecs_compiler *c);
     spawn_order, then name. Returns ECS_OK; ECS_ERROR_ALREADY_EXISTS,
     ECS_ERROR_NAME_COLLISION (another registered name has the same
     identifier: both names in the message), ECS_ERROR_INVALID_ARGUMENT (NULL
-    or empty name, NULL fn), ECS_ERROR_OUT_OF_MEMORY. */
+    or empty name, a name that is not UTF-8, NULL fn), ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_compiler_fn fn, void *user,
                                          int spawn_order, ecs_error *err);
 /** Removes name's registration. Returns ECS_OK or ECS_ERROR_NOT_FOUND. */
@@ -1146,8 +1158,8 @@ ECS_DEF ecs_result ecs_compiler_unregister(ecs_compiler *c, const char *name);
 /** Registers compile and decompile functions made from a schema for
     components {"type": name} (see SCHEMAS): num_fields entries of ecs.h's
     ecs_schema_field, the fields of the record in order. The schema is
-    checked (kinds, names, every spec parsed: a default must be a valid value
-    within min..max) and copied. Errors as ecs_compiler_register, and
+    checked (kinds, names: UTF-8, every spec parsed: a default must be a valid
+    value within min..max) and copied. Errors as ecs_compiler_register, and
     ECS_ERROR_INVALID_ARGUMENT naming the field for a bad schema. */
 ECS_DEF ecs_result ecs_compiler_register_schema(ecs_compiler *c, const char *name, const ecs_schema_field *schema,
                                                 uint32_t num_fields, int spawn_order, ecs_error *err);
@@ -1831,16 +1843,32 @@ static uint32_t ecs__utf8_sequence(const unsigned char *s, const unsigned char *
     return 0;
 }
 
-/* 1 when s[0..n) is UTF-8 (any byte below 0x80 included). */
-static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
+/* The bytes of s[0..n) before its first one that is not UTF-8 (n: all). */
+static uint32_t ecs__utf8_prefix(const unsigned char *s, uint32_t n)
 {
     uint32_t i = 0;
     while (i < n) {
         uint32_t k = s[i] < 0x80 ? 1u : ecs__utf8_sequence(s + i, s + n);
-        if (!k) return 0;
+        if (!k) return i;
         i += k;
     }
-    return 1;
+    return n;
+}
+
+/* 1 when s[0..n) is UTF-8 (any byte below 0x80 included). */
+static int ecs__utf8_valid(const unsigned char *s, uint32_t n)
+{
+    return ecs__utf8_prefix(s, n) == n;
+}
+
+/* NULL when name is UTF-8, else why not (in buf): "'caf' then byte 0xe9"
+   (a message never carries the bad bytes). */
+static const char *ecs__name_not_utf8(const char *name, char *buf, size_t size)
+{
+    uint32_t n = (uint32_t)strlen(name), ok = ecs__utf8_prefix((const unsigned char *)name, n);
+    if (ok == n) return NULL;
+    snprintf(buf, size, "'%.*s' then byte 0x%02x", (int)(ok < 64u ? ok : 64u), name, (unsigned)(unsigned char)name[ok]);
+    return buf;
 }
 
 /* ---- FORMAT: identifiers, verify, read, byte swap ------------------------ */
@@ -2810,8 +2838,8 @@ static void ecs__number_dot(char *buf)
 
 /* Slow path for numbers the fast path cannot convert exactly: strtod on a
    copy with the locale's decimal point, the whole string in place of '.'
-   (strtod honours LC_NUMERIC). */
-static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, double *out)
+   (strtod honours LC_NUMERIC); strtof to *fout instead when fout is given. */
+static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, double *out, float *fout)
 {
     char small[96], *buf = small, *o;
     const char *point = ecs__decimal_point();
@@ -2825,12 +2853,40 @@ static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, doub
         else o = (char *)memcpy(o, point, pn) + pn;
     }
     *o = 0;
-    *out = strtod(buf, NULL);
+    if (fout) *fout = strtof(buf, NULL);
+    else *out = strtod(buf, NULL);
     if (buf != small) ECS__FREE(buf);
     return 1;
 }
 
 #define ECS__JSON_DIGIT(c) ((unsigned)((c) - '0') < 10u)
+
+/* 2^128 - 2^103: every double strictly inside +-this rounds to a finite float. */
+#define ECS__FLOAT_LIMIT 340282356779733661637539395458142568448.0
+/* ecs_json_value.reserved_: the number's nearest float is not (float)number
+   but that float's neighbour on the other side of number (ecs__json_f32). */
+#define ECS__JSON_F32_OTHER 1u
+
+/* Text -> double -> float rounds twice: a double d exactly halfway between
+   two floats goes to the even one, though the text may lie above or below
+   d ("1.00000005960464477539062500001" reads as 1 + 2^-24, halfway, and its
+   nearest float is 1 + 2^-23, not 1). For such a d (magnitude, of the text
+   s[0..e) without its sign) strtof reads the text again; when it disagrees,
+   *mark gets ECS__JSON_F32_OTHER. 0 when out of memory. */
+static int ecs__json_f32_tie(const unsigned char *s, const unsigned char *e, double d, uint16_t *mark)
+{
+    float f, g, t = 0.0f;
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    if ((bits & 0x0FFFFFFFu) || !(d > 0.0 && d < ECS__FLOAT_LIMIT)) return 1; /* a midpoint has 25 bits at most */
+    f = (float)d;
+    if ((double)f == d) return 1;
+    g = nextafterf(f, (double)f < d ? HUGE_VALF : 0.0f);
+    if (((double)f + (double)g) * 0.5 != d) return 1; /* exact: f and g are neighbours */
+    if (!ecs__json_strtod(s, e, NULL, &t)) return 0;
+    if (t != f) *mark = (uint16_t)(*mark | ECS__JSON_F32_OTHER);
+    return 1;
+}
 
 /* The fast path (m * 10^e or m / 10^e, both exact doubles) is correctly
    rounded only where a double operation rounds once. x87 code
@@ -2971,13 +3027,15 @@ static ecs_result ecs__json_number(ecs__json_parser *ps, const unsigned char **p
     } else if (!truncated && m <= (1ull << 53) && (exp10 == 0 || (ECS__JSON_FAST_PATH && exp10 >= -22 && exp10 <= 22))) {
         val = exp10 < 0 ? (double)m / ecs__json_pow10[-exp10] : (double)m * ecs__json_pow10[exp10];
     } else {
-        if (!ecs__json_strtod(neg ? start + 1 : start, s, &val))
+        if (!ecs__json_strtod(neg ? start + 1 : start, s, &val, NULL))
             return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory reading a number");
     }
     v->number = neg ? -val : val;
     v->flags = (uint8_t)((is_int && !int_overflow ? ECS_JSON_INTEGER | ECS_JSON_WHOLE : 0u) |
                          (neg ? ECS_JSON_NEGATIVE : 0u));
     v->integer = is_int && !int_overflow ? iv : 0;
+    if (!ecs__json_f32_tie(neg ? start + 1 : start, s, val, &v->reserved_))
+        return ecs_error_set(ps->err, ECS_ERROR_OUT_OF_MEMORY, "out of memory reading a number");
     /* 1.5 reads as a double that is not whole; 1e19, 2.0 and 1.0000000000000000001 as ones that are */
     if (!is_int && val == floor(val) && ecs__json_whole(start, s, &v->integer)) v->flags |= ECS_JSON_WHOLE;
     *pp = s;
@@ -3330,6 +3388,7 @@ ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_
     uint32_t id, at;
     ecs_compiler__type t;
     const char *taken;
+    char bad[96];
     ecs_result r;
     void *np;
     if (!c || !name || !name[0] || !fn)
@@ -3338,6 +3397,8 @@ ECS_DEF ecs_result ecs_compiler_register(ecs_compiler *c, const char *name, ecs_
     if (name[0] == '#')
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "compiler: '%s': names starting with '#' are the decompiler's unregistered blocks", name);
+    if (ecs__name_not_utf8(name, bad, sizeof bad))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "compiler: a type name that is not UTF-8: %s", bad);
     id = ecs_resource_identifier(name);
     at = ecs__compiler_lower(c, id);
     taken = at < c->num_types && c->types[at].identifier == id ? c->types[at].name : NULL;
@@ -3693,15 +3754,17 @@ ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const e
     return ECS_OK;
 }
 
-/* 2^128 - 2^103: every double strictly inside +-this rounds to a finite float. */
-#define ECS__FLOAT_LIMIT 340282356779733661637539395458142568448.0
-
 /* The one rule for a JSON number read into a float (levels, schema values,
-   snapshot JSON): it must round to a finite float. 1 and *out, or 0. */
+   snapshot JSON): it must round to a finite float, the float nearest the
+   text (not rounded twice through the double: ecs__json_f32_tie). 1 and
+   *out, or 0. */
 static int ecs__json_f32(const ecs_json_value *v, float *out)
 {
+    float f;
     if (v->type != ECS_JSON_NUMBER || !(v->number > -ECS__FLOAT_LIMIT && v->number < ECS__FLOAT_LIMIT)) return 0;
-    *out = (float)v->number;
+    f = (float)v->number;
+    if (v->reserved_ & ECS__JSON_F32_OTHER) f = nextafterf(f, (double)f < v->number ? HUGE_VALF : -HUGE_VALF);
+    *out = f;
     return 1;
 }
 
@@ -4079,7 +4142,7 @@ static const ecs_json_value *ecs__schema_value(const ecs__schema_slot *f, const 
     return NULL;
 }
 
-/* "#" and 16 hexadecimal digits: a path hash given as it is. */
+/* "#" and 16 hexadecimal digits (either case): a path hash given as it is. */
 static int ecs__path_hash_text(const char *s, uint32_t n, uint64_t *hash)
 {
     uint64_t h = 0;
@@ -4087,7 +4150,10 @@ static int ecs__path_hash_text(const char *s, uint32_t n, uint64_t *hash)
     if (n != 17 || s[0] != '#') return 0;
     for (k = 1; k < 17; ++k) {
         char c = s[k];
-        uint32_t d = c >= '0' && c <= '9' ? (uint32_t)(c - '0') : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10) : 16u;
+        uint32_t d = c >= '0' && c <= '9'   ? (uint32_t)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10)
+                                            : 16u;
         if (d == 16u) return 0;
         h = (h << 4) | d;
     }
@@ -4187,6 +4253,17 @@ static ecs_result ecs__schema_compile(void *user, ecs_compiler_context *ctx, con
     return r;
 }
 
+/* A bound ("min", "max") of a field of kind: for a float kind the float the
+   compiler reads from the same number (so {"max": 0.1} admits 0.1, which
+   reads as 0.100000001f); a number beyond the floats stays as written (no
+   finite float passes it, or every one does); else the number itself. */
+static double ecs__schema_bound(ecs_field_kind kind, const ecs_json_value *m)
+{
+    float f;
+    if (ecs__kind_is_int(kind) || kind == ECS_FIELD_F64 || !ecs__json_f32(m, &f)) return m->number;
+    return (double)f;
+}
+
 /* Reads spec (see ecs_schema_field) into slot f: default bytes, bounds,
    required; *initial_out (when not NULL): the default's value in doc, or
    NULL. 0 with why; -1 when the parser ran out of memory. doc: scratch.
@@ -4224,8 +4301,9 @@ static int ecs__schema_spec(ecs__schema_slot *f, const char *spec, ecs_json_doc 
                     snprintf(why, n, "\"%s\" of an integer kind must be a whole number below 2^64 in magnitude", key);
                     return 0;
                 }
-                if (is_min) f->has_min = 1, f->min = m->number, f->min_neg = (uint8_t)neg, f->min_int = m->integer;
-                else f->has_max = 1, f->max = m->number, f->max_neg = (uint8_t)neg, f->max_int = m->integer;
+                double bound = ecs__schema_bound(f->kind, m);
+                if (is_min) f->has_min = 1, f->min = bound, f->min_neg = (uint8_t)neg, f->min_int = m->integer;
+                else f->has_max = 1, f->max = bound, f->max_neg = (uint8_t)neg, f->max_int = m->integer;
             } else {
                 snprintf(why, n, "spec member '%.32s' is not \"default\", or a number \"min\"/\"max\" of a numeric kind", key);
                 return 0;
@@ -4264,6 +4342,7 @@ static ecs_result ecs__schema_names(const char *type, const ecs_schema_field *sc
                                     ecs_error *err)
 {
     uint32_t k, j;
+    char bad[96];
     if (!schema || n == 0 || n > 0xFFFFu)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "schema of '%s': needs 1..65535 fields", type);
     for (k = 0; k < n; ++k) {
@@ -4271,6 +4350,9 @@ static ecs_result ecs__schema_names(const char *type, const ecs_schema_field *sc
         if (!name || !name[0] || strcmp(name, "type") == 0 || ecs_field_kind_size(schema[k].kind) == 0)
             return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                                  "schema of '%s': field %u needs a name other than \"type\" and a kind", type, (unsigned)k);
+        if (ecs__name_not_utf8(name, bad, sizeof bad))
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "schema of '%s': the name of field %u is not UTF-8: %s", type, (unsigned)k, bad);
         for (j = 0; j < k; ++j)
             if (strcmp(schema[j].name, name) == 0)
                 return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "schema of '%s': two fields are called '%s'", type,
@@ -4452,13 +4534,21 @@ ECS_DEF ecs_result ecs_schema_value_read(const ecs_schema_field *field, const ec
 /* -- the standard components -- */
 
 /* The local matrix of position, rotation (normalised here) and scale, as the
-   compile function computes it: 0, or 1 for a zero-length quaternion, 2 when
-   an element overflows a float. */
+   compile function computes it: 0, or 1 for a zero-length (or not finite)
+   quaternion, 2 when an element overflows a float. q is first scaled by a
+   power of two near its largest element's magnitude (exact: every matrix
+   is the bits it was without it), so however small a quaternion is it
+   normalises: [1e-7, 0, 0, 0] as [1, 0, 0, 0]. */
 static int ecs__transform_matrix(const float pos[3], const float q[4], const float s[3], float m[16])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3], len2 = x * x + y * y + z * z + w * w, inv, md[16];
-    int i;
-    if (!(len2 > 1e-12)) return 1;
+    double x = q[0], y = q[1], z = q[2], w = q[3], big = fabs(x), len2, inv, md[16];
+    int i, e;
+    for (i = 1; i < 4; ++i) big = fabs((double)q[i]) > big ? fabs((double)q[i]) : big;
+    if (!(big > 0.0 && big <= DBL_MAX)) return 1;
+    (void)frexp(big, &e); /* big = f * 2^e, f in [0.5, 1) */
+    x = ldexp(x, -e), y = ldexp(y, -e), z = ldexp(z, -e), w = ldexp(w, -e);
+    len2 = x * x + y * y + z * z + w * w;
+    if (!(len2 >= 0.25 && len2 <= 4.0)) return 1; /* a NaN element */
     inv = 1.0 / sqrt(len2);
     x *= inv, y *= inv, z *= inv, w *= inv;
     /* row vectors: v' = v * S * R * T; row k of R is the image of axis k */
@@ -5456,11 +5546,13 @@ static void ecs__format_number(char *buf, size_t size, double v, int is_float)
     int prec, plain = (v >= 1e-4 && v < 1e15) || (v <= -1e-4 && v > -1e15);
     for (prec = 1; prec <= 17; ++prec) {
         double back = 0.0;
+        float fback = 0.0f;
         snprintf(buf, size, "%.*g", prec, v);
         if (plain && prec < 17 && strchr(buf, 'e')) continue;
         ecs__number_dot(buf);
-        ecs__json_strtod((const unsigned char *)buf, (const unsigned char *)buf + strlen(buf), &back);
-        if (is_float ? (float)back == (float)v : back == v) break;
+        ecs__json_strtod((const unsigned char *)buf, (const unsigned char *)buf + strlen(buf), &back,
+                         is_float ? &fback : NULL); /* a float as the compiler reads it: the nearest */
+        if (is_float ? fback == (float)v : back == v) break;
     }
 }
 

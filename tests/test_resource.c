@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -975,6 +976,54 @@ static void test_compile_errors(void)
     }
 }
 
+/* The transform's matrix of a rotation (JSON text) with no position or
+   scale: the last 64 bytes of its one-block blob. */
+static ecs_result transform_matrix_of(const char *rotation, float m[16], ecs_error *err)
+{
+    char json[256];
+    ecs_compiler_output out;
+    ecs_result r;
+    snprintf(json, sizeof json, "{\"entities\": [{\"components\": [{\"type\": \"transform\", \"rotation\": %s}]}]}",
+             rotation);
+    r = compile(json, 0, &out, err);
+    if (r == ECS_OK) memcpy(m, (const unsigned char *)out.blob + out.size - 64, 64);
+    ecs_compiler_output_free(&out);
+    return r;
+}
+
+/* A rotation quaternion that is tiny but not zero normalises as its large
+   twin does: [1e-7, 0, 0, 0] is [1, 0, 0, 0] (it was refused as "zero
+   length": the test was length^2 > 1e-12), the smallest float
+   [0, -1e-45, 0, 0] is [0, -1, 0, 0]; [1e-30, 0, 0, 1e-30] is the matrix of
+   its twin scaled by 2^100 (the compiler scales by a power of two: exact,
+   so the matrices of quaternions it took before keep their bits) and a
+   quarter turn about x; [0, 0, 0, 0] is still refused. */
+static void test_tiny_rotation(void)
+{
+    static const char *const pairs[][2] = {{"[1e-7, 0, 0, 0]", "[1, 0, 0, 0]"}, {"[0, -1e-45, 0, 0]", "[0, -1, 0, 0]"}};
+    float tiny[16], big[16], c = 1e-30f * 1267650600228229401496703205376.0f; /* 2^100 */
+    char twin[80];
+    ecs_error err;
+    uint32_t k;
+    for (k = 0; k < sizeof pairs / sizeof *pairs; ++k) {
+        memset(tiny, 0, sizeof tiny);
+        memset(big, 0xFF, sizeof big);
+        CHECK_MSG(transform_matrix_of(pairs[k][0], tiny, &err) == ECS_OK, "%s: %s", pairs[k][0], err.message);
+        CHECK_MSG(transform_matrix_of(pairs[k][1], big, &err) == ECS_OK, "%s: %s", pairs[k][1], err.message);
+        CHECK_MSG(memcmp(tiny, big, sizeof tiny) == 0, "%s: not the matrix of %s", pairs[k][0], pairs[k][1]);
+    }
+    CHECK(big[0] == -1.0f && big[5] == 1.0f && big[10] == -1.0f && big[15] == 1.0f); /* half a turn about y */
+    snprintf(twin, sizeof twin, "[%.9g, 0, 0, %.9g]", (double)c, (double)c);
+    memset(big, 0xFF, sizeof big);
+    CHECK_MSG(transform_matrix_of("[1e-30, 0, 0, 1e-30]", tiny, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(transform_matrix_of(twin, big, &err) == ECS_OK, "%s: %s", twin, err.message);
+    CHECK_MSG(memcmp(tiny, big, sizeof tiny) == 0, "[1e-30, 0, 0, 1e-30]: not the matrix of %s", twin);
+    CHECK(tiny[0] == 1.0f && tiny[6] == 1.0f && tiny[9] == -1.0f);                  /* a quarter turn about x */
+    CHECK(fabsf(tiny[5]) < 1e-15f && fabsf(tiny[10]) < 1e-15f); /* the cosines: 0 within rounding */
+    CHECK(transform_matrix_of("[0, 0, 0, 0]", tiny, &err) == ECS_ERROR_COMPILE && has(err.message, "zero length"));
+    CHECK(transform_matrix_of("[0, -0, 0, -0]", tiny, &err) == ECS_ERROR_COMPILE && has(err.message, "zero length"));
+}
+
 static void test_registration(void)
 {
     ecs_compiler c;
@@ -1087,6 +1136,7 @@ int main(void)
     test_all_or_nothing();
     test_verify_messages();
     test_compile_errors();
+    test_tiny_rotation();
     test_registration();
     test_order_and_determinism();
     test_mutations();

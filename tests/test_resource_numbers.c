@@ -118,6 +118,63 @@ static void test_correct_rounding(void)
     free(text);
 }
 
+/* A number whose double lies exactly halfway between two floats is read
+   as the float nearest its text, not rounded twice (text -> double ->
+   float, ties to even): "1.00000005960464477539062500001" is 1 + 2^-23 (it
+   was stored as 1), one just below that midpoint still 1, the midpoint
+   itself the even 1; around 1 + 3 * 2^-24 the even neighbour is the upper
+   one, so there the text below goes down; 2^-150 and a little more is the
+   smallest float, not 0. Both signs; through ecs_json_parse +
+   ecs_schema_value_read and through the compiler and the decompiler (whose
+   text compiles back to the same bytes). */
+static void test_f32_midpoints(void)
+{
+    static const ecs_schema_field field = {"f", ECS_FIELD_F32, "0"};
+    static const struct {
+        const char *text;
+        float want;
+    } cases[] = {
+        {"1.00000005960464477539062500001", 1.00000011920928955078125f},     /* above 1 + 2^-24 */
+        {"1.00000005960464477539062499999", 1.0f},                           /* below it */
+        {"1.000000059604644775390625", 1.0f},                                /* on it: even */
+        {"1.000000178813934326171874999", 1.00000011920928955078125f},       /* below 1 + 3 * 2^-24 */
+        {"1.000000178813934326171875000001", 1.0000002384185791015625f},     /* above it */
+        {"7.0064923216240853546186479164495806564013097093825788587853414194489554134293030074331909418106079101"
+         "5625000001e-46", 1.40129846432481707092372958328991613e-45f}}; /* above 2^-150 */
+    ecs_compiler c;
+    ecs_json_doc doc;
+    ecs_error err;
+    char json[512];
+    uint32_t k, sign;
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register_schema(&c, "s", &field, 1, 0, &err) == ECS_OK);
+    memset(&doc, 0, sizeof doc);
+    for (k = 0; k < sizeof cases / sizeof *cases; ++k) {
+        for (sign = 0; sign < 2; ++sign) {
+            float want = sign ? -cases[k].want : cases[k].want, got = 0.0f, back = 0.0f;
+            ecs_compiler_output out, again;
+            ecs_decompile_output text;
+            int n = snprintf(json, sizeof json, "%s%s", sign ? "-" : "", cases[k].text);
+            CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+            CHECK(ecs_schema_value_read(&field, &doc, ecs_json_root(&doc), &got, &err) == ECS_OK);
+            CHECK_MSG(got == want && got == strtof(json, NULL), "%s: %.9g, want %.9g", json, (double)got, (double)want);
+            n = snprintf(json, sizeof json, "{\"entities\": [{\"components\": [{\"type\": \"s\", \"f\": %s%s}]}]}",
+                         sign ? "-" : "", cases[k].text);
+            CHECK_MSG(ecs_compiler_compile(&c, json, (size_t)n, 0, &out, &err) == ECS_OK, "%s", err.message);
+            if (out.blob) memcpy(&back, (const unsigned char *)out.blob + out.size - 4, 4);
+            CHECK_MSG(back == want, "%s%s compiles to %.9g", sign ? "-" : "", cases[k].text, (double)back);
+            CHECK(ecs_compiler_decompile(&c, out.blob, out.size, ECS_DECOMPILE_CHECK, &text, &err) == ECS_OK);
+            CHECK(ecs_compiler_compile(&c, text.json, text.length, text.compile_flags, &again, &err) == ECS_OK &&
+                  again.size == out.size && memcmp(again.blob, out.blob, out.size) == 0);
+            ecs_decompile_output_free(&text);
+            ecs_compiler_output_free(&again);
+            ecs_compiler_output_free(&out);
+        }
+    }
+    ecs_json_doc_free(&doc);
+    ecs_compiler_free(&c);
+}
+
 /* Parses one number: its flags and integer. */
 static int parse_number(const char *text, uint8_t *flags, uint64_t *integer)
 {
@@ -603,6 +660,7 @@ int main(void)
 {
     (void)make_id; /* test_rng.h's forged ids: not needed here */
     test_correct_rounding();
+    test_f32_midpoints();
     test_whole_numbers();
     test_integer_fields();
     test_small_kinds_compile();

@@ -769,6 +769,159 @@ static char *chain_json(uint32_t levels, uint32_t xform_at)
    back to the same bytes (the decompiler used to stop at 126 levels). One
    level more does not compile and is refused by the decompiler; a component
    on the 127th level (the text would nest 257 deep) too. */
+/* Compiles one component of a level; ECS_OK and its record's last 4 bytes
+   (a float field last) in *last, or the error. */
+static ecs_result compile_one(const ecs_compiler *c, const char *component, void *last, ecs_error *err)
+{
+    char json[256];
+    ecs_compiler_output out;
+    ecs_result r;
+    snprintf(json, sizeof json, "{\"entities\": [{\"components\": [%s]}]}", component);
+    r = ecs_compiler_compile(c, json, strlen(json), 0, &out, err);
+    if (r == ECS_OK && last) memcpy(last, (const unsigned char *)out.blob + out.size - 4, 4);
+    ecs_compiler_output_free(&out);
+    return r;
+}
+
+/* A float field's "min" and "max" are the floats their numbers read as:
+   {"default": 0.1, "max": 0.1} on an f32 registers (0.1 read as 0.100000001f
+   was above the double 0.1: refused, also through ecs_compiler_register_world),
+   x = 0.7 passes "min": 0.7 (0.699999988f was below it), a vec3 and
+   ecs_schema_value_read likewise; one float past a bound is still refused;
+   a bound beyond the floats bounds nothing or everything; f64 bounds stay
+   doubles. */
+static void test_float_bounds(void)
+{
+    static const ecs_schema_field at_max[] = {{"x", ECS_FIELD_F32, "{\"default\": 0.1, \"max\": 0.1}"}};
+    static const ecs_schema_field at_min[] = {{"x", ECS_FIELD_F32, "{\"default\": 1, \"min\": 0.7}"}};
+    static const ecs_schema_field vec[] = {{"v", ECS_FIELD_VEC3, "{\"default\": [0, 0, 0], \"min\": 0, \"max\": 0.1}"}};
+    static const ecs_schema_field wide[] = {{"x", ECS_FIELD_F32, "{\"default\": 0, \"min\": -1e39, \"max\": 1e300}"}};
+    static const ecs_schema_field beyond[] = {{"x", ECS_FIELD_F32, "{\"default\": 3.4e38, \"min\": 1e39}"}};
+    static const ecs_schema_field dbl[] = {{"d", ECS_FIELD_F64, "{\"default\": 0.1, \"max\": 0.1}"}};
+    ecs_compiler c;
+    ecs_world w;
+    ecs_error err;
+    ecs_json_doc doc;
+    float f = 0.0f;
+    /* the floats nearest 0.1 and 0.7, held in floats: with x87 arithmetic
+       (FLT_EVAL_METHOD 2, gcc -m32 -std=c99) the constants 0.1f and 0.7f
+       themselves have long double precision, so `f == 0.1f` compares with
+       0.1L and fails on the right float (f, then err.message: it may be
+       an earlier call's) */
+    const float tenth = 0.1f, seven_tenths = 0.7f;
+    ecs_compiler_init(&c);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "a", at_max, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "b", at_min, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "c", vec, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "w", wide, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "d", dbl, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "e", beyond, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "x must be >= 9.9999999999999994e+38 (found 3.3999999521443642e+38)"),
+              "%s", err.message);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"a\", \"x\": 0.1}", &f, &err) == ECS_OK && f == tenth, "%.9g %s", (double)f,
+              err.message);
+    CHECK(compile_one(&c, "{\"type\": \"a\", \"x\": 0.10000001}", NULL, &err) == ECS_ERROR_COMPILE &&
+          has(err.message, "x must be <= 0.10000000149011612 (found 0.10000000894069672)"));
+    CHECK_MSG(compile_one(&c, "{\"type\": \"b\", \"x\": 0.7}", &f, &err) == ECS_OK && f == seven_tenths, "%.9g %s",
+              (double)f, err.message);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"b\", \"x\": 0.69999993}", NULL, &err) == ECS_ERROR_COMPILE &&
+                  has(err.message, "x must be >= 0.69999998807907104 (found 0.69999992847442627)"),
+              "%s", err.message);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"c\", \"v\": [0.1, 0.1, 0.1]}", &f, &err) == ECS_OK && f == tenth, "%.9g %s",
+              (double)f, err.message);
+    CHECK(compile_one(&c, "{\"type\": \"c\", \"v\": [0.1, 0.1, 0.10000001]}", NULL, &err) == ECS_ERROR_COMPILE);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"w\", \"x\": -3.4028234e38}", &f, &err) == ECS_OK && f == -FLT_MAX, "%s",
+              err.message);
+    CHECK_MSG(compile_one(&c, "{\"type\": \"d\", \"d\": 0.1}", NULL, &err) == ECS_OK, "%s", err.message);
+    CHECK(compile_one(&c, "{\"type\": \"d\", \"d\": 0.10000000000000002}", NULL, &err) == ECS_ERROR_COMPILE);
+    memset(&doc, 0, sizeof doc);
+    CHECK(ecs_json_parse(&doc, "0.1", 3, &err) == ECS_OK);
+    f = 0.0f;
+    CHECK_MSG(ecs_schema_value_read(at_max, &doc, ecs_json_root(&doc), &f, &err) == ECS_OK && f == tenth, "%.9g %s",
+              (double)f, err.message);
+    CHECK(ecs_json_parse(&doc, "0.10000001", 10, &err) == ECS_OK);
+    CHECK(ecs_schema_value_read(at_max, &doc, ecs_json_root(&doc), &f, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(f == tenth); /* untouched */
+    ecs_json_doc_free(&doc);
+    ecs_compiler_free(&c);
+    ecs_compiler_init(&c);
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    CHECK(ecs_world_define_schema(&w, "mover", at_max, 1, ECS_LOOKUP_HASH, &err) != NULL);
+    CHECK_MSG(ecs_compiler_register_world(&c, &w, &err) == ECS_OK && c.num_types == 1, "%s", err.message);
+    ecs_world_free(&w);
+    ecs_compiler_free(&c);
+}
+
+/* A field or type name that is not UTF-8 is refused when registered,
+   naming the field and the bad byte (the message carries none of it); it
+   used to register, and the decompiler then wrote text that did not
+   compile back. Through ecs_compiler_register_world too. */
+static void test_names_not_utf8(void)
+{
+    static const ecs_schema_field bad_field[] = {{"x", ECS_FIELD_U32, "0"}, {"caf\xe9", ECS_FIELD_U32, "0"}};
+    static const ecs_schema_field good[] = {{"caf\xc3\xa9", ECS_FIELD_U32, "0"}};
+    ecs_compiler c;
+    ecs_world w;
+    ecs_error err;
+    ecs_compiler_init(&c);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "s", bad_field, 2, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "schema of 's': the name of field 1 is not UTF-8: 'caf' then byte 0xe9"),
+              "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "t\xe9", good, 1, 0, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "a type name that is not UTF-8: 't' then byte 0xe9"),
+              "%s", err.message);
+    CHECK_MSG(ecs_compiler_register(&c, "\xc3\x28", ecs_resource_compile_transform, NULL, 0, &err) ==
+                      ECS_ERROR_INVALID_ARGUMENT && has(err.message, "'' then byte 0xc3"),
+              "%s", err.message);
+    CHECK(c.num_types == 0);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "t\xc3\xa9", good, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK(ecs_world_init(&w) == ECS_OK);
+    CHECK(ecs_world_define_schema(&w, "prop", bad_field, 2, ECS_LOOKUP_HASH, &err) != NULL);
+    CHECK_MSG(ecs_compiler_register_world(&c, &w, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+                  has(err.message, "not UTF-8") && c.num_types == 1,
+              "%s", err.message);
+    ecs_world_free(&w);
+    ecs_compiler_free(&c);
+}
+
+/* A "#" path hash takes upper-case hexadecimal digits too (SCHEMAS: "a
+   hash as it is"): the same bytes as lower case, in a level, a default and
+   ecs_schema_value_read; it was refused as not canonical. */
+static void test_hash_upper_case(void)
+{
+    static const ecs_schema_field upper[] = {{"p", ECS_FIELD_PATH, "{\"default\": \"#00000000000000AB\"}"}};
+    static const ecs_schema_field lower[] = {{"p", ECS_FIELD_PATH, "{\"default\": \"#00000000000000ab\"}"}};
+    ecs_compiler c;
+    ecs_compiler_output a, b;
+    ecs_error err;
+    ecs_json_doc doc;
+    uint64_t h = 0;
+    const char *up = "{\"entities\": [{\"components\": [{\"type\": \"u\", \"p\": \"#0123456789ABCDEF\"}]}]}";
+    const char *low = "{\"entities\": [{\"components\": [{\"type\": \"u\", \"p\": \"#0123456789abcdef\"}]}]}";
+    const char *none = "{\"entities\": [{\"components\": [{\"type\": \"u\"}]}]}"; /* its default */
+    ecs_compiler_init(&c);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "u", upper, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_register_schema(&c, "l", lower, 1, 0, &err) == ECS_OK, "%s", err.message);
+    CHECK_MSG(ecs_compiler_compile(&c, up, strlen(up), 0, &a, &err) == ECS_OK, "%s", err.message);
+    CHECK(ecs_compiler_compile(&c, low, strlen(low), 0, &b, &err) == ECS_OK && same_bytes(&a, &b));
+    ecs_compiler_output_free(&a);
+    ecs_compiler_output_free(&b);
+    CHECK(ecs_compiler_compile(&c, none, strlen(none), 0, &a, &err) == ECS_OK && a.size >= 8);
+    if (a.blob) memcpy(&h, (const unsigned char *)a.blob + a.size - 8, 8);
+    CHECK(h == 0xABu);
+    ecs_compiler_output_free(&a);
+    memset(&doc, 0, sizeof doc);
+    CHECK(ecs_json_parse(&doc, "\"#0123456789ABCDEF\"", 19, &err) == ECS_OK);
+    h = 0;
+    CHECK_MSG(ecs_schema_value_read(upper, &doc, ecs_json_root(&doc), &h, &err) == ECS_OK &&
+                  h == 0x0123456789ABCDEFull,
+              "%s", err.message);
+    CHECK(ecs_json_parse(&doc, "\"#0123456789ABCDEG\"", 19, &err) == ECS_OK);
+    CHECK(ecs_schema_value_read(upper, &doc, ecs_json_root(&doc), &h, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    ecs_json_doc_free(&doc);
+    ecs_compiler_free(&c);
+}
+
 static void test_deepest_chain(void)
 {
     const uint32_t levels = (ECS_JSON_MAX_DEPTH - 1) / 2;
@@ -1017,6 +1170,9 @@ int main(void)
     test_spec_member_nul();
     test_value_read_long_path();
     test_refusals();
+    test_float_bounds();
+    test_names_not_utf8();
+    test_hash_upper_case();
     test_deepest_chain();
     test_empty_names_block();
     test_check_message();
