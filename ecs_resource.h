@@ -704,7 +704,10 @@ REVISION HISTORY
         nearest its text (a double halfway between two floats was rounded
         again, to even); a "#" path hash takes A-F too; the transform
         normalises any rotation other than zero ([1e-7, 0, 0, 0] was "zero
-        length"); all five alike with x87 arithmetic (gcc -m32)
+        length"); all five alike with x87 arithmetic (gcc -m32); the
+        spawner checks the fixed size of a registered block with 0
+        instances too (8 bytes for 0 instances spawned as if they fitted),
+        and spawn_jobs finds each step's store key once
    0.9  ecs_resource_save_subtree leaves out descendants that are not live
         (destroyed, not collected yet), with their subtrees: it wrote them,
         and spawning the prefab brought them back with their data;
