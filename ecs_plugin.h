@@ -1,4 +1,4 @@
-/* ecs_plugin.h - v0.7 - API registry, plugin loader and hot reload for C/C++
+/* ecs_plugin.h - v0.8 - API registry, plugin loader and hot reload for C/C++
    Public domain or MIT (see end of file).
 
    The engine publishes versioned API structs in a registry; a plugin is a
@@ -357,7 +357,8 @@ REFERENCE (every public function; the declarations below have the details)
                              staged across its reloads, removed at its unload
      ecs_result ecs_plugin_untrack(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker,
                                    const char *name)
-                             removes it now
+                             removes it now (from a reload's new build:
+                             when the reload succeeds)
      ecs_result ecs_plugin_track_call(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker,
                                       const char *name, void (*fn)(void *user), void *user)
                              calls fn as the name's owner (an unload meanwhile waits)
@@ -412,6 +413,10 @@ REFERENCE (every public function; the declarations below have the details)
    ecs_registry_api_v0, ecs_transforms_api_v0/_v1, ecs_resources_api_v0/_v1.
 
 REVISION HISTORY
+   0.8  fix: ecs_plugin_untrack from a reloading plugin's new build keeps
+        the old build's registration until the reload succeeds (it was
+        removed at once, so a failed reload lost the old build's console
+        command)
    0.7  a registry's spawn registrations name the registry as their store,
         so ecs_spawner_spawn_jobs runs them on one task (it ran them on
         several: the thunks raced on the registry, and grouped managers
@@ -693,7 +698,12 @@ typedef struct ecs_plugin_tracker {
 ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name,
                                     const void *value, size_t size, ecs_error *err);
 /** Removes name from tracker's registrations (tracker->remove runs),
-    whoever owns it. ECS_OK or ECS_ERROR_NOT_FOUND. */
+    whoever owns it. Called by the new build of a plugin being reloaded
+    for a name its old build registered, it removes the name only when the
+    reload succeeds: the old value stays in use meanwhile and stays for good
+    when the reload fails (a name the new build registers again after
+    untracking it is staged as usual). ECS_OK or ECS_ERROR_NOT_FOUND (also
+    for a name the new build already untracked). */
 ECS_DEF ecs_result ecs_plugin_untrack(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name);
 /** Calls fn(user) as name's owner: while it runs, the registry counts the
     owning plugin's code as on the stack (an unload asked meanwhile waits
@@ -1423,6 +1433,7 @@ typedef struct ecs__plugin_value {
 
 #define ECS__PLUGIN_STAGED 1u /* re-registered by the build being loaded */
 #define ECS__PLUGIN_NEW 2u    /* first registered by the build being loaded */
+#define ECS__PLUGIN_DROPPED 4u /* untracked by the build being loaded: kept until it succeeds */
 
 /* One thing registered in the engine: its owner (plugin slot, 0 = engine),
    its key (api/version or name) and value. Heap-allocated one by one so that
@@ -1659,7 +1670,7 @@ static void ecs__plugin_rec_finish_staging(ecs_plugin_registry *reg, uint32_t ow
         if (r->owner != owner) continue;
         if (success) {
             if (r->flags & ECS__PLUGIN_STAGED) r->kind->commit(reg, r);
-            if (r->flags == 0) {
+            if ((r->flags & ~ECS__PLUGIN_DROPPED) == 0) {
                 ecs__plugin_rec_remove(reg, i);
                 continue;
             }
@@ -1797,7 +1808,8 @@ ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_t
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_plugin_track: NULL argument or size 0");
     at = ecs__plugin_tracked_find(reg, tracker, name);
     r = at < reg->num_recs ? reg->recs[at] : NULL;
-    if (r && !(reg->staging && r->owner == reg->staging && reg->current == reg->staging && r->flags == 0))
+    if (r && !(reg->staging && r->owner == reg->staging && reg->current == reg->staging &&
+               (r->flags & ~ECS__PLUGIN_DROPPED) == 0))
         return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "%s '%s' is already registered by %s",
                              tracker->what ? tracker->what : "name", name, ecs__plugin_owner_name(reg, r->owner));
     if (r && r->size != size)
@@ -1807,7 +1819,7 @@ ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_t
     memcpy(copy, value, size);
     if (r) { /* the owner's reload registers it again: applied when the reload succeeds */
         r->staged.ptr = copy;
-        r->flags |= ECS__PLUGIN_STAGED;
+        r->flags = ECS__PLUGIN_STAGED; /* and no longer dropped */
         return ECS_OK;
     }
     memset(&v, 0, sizeof v);
@@ -1822,12 +1834,24 @@ ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_t
     return ECS_OK;
 }
 
+/* The new build of a plugin being reloaded untracking a name its old build
+   registered: the old value stays in use until the reload is decided (it
+   goes when the reload succeeds, like any name not registered again, and
+   stays when it fails); a value the new build staged is dropped now. */
 ECS_DEF ecs_result ecs_plugin_untrack(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name)
 {
+    ecs__plugin_rec *r;
     uint32_t at;
     if (!reg || !tracker || !name) return ECS_ERROR_NOT_FOUND;
     at = ecs__plugin_tracked_find(reg, tracker, name);
     if (at == reg->num_recs) return ECS_ERROR_NOT_FOUND;
+    r = reg->recs[at];
+    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging && !(r->flags & ECS__PLUGIN_NEW)) {
+        if (r->flags & ECS__PLUGIN_DROPPED) return ECS_ERROR_NOT_FOUND;
+        if (r->flags & ECS__PLUGIN_STAGED) r->kind->discard(reg, r);
+        r->flags = ECS__PLUGIN_DROPPED;
+        return ECS_OK;
+    }
     ecs__plugin_rec_remove(reg, at);
     return ECS_OK;
 }

@@ -1,4 +1,4 @@
-/* ecs_snapshot.h - v0.9 - snapshots of a live world: save, verify, load,
+/* ecs_snapshot.h - v0.10 - snapshots of a live world: save, verify, load,
    clone, byte swap, JSON, subtree selections, the world hash, deltas, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -446,6 +446,11 @@ REFERENCE (every public function; the declarations below say more:
    ecs_resource.h (ecs_resource_save_subtree fills it too).
 
 REVISION HISTORY
+   0.10 ecs_snapshot_delta refused for an out whose buffer holds base or
+        next leaves out->size 0 as its doc says for every failure (it kept
+        the size); ecs_snapshot_delta_hashed's doc says what a wrong base
+        hash does (ecs_snapshot_apply_delta_hashed given the same one
+        applies the delta, the result's hash still checked)
    0.9  ecs_world_entity_json answers ECS_ERROR_NOT_FOUND for the id a
         queued index carries next (it answered with an empty entity). A
         refused load or clone sizes 0 every group of a nested chain (the
@@ -750,9 +755,14 @@ typedef struct ecs_snapshot_delta_hashes {
     written into the delta as it is, and those bytes are not read to hash
     them (the delta then only compares base and next: a server that made a
     delta to a state and later makes deltas from it hashes it once). A
-    wrong hash given makes a delta that every apply refuses (another base
-    hash: ECS_ERROR_INVALID_ARGUMENT; another next hash: the result's hash
-    differs, ECS_ERROR_CORRUPT_RESOURCE); nothing else goes wrong. hashes
+    wrong next hash makes a delta every apply refuses (the result's hash
+    is always computed: ECS_ERROR_CORRUPT_RESOURCE). A wrong base hash
+    makes a delta that ecs_snapshot_apply_delta refuses (it hashes base:
+    ECS_ERROR_INVALID_ARGUMENT) and ecs_snapshot_apply_delta_hashed
+    refuses given any other base hash; given the same wrong hash it
+    applies it, and since the result's hash is still checked, it succeeds
+    only with the bytes of next (from the true base) and hands the wrong
+    base hash back in *hashes. Nothing else goes wrong. hashes
     NULL: ecs_snapshot_delta. On ECS_OK *hashes holds the two hashes the
     delta names (the ones computed and the ones given); on failure it is
     as it was. Everything else (flags, out, errors, threads): as
@@ -3862,8 +3872,10 @@ ECS_DEF ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size,
     uint64_t hb, hn;
     size_t had;
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out is NULL");
-    if (reuse && (ecs__snap_out_overlaps(out, base, base_size) || ecs__snap_out_overlaps(out, next, next_size)))
+    if (reuse && (ecs__snap_out_overlaps(out, base, base_size) || ecs__snap_out_overlaps(out, next, next_size))) {
+        out->size = 0; /* as for every refusal; the buffer is the caller's still */
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta: out's buffer holds base or next");
+    }
     if (!reuse) out->data = NULL;
     had = out->size;
     out->size = 0;

@@ -1219,8 +1219,11 @@ static int node_client_rebuild(engine *g, node_peer *p, int64_t id, int64_t base
         snprintf(why, sizeof why, "a delta against state %ld, which this client does not hold", (long)base);
         return node_client_resync(g, p, id, why), 0;
     }
-    if (!(s->scratch.data = realloc(s->scratch.data, m->payload_len ? m->payload_len : 1u)))
-        return node_client_resync(g, p, id, "out of memory"), 0;
+    {
+        void *q = realloc(s->scratch.data, m->payload_len ? m->payload_len : 1u);
+        if (!q) return node_client_resync(g, p, id, "out of memory"), 0; /* the old buffer kept (freed at the end) */
+        s->scratch.data = q;
+    }
     memcpy(s->scratch.data, m->payload, m->payload_len); /* aligned */
     h.known = b->hashed ? ECS_SNAPSHOT_BASE_HASH : 0u; /* the delta that gave it named it (apply checked) */
     h.base_hash = b->hash;

@@ -153,6 +153,19 @@ static ecs_result cmd_swap(void *user, ecs_console_call *call)
     return ecs_console_result_payload(call, "ab", 2);
 }
 
+/* floats: v, three floats, answered as their bits in hex */
+static ecs_result cmd_floats(void *user, ecs_console_call *call)
+{
+    float v[3] = {-1.0f, -1.0f, -1.0f};
+    uint32_t bits[3];
+    ecs_result r;
+    (void)user;
+    if ((r = ecs_console_arg_f32_array(call, "v", v, 3, NULL)) != ECS_OK) return r;
+    memcpy(bits, v, sizeof bits);
+    return ecs_console_result_printf(call, "[\"%08lx\", \"%08lx\", \"%08lx\"]", (unsigned long)bits[0], (unsigned long)bits[1],
+                                     (unsigned long)bits[2]);
+}
+
 static void add_test_commands(ecs_console *c)
 {
     ecs_console_command_desc d[] = {
@@ -163,6 +176,7 @@ static void add_test_commands(ecs_console *c)
         {"blob", "a binary payload of size bytes", "size", cmd_blob, NULL},
         {"big", "a long string", "size", cmd_big, NULL},
         {"sum", "a + b", "a b", cmd_sum, NULL},
+        {"floats", "v's three floats as bits", "v", cmd_floats, NULL},
     };
     size_t k;
     ecs_error err;
@@ -329,6 +343,61 @@ static void test_scripts(void)
     message_free(&m);
     CHECK(feed_request(c, "{\"type\": \"script\", \"id\": 8}", &m) && strstr(reply_error(m.json), "needs \"script\""));
     message_free(&m);
+    ecs_console_destroy(c);
+}
+
+/* The bits "floats" answers for "[x, y, z]" as a command ("script": as a
+   script line), in want ("7f7fffff", "00000000", ...); 0 when refused (the
+   error in want). */
+static int float_bits(ecs_console *c, const char *xyz, int script, char *want, size_t size)
+{
+    static char json[1200];
+    message m;
+    const char *at;
+    int ok;
+    if (script) snprintf(json, sizeof json, "{\"type\": \"script\", \"id\": 1, \"script\": \"floats %s\"}", xyz);
+    else snprintf(json, sizeof json, "{\"type\": \"command\", \"id\": 1, \"command\": \"floats\", \"args\": {\"v\": %s}}", xyz);
+    if (!feed_request(c, json, &m)) return snprintf(want, size, "no reply") < 0;
+    ok = reply_ok(m.json, 1) && (at = strstr(m.json, "[\"")) != NULL;
+    snprintf(want, size, "%s", ok ? at + 1 : reply_error(m.json));
+    if (ok && strlen(want) > 34) want[34] = 0; /* the three quoted words */
+    message_free(&m);
+    return ok;
+}
+
+/* f32 arguments: the float nearest the text, rounded once (a double exactly
+   halfway between two floats is read again from the text), those rounding
+   to infinity refused; the same from a script line. */
+static void test_f32_arguments(void)
+{
+    static char tail[400], text[500];
+    ecs_console *c = new_console(-1, 0, 0);
+    char got[300];
+    int script;
+    if (!c) return;
+    add_test_commands(c);
+    memset(tail, '0', 300);
+    tail[300] = 0;
+    for (script = 0; script < 2; ++script) {
+        /* FLT_MAX written with 8 digits is above it as a double, but rounds to it */
+        CHECK_MSG(float_bits(c, "[3.4028235e38, -3.4028235e38, 1.5]", script, got, sizeof got) &&
+                      strcmp(got, "\"7f7fffff\", \"ff7fffff\", \"3fc00000\"") == 0, "%d: %s", script, got);
+        /* halfway between 2^24 and 2^24 + 2 as a double: the text decides; exactly halfway: to even */
+        CHECK_MSG(float_bits(c, "[16777217.000000001, 16777216.999999999, 16777217]", script, got, sizeof got) &&
+                      strcmp(got, "\"4b800001\", \"4b800000\", \"4b800000\"") == 0, "%d: %s", script, got);
+        /* a long text: its last digit decides */
+        snprintf(text, sizeof text, "[-16777217.%s1, 0, -0.0]", tail);
+        CHECK_MSG(float_bits(c, text, script, got, sizeof got) && strcmp(got, "\"cb800001\", \"00000000\", \"80000000\"") == 0,
+                  "%d: %s", script, got);
+        /* 2^128 - 2^103, halfway between FLT_MAX and infinity: to even is infinity; just below it: FLT_MAX */
+        CHECK_MSG(float_bits(c, "[340282356779733661637539395458142568447.9, 0, 0]", script, got, sizeof got) &&
+                      strcmp(got, "\"7f7fffff\", \"00000000\", \"00000000\"") == 0, "%d: %s", script, got);
+        CHECK_MSG(!float_bits(c, "[0, 340282356779733661637539395458142568448, 0]", script, got, sizeof got) &&
+                      strstr(got, "argument 'v'[1]: expected a number that fits a float"), "%d: %s", script, got);
+        CHECK_MSG(!float_bits(c, "[0, 0, -3.4028236e38]", script, got, sizeof got) &&
+                      strstr(got, "argument 'v'[2]: expected a number that fits a float"), "%d: %s", script, got);
+        CHECK_MSG(!float_bits(c, "[0, 1e39, 0]", script, got, sizeof got) && strstr(got, "'v'[1]"), "%d: %s", script, got);
+    }
     ecs_console_destroy(c);
 }
 
@@ -1036,6 +1105,7 @@ int main(void)
     test_requests();
     test_payloads();
     test_scripts();
+    test_f32_arguments();
     test_registration();
     test_split_every_byte();
     test_garbage();

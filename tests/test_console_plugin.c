@@ -102,6 +102,18 @@ static void test_reload_and_unload(void)
     CHECK(build_plugin("tests/plugins/console_cmd.c", "console_cmd.so", "-DCMD_BUILD=3 -DCMD_FAIL_INIT"));
     CHECK(ecs_plugin_reload(reg, p, &err) == ECS_ERROR_PLUGIN_INIT && strstr(err.message, "fails on purpose"));
     CHECK(answers(c, "plugin.build", 2) && answers(c, "plugin.new2", 2));
+    /* a failing reload whose init removed build 2's plugin.new2 first: it stays and answers */
+    CHECK(build_plugin("tests/plugins/console_cmd.c", "console_cmd.so", "-DCMD_BUILD=3 -DCMD_FAIL_INIT -DCMD_REMOVE_NEW2"));
+    CHECK(ecs_plugin_reload(reg, p, &err) == ECS_ERROR_PLUGIN_INIT && strstr(err.message, "fails on purpose"));
+    CHECK(answers(c, "plugin.build", 2) && answers(c, "plugin.new2", 2));
+    /* removed then added again by a build that succeeds: the new build answers it */
+    CHECK(build_plugin("tests/plugins/console_cmd.c", "console_cmd.so", "-DCMD_BUILD=2 -DCMD_REMOVE_NEW2"));
+    CHECK_MSG(ecs_plugin_reload(reg, p, &err) == ECS_OK, "%s", err.message);
+    CHECK(answers(c, "plugin.build", 2) && answers(c, "plugin.new2", 2));
+    /* removed by a build that succeeds without it: gone */
+    CHECK(build_plugin("tests/plugins/console_cmd.c", "console_cmd.so", "-DCMD_BUILD=3 -DCMD_REMOVE_NEW2"));
+    CHECK_MSG(ecs_plugin_reload(reg, p, &err) == ECS_OK, "%s", err.message);
+    CHECK(answers(c, "plugin.build", 3) && unknown(c, "plugin.new2"));
     /* the unload: every command gone, a call names it */
     CHECK(ecs_plugin_unload(reg, p) == ECS_OK);
     CHECK(unknown(c, "plugin.build") && unknown(c, "plugin.new2") && unknown(c, "plugin.add_late"));

@@ -213,10 +213,12 @@ static void test_format(void)
         ecs_snapshot_output_free(&dd);
         ecs_snapshot_output_free(&held);
     }
-    { /* the output's buffer may not hold base or next */
+    { /* the output's buffer may not hold base or next: refused, its size 0 as after any failed delta,
+         its buffer and bytes kept */
         ecs_snapshot_output own = copy_of(&s1);
+        void *buffer = own.data;
         CHECK(ecs_snapshot_delta(s0.data, s0.size, own.data, own.size, ECS_SNAPSHOT_REUSE_OUTPUT, &own, &err) == ECS_ERROR_INVALID_ARGUMENT);
-        CHECK(own.size == s1.size && same_bytes(&own, &s1));
+        CHECK(own.size == 0 && own.data == buffer && memcmp(own.data, s1.data, s1.size) == 0);
         ecs_snapshot_output_free(&own);
     }
     { /* nor any byte of them past its start (the grown delta freed them while they were read); an
@@ -245,7 +247,8 @@ static void test_format(void)
             }
             CHECK_MSG(r == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "out's buffer holds base"), "case %u: %d %s",
                       (unsigned)which, (int)r, r == ECS_OK ? "" : err.message);
-            CHECK(own.size == was.size && same_bytes(&own, &was));
+            /* a delta's out->size is 0 (its buffer kept); an apply's out is as it was */
+            CHECK(own.size == (which == 2 ? was.size : 0u) && memcmp(own.data, was.data, was.size) == 0);
             ecs_snapshot_output_free(&own);
             ecs_snapshot_output_free(&was);
         }
@@ -428,6 +431,13 @@ static void test_known_hashes(void)
     h.base_hash = hs[0];
     CHECK(ecs_snapshot_apply_delta_hashed(s[0].data, s[0].size, d.data, d.size, 0, &h, &o, &err) == ECS_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "as the caller gave it") != NULL && o.data == NULL && h.base_hash == hs[0]);
+    /* given the same wrong hash, apply_delta_hashed applies it (as its doc says): the result's hash is
+       still checked, so it gives next's bytes, and the wrong base hash comes back */
+    h.known = ECS_SNAPSHOT_BASE_HASH;
+    h.base_hash = hs[0] ^ 1u;
+    CHECK(ecs_snapshot_apply_delta_hashed(s[0].data, s[0].size, d.data, d.size, 0, &h, &o, &err) == ECS_OK);
+    CHECK(same_bytes(&o, &s[1]) && h.base_hash == (hs[0] ^ 1u) && h.next_hash == hs[1]);
+    ecs_snapshot_output_free(&o);
     /* a wrong next hash given: the result's hash refuses it */
     h.known = ECS_SNAPSHOT_NEXT_HASH;
     h.next_hash = hs[1] + 1u;

@@ -1,9 +1,11 @@
 /* tests/test_snapshot_subtree.c - a snapshot of the entities under a
    transform node (ecs_snapshot_desc's hierarchy and root), checked against
-   the saved world instance by instance: the entity manager whole, every
-   store holding exactly the subtree's instances in their order (next links
-   renumbered, direct slots left out as holes, the group's prefix), the
-   transform nodes with their links, the root standing at its current world matrix,
+   the saved world instance by instance (entities destroyed inside the
+   subtree and not yet collected left out, with everything below them):
+   the entity manager whole, every store holding exactly the subtree's
+   instances in their order (next links renumbered, direct slots left out
+   as holes, the group's prefix), the transform nodes with their links, the
+   root standing at its current world matrix,
    the deferred state of the kept nodes; the snapshot saved again from the
    loaded world gives the same bytes; JSON and the other byte order round
    trip; selections that are not closed under descendants through
@@ -80,6 +82,36 @@ static ecs_entity grow_subtree(test_world *t)
     return k >= 8u ? root : make_id(0); /* the churn may have cut it down: grow another */
 }
 
+/* Destroys two nodes of the subtree ids (not the root), in the entity
+   manager only (their nodes and instances wait for a collect): first one
+   with children, then any other still live. The number destroyed. */
+static uint32_t kill_in_subtree(test_world *t, const ecs_entity *ids, uint32_t n, ecs_entity root)
+{
+    uint32_t k, killed = 0, start = rnd_below(n), pass;
+    for (pass = 0; pass < 2; ++pass)
+        for (k = 0; k < n && killed == pass; ++k) {
+            ecs_entity e = ids[(start + k) % n];
+            ecs_instance x = ecs_transform_lookup(&t->tm, e);
+            if (e.id == root.id || !ecs_entity_live(&t->w.entities, e) || ecs_instance_is_nil(x)) continue;
+            if (pass == 0 && ecs_instance_is_nil(ecs_transform_first_child(&t->tm, x))) continue;
+            killed += ecs_entity_destroy(&t->w.entities, e) ? 1u : 0u;
+        }
+    return killed;
+}
+
+/* What a selection under x keeps (since ecs_snapshot.h 0.9): x and its
+   descendants, less every entity that is not live with all below it.
+   Appended to out from out[n]; the new count. */
+static uint32_t live_subtree(const test_world *t, ecs_instance x, ecs_entity *out, uint32_t n)
+{
+    ecs_instance c;
+    if (!ecs_entity_live(&t->w.entities, t->tm.entity[x.i])) return n;
+    out[n++] = t->tm.entity[x.i];
+    for (c = ecs_transform_first_child(&t->tm, x); !ecs_instance_is_nil(c); c = ecs_transform_next_sibling(&t->tm, c))
+        n = live_subtree(t, c, out, n);
+    return n;
+}
+
 /* b's manager k holds exactly a's instances of the entities in ids, in
    a's order, with the same bytes and chains (direct: the same slots). */
 static int same_kept_instances(const ecs_manager *ma, const ecs_manager *mb, const ecs_entity *ids, uint32_t n)
@@ -139,10 +171,13 @@ static int same_kept_nodes(const ecs_transform_manager *a, const ecs_transform_m
         pa = ecs_transform_parent(a, ecs_instance_make(i));
         pb = ecs_transform_parent(b, ecs_instance_make(j));
         if (is_root ? !ecs_instance_is_nil(pb) : (ecs_instance_is_nil(pb) || b->entity[pb.i].id != a->entity[pa.i].id)) return 0;
-        { /* the children, in sibling order */
+        { /* the kept children, in sibling order */
             ecs_instance ca = ecs_transform_first_child(a, ecs_instance_make(i)), cb = ecs_transform_first_child(b, ecs_instance_make(j));
-            for (; !ecs_instance_is_nil(ca); ca = ecs_transform_next_sibling(a, ca), cb = ecs_transform_next_sibling(b, cb))
+            for (; !ecs_instance_is_nil(ca); ca = ecs_transform_next_sibling(a, ca)) {
+                if (!in_set(ids, n, a->entity[ca.i].id)) continue;
                 if (ecs_instance_is_nil(cb) || b->entity[cb.i].id != a->entity[ca.i].id) return 0;
+                cb = ecs_transform_next_sibling(b, cb);
+            }
             if (!ecs_instance_is_nil(cb)) return 0;
         }
         dirty += i >= a->first_dirty;
@@ -169,8 +204,8 @@ static void test_subtree(ecs_transform_mode mode, uint64_t seed)
     ecs_snapshot_output out = {NULL, 0}, again = {NULL, 0}, whole = {NULL, 0};
     ecs_snapshot_desc desc;
     ecs_error err;
-    ecs_entity root, *ids;
-    uint32_t n, k, flags;
+    ecs_entity root, *ids, *all;
+    uint32_t n, k, flags, num_all, num_live = 0;
     CHECK(make_world(&a, mode, WITH_GROUP | WITH_RAW) && make_world(&b, mode, WITH_GROUP | WITH_RAW));
     rng_state = seed;
     churn(&a, 6000);
@@ -180,8 +215,18 @@ static void test_subtree(ecs_transform_mode mode, uint64_t seed)
         CHECK(ecs_transform_set_local(&a.tm, ecs_instance_make(a.tm.count - 1u), &local) == ECS_OK);
     }
     CHECK(a.m[0]->group && a.m[0]->group->size > 0);
-    ids = subtree_of(&a, root, &n);
-    CHECK(ids != NULL && n >= 8u);
+    /* dead entities inside the subtree, one with children: left out, with everything below them */
+    all = subtree_of(&a, root, &num_all);
+    CHECK(all != NULL && num_all >= 8u);
+    if (!all) return;
+    CHECK(kill_in_subtree(&a, all, num_all, root) == 2u);
+    for (k = 0; k < num_all; ++k) num_live += ecs_entity_live(&a.w.entities, all[k]) ? 1u : 0u;
+    ids = (ecs_entity *)malloc((size_t)num_all * sizeof *ids);
+    CHECK(ids != NULL);
+    if (!ids) return;
+    n = live_subtree(&a, ecs_transform_lookup(&a.tm, root), ids, 0);
+    CHECK_MSG(n >= 2u && n < num_live, "%u kept of %u live (%u in the subtree)", (unsigned)n, (unsigned)num_live,
+              (unsigned)num_all); /* a live node under a dead one is left out too */
     memset(&desc, 0, sizeof desc);
     desc.hierarchy = "transform";
     desc.root = root;
@@ -224,6 +269,7 @@ static void test_subtree(ecs_transform_mode mode, uint64_t seed)
         free_world(&c);
     }
     free(ids);
+    free(all);
     ecs_snapshot_output_free(&out);
     ecs_snapshot_output_free(&again);
     ecs_snapshot_output_free(&whole);

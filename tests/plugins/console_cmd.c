@@ -4,6 +4,9 @@
      CMD_BUILD=n      the build number plugin.build answers (default 1);
                       build 1 also adds plugin.only1, build 2 plugin.new2
      CMD_FAIL_INIT    init adds its commands, then fails
+     CMD_REMOVE_NEW2  init first removes plugin.new2 (a command renamed
+                      in this build), and checks a second remove of it
+                      answers NOT_FOUND
      CMD_CLASH        init also adds "help", which the engine has
    plugin.add_late adds plugin.late from inside a handler (it belongs to
    this plugin too). */
@@ -54,6 +57,13 @@ static ecs_result cmd_init(ecs_plugin_get_api_fn get_engine_api, void **state, e
         if (fresh) free(s);
         return ecs_plugin_set_error(err, ECS_ERROR_API_VERSION, "no console API");
     }
+#ifdef CMD_REMOVE_NEW2
+    if (s->con->remove_command(s->con->console, "plugin.new2") == ECS_OK &&
+        s->con->remove_command(s->con->console, "plugin.new2") != ECS_ERROR_NOT_FOUND) {
+        if (fresh) free(s);
+        return ecs_plugin_set_error(err, ECS_ERROR_INVALID_ARGUMENT, "plugin.new2 removed twice");
+    }
+#endif
     d[n].name = "plugin.build", d[n].help = "the plugin's build number", d[n].args = NULL, d[n].fn = cmd_build, ++n;
     d[n].name = "plugin.add_late", d[n].help = "adds plugin.late", d[n].args = NULL, d[n].fn = cmd_add_late, ++n;
 #if CMD_BUILD == 1
