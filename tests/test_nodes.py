@@ -477,7 +477,12 @@ def test_traffic_tool(a):
              ("type5", traffic_record(2, struct.pack(">II", 5, 2) + b"{}", peer=1), 1, "message type 5"),
              ("short", traffic_record(4, frame_msg({"type": "alive"}) + b"x", peer=1), 1, "shorter than the record"),
              ("surrogate", traffic_record(2, frame_msg({"type": "\ud800x"}), peer=1), 0, "\\ud800x"),
-             ("deep", traffic_record(2, deep, peer=1), 0, "nested too deep")]
+             ("deep", traffic_record(2, deep, peer=1), 0, "nested too deep"),
+             # a size over node.h's bound (16 + 8 + NODE_MAX_MESSAGE) is a bad record, not a cut; at the bound, a cut
+             ("oversize", struct.pack(">IIBBBBI", 16 + 8 + (256 << 20) + 1, 0, 5, 0, 0, 0, 0) + b"\0" * 8, 1,
+              "size %d, kind 5 or its reserved bytes are not valid" % (16 + 8 + (256 << 20) + 1)),
+             ("atbound", struct.pack(">IIBBBBI", 16 + 8 + (256 << 20), 0, 2, 0, 0, 0, 1) + b"\0" * 8, 3,
+              "the log ends inside a record at offset")]
     for name, rec, want_rc, want in cases:
         path = os.path.join(a.out, "traffic-%s.log" % name)
         with open(path, "wb") as f:
