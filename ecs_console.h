@@ -328,7 +328,9 @@ CONFIGURATION
    max_commands (256), requests_per_poll, read_per_poll, accept_every
    (16), timeouts, clock and clock_user, page and page_size (GET /),
    on_request and request_user (each framed request of a socket connection,
-   before it is answered: a traffic log; examples/engine.c's --log-traffic).
+   and each GET /api/NAME that runs a command as the framed request it
+   equals, before it is answered: a traffic log; examples/engine.c's
+   --log-traffic).
    ECS_CONSOLE_HTTP_MAX_HEAD (8192; implementation file only): bytes of an
    HTTP request line and its headers.
    ECS_DEF / ECS_STATIC as in ecs.h. Implementation file only: ECS_REALLOC
@@ -538,8 +540,14 @@ typedef uint64_t (*ecs_console_clock_fn)(void *user);
 /** Sees one framed request (its 8-byte header and body, as the client sent
     it) that a socket connection sent, just before it is answered, on the
     polling thread: a traffic log keeps them so that a replay can hand the
-    same bytes to ecs_console_feed (requests given to ecs_console_feed and
-    HTTP requests are not passed). bytes live until it returns. */
+    same bytes to ecs_console_feed. An HTTP GET /api/NAME?ARGS whose command
+    exists and whose arguments are JSON is passed too, just before the
+    command runs, as the framed request it is equivalent to: a type-0
+    message {"type": "command", "command": NAME, "args": {...}} (no "id";
+    the arguments as the command gets them); out of memory building it, the
+    command does not run (HTTP 500). Not passed: requests given to
+    ecs_console_feed, other HTTP requests (the page, a refused one). bytes
+    live until it returns. */
 typedef void (*ecs_console_request_fn)(void *user, const void *bytes, size_t size);
 
 /** Console settings; zero-initialised means every default. */
@@ -561,7 +569,8 @@ typedef struct ecs_console_desc {
     const void *page;           /* what GET / serves (text/html, UTF-8), kept by pointer: must outlive the console;
                                    NULL: a short page that says where the inspector is (HTTP) */
     size_t page_size;           /* bytes of page */
-    ecs_console_request_fn on_request; /* NULL: none; sees each socket request before it is answered */
+    ecs_console_request_fn on_request; /* NULL: none; sees each socket request (an /api one as its framed
+                                          equivalent) before it is answered */
     void *request_user;
 } ecs_console_desc;
 
@@ -2599,6 +2608,26 @@ static int ecs__console_http_status(ecs_result r)
     return r == ECS_ERROR_NOT_FOUND ? 404 : r == ECS_ERROR_ALREADY_EXISTS ? 409 : r == ECS_ERROR_OUT_OF_MEMORY ? 500 : 400;
 }
 
+/* Hands desc.on_request the framed request an /api request is equivalent
+   to (cmd with the arguments in c->line, no id), built in c->http: a
+   traffic log keeps it and a replay feeds it back. 0 out of memory. */
+static int ecs__console_http_pass(ecs_console *c, const ecs__console_cmd *cmd)
+{
+    c->http.len = 0;
+    c->http.oom = 0;
+    ecs__console_put(&c->http, "\0\0\0\0\0\0\0\0", 8); /* the header, set below */
+    ecs__console_puts(&c->http, "{\"type\": \"command\", \"command\": ");
+    ecs__console_put_string(&c->http, cmd->name, strlen(cmd->name));
+    ecs__console_puts(&c->http, ", \"args\": ");
+    ecs__console_put(&c->http, c->line.p, c->line.len);
+    ecs__console_puts(&c->http, "}");
+    if (c->http.oom) return 0;
+    ecs__console_set_u32be(c->http.p, ECS_CONSOLE_JSON);
+    ecs__console_set_u32be(c->http.p + 4, (uint32_t)(c->http.len - 8u));
+    c->on_request(c->request_user, c->http.p, c->http.len);
+    return 1;
+}
+
 /* GET /api/NAME?ARGS: runs command NAME (path: NAME as sent, n bytes) with
    the arguments as the framed protocol would; its result is the body. */
 static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ecs__console_http_req *r, const char *path,
@@ -2627,6 +2656,10 @@ static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ec
     if (c->line.oom || ecs_json_parse(&c->args_doc, (const char *)c->line.p, c->line.len, &perr) != ECS_OK) {
         ecs__console_http_error(c, k, r, c->line.oom ? 500 : 400, "%s: the arguments are not JSON (%s)", cmd->name,
                                 c->line.oom ? "out of memory" : perr.message);
+        return;
+    }
+    if (c->on_request && !k->local && !ecs__console_http_pass(c, cmd)) {
+        ecs__console_http_error(c, k, r, 500, "%s: out of memory passing the request on (desc.on_request): not run", cmd->name);
         return;
     }
     if ((res = ecs__console_run(c, cmd, &c->args_doc, ecs_json_root(&c->args_doc), NULL, 0, &call, msg, sizeof msg)) != ECS_OK) {

@@ -1661,11 +1661,40 @@ static int node_commands(engine *g)
 
 /* ---- start, replay, stop ------------------------------------------------------------------------- */
 
+/* Whether every argument is text the START record can carry as JSON (a
+   replay reads it back): 0, or 1 with a message naming the first that is
+   not valid UTF-8 (bytes outside printable ASCII shown as \xNN). */
+static int node_log_args_bad(engine *g, int argc, char **argv)
+{
+    node_buf b;
+    ecs_error err;
+    int a, bad = 0;
+    size_t k;
+    memset(&b, 0, sizeof b);
+    for (a = 1; a < argc && !bad; ++a) {
+        b.len = 0;
+        node_json_string(&b, argv[a], strlen(argv[a]));
+        if (!b.oom && ecs_json_parse(&g->net.doc, (const char *)b.p, b.len, &err) == ECS_OK) continue;
+        bad = 1;
+        fprintf(stderr, "engine: --log-traffic: argument %d '", a);
+        for (k = 0; argv[a][k]; ++k) {
+            unsigned char ch = (unsigned char)argv[a][k];
+            if (ch >= 0x20u && ch < 0x7fu) fputc(ch, stderr);
+            else fprintf(stderr, "\\x%02x", (unsigned)ch);
+        }
+        fprintf(stderr, "' is not text the log can hold (%s): its start record keeps the command line as JSON, "
+                        "which must be valid UTF-8 for --replay to read it\n", b.oom ? "out of memory" : err.message);
+    }
+    node_buf_free(&b);
+    return bad;
+}
+
 /* Writes the log's header and its START record (role and command line). */
 static int node_open_log(engine *g, int argc, char **argv)
 {
     node_buf b;
     int a;
+    if (node_log_args_bad(g, argc, argv)) return 1;
     if (!(g->net.log = fopen(g->opt.log_traffic, "wb"))) {
         fprintf(stderr, "engine: --log-traffic %s: cannot write it: %s\n", g->opt.log_traffic, strerror(errno));
         return 1;

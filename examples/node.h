@@ -60,10 +60,12 @@
        u32 peer   the server's client id (the client: 0, the server)
        size - 16 bytes of body:
          START       JSON {"role": "server" | "client", "protocol", "byte_order",
-                     "args": [the command line]}: the first record
+                     "args": [the command line]}: the first record (an
+                     argument that is not UTF-8 is refused at start-up)
          NET_IN      one framed node message as it was handled (after the
                      fault rule: a replay reproduces a faulty run)
-         CONSOLE_IN  one framed console request as it was handled
+         CONSOLE_IN  one framed console request as it was handled (an HTTP
+                     GET /api/NAME: the framed command request it equals)
          NET_OUT     one framed node message sent (replay skips them)
          FRAME       u64 the world hash once the frame (the record's) was
                      reached: after a frame ran, or a state was applied

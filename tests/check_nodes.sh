@@ -5,7 +5,8 @@
 # leave and rejoin, forwarded spawns, replays of every log, a cut and a
 # corrupt log, refused joins, a fake server's bad states, a port in use,
 # inputs across a leave and a join, a held welcome of a closed connection,
-# tools/ecs_traffic.py on bad logs, and tools/scenarios/boxes.py for a few iterations with and without
+# a server's log after an HTTP /api spawn, an argument that is not UTF-8
+# with --log-traffic, tools/ecs_traffic.py on bad logs, and tools/scenarios/boxes.py for a few iterations with and without
 # faults, and with a divergence it must report). Then the probe of the
 # issue's target (never asserted): a -O2 server on the standard level,
 # its mean frame alone and with 3 clients joined (net.stats: wall and CPU

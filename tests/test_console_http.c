@@ -7,7 +7,9 @@
    goes on; keep-alive, pipelining, the same bytes at once or a byte at a
    time; over sockets: keep-alive, 503 for an HTTP client over max_clients,
    the framed refusal for a silent one, an idle keep-alive connection giving
-   its slot to a new client; world.tree (roots, children, paging); every
+   its slot to a new client; an /api request reaches desc.on_request as the
+   framed request it equals (fed to another console, the same change);
+   world.tree (roots, children, paging); every
    allocation failing in turn during HTTP requests. */
 #include "oom_alloc.h"
 #define ECS_IMPLEMENTATION
@@ -38,6 +40,9 @@ typedef struct fixture {
     ecs_console *console;
 } fixture;
 
+/* desc.on_request of the next make_fixture (its user: the fixture's world) */
+static ecs_console_request_fn g_fixture_hook;
+
 /* 8 entities, health on each; transforms: 0 root with children 1, 2; 3
    under 1; 4 and 5 roots; 6 and 7 without. */
 static int make_fixture(fixture *f, int port, uint32_t max_clients, int with_page)
@@ -65,6 +70,8 @@ static int make_fixture(fixture *f, int port, uint32_t max_clients, int with_pag
     d.world = &f->w;
     d.max_clients = max_clients;
     d.max_message = 1u << 16;
+    d.on_request = g_fixture_hook;
+    d.request_user = &f->w;
     if (with_page) {
         d.page = page;
         d.page_size = sizeof page - 1u;
@@ -485,6 +492,76 @@ static void test_sockets(void)
     free_fixture(&f);
 }
 
+/* What desc.on_request saw last, how often, and the world's hash then. */
+static bytes g_hooked;
+static unsigned g_hook_calls;
+static uint64_t g_hook_hash;
+static void record_request(void *user, const void *p, size_t n)
+{
+    ++g_hook_calls;
+    g_hooked.n = 0;
+    bytes_add(&g_hooked, p, n);
+    g_hook_hash = ecs_snapshot_world_hash((ecs_world *)user);
+}
+
+/* An /api request over a socket reaches desc.on_request, before it runs, as
+   the framed request it equals: fed to a second console (as a traffic
+   log's replay does), it makes the same change. A refused request and
+   the page are not passed. */
+static void test_request_hook(void)
+{
+    fixture f, twin;
+    response r;
+    bytes in = {NULL, 0, 0};
+    message m;
+    const ecs_json_value *root, *args;
+    char req[300];
+    uint64_t before;
+    int h;
+    g_fixture_hook = record_request;
+    if (!make_fixture(&f, 0, 2, 0)) return;
+    g_fixture_hook = NULL;
+    if (!make_fixture(&twin, -1, 0, 0)) return;
+    before = ecs_snapshot_world_hash(&f.w);
+    CHECK(before == ecs_snapshot_world_hash(&twin.w));
+    h = client_connect(ecs_console_port(f.console));
+    snprintf(req, sizeof req, "GET /api/world.set?entity=%lu&component=health&field=hp&value=7.5 HTTP/1.1\r\n"
+             "Host: localhost\r\n\r\n", (unsigned long)f.e[5].id);
+    CHECK(client_send(f.console, h, req, strlen(req)));
+    CHECK(client_response(f.console, h, &in, &r) && r.status == 200);
+    free(r.body);
+    CHECK_MSG(g_hook_calls == 1, "the hook ran %u times", g_hook_calls);
+    CHECK(g_hook_hash == before && ecs_snapshot_world_hash(&f.w) != before); /* it saw the request before it ran */
+    /* a type-0 message: {"type": "command", "command": "world.set", "args": {...}}, no id */
+    CHECK(g_hooked.n > 8 && get_be32(g_hooked.p) == 0 && get_be32(g_hooked.p + 4) == g_hooked.n - 8u);
+    bytes_add(&g_hooked, "", 1);
+    root = g_hooked.n > 9 ? parse((const char *)g_hooked.p + 8) : NULL;
+    args = member(root, "args");
+    CHECK(root && strcmp(string_of(member(root, "type")), "command") == 0 && !member(root, "id") &&
+          strcmp(string_of(member(root, "command")), "world.set") == 0);
+    CHECK(args && number_of(member(args, "entity")) == (double)f.e[5].id && number_of(member(args, "value")) == 7.5 &&
+          strcmp(string_of(member(args, "component")), "health") == 0);
+    /* fed back as a replay does: the same world */
+    g_feed_out.n = 0;
+    feed_bytes(twin.console, g_hooked.p, g_hooked.n - 1u);
+    CHECK(take_message(&g_feed_out, &m) && reply_ok(m.json, -1));
+    if (m.json) message_free(&m);
+    CHECK(ecs_snapshot_world_hash(&twin.w) == ecs_snapshot_world_hash(&f.w));
+    /* an unknown command (404) and the page are not passed */
+    snprintf(req, sizeof req, "GET /api/nope HTTP/1.1\r\nHost: localhost\r\n\r\nGET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    CHECK(client_send(f.console, h, req, strlen(req)));
+    CHECK(client_response(f.console, h, &in, &r) && r.status == 404);
+    free(r.body);
+    CHECK(client_response(f.console, h, &in, &r) && r.status == 200);
+    free(r.body);
+    CHECK_MSG(g_hook_calls == 1, "the hook ran %u times", g_hook_calls);
+    close(h);
+    bytes_free(&in);
+    bytes_free(&g_hooked);
+    free_fixture(&twin);
+    free_fixture(&f);
+}
+
 /* Every allocation failing in turn while HTTP requests are answered: no
    crash, no leak, and a request after it is answered. */
 static void test_out_of_memory(void)
@@ -520,6 +597,7 @@ int main(void)
     test_origins_and_pipelining();
     test_tree();
     test_sockets();
+    test_request_hook();
     test_out_of_memory();
     bytes_free(&g_feed_out);
     return test_report("test_console_http");

@@ -33,8 +33,12 @@ Checks (each can fail):
     (the log names each closed connection, the replay closes it);
   - with --fault, a welcome held for a connection that closed is dropped,
     not delivered to the next one (the client says hello there);
-  - tools/ecs_traffic.py refuses a frame record of 7 bytes and a record
-    whose message is bad (as node.h's reader does), and prints deep JSON
+  - a spawn through the console's HTTP /api is in the server's log, which
+    replays equal; with --log-traffic an argument that is not UTF-8 is
+    refused at start-up, named (no log written);
+  - tools/ecs_traffic.py refuses a frame record of 7 bytes, a record
+    whose message is bad and one whose size is over node.h's bound (as
+    node.h's reader does), and prints deep JSON
     and a lone surrogate without a traceback;
   - net.timeouts off/on and --no-timeouts;
   - tools/scenarios/boxes.py agrees with and without faults, and reports
@@ -51,6 +55,7 @@ import sys
 import time
 import json
 import re
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -433,6 +438,39 @@ def test_rejoin(a, sess):
           "came and went: %s" % out[-300:])
 
 
+def test_http_and_args(a, sess):
+    """A spawn through the console's HTTP /api is in the server's log (as
+    the framed request it equals): the log replays equal. With
+    --log-traffic, an argument that is not UTF-8 is refused at start-up,
+    named, and no log is written; without it the same argument runs."""
+    srv = sess.start("http-server", ["--serve", "0"])
+    s = srv.console
+    s.command("frame.pause")
+    s.command("frame.step", frames=3)
+    n0 = s.command("world.stats")["entities"]
+    url = "http://127.0.0.1:%d/api/spawn?prefab=crate&position=[1,2,3]" % s.port
+    with urllib.request.urlopen(url, timeout=10) as r:
+        check(r.status == 200, "GET /api/spawn answers 200: %d" % r.status)
+    check(s.command("world.stats")["entities"] > n0, "the HTTP spawn added entities")
+    s.command("frame.step", frames=2)
+    srv.stop(timeout=10.0)
+    rc, out = run_engine(["--replay", os.path.join(a.out, "http-server.log"), "--quiet"])
+    check(rc == 0 and "first_difference=none end=complete" in out, "the server's log replays after an HTTP /api "
+          "spawn: %s" % out[-300:])
+    level = os.path.join(os.fsencode(a.out), b"lev\xe9l.json")
+    with open(a.level, "rb") as f, open(level, "wb") as g:
+        g.write(f.read())
+    log = os.path.join(a.out, "latin.log")
+    if os.path.exists(log):
+        os.remove(log)
+    rc, out = run_engine(["--level", level, "--plugins", a.plugins, "--frames", "3", "--quiet", "--log-traffic", log])
+    check(rc != 0 and "--log-traffic: argument 2 '" in out and "lev\\xe9l.json' is not text the log can hold" in out,
+          "an argument that is not UTF-8 is refused, named: %s" % out[-300:])
+    check(not os.path.exists(log), "no log is written for it")
+    rc, out = run_engine(["--level", level, "--plugins", a.plugins, "--frames", "3", "--quiet"])
+    check(rc == 0, "without --log-traffic the same level path runs: %s" % out[-300:])
+
+
 def test_stale_welcome(a, sess):
     """--fault holds the first connection's welcome; the client leaves and
     joins again before it is due: the new connection must not take it."""
@@ -477,7 +515,12 @@ def test_traffic_tool(a):
              ("type5", traffic_record(2, struct.pack(">II", 5, 2) + b"{}", peer=1), 1, "message type 5"),
              ("short", traffic_record(4, frame_msg({"type": "alive"}) + b"x", peer=1), 1, "shorter than the record"),
              ("surrogate", traffic_record(2, frame_msg({"type": "\ud800x"}), peer=1), 0, "\\ud800x"),
-             ("deep", traffic_record(2, deep, peer=1), 0, "nested too deep")]
+             ("deep", traffic_record(2, deep, peer=1), 0, "nested too deep"),
+             # a size over node.h's bound (16 + 8 + NODE_MAX_MESSAGE) is a bad record, not a cut; at the bound, a cut
+             ("oversize", struct.pack(">IIBBBBI", 16 + 8 + (256 << 20) + 1, 0, 5, 0, 0, 0, 0) + b"\0" * 8, 1,
+              "size %d, kind 5 or its reserved bytes are not valid" % (16 + 8 + (256 << 20) + 1)),
+             ("atbound", struct.pack(">IIBBBBI", 16 + 8 + (256 << 20), 0, 2, 0, 0, 0, 1) + b"\0" * 8, 3,
+              "the log ends inside a record at offset")]
     for name, rec, want_rc, want in cases:
         path = os.path.join(a.out, "traffic-%s.log" % name)
         with open(path, "wb") as f:
@@ -560,6 +603,7 @@ if __name__ == "__main__":
     sess = Session(a)
     try:
         test_rejoin(a, sess)
+        test_http_and_args(a, sess)
     finally:
         sess.stop()
     test_traffic_tool(a)

@@ -66,7 +66,7 @@ def read_records(data):
         if len(data) - at < 16:
             raise EOFError("the log ends inside a record head at offset %d (%d of 16 bytes)" % (at, len(data) - at))
         size, frame, kind, r0, r1, r2, peer = struct.unpack(">IIBBBBI", data[at:at + 16])
-        if size < 16 or r0 or r1 or r2 or kind not in KINDS:
+        if size < 16 or size > 16 + 8 + MAX_MESSAGE or r0 or r1 or r2 or kind not in KINDS:  # node.h's bounds
             raise ValueError("record at offset %d (frame %d): size %d, kind %d or its reserved bytes are not valid"
                              % (at, frame, size, kind))
         if at + size > len(data):
