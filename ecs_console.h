@@ -439,7 +439,11 @@ REVISION HISTORY
    0.8  fix: ecs_console_arg_f32_array reads each number as the float
         nearest its text (it rounded the double again, so a double exactly
         halfway between two floats went to the wrong one, and 3.4028235e38,
-        which rounds to FLT_MAX, was refused)
+        which rounds to FLT_MAX, was refused); desc.on_request also sees
+        each HTTP GET /api/NAME that runs a command, as the framed command
+        request it equals (no id), just before it runs (an engine's traffic
+        log missed them, so its replay differed); out of memory building
+        it, the command does not run (500)
    0.7  fixes: the in-process connection's output starts over when a log
         line finds all of it taken (logged-and-taken lines grew it without
         bound); a string argument or component name holding a NUL byte is
