@@ -133,10 +133,15 @@ CLIENT_FN int take_message(bytes *b, message *m)
 
 static ecs_json_doc g_doc; /* the last reply looked into */
 
-/* Parses json into g_doc; the root, or NULL. */
+static void client_doc_free(void) { ecs_json_doc_free(&g_doc); }
+
+/* Parses json into g_doc; the root, or NULL. g_doc is freed at exit (so
+   a leak check or a counting ECS_FREE sees nothing left). */
 CLIENT_FN const ecs_json_value *parse(const char *json)
 {
+    static int freed_at_exit;
     ecs_error err;
+    if (!freed_at_exit) freed_at_exit = atexit(client_doc_free) == 0;
     if (ecs_json_parse(&g_doc, json, strlen(json), &err) != ECS_OK) {
         fprintf(stderr, "not JSON (%s): %.300s\n", err.message, json);
         return NULL;

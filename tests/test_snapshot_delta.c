@@ -28,12 +28,14 @@ static int same_bytes(const ecs_snapshot_output *a, const ecs_snapshot_output *b
     return a->size == b->size && (a->size == 0 || memcmp(a->data, b->data, a->size) == 0);
 }
 
-/* A copy of o in a buffer of its own (malloc'd). */
+/* A copy of o in a buffer of its own, from the headers' allocator (applies
+   in place grow it and ecs_snapshot_output_free frees it, so a build with
+   its own ECS_REALLOC / ECS_FREE needs the same allocator here). */
 static ecs_snapshot_output copy_of(const ecs_snapshot_output *o)
 {
     ecs_snapshot_output c;
     c.size = o->size;
-    c.data = malloc(o->size ? o->size : 1u);
+    c.data = ECS__REALLOC(NULL, o->size ? o->size : 1u);
     if (c.data && o->size) memcpy(c.data, o->data, o->size);
     return c;
 }
@@ -63,7 +65,7 @@ static int loads_as(const test_world *t, const ecs_snapshot_output *blob, ecs_tr
         free_world(&b);
         free_world(&c2);
     }
-    free(c.data);
+    ecs_snapshot_output_free(&c);
     return ok;
 }
 
@@ -229,7 +231,7 @@ static void test_format(void)
             const ecs_snapshot_output *held = which == 1 ? &s1 : &s0;
             ecs_result r;
             own.size = 8u + held->size;
-            own.data = malloc(own.size);
+            own.data = ECS__REALLOC(NULL, own.size); /* the headers' allocator: output_free frees it */
             CHECK(own.data != NULL);
             if (!own.data) break;
             memset(own.data, 0, 8);
