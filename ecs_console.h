@@ -300,8 +300,9 @@ HTTP (DESIGN.md 11: the inspector page; curl and scripts see the same data)
    (below); 404 another path, an unknown command, a command's "not found"
    (a dead entity); 405 a method other than GET (with Allow: GET); 409 a
    command's "already exists"; 413 a request line and headers over
-   ECS_CONSOLE_HTTP_MAX_HEAD (8 KiB); 500 out of memory, a result over
-   max_message; 503 too many connections. After 400 for a malformed
+   ECS_CONSOLE_HTTP_MAX_HEAD (8 KiB), or (with desc.on_request) an /api
+   request whose framed equivalent is over max_message; 500 out of memory,
+   a result over max_message; 503 too many connections. After 400 for a malformed
    request, 405, 413 and 503 the connection closes (its unread input
    drained); otherwise HTTP/1.1 keeps it open (keep-alive) unless the
    request says "Connection: close" or is HTTP/1.0. Requests sent back to
@@ -330,7 +331,9 @@ CONFIGURATION
    on_request and request_user (each framed request of a socket connection,
    and each GET /api/NAME that runs a command as the framed request it
    equals, before it is answered: a traffic log; examples/engine.c's
-   --log-traffic).
+   --log-traffic; an /api request whose framed request would be over
+   max_message, which a replay would refuse, gets 413 and does not run:
+   a small max_message and a head near 8 KiB make one).
    ECS_CONSOLE_HTTP_MAX_HEAD (8192; implementation file only): bytes of an
    HTTP request line and its headers.
    ECS_DEF / ECS_STATIC as in ecs.h. Implementation file only: ECS_REALLOC
@@ -443,7 +446,8 @@ REVISION HISTORY
         each HTTP GET /api/NAME that runs a command, as the framed command
         request it equals (no id), just before it runs (an engine's traffic
         log missed them, so its replay differed); out of memory building
-        it, the command does not run (500)
+        it, the command does not run (500), nor when that request is over
+        max_message (413: a replay would refuse it)
    0.7  fixes: the in-process connection's output starts over when a log
         line finds all of it taken (logged-and-taken lines grew it without
         bound); a string argument or component name holding a NUL byte is
@@ -2614,7 +2618,9 @@ static int ecs__console_http_status(ecs_result r)
 
 /* Hands desc.on_request the framed request an /api request is equivalent
    to (cmd with the arguments in c->line, no id), built in c->http: a
-   traffic log keeps it and a replay feeds it back. 0 out of memory. */
+   traffic log keeps it and a replay feeds it back. 1 passed; 0 out of
+   memory; -1 not passed, its JSON is over max_message (a replay would
+   refuse it). */
 static int ecs__console_http_pass(ecs_console *c, const ecs__console_cmd *cmd)
 {
     c->http.len = 0;
@@ -2626,6 +2632,7 @@ static int ecs__console_http_pass(ecs_console *c, const ecs__console_cmd *cmd)
     ecs__console_put(&c->http, c->line.p, c->line.len);
     ecs__console_puts(&c->http, "}");
     if (c->http.oom) return 0;
+    if (c->http.len - 8u > c->max_message) return -1;
     ecs__console_set_u32be(c->http.p, ECS_CONSOLE_JSON);
     ecs__console_set_u32be(c->http.p + 4, (uint32_t)(c->http.len - 8u));
     c->on_request(c->request_user, c->http.p, c->http.len);
@@ -2642,6 +2649,7 @@ static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ec
     ecs_error perr;
     ecs_result res;
     char msg[800], shown[129];
+    int passed;
     c->http.len = 0;
     c->http.oom = 0;
     if (!ecs__console_decode(&c->http, path, n)) {
@@ -2662,8 +2670,15 @@ static void ecs__console_http_api(ecs_console *c, ecs__console_conn *k, const ec
                                 c->line.oom ? "out of memory" : perr.message);
         return;
     }
-    if (c->on_request && !k->local && !ecs__console_http_pass(c, cmd)) {
-        ecs__console_http_error(c, k, r, 500, "%s: out of memory passing the request on (desc.on_request): not run", cmd->name);
+    if (c->on_request && !k->local && (passed = ecs__console_http_pass(c, cmd)) != 1) {
+        if (passed < 0)
+            ecs__console_http_error(c, k, r, 413,
+                                    "%s: the framed request it equals (for desc.on_request) is %lu bytes, over the "
+                                    "message limit of %lu bytes (ecs_console_desc.max_message): not run",
+                                    cmd->name, (unsigned long)(c->http.len - 8u), (unsigned long)c->max_message);
+        else
+            ecs__console_http_error(c, k, r, 500, "%s: out of memory passing the request on (desc.on_request): not run",
+                                    cmd->name);
         return;
     }
     if ((res = ecs__console_run(c, cmd, &c->args_doc, ecs_json_root(&c->args_doc), NULL, 0, &call, msg, sizeof msg)) != ECS_OK) {

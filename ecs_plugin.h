@@ -347,7 +347,8 @@ REFERENCE (every public function; the declarations below have the details)
                                    const void *api_struct, size_t size, ecs_error *err)
                              publishes a copy of an API struct as (api, version)
      ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version)
-                             removes (api, version)
+                             removes (api, version) (during its owner's reload:
+                             when the reload succeeds)
      void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version)
                              the registry's copy of (api, version), or NULL
    Other headers' registrations (ecs_plugin_tracker: apply and remove callbacks):
@@ -416,7 +417,8 @@ REVISION HISTORY
    0.8  fix: ecs_plugin_untrack from a reloading plugin's new build keeps
         the old build's registration until the reload succeeds (it was
         removed at once, so a failed reload lost the old build's console
-        command)
+        command); so does ecs_plugin_unpublish for an API the old build
+        published (a failed reload lost the API)
    0.7  a registry's spawn registrations name the registry as their store,
         so ecs_spawner_spawn_jobs runs them on one task (it ran them on
         several: the thunks raced on the registry, and grouped managers
@@ -659,7 +661,13 @@ ECS_DEF ecs_plugin_get_api_fn ecs_plugin_registry_get_api(const ecs_plugin_regis
 ECS_DEF ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, unsigned version, const void *api_struct,
                                       size_t size, ecs_error *err);
 /** Removes (api, version), whoever published it. ECS_OK or ECS_ERROR_NOT_FOUND.
-    Pointers to the removed struct dangle: unpublish only what no plugin holds. */
+    Pointers to the removed struct dangle: unpublish only what no plugin holds.
+    Called while a plugin is being reloaded for an API its old build
+    published (by the new build, or engine code its init calls), it removes
+    the API only when the reload succeeds: the old struct stays published
+    meanwhile and stays for good when the reload fails (publishing it again
+    after unpublishing it is staged as usual; a second unpublish is
+    ECS_ERROR_NOT_FOUND). */
 ECS_DEF ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, unsigned version);
 /** The registry's copy of (api, version), or NULL (what get_engine_api does). */
 ECS_DEF void *ecs_plugin_find_api(const ecs_plugin_registry *reg, unsigned api, unsigned version);
@@ -1433,7 +1441,7 @@ typedef struct ecs__plugin_value {
 
 #define ECS__PLUGIN_STAGED 1u /* re-registered by the build being loaded */
 #define ECS__PLUGIN_NEW 2u    /* first registered by the build being loaded */
-#define ECS__PLUGIN_DROPPED 4u /* untracked by the build being loaded: kept until it succeeds */
+#define ECS__PLUGIN_DROPPED 4u /* untracked or unpublished by the build being loaded: kept until it succeeds */
 
 /* One thing registered in the engine: its owner (plugin slot, 0 = engine),
    its key (api/version or name) and value. Heap-allocated one by one so that
@@ -1595,7 +1603,8 @@ static ecs_result ecs__plugin_rec_claim(ecs_plugin_registry *reg, const ecs__plu
     ecs__plugin_rec *r = ecs__plugin_rec_find(reg, kind, api, version, name);
     *rec = NULL;
     if (!r) return ECS_OK;
-    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging && r->flags == 0) {
+    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging &&
+        (r->flags & ~ECS__PLUGIN_DROPPED) == 0) { /* a dropped one too: the caller clears the flag */
         *rec = r;
         return ECS_OK;
     }
@@ -1658,6 +1667,25 @@ static void ecs__plugin_rec_remove_owner(ecs_plugin_registry *reg, uint32_t owne
     uint32_t i = reg->num_recs;
     while (i-- > 0)
         if (reg->recs[i]->owner == owner) ecs__plugin_rec_remove(reg, i);
+}
+
+/* Unpublish or untrack registration i. Called by the new build of a plugin
+   being reloaded for what its old build registered, it only marks it
+   dropped: the old value stays in use until the reload is decided (it goes
+   when the reload succeeds, like anything not registered again, and stays
+   when it fails); a value the new build staged is dropped now. Otherwise
+   removes it at once. ECS_OK, or ECS_ERROR_NOT_FOUND when already dropped. */
+static ecs_result ecs__plugin_rec_drop(ecs_plugin_registry *reg, uint32_t i)
+{
+    ecs__plugin_rec *r = reg->recs[i];
+    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging && !(r->flags & ECS__PLUGIN_NEW)) {
+        if (r->flags & ECS__PLUGIN_DROPPED) return ECS_ERROR_NOT_FOUND;
+        if (r->flags & ECS__PLUGIN_STAGED) r->kind->discard(reg, r);
+        r->flags = ECS__PLUGIN_DROPPED;
+        return ECS_OK;
+    }
+    ecs__plugin_rec_remove(reg, i);
+    return ECS_OK;
 }
 
 /* After a reload's init: success keeps what the new build registered and
@@ -1730,7 +1758,7 @@ ECS_DEF ecs_result ecs_plugin_publish(ecs_plugin_registry *reg, unsigned api, un
     memcpy(copy, api_struct, size);
     if (r) { /* staged by a reload */
         r->staged.ptr = copy;
-        r->flags |= ECS__PLUGIN_STAGED;
+        r->flags = ECS__PLUGIN_STAGED; /* and no longer dropped */
         return ECS_OK;
     }
     memset(&v, 0, sizeof v);
@@ -1750,10 +1778,8 @@ ECS_DEF ecs_result ecs_plugin_unpublish(ecs_plugin_registry *reg, unsigned api, 
     if (!reg) return ECS_ERROR_NOT_FOUND;
     for (i = 0; i < reg->num_recs; ++i) {
         ecs__plugin_rec *r = reg->recs[i];
-        if (r->kind == &ecs__plugin_kind_api && r->api == api && r->version == version) {
-            ecs__plugin_rec_remove(reg, i);
-            return ECS_OK;
-        }
+        if (r->kind == &ecs__plugin_kind_api && r->api == api && r->version == version)
+            return ecs__plugin_rec_drop(reg, i);
     }
     return ECS_ERROR_NOT_FOUND;
 }
@@ -1835,25 +1861,14 @@ ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_t
 }
 
 /* The new build of a plugin being reloaded untracking a name its old build
-   registered: the old value stays in use until the reload is decided (it
-   goes when the reload succeeds, like any name not registered again, and
-   stays when it fails); a value the new build staged is dropped now. */
+   registered only marks it dropped (ecs__plugin_rec_drop). */
 ECS_DEF ecs_result ecs_plugin_untrack(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name)
 {
-    ecs__plugin_rec *r;
     uint32_t at;
     if (!reg || !tracker || !name) return ECS_ERROR_NOT_FOUND;
     at = ecs__plugin_tracked_find(reg, tracker, name);
     if (at == reg->num_recs) return ECS_ERROR_NOT_FOUND;
-    r = reg->recs[at];
-    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging && !(r->flags & ECS__PLUGIN_NEW)) {
-        if (r->flags & ECS__PLUGIN_DROPPED) return ECS_ERROR_NOT_FOUND;
-        if (r->flags & ECS__PLUGIN_STAGED) r->kind->discard(reg, r);
-        r->flags = ECS__PLUGIN_DROPPED;
-        return ECS_OK;
-    }
-    ecs__plugin_rec_remove(reg, at);
-    return ECS_OK;
+    return ecs__plugin_rec_drop(reg, at);
 }
 
 ECS_DEF ecs_result ecs_plugin_track_call(ecs_plugin_registry *reg, const ecs_plugin_tracker *tracker, const char *name,

@@ -534,6 +534,107 @@ static void test_reload(void)
     stop_engine(reg, &em, &compiler, &spawner);
 }
 
+/* ---- unpublish during the owner's reload ------------------------------------ */
+
+/* The probe of test_unpublish_in_reload: on the first init event after
+   `armed` is set (engine code a new build's init calls, so the reload is
+   staging) it unpublishes FIXTURE_GOOD_API twice and, with republish set,
+   publishes it again with republished_build. */
+typedef struct unpublish_probe {
+    ecs_plugin_registry *reg;
+    int armed, republish;
+    ecs_result first, second, again;
+} unpublish_probe;
+
+static int republished_build(void) { return 77; }
+
+static void unpublish_probe_event(void *ctx, int what, int value)
+{
+    unpublish_probe *u = (unpublish_probe *)ctx;
+    fixture_good_api_v0 api;
+    ecs_error err;
+    (void)value;
+    if (!u->armed || (what != FIXTURE_EVENT_INIT && what != FIXTURE_EVENT_INIT_FAILS)) return;
+    u->armed = 0;
+    u->first = ecs_plugin_unpublish(u->reg, FIXTURE_GOOD_API, 0);
+    u->second = ecs_plugin_unpublish(u->reg, FIXTURE_GOOD_API, 0);
+    if (u->republish) {
+        api.build = republished_build;
+        u->again = ecs_plugin_publish(u->reg, FIXTURE_GOOD_API, 0, &api, sizeof api, &err);
+    }
+}
+
+/* Review defect (2026-11-27 late), failed before: ecs_plugin_unpublish run
+   from a reloading plugin's init removed the old build's API at once, so a
+   reload that then failed had lost it. */
+static void test_unpublish_in_reload(void)
+{
+    ecs_entity_manager em;
+    ecs_plugin_registry *reg;
+    unpublish_probe u;
+    fixture_probe_api_v0 probe;
+    const fixture_good_api_v0 *held, *now;
+    ecs_plugin p;
+    ecs_error err;
+    uint32_t regs;
+    const char *path = build_path("unpub.so");
+    ecs_entity_manager_init(&em);
+    reg = new_registry(&em);
+    CHECK(reg != NULL);
+    memset(&u, 0, sizeof u);
+    u.reg = reg;
+    probe.ctx = &u;
+    probe.event = unpublish_probe_event;
+    CHECK(build_plugin("tests/plugins/good.c", "unpub.so", "-DFIXTURE_BUILD=1"));
+    if (!reg || ecs_plugin_publish(reg, FIXTURE_PROBE_API, 0, &probe, sizeof probe, &err) != ECS_OK ||
+        ecs_plugin_load(reg, path, &p, &err) != ECS_OK) {
+        CHECK_MSG(0, "setup: %s", err.message);
+        ecs_plugin_registry_destroy(reg);
+        ecs_entity_manager_free(&em);
+        return;
+    }
+    held = (const fixture_good_api_v0 *)ecs_plugin_find_api(reg, FIXTURE_GOOD_API, 0);
+    CHECK(held != NULL && held->build() == 1);
+    regs = ecs_plugin_registration_count(reg);
+
+    /* the new build's init fails after the unpublish: the old API stays, working */
+    CHECK(build_plugin("tests/plugins/good.c", "unpub.so", "-DFIXTURE_BUILD=2 -DFIXTURE_FAIL_INIT"));
+    u.armed = 1;
+    CHECK(ecs_plugin_reload(reg, p, &err) == ECS_ERROR_PLUGIN_INIT);
+    CHECK(u.armed == 0 && u.first == ECS_OK && u.second == ECS_ERROR_NOT_FOUND);
+    now = (const fixture_good_api_v0 *)ecs_plugin_find_api(reg, FIXTURE_GOOD_API, 0);
+    CHECK_MSG(now != NULL && now == held, "the failed reload lost the old build's API");
+    if (now && now == held) CHECK(held->build() == 1);
+    CHECK(ecs_plugin_registration_count(reg) == regs);
+
+    /* unpublished, then published again by the new build: staged as usual,
+       the held pointer reaches the new struct when the reload succeeds */
+    CHECK(build_plugin("tests/plugins/good.c", "unpub.so", "-DFIXTURE_BUILD=3"));
+    u.armed = 1;
+    u.republish = 1;
+    CHECK_MSG(ecs_plugin_reload(reg, p, &err) == ECS_OK, "%s", err.message);
+    CHECK(u.armed == 0 && u.first == ECS_OK && u.second == ECS_ERROR_NOT_FOUND && u.again == ECS_OK);
+    now = (const fixture_good_api_v0 *)ecs_plugin_find_api(reg, FIXTURE_GOOD_API, 0);
+    CHECK(now != NULL && now == held);
+    if (now) CHECK(now->build() == 77);
+    CHECK(ecs_plugin_registration_count(reg) == regs);
+
+    /* unpublished by a build whose reload succeeds: gone */
+    CHECK(build_plugin("tests/plugins/good.c", "unpub.so", "-DFIXTURE_BUILD=4"));
+    u.armed = 1;
+    u.republish = 0;
+    CHECK_MSG(ecs_plugin_reload(reg, p, &err) == ECS_OK, "%s", err.message);
+    CHECK(u.armed == 0 && u.first == ECS_OK && u.second == ECS_ERROR_NOT_FOUND);
+    CHECK(ecs_plugin_find_api(reg, FIXTURE_GOOD_API, 0) == NULL);
+    CHECK(ecs_plugin_registration_count(reg) == regs - 1);
+    CHECK(ecs_plugin_unpublish(reg, FIXTURE_GOOD_API, 0) == ECS_ERROR_NOT_FOUND);
+
+    CHECK(ecs_plugin_unload(reg, p) == ECS_OK);
+    CHECK(count_copies() == 0);
+    ecs_plugin_registry_destroy(reg);
+    ecs_entity_manager_free(&em);
+}
+
 /* ---- 1,000 load/unload cycles --------------------------------------------------- */
 
 static void test_cycles(void)
@@ -845,6 +946,7 @@ int main(void)
     test_load_failures();
     test_fallback();
     test_reload();
+    test_unpublish_in_reload();
     test_cycles();
     test_nested_loads();
     test_level_with_plugin_component();

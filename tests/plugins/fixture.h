@@ -17,7 +17,8 @@ enum fixture_event {
     FIXTURE_EVENT_SHUTDOWN,     /* value: the build */
     FIXTURE_EVENT_ENTITIES_V,   /* value: ECS_API_ENTITIES version obtained, -1 none */
     FIXTURE_EVENT_SIDE_V,       /* value: FIXTURE_SIDE_API version obtained, -1 none */
-    FIXTURE_EVENT_SIDE_RESULT   /* value: what the side API computed */
+    FIXTURE_EVENT_SIDE_RESULT,  /* value: what the side API computed */
+    FIXTURE_EVENT_INIT_FAILS    /* value: the build (FIXTURE_FAIL_INIT, before it fails) */
 };
 
 typedef struct fixture_probe_api_v0 {

@@ -2,7 +2,8 @@
    its other builds:
      FIXTURE_BUILD=n      a build number the code reports (default 1)
      FIXTURE_STEP=n       what tick adds (default 1)
-     FIXTURE_FAIL_INIT    init registers everything, then fails
+     FIXTURE_FAIL_INIT    init registers everything, reports
+                          FIXTURE_EVENT_INIT_FAILS, then fails
      FIXTURE_DROP_API     does not publish FIXTURE_GOOD_API
    Built by tests/test_plugin.c: $CC -x c -std=c99 -shared -fPIC -I. ... */
 #include "fixture.h"
@@ -122,6 +123,7 @@ static ecs_result good_init(ecs_plugin_get_api_fn get_engine_api, void **state, 
     {
         static const ecs_field_desc extra[] = {{"x", 4, 4}};
         if (!components->define(components->registry, "fixture_extra", extra, 1, ECS_LOOKUP_DENSE, err)) goto fail;
+        good_probe(probe, FIXTURE_EVENT_INIT_FAILS, FIXTURE_BUILD);
         ecs_plugin_set_error(err, ECS_ERROR_INVALID_ARGUMENT, "fixture init fails on purpose (build %d)",
                              FIXTURE_BUILD);
         goto fail;
