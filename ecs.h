@@ -3591,7 +3591,6 @@ ECS_DEF void ecs_manager_free(ecs_manager *m)
 /* ---- component managers: create ----------------------------------------------- */
 
 static void ecs__destroy_known(ecs_manager *m, uint32_t i, uint32_t id);
-static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id);
 static void ecs__drop_slot_owner(ecs_manager *m, uint32_t id, uint32_t owner);
 static void ecs__groups_enter(ecs_manager *m, uint32_t id);
 static uint32_t ecs__group_leave(ecs_manager *m, uint32_t i);
@@ -3895,12 +3894,6 @@ static void ecs__drop_slot_owner(ecs_manager *m, uint32_t id, uint32_t owner)
     uint32_t i;
     if (m->lookup != ECS_LOOKUP_DENSE || owner == 0 || owner == id) return;
     while ((i = ecs_entity_map_find_dense(&m->map, owner)) != ECS__NIL) ecs__destroy_known(m, i, owner);
-}
-
-/* The same, reading the owner from the slot. */
-static void ecs__drop_stale_owner(ecs_manager *m, uint32_t id)
-{
-    ecs__drop_slot_owner(m, id, ecs__slot_owner(m, id));
 }
 
 /* Dense: appends batch entities from k on while each one's slot is covered
@@ -4244,7 +4237,10 @@ static ecs_result ecs__create_batch(ecs_manager *m, uint32_t n, const ecs_entity
         else if ((r = ecs__batch_append(m, n, es, index, &stale)) == ECS_OK && stale) {
             /* older ids' instances go only once nothing else can fail */
             if ((r = ecs__batch_dense_validate(m, n, es, index)) != ECS_OK) return r;
-            for (k = 0; k < n; ++k) ecs__drop_stale_owner(m, ecs_entity_key(ecs__batch_entity(es, index, k)));
+            for (k = 0; k < n; ++k) {
+                uint32_t id = ecs_entity_key(ecs__batch_entity(es, index, k));
+                ecs__drop_slot_owner(m, id, ecs__slot_owner(m, id));
+            }
             r = ecs__batch_append(m, n, es, index, &stale); /* cannot fail: no stale slot is left */
             ECS__ASSERT(r == ECS_OK && !stale);
         }

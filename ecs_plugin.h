@@ -1597,14 +1597,20 @@ static ecs__plugin_rec *ecs__plugin_rec_find(const ecs_plugin_registry *reg, con
      the caller stages its new value in (*rec)->staged and calls
      ecs__plugin_rec_stage;
    ECS_ERROR_ALREADY_EXISTS: taken (err set). */
+/* 1 when r belongs to the plugin whose new build is being loaded, and that
+   build's code is what runs now (its init, or engine code it calls). */
+static int ecs__plugin_rec_reloading(const ecs_plugin_registry *reg, const ecs__plugin_rec *r)
+{
+    return reg->staging && r->owner == reg->staging && reg->current == reg->staging;
+}
+
 static ecs_result ecs__plugin_rec_claim(ecs_plugin_registry *reg, const ecs__plugin_kind *kind, unsigned api,
                                         unsigned version, const char *name, ecs__plugin_rec **rec, ecs_error *err)
 {
     ecs__plugin_rec *r = ecs__plugin_rec_find(reg, kind, api, version, name);
     *rec = NULL;
     if (!r) return ECS_OK;
-    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging &&
-        (r->flags & ~ECS__PLUGIN_DROPPED) == 0) { /* a dropped one too: the caller clears the flag */
+    if (ecs__plugin_rec_reloading(reg, r) && (r->flags & ~ECS__PLUGIN_DROPPED) == 0) { /* a dropped one too: the caller clears the flag */
         *rec = r;
         return ECS_OK;
     }
@@ -1678,7 +1684,7 @@ static void ecs__plugin_rec_remove_owner(ecs_plugin_registry *reg, uint32_t owne
 static ecs_result ecs__plugin_rec_drop(ecs_plugin_registry *reg, uint32_t i)
 {
     ecs__plugin_rec *r = reg->recs[i];
-    if (reg->staging && r->owner == reg->staging && reg->current == reg->staging && !(r->flags & ECS__PLUGIN_NEW)) {
+    if (ecs__plugin_rec_reloading(reg, r) && !(r->flags & ECS__PLUGIN_NEW)) {
         if (r->flags & ECS__PLUGIN_DROPPED) return ECS_ERROR_NOT_FOUND;
         if (r->flags & ECS__PLUGIN_STAGED) r->kind->discard(reg, r);
         r->flags = ECS__PLUGIN_DROPPED;
@@ -1834,8 +1840,7 @@ ECS_DEF ecs_result ecs_plugin_track(ecs_plugin_registry *reg, const ecs_plugin_t
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_plugin_track: NULL argument or size 0");
     at = ecs__plugin_tracked_find(reg, tracker, name);
     r = at < reg->num_recs ? reg->recs[at] : NULL;
-    if (r && !(reg->staging && r->owner == reg->staging && reg->current == reg->staging &&
-               (r->flags & ~ECS__PLUGIN_DROPPED) == 0))
+    if (r && !(ecs__plugin_rec_reloading(reg, r) && (r->flags & ~ECS__PLUGIN_DROPPED) == 0))
         return ecs_error_set(err, ECS_ERROR_ALREADY_EXISTS, "%s '%s' is already registered by %s",
                              tracker->what ? tracker->what : "name", name, ecs__plugin_owner_name(reg, r->owner));
     if (r && r->size != size)
