@@ -1,4 +1,4 @@
-/* ecs.h - v0.10 - data-oriented entities and component managers for C/C++
+/* ecs.h - v0.11 - data-oriented entities and component managers for C/C++
    Public domain or MIT (see end of file).
 
    Entities are 32-bit ids checked by one byte compare; components live in
@@ -662,6 +662,10 @@ REFERENCE (every public function: signature and what it does; the
    (ECS_MANAGER_DEFINE also gives name_view, name_view_at(v, m, i), name_layout_matches(m))
 
 REVISION HISTORY
+   0.11 ecs_store_interface's visit_state gives exactly save's bytes in
+        spans (the world hash cuts its blocks where each span starts, and
+        ecs_snapshot_delta_from_world copies them); a visit of another byte
+        count is noticed and the store read from a copy of its save
    0.10 a destroy out of memory for the free queue's ring is refused with
         nothing changed (it retired the index, and a rebuild of the queued
         bits lost the mark: the next id tested live and the count went wrong)
@@ -748,7 +752,7 @@ REVISION HISTORY
 #define ECS_H_INCLUDED
 
 #define ECS_VERSION_MAJOR 0
-#define ECS_VERSION_MINOR 10
+#define ECS_VERSION_MINOR 11
 
 #include <stddef.h>
 #include <stdint.h>
@@ -2168,10 +2172,12 @@ typedef struct ecs_store_interface {
        reads. */
     ecs_result (*verify)(const void *store, const void *data, size_t size, uint32_t max_index, size_t offset,
                          ecs_error *err);
-    /* the world hash (ecs_snapshot_world_hash), optional (else save's
-       bytes are hashed from a copy): calls visit(ctx, bytes, n) for each
-       span of the store's whole state, reading it in place, in a fixed
-       order, so that equal states give the same bytes */
+    /* the world hash (ecs_snapshot_world_hash) and deltas from a world
+       (ecs_snapshot_delta_from_world), optional (else save's bytes are
+       read from a copy): calls visit(ctx, bytes, n) for spans that joined
+       are exactly the bytes save writes, in its order, reading them in
+       place where it can (a visit that gives another byte count than save
+       is noticed and the store is read from a copy instead) */
     void (*visit_state)(const void *store, ecs_state_visit_fn *visit, void *ctx);
     /* worlds, optional: called with the world's entity manager when the
        store is registered, and with NULL when it leaves the world (removed,

@@ -1,4 +1,4 @@
-/* ecs_snapshot.h - v0.10 - snapshots of a live world: save, verify, load,
+/* ecs_snapshot.h - v0.11 - snapshots of a live world: save, verify, load,
    clone, byte swap, JSON, subtree selections, the world hash, deltas, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -28,7 +28,7 @@
 TABLE OF CONTENTS
    QUICK START, SNAPSHOTS, FORMAT (version 1), VERIFY AND LOAD (schema
    evolution, byte order), JSON, SELECTIONS (some stores, a transform
-   subtree), WORLD HASH, DELTAS (format version 1), CONFIGURATION, ERRORS,
+   subtree), WORLD HASH, DELTAS (format version 2), CONFIGURATION, ERRORS,
    MEMORY AND POINTER STABILITY, THREADING, DOES NOT, REFERENCE (every
    function's signature), REVISION HISTORY, LICENSE (end of file)
    The declarations and the implementation follow the same order (the MAP
@@ -241,24 +241,39 @@ SELECTIONS
 
 WORLD HASH
    ecs_snapshot_world_hash(w) is a 64-bit hash of everything a snapshot
-   restores: the entity manager (max index, generations, queue, destroy
-   count) and every store in registration order (name, instance order,
-   ids, next links, field arrays; the holes of direct managers skipped;
-   interface stores read in place through their visit_state hook, or a
-   copy of their save), at memory speed (bench: snapshot_hash_gbs). Equal
-   worlds hash equal, so a replay compares it frame by frame
-   (tests/test_snapshot.c, examples/engine.c --check-snapshot) without
-   saving anything. ecs_snapshot_blob_hash(blob, size) is the same hash of
-   bytes (deltas name their snapshots by it).
-   What it guarantees: eight lanes of multiply-rotate over little-endian
-   64-bit words (read with memcpy: the value does not depend on where the
-   bytes lie), folded with the length and mixed at the end. A single
-   changed 64-bit word always changes the hash; unrelated states collide
-   with a chance of about 2^-64. It is NOT cryptographic: anyone who wants
-   to can build two states with one hash. It runs on the calling thread,
-   so thread counts do not enter; a blob's hash is the same on every
-   machine, a world's on machines of one byte order (field data is hashed
-   as it lies in memory).
+   restores: the bytes ecs_snapshot_save(w, NULL, ...) would write (the
+   whole world in this machine's byte order: the entity manager, every
+   store in registration order with its layout, ids, next links and field
+   arrays, a direct manager's holes as zeros), read in place without
+   writing them (interface stores through their visit_state hook, which
+   gives save's bytes in spans, or from a copy of their save), at memory
+   speed (bench: snapshot_hash_gbs). Equal worlds hash equal, so a replay
+   compares it frame by frame (tests/test_snapshot.c, examples/engine.c
+   --check-snapshot) without saving anything. ecs_snapshot_blob_hash(blob,
+   size) hashes bytes (deltas name their snapshots by it).
+   How: the bytes go in blocks of ECS_SNAPSHOT_HASH_BLOCK (256) bytes at
+   most; each block gets a 64-bit digest (eight lanes of multiply-rotate
+   over little-endian 64-bit words, read with memcpy: the value does not
+   depend on where the bytes lie, folded with the block's length and
+   mixed), and the hash is a chain over the digests, mixed with the total
+   length. A blob is cut every 256 bytes from its start; a world also where
+   each section, each array and each span of a store's visit_state starts,
+   so that an array that grows or shrinks moves the blocks after it
+   without changing their digests. So the world hash is not the blob hash
+   of the world's save (the same bytes, cut elsewhere), and it depends on
+   how a store's visit_state splits its bytes (stores of one kind split
+   them alike). ecs_snapshot_world_digest(w, &d, &err) computes it and
+   keeps every block's offset and digest in d: a server keeps the digests
+   of the states it sends, and two states' digests say which blocks
+   changed between them without either state saved
+   (ecs_snapshot_delta_from_world, DELTAS).
+   What it guarantees: a single changed 64-bit word always changes its
+   block's digest and the hash; unrelated states collide with a chance of
+   about 2^-64. It is NOT cryptographic: anyone who wants to can build two
+   states with one hash. It runs on the calling thread, so thread counts do
+   not enter; a blob's hash is the same on every machine, a world's on
+   machines of one byte order (field data is hashed as it lies in
+   memory).
 
 DELTAS (what turns one snapshot into another: Quake 3's server sends each
    client a delta against the last snapshot that client acknowledged)
@@ -314,19 +329,50 @@ DELTAS (what turns one snapshot into another: Quake 3's server sends each
                                  now->size, ECS_SNAPSHOT_REUSE_OUTPUT, &h,
                                  &d, &err);
        now_hash = h.next_hash;     // the base hash of the next frame's
-   Format (version 1; integers in the byte order of the snapshots, which
+   From a live world, without saving (a server's frame): the server keeps
+   each state's ecs_snapshot_world_digest (its world hash and the digest
+   of each block of its save: about 3% of the state's bytes) and writes the
+   delta from the state a client acknowledged to the world as it is now
+   straight from the world's memory: blocks whose digest base holds too
+   are copies (looked for in order from the last one found, so blocks
+   changed in place, arrays grown and shrunk keep the rest as copies), the
+   others travel. It costs the blocks that changed (in 256-byte blocks:
+   more bytes than ecs_snapshot_delta's 64-byte compare) and a walk over
+   the world's arrays that reads only those blocks, nothing of the size of
+   the state. Such a delta names its base and its result by world hash
+   (ECS_SNAPSHOT_DELTA_WORLD_HASHES in its flags): apply needs the base's
+   world hash from the caller (ecs_snapshot_apply_delta_hashed: the hash
+   the delta that made it named, or ecs_snapshot_world_hash of the world
+   it was loaded into) and cannot hash the result (a world hash cuts its
+   blocks where the world's arrays start); the caller loads the result and
+   compares its ecs_snapshot_world_hash with the delta's next_hash, which
+   apply hands back:
+       // server, once a frame, after it ran (digest[] keeps the last few)
+       ecs_snapshot_world_digest(&world, &digest[frame % N], &err);
+       ecs_snapshot_delta_from_world(&digest[acked % N], &world,
+                                     &digest[frame % N],
+                                     ECS_SNAPSHOT_REUSE_OUTPUT, &d, &err);
+       // client: h.known = ECS_SNAPSHOT_BASE_HASH, h.base_hash = the
+       // world hash of the state it holds; apply, load, then
+       if (ecs_snapshot_world_hash(&world) != h.next_hash) ... resync
+   examples/engine.c's server does this (--serve), and its clients.
+   Format (version 2; integers in the byte order of the snapshots, which
    its mark says: deltas of big-endian snapshots are big-endian):
        0   'E' 'C' 'S' 'D', version, byte order mark 0x01020304, num_ops
        16  total_size (u64): the delta's bytes
-       24  base_size (u64), base_hash (u64): ecs_snapshot_blob_hash(base)
+       24  base_size (u64), base_hash (u64): ecs_snapshot_blob_hash(base),
+           or with ECS_SNAPSHOT_DELTA_WORLD_HASHES the world hash of base
        40  next_size (u64), next_hash (u64): the same of next
-       56  0 (u64)
+       56  flags (u64): 0, or ECS_SNAPSHOT_DELTA_WORLD_HASHES (1)
        64  num_ops ops, in next's order, each: source (u64: an offset of
            base to copy from, or all ones: the bytes follow), length (u64,
            > 0 bytes of next), the bytes when it has them, zero-padded to a
            multiple of 8. Copies lie inside base and go forward through it
            (each starts at or after the end of the copy before); the
            lengths add up to next_size; nothing follows the last op.
+   Version 1 (this header before 0.11) named its snapshots by the hash
+   before it cut blocks, and had 0 where the flags are: it is refused
+   (make the delta again).
    Verified like a snapshot: ecs_snapshot_delta_verify (and apply) refuse
    every truncation and mutation of that structure with the offset and the
    field (tests/fuzz_delta.c), and a mutation of copied or carried bytes
@@ -420,8 +466,11 @@ REFERENCE (every public function; the declarations below say more:
          copies a world into another in memory (rollback)
      uint64_t ecs_snapshot_world_hash(const ecs_world *w);
          a hash of everything a snapshot restores (replays compare it)
+     ecs_result ecs_snapshot_world_digest(const ecs_world *w, ecs_snapshot_digest *d, ecs_error *err);
+     void ecs_snapshot_digest_free(ecs_snapshot_digest *d);
+         the world hash with each block's digest kept (a server's states)
      uint64_t ecs_snapshot_blob_hash(const void *blob, size_t size);
-         the same hash of bytes (the name of a snapshot)
+         the hash of bytes (the name of a snapshot)
      ecs_result ecs_snapshot_to_json(const void *blob, size_t size, ecs_snapshot_output *out,
                                      ecs_error *err);
      ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out,
@@ -442,10 +491,35 @@ REFERENCE (every public function; the declarations below say more:
                                          size_t delta_size, uint32_t flags, ecs_snapshot_output *out,
                                          ecs_error *err);
          next from base and the delta, byte for byte (in place: base == out->data)
+     ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size, const void *next,
+                                          size_t next_size, uint32_t flags, ecs_snapshot_delta_hashes *hashes,
+                                          ecs_snapshot_output *out, ecs_error *err);
+     ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base_size, const void *delta,
+                                                size_t delta_size, uint32_t flags,
+                                                ecs_snapshot_delta_hashes *hashes, ecs_snapshot_output *out,
+                                                ecs_error *err);
+         the same with the hashes the caller knows (not computed again)
+     ecs_result ecs_snapshot_delta_from_world(const ecs_snapshot_digest *base, const ecs_world *w,
+                                              const ecs_snapshot_digest *now, uint32_t flags,
+                                              ecs_snapshot_output *out, ecs_error *err);
+         the delta from a digested state to w's state now, from w's memory (a server's frame)
    ecs_snapshot_report, which ecs_snapshot_load fills, is declared in
    ecs_resource.h (ecs_resource_save_subtree fills it too).
 
 REVISION HISTORY
+   0.11 deltas from a live world: ecs_snapshot_world_digest keeps each
+        block's digest with the world hash, and
+        ecs_snapshot_delta_from_world writes the delta between two digested
+        states straight from the world (no save of either); the hash cuts
+        its input into blocks of ECS_SNAPSHOT_HASH_BLOCK bytes (a world's
+        also where each section, array and store span starts), so every
+        blob hash and world hash changed; the world hash reads the bytes a
+        save writes (it read a selection of its own: it now tells a group's
+        size and the stores' layouts apart too); a save writes next
+        links only when an instance has one (an allocated array of none
+        and none saved different bytes for one state); delta format 2 (the
+        new hashes, and a flags word: ECS_SNAPSHOT_DELTA_WORLD_HASHES);
+        version 1 deltas are refused
    0.10 ecs_snapshot_delta refused for an out whose buffer holds base or
         next leaves out->size 0 as its doc says for every failure (it kept
         the size); ecs_snapshot_delta_hashed's doc says what a wrong base
@@ -640,15 +714,50 @@ ECS_DEF ecs_result ecs_snapshot_swap(void *blob, size_t size, ecs_error *err);
     does not keep, or a member of it holding two instances of an entity, as
     ecs_snapshot_load checks it; out of memory). src is only read. */
 ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_error *err);
-/** A 64-bit hash of w's state as a snapshot restores it: entity manager
-    (max index, generations, queue, destroy count), and every store in
-    registration order (name, instance order, ids, next links, field bytes;
-    holes of direct managers skipped; interface stores through their
-    visit_state, else a copy of their save). Equal worlds hash equal;
-    replays compare it frame by frame. Not cryptographic (see WORLD HASH).
-    Returns 0 when a store without visit_state cannot be copied (out of
-    memory). Only reads w; the calling thread only. */
+/** A 64-bit hash of w's state as a snapshot restores it: of the bytes
+    ecs_snapshot_save(w, NULL, ...) writes (the whole world, this machine's
+    byte order), read in place without writing them (stores through their
+    visit_state, else from a copy of their save), in blocks cut where each
+    section, array and store span starts (see WORLD HASH: so it is not
+    ecs_snapshot_blob_hash of that save). Equal worlds hash equal; replays
+    compare it frame by frame. Not cryptographic. Returns 0 for w NULL, or
+    out of memory (a store without visit_state copied). Only reads w; the
+    calling thread only. */
 ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w);
+
+/** The most bytes of a block of the hash (ecs_snapshot_blob_hash, the
+    world hash): each block has a digest (see WORLD HASH). */
+#define ECS_SNAPSHOT_HASH_BLOCK 256u
+
+/** One block of a world's save: where it starts, and its digest (it ends
+    where the next block starts, the last one at the save's size). */
+typedef struct ecs_snapshot_digest_block {
+    uint64_t offset, digest;
+} ecs_snapshot_digest_block;
+
+/** A world's state as its digests: the world hash, the size of its save
+    and each block's place and digest (blocks of ECS_SNAPSHOT_HASH_BLOCK
+    bytes at most, cut where each section, array and store span starts).
+    Zero it before its first use; ecs_snapshot_world_digest fills it (its
+    array reused and grown), ecs_snapshot_digest_free frees it. */
+typedef struct ecs_snapshot_digest {
+    uint64_t hash;      /* ecs_snapshot_world_hash of the world */
+    uint64_t size;      /* bytes of ecs_snapshot_save's blob of the world */
+    ecs_snapshot_digest_block *block; /* num_blocks of them, in order, the first at offset 0 */
+    size_t num_blocks, capacity;
+    int oom;            /* (internal: set while filling when memory ran out) */
+} ecs_snapshot_digest;
+
+/** ecs_snapshot_world_hash, keeping every block's digest in *d: a server
+    keeps the digest of each state it sends, and ecs_snapshot_delta_from_world
+    then finds what changed between two states by comparing digests,
+    without saving either. Costs what the world hash costs (about an
+    eighth more than a plain read). ECS_OK; ECS_ERROR_INVALID_ARGUMENT (w or
+    d NULL); ECS_ERROR_OUT_OF_MEMORY (d then lists nothing: num_blocks 0,
+    hash and size 0). Only reads w; the calling thread only. */
+ECS_DEF ecs_result ecs_snapshot_world_digest(const ecs_world *w, ecs_snapshot_digest *d, ecs_error *err);
+/** Frees d's digests; d is then zeroed (and may be filled again). */
+ECS_DEF void ecs_snapshot_digest_free(ecs_snapshot_digest *d);
 /** The 64-bit hash of n bytes (a snapshot's: the name a delta gives its
     base and its result), the same on every machine and for any alignment
     (see WORLD HASH for what it guarantees). blob NULL hashes as empty. */
@@ -676,7 +785,7 @@ ECS_DEF void ecs_snapshot_output_free(ecs_snapshot_output *out);
 
 /** Version of the delta format ecs_snapshot_delta writes (and the newest
     ecs_snapshot_apply_delta reads). */
-#define ECS_SNAPSHOT_DELTA_VERSION 1u
+#define ECS_SNAPSHOT_DELTA_VERSION 2u
 
 /** A delta's header, as ecs_snapshot_delta_verify reads it. */
 typedef struct ecs_snapshot_delta_info {
@@ -684,7 +793,14 @@ typedef struct ecs_snapshot_delta_info {
     uint64_t next_size, next_hash; /* the snapshot it gives */
     uint64_t literal_bytes;        /* bytes of next it carries (the others are copied from base) */
     uint32_t num_ops;              /* copies and literal runs */
+    uint32_t flags;                /* ECS_SNAPSHOT_DELTA_WORLD_HASHES: the hashes are world hashes */
 } ecs_snapshot_delta_info;
+
+/** A delta's flag (ecs_snapshot_delta_info.flags): its base_hash and
+    next_hash are the ecs_snapshot_world_hash of the worlds the two
+    snapshots load into, not their ecs_snapshot_blob_hash
+    (ecs_snapshot_delta_from_world writes such deltas). */
+#define ECS_SNAPSHOT_DELTA_WORLD_HASHES 1u
 
 /** Writes what turns the snapshot base into the snapshot next (both
     ecs_snapshot_save's bytes, in one byte order, either) into *out: the
@@ -728,10 +844,12 @@ ECS_DEF ecs_result ecs_snapshot_delta_verify(const void *delta, size_t size, ecs
     longer than the buffer); otherwise out's buffer holds no byte of base.
     out's buffer never holds the delta (ECS_ERROR_INVALID_ARGUMENT: the
     result would overwrite the ops it is made from, or free them). Reads
-    base (and the delta) once to hash it. Errors: the verify errors,
+    base (and the delta) once to hash it. A delta named by world hashes
+    (ecs_snapshot_delta_from_world) is refused: it needs the base's world
+    hash from ecs_snapshot_apply_delta_hashed. Errors: the verify errors,
     ECS_ERROR_INVALID_ARGUMENT (NULL arguments, another base, out's buffer
-    holding the delta, or base other than at its start),
-    ECS_ERROR_OUT_OF_MEMORY. */
+    holding the delta, or base other than at its start, a delta named by
+    world hashes), ECS_ERROR_OUT_OF_MEMORY. */
 ECS_DEF ecs_result ecs_snapshot_apply_delta(const void *base, size_t base_size, const void *delta, size_t delta_size,
                                             uint32_t flags, ecs_snapshot_output *out, ecs_error *err);
 
@@ -776,14 +894,45 @@ ECS_DEF ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size,
     not hashed; the result's hash is computed and checked always, so a
     base that is not the snapshot of the hash given is still refused
     (ECS_ERROR_CORRUPT_RESOURCE, saying so) unless the delta gives the
-    right bytes from it anyway. A next_hash given is ignored. hashes NULL
-    or known 0: ecs_snapshot_apply_delta. On ECS_OK *hashes holds base's
+    right bytes from it anyway. A next_hash given is ignored. A delta named
+    by world hashes (ECS_SNAPSHOT_DELTA_WORLD_HASHES) needs base's world
+    hash given (else ECS_ERROR_INVALID_ARGUMENT) and its result is not
+    hashed: *hashes gets the next_hash it names, which the caller compares
+    with the ecs_snapshot_world_hash of the world it loads the result into.
+    hashes NULL or known 0: ecs_snapshot_apply_delta. On ECS_OK *hashes holds base's
     hash and the result's (the next_hash to give for it as the next base);
     on failure it and *out are as they were. Everything else: as
     ecs_snapshot_apply_delta. */
 ECS_DEF ecs_result ecs_snapshot_apply_delta_hashed(const void *base, size_t base_size, const void *delta, size_t delta_size,
                                                    uint32_t flags, ecs_snapshot_delta_hashes *hashes, ecs_snapshot_output *out,
                                                    ecs_error *err);
+
+/** The delta from the state base describes to w's state now (now: w's
+    ecs_snapshot_world_digest, taken since w last changed), written
+    straight from w's memory without saving either state: a block of now
+    whose digest (and size) base holds is a copy from base, every other
+    block travels (so it costs what changed, in blocks of
+    ECS_SNAPSHOT_HASH_BLOCK bytes, plus a walk over w's arrays that reads
+    only those blocks; see DELTAS). Applied to base's snapshot
+    (ecs_snapshot_save's blob of the state base describes, this machine's
+    byte order) it gives w's save byte for byte. It names both states by
+    world hash (base->hash, now->hash; ECS_SNAPSHOT_DELTA_WORLD_HASHES in
+    its flags): ecs_snapshot_apply_delta refuses it, and
+    ecs_snapshot_apply_delta_hashed applies it given base's world hash and
+    does not check the result, which the caller loads and compares with
+    ecs_snapshot_world_hash. A now that is not w's digest (w changed
+    since): refused when the save's size differs
+    (ECS_ERROR_INVALID_ARGUMENT), else the result's world hash is not
+    now->hash, and the caller's compare says so. flags:
+    ECS_SNAPSHOT_REUSE_OUTPUT as for ecs_snapshot_delta. Errors:
+    ECS_ERROR_INVALID_ARGUMENT (NULL arguments; base or now not a digest:
+    blocks not from 0, not forward, or past its size),
+    ECS_ERROR_OUT_OF_MEMORY; on failure out->size is 0 (its buffer kept
+    with ECS_SNAPSHOT_REUSE_OUTPUT, else freed). Only reads w, base and
+    now; the calling thread only. */
+ECS_DEF ecs_result ecs_snapshot_delta_from_world(const ecs_snapshot_digest *base, const ecs_world *w,
+                                                 const ecs_snapshot_digest *now, uint32_t flags, ecs_snapshot_output *out,
+                                                 ecs_error *err);
 
 #ifdef __cplusplus
 }
@@ -872,18 +1021,38 @@ static ecs_result ecs__snap_bad(ecs_error *err, size_t offset, const char *where
     return r;
 }
 
-/* -- writing: one pass measures (p NULL), the second writes -- */
+/* -- writing: one pass measures (p NULL), the second writes; or, after
+   the measure, a stream pass feeds the bytes to a sink without writing
+   them (the world hash, the digests, a delta from the world) -- */
+
+typedef struct ecs__snap_secsize {
+    uint64_t size;
+    uint32_t pad;
+} ecs__snap_secsize;
 
 typedef struct ecs__snap_w {
     unsigned char *p;
     size_t at;
     int overflow;
-    int oom;          /* a store's save_selected ran out of scratch memory */
-    const char *odd;  /* a store whose bytes are not 32-bit words */
+    int oom;                  /* a store's save_selected ran out of scratch memory */
+    const char *odd;          /* a store whose bytes are not 32-bit words */
+    ecs_state_visit_fn *sink; /* the stream pass: every byte goes here, in order, */
+    void (*sink_cut)(void *ctx); /* and this is called where a section, an array or a store's span starts */
+    void *sink_ctx;
+    ecs__snap_secsize *sizes; /* each section's size and pad: kept by the measure pass, */
+    uint32_t num_sizes;       /* written by the stream pass (its begin cannot patch them later) */
+    uint64_t total;           /* the stream pass: the measure's total size */
+    int copy_stores;          /* the stream pass: stores from a copy of their save, not visit_state */
+    int visit_short;          /* a store's visit_state gave other than save's byte count */
 } ecs__snap_w;
 
 static void ecs__snap_put(ecs__snap_w *w, const void *src, uint64_t n)
 {
+    if (w->sink) {
+        if (src && n) w->sink(w->sink_ctx, src, (size_t)n);
+        w->at += (size_t)n;
+        return;
+    }
     if (w->overflow || n > (uint64_t)(SIZE_MAX - w->at)) {
         w->overflow = 1;
         return;
@@ -894,9 +1063,25 @@ static void ecs__snap_put(ecs__snap_w *w, const void *src, uint64_t n)
 
 static void ecs__snap_u32(ecs__snap_w *w, uint32_t v) { ecs__snap_put(w, &v, 4); }
 
+/* A stream pass: a section, an array or a store's span starts here. */
+static void ecs__snap_cut(ecs__snap_w *w)
+{
+    if (w->sink) w->sink_cut(w->sink_ctx);
+}
+
+static const unsigned char ecs__snap_zero_bytes[256] = {0};
+
 static void ecs__snap_zeros(ecs__snap_w *w, uint64_t n)
 {
     size_t at = w->at;
+    if (w->sink) {
+        while (n) {
+            size_t take = n < sizeof ecs__snap_zero_bytes ? (size_t)n : sizeof ecs__snap_zero_bytes;
+            ecs__snap_put(w, ecs__snap_zero_bytes, take);
+            n -= take;
+        }
+        return;
+    }
     ecs__snap_put(w, NULL, n);
     if (w->p && !w->overflow && n) memset(w->p + at, 0, (size_t)n);
 }
@@ -910,6 +1095,7 @@ static void ecs__snap_pad(ecs__snap_w *w)
 /* n elements of `size` bytes, then padding. */
 static void ecs__snap_array(ecs__snap_w *w, const void *src, uint64_t n, uint32_t size)
 {
+    ecs__snap_cut(w);
     ecs__snap_put(w, src, n * size);
     ecs__snap_pad(w);
 }
@@ -918,12 +1104,14 @@ static void ecs__snap_array(ecs__snap_w *w, const void *src, uint64_t n, uint32_
 static size_t ecs__snap_begin(ecs__snap_w *w, uint32_t kind, uint32_t version, const char *name)
 {
     size_t at = w->at, len = name ? strlen(name) : 0u;
-    uint64_t zero = 0;
+    ecs__snap_secsize sz = {0, 0};
+    if (w->sink) sz = w->sizes[w->num_sizes++]; /* (else patched by ecs__snap_end) */
+    ecs__snap_cut(w);
     ecs__snap_u32(w, kind);
     ecs__snap_u32(w, version);
-    ecs__snap_put(w, &zero, 8);
+    ecs__snap_put(w, &sz.size, 8);
     ecs__snap_u32(w, (uint32_t)len);
-    ecs__snap_u32(w, 0);
+    ecs__snap_u32(w, sz.pad);
     ecs__snap_put(w, name, len);
     ecs__snap_pad(w);
     return at;
@@ -933,6 +1121,10 @@ static void ecs__snap_end(ecs__snap_w *w, size_t at)
 {
     uint64_t size = (uint64_t)(w->at - at);
     if (w->p && !w->overflow) memcpy(w->p + at + 8, &size, 8);
+    if (w->sizes && !w->sink) { /* a measure for a stream */
+        w->sizes[w->num_sizes].size = size;
+        w->sizes[w->num_sizes++].pad = 0;
+    }
 }
 
 /* Ends a store section whose bytes (before the padding) number n: its
@@ -942,6 +1134,7 @@ static void ecs__snap_end_store(ecs__snap_w *w, size_t at, uint64_t n)
     uint32_t pad = (uint32_t)((8u - (n & 7u)) & 7u);
     ecs__snap_end(w, at);
     if (w->p && !w->overflow) memcpy(w->p + at + 20, &pad, 4);
+    if (w->sizes && !w->sink) w->sizes[w->num_sizes - 1u].pad = pad;
 }
 
 static void ecs__snap_write_entities(ecs__snap_w *w, const ecs_entity_manager *em)
@@ -1022,6 +1215,7 @@ static void ecs__snap_array_kept(ecs__snap_w *w, const ecs_manager *m, const ecs
         ecs__snap_array(w, src, end, size);
         return;
     }
+    ecs__snap_cut(w);
     while (i < end) {
         int kept = ecs__snap_slot_kept(m, sel, i);
         uint32_t j = i + 1u;
@@ -1042,6 +1236,7 @@ static void ecs__snap_next_kept(ecs__snap_w *w, const ecs_manager *m, const ecs_
         ecs__snap_array(w, m->next, m->count, 4u);
         return;
     }
+    ecs__snap_cut(w);
     if (w->p)
         for (i = 0; i < m->count; ++i) sel->rank[i] = ecs__snap_kept(sel, m->entity[i].id) ? n++ : ECS__SNAP_NONE;
     for (i = 0; i < m->count; ++i)
@@ -1050,12 +1245,24 @@ static void ecs__snap_next_kept(ecs__snap_w *w, const ecs_manager *m, const ecs_
     ecs__snap_pad(w);
 }
 
+/* 1 when an instance sel keeps links to a next one: only then are next
+   links written (an array that is allocated and holds none is the same
+   state as none allocated, so both save the same bytes). */
+static int ecs__snap_has_links(const ecs_manager *m, const ecs__snap_sel *sel)
+{
+    uint32_t i;
+    for (i = 0; m->next && i < m->count; ++i)
+        if (m->next[i] != ECS__SNAP_NONE && ecs__snap_kept(sel, m->entity[i].id)) return 1;
+    return 0;
+}
+
 static void ecs__snap_write_manager(ecs__snap_w *w, const ecs_world *world, const ecs_world_component *c,
                                     const ecs__snap_sel *sel)
 {
     const ecs_manager *m = c->manager;
     size_t at = ecs__snap_begin(w, ECS__SNAP_MANAGER, 1u, c->name);
-    uint32_t k, names = 0, flags = (m->next ? ECS__SNAP_HAS_NEXT : 0u) | (m->log.em == &world->entities ? ECS__SNAP_LOG_WORLD : 0u);
+    int links = ecs__snap_has_links(m, sel);
+    uint32_t k, names = 0, flags = (links ? ECS__SNAP_HAS_NEXT : 0u) | (m->log.em == &world->entities ? ECS__SNAP_LOG_WORLD : 0u);
     uint32_t count, instances, group_size, end;
     ecs__snap_kept_counts(m, sel, &count, &instances, &group_size, &end);
     for (k = 0; k < m->num_fields; ++k) names += m->fields[k].name ? (uint32_t)strlen(m->fields[k].name) : 0u;
@@ -1079,17 +1286,52 @@ static void ecs__snap_write_manager(ecs__snap_w *w, const ecs_world *world, cons
         if (m->fields[k].name) ecs__snap_put(w, m->fields[k].name, strlen(m->fields[k].name));
     ecs__snap_pad(w);
     ecs__snap_array_kept(w, m, sel, m->entity, 4u, end);
-    if (m->next) ecs__snap_next_kept(w, m, sel);
+    if (links) ecs__snap_next_kept(w, m, sel);
     for (k = 0; k < m->num_fields; ++k) ecs__snap_array_kept(w, m, sel, m->field[k], m->fields[k].size, end);
     ecs__snap_end(w, at);
+}
+
+/* A visit of a store's state in a stream pass: forwarded, counted. */
+typedef struct ecs__snap_visit {
+    ecs__snap_w *w;
+    size_t n;
+} ecs__snap_visit;
+
+static void ecs__snap_visited(void *ctx, const void *bytes, size_t n)
+{
+    ecs__snap_visit *v = (ecs__snap_visit *)ctx;
+    ecs__snap_cut(v->w);
+    if (n) v->w->sink(v->w->sink_ctx, bytes, n);
+    v->n += n;
+}
+
+/* A store's n bytes in a stream pass: read in place through visit_state
+   (which gives save's bytes), else from a copy of its save. */
+static void ecs__snap_stream_store(ecs__snap_w *w, const ecs_world_component *c, size_t n)
+{
+    ecs__snap_visit v;
+    unsigned char *copy;
+    if (!n) return;
+    if (c->iface->visit_state && !w->copy_stores) {
+        v.w = w;
+        v.n = 0;
+        c->iface->visit_state(c->store, ecs__snap_visited, &v);
+        if (v.n != n) w->visit_short = 1;
+        return;
+    }
+    ecs__snap_cut(w);
+    if (!(copy = (unsigned char *)ECS__REALLOC(NULL, n)) || c->iface->save(c->store, copy, n) != n) w->oom = 1;
+    else w->sink(w->sink_ctx, copy, n);
+    ECS__FREE(copy);
 }
 
 static void ecs__snap_write_store(ecs__snap_w *w, const ecs_world_component *c, const ecs__snap_sel *sel)
 {
     size_t at = ecs__snap_begin(w, ECS__SNAP_STORE, c->iface->save_version, c->name);
     size_t n = sel->keep ? c->iface->save_selected(c->store, sel->keep, sel->num_indices, NULL, 0)
-                         : c->iface->save(c->store, NULL, 0);
-    if (w->p && !w->overflow && n <= SIZE_MAX - w->at) {
+                         : c->iface->save ? c->iface->save(c->store, NULL, 0) : 0u; /* (no save: a hash of its name) */
+    if (w->sink) ecs__snap_stream_store(w, c, n);
+    else if (w->p && !w->overflow && n <= SIZE_MAX - w->at) {
         size_t wrote = sel->keep ? c->iface->save_selected(c->store, sel->keep, sel->num_indices, w->p + w->at, n)
                                  : c->iface->save(c->store, w->p + w->at, n);
         if (wrote != n) w->oom = 1;
@@ -1123,7 +1365,7 @@ static void ecs__snap_write_world(ecs__snap_w *w, const ecs_world *world, const 
     ecs__snap_u32(w, ECS_SNAPSHOT_VERSION);
     ecs__snap_u32(w, ECS__SNAP_BOM);
     ecs__snap_u32(w, sections);
-    total = 0;
+    total = w->total; /* (0 but in a stream pass: patched below) */
     ecs__snap_put(w, &total, 8);
     ecs__snap_u32(w, partial);
     ecs__snap_u32(w, 0);
@@ -1136,6 +1378,36 @@ static void ecs__snap_write_world(ecs__snap_w *w, const ecs_world *world, const 
     }
     total = (uint64_t)w->at;
     if (w->p && !w->overflow) memcpy(w->p + 16, &total, 8);
+}
+
+/* The bytes ecs_snapshot_save(world, NULL, ...) would write, fed to sink
+   in order without writing them (cut called where a section, an array or
+   a store's span starts): a measure pass, then a stream pass.
+   copy_stores: every store from a copy of its save (else through
+   visit_state). 1; 0 out of memory; -1 when a store's visit_state gave
+   other than its save's byte count (the caller streams again, copying). */
+static int ecs__snap_stream_world(const ecs_world *world, ecs_state_visit_fn *sink, void (*cut)(void *ctx), void *ctx,
+                                  int copy_stores)
+{
+    ecs__snap_w measure, stream;
+    ecs__snap_sel sel;
+    ecs__snap_secsize *sizes = (ecs__snap_secsize *)ECS__REALLOC(NULL, ((size_t)world->num_components + 1u) * sizeof *sizes);
+    if (!sizes) return 0;
+    memset(&sel, 0, sizeof sel);
+    memset(&measure, 0, sizeof measure);
+    measure.sizes = sizes;
+    ecs__snap_write_world(&measure, world, NULL, &sel);
+    stream = measure;
+    stream.at = 0;
+    stream.num_sizes = 0;
+    stream.total = (uint64_t)measure.at;
+    stream.sink = sink;
+    stream.sink_cut = cut;
+    stream.sink_ctx = ctx;
+    stream.copy_stores = copy_stores;
+    if (!measure.overflow) ecs__snap_write_world(&stream, world, NULL, &sel);
+    ECS__FREE(sizes);
+    return measure.overflow || stream.oom ? 0 : stream.visit_short ? -1 : 1;
 }
 
 /* desc's root and its descendants in desc's hierarchy store as *sel (and
@@ -1241,11 +1513,13 @@ static unsigned char *ecs__snap_buffer(void *data, size_t had, size_t need)
 ECS_DEF ecs_result ecs_snapshot_save(const ecs_world *w, const ecs_snapshot_desc *desc, ecs_snapshot_output *out,
                                      ecs_error *err)
 {
-    ecs__snap_w measure = {NULL, 0, 0, 0, NULL}, write = {NULL, 0, 0, 0, NULL};
+    ecs__snap_w measure, write;
     ecs__snap_sel sel;
     ecs_result r;
     int big = ecs__res_host_big_endian(), reuse = desc && (desc->flags & ECS_SNAPSHOT_REUSE_OUTPUT);
     size_t had;
+    memset(&measure, 0, sizeof measure);
+    memset(&write, 0, sizeof write);
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_save: out is NULL");
     if (!reuse) out->data = NULL;
     had = out->data ? out->size : 0u;
@@ -2554,37 +2828,70 @@ ECS_DEF ecs_result ecs_snapshot_clone(ecs_world *dst, const ecs_world *src, ecs_
 
 /* -- the hash: ecs_snapshot_world_hash and ecs_snapshot_blob_hash --
 
-   Eight independent lanes, each taking every eighth little-endian 64-bit
-   word of the bytes: lane = rotl((lane ^ word) * P1, 29); the last partial
-   block zero-padded; at the end the lanes are folded with the byte count
-   and mixed (murmur3's fmix64). Each step is a bijection of the lane for a
-   given word and of the word for a given lane, so a change in one word
+   Two levels. The bytes are cut into blocks of at most
+   ECS_SNAPSHOT_HASH_BLOCK bytes: a blob's from its start (the last one
+   shorter); a world's save also at the start of each section, each array
+   and each span a store's visit_state gives (ecs__hash_cut), so that an
+   array that grows or shrinks moves the blocks after it without changing
+   them. A block's digest: eight independent lanes, each taking every
+   eighth little-endian 64-bit word of the block: lane = rotl((lane ^
+   word) * P1, 29), the last partial 64 bytes zero-padded; the lanes
+   rotated by 8k - 1 bits (k > 0) and xored with each other and the block's
+   byte count times P1, then mixed (murmur3's fmix64). The hash: one
+   chain over the digests in order, chain = rotl((chain ^ digest) * P1,
+   29), folded with the total byte count and mixed. Each step is a
+   bijection of its state for a given input and of the input for a given
+   state, and the fold is a bijection of any one lane, so a change in one word
    always changes the result; changes in several words cancel with a chance
-   of about 2^-64 for unrelated data. Fast (it runs at memory speed: the
-   lanes are independent), not cryptographic: it tells equal states from
-   different ones, it does not resist someone forging a collision. The
-   words are read as little-endian whatever the machine and wherever the
-   bytes lie (memcpy), so a blob's hash is the same on every machine. A
-   stream fed in pieces hashes as the pieces joined. */
+   of about 2^-64 for unrelated data. Fast (the lanes are independent; a
+   digest costs about an eighth more than the words it covers), not
+   cryptographic. The words are read as little-endian whatever the machine
+   and wherever the bytes lie (memcpy), so a blob's hash is the same on
+   every machine. A stream fed in pieces hashes as the pieces joined. The
+   digests are what ecs_snapshot_world_digest keeps: two blocks of the
+   same digest hold the same bytes. */
 
 #define ECS__HASH_P1 0x9E3779B97F4A7C15ull
 #define ECS__HASH_P2 0xC2B2AE3D27D4EB4Full
+#define ECS__HASH_CHUNKS (ECS_SNAPSHOT_HASH_BLOCK / 64u) /* 64-byte steps in a block */
 
 typedef struct ecs__hash {
-    uint64_t lane[8], total;
+    uint64_t lane[8], start[8], chain, total, seed; /* start: every block's lanes at its start */
+    uint64_t block_start;                 /* the open block's first byte */
     unsigned char buf[64];
-    size_t fill;
+    size_t fill;                          /* bytes waiting in buf (the open block's) */
+    uint32_t chunks;                      /* 64-byte steps of the open block done */
+    ecs_snapshot_digest *keep;            /* else NULL: each block's digest appended (ecs_snapshot_world_digest) */
 } ecs__hash;
+
+static void ecs__hash_open_block(ecs__hash *h)
+{
+    memcpy(h->lane, h->start, sizeof h->lane);
+    h->chunks = 0;
+    h->block_start = h->total;
+}
 
 static void ecs__hash_init(ecs__hash *h, uint64_t seed)
 {
     uint32_t k;
-    for (k = 0; k < 8u; ++k) h->lane[k] = seed + (uint64_t)(k + 1u) * ECS__HASH_P2;
-    h->total = 0;
-    h->fill = 0;
+    memset(h, 0, sizeof *h);
+    h->seed = seed;
+    for (k = 0; k < 8u; ++k) h->start[k] = seed + (uint64_t)(k + 1u) * ECS__HASH_P2;
+    h->chain = seed ^ ECS__HASH_P1;
+    ecs__hash_open_block(h);
 }
 
 static uint64_t ecs__hash_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static uint64_t ecs__hash_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDull;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ull;
+    x ^= x >> 33;
+    return x;
+}
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ECS__HASH_WORD(p) ecs__hash_word_le(p)
@@ -2614,7 +2921,7 @@ static uint64_t ecs__hash_word_any(const unsigned char *p)
 #define ECS__SNAP_PREFETCH(p) ((void)(p))
 #endif
 
-/* n whole 64-byte blocks at p. */
+/* n whole 64-byte steps at p, inside one block. */
 static void ecs__hash_blocks(uint64_t *lane, const unsigned char *p, size_t n)
 {
     uint64_t a = lane[0], b = lane[1], c = lane[2], d = lane[3], e = lane[4], f = lane[5], g = lane[6], h = lane[7];
@@ -2639,60 +2946,94 @@ static void ecs__hash_blocks(uint64_t *lane, const unsigned char *p, size_t n)
     lane[7] = h;
 }
 
+/* Appends a block's digest to h->keep (grown by half; out of memory: noted,
+   the digests dropped, the hash goes on). */
+static void ecs__hash_keep(ecs__hash *h, uint64_t digest)
+{
+    ecs_snapshot_digest *d = h->keep;
+    if (d->oom) return;
+    if (d->num_blocks == d->capacity) {
+        size_t cap = d->capacity ? d->capacity + d->capacity / 2u : 256u;
+        ecs_snapshot_digest_block *p = cap > SIZE_MAX / sizeof *p ? NULL
+                                     : (ecs_snapshot_digest_block *)ECS__REALLOC(d->block, cap * sizeof *p);
+        if (!p) {
+            d->oom = 1;
+            return;
+        }
+        d->block = p;
+        d->capacity = cap;
+    }
+    d->block[d->num_blocks].offset = h->block_start;
+    d->block[d->num_blocks++].digest = digest;
+}
+
+/* Closes the open block (its bytes all stepped): its digest joins the chain. */
+static void ecs__hash_close_block(ecs__hash *h)
+{
+    const uint64_t *l = h->lane;
+    uint64_t x = (h->total - h->block_start) * ECS__HASH_P1;
+    x ^= l[0] ^ ecs__hash_rotl(l[1], 7) ^ ecs__hash_rotl(l[2], 15) ^ ecs__hash_rotl(l[3], 23);
+    x ^= ecs__hash_rotl(l[4], 31) ^ ecs__hash_rotl(l[5], 39) ^ ecs__hash_rotl(l[6], 47) ^ ecs__hash_rotl(l[7], 55);
+    x = ecs__hash_mix(x);
+    h->chain = ecs__hash_rotl((h->chain ^ x) * ECS__HASH_P1, 29);
+    if (h->keep) ecs__hash_keep(h, x);
+    ecs__hash_open_block(h);
+}
+
+/* n whole 64-byte steps at p inside the open block (h->total counts them
+   already); a block that fills up is closed. */
+static void ecs__hash_steps(ecs__hash *h, const unsigned char *p, size_t n)
+{
+    ecs__hash_blocks(h->lane, p, n);
+    h->chunks += (uint32_t)n;
+    if (h->chunks == ECS__HASH_CHUNKS) ecs__hash_close_block(h);
+}
+
 static void ecs__hash_feed(ecs__hash *h, const void *bytes, size_t n)
 {
     const unsigned char *p = (const unsigned char *)bytes;
-    if (!n) return;
-    h->total += n;
-    if (h->fill) {
-        size_t take = 64u - h->fill < n ? 64u - h->fill : n;
-        memcpy(h->buf + h->fill, p, take);
-        h->fill += take;
-        p += take;
-        n -= take;
-        if (h->fill < 64u) return;
-        ecs__hash_blocks(h->lane, h->buf, 1);
-        h->fill = 0;
+    while (n) {
+        if (h->fill || n < 64u) { /* through the buffer */
+            size_t take = 64u - h->fill < n ? 64u - h->fill : n;
+            memcpy(h->buf + h->fill, p, take);
+            h->fill += take;
+            h->total += take;
+            p += take;
+            n -= take;
+            if (h->fill < 64u) return;
+            h->fill = 0;
+            ecs__hash_steps(h, h->buf, 1);
+        } else {
+            size_t m = n / 64u < ECS__HASH_CHUNKS - h->chunks ? n / 64u : ECS__HASH_CHUNKS - h->chunks;
+            h->total += m * 64u;
+            ecs__hash_steps(h, p, m);
+            p += m * 64u;
+            n -= m * 64u;
+        }
     }
-    if (n >= 64u) {
-        ecs__hash_blocks(h->lane, p, n / 64u);
-        p += n & ~(size_t)63u;
-        n &= 63u;
-    }
-    if (n) memcpy(h->buf, p, n);
-    h->fill = n;
 }
 
-static void ecs__hash_u32(ecs__hash *h, uint32_t v)
+/* Ends the open block here (if it holds any bytes): the next byte starts
+   a block. */
+static void ecs__hash_cut(ecs__hash *h)
 {
-    unsigned char b[4];
-    b[0] = (unsigned char)v;
-    b[1] = (unsigned char)(v >> 8);
-    b[2] = (unsigned char)(v >> 16);
-    b[3] = (unsigned char)(v >> 24);
-    ecs__hash_feed(h, b, 4);
-}
-
-static uint64_t ecs__hash_final(ecs__hash *h)
-{
-    uint64_t x = h->total * ECS__HASH_P1;
-    uint32_t k;
     if (h->fill) {
         memset(h->buf + h->fill, 0, 64u - h->fill);
         ecs__hash_blocks(h->lane, h->buf, 1);
         h->fill = 0;
     }
-    for (k = 0; k < 8u; ++k) x ^= ecs__hash_rotl(h->lane[k] * ECS__HASH_P2, (int)(7u * k + 3u));
-    x ^= x >> 33;
-    x *= 0xFF51AFD7ED558CCDull;
-    x ^= x >> 33;
-    x *= 0xC4CEB9FE1A85EC53ull;
-    x ^= x >> 33;
-    return x;
+    if (h->total > h->block_start) ecs__hash_close_block(h);
 }
 
-/* ecs_state_visit_fn feeding a hash. */
+static uint64_t ecs__hash_final(ecs__hash *h)
+{
+    ecs__hash_cut(h);
+    return ecs__hash_mix(h->chain ^ h->total * ECS__HASH_P2);
+}
+
+/* ecs_state_visit_fn feeding a hash, and a cut (the world's stream). */
 static void ecs__hash_visit(void *ctx, const void *bytes, size_t n) { ecs__hash_feed((ecs__hash *)ctx, bytes, n); }
+static void ecs__hash_cut_at(void *ctx) { ecs__hash_cut((ecs__hash *)ctx); }
 
 ECS_DEF uint64_t ecs_snapshot_blob_hash(const void *blob, size_t size)
 {
@@ -2702,68 +3043,56 @@ ECS_DEF uint64_t ecs_snapshot_blob_hash(const void *blob, size_t size)
     return ecs__hash_final(&h);
 }
 
-/* A manager's state: counts, gc and collect state, ids, next links (none
-   allocated and none set are the same state), every field's array (the
-   direct kind's holes left out: runs of used slots). */
-static void ecs__snap_hash_manager(ecs__hash *h, const ecs_manager *m, const ecs_entity_manager *em)
+/* The world's whole save (this machine's byte order) fed to h, without
+   writing it: 0 when out of memory (a store without visit_state copied),
+   else 1. */
+static int ecs__snap_hash_world(const ecs_world *w, ecs__hash *h)
 {
-    uint32_t i, j, k, links = 0;
-    for (i = 0; m->next && i < m->count && !links; ++i) links = m->next[i] != ECS_INSTANCE_NIL;
-    ecs__hash_u32(h, m->count);
-    ecs__hash_u32(h, m->num_instances);
-    ecs__hash_u32(h, m->rng);
-    ecs__hash_u32(h, m->log.em == em);
-    ecs__hash_u32(h, m->log.next);
-    ecs__hash_u32(h, m->log.retired);
-    ecs__hash_u32(h, links);
-    ecs__hash_feed(h, m->entity, (size_t)m->count * 4u);
-    if (links) ecs__hash_feed(h, m->next, (size_t)m->count * 4u);
-    for (k = 0; k < m->num_fields; ++k) {
-        const unsigned char *f = (const unsigned char *)m->field[k];
-        size_t size = m->fields[k].size;
-        if (m->lookup != ECS_LOOKUP_DIRECT) {
-            ecs__hash_feed(h, f, (size_t)m->count * size);
-            continue;
-        }
-        for (i = 0; i < m->count; i = j) {
-            for (j = i; j < m->count && m->entity[j].id != 0; ++j) continue;
-            ecs__hash_feed(h, f + (size_t)i * size, (size_t)(j - i) * size);
-            while (j < m->count && m->entity[j].id == 0) ++j;
-        }
-    }
+    ecs_snapshot_digest *keep = h->keep;
+    int r = ecs__snap_stream_world(w, ecs__hash_visit, ecs__hash_cut_at, h, 0);
+    if (r >= 0) return r;
+    ecs__hash_init(h, h->seed); /* a store's visit_state is not its save: again, from copies */
+    h->keep = keep;
+    if (keep) keep->num_blocks = 0;
+    return ecs__snap_stream_world(w, ecs__hash_visit, ecs__hash_cut_at, h, 1) == 1;
 }
 
 ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w)
 {
-    const ecs_entity_manager *em = &w->entities;
     ecs__hash h;
-    uint32_t k;
-    ecs__hash_init(&h, 0x45435357u); /* "ECSW" */
-    ecs__hash_u32(&h, em->max_index);
-    if (em->generation) ecs__hash_feed(&h, em->generation, (size_t)em->max_index + 1u);
-    else ecs__hash_feed(&h, "", 1u); /* index 0's byte, as a save writes it (a loaded world has the array) */
-    ecs__hash_u32(&h, em->free_head);
-    ecs__hash_u32(&h, em->num_free);
-    ecs__hash_u32(&h, em->num_retired);
-    ecs__hash_u32(&h, em->free_capacity);
-    if (em->free_ring) ecs__hash_feed(&h, em->free_ring, (size_t)em->free_capacity * 4u);
-    for (k = 0; k < w->num_components; ++k) {
-        const ecs_world_component *c = &w->component[k];
-        ecs__hash_feed(&h, c->name, strlen(c->name) + 1u);
-        if (c->manager) {
-            ecs__snap_hash_manager(&h, c->manager, em);
-        } else if (c->iface->visit_state) {
-            c->iface->visit_state(c->store, ecs__hash_visit, &h);
-        } else if (c->iface->save) {
-            size_t n = c->iface->save(c->store, NULL, 0);
-            void *p = ECS__REALLOC(NULL, n ? n : 1u);
-            if (!p) return 0;
-            (void)c->iface->save(c->store, p, n);
-            ecs__hash_feed(&h, p, n);
-            ECS__FREE(p);
-        }
-    }
+    ecs__hash_init(&h, 0);
+    if (!w || !ecs__snap_hash_world(w, &h)) return 0;
     return ecs__hash_final(&h);
+}
+
+ECS_DEF ecs_result ecs_snapshot_world_digest(const ecs_world *w, ecs_snapshot_digest *d, ecs_error *err)
+{
+    ecs__hash h;
+    if (!w || !d) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_world_digest: %s is NULL", w ? "d" : "w");
+    d->num_blocks = 0;
+    d->oom = 0;
+    d->hash = d->size = 0;
+    ecs__hash_init(&h, 0);
+    h.keep = d;
+    if (!ecs__snap_hash_world(w, &h) || d->oom) {
+        d->num_blocks = 0;
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_world_digest: out of memory");
+    }
+    d->hash = ecs__hash_final(&h);
+    d->size = h.total;
+    if (d->oom) { /* (the last block's digest) */
+        d->num_blocks = 0;
+        d->hash = d->size = 0;
+        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_world_digest: out of memory");
+    }
+    return ECS_OK;
+}
+
+ECS_DEF void ecs_snapshot_digest_free(ecs_snapshot_digest *d)
+{
+    if (!d) return;
+    ECS__FREE(d->block);
+    memset(d, 0, sizeof *d);
 }
 
 /* -- JSON: a snapshot as text and back -- */
@@ -3387,9 +3716,11 @@ static void ecs__snap_jworld(ecs__snap_jin *in, const ecs_json_value *root)
 ECS_DEF ecs_result ecs_snapshot_from_json(const char *json, size_t len, ecs_snapshot_output *out, ecs_error *err)
 {
     ecs_json_doc doc;
-    ecs__snap_w measure = {NULL, 0, 0, 0, NULL}, write = {NULL, 0, 0, 0, NULL};
+    ecs__snap_w measure, write;
     ecs__snap_jin in;
     ecs_result r;
+    memset(&measure, 0, sizeof measure);
+    memset(&write, 0, sizeof write);
     if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_from_json: out is NULL");
     out->data = NULL;
     out->size = 0;
@@ -3499,7 +3830,7 @@ typedef struct ecs__delta_gen {
     unsigned char *p;                     /* the delta being written (out->data), cap bytes */
     size_t at, cap;
     int oom, swap;
-    uint32_t num_ops;
+    uint32_t num_ops, flags;              /* flags: the header's (ECS_SNAPSHOT_DELTA_WORLD_HASHES) */
     size_t op;                            /* the open op's record (0: none) */
     uint64_t op_src, op_len;              /* the open op: source (or literal) and length */
 } ecs__delta_gen;
@@ -3857,7 +4188,7 @@ static void ecs__delta_head(ecs__delta_gen *g, uint64_t base_hash, uint64_t next
     ecs__delta_put64(g->p + 32, base_hash, g->swap);
     ecs__delta_put64(g->p + 40, g->next_size, g->swap);
     ecs__delta_put64(g->p + 48, next_hash, g->swap);
-    ecs__delta_put64(g->p + 56, 0, g->swap);
+    ecs__delta_put64(g->p + 56, g->flags, g->swap);
 }
 
 ECS_DEF ecs_result ecs_snapshot_delta_hashed(const void *base, size_t base_size, const void *next, size_t next_size,
@@ -3920,6 +4251,178 @@ ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const 
                                       ecs_snapshot_output *out, ecs_error *err)
 {
     return ecs_snapshot_delta_hashed(base, base_size, next, next_size, flags, NULL, out, err);
+}
+
+/* -- a delta from a live world: the blocks whose digests changed travel --
+
+   The world's save is streamed again (nothing written, and only the blocks
+   that travel read); each block of now is looked for among base's blocks
+   from the one after the last found (ECS__DELTA_WINDOW of them: blocks
+   changed in place, grown arrays and shrunk ones keep their order), and
+   after ECS__DELTA_LOST misses in a row once through the rest of base. */
+
+#define ECS__DELTA_WINDOW 32u
+#define ECS__DELTA_LOST 4u
+
+typedef struct ecs__delta_live {
+    ecs__delta_gen *g;
+    const ecs_snapshot_digest *base, *now;
+    uint64_t at;                          /* bytes of the world's save streamed so far */
+    size_t k;                             /* now's next block */
+    size_t j;                             /* base's block after the last one found */
+    uint64_t copied_to;                   /* the end in base of the last copy (copies go forward) */
+    uint32_t lost;                        /* blocks not found in a row */
+    int scanned;                          /* the rest of base was searched since the last find */
+    int copying;                          /* the open block is a copy from base */
+    int backward;                         /* now's blocks went back: now is no digest */
+} ecs__delta_live;
+
+/* Bytes of block k of d. */
+static uint64_t ecs__digest_block_size(const ecs_snapshot_digest *d, size_t k)
+{
+    return (k + 1u < d->num_blocks ? d->block[k + 1u].offset : d->size) - d->block[k].offset;
+}
+
+/* base's block of now's block k's bytes (same digest and size), at or
+   after d->j: base->num_blocks when there is none. */
+static size_t ecs__delta_match(ecs__delta_live *d, size_t k)
+{
+    const ecs_snapshot_digest *b = d->base;
+    uint64_t digest = d->now->block[k].digest, n = ecs__digest_block_size(d->now, k);
+    size_t x, end = b->num_blocks - d->j > ECS__DELTA_WINDOW ? d->j + ECS__DELTA_WINDOW : b->num_blocks;
+    for (x = d->j; x < end; ++x)
+        if (b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) break;
+    if (x == end && (d->lost < ECS__DELTA_LOST || d->scanned)) return b->num_blocks;
+    for (; x < b->num_blocks; ++x)
+        if (b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) break;
+    if (x == b->num_blocks) d->scanned = 1;
+    else if (b->block[x].offset < d->copied_to || ecs__digest_block_size(b, x) > b->size) x = b->num_blocks; /* (not a digest) */
+    return x;
+}
+
+/* Now's block k starts here: a copy from base, with the blocks after it
+   that follow on in both (one op), or its bytes follow. */
+static void ecs__delta_live_block(ecs__delta_live *d)
+{
+    const ecs_snapshot_digest *b = d->base, *n = d->now;
+    size_t x = ecs__delta_match(d, d->k), k = d->k + 1u, y = x + 1u;
+    d->copying = x < b->num_blocks;
+    if (!d->copying) {
+        d->lost++;
+        d->k++;
+        return;
+    }
+    while (k < n->num_blocks && y < b->num_blocks && n->block[k].digest == b->block[y].digest &&
+           ecs__digest_block_size(n, k) == ecs__digest_block_size(b, y))
+        ++k, ++y;
+    ecs__delta_copy(d->g, (size_t)b->block[x].offset,
+                    (size_t)((k < n->num_blocks ? n->block[k].offset : n->size) - n->block[d->k].offset));
+    d->copied_to = y < b->num_blocks ? b->block[y].offset : b->size;
+    d->k = k;
+    d->j = y;
+    d->lost = 0;
+    d->scanned = 0;
+}
+
+/* ecs_state_visit_fn of the world's save: each block a copy from base or
+   its bytes (up to the next block's start at a time). */
+static void ecs__delta_live_feed(void *ctx, const void *bytes, size_t n)
+{
+    ecs__delta_live *d = (ecs__delta_live *)ctx;
+    const unsigned char *p = (const unsigned char *)bytes;
+    while (n) {
+        uint64_t to;
+        size_t take;
+        if (d->k < d->now->num_blocks && d->at == d->now->block[d->k].offset) ecs__delta_live_block(d);
+        to = d->k < d->now->num_blocks ? d->now->block[d->k].offset : d->at + n;
+        if (to <= d->at) { /* now's blocks do not go forward: no digest */
+            d->backward = 1;
+            return;
+        }
+        take = to - d->at < n ? (size_t)(to - d->at) : n;
+        if (!d->copying) ecs__delta_literal(d->g, p, take);
+        d->at += take;
+        p += take;
+        n -= take;
+    }
+}
+
+static void ecs__delta_live_cut(void *ctx) { (void)ctx; /* (now's blocks say where they start) */ }
+
+/* 1 when d's blocks start at 0 and the last one inside its size (that
+   they go forward is checked as they are used: ecs__delta_live_feed,
+   ecs__delta_match). */
+static int ecs__digest_whole(const ecs_snapshot_digest *d)
+{
+    if (d->num_blocks == 0) return d->size == 0;
+    return d->block && d->block[0].offset == 0 && d->block[d->num_blocks - 1u].offset < d->size;
+}
+
+/* The delta's ops into g from the world's save (a second stream, from
+   copies, when a store's visit_state is not its save): 1, or 0 out of
+   memory; d->at the bytes streamed. */
+static int ecs__delta_live_ops(ecs__delta_gen *g, ecs__delta_live *d, const ecs_world *w)
+{
+    int pass, r = 0;
+    for (pass = 0; pass < 2; ++pass) {
+        g->at = g->num_ops = 0, g->op = 0;
+        d->at = d->k = d->j = 0;
+        d->copied_to = 0;
+        d->lost = 0;
+        d->scanned = d->copying = d->backward = 0;
+        if (ecs__delta_room(g, ECS__DELTA_HEAD)) g->at = ECS__DELTA_HEAD;
+        if ((r = ecs__snap_stream_world(w, ecs__delta_live_feed, ecs__delta_live_cut, d, pass)) != -1) break;
+    }
+    ecs__delta_close(g);
+    return r == 1 && !g->oom;
+}
+
+ECS_DEF ecs_result ecs_snapshot_delta_from_world(const ecs_snapshot_digest *base, const ecs_world *w,
+                                                 const ecs_snapshot_digest *now, uint32_t flags, ecs_snapshot_output *out,
+                                                 ecs_error *err)
+{
+    ecs__delta_gen g;
+    ecs__delta_live d;
+    int reuse = (flags & ECS_SNAPSHOT_REUSE_OUTPUT) != 0, ok;
+    size_t had;
+    if (!out) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta_from_world: out is NULL");
+    if (!reuse) out->data = NULL;
+    had = out->size;
+    out->size = 0;
+    if (!base || !w || !now)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta_from_world: %s is NULL",
+                             !base ? "base" : !w ? "w" : "now");
+    if (!ecs__digest_whole(base) || !ecs__digest_whole(now))
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_delta_from_world: %s is no ecs_snapshot_world_digest (%lu blocks for %llu bytes, "
+                             "not starting at 0 and going forward inside them)",
+                             ecs__digest_whole(base) ? "now" : "base", (unsigned long)(ecs__digest_whole(base) ? now : base)->num_blocks,
+                             (unsigned long long)(ecs__digest_whole(base) ? now : base)->size);
+    memset(&g, 0, sizeof g);
+    g.base_size = (size_t)base->size;
+    g.next_size = (size_t)now->size;
+    g.p = (unsigned char *)out->data;
+    g.cap = reuse && out->data ? had : 0;
+    g.flags = ECS_SNAPSHOT_DELTA_WORLD_HASHES;
+    d.g = &g;
+    d.base = base;
+    d.now = now;
+    ok = ecs__delta_live_ops(&g, &d, w);
+    if (!ok || d.at != now->size || d.backward) {
+        if (!reuse) ECS__FREE(g.p);
+        out->data = reuse ? g.p : NULL;
+        if (!ok) return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_delta_from_world: out of memory");
+        if (d.backward)
+            return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                                 "ecs_snapshot_delta_from_world: now is no ecs_snapshot_world_digest (its blocks do not go forward)");
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_delta_from_world: now is not w's digest (w saves %llu bytes, now lists %llu)",
+                             (unsigned long long)d.at, (unsigned long long)now->size);
+    }
+    ecs__delta_head(&g, base->hash, now->hash);
+    out->data = g.p;
+    out->size = g.at;
+    return ECS_OK;
 }
 
 /* -- reading a delta -- */
@@ -4015,9 +4518,11 @@ static ecs_result ecs__delta_open(ecs__delta_rd *rd, const void *delta, size_t s
     rd->size = size;
     rd->swap = bom != ECS__SNAP_BOM;
     version = ecs__res_rd32(d + 4, rd->swap);
-    if (version == 0 || version > ECS_SNAPSHOT_DELTA_VERSION)
-        return ecs__delta_bad(err, 4, "version", "version %u; this library reads version 1 to %u", (unsigned)version,
-                              (unsigned)ECS_SNAPSHOT_DELTA_VERSION);
+    if (version != ECS_SNAPSHOT_DELTA_VERSION)
+        return ecs__delta_bad(err, 4, "version",
+                              "version %u; this library reads version %u (version 1 named snapshots by the hash of "
+                              "ecs_snapshot.h before 0.11)",
+                              (unsigned)version, (unsigned)ECS_SNAPSHOT_DELTA_VERSION);
     in->num_ops = ecs__res_rd32(d + 12, rd->swap);
     in->base_size = ecs__delta_rd64(rd, 24);
     in->base_hash = ecs__delta_rd64(rd, 32);
@@ -4026,7 +4531,10 @@ static ecs_result ecs__delta_open(ecs__delta_rd *rd, const void *delta, size_t s
     if (ecs__delta_rd64(rd, 16) != (uint64_t)size)
         return ecs__delta_bad(err, 16, "total_size", "total_size %llu, the buffer holds %lu bytes",
                               (unsigned long long)ecs__delta_rd64(rd, 16), (unsigned long)size);
-    if (ecs__delta_rd64(rd, 56) != 0) return ecs__delta_bad(err, 56, "reserved", "not zero");
+    if (ecs__delta_rd64(rd, 56) & ~(uint64_t)ECS_SNAPSHOT_DELTA_WORLD_HASHES)
+        return ecs__delta_bad(err, 56, "flags", "0x%llx has bits this library does not know",
+                              (unsigned long long)ecs__delta_rd64(rd, 56));
+    in->flags = (uint32_t)ecs__delta_rd64(rd, 56);
     if (in->base_size > (uint64_t)SIZE_MAX || in->next_size > (uint64_t)SIZE_MAX)
         return ecs__delta_bad(err, 24, "base_size", "base %llu and next %llu bytes do not fit this machine's memory",
                               (unsigned long long)in->base_size, (unsigned long long)in->next_size);
@@ -4177,7 +4685,12 @@ static void ecs__delta_in_place(const ecs__delta_rd *rd, unsigned char *buf)
 static ecs_result ecs__delta_check_base(const ecs__delta_rd *rd, const void *base, size_t base_size,
                                         const ecs_snapshot_delta_hashes *hashes, uint64_t *hb, uint64_t *hn, ecs_error *err)
 {
-    int known = hashes && (hashes->known & ECS_SNAPSHOT_BASE_HASH);
+    int known = hashes && (hashes->known & ECS_SNAPSHOT_BASE_HASH), world = rd->info.flags & ECS_SNAPSHOT_DELTA_WORLD_HASHES;
+    if (world && !known)
+        return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
+                             "ecs_snapshot_apply_delta: the delta names its base by world hash (%016llx, "
+                             "ecs_snapshot_delta_from_world): give the base's world hash to ecs_snapshot_apply_delta_hashed",
+                             (unsigned long long)rd->info.base_hash);
     if (rd->info.base_size != (uint64_t)base_size)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_snapshot_apply_delta: the delta applies to the snapshot of %llu bytes with hash %016llx; "
@@ -4189,6 +4702,10 @@ static ecs_result ecs__delta_check_base(const ecs__delta_rd *rd, const void *bas
                              "ecs_snapshot_apply_delta: the delta applies to the snapshot with hash %016llx; this base's hash "
                              "is %016llx (as the caller gave it)", (unsigned long long)rd->info.base_hash,
                              (unsigned long long)*hb);
+    if (world) { /* the world hashes of base and of the result: the caller checks after loading it */
+        *hn = rd->info.next_hash;
+        return ECS_OK;
+    }
     ecs__delta_hashes(rd, (const unsigned char *)base, known ? NULL : hb, hn);
     if (*hb != rd->info.base_hash)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,

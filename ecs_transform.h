@@ -1,4 +1,4 @@
-/* ecs_transform.h - v0.10 - transform component (scene graph) for ecs.h
+/* ecs_transform.h - v0.11 - transform component (scene graph) for ecs.h
    Public domain or MIT (see end of file).
 
    Places entities in a world: each transform has a local matrix relative to
@@ -390,6 +390,8 @@ REFERENCE (every public function; the declarations below have the details)
                                                          src's whole state into dst (clone: memcpy)
 
 REVISION HISTORY
+   0.11 the store's visit_state gives save's bytes exactly (the ages as
+        32-bit words, as save writes them: it gave them as bytes)
    0.10 a selection's save (save_selected) in deferred mode gives a node
         whose parent is left out its current world as its local (it wrote
         the stored world, stale while a change at or above it waited for
@@ -2966,8 +2968,21 @@ static unsigned char *ecs__tf_snap_put_head(unsigned char *at, const ecs_transfo
     return ecs__tf_snap_put(at, head, sizeof head);
 }
 
-/* The store interface's visit_state: the state save writes, in its order,
-   read in place (the ages as bytes) for the world hash. */
+/* The ages as save writes them (32-bit words), a stack's worth at a time. */
+static void ecs__tf_visit_ages(const ecs_transform_manager *tm, ecs_state_visit_fn *visit, void *ctx)
+{
+    uint32_t words[256], k = 0, j;
+    while (k < tm->count) {
+        uint32_t n = tm->count - k < 256u ? tm->count - k : 256u;
+        for (j = 0; j < n; ++j) words[j] = tm->age[k + j];
+        visit(ctx, words, (size_t)n * 4u);
+        k += n;
+    }
+}
+
+/* The store interface's visit_state: the bytes save writes, in its order,
+   read in place (the ages widened to words as save writes them), for the
+   world hash and ecs_snapshot_delta_from_world. */
 static void ecs__tf_store_visit_state(const void *store, ecs_state_visit_fn *visit, void *ctx)
 {
     const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
@@ -2980,7 +2995,7 @@ static void ecs__tf_store_visit_state(const void *store, ecs_state_visit_fn *vis
     visit(ctx, tm->first_child, n * 4u);
     visit(ctx, tm->next_sibling, n * 4u);
     visit(ctx, tm->prev_sibling, n * 4u);
-    visit(ctx, tm->age, n);
+    ecs__tf_visit_ages(tm, visit, ctx);
     visit(ctx, tm->local, n * sizeof(ecs_mat4));
     visit(ctx, tm->world, n * sizeof(ecs_mat4));
     visit(ctx, tm->pending, (size_t)tm->num_pending * 4u);

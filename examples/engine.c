@@ -164,22 +164,26 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    timeouts apply to. Messages: examples/node.h.
 
    Quake 3's model: the server keeps a ring of the last NODE_RING states it
-   sent (snapshots, saved once a frame when a client needs one); a client
-   acknowledges each state it applies; the next state it gets is a delta
-   (ecs_snapshot_delta) against the newest state it acknowledged that the
-   ring still holds, or a full snapshot when there is none (a join, an ack
-   too old or missing, a resync). A state not acknowledged within
+   numbered, each as its digests (ecs_snapshot_world_digest: the world
+   hash every frame takes anyway, with each block's digest kept; a state is
+   saved only when a client needs it whole); a client acknowledges each
+   state it applies; the next state it gets is a delta written from the
+   world (ecs_snapshot_delta_from_world: the blocks whose digests changed
+   since that state travel) against the newest state it acknowledged that
+   the ring still holds, or a full snapshot when there is none (a join, an
+   ack too old or missing, a resync). A state not acknowledged within
    NODE_RESEND_MS is sent again (a lost state or ack costs that much).
-   What a frame costs the server with clients: the state saved once, one
+   What a frame costs the server with clients beyond the frame alone: one
    delta for all the clients that acknowledged the same base (the common
-   case: all caught up), its bytes queued to each, then written to all
-   (ecs_snapshot_delta_hashed: each state's blob hash is computed once, by
-   the delta to it, and given when it is the base; a client gives its
-   base's hash to ecs_snapshot_apply_delta_hashed, which still checks the
-   result's). net.stats splits it; tests/probe_nodes.py measures it. The
-   client keeps the last NODE_RING states it applied; a delta against a
-   base it does not hold, or one that does not apply (wrong base hash,
-   corrupt), makes it ask for a full snapshot (resync). A state older than
+   case: all caught up), costing the blocks that changed, its bytes queued
+   to each, then written to all. Such a delta names its states by world
+   hash: a client gives the world hash of the state it holds to
+   ecs_snapshot_apply_delta_hashed and compares the world hash of what it
+   loads with the one the delta names. net.stats splits it;
+   tests/probe_nodes.py measures it. The client keeps the last NODE_RING
+   states it applied; a delta against a base it does not hold, or one that
+   does not apply (another base hash, corrupt), makes it ask for a full
+   snapshot (resync). A state older than
    the client's is ignored (reordered, duplicated) and acknowledged again.
    Every state names the server's world hash after that frame: a client
    whose world hash differs after loading it reports a divergence (stderr,
@@ -243,9 +247,11 @@ typedef struct node_held { /* a message the fault rule holds back */
 typedef struct node_snap {
     int64_t id;    /* the state's number (-1: empty) */
     uint32_t frame;
-    int hashed;    /* hash is the blob's ecs_snapshot_blob_hash (a delta to it or from it computed it) */
+    int hashed;    /* a client's: hash is the world hash of the state (taken when it was loaded) */
     uint64_t hash;
-    ecs_snapshot_output blob;
+    ecs_snapshot_output blob; /* a client's: the state; the server's: its save, when a full snapshot went */
+    int saved;                /* the server's: blob holds this state's save */
+    ecs_snapshot_digest digest; /* the server's: the state's digests (deltas from the world against it) */
 } node_snap;
 
 typedef struct node_input { /* a client's forwarded command, until applied */
@@ -265,6 +271,7 @@ typedef struct node_state {
     struct { int64_t base, next; ecs_snapshot_output out; } deltas[NODE_DELTAS];
     uint32_t next_delta;
     ecs_snapshot_output scratch;
+    ecs_snapshot_digest now; /* the server: the world's digests at its last hash */
     int64_t hist_frame[NODE_HISTORY];
     uint64_t hist_hash[NODE_HISTORY];
     /* the client */
@@ -571,31 +578,46 @@ static void node_state_done(engine *g, uint32_t kind, uint64_t h)
     if (g->console) ecs_console_set_frame(g->console, g->frame);
     if (s->role == ROLE_SERVER) {
         s->state_id++;
-        if (!s->replaying) node_send_states(g);
+        if (!s->replaying) {
+            node_snap *r = &s->ring[(uint64_t)s->state_id % NODE_RING];
+            ecs_snapshot_digest d = r->digest; /* the digests just taken become this state's */
+            r->digest = s->now;
+            s->now = d;
+            r->id = r->digest.hash == h && r->digest.num_blocks ? s->state_id : -1;
+            r->frame = g->frame;
+            r->saved = 0;
+            node_send_states(g);
+        }
     }
+}
+
+/* The world hash; a server's keeps its digests in net.now (the state's
+   when it is a new one: node_state_done). */
+static uint64_t node_world_hash(engine *g)
+{
+    double t0 = cpu_ns();
+    uint64_t h;
+    if (g->net.role == ROLE_SERVER && !g->net.replaying && ecs_snapshot_world_digest(&g->world, &g->net.now, NULL) == ECS_OK)
+        h = g->net.now.hash;
+    else
+        h = ecs_snapshot_world_hash(&g->world); /* (out of memory for the digests: states go whole) */
+    g->stat.hash_ns += cpu_ns() - t0;
+    return h;
 }
 
 /* After run_frame (the frame counter moved on). */
 static void node_frame_done(engine *g)
 {
-    double t0;
-    uint64_t h;
     if (!g->net.role && !g->net.log && !g->net.replaying) return; /* a replay compares every frame's hash */
-    t0 = cpu_ns();
-    h = ecs_snapshot_world_hash(&g->world);
-    g->stat.hash_ns += cpu_ns() - t0;
-    node_state_done(g, 0, h);
+    node_state_done(g, 0, node_world_hash(g));
 }
 
 /* The server, between frames: a new state when the world's hash moved. */
 static void node_check_change(engine *g)
 {
     uint64_t h;
-    double t0;
     if (g->net.role != ROLE_SERVER && !g->net.log) return;
-    t0 = cpu_ns();
-    h = ecs_snapshot_world_hash(&g->world);
-    g->stat.hash_ns += cpu_ns() - t0;
+    h = node_world_hash(g);
     if (g->net.hist_frame[g->frame % NODE_HISTORY] != (int64_t)g->frame || g->net.hist_hash[g->frame % NODE_HISTORY] != h)
         node_state_done(g, 1, h);
 }
@@ -1067,43 +1089,57 @@ static void node_server_handle(engine *g, node_peer *p, const node_msg *m)
     else if (strcmp(type, "alive") != 0) node_note(g, "client %u: message type '%.30s' unknown, ignored", (unsigned)p->id, type);
 }
 
-/* The ring's copy of the current state, saved now if it is not there:
-   NULL when the save failed (noted). */
+/* The ring's record of the current state (its digests, taken when it
+   became the state), taken now if it is not there: NULL when that failed
+   (noted). */
 static node_snap *node_current_state(engine *g)
 {
     node_state *s = &g->net;
     node_snap *r = &s->ring[(uint64_t)s->state_id % NODE_RING];
-    ecs_snapshot_desc desc;
     ecs_error err;
     double t0;
-    int ok;
     if (r->id == s->state_id) return r;
-    memset(&desc, 0, sizeof desc);
-    desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
-    r->id = -1;
     t0 = cpu_ns();
-    ok = ecs_snapshot_save(&g->world, &desc, &r->blob, &err) == ECS_OK;
-    g->stat.save_ns += cpu_ns() - t0;
-    g->stat.saves++;
-    if (!ok) {
-        node_note(g, "saving state %ld (frame %u) failed: %s", (long)s->state_id, (unsigned)g->frame, err.message);
+    r->saved = 0;
+    if (ecs_snapshot_world_digest(&g->world, &r->digest, &err) != ECS_OK) {
+        node_note(g, "the digests of state %ld (frame %u) failed: %s", (long)s->state_id, (unsigned)g->frame, err.message);
         return NULL;
     }
+    g->stat.hash_ns += cpu_ns() - t0;
     r->id = s->state_id;
     r->frame = g->frame;
-    r->hashed = 0;
     return r;
 }
 
-/* A delta from the ring's state base to cur, made once for every base the
-   clients share, with the states' blob hashes known so far (each state is
-   hashed once: by the delta to it, or the first from it): NULL when it
-   failed (noted). */
+/* The current state's snapshot (a join, a resync, a base the ring lost),
+   saved once: NULL when the save failed (noted). */
+static const ecs_snapshot_output *node_state_blob(engine *g, node_snap *cur)
+{
+    ecs_snapshot_desc desc;
+    ecs_error err;
+    double t0 = cpu_ns();
+    int ok;
+    if (cur->saved) return &cur->blob;
+    memset(&desc, 0, sizeof desc);
+    desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
+    ok = ecs_snapshot_save(&g->world, &desc, &cur->blob, &err) == ECS_OK;
+    g->stat.save_ns += cpu_ns() - t0;
+    g->stat.saves++;
+    if (!ok) {
+        node_note(g, "saving state %ld (frame %u) failed: %s", (long)cur->id, (unsigned)cur->frame, err.message);
+        return NULL;
+    }
+    cur->saved = 1;
+    return &cur->blob;
+}
+
+/* A delta from the ring's state base to cur, written from the world (which
+   is in state cur) and the two states' digests, made once for every base
+   the clients share: NULL when it failed (noted). */
 static const ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_snap *cur)
 {
     node_state *s = &g->net;
     node_snap *b = &s->ring[(uint64_t)base % NODE_RING];
-    ecs_snapshot_delta_hashes h;
     ecs_error err;
     uint32_t k;
     double t0;
@@ -1113,11 +1149,8 @@ static const ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_
     k = s->next_delta++ % NODE_DELTAS;
     s->deltas[k].base = s->deltas[k].next = -1;
     t0 = cpu_ns();
-    h.known = (b->hashed ? ECS_SNAPSHOT_BASE_HASH : 0u) | (cur->hashed ? ECS_SNAPSHOT_NEXT_HASH : 0u);
-    h.base_hash = b->hash;
-    h.next_hash = cur->hash;
-    ok = ecs_snapshot_delta_hashed(b->blob.data, b->blob.size, cur->blob.data, cur->blob.size, ECS_SNAPSHOT_REUSE_OUTPUT, &h,
-                                   &s->deltas[k].out, &err) == ECS_OK;
+    ok = ecs_snapshot_delta_from_world(&b->digest, &g->world, &cur->digest, ECS_SNAPSHOT_REUSE_OUTPUT, &s->deltas[k].out,
+                                       &err) == ECS_OK;
     g->stat.delta_ns += cpu_ns() - t0;
     g->stat.deltas++;
     if (!ok) {
@@ -1126,8 +1159,6 @@ static const ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_
     }
     s->deltas[k].base = base;
     s->deltas[k].next = cur->id;
-    b->hash = h.base_hash, b->hashed = 1;
-    cur->hash = h.next_hash, cur->hashed = 1;
     return &s->deltas[k].out;
 }
 
@@ -1137,12 +1168,13 @@ static void node_send_state(engine *g, node_peer *p, node_snap *cur)
 {
     node_state *s = &g->net;
     int64_t base = p->acked;
-    const ecs_snapshot_output *payload = &cur->blob;
+    const ecs_snapshot_output *payload = NULL;
     uint64_t h = 0;
     char json[256];
     int n;
     if (base >= 0 && (base >= cur->id || s->ring[(uint64_t)base % NODE_RING].id != base)) base = -1;
-    if (base >= 0 && !(payload = node_delta_from(g, base, cur))) base = -1, payload = &cur->blob;
+    if (base >= 0 && !(payload = node_delta_from(g, base, cur))) base = -1;
+    if (base < 0 && !(payload = node_state_blob(g, cur))) return;
     node_hash_at(g, g->frame, &h);
     n = snprintf(json, sizeof json,
                  "{\"type\": \"state\", \"state\": %ld, \"frame\": %u, \"base\": %ld, \"hash\": \"%016llx\", \"inputs\": %u}",
@@ -1225,7 +1257,7 @@ static int node_client_rebuild(engine *g, node_peer *p, int64_t id, int64_t base
         s->scratch.data = q;
     }
     memcpy(s->scratch.data, m->payload, m->payload_len); /* aligned */
-    h.known = b->hashed ? ECS_SNAPSHOT_BASE_HASH : 0u; /* the delta that gave it named it (apply checked) */
+    h.known = b->hashed ? ECS_SNAPSHOT_BASE_HASH : 0u; /* its world hash, taken when it was loaded */
     h.base_hash = b->hash;
     if (ecs_snapshot_apply_delta_hashed(b->blob.data, b->blob.size, s->scratch.data, m->payload_len,
                                         ECS_SNAPSHOT_REUSE_OUTPUT, &h, &slot->blob, &err) != ECS_OK) {
@@ -1285,6 +1317,8 @@ static void node_client_state(engine *g, node_peer *p, const ecs_json_value *roo
     if (base < 0) s->applied_full++;
     else s->applied_delta++;
     got = ecs_snapshot_world_hash(&g->world);
+    slot->hash = got; /* the world hash of the state loaded: the next delta names its base by it */
+    slot->hashed = 1;
     node_state_done(g, 0, got);
     if (got != want) {
         s->divergences++;
@@ -1803,7 +1837,11 @@ static void node_stop(engine *g)
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if (s->peers[k].used) node_peer_close(g, &s->peers[k], NULL);
     if (s->listener >= 0) close(s->listener);
-    for (k = 0; k < NODE_RING; ++k) ecs_snapshot_output_free(&s->ring[k].blob);
+    for (k = 0; k < NODE_RING; ++k) {
+        ecs_snapshot_output_free(&s->ring[k].blob);
+        ecs_snapshot_digest_free(&s->ring[k].digest);
+    }
+    ecs_snapshot_digest_free(&s->now);
     for (k = 0; k < NODE_DELTAS; ++k) ecs_snapshot_output_free(&s->deltas[k].out);
     ecs_snapshot_output_free(&s->scratch);
     for (k = 0; k < s->num_held; ++k) free(s->held[k].bytes);

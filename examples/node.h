@@ -11,7 +11,7 @@
    is at most NODE_MAX_MESSAGE bytes. Every message is a JSON object with a
    "type":
      client -> server
-       {"type": "hello", "protocol": 1, "byte_order": "little", "name": "...",
+       {"type": "hello", "protocol": 2, "byte_order": "little", "name": "...",
         "token": "16 hex", "inputs": N}
                 name: at most NODE_NAME_MAX bytes (longer: cut at a UTF-8
                 boundary); token: the client's own random name, the same on
@@ -26,7 +26,7 @@
        {"type": "alive"}                           nothing else to say for 1 s
        {"type": "bye"}
      server -> client
-       {"type": "welcome", "protocol": 1, "client": ID, "frame": F, "inputs": N}
+       {"type": "welcome", "protocol": 2, "client": ID, "frame": F, "inputs": N}
                 inputs: the last input seq of this token the server applied
                 (the client forgets those, resends the rest)
        {"type": "refused", "error": "..."}         then the server closes
@@ -90,7 +90,7 @@
 #define NODE_FN static
 #endif
 
-#define NODE_PROTOCOL 1u
+#define NODE_PROTOCOL 2u
 #define NODE_MAX_MESSAGE (256u << 20)
 #define NODE_LOG_VERSION 1u
 #define NODE_LOG_HEADER 16u

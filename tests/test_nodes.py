@@ -274,7 +274,7 @@ def test_bad_joins(a, sess):
     s = srv.console
     port = boxes.node_port(srv)
     for hello, want in (({"type": "hello", "protocol": 99, "byte_order": "little"}, "protocol version 99"),
-                        ({"type": "hello", "protocol": 1, "byte_order": "big" if sys.byteorder == "little" else "little"},
+                        ({"type": "hello", "protocol": 2, "byte_order": "big" if sys.byteorder == "little" else "little"},
                          "byte order")):
         with socket.create_connection(("127.0.0.1", port), timeout=10) as k:
             k.sendall(frame_msg(hello))
@@ -286,11 +286,11 @@ def test_bad_joins(a, sess):
         got = k.recv(100)
         check(got == b"", "a message of type 9 closes that connection")
     with socket.create_connection(("127.0.0.1", port), timeout=10) as k:  # not JSON: ignored
-        k.sendall(struct.pack(">II", 0, 5) + b"{nope" + frame_msg({"type": "hello", "protocol": 1,
+        k.sendall(struct.pack(">II", 0, 5) + b"{nope" + frame_msg({"type": "hello", "protocol": 2,
                                                                  "byte_order": sys.byteorder}))
         check(read_until(k, "welcome") is not None, "after a message that is not JSON the join goes on")
     with socket.create_connection(("127.0.0.1", port), timeout=10) as k:  # inputs naming no input command
-        k.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "odd-inputs"}))
+        k.sendall(frame_msg({"type": "hello", "protocol": 2, "byte_order": sys.byteorder, "name": "odd-inputs"}))
         check(read_until(k, "welcome") is not None, "a fake client joins")
         odd = ['a"b\\c\x01d', "x" + "\u00e9" * 40]  # JSON's own characters; 81 bytes of UTF-8, cut at 60
         for seq, name in enumerate(odd, 1):
@@ -306,7 +306,7 @@ def test_bad_joins(a, sess):
     doc = open(os.path.join(ROOT, "examples", "node.h")).read()
     key = re.search(r'\{"type": "ack", "(\w+)"', doc)
     with socket.create_connection(("127.0.0.1", port), timeout=10) as k:
-        k.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "by-the-doc"}))
+        k.sendall(frame_msg({"type": "hello", "protocol": 2, "byte_order": sys.byteorder, "name": "by-the-doc"}))
         check(read_until(k, "welcome") is not None, "a client of the doc joins")
         key = key.group(1) if key else "(none)"
         bases, acked = [], set()
@@ -351,11 +351,11 @@ def test_fake_server(a, sess):
             hello = read_until(k, "hello")
         except ValueError as e:  # not JSON
             hello = {"not JSON": str(e)}
-        check(hello and hello.get("protocol") == 1 and hello.get("byte_order") == sys.byteorder,
+        check(hello and hello.get("protocol") == 2 and hello.get("byte_order") == sys.byteorder,
               "the client says hello: %r" % hello)
         check(hello and hello.get("name") == odd[:5] + "\u00e9" * 27 and len(hello.get("token", "")) == 16 and
               hello.get("inputs") == 0, "the hello's name is escaped, cut at 60 bytes on a UTF-8 boundary: %r" % hello)
-        k.sendall(frame_msg({"type": "welcome", "protocol": 1, "client": 7, "frame": 0}))
+        k.sendall(frame_msg({"type": "welcome", "protocol": 2, "client": 7, "frame": 0}))
         k.sendall(frame_msg({"type": "state", "state": 5, "frame": 5, "base": 4, "hash": "0" * 16, "inputs": 0}, b"x" * 64))
         m = read_until(k, "resync")
         check(m and "does not hold" in m.get("reason", ""), "a delta for an unknown base: resync, named: %r" % m)
@@ -424,7 +424,7 @@ def test_rejoin(a, sess):
     check(wait_for(pending, "an input of 2 KB reached the server"), "a long input is sent, not dropped")
     for k in range(17):  # 16 clients that go without a bye, then one whose input must replay
         with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
-            raw.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "gone%d" % k}))
+            raw.sendall(frame_msg({"type": "hello", "protocol": 2, "byte_order": sys.byteorder, "name": "gone%d" % k}))
             check(read_until(raw, "welcome") is not None, "client %d joins" % k)
             if k == 16:
                 raw.sendall(frame_msg({"type": "input", "seq": 1, "command": "spawn",
@@ -486,7 +486,7 @@ def test_stale_welcome(a, sess):
     k1, _ = lst.accept()
     with k1:
         check(read_until(k1, "hello") is not None, "the client says hello")
-        k1.sendall(frame_msg({"type": "welcome", "protocol": 1, "client": 1, "frame": 0}))
+        k1.sendall(frame_msg({"type": "welcome", "protocol": 2, "client": 1, "frame": 0}))
         t0 = time.monotonic()
         wait_for(lambda: c.command("net.status")["faults"]["held"] == 1, "the welcome is held")
         c.script("net.leave\nnet.join")
@@ -497,7 +497,7 @@ def test_stale_welcome(a, sess):
         time.sleep(max(0.0, t0 + 1.6 - time.monotonic()))  # past the held welcome's time
         check(not c.command("net.status")["joined"], "the old connection's welcome did not join the new one")
         check(read_until(k2, "hello", limit=5) is not None, "the client still says hello on the new connection")
-        k2.sendall(frame_msg({"type": "welcome", "protocol": 1, "client": 2, "frame": 0}))
+        k2.sendall(frame_msg({"type": "welcome", "protocol": 2, "client": 2, "frame": 0}))
         check(wait_for(lambda: c.command("net.status")["joined"], "joined"), "the new connection's welcome joins")
     lst.close()
 

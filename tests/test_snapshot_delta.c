@@ -560,8 +560,10 @@ static void test_bad_deltas(void)
         memcpy(copy, "ECSX", 4);
         CHECK(ecs_snapshot_delta_verify(copy, d.size, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "magic"));
         memcpy(copy, d.data, d.size);
-        copy[4] = 2;
+        copy[4] = 3;
         CHECK(ecs_snapshot_delta_verify(copy, d.size, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "version"));
+        copy[4] = 1; /* named its snapshots by the hash before 0.11 */
+        CHECK(ecs_snapshot_delta_verify(copy, d.size, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "version 1"));
         memcpy(copy, d.data, d.size);
         copy[64 + 15] = 0x40; /* the first op's length */
         CHECK(ecs_snapshot_delta_verify(copy, d.size, NULL, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "op 0"));
@@ -642,6 +644,280 @@ static void test_oom(void)
     free_world(&a);
 }
 
+
+/* ---- deltas from a live world (ecs_snapshot_world_digest, ecs_snapshot_delta_from_world) ---- */
+
+/* A store that is the transform store but for its visit_state, which
+   leaves out its last words: the hash and the delta must notice and read
+   it from a copy of its save. */
+static void short_visit(const void *store, ecs_state_visit_fn *visit, void *ctx)
+{
+    const ecs_transform_manager *tm = (const ecs_transform_manager *)store;
+    size_t n = ecs_transform_snapshot_save(store, NULL, 0), cut = n > 8u ? n - 8u : 0u;
+    unsigned char *copy = (unsigned char *)malloc(n ? n : 1u);
+    if (copy && ecs_transform_snapshot_save(tm, copy, n) == n) visit(ctx, copy, cut);
+    free(copy);
+}
+
+/* A save into the buffer out holds (every frame). */
+static ecs_result save_again(const ecs_world *w, ecs_snapshot_output *out, ecs_error *err)
+{
+    ecs_snapshot_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
+    return ecs_snapshot_save(w, &desc, out, err);
+}
+
+/* The digest's blocks cover the world's save (from 0, forward, none over
+   ECS_SNAPSHOT_HASH_BLOCK bytes), the save's bytes cut at them hash to
+   its world hash with those digests, and it is the world hash. */
+static int digest_is_save(const ecs_world *w, const ecs_snapshot_digest *dg, const ecs_snapshot_output *save)
+{
+    ecs__hash h;
+    ecs_snapshot_digest again;
+    size_t k;
+    int ok = dg->size == save->size && dg->num_blocks > 0 && dg->block[0].offset == 0;
+    memset(&again, 0, sizeof again);
+    ecs__hash_init(&h, 0);
+    h.keep = &again;
+    for (k = 0; ok && k < dg->num_blocks; ++k) {
+        uint64_t end = k + 1u < dg->num_blocks ? dg->block[k + 1u].offset : dg->size;
+        ok = end > dg->block[k].offset && end - dg->block[k].offset <= ECS_SNAPSHOT_HASH_BLOCK;
+        if (ok) ecs__hash_feed(&h, (const unsigned char *)save->data + dg->block[k].offset, (size_t)(end - dg->block[k].offset));
+        ecs__hash_cut(&h);
+    }
+    ok = ok && ecs__hash_final(&h) == dg->hash && ecs_snapshot_world_hash(w) == dg->hash && again.num_blocks == dg->num_blocks &&
+         memcmp(again.block, dg->block, dg->num_blocks * sizeof *dg->block) == 0;
+    ecs_snapshot_digest_free(&again);
+    return ok;
+}
+
+/* ecs_snapshot_apply_delta_hashed with base's world hash. */
+static ecs_result apply_world(const ecs_snapshot_output *base, uint64_t base_hash, const ecs_snapshot_output *d,
+                              ecs_snapshot_output *out, uint32_t flags, ecs_error *err)
+{
+    ecs_snapshot_delta_hashes h;
+    h.known = ECS_SNAPSHOT_BASE_HASH;
+    h.base_hash = base_hash;
+    h.next_hash = 0;
+    return ecs_snapshot_apply_delta_hashed(base->data, base->size, d->data, d->size, flags, &h, out, err);
+}
+
+/* Frames of churn; each frame's digest, then deltas from the world against
+   the state of the last frame and of a few frames back, applied to those
+   states' saves (out of place and in place): the frame's save byte for
+   byte. Counts each delta's carried bytes against ecs_snapshot_delta's. */
+static void test_from_world(ecs_transform_mode mode, int visit_short)
+{
+    test_world a;
+    ecs_store_interface iface;
+    ecs_snapshot_output save[HISTORY], d = {NULL, 0}, o = {NULL, 0}, inplace = {NULL, 0}, full = {NULL, 0};
+    ecs_snapshot_digest dg[HISTORY];
+    ecs_snapshot_delta_info info;
+    ecs_error err;
+    uint32_t f, k, bad_digest = 0, wrong = 0, refused = 0, deltas = 0;
+    uint64_t live_bytes = 0, compared_bytes = 0;
+    memset(save, 0, sizeof save);
+    memset(dg, 0, sizeof dg);
+    CHECK(make_world(&a, mode, WITH_GROUP | WITH_RAW));
+    if (visit_short) { /* the transform store again, under another name, with a short visit_state */
+        iface = *ecs_transform_store_interface();
+        iface.visit_state = short_visit;
+        CHECK(ecs_world_remove(&a.w, "transform", &err) == ECS_OK &&
+              ecs_world_add_store(&a.w, "transform", &a.tm, &iface, &err) == ECS_OK);
+    }
+    rng_state = 777u + mode + (uint32_t)visit_short;
+    for (f = 0; f < FRAMES / 4u; ++f) {
+        uint32_t cur = f % HISTORY;
+        churn(&a, 1u + rnd_below(40));
+        if (mode == ECS_TRANSFORM_DEFERRED && rnd_below(2)) ecs_transform_commit(&a.tm);
+        if (ecs_snapshot_world_digest(&a.w, &dg[cur], &err) != ECS_OK ||
+            save_again(&a.w, &save[cur], &err) != ECS_OK) {
+            ++refused;
+            continue;
+        }
+        bad_digest += !digest_is_save(&a.w, &dg[cur], &save[cur]);
+        for (k = 1; k <= (f % 5u == 0 ? 4u : 1u) && k <= f; ++k) {
+            uint32_t b = (f + HISTORY - k) % HISTORY;
+            if (ecs_snapshot_delta_from_world(&dg[b], &a.w, &dg[cur], ECS_SNAPSHOT_REUSE_OUTPUT, &d, &err) != ECS_OK ||
+                ecs_snapshot_delta_verify(d.data, d.size, &info, &err) != ECS_OK ||
+                apply_world(&save[b], dg[b].hash, &d, &o, ECS_SNAPSHOT_REUSE_OUTPUT, &err) != ECS_OK) {
+                if (refused++ < 3) fprintf(stderr, "frame %u: %s\n", (unsigned)f, err.message);
+                continue;
+            }
+            ++deltas;
+            wrong += !same_bytes(&o, &save[cur]) || info.flags != ECS_SNAPSHOT_DELTA_WORLD_HASHES ||
+                     info.base_hash != dg[b].hash || info.next_hash != dg[cur].hash;
+            if (k > 1) continue;
+            live_bytes += info.literal_bytes;
+            if (ecs_snapshot_delta(save[b].data, save[b].size, save[cur].data, save[cur].size, ECS_SNAPSHOT_REUSE_OUTPUT, &full,
+                                   &err) == ECS_OK &&
+                ecs_snapshot_delta_verify(full.data, full.size, &info, &err) == ECS_OK)
+                compared_bytes += info.literal_bytes;
+            if (inplace.data && apply_world(&inplace, dg[b].hash, &d, &inplace, ECS_SNAPSHOT_REUSE_OUTPUT, &err) != ECS_OK)
+                ++refused;
+            wrong += inplace.data && !same_bytes(&inplace, &save[cur]);
+        }
+        if (!inplace.data) inplace = copy_of(&save[cur]);
+        if (f % 50u == 10u && !visit_short) { /* the save loads into a world of that hash (its stores visited alike) */
+            test_world c;
+            CHECK(make_world(&c, mode, WITH_GROUP | WITH_RAW));
+            CHECK(ecs_snapshot_load(&c.w, save[cur].data, save[cur].size, 0, NULL, &err) == ECS_OK &&
+                  ecs_snapshot_world_hash(&c.w) == dg[cur].hash);
+            free_world(&c);
+        }
+    }
+    CHECK_MSG(refused == 0, "%u refused", (unsigned)refused);
+    CHECK_MSG(bad_digest == 0, "%u digests not of the save", (unsigned)bad_digest);
+    CHECK_MSG(wrong == 0, "%u of %u deltas gave other bytes", (unsigned)wrong, (unsigned)deltas);
+    /* blocks of 512 bytes travel where the compare sends 64: more, but a fraction of the states */
+    CHECK_MSG(deltas > FRAMES / 4u && live_bytes < (uint64_t)save[0].size * (FRAMES / 4u) / 2u,
+              "%u deltas, %llu bytes carried (compared: %llu)", (unsigned)deltas, (unsigned long long)live_bytes,
+              (unsigned long long)compared_bytes);
+    for (k = 0; k < HISTORY; ++k) {
+        ecs_snapshot_output_free(&save[k]);
+        ecs_snapshot_digest_free(&dg[k]);
+    }
+    ecs_snapshot_output_free(&d);
+    ecs_snapshot_output_free(&o);
+    ecs_snapshot_output_free(&inplace);
+    ecs_snapshot_output_free(&full);
+    free_world(&a);
+}
+
+/* A digest taken before the world changed: a delta from it is refused
+   (another size) or gives bytes every apply refuses, never other bytes
+   under now's hash. Bad arguments are refused. */
+static void test_from_world_stale(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
+    ecs_snapshot_digest d0, d1, bad;
+    ecs_error err;
+    uint32_t round, refused = 0, corrupt = 0, applied = 0;
+    memset(&d0, 0, sizeof d0);
+    memset(&d1, 0, sizeof d1);
+    CHECK(make_world(&a, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP));
+    rng_state = 99;
+    churn(&a, 300);
+    for (round = 0; round < 60; ++round) {
+        ecs_result r;
+        CHECK(ecs_snapshot_world_digest(&a.w, &d0, &err) == ECS_OK && save_again(&a.w, &s0, &err) == ECS_OK);
+        churn(&a, 1u + rnd_below(5));
+        CHECK(ecs_snapshot_world_digest(&a.w, &d1, &err) == ECS_OK && save_again(&a.w, &s1, &err) == ECS_OK);
+        churn(&a, 1u + rnd_below(3)); /* d1 is stale now */
+        r = ecs_snapshot_delta_from_world(&d0, &a.w, &d1, 0, &d, &err);
+        if (r != ECS_OK) {
+            CHECK(r == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "not w's digest") && d.data == NULL && d.size == 0);
+            ++refused;
+            continue;
+        }
+        r = apply_world(&s0, d0.hash, &d, &o, 0, &err); /* the result is not what d1 names: its world hash tells */
+        CHECK(r == ECS_OK);
+        if (r == ECS_OK) {
+            test_world c;
+            CHECK(make_world(&c, ECS_TRANSFORM_IMMEDIATE, WITH_GROUP));
+            if (ecs_snapshot_load(&c.w, o.data, o.size, 0, NULL, &err) != ECS_OK || ecs_snapshot_world_hash(&c.w) != d1.hash)
+                ++corrupt;
+            else
+                applied += same_bytes(&o, &s1) ? 1u : 0u; /* only if the churn changed nothing d1 saw */
+            free_world(&c);
+        }
+        ecs_snapshot_output_free(&o);
+        ecs_snapshot_output_free(&d);
+    }
+    CHECK_MSG(corrupt > 0 && refused > 0, "%u refused, %u corrupt, %u applied", (unsigned)refused, (unsigned)corrupt,
+              (unsigned)applied);
+    { /* a delta from the world needs its base's world hash, and refuses another; unknown flags refused */
+        ecs_snapshot_delta_info info;
+        CHECK(ecs_snapshot_world_digest(&a.w, &d1, &err) == ECS_OK && save_again(&a.w, &s1, &err) == ECS_OK);
+        CHECK(ecs_snapshot_delta_from_world(&d0, &a.w, &d1, 0, &d, &err) == ECS_OK);
+        CHECK(ecs_snapshot_apply_delta(s0.data, s0.size, d.data, d.size, 0, &o, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "world hash") && o.data == NULL);
+        CHECK(apply_world(&s0, d0.hash ^ 1u, &d, &o, 0, &err) == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "hash"));
+        CHECK(apply_world(&s0, d0.hash, &d, &o, 0, &err) == ECS_OK && same_bytes(&o, &s1));
+        ((unsigned char *)d.data)[56] |= 2u;
+        CHECK(ecs_snapshot_delta_verify(d.data, d.size, &info, &err) == ECS_ERROR_CORRUPT_RESOURCE && strstr(err.message, "flags"));
+        ((unsigned char *)d.data)[56] &= (unsigned char)~2u;
+        CHECK(ecs_snapshot_delta_verify(d.data, d.size, &info, &err) == ECS_OK && info.flags == ECS_SNAPSHOT_DELTA_WORLD_HASHES);
+        ecs_snapshot_output_free(&o);
+        ecs_snapshot_output_free(&d);
+    }
+    /* bad arguments */
+    bad = d1;
+    bad.block = (ecs_snapshot_digest_block *)malloc(d1.num_blocks * sizeof *bad.block);
+    CHECK(bad.block && d1.num_blocks > 2);
+    if (!bad.block) return;
+    memcpy(bad.block, d1.block, d1.num_blocks * sizeof *bad.block);
+    bad.block[2].offset = bad.block[1].offset; /* not forward */
+    CHECK(ecs_snapshot_delta_from_world(&d0, &a.w, &bad, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+          strstr(err.message, "now is no ecs_snapshot_world_digest"));
+    memcpy(bad.block, d1.block, d1.num_blocks * sizeof *bad.block); /* a base going back: still a delta that verifies */
+    bad.block[d1.num_blocks / 2u].offset = bad.block[1].offset + 8u;
+    CHECK(ecs_snapshot_delta_from_world(&bad, &a.w, &d1, 0, &d, &err) == ECS_OK &&
+          ecs_snapshot_delta_verify(d.data, d.size, NULL, &err) == ECS_OK);
+    ecs_snapshot_output_free(&d);
+    free(bad.block);
+    CHECK(ecs_snapshot_delta_from_world(NULL, &a.w, &d1, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "base"));
+    CHECK(ecs_snapshot_delta_from_world(&d0, &a.w, &d1, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    CHECK(ecs_snapshot_world_digest(NULL, &d0, &err) == ECS_ERROR_INVALID_ARGUMENT);
+    ecs_snapshot_digest_free(&d0);
+    ecs_snapshot_digest_free(&d1);
+    ecs_snapshot_output_free(&s0);
+    ecs_snapshot_output_free(&s1);
+    free_world(&a);
+}
+
+/* Every allocation of a digest and of a delta from the world failing in
+   turn: OUT_OF_MEMORY with the documented state, or the right result. */
+static void test_from_world_oom(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
+    ecs_snapshot_digest d0, d1, fresh;
+    ecs_error err;
+    unsigned long k, digest_ok = 0, delta_ok = 0;
+    memset(&d0, 0, sizeof d0);
+    memset(&d1, 0, sizeof d1);
+    CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
+    rng_state = 5;
+    churn(&a, 400);
+    CHECK(ecs_snapshot_world_digest(&a.w, &d0, &err) == ECS_OK && ecs_snapshot_save(&a.w, NULL, &s0, &err) == ECS_OK);
+    churn(&a, 20);
+    CHECK(ecs_snapshot_world_digest(&a.w, &d1, &err) == ECS_OK && ecs_snapshot_save(&a.w, NULL, &s1, &err) == ECS_OK);
+    for (k = 1; k < 40u && !(digest_ok && delta_ok); ++k) {
+        ecs_result r;
+        memset(&fresh, 0, sizeof fresh);
+        oom_calls = 0;
+        oom_fail_at = k;
+        r = ecs_snapshot_world_digest(&a.w, &fresh, &err);
+        oom_fail_at = 0;
+        if (r == ECS_OK) digest_ok = k;
+        CHECK(r == ECS_OK ? fresh.hash == d1.hash && fresh.num_blocks == d1.num_blocks &&
+                                memcmp(fresh.block, d1.block, d1.num_blocks * 8u) == 0
+                          : r == ECS_ERROR_OUT_OF_MEMORY && fresh.num_blocks == 0 && fresh.hash == 0);
+        ecs_snapshot_digest_free(&fresh);
+        oom_calls = 0;
+        oom_fail_at = k;
+        r = ecs_snapshot_delta_from_world(&d0, &a.w, &d1, 0, &d, &err);
+        oom_fail_at = 0;
+        if (r == ECS_OK) {
+            delta_ok = k;
+            CHECK(apply_world(&s0, d0.hash, &d, &o, 0, &err) == ECS_OK && same_bytes(&o, &s1));
+            ecs_snapshot_output_free(&o);
+        } else {
+            CHECK(r == ECS_ERROR_OUT_OF_MEMORY && d.data == NULL && d.size == 0);
+        }
+        ecs_snapshot_output_free(&d);
+    }
+    CHECK(digest_ok > 1 && delta_ok > 1);
+    ecs_snapshot_digest_free(&d0);
+    ecs_snapshot_digest_free(&d1);
+    ecs_snapshot_output_free(&s0);
+    ecs_snapshot_output_free(&s1);
+    free_world(&a);
+}
+
 /* ---- tests/corpus/fuzz_delta ------------------------------------------------------------- */
 
 /* DIR/name: a little-endian u32 of a's size, a's bytes, b's bytes. */
@@ -707,6 +983,21 @@ static void write_corpus(const char *dir)
     CHECK(ecs_snapshot_delta(s[0].data, s[0].size, s[1].data, s[1].size, 0, &d, &err) == ECS_OK);
     write_pair(dir, "delta_be.bin", &s[0], &d);
     ecs_snapshot_output_free(&d);
+    { /* a delta from the world (named by world hashes), with growth */
+        ecs_snapshot_digest d0, d1;
+        memset(&d0, 0, sizeof d0);
+        memset(&d1, 0, sizeof d1);
+        ecs_snapshot_output_free(&s[0]);
+        CHECK(ecs_snapshot_world_digest(&a.w, &d0, &err) == ECS_OK && ecs_snapshot_save(&a.w, NULL, &s[0], &err) == ECS_OK);
+        for (k = 0; k < 12; ++k) remember(&a, ecs_entity_create(&a.w.entities));
+        churn(&a, 30);
+        CHECK(ecs_snapshot_world_digest(&a.w, &d1, &err) == ECS_OK);
+        CHECK(ecs_snapshot_delta_from_world(&d0, &a.w, &d1, 0, &d, &err) == ECS_OK);
+        write_pair(dir, "delta_world.bin", &s[0], &d);
+        ecs_snapshot_output_free(&d);
+        ecs_snapshot_digest_free(&d0);
+        ecs_snapshot_digest_free(&d1);
+    }
     for (k = 0; k < 4; ++k) ecs_snapshot_output_free(&s[k]);
     free_world(&a);
 }
@@ -727,5 +1018,10 @@ int main(int argc, char **argv)
     test_churn(ECS_TRANSFORM_DEFERRED, 0);
     test_churn(ECS_TRANSFORM_IMMEDIATE, ECS_SNAPSHOT_BIG_ENDIAN);
     test_churn(ECS_TRANSFORM_DEFERRED, ECS_SNAPSHOT_LITTLE_ENDIAN);
+    test_from_world(ECS_TRANSFORM_IMMEDIATE, 0);
+    test_from_world(ECS_TRANSFORM_DEFERRED, 0);
+    test_from_world(ECS_TRANSFORM_DEFERRED, 1);
+    test_from_world_stale();
+    test_from_world_oom();
     return test_report("test_snapshot_delta");
 }
