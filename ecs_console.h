@@ -1,4 +1,4 @@
-/* ecs_console.h - v0.8 - the development console: framed JSON over TCP,
+/* ecs_console.h - v0.9 - the development console: framed JSON over TCP,
    commands, a world's built-in commands, HTTP for an inspector page, for
    ecs.h
    Public domain or MIT (see end of file).
@@ -439,6 +439,10 @@ REFERENCE (every public function; the declarations below have the details)
          ecs_console_api_v0 as (ECS_API_CONSOLE, 0); commands follow their plugin
 
 REVISION HISTORY
+   0.9  ecs_console_arg_f32_array reads each number with ecs_json_f32 (the
+        JSON reader marks, as it parses, a number whose double rounds to
+        the wrong float): the console's own re-read of the request text
+        with strtof, and its buffer, are gone; same floats, same refusals
    0.8  fix: ecs_console_arg_f32_array reads each number as the float
         nearest its text (it rounded the double again, so a double exactly
         halfway between two floats went to the wrong one, and 3.4028235e38,
@@ -681,10 +685,11 @@ ECS_DEF ecs_result ecs_console_arg_u32(ecs_console_call *call, const char *name,
     byte (it would read as its part before the NUL). */
 ECS_DEF ecs_result ecs_console_arg_string(ecs_console_call *call, const char *name, const char *fallback, const char **out);
 /** Reads an array of n numbers that fit a float ([x, y, z]): each is the
-    float nearest its text, rounded once as strtof does (3.4028235e38 reads
-    as FLT_MAX), and a number whose nearest float is infinite is refused;
-    missing: fallback's n floats, or (fallback NULL) an error. On failure
-    out is as it was. */
+    float nearest its text, as ecs_resource.h's ecs_json_f32 reads it
+    (rounded once, as strtof does: 3.4028235e38 reads as FLT_MAX), and a
+    number whose nearest float is infinite is refused; missing: fallback's
+    n floats, or (fallback NULL) an error. Allocates nothing. On failure out
+    is as it was. */
 ECS_DEF ecs_result ecs_console_arg_f32_array(ecs_console_call *call, const char *name, float *out, uint32_t n,
                                              const float *fallback);
 /** Reads a required entity id (a whole number 0..2^32-1) that is alive in
@@ -790,8 +795,6 @@ ECS_DEF ecs_result ecs_console_publish(ecs_console *c, ecs_plugin_registry *reg,
 #ifndef ECS__CONSOLE_IMPLEMENTATION_DONE
 #define ECS__CONSOLE_IMPLEMENTATION_DONE
 
-#include <float.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1325,8 +1328,6 @@ struct ecs_console_call {
     const void *payload;
     size_t payload_size;
     ecs__console_buf *result;
-    const char *text; /* the JSON text doc was parsed from (a float halfway re-read, ecs__console_f32) */
-    size_t text_size;
     const void *out_payload;
     size_t out_payload_size;
     int has_payload;
@@ -1363,8 +1364,6 @@ struct ecs_console {
     struct pollfd *fds;           /* ecs_console_wait's set: the listener and num_socks */
 #endif
     ecs_json_doc doc;             /* the request being answered */
-    const char *doc_text;         /* the text doc was parsed from, while it is answered */
-    size_t doc_text_size;
     ecs_json_doc args_doc;        /* a script line's arguments */
     ecs_json_doc check_doc;       /* scratch: results checked, script words classified */
     ecs__console_buf result;      /* a call's result text */
@@ -1372,7 +1371,6 @@ struct ecs_console {
     ecs__console_buf line;        /* a script line's arguments as JSON */
     ecs__console_buf log;         /* a log line's message */
     ecs__console_buf http;        /* an HTTP request's decoded path and arguments */
-    ecs__console_buf number;      /* a number's text for strtof (ecs__console_f32) */
     const void *page;             /* GET / (desc.page) */
     size_t page_size;
     char address[64];             /* the address bound: a Host an HTTP request may name */
@@ -1603,67 +1601,12 @@ ECS_DEF ecs_result ecs_console_arg_string(ecs_console_call *call, const char *na
     return ECS_OK;
 }
 
-/* strtof on the number text at `at` (JSON: '.' for the point), copied to
-   b with the locale's decimal point in place of '.' (strtof honours
-   LC_NUMERIC), into *out: 1, or -1 out of memory (b grows once: the same
-   text again allocates nothing). */
-static int ecs__console_strtof(ecs__console_buf *b, const char *at, size_t n, float *out)
-{
-    const struct lconv *lc = localeconv();
-    const char *point = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point : ".";
-    size_t i;
-    b->len = 0;
-    b->oom = 0;
-    for (i = 0; i < n; ++i) {
-        if (at[i] != '.') ecs__console_put(b, at + i, 1);
-        else ecs__console_puts(b, point);
-    }
-    ecs__console_put(b, "", 1);
-    if (b->oom) return -1;
-    *out = strtof((const char *)b->p, NULL); /* a float variable: no excess precision kept (x87) */
-    return 1;
-}
-
-/* The float nearest the text of number e, as strtof reads it: 1; 0 when
-   that is infinite (the text is FLT_MAX + half its last place or more);
-   -1 out of memory. e->number is the double nearest the text, and as
-   every float and every point halfway between two is a double, rounding
-   it again to a float gives the float nearest the text unless it lies
-   exactly halfway: only then is the text read again. */
-static int ecs__console_f32(const ecs_console_call *call, const ecs_json_value *e, float *out)
-{
-    const double to_inf = 3.4028235677973366e38; /* 2^128 - 2^103: FLT_MAX and half its last place */
-    double a = e->number < 0 ? -e->number : e->number;
-    float nearest, side;
-    uint32_t bits;
-    size_t at = e->offset, n = 0;
-    if (!(a <= to_inf)) return 0; /* beyond, or not finite */
-    if (a < to_inf) {
-        nearest = a > (double)FLT_MAX ? FLT_MAX : (float)a; /* a float: rounded once (x87 too) */
-        memcpy(&bits, &nearest, sizeof bits);
-        bits = (double)nearest < a ? bits + 1u : bits - 1u; /* the float on a's other side (past FLT_MAX: inf) */
-        memcpy(&side, &bits, sizeof side);
-        if ((double)nearest == a || ((double)nearest + (double)side) * 0.5 != a) {
-            *out = e->number < 0 ? -nearest : nearest;
-            return 1;
-        }
-    }
-    while (call->text && at + n < call->text_size && call->text[at + n] && strchr("+-.0123456789eE", call->text[at + n]))
-        ++n;
-    if (n == 0) return 0; /* (no text: never for a request the console parsed) */
-    if (ecs__console_strtof(&call->console->number, call->text + at, n, &nearest) < 0) return -1;
-    if (!(nearest >= -FLT_MAX && nearest <= FLT_MAX)) return 0;
-    *out = nearest;
-    return 1;
-}
-
 ECS_DEF ecs_result ecs_console_arg_f32_array(ecs_console_call *call, const char *name, float *out, uint32_t n,
                                              const float *fallback)
 {
     const ecs_json_value *v = ecs_console_arg(call, name), *e;
     uint32_t k;
     float x;
-    int fits;
     if (!v) {
         if (!fallback) return ecs__console_missing(call, name, "an array of numbers");
         for (k = 0; k < n; ++k) out[k] = fallback[k];
@@ -1672,16 +1615,13 @@ ECS_DEF ecs_result ecs_console_arg_f32_array(ecs_console_call *call, const char 
     if (v->type != ECS_JSON_ARRAY || v->count != n)
         return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "argument '%.64s': expected an array of %u numbers, found %s",
                                 name, (unsigned)n, ecs__console_type_name(v));
-    for (k = 0, e = ecs_json_first(call->doc, v); e; e = ecs_json_next(call->doc, e), ++k) {
-        if ((fits = e->type == ECS_JSON_NUMBER ? ecs__console_f32(call, e, &x) : 0) < 0)
-            return ecs_console_fail(call, ECS_ERROR_OUT_OF_MEMORY, "argument '%.64s'[%u]: out of memory", name, (unsigned)k);
-        if (!fits)
+    for (k = 0, e = ecs_json_first(call->doc, v); e; e = ecs_json_next(call->doc, e), ++k)
+        if (!ecs_json_f32(e, &x)) /* the float nearest the text, marked when the JSON was parsed */
             return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT,
                                     "argument '%.64s'[%u]: expected a number that fits a float (rounds to a finite one)",
                                     name, (unsigned)k);
-    }
-    for (k = 0, e = ecs_json_first(call->doc, v); e; e = ecs_json_next(call->doc, e), ++k) /* checked: no memory asked */
-        if (ecs__console_f32(call, e, &out[k]) <= 0) out[k] = 0.0f;
+    for (k = 0, e = ecs_json_first(call->doc, v); e; e = ecs_json_next(call->doc, e), ++k)
+        (void)ecs_json_f32(e, &out[k]); /* each fits: checked above */
     return ECS_OK;
 }
 
@@ -1846,8 +1786,6 @@ static ecs_result ecs__console_run(ecs_console *c, ecs__console_cmd *cmd, const 
     memcpy(call->name_copy, cmd->name, sizeof call->name_copy);
     call->name = call->name_copy;
     call->doc = doc;
-    call->text = doc == &c->args_doc ? (const char *)c->line.p : c->doc_text;
-    call->text_size = doc == &c->args_doc ? c->line.len : c->doc_text_size;
     call->args = args;
     call->payload = payload;
     call->payload_size = payload_size;
@@ -2096,8 +2034,6 @@ static void ecs__console_answer(ecs_console *c, ecs__console_conn *k, const ecs_
     const ecs_json_value *root, *v;
     ecs__console_id id = {0, 0};
     ecs_error perr;
-    c->doc_text = f->json;
-    c->doc_text_size = f->json_size;
     if (ecs_json_parse(&c->doc, f->json, f->json_size, &perr) != ECS_OK) {
         int oom = perr.code == ECS_ERROR_OUT_OF_MEMORY;
         ecs__console_reply_error(c, k, &id, "%s%s", oom ? "out of memory reading the message: " : "the message is not JSON: ",
@@ -3751,7 +3687,6 @@ ECS_DEF void ecs_console_destroy(ecs_console *c)
     ECS__FREE(c->line.p);
     ECS__FREE(c->log.p);
     ECS__FREE(c->http.p);
-    ECS__FREE(c->number.p);
     ECS__FREE(c->aligned);
     ecs_snapshot_output_free(&c->save);
     ecs_snapshot_output_free(&c->backup);

@@ -1,4 +1,4 @@
-/* ecs_resource.h - v0.10 - entity resources: binary format, verify, spawn,
+/* ecs_resource.h - v0.11 - entity resources: binary format, verify, spawn,
    JSON compiler and decompiler, schemas, resource paths, for ecs.h
    Public domain or MIT (see end of file).
 
@@ -198,7 +198,7 @@ SCHEMAS (ecs_compiler_register_schema, ecs_compiler_register_manager)
    byte order, so that a manager with the same schema spawns it with
    ecs_manager_spawn. The JSON of each kind:
      f32 f64          a number (an f32 is the float nearest the number as
-                      written, and must be finite)
+                      written, and must be finite: ecs_json_f32)
      i8 u8 i16 u16    an integer in range, exactly, in any form of a whole
      i32 u32 u64      number (1e3, 1e19 and 2.50e1 are fine; 1.5 and
                       1.0000000000000000001 are not; nothing is rounded
@@ -546,6 +546,8 @@ REFERENCE (every public function, by section; the declarations below say
          writes "entities[3].components[1].mesh" for v (like snprintf)
      const char *ecs_json_type_name(ecs_json_type type);
          "null", "false", "true", "number", "string", "array", "object"
+     int ecs_json_f32(const ecs_json_value *v, float *out);
+         a number as the float nearest its text (0: not a number, or beyond the floats)
    Compiler: registrations and compiling
      void ecs_compiler_init(ecs_compiler *c);
      void ecs_compiler_free(ecs_compiler *c);
@@ -697,6 +699,11 @@ REFERENCE (every public function, by section; the declarations below say
          a live transform subtree as an entity resource (a prefab)
 
 REVISION HISTORY
+   0.11 ecs_json_f32 (public: the console reads its float arguments with
+        it); fix: a number whose text is just below 2^128 - 2^103 (FLT_MAX
+        plus half its last place), and so reads as that double, is FLT_MAX
+        as a float (it was refused as beyond the floats: levels, schema
+        values and snapshot JSON); on or above it is refused as before
    0.10 fixes found by review: a float field's "min"/"max" is the float its
         number reads as ({"default": 0.1, "max": 0.1} on an f32 was
         refused); a field or type name that is not UTF-8 is refused (the
@@ -1072,6 +1079,19 @@ ECS_DEF const char *ecs_json_key(const ecs_json_doc *doc, const ecs_json_value *
 ECS_DEF size_t ecs_json_path(const ecs_json_doc *doc, const ecs_json_value *v, char *buf, size_t size);
 /** "null", "false", "true", "number", "string", "array", "object". */
 ECS_DEF const char *ecs_json_type_name(ecs_json_type type);
+/** Number v as a float: the float nearest its text, rounded once as strtof
+    rounds it (v->number rounded again to a float is off by one when that
+    double lies exactly halfway between two floats; ecs_json_parse marks
+    those numbers, so this reads no text and allocates nothing). Returns 1
+    and *out; 0, *out unchanged, when v or out is NULL, v is not a number, or
+    its nearest float is infinite: the text's magnitude is FLT_MAX plus half
+    its last place (2^128 - 2^103) or more (3.4028235e38 and
+    340282356779733661637539395458142568447.9 read as FLT_MAX, 3.4028236e38
+    is refused). The compiler, schema values, snapshot JSON and the
+    console's float arguments all read floats with it. v must come from
+    ecs_json_parse (a value filled in by hand lacks the mark). Pure: any
+    thread. */
+ECS_DEF int ecs_json_f32(const ecs_json_value *v, float *out);
 
 /* ---- COMPILER ------------------------------------------------------------ */
 
@@ -2864,10 +2884,15 @@ static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, doub
 
 #define ECS__JSON_DIGIT(c) ((unsigned)((c) - '0') < 10u)
 
-/* 2^128 - 2^103: every double strictly inside +-this rounds to a finite float. */
+/* 2^128 - 2^103, halfway between FLT_MAX and 2^128: every double strictly
+   inside +-this rounds to a finite float; this one, to even, to infinity
+   (though a text just below it reads as this double and its nearest float
+   is FLT_MAX: ecs__json_f32_tie). */
 #define ECS__FLOAT_LIMIT 340282356779733661637539395458142568448.0
 /* ecs_json_value.reserved_: the number's nearest float is not (float)number
-   but that float's neighbour on the other side of number (ecs__json_f32). */
+   but that float's neighbour on the other side of number (ecs_json_f32);
+   for +-ECS__FLOAT_LIMIT, whose (float)number is taken as +-infinity: the
+   nearest float is +-FLT_MAX. */
 #define ECS__JSON_F32_OTHER 1u
 
 /* Text -> double -> float rounds twice: a double d exactly halfway between
@@ -2875,17 +2900,21 @@ static int ecs__json_strtod(const unsigned char *s, const unsigned char *e, doub
    d ("1.00000005960464477539062500001" reads as 1 + 2^-24, halfway, and its
    nearest float is 1 + 2^-23, not 1). For such a d (magnitude, of the text
    s[0..e) without its sign) strtof reads the text again; when it disagrees,
-   *mark gets ECS__JSON_F32_OTHER. 0 when out of memory. */
+   *mark gets ECS__JSON_F32_OTHER. d == ECS__FLOAT_LIMIT is halfway between
+   FLT_MAX and 2^128 (even, so infinity: not converted, it is no float).
+   0 when out of memory. */
 static int ecs__json_f32_tie(const unsigned char *s, const unsigned char *e, double d, uint16_t *mark)
 {
-    float f, g, t = 0.0f;
+    float f = HUGE_VALF, g, t = 0.0f;
     uint64_t bits;
     memcpy(&bits, &d, 8);
-    if ((bits & 0x0FFFFFFFu) || !(d > 0.0 && d < ECS__FLOAT_LIMIT)) return 1; /* a midpoint has 25 bits at most */
-    f = (float)d;
-    if ((double)f == d) return 1;
-    g = nextafterf(f, (double)f < d ? HUGE_VALF : 0.0f);
-    if (((double)f + (double)g) * 0.5 != d) return 1; /* exact: f and g are neighbours */
+    if ((bits & 0x0FFFFFFFu) || !(d > 0.0 && d <= ECS__FLOAT_LIMIT)) return 1; /* a midpoint has 25 bits at most */
+    if (d < ECS__FLOAT_LIMIT) {
+        f = (float)d;
+        if ((double)f == d) return 1;
+        g = nextafterf(f, (double)f < d ? HUGE_VALF : 0.0f);
+        if (((double)f + (double)g) * 0.5 != d) return 1; /* exact: f and g are neighbours */
+    }
     if (!ecs__json_strtod(s, e, NULL, &t)) return 0;
     if (t != f) *mark = (uint16_t)(*mark | ECS__JSON_F32_OTHER);
     return 1;
@@ -3351,6 +3380,26 @@ ECS_DEF const char *ecs_json_type_name(ecs_json_type type)
     return (unsigned)type < 7u ? names[type] : "?";
 }
 
+/* The one rule for a JSON number read into a float (levels, schema values,
+   snapshot JSON, console arguments): it must round to a finite float, the
+   float nearest the text (not rounded twice through the double:
+   ecs__json_f32_tie). */
+ECS_DEF int ecs_json_f32(const ecs_json_value *v, float *out)
+{
+    float f;
+    if (!v || !out || v->type != ECS_JSON_NUMBER || !(v->number >= -ECS__FLOAT_LIMIT && v->number <= ECS__FLOAT_LIMIT))
+        return 0;
+    if (v->number == ECS__FLOAT_LIMIT || v->number == -ECS__FLOAT_LIMIT) { /* to even: infinity, unless the text is below */
+        if (!(v->reserved_ & ECS__JSON_F32_OTHER)) return 0;
+        f = v->number > 0.0 ? FLT_MAX : -FLT_MAX;
+    } else {
+        f = (float)v->number;
+        if (v->reserved_ & ECS__JSON_F32_OTHER) f = nextafterf(f, (double)f < v->number ? HUGE_VALF : -HUGE_VALF);
+    }
+    *out = f;
+    return 1;
+}
+
 /* ---- COMPILER ------------------------------------------------------------ */
 
 /* -- registration -- */
@@ -3757,21 +3806,8 @@ ECS_DEF ecs_result ecs_compiler_check_members(ecs_compiler_context *ctx, const e
     return ECS_OK;
 }
 
-/* The one rule for a JSON number read into a float (levels, schema values,
-   snapshot JSON): it must round to a finite float, the float nearest the
-   text (not rounded twice through the double: ecs__json_f32_tie). 1 and
-   *out, or 0. */
-static int ecs__json_f32(const ecs_json_value *v, float *out)
-{
-    float f;
-    if (v->type != ECS_JSON_NUMBER || !(v->number > -ECS__FLOAT_LIMIT && v->number < ECS__FLOAT_LIMIT)) return 0;
-    f = (float)v->number;
-    if (v->reserved_ & ECS__JSON_F32_OTHER) f = nextafterf(f, (double)f < v->number ? HUGE_VALF : -HUGE_VALF);
-    *out = f;
-    return 1;
-}
-
-/* The same for a double: finite. */
+/* A JSON number read into a double (the rule ecs_json_f32 is for a float):
+   finite. */
 static int ecs__json_f64(const ecs_json_value *v, double *out)
 {
     if (v->type != ECS_JSON_NUMBER || !(v->number >= -DBL_MAX && v->number <= DBL_MAX)) return 0;
@@ -3783,7 +3819,7 @@ static ecs_result ecs__compile_f32(ecs_compiler_context *ctx, const ecs_json_val
 {
     if (v->type != ECS_JSON_NUMBER)
         return ecs_compiler_error(ctx, v, "expected a number, found %s", ecs_json_type_name((ecs_json_type)v->type));
-    if (!ecs__json_f32(v, out)) return ecs_compiler_error(ctx, v, "number %g does not fit a float", v->number);
+    if (!ecs_json_f32(v, out)) return ecs_compiler_error(ctx, v, "number %g does not fit a float", v->number);
     return ECS_OK;
 }
 
@@ -4114,7 +4150,7 @@ static const ecs_json_value *ecs__schema_value(const ecs__schema_slot *f, const 
         }
         if (ecs__kind_is_float(f->kind)) {
             float x;
-            if (!ecs__json_f32(e, &x)) {
+            if (!ecs_json_f32(e, &x)) {
                 snprintf(why, n, "number %g does not fit a float", e->number);
                 return e;
             }
@@ -4263,7 +4299,7 @@ static ecs_result ecs__schema_compile(void *user, ecs_compiler_context *ctx, con
 static double ecs__schema_bound(ecs_field_kind kind, const ecs_json_value *m)
 {
     float f;
-    if (ecs__kind_is_int(kind) || kind == ECS_FIELD_F64 || !ecs__json_f32(m, &f)) return m->number;
+    if (ecs__kind_is_int(kind) || kind == ECS_FIELD_F64 || !ecs_json_f32(m, &f)) return m->number;
     return (double)f;
 }
 

@@ -3472,13 +3472,13 @@ static int ecs__snap_jhexval(const ecs__snap_jin *in, const ecs_json_value *v, u
 }
 
 /* A float: a number that rounds to a finite float (the level compiler's
-   rule, ecs__json_f32), or "#" and its bits (any float). */
+   rule, ecs_json_f32), or "#" and its bits (any float). */
 static void ecs__snap_jfloat_in(ecs__snap_jin *in, const ecs_json_value *v, unsigned char *p)
 {
     uint64_t bits;
     float f;
     if (v && v->type == ECS_JSON_NUMBER) {
-        if (ecs__json_f32(v, &f)) memcpy(p, &f, 4);
+        if (ecs_json_f32(v, &f)) memcpy(p, &f, 4);
         else ecs__snap_jfail(in, v, "a number that does not fit a float (write a non-finite float as \"#\" and its bits)");
     } else if (v && ecs__snap_jhexval(in, v, &bits) && bits <= 0xFFFFFFFFu) {
         uint32_t b = (uint32_t)bits;

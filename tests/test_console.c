@@ -366,8 +366,9 @@ static int float_bits(ecs_console *c, const char *xyz, int script, char *want, s
 }
 
 /* f32 arguments: the float nearest the text, rounded once (a double exactly
-   halfway between two floats is read again from the text), those rounding
-   to infinity refused; the same from a script line. */
+   halfway between two floats goes the way its text does: ecs_json_f32 and
+   the JSON reader's mark), those rounding to infinity refused; the same
+   from a script line. */
 static void test_f32_arguments(void)
 {
     static char tail[400], text[500];

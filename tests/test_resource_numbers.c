@@ -5,6 +5,9 @@
      and strtof are correctly rounded). In the -m32 build (x87, FLT_EVAL_METHOD
      2) the fast path used to round twice: "0.0583072" and about 1 number in
      7,000 came out one bit off;
+   - the float limit 2^128 - 2^103: a text just below it (whose nearest
+     double is that limit) is FLT_MAX, one on or above it is refused, by
+     ecs_json_f32, schema values and the compiler (it was refused below too);
    - exact integers: ECS_JSON_WHOLE and `integer` for every form of a whole
      number (1e19, 2.50e1, 1.8446744073709551615e19), and i32/u32/u64 schema
      fields and their "min"/"max" compared exactly in the whole range (a u64
@@ -30,6 +33,7 @@
 #include "test.h"
 #include "test_rng.h"
 
+#include <float.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,9 +128,11 @@ static void test_correct_rounding(void)
    was stored as 1), one just below that midpoint still 1, the midpoint
    itself the even 1; around 1 + 3 * 2^-24 the even neighbour is the upper
    one, so there the text below goes down; 2^-150 and a little more is the
-   smallest float, not 0. Both signs; through ecs_json_parse +
-   ecs_schema_value_read and through the compiler and the decompiler (whose
-   text compiles back to the same bytes). */
+   smallest float, not 0; a text just below 2^128 - 2^103 (FLT_MAX plus half
+   its last place) reads as that double and is FLT_MAX (it was refused).
+   Both signs; through ecs_json_parse + ecs_schema_value_read and through
+   the compiler and the decompiler (whose text compiles back to the same
+   bytes). */
 static void test_f32_midpoints(void)
 {
     static const ecs_schema_field field = {"f", ECS_FIELD_F32, "0"};
@@ -140,7 +146,8 @@ static void test_f32_midpoints(void)
         {"1.000000178813934326171874999", 1.00000011920928955078125f},       /* below 1 + 3 * 2^-24 */
         {"1.000000178813934326171875000001", 1.0000002384185791015625f},     /* above it */
         {"7.0064923216240853546186479164495806564013097093825788587853414194489554134293030074331909418106079101"
-         "5625000001e-46", 1.40129846432481707092372958328991613e-45f}}; /* above 2^-150 */
+         "5625000001e-46", 1.40129846432481707092372958328991613e-45f}, /* above 2^-150 */
+        {"340282356779733661637539395458142568447.9", FLT_MAX}}; /* below 2^128 - 2^103, that double: FLT_MAX */
     ecs_compiler c;
     ecs_json_doc doc;
     ecs_error err;
@@ -171,6 +178,71 @@ static void test_f32_midpoints(void)
             ecs_compiler_output_free(&out);
         }
     }
+    ecs_json_doc_free(&doc);
+    ecs_compiler_free(&c);
+}
+
+/* The float limit, 2^128 - 2^103 (halfway between FLT_MAX and 2^128, even:
+   infinity): a text below it is FLT_MAX, one on or above it is refused by
+   ecs_json_f32, ecs_schema_value_read and the compiler ("does not fit a
+   float"), both signs; ecs_json_f32 refuses NULL and what is not a number,
+   leaving *out as it was. */
+static void test_f32_limit(void)
+{
+    static const ecs_schema_field field = {"f", ECS_FIELD_F32, "0"};
+    static const struct {
+        const char *text;
+        int fits;
+    } cases[] = {
+        {"340282356779733661637539395458142568447.9", 1},         /* below the limit, reads as it */
+        {"340282356779733661637539395458142568447.99999999999", 1}, /* the same, closer */
+        {"3.40282356779733661637539395458142568447e38", 1},       /* the same, with an exponent */
+        {"3.4028235e38", 1},                                       /* below the limit as a double too */
+        {"340282356779733661637539395458142568448", 0},           /* on it: to even, infinity */
+        {"340282356779733661637539395458142568448.00000000001", 0}, /* above it, reads as it */
+        {"3.4028236e38", 0}};
+    ecs_compiler c;
+    ecs_json_doc doc;
+    ecs_error err;
+    char json[512];
+    uint32_t k, sign;
+    float got, before = 7.0f, want;
+    ecs_compiler_init(&c);
+    CHECK(ecs_compiler_register_schema(&c, "s", &field, 1, 0, &err) == ECS_OK);
+    memset(&doc, 0, sizeof doc);
+    for (k = 0; k < sizeof cases / sizeof *cases; ++k) {
+        for (sign = 0; sign < 2; ++sign) {
+            ecs_compiler_output out;
+            int n = snprintf(json, sizeof json, "%s%s", sign ? "-" : "", cases[k].text), fits;
+            want = sign ? -FLT_MAX : FLT_MAX;
+            got = before;
+            CHECK(ecs_json_parse(&doc, json, (size_t)n, &err) == ECS_OK);
+            fits = ecs_json_f32(ecs_json_root(&doc), &got);
+            CHECK_MSG(fits == cases[k].fits && (fits ? got == want : got == before), "%s: %d, %.9g", json, fits,
+                      (double)got);
+            got = before;
+            CHECK_MSG((ecs_schema_value_read(&field, &doc, ecs_json_root(&doc), &got, &err) == ECS_OK) == cases[k].fits,
+                      "%s: %s", json, err.message);
+            CHECK_MSG(cases[k].fits ? got == want : strstr(err.message, "fit") != NULL, "%s: %.9g %s", json, (double)got,
+                      err.message);
+            n = snprintf(json, sizeof json, "{\"entities\": [{\"components\": [{\"type\": \"s\", \"f\": %s%s}]}]}",
+                         sign ? "-" : "", cases[k].text);
+            got = before;
+            if (ecs_compiler_compile(&c, json, (size_t)n, 0, &out, &err) == ECS_OK) {
+                memcpy(&got, (const unsigned char *)out.blob + out.size - 4, 4);
+                ecs_compiler_output_free(&out);
+                CHECK_MSG(cases[k].fits && got == want, "%s%s compiles to %.9g", sign ? "-" : "", cases[k].text,
+                          (double)got);
+            } else {
+                CHECK_MSG(!cases[k].fits && strstr(err.message, "does not fit a float"), "%s%s: %s",
+                          sign ? "-" : "", cases[k].text, err.message);
+            }
+        }
+    }
+    CHECK(ecs_json_parse(&doc, "[\"1\"]", 5, &err) == ECS_OK);
+    got = before;
+    CHECK(!ecs_json_f32(ecs_json_root(&doc), &got) && !ecs_json_f32(ecs_json_first(&doc, ecs_json_root(&doc)), &got) &&
+          !ecs_json_f32(NULL, &got) && got == before);
     ecs_json_doc_free(&doc);
     ecs_compiler_free(&c);
 }
@@ -661,6 +733,7 @@ int main(void)
     (void)make_id; /* test_rng.h's forged ids: not needed here */
     test_correct_rounding();
     test_f32_midpoints();
+    test_f32_limit();
     test_whole_numbers();
     test_integer_fields();
     test_small_kinds_compile();
