@@ -663,9 +663,20 @@ if __name__ == "__main__":
     p.add_argument("--level", required=True)
     p.add_argument("--plugins", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--only", help="comma-separated, of: three_nodes, slow_client (check_nodes.sh's ThreadSanitizer "
+                   "pass: the server's sender thread)")
     a = p.parse_args()
     a.engine = os.path.abspath(a.engine)
     os.makedirs(a.out, exist_ok=True)
+    if a.only:
+        sess = Session(a)
+        try:
+            for name in a.only.split(","):
+                {"three_nodes": test_three_nodes, "slow_client": test_slow_client}[name](a, sess)
+        finally:
+            sess.stop()
+        print("%d passed, %d failed" % (passes, failures))
+        sys.exit(1 if failures else 0)
     sess = Session(a)
     try:
         live = test_three_nodes(a, sess)
