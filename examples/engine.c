@@ -200,8 +200,9 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    of the messages and logging each (NET_OUT records, with the frame they
    were queued in): a message's framing and JSON are copied, a state's
    payload is copied once into a shared, reference-counted buffer that
-   every client getting the same state against the same base references,
-   and the sender is woken if it sleeps. A client whose socket is slow
+   every client getting the same state against the same base references
+   (the last frame's buffer used again: no fresh pages), and the sender is
+   woken once for all the clients if it sleeps. A client whose socket is slow
    only grows its own queue (the sender waits for that socket and writes
    the others'); once over NODE_MAX_OUT bytes it is sent no new states
    until its queue drains. The sender only reports what its writes found:
@@ -275,7 +276,7 @@ typedef struct node_snap {
 typedef struct node_shared { /* a state message's payload, copied once, shared by every message that sends it */
     int64_t base, state; /* what it holds: state `state` as a delta against state `base` (-1: the snapshot) */
     uint32_t refs;       /* the queued messages and the frame thread's cache (under the sender's lock) */
-    size_t size;
+    size_t size, cap;    /* cap: bytes the allocation holds (a spare is used again for a payload that fits) */
     unsigned char *data; /* in the same allocation; never written once shared */
 } node_shared;
 
@@ -306,6 +307,7 @@ typedef struct node_sender {
     int wake[2];         /* a pipe: the frame thread wakes the sleeping sender */
     node_out out[NODE_MAX_PEERS];           /* by peer slot */
     node_shared *cache[NODE_MAX_PEERS];     /* the frame thread's: the current state's payloads */
+    node_shared *spare; /* the last payload the cache let go of, kept for the next one (no fresh pages a frame) */
     uint32_t next_cache;
     uint64_t bytes_out;
     double cpu_ns; /* the sender thread's CPU time, as of its last turn */
@@ -748,6 +750,19 @@ static void node_shared_release(node_shared *sh)
     if (sh && --sh->refs == 0) free(sh);
 }
 
+/* Under the lock, the frame thread's cache letting go of sh: its last
+   reference keeps it as the spare (the larger one of the two). */
+static void node_shared_uncache(node_sender *w, node_shared *sh)
+{
+    if (--sh->refs) return;
+    if (w->spare && w->spare->cap >= sh->cap) {
+        free(sh);
+        return;
+    }
+    free(w->spare);
+    w->spare = sh;
+}
+
 /* Under the lock: frees o's queue and forgets its socket. */
 static void node_out_drop(node_out *o)
 {
@@ -973,6 +988,8 @@ static void node_sender_end(node_sender *w)
         node_shared_release(w->cache[k]);
         w->cache[k] = NULL;
     }
+    free(w->spare);
+    w->spare = NULL;
     for (k = 0; k < 2; ++k)
         if (w->wake[k] >= 0) close(w->wake[k]);
     pthread_cond_destroy(&w->cond);
@@ -1029,26 +1046,31 @@ static size_t node_out_pending(node_sender *w, uint32_t k)
 
 /* The frame thread's: the payload of state `state` against `base` as a
    shared buffer: the one made for another client, or a copy of n bytes at
-   data (NULL: out of memory). The cache keeps one reference to each of the
-   current state's payloads; a new state drops the older ones. */
+   data (into the spare when it fits; NULL: out of memory). The cache
+   keeps one reference to each of the current state's payloads; a new
+   state drops the older ones. */
 static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t state, const void *data, size_t n)
 {
-    node_shared *sh;
+    node_shared *sh = NULL;
     uint32_t k, slot = NODE_MAX_PEERS;
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if ((sh = w->cache[k]) != NULL && sh->base == base && sh->state == state && sh->size == n) return sh;
-    if (!(sh = (node_shared *)malloc(sizeof *sh + n))) return NULL;
-    sh->base = base, sh->state = state, sh->refs = 1, sh->size = n;
-    sh->data = (unsigned char *)(sh + 1);
-    if (n) memcpy(sh->data, data, n);
     pthread_mutex_lock(&w->lock);
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
-        if (w->cache[k] && w->cache[k]->state != state) node_shared_release(w->cache[k]), w->cache[k] = NULL;
+        if (w->cache[k] && w->cache[k]->state != state) node_shared_uncache(w, w->cache[k]), w->cache[k] = NULL;
         if (!w->cache[k] && slot == NODE_MAX_PEERS) slot = k;
     }
-    if (slot == NODE_MAX_PEERS) node_shared_release(w->cache[slot = w->next_cache++ % NODE_MAX_PEERS]);
-    w->cache[slot] = sh;
+    if (slot == NODE_MAX_PEERS) node_shared_uncache(w, w->cache[slot = w->next_cache++ % NODE_MAX_PEERS]);
+    sh = w->spare && w->spare->cap >= n ? w->spare : NULL;
+    if (sh) w->spare = NULL;
+    w->cache[slot] = NULL;
     pthread_mutex_unlock(&w->lock);
+    if (!sh && (sh = (node_shared *)malloc(sizeof *sh + n)) != NULL) sh->cap = n;
+    if (!sh) return NULL;
+    sh->base = base, sh->state = state, sh->refs = 1, sh->size = n;
+    sh->data = (unsigned char *)(sh + 1);
+    if (n) memcpy(sh->data, data, n); /* nobody else holds it: no lock */
+    w->cache[slot] = sh;
     return sh;
 }
 
@@ -1142,7 +1164,7 @@ static void node_queue(engine *g, node_peer *p, const char *json, size_t json_le
     node_set32(m->head + 4, (uint32_t)(frame == 12u ? 4u + json_len + size : json_len));
     if (frame == 12u) node_set32(m->head + 8, (uint32_t)json_len);
     memcpy(m->head + frame, json, json_len);
-    if (!sh && size) memcpy(m->head + frame + json_len, payload, size);
+    if (!sh && payload && size) memcpy(m->head + frame + json_len, payload, size);
     node_log_parts(g, NODE_LOG_NET_OUT, p->id, m->head, head, sh ? sh->data : NULL, sh ? sh->size : 0u);
     pthread_mutex_lock(&w->lock);
     if (sh) sh->refs++;
@@ -1199,26 +1221,56 @@ static void node_sendf(engine *g, node_peer *p, const char *format, ...)
     free(big);
 }
 
-/* After queueing: a server's sender thread is woken to write what p has
-   queued; without one (a client: acks, inputs and hellos are tiny) it is
-   written here, as far as the socket takes it. Then what the writes found
-   is acted on: a broken connection closed, a refused join (closing)
-   closed once its message is written. */
+/* Under the sender's lock, after queueing to the peer in slot k: written
+   here when there is no sender thread (a client: acks, inputs and hellos
+   are tiny), else *wake set when the sender has something to write; what
+   node_flush_done needs. */
+static void node_flush_locked(node_sender *w, uint32_t k, int *wake, int *broken, size_t *pending)
+{
+    node_out *o = &w->out[k];
+    if (!w->running) node_out_write_now(w, o);
+    else if (o->first && !o->blocked) *wake = 1;
+    *broken = o->broken, *pending = o->pending;
+}
+
+/* What the writes found, acted on here on the frame thread: a broken
+   connection closed, a refused join (closing) closed once its message is
+   written. */
+static void node_flush_done(engine *g, node_peer *p, int broken, size_t pending)
+{
+    if (!p->used) return;
+    if (broken) node_peer_close(g, p, "the connection broke while sending");
+    else if (p->closing && pending == 0) node_peer_close(g, p, NULL); /* a refused join: noted then */
+}
+
+/* After queueing to p: its queue written, or the sender woken to write it. */
 static void node_flush(engine *g, node_peer *p)
 {
     node_sender *w = &g->net.sender;
-    node_out *o;
-    int broken;
+    int wake = 0, broken;
     size_t pending;
     if (!p->used || p->sock < 0) return;
-    o = &w->out[p - g->net.peers];
     pthread_mutex_lock(&w->lock);
-    if (!w->running) node_out_write_now(w, o);
-    else if (o->first && !o->blocked) node_sender_wake(w);
-    broken = o->broken, pending = o->pending;
+    node_flush_locked(w, (uint32_t)(p - g->net.peers), &wake, &broken, &pending);
+    if (wake) node_sender_wake(w);
     pthread_mutex_unlock(&w->lock);
-    if (broken) node_peer_close(g, p, "the connection broke while sending");
-    else if (p->closing && pending == 0) node_peer_close(g, p, NULL); /* a refused join: noted then */
+    node_flush_done(g, p, broken, pending);
+}
+
+/* node_flush for every peer, under one lock and one wake-up of the sender. */
+static void node_flush_all(engine *g)
+{
+    node_sender *w = &g->net.sender;
+    int wake = 0, broken[NODE_MAX_PEERS];
+    size_t pending[NODE_MAX_PEERS];
+    uint32_t k;
+    pthread_mutex_lock(&w->lock);
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (g->net.peers[k].used && g->net.peers[k].sock >= 0) node_flush_locked(w, k, &wake, &broken[k], &pending[k]);
+    if (wake) node_sender_wake(w);
+    pthread_mutex_unlock(&w->lock);
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (g->net.peers[k].used && g->net.peers[k].sock >= 0) node_flush_done(g, &g->net.peers[k], broken[k], pending[k]);
 }
 
 /* ---- receiving: the fault rule, then the log, then the handler ----------------------------- */
@@ -1610,9 +1662,8 @@ static void node_send_states(engine *g)
         node_send_state(g, p, cur); /* the delta (timed as such), the message queued */
         g->stat.send_ns += cpu_ns() - c0 - (g->stat.delta_ns - d0);
     }
-    c0 = cpu_ns(); /* then handed to the sender, every client's: a client woken by its state waits for the last delta */
-    for (k = 0; cur && k < NODE_MAX_PEERS; ++k)
-        if (s->peers[k].used && s->peers[k].sent == s->state_id) node_flush(g, &s->peers[k]);
+    c0 = cpu_ns(); /* then handed to the sender, every client's at once: one wake-up */
+    if (cur) node_flush_all(g);
     g->stat.send_ns += cpu_ns() - c0;
     s->net_ns += now_ns() - t0;
 }
@@ -1861,8 +1912,8 @@ static void node_poll(engine *g)
         if (!p->used || p->sock < 0) continue;
         if (s->role == ROLE_CLIENT) node_client_tick(g, p, now);
         node_keep(g, p, now);
-        node_flush(g, p);
     }
+    node_flush_all(g);
 }
 
 /* Sleeps until a node socket has something or ms passed (the console is
