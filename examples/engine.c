@@ -174,8 +174,9 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    NODE_RESEND_MS is sent again (a lost state or ack costs that much).
    What a frame costs the server with clients: the state saved once, one
    delta for all the clients that acknowledged the same base (the common
-   case: all caught up), its bytes queued to each, then written to all
-   (ecs_snapshot_delta_hashed: each state's blob hash is computed once, by
+   case: all caught up), its bytes queued to each for the sender thread
+   to write (SENDING, below), the deltas made by
+   ecs_snapshot_delta_hashed (each state's blob hash is computed once, by
    the delta to it, and given when it is the base; a client gives its
    base's hash to ecs_snapshot_apply_delta_hashed, which still checks the
    result's). net.stats splits it; tests/probe_nodes.py measures it. The

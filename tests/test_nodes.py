@@ -526,7 +526,7 @@ def test_slow_client(a, sess):
     (the framing, the shared payloads, the writes cut short and resumed),
     and far longer than the socket buffers held: the sender went on
     after the socket took more. The server quits with its queue full."""
-    srv = sess.start("slow-server", ["--serve", "0"])
+    srv = sess.start("slow-server", ["--serve", "0", "--no-timeouts"])  # the slow client says nothing after its hello
     s = srv.console
     s.command("frame.pause")
     port = boxes.node_port(srv)
