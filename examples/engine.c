@@ -99,6 +99,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <pthread.h>
 #include <unistd.h>
 #endif
 #ifndef MSG_NOSIGNAL
@@ -176,14 +178,14 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    What a frame costs the server with clients beyond the frame alone: one
    delta for all the clients that acknowledged the same base (the common
    case: all caught up), costing the blocks that changed, its bytes queued
-   to each, then written to all. Such a delta names its states by world
-   hash: a client gives the world hash of the state it holds to
-   ecs_snapshot_apply_delta_hashed and compares the world hash of what it
-   loads with the one the delta names. net.stats splits it;
-   tests/probe_nodes.py measures it. The client keeps the last NODE_RING
-   states it applied; a delta against a base it does not hold, or one that
-   does not apply (another base hash, corrupt), makes it ask for a full
-   snapshot (resync). A state older than
+   to each for the sender thread to write (SENDING, below). Such a delta
+   names its states by world hash: a client gives the world hash of the
+   state it holds to ecs_snapshot_apply_delta_hashed and compares the world
+   hash of what it loads with the one the delta names. net.stats splits
+   it; tests/probe_nodes.py measures it. The client keeps the last
+   NODE_RING states it applied; a delta against a base it does not hold,
+   or one that does not apply (another base hash, corrupt), makes it ask
+   for a full snapshot (resync). A state older than
    the client's is ignored (reordered, duplicated) and acknowledged again.
    Every state names the server's world hash after that frame: a client
    whose world hash differs after loading it reports a divergence (stderr,
@@ -195,6 +197,25 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    last NODE_KNOWN tokens; a forgotten one is trusted for the hello's
    "inputs": what the client knows applied). A connection that closes
    takes the messages the fault rule holds for it along.
+
+   SENDING. A server's writes leave the frame thread: a sender thread
+   (node_sender, started with the server, joined at its end) writes every
+   peer's queue to its socket. The frame thread only queues, in the order
+   of the messages and logging each (NET_OUT records, with the frame they
+   were queued in): a message's framing and JSON are copied, a state's
+   payload is copied once into a shared, reference-counted buffer that
+   every client getting the same state against the same base references
+   (the last frame's buffer used again: no fresh pages), and the sender is
+   woken once for all the clients if it sleeps. A client whose socket is slow
+   only grows its own queue (the sender waits for that socket and writes
+   the others'); once over NODE_MAX_OUT bytes it is sent no new states
+   until its queue drains. The sender only reports what its writes found:
+   the frame thread closes a broken connection (a NOTE, as before) and a
+   refused join's once its message is written; closing a peer waits until
+   the sender is off its socket. A client's own sends (hello, acks,
+   inputs: small) and a replay (no sockets: nothing is sent) have no
+   sender thread. net.stats: send_us is the frame thread's part,
+   sender_cpu_us the sender thread's CPU time.
 
    TIMEOUTS (one place: node_set_timeouts; --no-timeouts, net.timeouts
    on/off): the console's (idle, stalled, linger) and the nodes' (a client
@@ -214,6 +235,8 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
 #define NODE_ALIVE_MS 1000.0
 #define NODE_IDLE_MS 10000.0
 #define NODE_MAX_OUT ((size_t)64 << 20) /* a client's unsent bytes before states wait */
+#define NODE_IOV 32u /* a peer's queued messages one sendmsg offers (two parts each) */
+#define NODE_SENDER_POLL_MS 100 /* the sender's longest sleep (a wake-up ends it sooner) */
 
 enum { ROLE_NONE = 0, ROLE_SERVER, ROLE_CLIENT };
 
@@ -228,7 +251,7 @@ typedef struct node_known { /* a client by its hello's token, across its connect
 typedef struct node_peer {
     int used, sock;    /* sock -1: a replayed peer (no socket) */
     uint32_t id;       /* the server's name for a client; the client's for its server: 0 */
-    node_buf in, out;
+    node_buf in;       /* its output: node_state.sender.out[its slot] */
     int joined, closing;
     int64_t acked, sent; /* state ids; -1: none */
     double sent_ms, heard_ms, said_ms;
@@ -253,6 +276,48 @@ typedef struct node_snap {
     int saved;                /* the server's: blob holds this state's save */
     ecs_snapshot_digest digest; /* the server's: the state's digests (deltas from the world against it) */
 } node_snap;
+
+/* The output side (see SENDING in NODES): what is queued to each peer, and
+   a server's sender thread that writes it. */
+typedef struct node_shared { /* a state message's payload, copied once, shared by every message that sends it */
+    int64_t base, state; /* what it holds: state `state` as a delta against state `base` (-1: the snapshot) */
+    uint32_t refs;       /* the queued messages and the frame thread's cache (under the sender's lock) */
+    size_t size, cap;    /* cap: bytes the allocation holds (a spare is used again for a payload that fits) */
+    unsigned char *data; /* in the same allocation; never written once shared */
+} node_shared;
+
+typedef struct node_out_msg { /* one queued message */
+    struct node_out_msg *next;
+    node_shared *payload; /* NULL: head is the whole message */
+    size_t head_len;
+    unsigned char *head;  /* framing, JSON (and a payload not shared), in the same allocation */
+} node_out_msg;
+
+typedef struct node_out { /* a peer's queue, under the sender's lock: the frame thread appends, the writer pops */
+    node_out_msg *first, *last;
+    size_t done;    /* bytes of first written */
+    size_t pending; /* bytes queued, not written (NODE_MAX_OUT) */
+    int fd;         /* -1: nothing to write to */
+    int blocked;    /* the socket took less than offered: the writer waits for POLLOUT */
+    int broken;     /* a write failed (its errno): the frame thread closes the peer */
+} node_out;
+
+typedef struct node_sender {
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* busy went 0, hold went 0 */
+    pthread_t thread;
+    int inited, running, stop;
+    int busy;            /* the sender thread uses queues and sockets outside the lock (writing, polling) */
+    int sleeping, woken; /* it polls; a byte was written to wake[1] */
+    int hold;            /* the frame thread waits to drop a queue or close a socket: the sender stays out */
+    int wake[2];         /* a pipe: the frame thread wakes the sleeping sender */
+    node_out out[NODE_MAX_PEERS];           /* by peer slot */
+    node_shared *cache[NODE_MAX_PEERS];     /* the frame thread's: the current state's payloads */
+    node_shared *spare; /* the last payload the cache let go of, kept for the next one (no fresh pages a frame) */
+    uint32_t next_cache;
+    uint64_t bytes_out;
+    double cpu_ns; /* the sender thread's CPU time, as of its last turn */
+} node_sender;
 
 typedef struct node_input { /* a client's forwarded command, until applied */
     uint32_t seq;
@@ -292,9 +357,10 @@ typedef struct node_state {
     uint64_t held_order;
     ecs_json_doc doc;
     node_buf msg; /* a message being built */
+    node_sender sender; /* the peers' queues; a server's writer thread */
     /* what happened */
     uint64_t divergences, resyncs, applied_full, applied_delta, refused_joins, bad_messages;
-    uint64_t states_sent, full_sent, bytes_in, bytes_out;
+    uint64_t states_sent, full_sent, bytes_in; /* bytes out: sender.bytes_out */
     double net_ns; /* server: saving, deltas, hashing, sending */
 } node_state;
 
@@ -342,6 +408,7 @@ typedef struct engine {
         double frame_ns, frame_cpu_ns, node_ns, node_cpu_ns; /* frames: wall and this thread's CPU time */
         double hash_ns, save_ns, delta_ns, send_ns;        /* node steps (CPU), in frames and between them */
         uint64_t saves, deltas, state_bytes;
+        double sender_cpu0_ns; /* the sender thread's CPU time at the reset */
     } stat;
 } engine;
 
@@ -516,17 +583,28 @@ static void node_set_timeouts(engine *g, int off)
 
 /* ---- the traffic log ------------------------------------------------------------------ */
 
-static void node_log(engine *g, uint32_t kind, uint32_t peer, const void *body, size_t n)
+/* A record whose body is two parts (a queued message's head and its shared payload). */
+static void node_log_parts(engine *g, uint32_t kind, uint32_t peer, const void *body, size_t n, const void *more,
+                           size_t more_n)
 {
     node_state *s = &g->net;
     if (!s->log) return;
     s->logbuf.len = 0;
     node_log_record(&s->logbuf, kind, g->frame, peer, body, n);
+    if (more_n) {
+        node_buf_put(&s->logbuf, more, more_n);
+        if (!s->logbuf.oom) node_set32(s->logbuf.p, (uint32_t)s->logbuf.len); /* the record's size: both parts */
+    }
     if (s->logbuf.oom || fwrite(s->logbuf.p, 1, s->logbuf.len, s->log) != s->logbuf.len) {
         fprintf(stderr, "engine: --log-traffic: writing failed; the log stops here\n");
         fclose(s->log);
         s->log = NULL;
     }
+}
+
+static void node_log(engine *g, uint32_t kind, uint32_t peer, const void *body, size_t n)
+{
+    node_log_parts(g, kind, peer, body, n, NULL, 0);
 }
 
 /* A note: printed (divergences and refusals even with --quiet), a console
@@ -686,6 +764,338 @@ static int node_connect(const char *host, int port, char *why, size_t why_size)
     return fd;
 }
 
+/* ---- the sender: a server's writes leave the frame thread ------------------------------------ */
+
+/* Under the sender's lock: one reference fewer (the last frees it). */
+static void node_shared_release(node_shared *sh)
+{
+    if (sh && --sh->refs == 0) free(sh);
+}
+
+/* Under the lock, the frame thread's cache letting go of sh: its last
+   reference keeps it as the spare (the larger one of the two). */
+static void node_shared_uncache(node_sender *w, node_shared *sh)
+{
+    if (--sh->refs) return;
+    if (w->spare && w->spare->cap >= sh->cap) {
+        free(sh);
+        return;
+    }
+    free(w->spare);
+    w->spare = sh;
+}
+
+/* Under the lock: frees o's queue and forgets its socket. */
+static void node_out_drop(node_out *o)
+{
+    while (o->first) {
+        node_out_msg *m = o->first;
+        o->first = m->next;
+        node_shared_release(m->payload);
+        free(m);
+    }
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+}
+
+/* Under the lock: n bytes of o's queue were written; the messages done are freed. */
+static void node_out_wrote(node_sender *w, node_out *o, size_t n)
+{
+    o->pending -= n;
+    w->bytes_out += n;
+    while (n) {
+        node_out_msg *m = o->first;
+        size_t left = m->head_len + (m->payload ? m->payload->size : 0u) - o->done;
+        if (n < left) {
+            o->done += n;
+            return;
+        }
+        n -= left;
+        o->done = 0;
+        if (!(o->first = m->next)) o->last = NULL;
+        node_shared_release(m->payload);
+        free(m);
+    }
+}
+
+/* Under the lock: the parts of o's queue from its first unwritten byte
+   (at most NODE_IOV), their count, *offered their bytes. */
+static int node_out_gather(const node_out *o, struct iovec *iov, size_t *offered)
+{
+    const node_out_msg *m;
+    size_t skip = o->done;
+    int n = 0;
+    *offered = 0;
+    for (m = o->first; m && n + 2 <= (int)NODE_IOV; m = m->next) {
+        const unsigned char *part[2];
+        size_t len[2], k;
+        part[0] = m->head, len[0] = m->head_len;
+        part[1] = m->payload ? m->payload->data : NULL, len[1] = m->payload ? m->payload->size : 0u;
+        for (k = 0; k < 2; ++k) {
+            if (skip >= len[k]) {
+                skip -= len[k];
+                continue;
+            }
+            iov[n].iov_base = (void *)(uintptr_t)(part[k] + skip);
+            iov[n++].iov_len = len[k] - skip;
+            *offered += len[k] - skip;
+            skip = 0;
+        }
+    }
+    return n;
+}
+
+/* One non-blocking write of n parts (no SIGPIPE): bytes written, or -1 and errno. */
+static ssize_t node_out_sendmsg(int fd, struct iovec *iov, int n)
+{
+    struct msghdr h;
+    memset(&h, 0, sizeof h);
+    h.msg_iov = iov;
+    h.msg_iovlen = (size_t)n;
+    return sendmsg(fd, &h, MSG_NOSIGNAL);
+}
+
+/* Under the lock: what a write of offered bytes gave (r, err: its errno). */
+static void node_out_result(node_sender *w, node_out *o, ssize_t r, size_t offered, int err)
+{
+    if (r < 0 && (err == EAGAIN || err == EWOULDBLOCK)) o->blocked = 1;
+    else if (r < 0 && err != EINTR) o->broken = err ? err : EIO;
+    if (r <= 0) return;
+    node_out_wrote(w, o, (size_t)r);
+    if ((size_t)r < offered) o->blocked = 1; /* the socket is full: POLLOUT first */
+}
+
+/* Under the lock, without a sender thread: writes o's queue on this thread
+   as far as its socket takes it. */
+static void node_out_write_now(node_sender *w, node_out *o)
+{
+    struct iovec iov[NODE_IOV];
+    size_t offered;
+    int n;
+    o->blocked = 0;
+    while (o->first && o->fd >= 0 && !o->blocked && !o->broken) {
+        ssize_t r;
+        n = node_out_gather(o, iov, &offered);
+        r = node_out_sendmsg(o->fd, iov, n);
+        node_out_result(w, o, r, offered, r < 0 ? errno : 0);
+    }
+}
+
+/* Under the lock: wakes the sender if it sleeps (one byte a sleep). */
+static void node_sender_wake(node_sender *w)
+{
+    if (!w->sleeping || w->woken) return;
+    w->woken = 1;
+    (void)!write(w->wake[1], "", 1);
+}
+
+/* The sender thread's turn, lock held on entry and return: every queue
+   with something the socket may take is written once, outside the lock
+   (busy: the frame thread neither frees those messages nor closes those
+   sockets meanwhile). 1 when it wrote, 0 when there was nothing to. */
+static int node_sender_turn(node_sender *w)
+{
+    struct iovec iov[NODE_MAX_PEERS][NODE_IOV];
+    size_t offered[NODE_MAX_PEERS];
+    ssize_t r[NODE_MAX_PEERS];
+    int n[NODE_MAX_PEERS], fd[NODE_MAX_PEERS], err[NODE_MAX_PEERS], any = 0;
+    uint32_t k;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        node_out *o = &w->out[k];
+        n[k] = o->first && o->fd >= 0 && !o->blocked && !o->broken ? node_out_gather(o, iov[k], &offered[k]) : 0;
+        fd[k] = o->fd;
+        any |= n[k] > 0;
+    }
+    if (!any) return 0;
+    w->busy = 1;
+    pthread_mutex_unlock(&w->lock);
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (n[k]) {
+            r[k] = node_out_sendmsg(fd[k], iov[k], n[k]);
+            err[k] = r[k] < 0 ? errno : 0;
+        }
+    pthread_mutex_lock(&w->lock);
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (n[k]) node_out_result(w, &w->out[k], r[k], offered[k], err[k]);
+    w->busy = 0;
+    w->cpu_ns = cpu_ns();
+    pthread_cond_broadcast(&w->cond);
+    return 1;
+}
+
+/* The sender thread, lock held on entry and return: sleeps until woken
+   (something queued, a peer to close, the end), a full socket takes more,
+   or NODE_SENDER_POLL_MS passed. */
+static void node_sender_sleep(node_sender *w)
+{
+    struct pollfd fds[NODE_MAX_PEERS + 1];
+    uint32_t which[NODE_MAX_PEERS + 1], k;
+    nfds_t n = 1;
+    char drain[16];
+    fds[0].fd = w->wake[0], fds[0].events = POLLIN, fds[0].revents = 0;
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (w->out[k].first && w->out[k].fd >= 0 && w->out[k].blocked && !w->out[k].broken) {
+            fds[n].fd = w->out[k].fd, fds[n].events = POLLOUT, fds[n].revents = 0;
+            which[n++] = k;
+        }
+    w->busy = w->sleeping = 1;
+    w->cpu_ns = cpu_ns();
+    pthread_mutex_unlock(&w->lock);
+    (void)poll(fds, n, NODE_SENDER_POLL_MS);
+    while (read(w->wake[0], drain, sizeof drain) > 0) continue;
+    pthread_mutex_lock(&w->lock);
+    for (k = 1; k < n; ++k)
+        if (fds[k].revents) w->out[which[k]].blocked = 0; /* writable, or an error the next write names */
+    w->busy = w->sleeping = w->woken = 0;
+    pthread_cond_broadcast(&w->cond);
+}
+
+static void *node_sender_main(void *arg)
+{
+    node_sender *w = (node_sender *)arg;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop) {
+        if (w->hold) pthread_cond_wait(&w->cond, &w->lock);
+        else if (!node_sender_turn(w)) node_sender_sleep(w);
+    }
+    w->cpu_ns = cpu_ns();
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+/* Its lock and empty queues; for a server (not a replay) the thread too.
+   0, or 1 with a message. */
+static int node_sender_start(node_sender *w, int thread)
+{
+    uint32_t k;
+    int flags;
+    if (pthread_mutex_init(&w->lock, NULL) != 0) return fprintf(stderr, "engine: cannot make the sender's lock\n"), 1;
+    if (pthread_cond_init(&w->cond, NULL) != 0) {
+        pthread_mutex_destroy(&w->lock);
+        return fprintf(stderr, "engine: cannot make the sender's condition variable\n"), 1;
+    }
+    w->inited = 1;
+    w->wake[0] = w->wake[1] = -1;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) w->out[k].fd = -1;
+    if (!thread) return 0;
+    if (pipe(w->wake) != 0 || (flags = fcntl(w->wake[0], F_GETFL, 0)) < 0 ||
+        fcntl(w->wake[0], F_SETFL, flags | O_NONBLOCK) != 0 || fcntl(w->wake[1], F_SETFL, flags | O_NONBLOCK) != 0) {
+        fprintf(stderr, "engine: --serve: cannot make the sender's pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    if (pthread_create(&w->thread, NULL, node_sender_main, w) != 0) {
+        fprintf(stderr, "engine: --serve: cannot start the sender thread\n");
+        return 1;
+    }
+    w->running = 1;
+    return 0;
+}
+
+/* Stops and joins the thread, frees every queue and payload (the sockets are the peers'). */
+static void node_sender_end(node_sender *w)
+{
+    uint32_t k;
+    if (!w->inited) return;
+    if (w->running) {
+        pthread_mutex_lock(&w->lock);
+        w->stop = 1;
+        node_sender_wake(w);
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+        w->running = 0;
+    }
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        node_out_drop(&w->out[k]);
+        node_shared_release(w->cache[k]);
+        w->cache[k] = NULL;
+    }
+    free(w->spare);
+    w->spare = NULL;
+    for (k = 0; k < 2; ++k)
+        if (w->wake[k] >= 0) close(w->wake[k]);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    w->inited = 0;
+}
+
+/* A new peer in slot k writes to sock. */
+static void node_out_open(node_sender *w, uint32_t k, int sock)
+{
+    pthread_mutex_lock(&w->lock);
+    node_out_drop(&w->out[k]);
+    w->out[k].fd = sock;
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* The peer in slot k closes: the sender is kept out of its queue and socket
+   (woken if it sleeps on them, waited for if it writes) while the queue is
+   freed; the caller closes the socket after. */
+static void node_out_close(node_sender *w, uint32_t k)
+{
+    if (!w->inited) return;
+    pthread_mutex_lock(&w->lock);
+    w->hold++;
+    while (w->busy) {
+        node_sender_wake(w);
+        pthread_cond_wait(&w->cond, &w->lock);
+    }
+    node_out_drop(&w->out[k]);
+    w->hold--;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Bytes written to every peer so far. */
+static uint64_t node_bytes_out(node_sender *w)
+{
+    uint64_t n;
+    pthread_mutex_lock(&w->lock);
+    n = w->bytes_out;
+    pthread_mutex_unlock(&w->lock);
+    return n;
+}
+
+/* Bytes queued to the peer in slot k and not written yet. */
+static size_t node_out_pending(node_sender *w, uint32_t k)
+{
+    size_t n;
+    pthread_mutex_lock(&w->lock);
+    n = w->out[k].pending;
+    pthread_mutex_unlock(&w->lock);
+    return n;
+}
+
+/* The frame thread's: the payload of state `state` against `base` as a
+   shared buffer: the one made for another client, or a copy of n bytes at
+   data (into the spare when it fits; NULL: out of memory). The cache
+   keeps one reference to each of the current state's payloads; a new
+   state drops the older ones. */
+static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t state, const void *data, size_t n)
+{
+    node_shared *sh = NULL;
+    uint32_t k, slot = NODE_MAX_PEERS;
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if ((sh = w->cache[k]) != NULL && sh->base == base && sh->state == state && sh->size == n) return sh;
+    pthread_mutex_lock(&w->lock);
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        if (w->cache[k] && w->cache[k]->state != state) node_shared_uncache(w, w->cache[k]), w->cache[k] = NULL;
+        if (!w->cache[k] && slot == NODE_MAX_PEERS) slot = k;
+    }
+    if (slot == NODE_MAX_PEERS) node_shared_uncache(w, w->cache[slot = w->next_cache++ % NODE_MAX_PEERS]);
+    sh = w->spare && w->spare->cap >= n ? w->spare : NULL;
+    if (sh) w->spare = NULL;
+    w->cache[slot] = NULL;
+    pthread_mutex_unlock(&w->lock);
+    if (!sh && (sh = (node_shared *)malloc(sizeof *sh + n)) != NULL) sh->cap = n;
+    if (!sh) return NULL;
+    sh->base = base, sh->state = state, sh->refs = 1, sh->size = n;
+    sh->data = (unsigned char *)(sh + 1);
+    if (n) memcpy(sh->data, data, n); /* nobody else holds it: no lock */
+    w->cache[slot] = sh;
+    return sh;
+}
+
 static node_peer *node_peer_by_id(engine *g, uint32_t id)
 {
     uint32_t k;
@@ -701,10 +1111,10 @@ static node_peer *node_peer_open(engine *g, int sock, uint32_t id)
         node_peer *p = &g->net.peers[k];
         if (p->used) continue;
         node_buf_free(&p->in);
-        node_buf_free(&p->out);
         memset(p, 0, sizeof *p);
         p->used = 1;
         p->sock = sock;
+        node_out_open(&g->net.sender, k, sock);
         p->id = id;
         p->acked = p->sent = -1;
         p->heard_ms = p->said_ms = now_ms();
@@ -744,28 +1154,71 @@ static void node_peer_close(engine *g, node_peer *p, const char *why)
     }
     if (p->known && --p->known->peers == 0 && !p->known->has_token) memset(p->known, 0, sizeof *p->known);
     node_drop_held(g, p->id);
+    node_out_close(&g->net.sender, (uint32_t)(p - g->net.peers)); /* the sender is off it: the socket can go */
     if (p->sock >= 0) close(p->sock);
     node_buf_free(&p->in);
-    node_buf_free(&p->out);
     memset(p, 0, sizeof *p);
     p->sock = -1;
     if (g->net.role == ROLE_CLIENT) g->net.welcomed = 0;
 }
 
-/* Sends a message to p (queued; written as the socket takes it), logged. */
-static void node_send(engine *g, node_peer *p, const char *json, size_t json_len, const void *payload, size_t n)
+/* Queues a message to p, logged (a NET_OUT record, here on the frame
+   thread, in the order queued): its head (framing, JSON, and the payload
+   unless it is shared) in one allocation, a shared payload referenced. A
+   replay, a closing peer, a peer without a socket: nothing. */
+static void node_queue(engine *g, node_peer *p, const char *json, size_t json_len, const void *payload, size_t n,
+                       node_shared *sh)
 {
-    size_t before = p->out.len;
+    node_sender *w = &g->net.sender;
+    node_out *o = &w->out[p - g->net.peers];
+    size_t frame = payload || sh ? 12u : 8u, size = sh ? sh->size : payload ? n : 0u, head = frame + json_len + (sh ? 0u : size);
+    node_out_msg *m;
     if (p->sock < 0 || g->net.replaying || p->closing) return;
-    node_msg_write(&p->out, json, json_len, payload, n);
-    if (p->out.oom) {
-        p->out.oom = 0;
-        p->out.len = before;
+    if (!(m = (node_out_msg *)malloc(sizeof *m + head))) {
         node_peer_close(g, p, "out of memory queueing a message");
         return;
     }
-    node_log(g, NODE_LOG_NET_OUT, p->id, p->out.p + before, p->out.len - before);
+    m->next = NULL;
+    m->payload = sh;
+    m->head_len = head;
+    m->head = (unsigned char *)(m + 1);
+    node_set32(m->head, frame == 12u ? 1u : 0u); /* as node_msg_write: type 1 when there is a payload */
+    node_set32(m->head + 4, (uint32_t)(frame == 12u ? 4u + json_len + size : json_len));
+    if (frame == 12u) node_set32(m->head + 8, (uint32_t)json_len);
+    memcpy(m->head + frame, json, json_len);
+    if (!sh && payload && size) memcpy(m->head + frame + json_len, payload, size);
+    node_log_parts(g, NODE_LOG_NET_OUT, p->id, m->head, head, sh ? sh->data : NULL, sh ? sh->size : 0u);
+    pthread_mutex_lock(&w->lock);
+    if (sh) sh->refs++;
+    if (o->last) o->last->next = m;
+    else o->first = m;
+    o->last = m;
+    o->pending += head + (sh ? sh->size : 0u);
+    pthread_mutex_unlock(&w->lock);
     p->said_ms = now_ms();
+}
+
+/* Sends a message to p (queued; written by the sender as the socket takes it), logged. */
+static void node_send(engine *g, node_peer *p, const char *json, size_t json_len, const void *payload, size_t n)
+{
+    node_queue(g, p, json, json_len, payload, n, NULL);
+}
+
+/* Sends p state `state` (its payload: n bytes at data, a delta against
+   `base`, -1: the snapshot) without copying it again for every client that
+   gets the same: the payload is copied once into a shared buffer (the
+   pair base, state names its bytes: a server never makes two different
+   payloads for one pair). */
+static void node_send_shared(engine *g, node_peer *p, const char *json, size_t json_len, const void *data, size_t n,
+                             int64_t base, int64_t state)
+{
+    node_shared *sh;
+    if (p->sock < 0 || g->net.replaying || p->closing) return;
+    if (!(sh = node_shared_payload(&g->net.sender, base, state, data, n))) {
+        node_peer_close(g, p, "out of memory queueing a message");
+        return;
+    }
+    node_queue(g, p, json, json_len, NULL, 0, sh);
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -790,22 +1243,56 @@ static void node_sendf(engine *g, node_peer *p, const char *format, ...)
     free(big);
 }
 
-/* Writes what p has queued, as far as the socket takes it. */
+/* Under the sender's lock, after queueing to the peer in slot k: written
+   here when there is no sender thread (a client: acks, inputs and hellos
+   are tiny), else *wake set when the sender has something to write; what
+   node_flush_done needs. */
+static void node_flush_locked(node_sender *w, uint32_t k, int *wake, int *broken, size_t *pending)
+{
+    node_out *o = &w->out[k];
+    if (!w->running) node_out_write_now(w, o);
+    else if (o->first && !o->blocked) *wake = 1;
+    *broken = o->broken, *pending = o->pending;
+}
+
+/* What the writes found, acted on here on the frame thread: a broken
+   connection closed, a refused join (closing) closed once its message is
+   written. */
+static void node_flush_done(engine *g, node_peer *p, int broken, size_t pending)
+{
+    if (!p->used) return;
+    if (broken) node_peer_close(g, p, "the connection broke while sending");
+    else if (p->closing && pending == 0) node_peer_close(g, p, NULL); /* a refused join: noted then */
+}
+
+/* After queueing to p: its queue written, or the sender woken to write it. */
 static void node_flush(engine *g, node_peer *p)
 {
-    size_t done = 0;
-    while (p->used && p->sock >= 0 && done < p->out.len) {
-        ssize_t n = send(p->sock, p->out.p + done, p->out.len - done, MSG_NOSIGNAL);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
-        if (n <= 0) {
-            node_peer_close(g, p, "the connection broke while sending");
-            return;
-        }
-        done += (size_t)n;
-        g->net.bytes_out += (uint64_t)n;
-    }
-    node_buf_consume(&p->out, done);
-    if (p->used && p->closing && p->out.len == 0) node_peer_close(g, p, NULL); /* a refused join: noted then */
+    node_sender *w = &g->net.sender;
+    int wake = 0, broken;
+    size_t pending;
+    if (!p->used || p->sock < 0) return;
+    pthread_mutex_lock(&w->lock);
+    node_flush_locked(w, (uint32_t)(p - g->net.peers), &wake, &broken, &pending);
+    if (wake) node_sender_wake(w);
+    pthread_mutex_unlock(&w->lock);
+    node_flush_done(g, p, broken, pending);
+}
+
+/* node_flush for every peer, under one lock and one wake-up of the sender. */
+static void node_flush_all(engine *g)
+{
+    node_sender *w = &g->net.sender;
+    int wake = 0, broken[NODE_MAX_PEERS];
+    size_t pending[NODE_MAX_PEERS];
+    uint32_t k;
+    pthread_mutex_lock(&w->lock);
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (g->net.peers[k].used && g->net.peers[k].sock >= 0) node_flush_locked(w, k, &wake, &broken[k], &pending[k]);
+    if (wake) node_sender_wake(w);
+    pthread_mutex_unlock(&w->lock);
+    for (k = 0; k < NODE_MAX_PEERS; ++k)
+        if (g->net.peers[k].used && g->net.peers[k].sock >= 0) node_flush_done(g, &g->net.peers[k], broken[k], pending[k]);
 }
 
 /* ---- receiving: the fault rule, then the log, then the handler ----------------------------- */
@@ -1179,7 +1666,7 @@ static void node_send_state(engine *g, node_peer *p, node_snap *cur)
     n = snprintf(json, sizeof json,
                  "{\"type\": \"state\", \"state\": %ld, \"frame\": %u, \"base\": %ld, \"hash\": \"%016llx\", \"inputs\": %u}",
                  (long)cur->id, (unsigned)cur->frame, (long)base, (unsigned long long)h, (unsigned)p->known->inputs);
-    node_send(g, p, json, (size_t)n, payload->data, payload->size);
+    node_send_shared(g, p, json, (size_t)n, payload->data, payload->size, base, cur->id);
     g->stat.state_bytes += payload->size;
     p->sent = cur->id;
     p->sent_ms = now_ms();
@@ -1197,7 +1684,9 @@ static void node_send_states(engine *g)
     uint32_t k;
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
         node_peer *p = &s->peers[k];
-        if (!p->used || !p->joined || p->closing || p->acked == s->state_id || p->out.len > NODE_MAX_OUT) continue;
+        if (!p->used || !p->joined || p->closing || p->acked == s->state_id ||
+            node_out_pending(&s->sender, k) > NODE_MAX_OUT)
+            continue;
         if (p->sent == s->state_id && now - p->sent_ms < NODE_RESEND_MS) continue;
         if (!cur && !(cur = node_current_state(g))) return;
         c0 = cpu_ns();
@@ -1205,9 +1694,8 @@ static void node_send_states(engine *g)
         node_send_state(g, p, cur); /* the delta (timed as such), the message queued */
         g->stat.send_ns += cpu_ns() - c0 - (g->stat.delta_ns - d0);
     }
-    c0 = cpu_ns(); /* then written, every client's: a client woken by its state waits for the last delta */
-    for (k = 0; cur && k < NODE_MAX_PEERS; ++k)
-        if (s->peers[k].used && s->peers[k].sent == s->state_id && s->peers[k].out.len) node_flush(g, &s->peers[k]);
+    c0 = cpu_ns(); /* then handed to the sender, every client's at once: one wake-up */
+    if (cur) node_flush_all(g);
     g->stat.send_ns += cpu_ns() - c0;
     s->net_ns += now_ns() - t0;
 }
@@ -1458,8 +1946,8 @@ static void node_poll(engine *g)
         if (!p->used || p->sock < 0) continue;
         if (s->role == ROLE_CLIENT) node_client_tick(g, p, now);
         node_keep(g, p, now);
-        node_flush(g, p);
     }
+    node_flush_all(g);
 }
 
 /* Sleeps until a node socket has something or ms passed (the console is
@@ -1473,7 +1961,8 @@ static void node_wait(engine *g, uint32_t ms)
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if (g->net.peers[k].used && g->net.peers[k].sock >= 0) {
             fds[n].fd = g->net.peers[k].sock;
-            fds[n].events = (short)(POLLIN | (g->net.peers[k].out.len ? POLLOUT : 0));
+            fds[n].events = POLLIN; /* and a client's full socket (a server's sender waits for its own) */
+            if (!g->net.sender.running && node_out_pending(&g->net.sender, k)) fds[n].events |= POLLOUT;
             ++n;
         }
     if (g->net.num_held && ms > 1u) ms = 1u;
@@ -1557,23 +2046,38 @@ static ecs_result cmd_net_timeouts(void *user, ecs_console_call *call)
    whole frame and its node part (world hash, states, deltas, sends), in
    wall time and in this thread's CPU time; the node's steps in CPU time,
    wherever they ran (in frames, and between them: a changed world's
-   hash, resends, a joining client's snapshot); the snapshots saved, the
-   deltas made and the state bytes queued in all. */
+   hash, resends, a joining client's snapshot), send_us being what sending
+   costs this thread (queueing, waking the sender); the server's sender
+   thread's CPU time (sender_cpu_us, per frame too); the snapshots saved,
+   the deltas made and the state bytes queued in all; and bytes_out, the
+   bytes written to the peers' sockets since the start (not reset). */
 static ecs_result cmd_net_stats(void *user, ecs_console_call *call)
 {
     engine *g = (engine *)user;
     const struct net_stats *t = &g->stat;
+    node_sender *w = &g->net.sender;
     uint32_t reset, zero = 0;
-    double n = t->frames ? (double)t->frames * 1e3 : 1e3;
+    double n = t->frames ? (double)t->frames * 1e3 : 1e3, sender_ns = 0;
     ecs_result r = ecs_console_arg_u32(call, "reset", &zero, &reset);
     if (r != ECS_OK) return r;
+    if (w->running) {
+        pthread_mutex_lock(&w->lock);
+        sender_ns = w->cpu_ns;
+        pthread_mutex_unlock(&w->lock);
+    }
     ecs_console_result_printf(call, "{\"frames\": %u, \"frame_us\": %.3f, \"node_us\": %.3f, \"frame_cpu_us\": %.3f, "
                               "\"node_cpu_us\": %.3f, \"hash_us\": %.3f, \"save_us\": %.3f, \"delta_us\": %.3f, "
-                              "\"send_us\": %.3f, \"saves\": %llu, \"deltas\": %llu, \"state_bytes\": %llu}",
+                              "\"send_us\": %.3f, \"sender_cpu_us\": %.3f, \"saves\": %llu, \"deltas\": %llu, "
+                              "\"state_bytes\": %llu, \"bytes_out\": %llu}",
                               (unsigned)t->frames, t->frame_ns / n, t->node_ns / n, t->frame_cpu_ns / n, t->node_cpu_ns / n,
-                              t->hash_ns / n, t->save_ns / n, t->delta_ns / n, t->send_ns / n, (unsigned long long)t->saves,
-                              (unsigned long long)t->deltas, (unsigned long long)t->state_bytes);
-    if (reset) memset(&g->stat, 0, sizeof g->stat);
+                              t->hash_ns / n, t->save_ns / n, t->delta_ns / n, t->send_ns / n,
+                              (sender_ns - t->sender_cpu0_ns) / n, (unsigned long long)t->saves,
+                              (unsigned long long)t->deltas, (unsigned long long)t->state_bytes,
+                              (unsigned long long)node_bytes_out(w));
+    if (reset) {
+        memset(&g->stat, 0, sizeof g->stat);
+        g->stat.sender_cpu0_ns = sender_ns;
+    }
     return ECS_OK;
 }
 
@@ -1788,6 +2292,7 @@ static int node_open(engine *g, int argc, char **argv)
     for (k = 0; k < NODE_RING; ++k) s->ring[k].id = -1;
     for (k = 0; k < NODE_DELTAS; ++k) s->deltas[k].base = s->deltas[k].next = -1;
     for (k = 0; k < NODE_MAX_PEERS; ++k) s->peers[k].sock = -1;
+    if (node_sender_start(&s->sender, s->role == ROLE_SERVER && !s->replaying)) return 1;
     s->faults.rng = g->opt.fault_seed * 2654435761ull + 0x9E3779B97F4A7C15ull;
     if (g->opt.fault && !node_faults_parse(g->opt.fault, &s->faults, why, sizeof why)) {
         fprintf(stderr, "engine: %s\n", why);
@@ -1834,6 +2339,7 @@ static void node_stop(engine *g)
         node_sendf(g, p, "{\"type\": \"bye\"}");
         node_flush(g, p);
     }
+    node_sender_end(&s->sender); /* joined: the peers' sockets close with no writer on them */
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if (s->peers[k].used) node_peer_close(g, &s->peers[k], NULL);
     if (s->listener >= 0) close(s->listener);

@@ -7,7 +7,9 @@
 # inputs across a leave and a join, a held welcome of a closed connection,
 # a server's log after an HTTP /api spawn, an argument that is not UTF-8
 # with --log-traffic, tools/ecs_traffic.py on bad logs, and tools/scenarios/boxes.py for a few iterations with and without
-# faults, and with a divergence it must report). Then the probe of the
+# faults, and with a divergence it must report); then, built with
+# ThreadSanitizer, the three nodes and the slow client again (the server's
+# sender thread). Then the probe of the
 # issue's target (never asserted): a -O2 server on the standard level,
 # its mean frame alone and with 3 clients joined (net.stats: wall and CPU
 # time, the node steps), printed as bench rows (tests/probe_nodes.py),
@@ -32,6 +34,16 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 timeout -k 5 420 python3 tests/test_nodes.py "$out/engine" --level "$out/levels/small.json" --plugins "$out/plugins" \
   --out "$out/run" >"$out/test.log" 2>&1 || { cat "$out/test.log"; echo "check_nodes: tests/test_nodes.py failed"; exit 1; }
 result=$(tail -1 "$out/test.log")
+# the server's sender thread under ThreadSanitizer: three nodes, and a client that stops reading
+mkdir -p "$out/tsan/plugins"
+TSAN_CC=$(command -v clang || echo gcc) # run.sh installs clang; gcc has ThreadSanitizer too
+"$TSAN_CC" -std=c99 -O1 -g -fsanitize=thread -Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -I. -I"$STB" \
+  examples/engine.c -o "$out/tsan/engine" -lm -ldl -lpthread
+"$TSAN_CC" -std=c99 -O1 -g -fsanitize=thread -shared -fPIC -I. examples/plugins/spin.c -o "$out/tsan/plugins/spin.so"
+TSAN_OPTIONS=halt_on_error=1:exitcode=66 timeout -k 5 240 python3 tests/test_nodes.py "$out/tsan/engine" \
+  --level "$out/levels/small.json" --plugins "$out/tsan/plugins" --out "$out/tsan/run" --only three_nodes,slow_client \
+  >"$out/tsan.log" 2>&1 || { cat "$out/tsan.log"; echo "check_nodes: tests/test_nodes.py under ThreadSanitizer failed"; exit 1; }
+result="$result; under ThreadSanitizer $(tail -1 "$out/tsan.log")"
 
 # the probe: -O2, the standard level (about 10k entities), not asserted
 mkdir -p "$out/o2/plugins"

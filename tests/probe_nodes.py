@@ -17,7 +17,8 @@ The server runs at --fps 30, as a game would (its loop reads the clients'
 acknowledgements between frames, so each delta is against a recent
 state), alone for SECONDS, then with three clients joined for SECONDS;
 net.stats gives the mean frame in wall time and in the server thread's
-CPU time, and the node steps' CPU time. Rounds alternate alone / joined
+CPU time, the node steps' CPU time, and the sender thread's CPU time (it
+writes the clients' sockets: not the frame thread's, printed beside). Rounds alternate alone / joined
 three times; the medians are printed as bench rows (name, value, unit,
 target, met). The clients run on the same cores: the wall ratio counts
 the time they take the server's core away (on the 2-core VM, most of the
@@ -61,6 +62,7 @@ def print_rows(alone, joined, seconds):
     row("node_frame_3_clients_cpu_ratio", cpu_j / cpu_a, "x", "<= 1.2", "yes" if cpu_j <= 1.2 * cpu_a else "no")
     for step in ("hash", "save", "delta", "send"):
         row("node_3_clients_%s_cpu_us" % step, median_of(joined, step + "_us"), "us")
+    row("node_3_clients_sender_cpu_us", median_of(joined, "sender_cpu_us"), "us")  # the sender thread's, not the frame's
     row("node_state_bytes_per_client", median_of(joined, "state_bytes", True) / 3, "bytes")
     print("node_frame_3_clients_ratio=%.1f (wall; CPU %.1f: a frame alone %.1f us, with 3 clients %.1f us; medians of "
           "3 rounds of %.0f s at 30 fps; target <= 1.2)" % (wall_j / wall_a, cpu_j / cpu_a, wall_a, wall_j, seconds))

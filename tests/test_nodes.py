@@ -31,6 +31,9 @@ Checks (each can fail):
     after net.join (the hello's token); an input over 1 KB is sent; a
     server's log replays after 17 clients came and went without a bye
     (the log names each closed connection, the replay closes it);
+  - the server's sender thread: a client that stops reading only grows its
+    own queue (another client stays in step); read again, its byte stream
+    is the server's logged messages to it, in order, byte for byte;
   - with --fault, a welcome held for a connection that closed is dropped,
     not delivered to the next one (the client says hello there);
   - a spawn through the console's HTTP /api is in the server's log, which
@@ -502,6 +505,82 @@ def test_stale_welcome(a, sess):
     lst.close()
 
 
+def log_records(path):
+    """A traffic log's records: (kind, frame, peer, body) in order."""
+    data, at, out = open(path, "rb").read(), 16, []
+    while at + 16 <= len(data):
+        size, frame, kind, _, _, _, peer = struct.unpack(">IIBBBBI", data[at:at + 16])
+        if size < 16 or at + size > len(data):
+            break
+        out.append((kind, frame, peer, data[at + 16:at + size]))
+        at += size
+    return out
+
+
+def test_slow_client(a, sess):
+    """The server's sender thread: a client that stops reading (a small
+    receive buffer, states queued for it faster than it takes them) only
+    grows its own queue: a real client stays in step frame by frame
+    meanwhile. Read again, the slow client's byte stream is, byte for
+    byte, the server's logged NET_OUT records for it in the order logged
+    (the framing, the shared payloads, the writes cut short and resumed),
+    and far longer than the socket buffers held: the sender went on
+    after the socket took more. The server quits with its queue full."""
+    srv = sess.start("slow-server", ["--serve", "0", "--no-timeouts"])  # the slow client says nothing after its hello
+    s = srv.console
+    s.command("frame.pause")
+    port = boxes.node_port(srv)
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    raw.settimeout(10)
+    raw.connect(("127.0.0.1", port))
+    got = b""
+    with raw:
+        raw.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "slow"}))
+        while len(got) < 8 or len(got) < 8 + struct.unpack(">I", got[4:8])[0]:
+            chunk = raw.recv(1 << 16)
+            if not chunk:
+                break
+            got += chunk
+        first = json.loads(got[8:8 + struct.unpack(">I", got[4:8])[0]].decode()) if len(got) >= 8 else {}
+        check(first.get("type") == "welcome", "the slow client is welcomed first: %r" % first)
+        c = sess.start("fast-client", ["--join", "127.0.0.1:%d" % port], log=False).console
+        boxes.wait_synced(s, [c])
+        out0 = s.command("net.stats")["bytes_out"]
+        for _ in range(6):  # the slow one never acknowledges: a full snapshot resent every 100 ms
+            s.command("frame.step", frames=1)
+            boxes.wait_synced(s, [c])
+            time.sleep(0.3)
+        slow = [p for p in s.command("net.status")["clients"] if p["name"] == "slow"]
+        check(len(slow) == 1 and slow[0]["acked"] == -1, "the slow client is still joined, acknowledging nothing: %r" % slow)
+        check(c.command("net.status")["divergences"] == 0, "the fast client applied every state")
+        check(s.command("net.stats")["bytes_out"] > out0, "the server wrote on")
+        end = time.monotonic() + 3.0  # read again while the server runs: the sender resumes the slow socket
+        while time.monotonic() < end:
+            chunk = raw.recv(1 << 20)
+            if not chunk:
+                break
+            got += chunk
+        srv.stop(timeout=30.0)  # quits with whatever is still queued for the slow client
+        raw.settimeout(10)
+        while True:
+            try:
+                chunk = raw.recv(1 << 20)
+            except (ConnectionResetError, socket.timeout):
+                break
+            if not chunk:
+                break
+            got += chunk
+    peer = first.get("client")
+    sent = b"".join(body for kind, _, p, body in log_records(os.path.join(a.out, "slow-server.log"))
+                    if kind == 4 and p == peer)  # NODE_LOG_NET_OUT
+    check(len(got) > 6 << 20, "the slow client got more than the socket buffers can hold (Linux: at most 4 MB sent, "
+          "16 KB received; %d bytes)" % len(got))
+    same = len(got) <= len(sent) and got == sent[:len(got)]
+    check(same, "the slow client's bytes are the logged messages in order (%d of %d logged bytes; first difference "
+          "at %s)" % (len(got), len(sent), next((i for i, (x, y) in enumerate(zip(got, sent)) if x != y), "the end")))
+
+
 def traffic_record(kind, body, frame=0, peer=0):
     return struct.pack(">IIBBBBI", 16 + len(body), frame, kind, 0, 0, 0, peer) + body
 
@@ -584,9 +663,20 @@ if __name__ == "__main__":
     p.add_argument("--level", required=True)
     p.add_argument("--plugins", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--only", help="comma-separated, of: three_nodes, slow_client (check_nodes.sh's ThreadSanitizer "
+                   "pass: the server's sender thread)")
     a = p.parse_args()
     a.engine = os.path.abspath(a.engine)
     os.makedirs(a.out, exist_ok=True)
+    if a.only:
+        sess = Session(a)
+        try:
+            for name in a.only.split(","):
+                {"three_nodes": test_three_nodes, "slow_client": test_slow_client}[name](a, sess)
+        finally:
+            sess.stop()
+        print("%d passed, %d failed" % (passes, failures))
+        sys.exit(1 if failures else 0)
     sess = Session(a)
     try:
         live = test_three_nodes(a, sess)
@@ -604,6 +694,7 @@ if __name__ == "__main__":
     try:
         test_rejoin(a, sess)
         test_http_and_args(a, sess)
+        test_slow_client(a, sess)
     finally:
         sess.stop()
     test_traffic_tool(a)
