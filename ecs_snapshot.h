@@ -4257,12 +4257,18 @@ ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const 
 
    The world's save is streamed again (nothing written, and only the blocks
    that travel read); each block of now is looked for among base's blocks
-   from the one after the last found (ECS__DELTA_WINDOW of them: blocks
-   changed in place, grown arrays and shrunk ones keep their order), and
-   after ECS__DELTA_LOST misses in a row once through the rest of base. */
+   from the one after the last found (ECS__DELTA_WINDOW of them, and one
+   more for each block missed since: blocks changed in place, grown arrays
+   and shrunk ones keep their order), and after ECS__DELTA_LOST misses in
+   a row once through the rest of base (all such searches of one delta
+   together read base's digests twice at most). Inside a run of misses
+   only the two likely places are tried (the block after the last found:
+   blocks were inserted; as many on as blocks were missed: they changed in
+   place), and the window every ECS__DELTA_RETRY misses. */
 
 #define ECS__DELTA_WINDOW 32u
-#define ECS__DELTA_LOST 4u
+#define ECS__DELTA_LOST 64u
+#define ECS__DELTA_RETRY 8u
 
 typedef struct ecs__delta_live {
     ecs__delta_gen *g;
@@ -4273,6 +4279,7 @@ typedef struct ecs__delta_live {
     uint64_t copied_to;                   /* the end in base of the last copy (copies go forward) */
     uint32_t lost;                        /* blocks not found in a row */
     int scanned;                          /* the rest of base was searched since the last find */
+    size_t budget;                        /* base's digests the searches past the window may still read */
     int copying;                          /* the open block is a copy from base */
     int backward;                         /* now's blocks went back: now is no digest */
 } ecs__delta_live;
@@ -4289,10 +4296,19 @@ static size_t ecs__delta_match(ecs__delta_live *d, size_t k)
 {
     const ecs_snapshot_digest *b = d->base;
     uint64_t digest = d->now->block[k].digest, n = ecs__digest_block_size(d->now, k);
-    size_t x, end = b->num_blocks - d->j > ECS__DELTA_WINDOW ? d->j + ECS__DELTA_WINDOW : b->num_blocks;
+    size_t x, reach = (size_t)ECS__DELTA_WINDOW + d->lost;
+    size_t end = b->num_blocks - d->j > reach ? d->j + reach : b->num_blocks;
+    if (d->lost % ECS__DELTA_RETRY) { /* inside a run of misses */
+        x = d->j;
+        if (x < end && b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) return x;
+        x = d->j + d->lost;
+        if (x < end && b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) return x;
+        return b->num_blocks;
+    }
     for (x = d->j; x < end; ++x)
         if (b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) break;
-    if (x == end && (d->lost < ECS__DELTA_LOST || d->scanned)) return b->num_blocks;
+    if (x == end && (d->lost < ECS__DELTA_LOST || d->scanned || d->budget < b->num_blocks - x)) return b->num_blocks;
+    if (x == end) d->budget -= b->num_blocks - x;
     for (; x < b->num_blocks; ++x)
         if (b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) break;
     if (x == b->num_blocks) d->scanned = 1;
@@ -4370,6 +4386,7 @@ static int ecs__delta_live_ops(ecs__delta_gen *g, ecs__delta_live *d, const ecs_
         d->copied_to = 0;
         d->lost = 0;
         d->scanned = d->copying = d->backward = 0;
+        d->budget = 2u * d->base->num_blocks;
         if (ecs__delta_room(g, ECS__DELTA_HEAD)) g->at = ECS__DELTA_HEAD;
         if ((r = ecs__snap_stream_world(w, ecs__delta_live_feed, ecs__delta_live_cut, d, pass)) != -1) break;
     }

@@ -228,7 +228,6 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
 #define NODE_KNOWN 64u /* clients' tokens the server remembers (more than NODE_MAX_PEERS) */
 #define NODE_RING 32u
 #define NODE_HISTORY 4096u
-#define NODE_DELTAS 4u
 #define NODE_RESEND_MS 100.0
 #define NODE_HELLO_MS 500.0
 #define NODE_INPUT_MS 200.0
@@ -279,11 +278,11 @@ typedef struct node_snap {
 
 /* The output side (see SENDING in NODES): what is queued to each peer, and
    a server's sender thread that writes it. */
-typedef struct node_shared { /* a state message's payload, copied once, shared by every message that sends it */
+typedef struct node_shared { /* a state message's payload, made or copied once, shared by every message that sends it */
     int64_t base, state; /* what it holds: state `state` as a delta against state `base` (-1: the snapshot) */
     uint32_t refs;       /* the queued messages and the frame thread's cache (under the sender's lock) */
-    size_t size, cap;    /* cap: bytes the allocation holds (a spare is used again for a payload that fits) */
-    unsigned char *data; /* in the same allocation; never written once shared */
+    size_t size, cap;    /* cap: bytes data holds (a spare's buffer is used again: no fresh pages a frame) */
+    unsigned char *data; /* malloc'd (a delta's output buffer, taken over); never written once shared */
 } node_shared;
 
 typedef struct node_out_msg { /* one queued message */
@@ -333,8 +332,7 @@ typedef struct node_state {
     uint64_t known_clock;
     node_snap ring[NODE_RING];
     int64_t state_id; /* the server's current state; a client's applied one (-1: none) */
-    struct { int64_t base, next; ecs_snapshot_output out; } deltas[NODE_DELTAS];
-    uint32_t next_delta;
+    ecs_snapshot_output delta; /* the server's last delta (its buffer then taken by the sender: node_shared_take) */
     ecs_snapshot_output scratch;
     ecs_snapshot_digest now; /* the server: the world's digests at its last hash */
     int64_t hist_frame[NODE_HISTORY];
@@ -767,9 +765,16 @@ static int node_connect(const char *host, int port, char *why, size_t why_size)
 /* ---- the sender: a server's writes leave the frame thread ------------------------------------ */
 
 /* Under the sender's lock: one reference fewer (the last frees it). */
+static void node_shared_free(node_shared *sh)
+{
+    if (!sh) return;
+    free(sh->data);
+    free(sh);
+}
+
 static void node_shared_release(node_shared *sh)
 {
-    if (sh && --sh->refs == 0) free(sh);
+    if (sh && --sh->refs == 0) node_shared_free(sh);
 }
 
 /* Under the lock, the frame thread's cache letting go of sh: its last
@@ -778,10 +783,10 @@ static void node_shared_uncache(node_sender *w, node_shared *sh)
 {
     if (--sh->refs) return;
     if (w->spare && w->spare->cap >= sh->cap) {
-        free(sh);
+        node_shared_free(sh);
         return;
     }
-    free(w->spare);
+    node_shared_free(w->spare);
     w->spare = sh;
 }
 
@@ -1010,7 +1015,7 @@ static void node_sender_end(node_sender *w)
         node_shared_release(w->cache[k]);
         w->cache[k] = NULL;
     }
-    free(w->spare);
+    node_shared_free(w->spare);
     w->spare = NULL;
     for (k = 0; k < 2; ++k)
         if (w->wake[k] >= 0) close(w->wake[k]);
@@ -1066,32 +1071,65 @@ static size_t node_out_pending(node_sender *w, uint32_t k)
     return n;
 }
 
-/* The frame thread's: the payload of state `state` against `base` as a
-   shared buffer: the one made for another client, or a copy of n bytes at
-   data (into the spare when it fits; NULL: out of memory). The cache
-   keeps one reference to each of the current state's payloads; a new
-   state drops the older ones. */
-static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t state, const void *data, size_t n)
+/* The frame thread's cache: the shared payload of state `state` against
+   `base`, or NULL. */
+static node_shared *node_shared_cached(const node_sender *w, int64_t base, int64_t state)
 {
-    node_shared *sh = NULL;
-    uint32_t k, slot = NODE_MAX_PEERS;
+    uint32_t k;
     for (k = 0; k < NODE_MAX_PEERS; ++k)
-        if ((sh = w->cache[k]) != NULL && sh->base == base && sh->state == state && sh->size == n) return sh;
+        if (w->cache[k] && w->cache[k]->base == base && w->cache[k]->state == state) return w->cache[k];
+    return NULL;
+}
+
+/* sh (a spare, or new: cap 0) holds out's bytes, taken over without a copy
+   (a delta's output, made for this message); out gets sh's old buffer to
+   write the next delta into. */
+static void node_shared_take(node_shared *sh, ecs_snapshot_output *out)
+{
+    unsigned char *old = sh->data;
+    size_t cap = sh->cap;
+    sh->data = (unsigned char *)out->data;
+    sh->cap = sh->size = out->size;
+    out->data = old;
+    out->size = cap; /* (ECS_SNAPSHOT_REUSE_OUTPUT: what the buffer holds) */
+}
+
+/* The frame thread's: the payload of state `state` against `base` as a
+   shared buffer: the one made for another client, else out's bytes taken
+   over (out not NULL: a delta's output) or a copy of n bytes at data (NULL:
+   out of memory). The cache keeps one reference to each of the current
+   state's payloads; a new state drops the older ones. */
+static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t state, const void *data, size_t n,
+                                        ecs_snapshot_output *out)
+{
+    node_shared *sh = node_shared_cached(w, base, state);
+    uint32_t k, slot = NODE_MAX_PEERS;
+    if (sh) return sh;
     pthread_mutex_lock(&w->lock);
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
         if (w->cache[k] && w->cache[k]->state != state) node_shared_uncache(w, w->cache[k]), w->cache[k] = NULL;
         if (!w->cache[k] && slot == NODE_MAX_PEERS) slot = k;
     }
     if (slot == NODE_MAX_PEERS) node_shared_uncache(w, w->cache[slot = w->next_cache++ % NODE_MAX_PEERS]);
-    sh = w->spare && w->spare->cap >= n ? w->spare : NULL;
-    if (sh) w->spare = NULL;
+    sh = w->spare;
+    w->spare = NULL;
     w->cache[slot] = NULL;
     pthread_mutex_unlock(&w->lock);
-    if (!sh && (sh = (node_shared *)malloc(sizeof *sh + n)) != NULL) sh->cap = n;
-    if (!sh) return NULL;
-    sh->base = base, sh->state = state, sh->refs = 1, sh->size = n;
-    sh->data = (unsigned char *)(sh + 1);
-    if (n) memcpy(sh->data, data, n); /* nobody else holds it: no lock */
+    if (!sh && (sh = (node_shared *)calloc(1, sizeof *sh)) == NULL) return NULL;
+    if (out) {
+        node_shared_take(sh, out);
+    } else {
+        unsigned char *q = sh->cap >= n ? sh->data : (unsigned char *)realloc(sh->data, n ? n : 1u);
+        if (!q) {
+            node_shared_free(sh);
+            return NULL;
+        }
+        sh->data = q;
+        sh->cap = sh->cap >= n ? sh->cap : n;
+        sh->size = n;
+        if (n) memcpy(sh->data, data, n); /* nobody else holds it: no lock */
+    }
+    sh->base = base, sh->state = state, sh->refs = 1;
     w->cache[slot] = sh;
     return sh;
 }
@@ -1210,11 +1248,11 @@ static void node_send(engine *g, node_peer *p, const char *json, size_t json_len
    pair base, state names its bytes: a server never makes two different
    payloads for one pair). */
 static void node_send_shared(engine *g, node_peer *p, const char *json, size_t json_len, const void *data, size_t n,
-                             int64_t base, int64_t state)
+                             int64_t base, int64_t state, ecs_snapshot_output *out)
 {
     node_shared *sh;
     if (p->sock < 0 || g->net.replaying || p->closing) return;
-    if (!(sh = node_shared_payload(&g->net.sender, base, state, data, n))) {
+    if (!(sh = node_shared_payload(&g->net.sender, base, state, data, n, out))) {
         node_peer_close(g, p, "out of memory queueing a message");
         return;
     }
@@ -1621,53 +1659,51 @@ static const ecs_snapshot_output *node_state_blob(engine *g, node_snap *cur)
 }
 
 /* A delta from the ring's state base to cur, written from the world (which
-   is in state cur) and the two states' digests, made once for every base
-   the clients share: NULL when it failed (noted). */
-static const ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_snap *cur)
+   is in state cur) and the two states' digests into net.delta (made once
+   for every base the clients share: the sender's cache keeps it as the
+   payload of that pair): NULL when it failed (noted). */
+static ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_snap *cur)
 {
     node_state *s = &g->net;
     node_snap *b = &s->ring[(uint64_t)base % NODE_RING];
     ecs_error err;
-    uint32_t k;
-    double t0;
-    int ok;
-    for (k = 0; k < NODE_DELTAS; ++k)
-        if (s->deltas[k].base == base && s->deltas[k].next == cur->id) return &s->deltas[k].out;
-    k = s->next_delta++ % NODE_DELTAS;
-    s->deltas[k].base = s->deltas[k].next = -1;
-    t0 = cpu_ns();
-    ok = ecs_snapshot_delta_from_world(&b->digest, &g->world, &cur->digest, ECS_SNAPSHOT_REUSE_OUTPUT, &s->deltas[k].out,
-                                       &err) == ECS_OK;
+    double t0 = cpu_ns();
+    int ok = ecs_snapshot_delta_from_world(&b->digest, &g->world, &cur->digest, ECS_SNAPSHOT_REUSE_OUTPUT, &s->delta, &err) ==
+             ECS_OK;
     g->stat.delta_ns += cpu_ns() - t0;
     g->stat.deltas++;
     if (!ok) {
         node_note(g, "the delta from state %ld to %ld failed: %s", (long)base, (long)cur->id, err.message);
         return NULL;
     }
-    s->deltas[k].base = base;
-    s->deltas[k].next = cur->id;
-    return &s->deltas[k].out;
+    return &s->delta;
 }
 
 /* Sends p the current state: a delta against the newest state it
-   acknowledged that the ring holds, else the snapshot. */
+   acknowledged that the ring holds (the payload another client got, or
+   made now), else the snapshot. */
 static void node_send_state(engine *g, node_peer *p, node_snap *cur)
 {
     node_state *s = &g->net;
     int64_t base = p->acked;
-    const ecs_snapshot_output *payload = NULL;
+    node_shared *had;
+    ecs_snapshot_output *delta = NULL;
+    const ecs_snapshot_output *whole = NULL;
     uint64_t h = 0;
+    size_t size;
     char json[256];
     int n;
     if (base >= 0 && (base >= cur->id || s->ring[(uint64_t)base % NODE_RING].id != base)) base = -1;
-    if (base >= 0 && !(payload = node_delta_from(g, base, cur))) base = -1;
-    if (base < 0 && !(payload = node_state_blob(g, cur))) return;
+    had = node_shared_cached(&s->sender, base, cur->id);
+    if (!had && base >= 0 && !(delta = node_delta_from(g, base, cur))) had = node_shared_cached(&s->sender, base = -1, cur->id);
+    if (!had && base < 0 && !(whole = node_state_blob(g, cur))) return;
+    size = had ? had->size : delta ? delta->size : whole->size;
     node_hash_at(g, g->frame, &h);
     n = snprintf(json, sizeof json,
                  "{\"type\": \"state\", \"state\": %ld, \"frame\": %u, \"base\": %ld, \"hash\": \"%016llx\", \"inputs\": %u}",
                  (long)cur->id, (unsigned)cur->frame, (long)base, (unsigned long long)h, (unsigned)p->known->inputs);
-    node_send_shared(g, p, json, (size_t)n, payload->data, payload->size, base, cur->id);
-    g->stat.state_bytes += payload->size;
+    node_send_shared(g, p, json, (size_t)n, whole ? whole->data : NULL, whole ? whole->size : 0u, base, cur->id, delta);
+    g->stat.state_bytes += size;
     p->sent = cur->id;
     p->sent_ms = now_ms();
     s->states_sent++;
@@ -2290,7 +2326,6 @@ static int node_open(engine *g, int argc, char **argv)
     s->next_seq = 1; /* inputs count from 1, on across connections (the hello's token) */
     for (k = 0; k < NODE_HISTORY; ++k) s->hist_frame[k] = -1;
     for (k = 0; k < NODE_RING; ++k) s->ring[k].id = -1;
-    for (k = 0; k < NODE_DELTAS; ++k) s->deltas[k].base = s->deltas[k].next = -1;
     for (k = 0; k < NODE_MAX_PEERS; ++k) s->peers[k].sock = -1;
     if (node_sender_start(&s->sender, s->role == ROLE_SERVER && !s->replaying)) return 1;
     s->faults.rng = g->opt.fault_seed * 2654435761ull + 0x9E3779B97F4A7C15ull;
@@ -2348,7 +2383,7 @@ static void node_stop(engine *g)
         ecs_snapshot_digest_free(&s->ring[k].digest);
     }
     ecs_snapshot_digest_free(&s->now);
-    for (k = 0; k < NODE_DELTAS; ++k) ecs_snapshot_output_free(&s->deltas[k].out);
+    ecs_snapshot_output_free(&s->delta);
     ecs_snapshot_output_free(&s->scratch);
     for (k = 0; k < s->num_held; ++k) free(s->held[k].bytes);
     free(s->held);

@@ -536,7 +536,7 @@ def test_slow_client(a, sess):
     raw.connect(("127.0.0.1", port))
     got = b""
     with raw:
-        raw.sendall(frame_msg({"type": "hello", "protocol": 1, "byte_order": sys.byteorder, "name": "slow"}))
+        raw.sendall(frame_msg({"type": "hello", "protocol": 2, "byte_order": sys.byteorder, "name": "slow"}))
         while len(got) < 8 or len(got) < 8 + struct.unpack(">I", got[4:8])[0]:
             chunk = raw.recv(1 << 16)
             if not chunk:

@@ -868,6 +868,49 @@ static void test_from_world_stale(void)
     free_world(&a);
 }
 
+/* Big changes between two states: a thousand entities destroyed (every
+   array shrinks by many blocks: base's extra blocks are skipped), then
+   1,500 created (they grow), then both: the delta from the world gives the
+   save, and carries far less than the state. */
+static void test_from_world_big(void)
+{
+    test_world a;
+    ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
+    ecs_snapshot_digest d0, d1;
+    ecs_snapshot_delta_info info;
+    ecs_error err;
+    uint32_t round, k;
+    memset(&d0, 0, sizeof d0);
+    memset(&d1, 0, sizeof d1);
+    rng_state = 31;
+    big_world(&a, 6000);
+    for (round = 0; round < 3; ++round) {
+        CHECK(ecs_snapshot_world_digest(&a.w, &d0, &err) == ECS_OK && save_again(&a.w, &s0, &err) == ECS_OK);
+        if (round != 1)
+            for (k = 0; k < 1000u; ++k) (void)ecs_world_destroy_now(&a.w, a.tm.entity[a.tm.count / 2u]);
+        if (round != 0)
+            for (k = 0; k < 1500u; ++k) {
+                ecs_entity e = ecs_entity_create(&a.w.entities);
+                ecs_mat4 local = ecs_mat4_identity();
+                fill_random(a.m[0], ecs_manager_create(a.m[0], e));
+                (void)ecs_transform_create(&a.tm, e, &local, ecs_instance_nil());
+            }
+        CHECK(ecs_snapshot_world_digest(&a.w, &d1, &err) == ECS_OK && save_again(&a.w, &s1, &err) == ECS_OK);
+        CHECK(ecs_snapshot_delta_from_world(&d0, &a.w, &d1, ECS_SNAPSHOT_REUSE_OUTPUT, &d, &err) == ECS_OK &&
+              ecs_snapshot_delta_verify(d.data, d.size, &info, &err) == ECS_OK);
+        CHECK(apply_world(&s0, d0.hash, &d, &o, ECS_SNAPSHOT_REUSE_OUTPUT, &err) == ECS_OK && same_bytes(&o, &s1));
+        CHECK_MSG(info.literal_bytes < s1.size / 2u, "round %u: %llu of %lu bytes carried", (unsigned)round,
+                  (unsigned long long)info.literal_bytes, (unsigned long)s1.size);
+    }
+    ecs_snapshot_digest_free(&d0);
+    ecs_snapshot_digest_free(&d1);
+    ecs_snapshot_output_free(&s0);
+    ecs_snapshot_output_free(&s1);
+    ecs_snapshot_output_free(&d);
+    ecs_snapshot_output_free(&o);
+    free_world(&a);
+}
+
 /* Every allocation of a digest and of a delta from the world failing in
    turn: OUT_OF_MEMORY with the documented state, or the right result. */
 static void test_from_world_oom(void)
@@ -1022,6 +1065,7 @@ int main(int argc, char **argv)
     test_from_world(ECS_TRANSFORM_DEFERRED, 0);
     test_from_world(ECS_TRANSFORM_DEFERRED, 1);
     test_from_world_stale();
+    test_from_world_big();
     test_from_world_oom();
     return test_report("test_snapshot_delta");
 }
