@@ -4259,12 +4259,13 @@ ECS_DEF ecs_result ecs_snapshot_delta(const void *base, size_t base_size, const 
    that travel read); each block of now is looked for among base's blocks
    from the one after the last found (ECS__DELTA_WINDOW of them, and one
    more for each block missed since: blocks changed in place, grown arrays
-   and shrunk ones keep their order), and after ECS__DELTA_LOST misses in
+   and shrunk ones keep their order; see below for when), and after ECS__DELTA_LOST misses in
    a row once through the rest of base (all such searches of one delta
-   together read base's digests twice at most). Inside a run of misses
-   only the two likely places are tried (the block after the last found:
-   blocks were inserted; as many on as blocks were missed: they changed in
-   place), and the window every ECS__DELTA_RETRY misses. */
+   together read base's digests twice at most). Most misses are blocks
+   changed where they lie, so a miss tries only the two likely places (the
+   block after the last found: blocks were inserted; as many on as blocks
+   were missed: they changed in place), and the window every
+   ECS__DELTA_RETRY misses (blocks removed from base cost that many). */
 
 #define ECS__DELTA_WINDOW 32u
 #define ECS__DELTA_LOST 64u
@@ -4298,7 +4299,7 @@ static size_t ecs__delta_match(ecs__delta_live *d, size_t k)
     uint64_t digest = d->now->block[k].digest, n = ecs__digest_block_size(d->now, k);
     size_t x, reach = (size_t)ECS__DELTA_WINDOW + d->lost;
     size_t end = b->num_blocks - d->j > reach ? d->j + reach : b->num_blocks;
-    if (d->lost % ECS__DELTA_RETRY) { /* inside a run of misses */
+    if (d->lost % ECS__DELTA_RETRY || d->lost == 0) { /* a block changed where it lies, or inside a run of misses */
         x = d->j;
         if (x < end && b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) return x;
         x = d->j + d->lost;
@@ -4322,18 +4323,22 @@ static void ecs__delta_live_block(ecs__delta_live *d)
 {
     const ecs_snapshot_digest *b = d->base, *n = d->now;
     size_t x = ecs__delta_match(d, d->k), k = d->k + 1u, y = x + 1u;
+    uint64_t bytes;
     d->copying = x < b->num_blocks;
     if (!d->copying) {
         d->lost++;
         d->k++;
         return;
     }
-    while (k < n->num_blocks && y < b->num_blocks && n->block[k].digest == b->block[y].digest &&
-           ecs__digest_block_size(n, k) == ecs__digest_block_size(b, y))
+    while (k < n->num_blocks && y < b->num_blocks && n->block[k].digest == b->block[y].digest) /* (a digest holds the size) */
         ++k, ++y;
-    ecs__delta_copy(d->g, (size_t)b->block[x].offset,
-                    (size_t)((k < n->num_blocks ? n->block[k].offset : n->size) - n->block[d->k].offset));
-    d->copied_to = y < b->num_blocks ? b->block[y].offset : b->size;
+    bytes = (k < n->num_blocks ? n->block[k].offset : n->size) - n->block[d->k].offset;
+    if ((y < b->num_blocks ? b->block[y].offset : b->size) - b->block[x].offset != bytes) { /* (not digests: block x alone) */
+        k = d->k + 1u, y = x + 1u;
+        bytes = ecs__digest_block_size(n, d->k);
+    }
+    ecs__delta_copy(d->g, (size_t)b->block[x].offset, (size_t)bytes);
+    d->copied_to = b->block[x].offset + bytes;
     d->k = k;
     d->j = y;
     d->lost = 0;

@@ -203,10 +203,15 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    peer's queue to its socket. The frame thread only queues, in the order
    of the messages and logging each (NET_OUT records, with the frame they
    were queued in): a message's framing and JSON are copied, a state's
-   payload is copied once into a shared, reference-counted buffer that
-   every client getting the same state against the same base references
-   (the last frame's buffer used again: no fresh pages), and the sender is
-   woken once for all the clients if it sleeps. A client whose socket is slow
+   payload goes once into a shared, reference-counted buffer that every
+   client getting the same state against the same base references (a
+   delta's output buffer is taken over, not copied, and the buffer of an
+   older payload becomes the next delta's: no fresh pages; a full
+   snapshot is copied), and the sender is woken once for all the clients
+   if it sleeps. On Linux the sender runs as SCHED_BATCH, so waking it
+   never preempts the frame thread: it takes the other core, or waits for
+   the frame to end (it preempted the frame's tail and doubled its wall
+   time on a 2-core machine). A client whose socket is slow
    only grows its own queue (the sender waits for that socket and writes
    the others'); once over NODE_MAX_OUT bytes it is sent no new states
    until its queue drains. The sender only reports what its writes found:
@@ -955,9 +960,20 @@ static void node_sender_sleep(node_sender *w)
     pthread_cond_broadcast(&w->cond);
 }
 
+/* Linux's SCHED_BATCH (<sched.h> names it only with _GNU_SOURCE): a
+   thread of that policy never preempts the one that wakes it. */
+#define NODE_SCHED_BATCH 3
+
 static void *node_sender_main(void *arg)
 {
     node_sender *w = (node_sender *)arg;
+#if defined(__linux__)
+    { /* the frame thread wakes the sender at the end of its frame: it goes on, the sender waits for a core */
+        struct sched_param sp;
+        memset(&sp, 0, sizeof sp);
+        (void)pthread_setschedparam(pthread_self(), NODE_SCHED_BATCH, &sp);
+    }
+#endif
     pthread_mutex_lock(&w->lock);
     while (!w->stop) {
         if (w->hold) pthread_cond_wait(&w->cond, &w->lock);
