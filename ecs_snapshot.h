@@ -1391,8 +1391,10 @@ static int ecs__snap_stream_world(const ecs_world *world, ecs_state_visit_fn *si
 {
     ecs__snap_w measure, stream;
     ecs__snap_sel sel;
-    ecs__snap_secsize *sizes = (ecs__snap_secsize *)ECS__REALLOC(NULL, ((size_t)world->num_components + 1u) * sizeof *sizes);
-    if (!sizes) return 0;
+    ecs__snap_secsize few[32], *sizes = few; /* the hash runs every frame: no allocation for a world of few stores */
+    if (world->num_components >= 32u &&
+        !(sizes = (ecs__snap_secsize *)ECS__REALLOC(NULL, ((size_t)world->num_components + 1u) * sizeof *sizes)))
+        return 0;
     memset(&sel, 0, sizeof sel);
     memset(&measure, 0, sizeof measure);
     measure.sizes = sizes;
@@ -1406,7 +1408,7 @@ static int ecs__snap_stream_world(const ecs_world *world, ecs_state_visit_fn *si
     stream.sink_ctx = ctx;
     stream.copy_stores = copy_stores;
     if (!measure.overflow) ecs__snap_write_world(&stream, world, NULL, &sel);
-    ECS__FREE(sizes);
+    if (sizes != few) ECS__FREE(sizes);
     return measure.overflow || stream.oom ? 0 : stream.visit_short ? -1 : 1;
 }
 
@@ -3068,19 +3070,19 @@ ECS_DEF uint64_t ecs_snapshot_world_hash(const ecs_world *w)
 ECS_DEF ecs_result ecs_snapshot_world_digest(const ecs_world *w, ecs_snapshot_digest *d, ecs_error *err)
 {
     ecs__hash h;
+    int ok;
     if (!w || !d) return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_world_digest: %s is NULL", w ? "d" : "w");
     d->num_blocks = 0;
     d->oom = 0;
     d->hash = d->size = 0;
     ecs__hash_init(&h, 0);
     h.keep = d;
-    if (!ecs__snap_hash_world(w, &h) || d->oom) {
-        d->num_blocks = 0;
-        return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_world_digest: out of memory");
+    ok = ecs__snap_hash_world(w, &h);
+    if (ok) {
+        d->hash = ecs__hash_final(&h); /* (its last block's digest kept too) */
+        d->size = h.total;
     }
-    d->hash = ecs__hash_final(&h);
-    d->size = h.total;
-    if (d->oom) { /* (the last block's digest) */
+    if (!ok || d->oom) {
         d->num_blocks = 0;
         d->hash = d->size = 0;
         return ecs_error_set(err, ECS_ERROR_OUT_OF_MEMORY, "ecs_snapshot_world_digest: out of memory");
@@ -4291,8 +4293,17 @@ static uint64_t ecs__digest_block_size(const ecs_snapshot_digest *d, size_t k)
     return (k + 1u < d->num_blocks ? d->block[k + 1u].offset : d->size) - d->block[k].offset;
 }
 
-/* base's block of now's block k's bytes (same digest and size), at or
-   after d->j: base->num_blocks when there is none. */
+/* 1 when base's block x holds the bytes of a block of now with that
+   digest and size, and lies after the last copy (copies go forward: a base
+   whose blocks go back is no digest, and gives no copy from there). */
+static int ecs__delta_holds(const ecs__delta_live *d, size_t x, uint64_t digest, uint64_t n)
+{
+    const ecs_snapshot_digest *b = d->base;
+    return b->block[x].digest == digest && ecs__digest_block_size(b, x) == n && b->block[x].offset >= d->copied_to;
+}
+
+/* base's block of now's block k's bytes, at or after d->j: base->num_blocks
+   when there is none. */
 static size_t ecs__delta_match(ecs__delta_live *d, size_t k)
 {
     const ecs_snapshot_digest *b = d->base;
@@ -4300,20 +4311,15 @@ static size_t ecs__delta_match(ecs__delta_live *d, size_t k)
     size_t x, reach = (size_t)ECS__DELTA_WINDOW + d->lost;
     size_t end = b->num_blocks - d->j > reach ? d->j + reach : b->num_blocks;
     if (d->lost % ECS__DELTA_RETRY || d->lost == 0) { /* a block changed where it lies, or inside a run of misses */
-        x = d->j;
-        if (x < end && b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) return x;
-        x = d->j + d->lost;
-        if (x < end && b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) return x;
+        if (d->j < end && ecs__delta_holds(d, d->j, digest, n)) return d->j;
+        if (d->j + d->lost < end && ecs__delta_holds(d, d->j + d->lost, digest, n)) return d->j + d->lost;
         return b->num_blocks;
     }
-    for (x = d->j; x < end; ++x)
-        if (b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) break;
+    for (x = d->j; x < end && !ecs__delta_holds(d, x, digest, n); ++x) continue;
     if (x == end && (d->lost < ECS__DELTA_LOST || d->scanned || d->budget < b->num_blocks - x)) return b->num_blocks;
     if (x == end) d->budget -= b->num_blocks - x;
-    for (; x < b->num_blocks; ++x)
-        if (b->block[x].digest == digest && ecs__digest_block_size(b, x) == n) break;
+    for (; x < b->num_blocks && !ecs__delta_holds(d, x, digest, n); ++x) continue;
     if (x == b->num_blocks) d->scanned = 1;
-    else if (b->block[x].offset < d->copied_to || ecs__digest_block_size(b, x) > b->size) x = b->num_blocks; /* (not a digest) */
     return x;
 }
 
@@ -4414,12 +4420,13 @@ ECS_DEF ecs_result ecs_snapshot_delta_from_world(const ecs_snapshot_digest *base
     if (!base || !w || !now)
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT, "ecs_snapshot_delta_from_world: %s is NULL",
                              !base ? "base" : !w ? "w" : "now");
-    if (!ecs__digest_whole(base) || !ecs__digest_whole(now))
+    if (!ecs__digest_whole(base) || !ecs__digest_whole(now)) {
+        const ecs_snapshot_digest *bad = ecs__digest_whole(base) ? now : base;
         return ecs_error_set(err, ECS_ERROR_INVALID_ARGUMENT,
                              "ecs_snapshot_delta_from_world: %s is no ecs_snapshot_world_digest (%lu blocks for %llu bytes, "
                              "not starting at 0 and going forward inside them)",
-                             ecs__digest_whole(base) ? "now" : "base", (unsigned long)(ecs__digest_whole(base) ? now : base)->num_blocks,
-                             (unsigned long long)(ecs__digest_whole(base) ? now : base)->size);
+                             bad == now ? "now" : "base", (unsigned long)bad->num_blocks, (unsigned long long)bad->size);
+    }
     memset(&g, 0, sizeof g);
     g.base_size = (size_t)base->size;
     g.next_size = (size_t)now->size;
