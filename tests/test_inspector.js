@@ -182,7 +182,12 @@ async function testTree(page, port) {
   await until("the child's panel", async () => (await page.$eval("#entity-panel", (e) => e.dataset.entity)) === String(shown[0]));
   const link = await until("the parent link", async () => page.$eval("#entity-body .hier a", (a) => +a.dataset.goto));
   check(link === first.entity, `the selected node's parent is a link to it (${link} vs ${first.entity})`);
-  await page.evaluate(() => document.querySelector("#entity-body .hier a").click()); // in one go: refreshes re-render the panel
+  // found and clicked in one go, again until it is there: a refresh re-renders the panel between two calls
+  await until("the parent link clicked", async () => page.evaluate(() => {
+    const a = document.querySelector("#entity-body .hier a");
+    if (a) a.click();
+    return !!a;
+  }));
   await until("the parent selected through its link", async () => (await page.$eval("#entity-panel", (e) => e.dataset.entity)) === String(first.entity));
 }
 
