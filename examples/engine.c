@@ -178,7 +178,11 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    What a frame costs the server with clients beyond the frame alone: one
    delta for all the clients that acknowledged the same base (the common
    case: all caught up), costing the blocks that changed, its bytes queued
-   to each for the sender thread to write (SENDING, below). Such a delta
+   to each for the sender thread to write (SENDING, below). When every
+   client that gets the new state acknowledged the same state, the frame's
+   hash writes that delta in the same pass over the world
+   (ecs_snapshot_world_digest_delta: node_shared_base, node_world_hash);
+   else each base's delta is written after (ecs_snapshot_delta_from_world). Such a delta
    names its states by world hash: a client gives the world hash of the
    state it holds to ecs_snapshot_apply_delta_hashed and compares the world
    hash of what it loads with the one the delta names. net.stats splits
@@ -207,11 +211,16 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    client getting the same state against the same base references (a
    delta's output buffer is taken over, not copied, and the buffer of an
    older payload becomes the next delta's: no fresh pages; a full
-   snapshot is copied), and the sender is woken once for all the clients
-   if it sleeps. On Linux the sender runs as SCHED_BATCH, so waking it
-   never preempts the frame thread: it takes the other core, or waits for
-   the frame to end (it preempted the frame's tail and doubled its wall
-   time on a 2-core machine). A client whose socket is slow
+   snapshot is copied). While it has peers the sender looks at the queues
+   every NODE_SENDER_TICK_MS unwoken (a wake-up cost the frame thread an
+   inter-processor interrupt, 20-30 us a frame on the 2-core VM; the tick
+   costs the sender's core instead, and a state waits at most that long to
+   leave); with none it sleeps until woken, and the rare messages that must
+   not wait (a peer closing, the end) wake it, the byte written after the
+   lock is let go. On Linux the sender runs as SCHED_BATCH, so it never
+   preempts the frame thread: it takes the other core, or waits for the
+   frame to end (it preempted the frame's tail and doubled its wall time on
+   a 2-core machine). A client whose socket is slow
    only grows its own queue (the sender waits for that socket and writes
    the others'); once over NODE_MAX_OUT bytes it is sent no new states
    until its queue drains. The sender only reports what its writes found:
@@ -241,6 +250,7 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
 #define NODE_MAX_OUT ((size_t)64 << 20) /* a client's unsent bytes before states wait */
 #define NODE_IOV 32u /* a peer's queued messages one sendmsg offers (two parts each) */
 #define NODE_SENDER_POLL_MS 100 /* the sender's longest sleep (a wake-up ends it sooner) */
+#define NODE_SENDER_TICK_MS 1   /* its sleep while it has peers: it looks at the queues that often, unwoken */
 
 enum { ROLE_NONE = 0, ROLE_SERVER, ROLE_CLIENT };
 
@@ -313,6 +323,7 @@ typedef struct node_sender {
     int inited, running, stop;
     int busy;            /* the sender thread uses queues and sockets outside the lock (writing, polling) */
     int sleeping, woken; /* it polls; a byte was written to wake[1] */
+    int ticking;         /* it sleeps NODE_SENDER_TICK_MS: a queue's new messages need no wake-up */
     int hold;            /* the frame thread waits to drop a queue or close a socket: the sender stays out */
     int wake[2];         /* a pipe: the frame thread wakes the sleeping sender */
     node_out out[NODE_MAX_PEERS];           /* by peer slot */
@@ -320,7 +331,6 @@ typedef struct node_sender {
     node_shared *spare; /* the last payload the cache let go of, kept for the next one (no fresh pages a frame) */
     uint32_t next_cache;
     uint64_t bytes_out;
-    double cpu_ns; /* the sender thread's CPU time, as of its last turn */
 } node_sender;
 
 typedef struct node_input { /* a client's forwarded command, until applied */
@@ -340,6 +350,8 @@ typedef struct node_state {
     ecs_snapshot_output delta; /* the server's last delta (its buffer then taken by the sender: node_shared_take) */
     ecs_snapshot_output scratch;
     ecs_snapshot_digest now; /* the server: the world's digests at its last hash */
+    int64_t delta_base;      /* >= 0: delta holds the delta from that state to the world of hash delta_hash (the frame's) */
+    uint64_t delta_hash;
     int64_t hist_frame[NODE_HISTORY];
     uint64_t hist_hash[NODE_HISTORY];
     /* the client */
@@ -410,6 +422,7 @@ typedef struct engine {
         uint32_t frames;
         double frame_ns, frame_cpu_ns, node_ns, node_cpu_ns; /* frames: wall and this thread's CPU time */
         double hash_ns, save_ns, delta_ns, send_ns;        /* node steps (CPU), in frames and between them */
+        double digest_delta_ns; /* the frame's hash and the delta the clients share, in one pass */
         uint64_t saves, deltas, state_bytes;
         double sender_cpu0_ns; /* the sender thread's CPU time at the reset */
     } stat;
@@ -672,14 +685,46 @@ static void node_state_done(engine *g, uint32_t kind, uint64_t h)
     }
 }
 
-/* The world hash; a server's keeps its digests in net.now (the state's
-   when it is a new one: node_state_done). */
-static uint64_t node_world_hash(engine *g)
+/* The state every client that will get the next one acknowledged, when
+   they all acknowledged the same one and the ring holds it: the base of
+   the delta they share. -1: no client, a client that needs a snapshot, or
+   several bases. */
+static size_t node_out_pending(node_sender *w, uint32_t k);
+static int64_t node_shared_base(engine *g)
 {
+    node_state *s = &g->net;
+    int64_t base = -1;
+    uint32_t k;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        const node_peer *p = &s->peers[k];
+        if (!p->used || !p->joined || p->closing || node_out_pending(&s->sender, k) > NODE_MAX_OUT) continue;
+        if (p->acked < 0 || s->ring[(uint64_t)p->acked % NODE_RING].id != p->acked || (base >= 0 && p->acked != base)) return -1;
+        base = p->acked;
+    }
+    return base;
+}
+
+/* The world hash; a server's keeps its digests in net.now (the state's
+   when it is a new one: node_state_done), and after a frame, when its
+   clients share a base (node_shared_base), writes their delta in the same
+   pass over the world (net.delta, net.delta_base). */
+static uint64_t node_world_hash(engine *g, int after_frame)
+{
+    node_state *s = &g->net;
     double t0 = cpu_ns();
+    int64_t base = after_frame && s->role == ROLE_SERVER && !s->replaying ? node_shared_base(g) : -1;
     uint64_t h;
-    if (g->net.role == ROLE_SERVER && !g->net.replaying && ecs_snapshot_world_digest(&g->world, &g->net.now, NULL) == ECS_OK)
-        h = g->net.now.hash;
+    s->delta_base = -1;
+    if (base >= 0 && ecs_snapshot_world_digest_delta(&g->world, &s->ring[(uint64_t)base % NODE_RING].digest, &s->now,
+                                                     ECS_SNAPSHOT_REUSE_OUTPUT, &s->delta, NULL) == ECS_OK) {
+        s->delta_base = base;
+        s->delta_hash = s->now.hash;
+        g->stat.digest_delta_ns += cpu_ns() - t0;
+        g->stat.deltas++;
+        return s->now.hash;
+    }
+    if (s->role == ROLE_SERVER && !s->replaying && ecs_snapshot_world_digest(&g->world, &s->now, NULL) == ECS_OK)
+        h = s->now.hash;
     else
         h = ecs_snapshot_world_hash(&g->world); /* (out of memory for the digests: states go whole) */
     g->stat.hash_ns += cpu_ns() - t0;
@@ -690,7 +735,7 @@ static uint64_t node_world_hash(engine *g)
 static void node_frame_done(engine *g)
 {
     if (!g->net.role && !g->net.log && !g->net.replaying) return; /* a replay compares every frame's hash */
-    node_state_done(g, 0, node_world_hash(g));
+    node_state_done(g, 0, node_world_hash(g, 1));
 }
 
 /* The server, between frames: a new state when the world's hash moved. */
@@ -698,7 +743,7 @@ static void node_check_change(engine *g)
 {
     uint64_t h;
     if (g->net.role != ROLE_SERVER && !g->net.log) return;
-    h = node_world_hash(g);
+    h = node_world_hash(g, 0);
     if (g->net.hist_frame[g->frame % NODE_HISTORY] != (int64_t)g->frame || g->net.hist_hash[g->frame % NODE_HISTORY] != h)
         node_state_done(g, 1, h);
 }
@@ -891,12 +936,26 @@ static void node_out_write_now(node_sender *w, node_out *o)
     }
 }
 
+/* Under the lock: 1 when the sender sleeps and nobody woke it yet (then
+   marked woken: the caller writes the byte, node_sender_poke); a queue's
+   new messages (urgent 0) not while it ticks: it finds them within
+   NODE_SENDER_TICK_MS. */
+static int node_sender_claim_wake(node_sender *w, int urgent)
+{
+    if (!w->sleeping || w->woken || (w->ticking && !urgent)) return 0;
+    w->woken = 1;
+    return 1;
+}
+
+/* The byte that wakes a sleeping sender: written after the lock is let go
+   (written under it, the woken sender blocked on the lock at once and the
+   unlock had to wake it a second time), or under it on the rare paths. */
+static void node_sender_poke(node_sender *w) { (void)!write(w->wake[1], "", 1); }
+
 /* Under the lock: wakes the sender if it sleeps (one byte a sleep). */
 static void node_sender_wake(node_sender *w)
 {
-    if (!w->sleeping || w->woken) return;
-    w->woken = 1;
-    (void)!write(w->wake[1], "", 1);
+    if (node_sender_claim_wake(w, 1)) node_sender_poke(w);
 }
 
 /* The sender thread's turn, lock held on entry and return: every queue
@@ -928,20 +987,25 @@ static int node_sender_turn(node_sender *w)
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if (n[k]) node_out_result(w, &w->out[k], r[k], offered[k], err[k]);
     w->busy = 0;
-    w->cpu_ns = cpu_ns();
     pthread_cond_broadcast(&w->cond);
     return 1;
 }
 
 /* The sender thread, lock held on entry and return: sleeps until woken
    (something queued, a peer to close, the end), a full socket takes more,
-   or NODE_SENDER_POLL_MS passed. */
+   or NODE_SENDER_POLL_MS passed; NODE_SENDER_TICK_MS while it has peers.
+   Waking a sleeping thread costs the waker an inter-processor interrupt
+   (20-30 us of the frame thread's time a frame on the 2-core VM); a tick
+   costs the sender's core a few us a millisecond, and a state waits at
+   most NODE_SENDER_TICK_MS to leave. */
 static void node_sender_sleep(node_sender *w)
 {
     struct pollfd fds[NODE_MAX_PEERS + 1];
     uint32_t which[NODE_MAX_PEERS + 1], k;
     nfds_t n = 1;
     char drain[16];
+    w->ticking = 0;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) w->ticking |= w->out[k].fd >= 0;
     fds[0].fd = w->wake[0], fds[0].events = POLLIN, fds[0].revents = 0;
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if (w->out[k].first && w->out[k].fd >= 0 && w->out[k].blocked && !w->out[k].broken) {
@@ -949,14 +1013,14 @@ static void node_sender_sleep(node_sender *w)
             which[n++] = k;
         }
     w->busy = w->sleeping = 1;
-    w->cpu_ns = cpu_ns();
     pthread_mutex_unlock(&w->lock);
-    (void)poll(fds, n, NODE_SENDER_POLL_MS);
-    while (read(w->wake[0], drain, sizeof drain) > 0) continue;
+    (void)poll(fds, n, w->ticking ? NODE_SENDER_TICK_MS : NODE_SENDER_POLL_MS);
+    if (fds[0].revents)
+        while (read(w->wake[0], drain, sizeof drain) > 0) continue;
     pthread_mutex_lock(&w->lock);
     for (k = 1; k < n; ++k)
         if (fds[k].revents) w->out[which[k]].blocked = 0; /* writable, or an error the next write names */
-    w->busy = w->sleeping = w->woken = 0;
+    w->busy = w->sleeping = w->woken = w->ticking = 0;
     pthread_cond_broadcast(&w->cond);
 }
 
@@ -979,9 +1043,23 @@ static void *node_sender_main(void *arg)
         if (w->hold) pthread_cond_wait(&w->cond, &w->lock);
         else if (!node_sender_turn(w)) node_sender_sleep(w);
     }
-    w->cpu_ns = cpu_ns();
     pthread_mutex_unlock(&w->lock);
     return NULL;
+}
+
+/* The sender thread's CPU time so far (read here, by the frame thread: the
+   sender reads no clock), 0 where there is no such clock. */
+static double node_sender_cpu_ns(node_sender *w)
+{
+#if defined(_POSIX_THREAD_CPUTIME) && _POSIX_THREAD_CPUTIME >= 0
+    clockid_t clock;
+    struct timespec ts;
+    if (w->running && pthread_getcpuclockid(w->thread, &clock) == 0 && clock_gettime(clock, &ts) == 0)
+        return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+#else
+    (void)w;
+#endif
+    return 0;
 }
 
 /* Its lock and empty queues; for a server (not a replay) the thread too.
@@ -1328,8 +1406,9 @@ static void node_flush(engine *g, node_peer *p)
     if (!p->used || p->sock < 0) return;
     pthread_mutex_lock(&w->lock);
     node_flush_locked(w, (uint32_t)(p - g->net.peers), &wake, &broken, &pending);
-    if (wake) node_sender_wake(w);
+    wake = wake && node_sender_claim_wake(w, 0);
     pthread_mutex_unlock(&w->lock);
+    if (wake) node_sender_poke(w);
     node_flush_done(g, p, broken, pending);
 }
 
@@ -1343,8 +1422,9 @@ static void node_flush_all(engine *g)
     pthread_mutex_lock(&w->lock);
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if (g->net.peers[k].used && g->net.peers[k].sock >= 0) node_flush_locked(w, k, &wake, &broken[k], &pending[k]);
-    if (wake) node_sender_wake(w);
+    wake = wake && node_sender_claim_wake(w, 0);
     pthread_mutex_unlock(&w->lock);
+    if (wake) node_sender_poke(w);
     for (k = 0; k < NODE_MAX_PEERS; ++k)
         if (g->net.peers[k].used && g->net.peers[k].sock >= 0) node_flush_done(g, &g->net.peers[k], broken[k], pending[k]);
 }
@@ -1683,8 +1763,15 @@ static ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_snap *
     node_state *s = &g->net;
     node_snap *b = &s->ring[(uint64_t)base % NODE_RING];
     ecs_error err;
-    double t0 = cpu_ns();
-    int ok = ecs_snapshot_delta_from_world(&b->digest, &g->world, &cur->digest, ECS_SNAPSHOT_REUSE_OUTPUT, &s->delta, &err) ==
+    double t0;
+    int ok;
+    if (s->delta_base == base && cur->id == s->state_id && cur->digest.hash == s->delta_hash) { /* written with the hash */
+        s->delta_base = -1;
+        return &s->delta;
+    }
+    s->delta_base = -1;
+    t0 = cpu_ns();
+    ok = ecs_snapshot_delta_from_world(&b->digest, &g->world, &cur->digest, ECS_SNAPSHOT_REUSE_OUTPUT, &s->delta, &err) ==
              ECS_OK;
     g->stat.delta_ns += cpu_ns() - t0;
     g->stat.deltas++;
@@ -1731,7 +1818,7 @@ static void node_send_state(engine *g, node_peer *p, node_snap *cur)
 static void node_send_states(engine *g)
 {
     node_state *s = &g->net;
-    double t0 = now_ns(), now = t0 / 1e6, c0, d0;
+    double t0 = now_ns(), now = t0 / 1e6, c0 = 0, d0 = 0;
     node_snap *cur = NULL;
     uint32_t k;
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
@@ -1740,15 +1827,17 @@ static void node_send_states(engine *g)
             node_out_pending(&s->sender, k) > NODE_MAX_OUT)
             continue;
         if (p->sent == s->state_id && now - p->sent_ms < NODE_RESEND_MS) continue;
-        if (!cur && !(cur = node_current_state(g))) return;
-        c0 = cpu_ns();
-        d0 = g->stat.delta_ns;
-        node_send_state(g, p, cur); /* the delta (timed as such), the message queued */
-        g->stat.send_ns += cpu_ns() - c0 - (g->stat.delta_ns - d0);
+        if (!cur) { /* timed once for all the clients (a CPU clock read is a system call), less the deltas (timed as such) */
+            c0 = cpu_ns();
+            d0 = g->stat.delta_ns + g->stat.save_ns + g->stat.hash_ns;
+            if (!(cur = node_current_state(g))) return;
+        }
+        node_send_state(g, p, cur); /* the delta, the message queued */
     }
-    c0 = cpu_ns(); /* then handed to the sender, every client's at once: one wake-up */
-    if (cur) node_flush_all(g);
-    g->stat.send_ns += cpu_ns() - c0;
+    if (cur) { /* then handed to the sender, every client's at once */
+        node_flush_all(g);
+        g->stat.send_ns += cpu_ns() - c0 - (g->stat.delta_ns + g->stat.save_ns + g->stat.hash_ns - d0);
+    }
     s->net_ns += now_ns() - t0;
 }
 
@@ -2112,17 +2201,13 @@ static ecs_result cmd_net_stats(void *user, ecs_console_call *call)
     double n = t->frames ? (double)t->frames * 1e3 : 1e3, sender_ns = 0;
     ecs_result r = ecs_console_arg_u32(call, "reset", &zero, &reset);
     if (r != ECS_OK) return r;
-    if (w->running) {
-        pthread_mutex_lock(&w->lock);
-        sender_ns = w->cpu_ns;
-        pthread_mutex_unlock(&w->lock);
-    }
+    if (w->running) sender_ns = node_sender_cpu_ns(w);
     ecs_console_result_printf(call, "{\"frames\": %u, \"frame_us\": %.3f, \"node_us\": %.3f, \"frame_cpu_us\": %.3f, "
                               "\"node_cpu_us\": %.3f, \"hash_us\": %.3f, \"save_us\": %.3f, \"delta_us\": %.3f, "
-                              "\"send_us\": %.3f, \"sender_cpu_us\": %.3f, \"saves\": %llu, \"deltas\": %llu, "
-                              "\"state_bytes\": %llu, \"bytes_out\": %llu}",
+                              "\"digest_delta_us\": %.3f, \"send_us\": %.3f, \"sender_cpu_us\": %.3f, \"saves\": %llu, "
+                              "\"deltas\": %llu, \"state_bytes\": %llu, \"bytes_out\": %llu}",
                               (unsigned)t->frames, t->frame_ns / n, t->node_ns / n, t->frame_cpu_ns / n, t->node_cpu_ns / n,
-                              t->hash_ns / n, t->save_ns / n, t->delta_ns / n, t->send_ns / n,
+                              t->hash_ns / n, t->save_ns / n, t->delta_ns / n, t->digest_delta_ns / n, t->send_ns / n,
                               (sender_ns - t->sender_cpu0_ns) / n, (unsigned long long)t->saves,
                               (unsigned long long)t->deltas, (unsigned long long)t->state_bytes,
                               (unsigned long long)node_bytes_out(w));
@@ -2339,6 +2424,7 @@ static int node_open(engine *g, int argc, char **argv)
     s->server_port = g->opt.join_port;
     s->listener = -1;
     s->state_id = -1;
+    s->delta_base = -1;
     s->next_seq = 1; /* inputs count from 1, on across connections (the hello's token) */
     for (k = 0; k < NODE_HISTORY; ++k) s->hist_frame[k] = -1;
     for (k = 0; k < NODE_RING; ++k) s->ring[k].id = -1;

@@ -13,7 +13,8 @@
 # issue's target (never asserted): a -O2 server on the standard level,
 # its mean frame alone and with 3 clients joined (net.stats: wall and CPU
 # time, the node steps), printed as bench rows (tests/probe_nodes.py),
-# and the floor under it: what writing the same bytes to 3 loopback
+# with the clients on any core and again pinned to the last one (the
+# server's own cost), and the floor under it: what writing the same bytes to 3 loopback
 # clients costs a bare program (tests/probe_sends.c).
 # Bounded: every socket call and wait times out, each engine quits after
 # --max-seconds, boxes.py kills every node it started, and the whole test
@@ -53,8 +54,15 @@ gcc -std=c99 -O2 -shared -fPIC -I. examples/plugins/spin.c -o "$out/o2/plugins/s
 probe=$(timeout -k 5 120 python3 tests/probe_nodes.py "$out/o2/engine" --level "$out/levels/standard.json" \
   --plugins "$out/o2/plugins" 2>&1) || probe="probe failed: $probe"
 echo "$probe" | grep '^|' || true
+# again with the clients on the last core only: the server's own cost (its caches not shared with them)
+pinned="(not run: taskset or a second core missing)"
+if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+  pinned=$(timeout -k 5 120 python3 tests/probe_nodes.py "$out/o2/engine" --level "$out/levels/standard.json" \
+    --plugins "$out/o2/plugins" --pin-clients $(($(nproc) - 1)) 2>&1) || pinned="probe failed: $pinned"
+  echo "$pinned" | grep '^|' | grep 'ratio\|_us ' || true
+fi
 # the floor under it: the same bytes written to 3 loopback clients by a bare program (tests/probe_sends.c)
 bytes=$(echo "$probe" | awk -F'|' '/node_state_bytes_per_client/ {printf "%d", $3}')
 gcc -std=c99 -O2 tests/probe_sends.c -o "$out/o2/probe_sends"
 timeout -k 5 60 "$out/o2/probe_sends" ${bytes:-75000} 100 || echo "probe_sends failed"
-echo "check_nodes: $result; $(echo "$probe" | grep -v '^|' | tail -1)"
+echo "check_nodes: $result; $(echo "$probe" | grep -v '^|' | tail -1); $(echo "$pinned" | grep -v '^|' | tail -1)"

@@ -4,26 +4,33 @@ a server's frame with 3 clients joined against the same frame alone, on
 the level given (the standard one: about 10k entities). Run by
 tests/check_nodes.sh, which prints its rows.
 
-    python3 tests/probe_nodes.py ENGINE --level LEVEL --plugins DIR [--seconds S]
+    python3 tests/probe_nodes.py ENGINE --level LEVEL --plugins DIR [--seconds S] [--rounds N]
+                                 [--pin-clients CPU]
 
 "The same frame alone": the server with no client joined, doing what a
 server does every frame whoever listens: the frame's systems and the
 world hash it keeps for every frame (net.hash, its traffic log, the
-states it sends). With clients, the frame also saves the state (once),
-makes the delta from the state the clients acknowledged (once for the
-clients that share a base) and queues and writes it to each client.
+states it sends). With clients, the frame also writes the delta from the
+state the clients acknowledged (in the hash's pass when they share a
+base: digest_delta_us beside the alone frame's hash_us) and queues it to
+each client (the sender thread writes it).
 
 The server runs at --fps 30, as a game would (its loop reads the clients'
 acknowledgements between frames, so each delta is against a recent
 state), alone for SECONDS, then with three clients joined for SECONDS;
 net.stats gives the mean frame in wall time and in the server thread's
 CPU time, the node steps' CPU time, and the sender thread's CPU time (it
-writes the clients' sockets: not the frame thread's, printed beside). Rounds alternate alone / joined
-three times; the medians are printed as bench rows (name, value, unit,
-target, met). The clients run on the same cores: the wall ratio counts
-the time they take the server's core away (on the 2-core VM, most of the
-gap between the two), the CPU ratio what the server itself spends. A
-shared machine's figures: read the ratios."""
+writes the clients' sockets: not the frame thread's, printed beside).
+Rounds alternate alone / joined (5 of 2 s by default); the ratio rows
+are the median of the rounds' ratios (each round's two measured one after
+the other: the VM's speed drifts by more than the gap between rounds), the
+other rows medians, printed as bench rows (name, value, unit, target,
+met). The clients run on the same machine: by default on any core, where
+their work (each applies, loads and hashes the whole state every frame)
+also evicts the server's data from the caches they share; with
+--pin-clients CPU they run on that core only (taskset), the server on any:
+the server's own cost, the rows named with _pinned. A shared machine's
+figures: read the ratios."""
 
 import os
 import statistics
@@ -48,24 +55,35 @@ def median_of(stats, key, per_frame=False):
     return statistics.median(st[key] / max(st["frames"], 1) if per_frame else st[key] for st in stats)
 
 
-def print_rows(alone, joined, seconds):
+def paired_ratio(alone, joined, key):
+    """The median over rounds of joined / alone, each round's two
+    measured one after the other (the VM's speed drifts between rounds by
+    more than the gap measured: a ratio of the two medians mixes rounds)."""
+    return statistics.median(j[key] / max(a[key], 1e-9) for a, j in zip(alone, joined))
+
+
+def print_rows(alone, joined, seconds, suffix=""):
     """Bench rows: | name | value | unit | target | met |."""
     def row(name, value, unit, target="", met=""):
+        name = name.replace("3_clients", "3_clients" + suffix).replace("alone", "alone" + suffix)
         print("| %-34s | %12.3f | %-5s | %-44s | %-6s |" % (name, value, unit, target, met))
     wall_a, wall_j = median_of(alone, "frame_us"), median_of(joined, "frame_us")
     cpu_a, cpu_j = median_of(alone, "frame_cpu_us"), median_of(joined, "frame_cpu_us")
+    wall_r, cpu_r = paired_ratio(alone, joined, "frame_us"), paired_ratio(alone, joined, "frame_cpu_us")
     row("node_frame_alone_us", wall_a, "us")
     row("node_frame_3_clients_us", wall_j, "us")
-    row("node_frame_3_clients_ratio", wall_j / wall_a, "x", "<= 1.2", "yes" if wall_j <= 1.2 * wall_a else "no")
+    row("node_frame_3_clients_ratio", wall_r, "x", "<= 1.2", "yes" if wall_r <= 1.2 else "no")
     row("node_frame_alone_cpu_us", cpu_a, "us")
     row("node_frame_3_clients_cpu_us", cpu_j, "us")
-    row("node_frame_3_clients_cpu_ratio", cpu_j / cpu_a, "x", "<= 1.2", "yes" if cpu_j <= 1.2 * cpu_a else "no")
-    for step in ("hash", "save", "delta", "send"):
+    row("node_frame_3_clients_cpu_ratio", cpu_r, "x", "<= 1.2", "yes" if cpu_r <= 1.2 else "no")
+    row("node_alone_hash_cpu_us", median_of(alone, "hash_us"), "us")
+    for step in ("hash", "save", "delta", "digest_delta", "send"):
         row("node_3_clients_%s_cpu_us" % step, median_of(joined, step + "_us"), "us")
     row("node_3_clients_sender_cpu_us", median_of(joined, "sender_cpu_us"), "us")  # the sender thread's, not the frame's
     row("node_state_bytes_per_client", median_of(joined, "state_bytes", True) / 3, "bytes")
-    print("node_frame_3_clients_ratio=%.1f (wall; CPU %.1f: a frame alone %.1f us, with 3 clients %.1f us; medians of "
-          "3 rounds of %.0f s at 30 fps; target <= 1.2)" % (wall_j / wall_a, cpu_j / cpu_a, wall_a, wall_j, seconds))
+    print("node_frame_3_clients%s_ratio=%.2f (wall; CPU %.2f: the median of %d rounds' ratios, each round %.0f s alone then "
+          "%.0f s with 3 clients at 30 fps; medians: a frame alone %.1f us, with 3 clients %.1f us; target <= 1.2)"
+          % (suffix, wall_r, cpu_r, len(alone), seconds, seconds, wall_a, wall_j))
 
 
 def main():
@@ -74,9 +92,12 @@ def main():
     p.add_argument("engine")
     p.add_argument("--level", required=True)
     p.add_argument("--plugins", required=True)
-    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--pin-clients", type=int, default=None, metavar="CPU")
     a = p.parse_args()
     common = ["--level", a.level, "--plugins", a.plugins, "--quiet"]
+    wrap = [] if a.pin_clients is None else ["taskset", "-c", str(a.pin_clients)]
     nodes = []
     try:
         srv = Node(a.engine, common + ["--serve", "0", "--fps", "30"], timeout=30.0, max_seconds=100, cwd=ROOT)
@@ -85,12 +106,12 @@ def main():
         port = boxes.node_port(srv)
         alone, joined = [], []
         clients = []
-        for rnd in range(3):
+        for rnd in range(a.rounds):
             alone.append(measure(s, a.seconds))
             for k in range(3):
                 if len(clients) < 3:
                     n = Node(a.engine, common + ["--join", "127.0.0.1:%d" % port, "--name", "probe%d" % k],
-                             timeout=30.0, max_seconds=100, cwd=ROOT)
+                             timeout=30.0, max_seconds=100, cwd=ROOT, wrap=wrap)
                     nodes.append(n)
                     clients.append(n.start())
                 else:
@@ -104,7 +125,7 @@ def main():
             deadline = time.monotonic() + 10
             while s.command("net.status")["clients"] and time.monotonic() < deadline:
                 time.sleep(0.02)
-        print_rows(alone, joined, a.seconds)
+        print_rows(alone, joined, a.seconds, "" if a.pin_clients is None else "_pinned")
     finally:
         for n in nodes:
             try:

@@ -703,6 +703,34 @@ static ecs_result apply_world(const ecs_snapshot_output *base, uint64_t base_has
     return ecs_snapshot_apply_delta_hashed(base->data, base->size, d->data, d->size, flags, &h, out, err);
 }
 
+/* 1 when a and b list the same digests. */
+static int same_digest(const ecs_snapshot_digest *a, const ecs_snapshot_digest *b)
+{
+    return a->hash == b->hash && a->size == b->size && a->num_blocks == b->num_blocks &&
+           (a->num_blocks == 0 || memcmp(a->block, b->block, a->num_blocks * sizeof *a->block) == 0);
+}
+
+/* ecs_snapshot_world_digest_delta from base (whose save is base_save) to w
+   (saved as now_save, digested as now): the same digests, a delta that
+   verifies and applies to now_save's bytes; 1 when all hold. Adds the
+   delta's literal bytes to *carried. */
+static int digest_delta_holds(const ecs_world *w, const ecs_snapshot_digest *base, const ecs_snapshot_output *base_save,
+                              const ecs_snapshot_digest *now, const ecs_snapshot_output *now_save, ecs_snapshot_digest *fused,
+                              ecs_snapshot_output *d, ecs_snapshot_output *o, uint64_t *carried)
+{
+    ecs_snapshot_delta_info info;
+    ecs_error err;
+    if (ecs_snapshot_world_digest_delta(w, base, fused, ECS_SNAPSHOT_REUSE_OUTPUT, d, &err) != ECS_OK ||
+        ecs_snapshot_delta_verify(d->data, d->size, &info, &err) != ECS_OK ||
+        apply_world(base_save, base->hash, d, o, ECS_SNAPSHOT_REUSE_OUTPUT, &err) != ECS_OK) {
+        fprintf(stderr, "digest_delta: %s\n", err.message);
+        return 0;
+    }
+    if (carried) *carried += info.literal_bytes;
+    return same_digest(fused, now) && same_bytes(o, now_save) && info.base_hash == base->hash && info.next_hash == now->hash &&
+           info.flags == ECS_SNAPSHOT_DELTA_WORLD_HASHES;
+}
+
 /* Frames of churn; each frame's digest, then deltas from the world against
    the state of the last frame and of a few frames back, applied to those
    states' saves (out of place and in place): the frame's save byte for
@@ -712,11 +740,12 @@ static void test_from_world(ecs_transform_mode mode, int visit_short)
     test_world a;
     ecs_store_interface iface;
     ecs_snapshot_output save[HISTORY], d = {NULL, 0}, o = {NULL, 0}, inplace = {NULL, 0}, full = {NULL, 0};
-    ecs_snapshot_digest dg[HISTORY];
+    ecs_snapshot_digest dg[HISTORY], fused;
     ecs_snapshot_delta_info info;
     ecs_error err;
-    uint32_t f, k, bad_digest = 0, wrong = 0, refused = 0, deltas = 0;
-    uint64_t live_bytes = 0, compared_bytes = 0;
+    uint32_t f, k, bad_digest = 0, wrong = 0, refused = 0, deltas = 0, fused_wrong = 0, fused_made = 0;
+    uint64_t live_bytes = 0, compared_bytes = 0, fused_bytes = 0;
+    memset(&fused, 0, sizeof fused);
     memset(save, 0, sizeof save);
     memset(dg, 0, sizeof dg);
     CHECK(make_world(&a, mode, WITH_GROUP | WITH_RAW));
@@ -737,6 +766,11 @@ static void test_from_world(ecs_transform_mode mode, int visit_short)
             continue;
         }
         bad_digest += !digest_is_save(&a.w, &dg[cur], &save[cur]);
+        if (f > 0) { /* the digest and the delta from the last frame in one pass */
+            uint32_t b = (f + HISTORY - 1u) % HISTORY;
+            fused_wrong += !digest_delta_holds(&a.w, &dg[b], &save[b], &dg[cur], &save[cur], &fused, &d, &o, &fused_bytes);
+            ++fused_made;
+        }
         for (k = 1; k <= (f % 5u == 0 ? 4u : 1u) && k <= f; ++k) {
             uint32_t b = (f + HISTORY - k) % HISTORY;
             if (ecs_snapshot_delta_from_world(&dg[b], &a.w, &dg[cur], ECS_SNAPSHOT_REUSE_OUTPUT, &d, &err) != ECS_OK ||
@@ -770,6 +804,10 @@ static void test_from_world(ecs_transform_mode mode, int visit_short)
     CHECK_MSG(refused == 0, "%u refused", (unsigned)refused);
     CHECK_MSG(bad_digest == 0, "%u digests not of the save", (unsigned)bad_digest);
     CHECK_MSG(wrong == 0, "%u of %u deltas gave other bytes", (unsigned)wrong, (unsigned)deltas);
+    CHECK_MSG(fused_wrong == 0 && fused_made > 0, "%u of %u digest_deltas wrong", (unsigned)fused_wrong, (unsigned)fused_made);
+    /* the one pass also expects a block where it lies after a changed one: no more than the search finds */
+    CHECK_MSG(fused_bytes > 0 && fused_bytes <= live_bytes + live_bytes / 50u, "digest_delta carried %llu bytes, delta_from_world %llu",
+              (unsigned long long)fused_bytes, (unsigned long long)live_bytes);
     /* blocks of 512 bytes travel where the compare sends 64: more, but a fraction of the states */
     CHECK_MSG(deltas > FRAMES / 4u && live_bytes < (uint64_t)save[0].size * (FRAMES / 4u) / 2u,
               "%u deltas, %llu bytes carried (compared: %llu)", (unsigned)deltas, (unsigned long long)live_bytes,
@@ -778,6 +816,7 @@ static void test_from_world(ecs_transform_mode mode, int visit_short)
         ecs_snapshot_output_free(&save[k]);
         ecs_snapshot_digest_free(&dg[k]);
     }
+    ecs_snapshot_digest_free(&fused);
     ecs_snapshot_output_free(&d);
     ecs_snapshot_output_free(&o);
     ecs_snapshot_output_free(&inplace);
@@ -857,6 +896,23 @@ static void test_from_world_stale(void)
     CHECK(ecs_snapshot_delta_from_world(&bad, &a.w, &d1, 0, &d, &err) == ECS_OK &&
           ecs_snapshot_delta_verify(d.data, d.size, NULL, &err) == ECS_OK);
     ecs_snapshot_output_free(&d);
+    { /* the same of ecs_snapshot_world_digest_delta: a base going back still gives a delta that verifies; not from 0: refused */
+        ecs_snapshot_digest fused;
+        memset(&fused, 0, sizeof fused);
+        CHECK(ecs_snapshot_world_digest_delta(&a.w, &bad, &fused, 0, &d, &err) == ECS_OK && same_digest(&fused, &d1) &&
+              ecs_snapshot_delta_verify(d.data, d.size, NULL, &err) == ECS_OK);
+        ecs_snapshot_output_free(&d);
+        bad.block[0].offset = 8u;
+        CHECK(ecs_snapshot_world_digest_delta(&a.w, &bad, &fused, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "base is no ecs_snapshot_world_digest") && d.data == NULL && d.size == 0);
+        CHECK(ecs_snapshot_world_digest_delta(&a.w, NULL, &fused, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "base is NULL"));
+        CHECK(ecs_snapshot_world_digest_delta(&a.w, &d0, NULL, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "now is NULL"));
+        CHECK(ecs_snapshot_world_digest_delta(NULL, &d0, &fused, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        CHECK(ecs_snapshot_world_digest_delta(&a.w, &d0, &fused, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
+        ecs_snapshot_digest_free(&fused);
+    }
     free(bad.block);
     CHECK(ecs_snapshot_delta_from_world(NULL, &a.w, &d1, 0, &d, &err) == ECS_ERROR_INVALID_ARGUMENT && strstr(err.message, "base"));
     CHECK(ecs_snapshot_delta_from_world(&d0, &a.w, &d1, 0, NULL, &err) == ECS_ERROR_INVALID_ARGUMENT);
@@ -876,12 +932,13 @@ static void test_from_world_big(void)
 {
     test_world a;
     ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
-    ecs_snapshot_digest d0, d1;
+    ecs_snapshot_digest d0, d1, fused;
     ecs_snapshot_delta_info info;
     ecs_error err;
     uint32_t round, k;
     memset(&d0, 0, sizeof d0);
     memset(&d1, 0, sizeof d1);
+    memset(&fused, 0, sizeof fused);
     rng_state = 31;
     big_world(&a, 6000);
     for (round = 0; round < 3; ++round) {
@@ -901,7 +958,9 @@ static void test_from_world_big(void)
         CHECK(apply_world(&s0, d0.hash, &d, &o, ECS_SNAPSHOT_REUSE_OUTPUT, &err) == ECS_OK && same_bytes(&o, &s1));
         CHECK_MSG(info.literal_bytes < s1.size / 2u, "round %u: %llu of %lu bytes carried", (unsigned)round,
                   (unsigned long long)info.literal_bytes, (unsigned long)s1.size);
+        CHECK(digest_delta_holds(&a.w, &d0, &s0, &d1, &s1, &fused, &d, &o, NULL));
     }
+    ecs_snapshot_digest_free(&fused);
     ecs_snapshot_digest_free(&d0);
     ecs_snapshot_digest_free(&d1);
     ecs_snapshot_output_free(&s0);
@@ -919,7 +978,7 @@ static void test_from_world_oom(void)
     ecs_snapshot_output s0 = {NULL, 0}, s1 = {NULL, 0}, d = {NULL, 0}, o = {NULL, 0};
     ecs_snapshot_digest d0, d1, fresh;
     ecs_error err;
-    unsigned long k, digest_ok = 0, delta_ok = 0;
+    unsigned long k, digest_ok = 0, delta_ok = 0, fused_ok = 0;
     memset(&d0, 0, sizeof d0);
     memset(&d1, 0, sizeof d1);
     CHECK(make_world(&a, ECS_TRANSFORM_DEFERRED, WITH_GROUP | WITH_RAW));
@@ -928,7 +987,7 @@ static void test_from_world_oom(void)
     CHECK(ecs_snapshot_world_digest(&a.w, &d0, &err) == ECS_OK && ecs_snapshot_save(&a.w, NULL, &s0, &err) == ECS_OK);
     churn(&a, 20);
     CHECK(ecs_snapshot_world_digest(&a.w, &d1, &err) == ECS_OK && ecs_snapshot_save(&a.w, NULL, &s1, &err) == ECS_OK);
-    for (k = 1; k < 40u && !(digest_ok && delta_ok); ++k) {
+    for (k = 1; k < 40u && !(digest_ok && delta_ok && fused_ok); ++k) {
         ecs_result r;
         memset(&fresh, 0, sizeof fresh);
         oom_calls = 0;
@@ -952,8 +1011,23 @@ static void test_from_world_oom(void)
             CHECK(r == ECS_ERROR_OUT_OF_MEMORY && d.data == NULL && d.size == 0);
         }
         ecs_snapshot_output_free(&d);
+        memset(&fresh, 0, sizeof fresh); /* the digest and the delta in one pass */
+        oom_calls = 0;
+        oom_fail_at = k;
+        r = ecs_snapshot_world_digest_delta(&a.w, &d0, &fresh, 0, &d, &err);
+        oom_fail_at = 0;
+        if (r == ECS_OK) {
+            fused_ok = k;
+            CHECK(same_digest(&fresh, &d1) && apply_world(&s0, d0.hash, &d, &o, 0, &err) == ECS_OK && same_bytes(&o, &s1));
+            ecs_snapshot_output_free(&o);
+        } else {
+            CHECK(r == ECS_ERROR_OUT_OF_MEMORY && d.data == NULL && d.size == 0 && fresh.num_blocks == 0 && fresh.hash == 0 &&
+                  fresh.size == 0);
+        }
+        ecs_snapshot_digest_free(&fresh);
+        ecs_snapshot_output_free(&d);
     }
-    CHECK(digest_ok > 1 && delta_ok > 1);
+    CHECK(digest_ok > 1 && delta_ok > 1 && fused_ok > 2);
     ecs_snapshot_digest_free(&d0);
     ecs_snapshot_digest_free(&d1);
     ecs_snapshot_output_free(&s0);

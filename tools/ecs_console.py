@@ -219,10 +219,12 @@ class Node:
     """An engine process with its console (the seed's start_project): starts
     `engine --console 0 ARGS` (and --max-seconds so that it never outlives a
     test by long), reads "console: listening on ADDRESS:PORT" from its first
-    output line, connects. Its output is kept in .output (lines)."""
+    output line, connects. Its output is kept in .output (lines). wrap: a
+    command the engine runs under (["taskset", "-c", "1"]: pinned to a core)."""
 
-    def __init__(self, engine, args=(), timeout=10.0, max_seconds=120, cwd=None):
+    def __init__(self, engine, args=(), timeout=10.0, max_seconds=120, cwd=None, wrap=()):
         self.engine, self.args, self.timeout = engine, list(args), float(timeout)
+        self.wrap = list(wrap)
         self.max_seconds, self.cwd = max_seconds, cwd
         self.proc = None
         self.console = None
@@ -237,7 +239,7 @@ class Node:
         self._lines.put(None)
 
     def start(self):
-        cmd = [self.engine, "--console", "0"] + self.args
+        cmd = self.wrap + [self.engine, "--console", "0"] + self.args
         if self.max_seconds:
             cmd += ["--max-seconds", str(int(self.max_seconds))]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=self.cwd)
