@@ -33,7 +33,8 @@ for m in create_ns create_many_ns alive_random_ns destroy_ns destroy_many_ns chu
   deps_cold_mb_per_s deps_warm_ratio deps_walk_ratio rename_ratio rename_nosync_ratio \
   console_roundtrip_us console_echo_roundtrip_us console_roundtrip_ratio console_poll_idle_ns \
   snapshot_hash_gbs snapshot_delta_bytes_ratio snapshot_delta_gbs snapshot_delta_compare_gbs snapshot_apply_delta_gbs snapshot_apply_delta_copy_gbs \
-  snapshot_world_digest_gbs snapshot_delta_from_world_bytes_ratio snapshot_delta_from_world_gbs snapshot_world_digest_delta_gbs; do
+  snapshot_world_digest_gbs snapshot_delta_from_world_bytes_ratio snapshot_delta_from_world_gbs snapshot_world_digest_delta_gbs \
+  snapshot_world_digest_delta_over_digest; do
   grep -q "^$m,[0-9.]*," "$out/bench.csv" || missing="$missing $m"
 done
 [ -z "$missing" ] || { echo "metrics missing from --csv:$missing"; cat "$out/bench.csv"; exit 1; }
