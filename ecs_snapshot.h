@@ -360,7 +360,10 @@ DELTAS (what turns one snapshot into another: Quake 3's server sends each
        // client: h.known = ECS_SNAPSHOT_BASE_HASH, h.base_hash = the
        // world hash of the state it holds; apply, load, then
        if (ecs_snapshot_world_hash(&world) != h.next_hash) ... resync
-   examples/engine.c's server does this (--serve), and its clients.
+   examples/engine.c's server does this (--serve), and its clients: the
+   digest on its frame thread, the delta on its sender thread while the
+   world rests between frames (any thread may write a delta from a world
+   that no other thread touches meanwhile).
    Format (version 2; integers in the byte order of the snapshots, which
    its mark says: deltas of big-endian snapshots are big-endian):
        0   'E' 'C' 'S' 'D', version, byte order mark 0x01020304, num_ops

@@ -175,15 +175,11 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    the ring still holds, or a full snapshot when there is none (a join, an
    ack too old or missing, a resync). A state not acknowledged within
    NODE_RESEND_MS is sent again (a lost state or ack costs that much).
-   What a frame costs the server with clients beyond the frame alone: one
-   delta for all the clients that acknowledged the same base (the common
-   case: all caught up), costing the blocks that changed, its bytes queued
-   to each for the sender thread to write (SENDING, below). When every
-   client that gets the new state acknowledged the same state, the frame's
-   hash writes that delta in the same pass over the world
-   (ecs_snapshot_world_digest_delta: node_shared_base, node_world_hash);
-   else each base's delta is written after (ecs_snapshot_delta_from_world). Such a delta
-   names its states by world hash: a client gives the world hash of the
+   What a frame costs the server with clients beyond the frame alone: a
+   message queued to each; the deltas are the sender thread's (SENDING,
+   below), one for all the clients that acknowledged the same base (the
+   common case: all caught up), costing the blocks that changed. Such a
+   delta names its states by world hash: a client gives the world hash of the
    state it holds to ecs_snapshot_apply_delta_hashed and compares the world
    hash of what it loads with the one the delta names. net.stats splits
    it; tests/probe_nodes.py measures it. The client keeps the last
@@ -202,16 +198,33 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    "inputs": what the client knows applied). A connection that closes
    takes the messages the fault rule holds for it along.
 
-   SENDING. A server's writes leave the frame thread: a sender thread
-   (node_sender, started with the server, joined at its end) writes every
-   peer's queue to its socket. The frame thread only queues, in the order
-   of the messages and logging each (NET_OUT records, with the frame they
-   were queued in): a message's framing and JSON are copied, a state's
-   payload goes once into a shared, reference-counted buffer that every
-   client getting the same state against the same base references (a
-   delta's output buffer is taken over, not copied, and the buffer of an
-   older payload becomes the next delta's: no fresh pages; a full
-   snapshot is copied). While it has peers the sender looks at the queues
+   SENDING. A server's deltas and writes leave the frame thread: a sender
+   thread (node_sender, started with the server, joined at its end) writes
+   the states' deltas and every peer's queue to its socket. The frame
+   thread only queues, in the order of the messages and logging each
+   (NET_OUT records, with the frame they were queued in): a message's
+   framing and JSON are copied, a state's payload goes once into a shared,
+   reference-counted buffer that every client getting the same state
+   against the same base references (the buffer of an older payload
+   becomes the next one's: no fresh pages). A full snapshot is saved and
+   copied there by the frame thread (joins, resyncs: rare); a delta is a
+   job (node_shared_job): the sender writes it from the world
+   (ecs_snapshot_delta_from_world, the two states' digests in the ring)
+   into the payload's buffer, and the messages that carry it wait in their
+   queues until it is done (their frame length is set then). The world
+   rests meanwhile: the frame thread calls node_world_fence before
+   anything that changes the world or the ring's digests (the next frame,
+   a console request, a client's input, a new state, a save), which waits
+   for the jobs; the frame thread sleeps between frames, so the common case
+   waits for nothing (net.stats: fence_us). A job that fails (out of
+   memory) leaves an empty payload: the clients find that delta corrupt
+   and ask for a snapshot; the frame thread notes it at its next fence.
+   With --log-traffic the frame thread waits for each delta before it
+   logs the message (the log keeps whole messages, in the order sent).
+   The deltas could also be written by the frame thread in its hash's
+   pass over the world (ecs_snapshot_world_digest_delta: about a fifth of
+   the hash more, 50 us a frame here); on another core they cost the frame
+   nothing. While it has peers the sender looks at the queues
    every NODE_SENDER_TICK_MS unwoken (a wake-up cost the frame thread an
    inter-processor interrupt, 20-30 us a frame on the 2-core VM; the tick
    costs the sender's core instead, and a state waits at most that long to
@@ -229,7 +242,8 @@ static const char *const system_names[SYS_COUNT] = {"simulate", "transforms", "p
    the sender is off its socket. A client's own sends (hello, acks,
    inputs: small) and a replay (no sockets: nothing is sent) have no
    sender thread. net.stats: send_us is the frame thread's part,
-   sender_cpu_us the sender thread's CPU time.
+   sender_cpu_us the sender thread's CPU time, delta_us the part of it
+   writing deltas.
 
    TIMEOUTS (one place: node_set_timeouts; --no-timeouts, net.timeouts
    on/off): the console's (idle, stalled, linger) and the nodes' (a client
@@ -297,7 +311,10 @@ typedef struct node_shared { /* a state message's payload, made or copied once, 
     int64_t base, state; /* what it holds: state `state` as a delta against state `base` (-1: the snapshot) */
     uint32_t refs;       /* the queued messages and the frame thread's cache (under the sender's lock) */
     size_t size, cap;    /* cap: bytes data holds (a spare's buffer is used again: no fresh pages a frame) */
-    unsigned char *data; /* malloc'd (a delta's output buffer, taken over); never written once shared */
+    unsigned char *data; /* malloc'd; written once (by the frame thread, or by the sender: a job), then only read */
+    int ready;           /* under the lock: data holds it (0: a delta the sender thread still writes, a job) */
+    const ecs_snapshot_digest *from, *to; /* a job's: the two states' digests in the ring (fenced: node_world_fence) */
+    const ecs_world *world;               /* a job's: the world, in state `to` until the job is done */
 } node_shared;
 
 typedef struct node_out_msg { /* one queued message */
@@ -331,6 +348,12 @@ typedef struct node_sender {
     node_shared *spare; /* the last payload the cache let go of, kept for the next one (no fresh pages a frame) */
     uint32_t next_cache;
     uint64_t bytes_out;
+    node_shared *job[NODE_MAX_PEERS];      /* deltas the sender writes from the resting world, oldest first */
+    uint32_t jobs;                         /* (the frame thread changes no world while jobs > 0: node_world_fence) */
+    double job_ns;                         /* the sender's CPU time writing them, since net.stats' reset */
+    uint64_t job_deltas, state_bytes;      /* deltas written; state payload bytes queued (once each is written) */
+    char job_error[360];                   /* the last job's failure, for the frame thread to note ("": none) */
+    uint32_t fail_jobs;                    /* net.fail_delta (a test aid): the next jobs fail */
 } node_sender;
 
 typedef struct node_input { /* a client's forwarded command, until applied */
@@ -347,11 +370,8 @@ typedef struct node_state {
     uint64_t known_clock;
     node_snap ring[NODE_RING];
     int64_t state_id; /* the server's current state; a client's applied one (-1: none) */
-    ecs_snapshot_output delta; /* the server's last delta (its buffer then taken by the sender: node_shared_take) */
     ecs_snapshot_output scratch;
     ecs_snapshot_digest now; /* the server: the world's digests at its last hash */
-    int64_t delta_base;      /* >= 0: delta holds the delta from that state to the world of hash delta_hash (the frame's) */
-    uint64_t delta_hash;
     int64_t hist_frame[NODE_HISTORY];
     uint64_t hist_hash[NODE_HISTORY];
     /* the client */
@@ -421,9 +441,9 @@ typedef struct engine {
     struct net_stats { /* net.stats: since its last reset */
         uint32_t frames;
         double frame_ns, frame_cpu_ns, node_ns, node_cpu_ns; /* frames: wall and this thread's CPU time */
-        double hash_ns, save_ns, delta_ns, send_ns;        /* node steps (CPU), in frames and between them */
-        double digest_delta_ns; /* the frame's hash and the delta the clients share, in one pass */
-        uint64_t saves, deltas, state_bytes;
+        double hash_ns, save_ns, send_ns;                  /* node steps (CPU), in frames and between them */
+        double fence_ns; /* the frame thread's wait for the sender's deltas before it changed the world */
+        uint64_t saves;
         double sender_cpu0_ns; /* the sender thread's CPU time at the reset */
     } stat;
 } engine;
@@ -646,10 +666,35 @@ static void node_note(engine *g, const char *format, ...)
     node_note_peer(g, 0, text);
 }
 
+/* The frame thread, before it changes the world or the ring's digests:
+   waits for the sender's jobs, which read them (the common case waits for
+   nothing: a frame's deltas are written within the sender's tick, while
+   the frame thread sleeps until the next frame). Notes a job's failure. */
+static void node_sender_wake(node_sender *w);
+static void node_world_fence(engine *g)
+{
+    node_sender *w = &g->net.sender;
+    char why[sizeof w->job_error];
+    double t0 = 0;
+    if (!w->running) return;
+    pthread_mutex_lock(&w->lock);
+    if (w->jobs) t0 = now_ns();
+    while (w->jobs) {
+        node_sender_wake(w);
+        pthread_cond_wait(&w->cond, &w->lock);
+    }
+    memcpy(why, w->job_error, sizeof why);
+    w->job_error[0] = '\0';
+    pthread_mutex_unlock(&w->lock);
+    if (t0 > 0) g->stat.fence_ns += now_ns() - t0;
+    if (why[0]) node_note(g, "%s (the clients that get it ask for a snapshot)", why);
+}
+
 /* The console's hook: every request of a socket connection, before it runs. */
 static void node_console_request(void *user, const void *bytes, size_t size)
 {
     engine *g = (engine *)user;
+    node_world_fence(g); /* the request may change the world */
     node_log(g, NODE_LOG_CONSOLE_IN, 0, bytes, size);
 }
 
@@ -664,6 +709,7 @@ static void node_state_done(engine *g, uint32_t kind, uint64_t h)
     node_state *s = &g->net;
     unsigned char b[8];
     uint32_t k;
+    node_world_fence(g); /* (the ring's digests move) */
     s->hist_frame[g->frame % NODE_HISTORY] = g->frame;
     s->hist_hash[g->frame % NODE_HISTORY] = h;
     for (k = 0; k < 8; ++k) b[k] = (unsigned char)(h >> (56 - 8 * k));
@@ -685,44 +731,14 @@ static void node_state_done(engine *g, uint32_t kind, uint64_t h)
     }
 }
 
-/* The state every client that will get the next one acknowledged, when
-   they all acknowledged the same one and the ring holds it: the base of
-   the delta they share. -1: no client, a client that needs a snapshot, or
-   several bases. */
-static size_t node_out_pending(node_sender *w, uint32_t k);
-static int64_t node_shared_base(engine *g)
-{
-    node_state *s = &g->net;
-    int64_t base = -1;
-    uint32_t k;
-    for (k = 0; k < NODE_MAX_PEERS; ++k) {
-        const node_peer *p = &s->peers[k];
-        if (!p->used || !p->joined || p->closing || node_out_pending(&s->sender, k) > NODE_MAX_OUT) continue;
-        if (p->acked < 0 || s->ring[(uint64_t)p->acked % NODE_RING].id != p->acked || (base >= 0 && p->acked != base)) return -1;
-        base = p->acked;
-    }
-    return base;
-}
-
 /* The world hash; a server's keeps its digests in net.now (the state's
-   when it is a new one: node_state_done), and after a frame, when its
-   clients share a base (node_shared_base), writes their delta in the same
-   pass over the world (net.delta, net.delta_base). */
-static uint64_t node_world_hash(engine *g, int after_frame)
+   when it is a new one: node_state_done), the base of the deltas its
+   sender thread writes. */
+static uint64_t node_world_hash(engine *g)
 {
     node_state *s = &g->net;
     double t0 = cpu_ns();
-    int64_t base = after_frame && s->role == ROLE_SERVER && !s->replaying ? node_shared_base(g) : -1;
     uint64_t h;
-    s->delta_base = -1;
-    if (base >= 0 && ecs_snapshot_world_digest_delta(&g->world, &s->ring[(uint64_t)base % NODE_RING].digest, &s->now,
-                                                     ECS_SNAPSHOT_REUSE_OUTPUT, &s->delta, NULL) == ECS_OK) {
-        s->delta_base = base;
-        s->delta_hash = s->now.hash;
-        g->stat.digest_delta_ns += cpu_ns() - t0;
-        g->stat.deltas++;
-        return s->now.hash;
-    }
     if (s->role == ROLE_SERVER && !s->replaying && ecs_snapshot_world_digest(&g->world, &s->now, NULL) == ECS_OK)
         h = s->now.hash;
     else
@@ -735,7 +751,7 @@ static uint64_t node_world_hash(engine *g, int after_frame)
 static void node_frame_done(engine *g)
 {
     if (!g->net.role && !g->net.log && !g->net.replaying) return; /* a replay compares every frame's hash */
-    node_state_done(g, 0, node_world_hash(g, 1));
+    node_state_done(g, 0, node_world_hash(g));
 }
 
 /* The server, between frames: a new state when the world's hash moved. */
@@ -743,7 +759,8 @@ static void node_check_change(engine *g)
 {
     uint64_t h;
     if (g->net.role != ROLE_SERVER && !g->net.log) return;
-    h = node_world_hash(g, 0);
+    node_world_fence(g);
+    h = node_world_hash(g);
     if (g->net.hist_frame[g->frame % NODE_HISTORY] != (int64_t)g->frame || g->net.hist_hash[g->frame % NODE_HISTORY] != h)
         node_state_done(g, 1, h);
 }
@@ -873,6 +890,79 @@ static void node_out_wrote(node_sender *w, node_out *o, size_t n)
     }
 }
 
+/* Under the lock: m, queued to o, carries a payload that is written (at
+   once, or when the sender's job is done): its frame's length and o's
+   pending bytes count it. */
+static void node_msg_sized(node_sender *w, node_out *o, node_out_msg *m)
+{
+    size_t n = m->payload->size;
+    node_set32(m->head + 4, (uint32_t)(4u + node_get32(m->head + 8) + n));
+    o->pending += n;
+    w->state_bytes += n;
+}
+
+/* Under the lock: sh's job is done (its bytes written, or none when it
+   failed: the clients find an empty delta corrupt and ask for a snapshot).
+   The messages queued with it can go; the job's reference is let go. */
+static void node_job_done(node_sender *w, node_shared *sh)
+{
+    uint32_t k;
+    sh->ready = 1;
+    sh->from = sh->to = NULL;
+    sh->world = NULL;
+    for (k = 0; k < NODE_MAX_PEERS; ++k) {
+        node_out_msg *m;
+        for (m = w->out[k].first; m; m = m->next)
+            if (m->payload == sh) node_msg_sized(w, &w->out[k], m);
+    }
+    node_shared_release(sh);
+}
+
+/* This thread's CPU time (the sender's, around a job). */
+static double node_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The sender thread, lock held on entry and return: its oldest job, the
+   delta from the world (which rests in state `to`: the frame thread waits
+   in node_world_fence before it changes it) written outside the lock into
+   the payload's own buffer. */
+static void node_sender_job(node_sender *w)
+{
+    node_shared *sh = w->job[0];
+    ecs_snapshot_output out;
+    ecs_error err;
+    ecs_result r;
+    double c0;
+    int fail = w->fail_jobs > 0;
+    w->fail_jobs -= (uint32_t)fail;
+    out.data = sh->data;
+    out.size = sh->cap;
+    pthread_mutex_unlock(&w->lock);
+    c0 = node_thread_cpu_ns();
+    if (fail)
+        r = ecs_error_set(&err, ECS_ERROR_OUT_OF_MEMORY, "out of memory (on purpose: net.fail_delta)");
+    else
+        r = ecs_snapshot_delta_from_world(sh->from, sh->world, sh->to, ECS_SNAPSHOT_REUSE_OUTPUT, &out, &err);
+    c0 = node_thread_cpu_ns() - c0;
+    pthread_mutex_lock(&w->lock);
+    sh->data = (unsigned char *)out.data;
+    sh->cap = r == ECS_OK ? out.size : 0u; /* (what the buffer surely holds) */
+    sh->size = r == ECS_OK ? out.size : 0u;
+    if (r != ECS_OK)
+        snprintf(w->job_error, sizeof w->job_error, "the delta from state %ld to %ld failed: %s", (long)sh->base,
+                 (long)sh->state, err.message);
+    w->job_ns += c0;
+    w->job_deltas++;
+    memmove(w->job, w->job + 1, (w->jobs - 1u) * sizeof *w->job);
+    w->jobs--;
+    node_job_done(w, sh);
+    pthread_cond_broadcast(&w->cond);
+}
+
 /* Under the lock: the parts of o's queue from its first unwritten byte
    (at most NODE_IOV), their count, *offered their bytes. */
 static int node_out_gather(const node_out *o, struct iovec *iov, size_t *offered)
@@ -881,7 +971,7 @@ static int node_out_gather(const node_out *o, struct iovec *iov, size_t *offered
     size_t skip = o->done;
     int n = 0;
     *offered = 0;
-    for (m = o->first; m && n + 2 <= (int)NODE_IOV; m = m->next) {
+    for (m = o->first; m && n + 2 <= (int)NODE_IOV && (!m->payload || m->payload->ready); m = m->next) {
         const unsigned char *part[2];
         size_t len[2], k;
         part[0] = m->head, len[0] = m->head_len;
@@ -956,6 +1046,17 @@ static void node_sender_poke(node_sender *w) { (void)!write(w->wake[1], "", 1); 
 static void node_sender_wake(node_sender *w)
 {
     if (node_sender_claim_wake(w, 1)) node_sender_poke(w);
+}
+
+/* The frame thread: waits until sh's job is done (the sender woken for it). */
+static void node_payload_wait(node_sender *w, node_shared *sh)
+{
+    pthread_mutex_lock(&w->lock);
+    while (!sh->ready) {
+        node_sender_wake(w);
+        pthread_cond_wait(&w->cond, &w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
 }
 
 /* The sender thread's turn, lock held on entry and return: every queue
@@ -1041,6 +1142,7 @@ static void *node_sender_main(void *arg)
     pthread_mutex_lock(&w->lock);
     while (!w->stop) {
         if (w->hold) pthread_cond_wait(&w->cond, &w->lock);
+        else if (w->jobs) node_sender_job(w);
         else if (!node_sender_turn(w)) node_sender_sleep(w);
     }
     pthread_mutex_unlock(&w->lock);
@@ -1104,6 +1206,8 @@ static void node_sender_end(node_sender *w)
         pthread_join(w->thread, NULL);
         w->running = 0;
     }
+    for (k = 0; k < w->jobs; ++k) node_shared_release(w->job[k]); /* not written: nothing sends them now */
+    w->jobs = 0;
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
         node_out_drop(&w->out[k]);
         node_shared_release(w->cache[k]);
@@ -1175,30 +1279,14 @@ static node_shared *node_shared_cached(const node_sender *w, int64_t base, int64
     return NULL;
 }
 
-/* sh (a spare, or new: cap 0) holds out's bytes, taken over without a copy
-   (a delta's output, made for this message); out gets sh's old buffer to
-   write the next delta into. */
-static void node_shared_take(node_shared *sh, ecs_snapshot_output *out)
-{
-    unsigned char *old = sh->data;
-    size_t cap = sh->cap;
-    sh->data = (unsigned char *)out->data;
-    sh->cap = sh->size = out->size;
-    out->data = old;
-    out->size = cap; /* (ECS_SNAPSHOT_REUSE_OUTPUT: what the buffer holds) */
-}
-
-/* The frame thread's: the payload of state `state` against `base` as a
-   shared buffer: the one made for another client, else out's bytes taken
-   over (out not NULL: a delta's output) or a copy of n bytes at data (NULL:
-   out of memory). The cache keeps one reference to each of the current
+/* The frame thread's: a new payload of state `state` against `base` in
+   the cache (a spare's buffer when there is one), ready, empty (NULL: out
+   of memory). The cache keeps one reference to each of the current
    state's payloads; a new state drops the older ones. */
-static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t state, const void *data, size_t n,
-                                        ecs_snapshot_output *out)
+static node_shared *node_shared_new(node_sender *w, int64_t base, int64_t state)
 {
-    node_shared *sh = node_shared_cached(w, base, state);
+    node_shared *sh;
     uint32_t k, slot = NODE_MAX_PEERS;
-    if (sh) return sh;
     pthread_mutex_lock(&w->lock);
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
         if (w->cache[k] && w->cache[k]->state != state) node_shared_uncache(w, w->cache[k]), w->cache[k] = NULL;
@@ -1210,21 +1298,52 @@ static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t st
     w->cache[slot] = NULL;
     pthread_mutex_unlock(&w->lock);
     if (!sh && (sh = (node_shared *)calloc(1, sizeof *sh)) == NULL) return NULL;
-    if (out) {
-        node_shared_take(sh, out);
-    } else {
-        unsigned char *q = sh->cap >= n ? sh->data : (unsigned char *)realloc(sh->data, n ? n : 1u);
-        if (!q) {
-            node_shared_free(sh);
-            return NULL;
-        }
-        sh->data = q;
-        sh->cap = sh->cap >= n ? sh->cap : n;
-        sh->size = n;
-        if (n) memcpy(sh->data, data, n); /* nobody else holds it: no lock */
-    }
-    sh->base = base, sh->state = state, sh->refs = 1;
+    sh->base = base, sh->state = state, sh->refs = 1, sh->size = 0, sh->ready = 1;
     w->cache[slot] = sh;
+    return sh;
+}
+
+/* The frame thread's: the payload of state `state` against `base` as a
+   shared buffer: the one made for another client, else a copy of n bytes
+   at data (NULL: out of memory). */
+static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t state, const void *data, size_t n)
+{
+    node_shared *sh = node_shared_cached(w, base, state);
+    unsigned char *q;
+    if (sh) return sh;
+    if (!(sh = node_shared_new(w, base, state))) return NULL;
+    q = sh->cap >= n ? sh->data : (unsigned char *)realloc(sh->data, n ? n : 1u); /* nobody else holds it: no lock */
+    if (!q) return NULL; /* (kept in the cache, empty: the next state drops it) */
+    sh->data = q;
+    sh->cap = sh->cap >= n ? sh->cap : n;
+    sh->size = n;
+    if (n) memcpy(sh->data, data, n);
+    return sh;
+}
+
+/* The frame thread's: the payload of the delta from ring state `from` to
+   the current state `to` (the world's), made by the sender thread: a job
+   (the messages that carry it wait for it; so does the frame thread before
+   it changes the world: node_world_fence). NULL: out of memory. */
+static node_shared *node_shared_job(node_sender *w, int64_t base, int64_t state, const ecs_snapshot_digest *from,
+                                    const ecs_snapshot_digest *to, const ecs_world *world)
+{
+    node_shared *sh = node_shared_cached(w, base, state);
+    int poke;
+    if (sh) return sh;
+    if (!(sh = node_shared_new(w, base, state))) return NULL;
+    sh->from = from, sh->to = to, sh->world = world;
+    pthread_mutex_lock(&w->lock);
+    while (w->jobs == NODE_MAX_PEERS) { /* (only when the cache let go of payloads still being written) */
+        node_sender_wake(w);
+        pthread_cond_wait(&w->cond, &w->lock);
+    }
+    sh->ready = 0;
+    sh->refs++; /* the job's */
+    w->job[w->jobs++] = sh; /* (at most one a cache slot: NODE_MAX_PEERS) */
+    poke = node_sender_claim_wake(w, 0); /* a ticking sender finds it within NODE_SENDER_TICK_MS */
+    pthread_mutex_unlock(&w->lock);
+    if (poke) node_sender_poke(w);
     return sh;
 }
 
@@ -1303,9 +1422,10 @@ static void node_queue(engine *g, node_peer *p, const char *json, size_t json_le
 {
     node_sender *w = &g->net.sender;
     node_out *o = &w->out[p - g->net.peers];
-    size_t frame = payload || sh ? 12u : 8u, size = sh ? sh->size : payload ? n : 0u, head = frame + json_len + (sh ? 0u : size);
+    size_t frame = payload || sh ? 12u : 8u, size = sh ? 0u : payload ? n : 0u, head = frame + json_len + size;
     node_out_msg *m;
     if (p->sock < 0 || g->net.replaying || p->closing) return;
+    if (sh && g->net.log) node_payload_wait(w, sh); /* the log keeps the message whole, in the order sent */
     if (!(m = (node_out_msg *)malloc(sizeof *m + head))) {
         node_peer_close(g, p, "out of memory queueing a message");
         return;
@@ -1315,17 +1435,21 @@ static void node_queue(engine *g, node_peer *p, const char *json, size_t json_le
     m->head_len = head;
     m->head = (unsigned char *)(m + 1);
     node_set32(m->head, frame == 12u ? 1u : 0u); /* as node_msg_write: type 1 when there is a payload */
-    node_set32(m->head + 4, (uint32_t)(frame == 12u ? 4u + json_len + size : json_len));
+    node_set32(m->head + 4, (uint32_t)(frame == 12u ? 4u + json_len + size : json_len)); /* (sh's size: node_msg_sized) */
     if (frame == 12u) node_set32(m->head + 8, (uint32_t)json_len);
     memcpy(m->head + frame, json, json_len);
     if (!sh && payload && size) memcpy(m->head + frame + json_len, payload, size);
-    node_log_parts(g, NODE_LOG_NET_OUT, p->id, m->head, head, sh ? sh->data : NULL, sh ? sh->size : 0u);
+    if (g->net.log) { /* (sh written: waited for above) */
+        if (sh) node_set32(m->head + 4, (uint32_t)(4u + json_len + sh->size));
+        node_log_parts(g, NODE_LOG_NET_OUT, p->id, m->head, head, sh ? sh->data : NULL, sh ? sh->size : 0u);
+    }
     pthread_mutex_lock(&w->lock);
     if (sh) sh->refs++;
     if (o->last) o->last->next = m;
     else o->first = m;
     o->last = m;
-    o->pending += head + (sh ? sh->size : 0u);
+    o->pending += head;
+    if (sh && sh->ready) node_msg_sized(w, o, m);
     pthread_mutex_unlock(&w->lock);
     p->said_ms = now_ms();
 }
@@ -1334,23 +1458,6 @@ static void node_queue(engine *g, node_peer *p, const char *json, size_t json_le
 static void node_send(engine *g, node_peer *p, const char *json, size_t json_len, const void *payload, size_t n)
 {
     node_queue(g, p, json, json_len, payload, n, NULL);
-}
-
-/* Sends p state `state` (its payload: n bytes at data, a delta against
-   `base`, -1: the snapshot) without copying it again for every client that
-   gets the same: the payload is copied once into a shared buffer (the
-   pair base, state names its bytes: a server never makes two different
-   payloads for one pair). */
-static void node_send_shared(engine *g, node_peer *p, const char *json, size_t json_len, const void *data, size_t n,
-                             int64_t base, int64_t state, ecs_snapshot_output *out)
-{
-    node_shared *sh;
-    if (p->sock < 0 || g->net.replaying || p->closing) return;
-    if (!(sh = node_shared_payload(&g->net.sender, base, state, data, n, out))) {
-        node_peer_close(g, p, "out of memory queueing a message");
-        return;
-    }
-    node_queue(g, p, json, json_len, NULL, 0, sh);
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1646,6 +1753,7 @@ static void node_server_input(engine *g, node_peer *p, const ecs_json_value *roo
     size_t n, at = 0;
     double seq;
     if (!node_json_int(d, root, "seq", 1, 4294967295.0, &seq) || (uint32_t)seq != p->known->inputs + 1u) return; /* seen, or early */
+    node_world_fence(g);
     p->known->inputs = (uint32_t)seq; /* its client's, on every connection */
     g->net.inputs_applied = 1;
     b->len = 0;
@@ -1720,6 +1828,7 @@ static node_snap *node_current_state(engine *g)
     ecs_error err;
     double t0;
     if (r->id == s->state_id) return r;
+    node_world_fence(g); /* (r's digests) */
     t0 = cpu_ns();
     r->saved = 0;
     if (ecs_snapshot_world_digest(&g->world, &r->digest, &err) != ECS_OK) {
@@ -1741,6 +1850,7 @@ static const ecs_snapshot_output *node_state_blob(engine *g, node_snap *cur)
     double t0 = cpu_ns();
     int ok;
     if (cur->saved) return &cur->blob;
+    node_world_fence(g); /* (one reader of the world at a time) */
     memset(&desc, 0, sizeof desc);
     desc.flags = ECS_SNAPSHOT_REUSE_OUTPUT;
     ok = ecs_snapshot_save(&g->world, &desc, &cur->blob, &err) == ECS_OK;
@@ -1754,59 +1864,37 @@ static const ecs_snapshot_output *node_state_blob(engine *g, node_snap *cur)
     return &cur->blob;
 }
 
-/* A delta from the ring's state base to cur, written from the world (which
-   is in state cur) and the two states' digests into net.delta (made once
-   for every base the clients share: the sender's cache keeps it as the
-   payload of that pair): NULL when it failed (noted). */
-static ecs_snapshot_output *node_delta_from(engine *g, int64_t base, node_snap *cur)
-{
-    node_state *s = &g->net;
-    node_snap *b = &s->ring[(uint64_t)base % NODE_RING];
-    ecs_error err;
-    double t0;
-    int ok;
-    if (s->delta_base == base && cur->id == s->state_id && cur->digest.hash == s->delta_hash) { /* written with the hash */
-        s->delta_base = -1;
-        return &s->delta;
-    }
-    s->delta_base = -1;
-    t0 = cpu_ns();
-    ok = ecs_snapshot_delta_from_world(&b->digest, &g->world, &cur->digest, ECS_SNAPSHOT_REUSE_OUTPUT, &s->delta, &err) ==
-             ECS_OK;
-    g->stat.delta_ns += cpu_ns() - t0;
-    g->stat.deltas++;
-    if (!ok) {
-        node_note(g, "the delta from state %ld to %ld failed: %s", (long)base, (long)cur->id, err.message);
-        return NULL;
-    }
-    return &s->delta;
-}
-
 /* Sends p the current state: a delta against the newest state it
-   acknowledged that the ring holds (the payload another client got, or
-   made now), else the snapshot. */
+   acknowledged that the ring holds (written by the sender thread, once for
+   every client with that base: a job), else the snapshot (saved once). The
+   payload is shared by every message that carries it. */
 static void node_send_state(engine *g, node_peer *p, node_snap *cur)
 {
     node_state *s = &g->net;
+    node_sender *w = &s->sender;
     int64_t base = p->acked;
-    node_shared *had;
-    ecs_snapshot_output *delta = NULL;
-    const ecs_snapshot_output *whole = NULL;
+    node_shared *sh;
+    const ecs_snapshot_output *whole;
     uint64_t h = 0;
-    size_t size;
     char json[256];
     int n;
+    if (p->sock < 0 || s->replaying || p->closing) return;
     if (base >= 0 && (base >= cur->id || s->ring[(uint64_t)base % NODE_RING].id != base)) base = -1;
-    had = node_shared_cached(&s->sender, base, cur->id);
-    if (!had && base >= 0 && !(delta = node_delta_from(g, base, cur))) had = node_shared_cached(&s->sender, base = -1, cur->id);
-    if (!had && base < 0 && !(whole = node_state_blob(g, cur))) return;
-    size = had ? had->size : delta ? delta->size : whole->size;
+    if (base >= 0)
+        sh = node_shared_job(w, base, cur->id, &s->ring[(uint64_t)base % NODE_RING].digest, &cur->digest, &g->world);
+    else if (!(sh = node_shared_cached(w, -1, cur->id))) {
+        if (!(whole = node_state_blob(g, cur))) return;
+        sh = node_shared_payload(w, -1, cur->id, whole->data, whole->size);
+    }
+    if (!sh) {
+        node_peer_close(g, p, "out of memory queueing a message");
+        return;
+    }
     node_hash_at(g, g->frame, &h);
     n = snprintf(json, sizeof json,
                  "{\"type\": \"state\", \"state\": %ld, \"frame\": %u, \"base\": %ld, \"hash\": \"%016llx\", \"inputs\": %u}",
                  (long)cur->id, (unsigned)cur->frame, (long)base, (unsigned long long)h, (unsigned)p->known->inputs);
-    node_send_shared(g, p, json, (size_t)n, whole ? whole->data : NULL, whole ? whole->size : 0u, base, cur->id, delta);
-    g->stat.state_bytes += size;
+    node_queue(g, p, json, (size_t)n, NULL, 0, sh);
     p->sent = cur->id;
     p->sent_ms = now_ms();
     s->states_sent++;
@@ -1827,16 +1915,16 @@ static void node_send_states(engine *g)
             node_out_pending(&s->sender, k) > NODE_MAX_OUT)
             continue;
         if (p->sent == s->state_id && now - p->sent_ms < NODE_RESEND_MS) continue;
-        if (!cur) { /* timed once for all the clients (a CPU clock read is a system call), less the deltas (timed as such) */
+        if (!cur) { /* timed once for all the clients (a CPU clock read is a system call), less saves and hashes */
             c0 = cpu_ns();
-            d0 = g->stat.delta_ns + g->stat.save_ns + g->stat.hash_ns;
+            d0 = g->stat.save_ns + g->stat.hash_ns;
             if (!(cur = node_current_state(g))) return;
         }
         node_send_state(g, p, cur); /* the delta, the message queued */
     }
     if (cur) { /* then handed to the sender, every client's at once */
         node_flush_all(g);
-        g->stat.send_ns += cpu_ns() - c0 - (g->stat.delta_ns + g->stat.save_ns + g->stat.hash_ns - d0);
+        g->stat.send_ns += cpu_ns() - c0 - (g->stat.save_ns + g->stat.hash_ns - d0);
     }
     s->net_ns += now_ns() - t0;
 }
@@ -2184,33 +2272,42 @@ static ecs_result cmd_net_timeouts(void *user, ecs_console_call *call)
 }
 
 /* net.stats [reset]: since the last reset, per frame (means, in us): the
-   whole frame and its node part (world hash, states, deltas, sends), in
-   wall time and in this thread's CPU time; the node's steps in CPU time,
+   whole frame and its node part (world hash, states, sends), in wall
+   time and in this thread's CPU time; the node's steps in CPU time,
    wherever they ran (in frames, and between them: a changed world's
    hash, resends, a joining client's snapshot), send_us being what sending
-   costs this thread (queueing, waking the sender); the server's sender
-   thread's CPU time (sender_cpu_us, per frame too); the snapshots saved,
-   the deltas made and the state bytes queued in all; and bytes_out, the
-   bytes written to the peers' sockets since the start (not reset). */
+   costs this thread (queueing, waking the sender), fence_us its wait for
+   the sender's deltas before it changed the world; the server's sender
+   thread's CPU time (sender_cpu_us, per frame too) and the part of it
+   writing deltas (delta_us); the snapshots saved, the deltas made and the
+   state bytes queued in all; and bytes_out, the bytes written to the
+   peers' sockets since the start (not reset). */
 static ecs_result cmd_net_stats(void *user, ecs_console_call *call)
 {
     engine *g = (engine *)user;
     const struct net_stats *t = &g->stat;
     node_sender *w = &g->net.sender;
     uint32_t reset, zero = 0;
-    double n = t->frames ? (double)t->frames * 1e3 : 1e3, sender_ns = 0;
+    double n = t->frames ? (double)t->frames * 1e3 : 1e3, sender_ns = 0, delta_ns;
+    uint64_t deltas, state_bytes;
     ecs_result r = ecs_console_arg_u32(call, "reset", &zero, &reset);
     if (r != ECS_OK) return r;
     if (w->running) sender_ns = node_sender_cpu_ns(w);
+    delta_ns = 0, deltas = state_bytes = 0;
+    if (w->inited) {
+        pthread_mutex_lock(&w->lock);
+        delta_ns = w->job_ns, deltas = w->job_deltas, state_bytes = w->state_bytes;
+        if (reset) w->job_ns = 0, w->job_deltas = w->state_bytes = 0;
+        pthread_mutex_unlock(&w->lock);
+    }
     ecs_console_result_printf(call, "{\"frames\": %u, \"frame_us\": %.3f, \"node_us\": %.3f, \"frame_cpu_us\": %.3f, "
-                              "\"node_cpu_us\": %.3f, \"hash_us\": %.3f, \"save_us\": %.3f, \"delta_us\": %.3f, "
-                              "\"digest_delta_us\": %.3f, \"send_us\": %.3f, \"sender_cpu_us\": %.3f, \"saves\": %llu, "
+                              "\"node_cpu_us\": %.3f, \"hash_us\": %.3f, \"save_us\": %.3f, \"send_us\": %.3f, "
+                              "\"fence_us\": %.3f, \"sender_cpu_us\": %.3f, \"delta_us\": %.3f, \"saves\": %llu, "
                               "\"deltas\": %llu, \"state_bytes\": %llu, \"bytes_out\": %llu}",
                               (unsigned)t->frames, t->frame_ns / n, t->node_ns / n, t->frame_cpu_ns / n, t->node_cpu_ns / n,
-                              t->hash_ns / n, t->save_ns / n, t->delta_ns / n, t->digest_delta_ns / n, t->send_ns / n,
-                              (sender_ns - t->sender_cpu0_ns) / n, (unsigned long long)t->saves,
-                              (unsigned long long)t->deltas, (unsigned long long)t->state_bytes,
-                              (unsigned long long)node_bytes_out(w));
+                              t->hash_ns / n, t->save_ns / n, t->send_ns / n, t->fence_ns / n,
+                              (sender_ns - t->sender_cpu0_ns) / n, delta_ns / n, (unsigned long long)t->saves,
+                              (unsigned long long)deltas, (unsigned long long)state_bytes, (unsigned long long)node_bytes_out(w));
     if (reset) {
         memset(&g->stat, 0, sizeof g->stat);
         g->stat.sender_cpu0_ns = sender_ns;
@@ -2290,6 +2387,23 @@ static ecs_result cmd_net_tamper(void *user, ecs_console_call *call)
     return ecs_console_result_printf(call, "{\"tampered\": true, \"frame\": %u}", (unsigned)g->frame);
 }
 
+/* net.fail_delta [count] (a server's; a test aid): the sender's next
+   `count` deltas (default 1) fail as out of memory would, so that a test
+   sees the clients refuse the empty delta and resynchronise. */
+static ecs_result cmd_net_fail_delta(void *user, ecs_console_call *call)
+{
+    engine *g = (engine *)user;
+    node_sender *w = &g->net.sender;
+    uint32_t n, one = 1;
+    ecs_result r = ecs_console_arg_u32(call, "count", &one, &n);
+    if (r != ECS_OK) return r;
+    if (!w->running) return ecs_console_fail(call, ECS_ERROR_INVALID_ARGUMENT, "this node has no sender thread");
+    pthread_mutex_lock(&w->lock);
+    w->fail_jobs = n;
+    pthread_mutex_unlock(&w->lock);
+    return ecs_console_result_printf(call, "{\"failing\": %u}", (unsigned)n);
+}
+
 static ecs_result cmd_client_refuses(void *user, ecs_console_call *call)
 {
     engine *g = (engine *)user;
@@ -2312,6 +2426,8 @@ static int node_commands(engine *g)
         {"net.leave", "a client leaves its server", NULL, cmd_net_leave, NULL},
         {"net.join", "a client joins its server again", NULL, cmd_net_join, NULL},
         {"net.tamper", "a test aid: changes this client's world behind the server's back", NULL, cmd_net_tamper, NULL}};
+    ecs_console_command_desc fail_delta = {"net.fail_delta", "a test aid: the sender's next deltas fail (out of memory)",
+                                           "count", cmd_net_fail_delta, NULL};
     ecs_console_command_desc fwd[] = {
         {"spawn", "forwarded to the server as an input: a prefab at position [x, y, z]", "prefab position", cmd_forward, NULL},
         {"world.set", "forwarded to the server as an input", "entity component field value instance", cmd_forward, NULL},
@@ -2331,6 +2447,9 @@ static int node_commands(engine *g)
         ecs_console_remove_command(g->console, fwd[k].name);
         if (ecs_console_add_command(g->console, &fwd[k], &err) != ECS_OK) return fail("node commands", &err);
     }
+    fail_delta.user = g;
+    if (g->net.role == ROLE_SERVER && ecs_console_add_command(g->console, &fail_delta, &err) != ECS_OK)
+        return fail("node commands", &err);
     return 0;
 }
 
@@ -2424,7 +2543,6 @@ static int node_open(engine *g, int argc, char **argv)
     s->server_port = g->opt.join_port;
     s->listener = -1;
     s->state_id = -1;
-    s->delta_base = -1;
     s->next_seq = 1; /* inputs count from 1, on across connections (the hello's token) */
     for (k = 0; k < NODE_HISTORY; ++k) s->hist_frame[k] = -1;
     for (k = 0; k < NODE_RING; ++k) s->ring[k].id = -1;
@@ -2485,7 +2603,6 @@ static void node_stop(engine *g)
         ecs_snapshot_digest_free(&s->ring[k].digest);
     }
     ecs_snapshot_digest_free(&s->now);
-    ecs_snapshot_output_free(&s->delta);
     ecs_snapshot_output_free(&s->scratch);
     for (k = 0; k < s->num_held; ++k) free(s->held[k].bytes);
     free(s->held);
@@ -2993,6 +3110,7 @@ static int run_frame(engine *g, uint32_t frame)
     ecs_error err;
     if (node) cpu_start = cpu_ns();
     t[0] = now_ns();
+    node_world_fence(g); /* the sender's deltas of the last state are written (counted in the frame) */
     frame_simulate(g, dt, &moved);
     t[1] = now_ns();
     frame_transforms(g, moved);

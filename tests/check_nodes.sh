@@ -2,14 +2,17 @@
 # tests/check_nodes.sh - examples/engine.c's nodes through real sockets:
 # builds the engine (AddressSanitizer + UBSan), its spin plugin and a small
 # level, then runs tests/test_nodes.py (three nodes frame by frame, joins,
-# leave and rejoin, forwarded spawns, replays of every log, a cut and a
+# leave and rejoin, forwarded spawns, a running server with no log whose
+# sender thread writes the deltas while frames, commands and inputs go on,
+# a delta that fails on purpose, replays of every log, a cut and a
 # corrupt log, refused joins, a fake server's bad states, a port in use,
 # inputs across a leave and a join, a held welcome of a closed connection,
 # a server's log after an HTTP /api spawn, an argument that is not UTF-8
 # with --log-traffic, tools/ecs_traffic.py on bad logs, and tools/scenarios/boxes.py for a few iterations with and without
 # faults, and with a divergence it must report); then, built with
-# ThreadSanitizer, the three nodes and the slow client again (the server's
-# sender thread). Then the probe of the
+# ThreadSanitizer, the three nodes, the slow client and the running server
+# again (the server's sender thread: its writes, and its deltas read from
+# the world the frame thread changes between them). Then the probe of the
 # issue's target (never asserted): a -O2 server on the standard level,
 # its mean frame alone and with 3 clients joined (net.stats: wall and CPU
 # time, the node steps), printed as bench rows (tests/probe_nodes.py),
@@ -42,7 +45,7 @@ TSAN_CC=$(command -v clang || echo gcc) # run.sh installs clang; gcc has ThreadS
   examples/engine.c -o "$out/tsan/engine" -lm -ldl -lpthread
 "$TSAN_CC" -std=c99 -O1 -g -fsanitize=thread -shared -fPIC -I. examples/plugins/spin.c -o "$out/tsan/plugins/spin.so"
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 timeout -k 5 240 python3 tests/test_nodes.py "$out/tsan/engine" \
-  --level "$out/levels/small.json" --plugins "$out/tsan/plugins" --out "$out/tsan/run" --only three_nodes,slow_client \
+  --level "$out/levels/small.json" --plugins "$out/tsan/plugins" --out "$out/tsan/run" --only three_nodes,slow_client,running_server \
   >"$out/tsan.log" 2>&1 || { cat "$out/tsan.log"; echo "check_nodes: tests/test_nodes.py under ThreadSanitizer failed"; exit 1; }
 result="$result; under ThreadSanitizer $(tail -1 "$out/tsan.log")"
 

@@ -9,6 +9,11 @@ Checks (each can fail):
     join at frames 3 and 9, console spawns on every node (the clients'
     forwarded as inputs), client 1 leaves and joins again; net.hash of
     every frame that two nodes both reached is equal;
+  - a server with no traffic log, its frames running: its sender thread
+    writes the deltas while frames, console commands and the clients'
+    inputs go on (each waits for it first); the clients equal the server at
+    every frame both reached; a delta failed on purpose (net.fail_delta)
+    makes each client resynchronise, the server notes it, all equal after;
   - each node's traffic log replays (engine --replay) with the same world
     hash at every frame, and the replay's hashes are the live net.hash;
   - a client's log cut short replays up to the cut and says where it
@@ -213,6 +218,71 @@ def test_three_nodes(a, sess):
     except ConsoleError as e:
         check("on or off" in str(e), "net.timeouts names the choices: %s" % e)
     return {"server": hs, "client1": h1, "client2": h2}
+
+
+def test_running_server(a, sess):
+    """A server with no traffic log and its frames running (not paused):
+    its sender thread writes each state's delta from the world while the
+    frame thread goes on, and the next frame, a console command and a
+    client's input each wait for it first (node_world_fence). Under
+    ThreadSanitizer a missing wait is a data race on the world; here the
+    clients must equal the server at every frame they both reached."""
+    names = ("running1", "running2")
+    srv = sess.start("running-server", ["--serve", "0", "--fps", "60"], log=False)
+    s = srv.console
+    join = ["--join", "127.0.0.1:%d" % boxes.node_port(srv)]
+    clients = [sess.start(n, join).console for n in names]
+    boxes.wait_synced(s, clients, names=names)
+    first = s.command("net.status")["frame"]
+    s.command("net.stats", reset=1)
+    sent = dict.fromkeys(names, 0)
+    for rnd in range(8):
+        s.command("spawn", prefab="crate", position=[rnd, 5, 0])
+        s.command("world.stats")
+        for n, c in zip(names, clients):
+            r = c.command("spawn", prefab="crate", position=[rnd, 6, 0])
+            check(r.get("forwarded") is True, "%s's spawn is forwarded: %r" % (n, r))
+            sent[n] += 1
+        time.sleep(0.03)
+    boxes.wait_inputs(s, sent)
+    st = s.command("net.stats")
+    s.command("frame.pause")
+    boxes.wait_synced(s, clients, names=names)
+    last = s.command("net.status")["frame"]
+    check(last - first >= 8, "the server ran frames meanwhile (%d to %d)" % (first, last))
+    check(st["deltas"] > 0 and st["delta_us"] > 0 and st["state_bytes"] > 0,
+          "the sender thread wrote the deltas: %r" % st)
+    hs = hashes_by_frame(s, first, last)
+    for n, c in zip(names, clients):
+        h = hashes_by_frame(c, first, last)
+        both = [f for f in h if f in hs]
+        diff = [f for f in both if h[f] != hs[f]]
+        check(len(both) >= 4 and not diff, "%s equals the server at the %d frames both reached (differs at %s)"
+              % (n, len(both), diff[:5]))
+        cs = c.command("net.status")
+        check(cs["divergences"] == 0 and cs["applied_delta"] > 0, "%s: deltas applied, no divergence: %r" % (n, cs))
+    total = s.command("world.stats")["entities"]
+    check(all(c.command("world.stats")["entities"] == total for c in clients), "the same entities on every node")
+    # a delta the sender fails to write (out of memory, on purpose): an empty payload the clients refuse, then a
+    # snapshot each; the server notes it; every node equal after
+    resyncs = [c.command("net.status")["resyncs"] for c in clients]
+    check(s.command("net.fail_delta")["failing"] == 1, "net.fail_delta arms one failure")
+    s.command("frame.step", frames=1)
+    boxes.wait_synced(s, clients, names=names)
+    s.command("frame.step", frames=2)
+    boxes.wait_synced(s, clients, names=names)
+    after = [c.command("net.status")["resyncs"] for c in clients]
+    check(all(b > r for r, b in zip(resyncs, after)), "each client resynchronised after the failed delta: %s -> %s"
+          % (resyncs, after))
+    s.command("net.status")  # (log lines come before a reply)
+    notes = [m.get("message", "") for m in s.logs]
+    check(any("net.fail_delta" in m and "ask for a snapshot" in m for m in notes),
+          "the server notes the failed delta: %r" % notes[-3:])
+    last2 = s.command("net.status")["frame"]
+    hs = hashes_by_frame(s, last, last2)
+    for n, c in zip(names, clients):
+        h = hashes_by_frame(c, last, last2)
+        check(h.get(last2) == hs[last2] and all(h[f] == hs[f] for f in h), "%s equals the server after it" % n)
 
 
 def run_engine(args, timeout=60):
@@ -663,8 +733,8 @@ if __name__ == "__main__":
     p.add_argument("--level", required=True)
     p.add_argument("--plugins", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--only", help="comma-separated, of: three_nodes, slow_client (check_nodes.sh's ThreadSanitizer "
-                   "pass: the server's sender thread)")
+    p.add_argument("--only", help="comma-separated, of: three_nodes, slow_client, running_server (check_nodes.sh's "
+                   "ThreadSanitizer pass: the server's sender thread)")
     a = p.parse_args()
     a.engine = os.path.abspath(a.engine)
     os.makedirs(a.out, exist_ok=True)
@@ -672,7 +742,8 @@ if __name__ == "__main__":
         sess = Session(a)
         try:
             for name in a.only.split(","):
-                {"three_nodes": test_three_nodes, "slow_client": test_slow_client}[name](a, sess)
+                {"three_nodes": test_three_nodes, "slow_client": test_slow_client,
+                 "running_server": test_running_server}[name](a, sess)
         finally:
             sess.stop()
         print("%d passed, %d failed" % (passes, failures))
@@ -683,6 +754,11 @@ if __name__ == "__main__":
     finally:
         sess.stop()
     test_replay(a, live)
+    sess = Session(a)
+    try:
+        test_running_server(a, sess)
+    finally:
+        sess.stop()
     sess = Session(a)
     try:
         test_bad_joins(a, sess)
