@@ -670,7 +670,7 @@ static void node_note(engine *g, const char *format, ...)
    waits for the sender's jobs, which read them (the common case waits for
    nothing: a frame's deltas are written within the sender's tick, while
    the frame thread sleeps until the next frame). Notes a job's failure. */
-static void node_sender_wake(node_sender *w);
+static void node_sender_await(node_sender *w);
 static void node_world_fence(engine *g)
 {
     node_sender *w = &g->net.sender;
@@ -679,10 +679,7 @@ static void node_world_fence(engine *g)
     if (!w->running) return;
     pthread_mutex_lock(&w->lock);
     if (w->jobs) t0 = now_ns();
-    while (w->jobs) {
-        node_sender_wake(w);
-        pthread_cond_wait(&w->cond, &w->lock);
-    }
+    while (w->jobs) node_sender_await(w);
     memcpy(why, w->job_error, sizeof why);
     w->job_error[0] = '\0';
     pthread_mutex_unlock(&w->lock);
@@ -1048,14 +1045,19 @@ static void node_sender_wake(node_sender *w)
     if (node_sender_claim_wake(w, 1)) node_sender_poke(w);
 }
 
-/* The frame thread: waits until sh's job is done (the sender woken for it). */
+/* Under the lock, the frame thread: the sender woken if it sleeps, then
+   its next broadcast waited for (a job done, a write over, a sleep ended). */
+static void node_sender_await(node_sender *w)
+{
+    node_sender_wake(w);
+    pthread_cond_wait(&w->cond, &w->lock);
+}
+
+/* The frame thread: waits until sh's job is done. */
 static void node_payload_wait(node_sender *w, node_shared *sh)
 {
     pthread_mutex_lock(&w->lock);
-    while (!sh->ready) {
-        node_sender_wake(w);
-        pthread_cond_wait(&w->cond, &w->lock);
-    }
+    while (!sh->ready) node_sender_await(w);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -1239,10 +1241,7 @@ static void node_out_close(node_sender *w, uint32_t k)
     if (!w->inited) return;
     pthread_mutex_lock(&w->lock);
     w->hold++;
-    while (w->busy) {
-        node_sender_wake(w);
-        pthread_cond_wait(&w->cond, &w->lock);
-    }
+    while (w->busy) node_sender_await(w);
     node_out_drop(&w->out[k]);
     w->hold--;
     pthread_cond_broadcast(&w->cond);
@@ -1280,12 +1279,13 @@ static node_shared *node_shared_cached(const node_sender *w, int64_t base, int64
 }
 
 /* The frame thread's: a new payload of state `state` against `base` in
-   the cache (a spare's buffer when there is one), ready, empty (NULL: out
-   of memory). The cache keeps one reference to each of the current
-   state's payloads; a new state drops the older ones. */
-static node_shared *node_shared_new(node_sender *w, int64_t base, int64_t state)
+   the cache (a spare's buffer when there is one), ready, empty, with room
+   for n bytes (NULL: out of memory). The cache keeps one reference to each
+   of the current state's payloads; a new state drops the older ones. */
+static node_shared *node_shared_new(node_sender *w, int64_t base, int64_t state, size_t n)
 {
     node_shared *sh;
+    unsigned char *q;
     uint32_t k, slot = NODE_MAX_PEERS;
     pthread_mutex_lock(&w->lock);
     for (k = 0; k < NODE_MAX_PEERS; ++k) {
@@ -1298,46 +1298,43 @@ static node_shared *node_shared_new(node_sender *w, int64_t base, int64_t state)
     w->cache[slot] = NULL;
     pthread_mutex_unlock(&w->lock);
     if (!sh && (sh = (node_shared *)calloc(1, sizeof *sh)) == NULL) return NULL;
+    if (sh->cap < n) { /* nobody else holds it: no lock */
+        if (!(q = (unsigned char *)realloc(sh->data, n))) {
+            node_shared_free(sh);
+            return NULL;
+        }
+        sh->data = q;
+        sh->cap = n;
+    }
     sh->base = base, sh->state = state, sh->refs = 1, sh->size = 0, sh->ready = 1;
     w->cache[slot] = sh;
     return sh;
 }
 
-/* The frame thread's: the payload of state `state` against `base` as a
-   shared buffer: the one made for another client, else a copy of n bytes
-   at data (NULL: out of memory). */
+/* The frame thread's: a new payload of state `state` against `base`, a
+   copy of n bytes at data (NULL: out of memory). */
 static node_shared *node_shared_payload(node_sender *w, int64_t base, int64_t state, const void *data, size_t n)
 {
-    node_shared *sh = node_shared_cached(w, base, state);
-    unsigned char *q;
-    if (sh) return sh;
-    if (!(sh = node_shared_new(w, base, state))) return NULL;
-    q = sh->cap >= n ? sh->data : (unsigned char *)realloc(sh->data, n ? n : 1u); /* nobody else holds it: no lock */
-    if (!q) return NULL; /* (kept in the cache, empty: the next state drops it) */
-    sh->data = q;
-    sh->cap = sh->cap >= n ? sh->cap : n;
+    node_shared *sh = node_shared_new(w, base, state, n ? n : 1u);
+    if (!sh) return NULL;
     sh->size = n;
     if (n) memcpy(sh->data, data, n);
     return sh;
 }
 
-/* The frame thread's: the payload of the delta from ring state `from` to
-   the current state `to` (the world's), made by the sender thread: a job
+/* The frame thread's: a new payload of the delta from ring state `from`
+   to the current state `to` (the world's), made by the sender thread: a job
    (the messages that carry it wait for it; so does the frame thread before
    it changes the world: node_world_fence). NULL: out of memory. */
 static node_shared *node_shared_job(node_sender *w, int64_t base, int64_t state, const ecs_snapshot_digest *from,
                                     const ecs_snapshot_digest *to, const ecs_world *world)
 {
-    node_shared *sh = node_shared_cached(w, base, state);
+    node_shared *sh = node_shared_new(w, base, state, 0); /* (the sender's delta sizes the buffer) */
     int poke;
-    if (sh) return sh;
-    if (!(sh = node_shared_new(w, base, state))) return NULL;
+    if (!sh) return NULL;
     sh->from = from, sh->to = to, sh->world = world;
     pthread_mutex_lock(&w->lock);
-    while (w->jobs == NODE_MAX_PEERS) { /* (only when the cache let go of payloads still being written) */
-        node_sender_wake(w);
-        pthread_cond_wait(&w->cond, &w->lock);
-    }
+    while (w->jobs == NODE_MAX_PEERS) node_sender_await(w); /* (only when the cache let go of payloads still being written) */
     sh->ready = 0;
     sh->refs++; /* the job's */
     w->job[w->jobs++] = sh; /* (at most one a cache slot: NODE_MAX_PEERS) */
@@ -1880,9 +1877,10 @@ static void node_send_state(engine *g, node_peer *p, node_snap *cur)
     int n;
     if (p->sock < 0 || s->replaying || p->closing) return;
     if (base >= 0 && (base >= cur->id || s->ring[(uint64_t)base % NODE_RING].id != base)) base = -1;
-    if (base >= 0)
+    sh = node_shared_cached(w, base, cur->id); /* made for another client */
+    if (!sh && base >= 0) {
         sh = node_shared_job(w, base, cur->id, &s->ring[(uint64_t)base % NODE_RING].digest, &cur->digest, &g->world);
-    else if (!(sh = node_shared_cached(w, -1, cur->id))) {
+    } else if (!sh) {
         if (!(whole = node_state_blob(g, cur))) return;
         sh = node_shared_payload(w, -1, cur->id, whole->data, whole->size);
     }
